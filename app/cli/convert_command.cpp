@@ -1,0 +1,53 @@
+#include "app/cli/convert_command.h"
+
+#include "app/cli/cli_output.h"
+#include "core/pipeline/convert_file.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+namespace sparsity::cli {
+namespace {
+
+struct ConvertOptions {
+    core::ConvertRequest request;
+    std::string layout;
+    std::string indexWidth = "auto";
+};
+
+void runConvert(ConvertOptions &options)
+{
+    options.request.layout = *core::parseLayout(options.layout);   // CLI11 checked the spelling
+    static const std::map<std::string, core::IndexWidth> widths{
+        {"auto", core::IndexWidth::Auto}, {"int32", core::IndexWidth::Int32}, {"int64", core::IndexWidth::Int64}};
+    options.request.writeOptions.indexWidth = widths.at(options.indexWidth);
+    core::ValidationReport report;
+    const auto converted = core::convertFile(options.request, report, terminalProgress("converting"));
+    printNotes(report);
+    for (const auto &element : converted)
+        std::cout << element.path << ": " << options.layout << ", " << element.storedAfter << " specified values\n";
+}
+
+} // namespace
+
+void addConvertCommand(CLI::App &app)
+{
+    auto options = std::make_shared<ConvertOptions>();
+    auto *command = app.add_subcommand("convert", "Convert tensors of an HDF5 file to another storage layout");
+    command->add_option("IN", options->request.input, "Input HDF5 file")->required();
+    command->add_option("OUT", options->request.output, "Output HDF5 file (written atomically)")->required();
+    command->add_option("--layout", options->layout, "Target layout")
+        ->required()
+        ->check(CLI::IsMember({"dense", "coo", "csr", "csc", "row_sparse"}));
+    command->add_option("--dataset", options->request.datasets, "Element to convert (repeatable; default: all)");
+    command->add_option("--gzip", options->request.writeOptions.gzipLevel, "gzip level 1-9 (default: none)")
+        ->check(CLI::Range(0, 9));
+    command->add_option("--index-width", options->indexWidth, "csr/csc index type (auto: int32 when it fits)")
+        ->check(CLI::IsMember({"auto", "int32", "int64"}));
+    command->callback([options] { runConvert(*options); });
+}
+
+} // namespace sparsity::cli

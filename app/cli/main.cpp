@@ -1,0 +1,60 @@
+// sparsity: the command-line tool. Parses arguments, runs the subcommand, and maps error
+// families to exit codes (SPEC 2.1): 0 ok, 2 bad usage or input, 3 unreadable or unwritable
+// file, 70 internal error. Errors are one line on stderr: "error: ...".
+#include "app/cli/convert_command.h"
+#include "app/cli/inspect_command.h"
+#include "core/device/device.h"
+#include "core/util/errors.h"
+#include "core/util/progress.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace {
+
+std::string versionText()
+{
+    const auto &status = sparsity::core::deviceStatus();
+    return std::string("sparsity ") + SPARSITY_VERSION + "\nCUDA: "
+           + (status.cudaDevices > 0 ? status.cudaDescription
+                                     : (status.cudaCompiled ? "compiled in, unavailable: " : "") + status.cudaDescription);
+}
+
+int fail(int code, const std::string &message)
+{
+    std::cerr << "error: " << message << '\n';
+    return code;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    CLI::App app{"Sparsity Workbench command-line tool: sparse and masked tensors in HDF5", "sparsity"};
+    app.set_version_flag("--version", versionText);
+    app.require_subcommand(1);
+    app.fallthrough(false);
+    sparsity::cli::addInspectCommand(app);
+    sparsity::cli::addConvertCommand(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion &e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        return fail(2, std::string(e.what()) + " (see sparsity --help)");
+    } catch (const sparsity::core::Error &e) {
+        return fail(e.exitCode(), e.what());
+    } catch (const sparsity::core::Cancelled &) {
+        return fail(1, "cancelled");
+    } catch (const std::bad_alloc &) {
+        return fail(3, "out of memory");
+    } catch (const std::exception &e) {
+        return fail(70, std::string("internal error: ") + e.what());
+    }
+    return 0;
+}

@@ -1,0 +1,61 @@
+// sparsity-workbench [FILE.h5] [--screenshot PNG]: with no file it opens the bundled sample.
+#include "ui/mainwindow/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+QString bundledSample()
+{
+    // Next to an installed binary first (/usr/bin -> /usr/share/...), then the source tree.
+    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/sparsity-workbench/samples/sample.h5");
+    for (const QString &candidate : {installed, QStringLiteral(SPARSITY_INSTALLED_SAMPLE), QStringLiteral(SPARSITY_SOURCE_SAMPLE)})
+        if (QFileInfo::exists(candidate))
+            return candidate;
+    return {};
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("sparsity-workbench"));
+    QApplication::setOrganizationName(QStringLiteral("sparsity"));
+    QApplication::setApplicationVersion(QStringLiteral(SPARSITY_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Sparsity Workbench: sparse and masked tensors"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("HDF5 file to open (default: the bundled sample)"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window and exit"),
+                                  QStringLiteral("png"));
+    QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Element to preview first"), QStringLiteral("path"));
+    parser.addOption(screenshot);
+    parser.addOption(select);
+    parser.process(app);
+
+    sparsity::ui::MainWindow window;
+    const auto files = parser.positionalArguments();
+    const QString file = files.isEmpty() ? bundledSample() : files.first();
+    if (!file.isEmpty() && window.openFile(file))
+        window.selectElement(parser.isSet(select) ? parser.value(select) : QStringLiteral("/emb"));
+    window.show();
+
+    if (parser.isSet(screenshot)) {
+        const QString path = parser.value(screenshot);
+        QTimer::singleShot(500, &window, [&window, path] {
+            const bool saved = window.grab().save(path);
+            if (!saved)
+                std::fprintf(stderr, "error: %s: cannot write screenshot\n", qPrintable(path));
+            QApplication::exit(saved ? 0 : 3);
+        });
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,17 @@
+# Build options shared by every first-party target, linked PRIVATE (never exported).
+option(SPARSITY_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(SPARSITY_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
+
+add_library(sparsity_warnings INTERFACE)
+target_compile_options(sparsity_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+    -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wconversion -Wsign-conversion
+    -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${SPARSITY_WARNINGS_AS_ERRORS}>>:-Werror>)
+
+add_library(sparsity_options INTERFACE)
+if(SPARSITY_SANITIZE)
+  target_compile_options(sparsity_options INTERFACE
+    $<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined>)
+  target_link_options(sparsity_options INTERFACE -fsanitize=address,undefined)
+endif()

@@ -1,0 +1,31 @@
+#pragma once
+// AtomicOutput: an HDF5 output written to a temporary file beside the target and renamed over
+// it on commit(). If commit() is never reached (an error, a cancel), the temporary file is
+// removed, so a failed command leaves no partial output and an old target stays intact.
+#include "core/io/h5_handle.h"
+
+#include <optional>
+#include <string>
+
+namespace sparsity::core {
+
+class AtomicOutput {
+public:
+    // Throws IoError when the target's folder is missing or not writable.
+    explicit AtomicOutput(std::string target);
+    AtomicOutput(const AtomicOutput &) = delete;
+    AtomicOutput &operator=(const AtomicOutput &) = delete;
+    ~AtomicOutput();
+
+    H5File &file() { return *m_file; }
+    const std::string &temporaryPath() const { return m_temporary; }
+    void commit();
+
+private:
+    std::string m_target;
+    std::string m_temporary;
+    std::optional<H5File> m_file;
+    bool m_committed = false;
+};
+
+} // namespace sparsity::core

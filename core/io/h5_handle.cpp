@@ -1,0 +1,105 @@
+#include "core/io/h5_handle.h"
+
+#include "core/util/errors.h"
+
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+
+namespace sparsity::core {
+
+void H5Handle::reset()
+{
+    if (m_id >= 0 && m_closer)
+        m_closer(m_id);
+    m_id = H5I_INVALID_HID;
+}
+
+void silenceHdf5Errors()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+H5File H5File::openRead(const std::string &path)
+{
+    silenceHdf5Errors();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw IoError(path + ": cannot open: no such file");
+    if (std::filesystem::is_directory(path, ec))
+        throw IoError(path + ": cannot open: is a directory");
+    const htri_t isHdf5 = H5Fis_hdf5(path.c_str());
+    if (isHdf5 <= 0)
+        throw IoError(path + ": cannot open: not an HDF5 file (no HDF5 signature)");
+    hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0)
+        throw IoError(path + ": cannot open: HDF5 file is truncated or corrupt");
+    return H5File(H5Handle(id, H5Fclose), path);
+}
+
+H5File H5File::create(const std::string &path)
+{
+    silenceHdf5Errors();
+    H5Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+    // Track link creation order so readers list datasets in the order we wrote them.
+    H5Pset_link_creation_order(fcpl.id(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), H5P_DEFAULT);
+    if (id < 0)
+        throw IoError(path + ": cannot create file (directory missing or not writable?)");
+    return H5File(H5Handle(id, H5Fclose), path);
+}
+
+void H5File::close()
+{
+    if (!m_handle.isValid())
+        return;
+    if (H5Fflush(m_handle.id(), H5F_SCOPE_GLOBAL) < 0)
+        throw IoError(m_path + ": cannot write: flush failed (disk full?)");
+    m_handle.reset();
+}
+
+bool linkExists(hid_t location, const std::string &path)
+{
+    if (path.empty() || path == "/")
+        return true;
+    // H5Lexists fails on a missing intermediate group, so walk the path one component at a time.
+    std::string prefix;
+    std::stringstream parts(path);
+    std::string part;
+    while (std::getline(parts, part, '/')) {
+        if (part.empty())
+            continue;
+        prefix += "/" + part;
+        if (H5Lexists(location, prefix.c_str(), H5P_DEFAULT) <= 0)
+            return false;
+        if (H5Oexists_by_name(location, prefix.c_str(), H5P_DEFAULT) <= 0)
+            return false;
+    }
+    return true;
+}
+
+H5Handle openObject(const H5File &file, const std::string &path)
+{
+    if (!linkExists(file.id(), path))
+        throw InputError(file.where(path) + ": dataset not found");
+    hid_t id = H5Oopen(file.id(), path.c_str(), H5P_DEFAULT);
+    if (id < 0)
+        throw IoError(file.where(path) + ": cannot open object (file corrupt?)");
+    return H5Handle(id, H5Oclose);
+}
+
+H5Handle openDataset(const H5File &file, const std::string &path)
+{
+    if (!linkExists(file.id(), path))
+        throw InputError(file.where(path) + ": dataset not found");
+    hid_t id = H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT);
+    if (id < 0)
+        throw InputError(file.where(path) + ": must be a dataset, but it is not");
+    return H5Handle(id, H5Dclose);
+}
+
+H5Handle datasetType(hid_t dataset) { return H5Handle(H5Dget_type(dataset), H5Tclose); }
+H5Handle datasetSpace(hid_t dataset) { return H5Handle(H5Dget_space(dataset), H5Sclose); }
+
+} // namespace sparsity::core

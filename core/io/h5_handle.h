@@ -1,0 +1,69 @@
+#pragma once
+// RAII for HDF5 identifiers, and H5File, an open file that remembers its path so every error
+// can name it. HDF5's automatic error-stack printing is switched off the first time a file is
+// opened: users see only our one-line messages.
+#include <hdf5.h>
+
+#include <string>
+#include <utility>
+
+namespace sparsity::core {
+
+class H5Handle {
+public:
+    using Closer = herr_t (*)(hid_t);
+
+    H5Handle() = default;
+    H5Handle(hid_t id, Closer closer) : m_id(id), m_closer(closer) {}
+    H5Handle(const H5Handle &) = delete;
+    H5Handle &operator=(const H5Handle &) = delete;
+    H5Handle(H5Handle &&other) noexcept : m_id(std::exchange(other.m_id, H5I_INVALID_HID)), m_closer(other.m_closer) {}
+    H5Handle &operator=(H5Handle &&other) noexcept
+    {
+        if (this != &other) {
+            reset();
+            m_id = std::exchange(other.m_id, H5I_INVALID_HID);
+            m_closer = other.m_closer;
+        }
+        return *this;
+    }
+    ~H5Handle() { reset(); }
+
+    hid_t id() const { return m_id; }
+    bool isValid() const { return m_id >= 0; }
+    void reset();
+
+private:
+    hid_t m_id = H5I_INVALID_HID;
+    Closer m_closer = nullptr;
+};
+
+void silenceHdf5Errors();
+
+class H5File {
+public:
+    // Throws IoError (exit 3): "<path>: no such file", "<path>: not an HDF5 file or truncated".
+    static H5File openRead(const std::string &path);
+    // Creates or truncates `path`. Throws IoError when it cannot.
+    static H5File create(const std::string &path);
+
+    hid_t id() const { return m_handle.id(); }
+    const std::string &path() const { return m_path; }
+    // "file:/dataset", the location prefix of every message about an element.
+    std::string where(const std::string &element) const { return m_path + ":" + element; }
+    void close();   // flushes; throws IoError when the flush fails
+
+private:
+    H5File(H5Handle handle, std::string path) : m_handle(std::move(handle)), m_path(std::move(path)) {}
+    H5Handle m_handle;
+    std::string m_path;
+};
+
+// Opening children; each throws InputError "<file>:<path>: dataset not found" when absent.
+H5Handle openObject(const H5File &file, const std::string &path);
+H5Handle openDataset(const H5File &file, const std::string &path);
+bool linkExists(hid_t location, const std::string &path);
+H5Handle datasetType(hid_t dataset);
+H5Handle datasetSpace(hid_t dataset);
+
+} // namespace sparsity::core

@@ -1,0 +1,348 @@
+#include "core/io/h5_reader.h"
+
+#include "core/io/h5_attributes.h"
+#include "core/io/h5_types.h"
+#include "core/tensor/conversions.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+
+#include <algorithm>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+struct DatasetView {
+    H5Handle dataset;
+    H5Handle type;
+    Shape shape;
+    std::optional<DType> dtype;
+    std::string where;
+};
+
+DatasetView viewDataset(const H5File &file, const std::string &path)
+{
+    DatasetView view;
+    view.dataset = openDataset(file, path);
+    view.type = datasetType(view.dataset.id());
+    H5Handle space = datasetSpace(view.dataset.id());
+    const int rank = H5Sget_simple_extent_ndims(space.id());
+    if (rank < 0)
+        throw IoError(file.where(path) + ": cannot read dataspace (file corrupt?)");
+    std::vector<hsize_t> dims(at(rank));
+    H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
+    view.shape.assign(dims.begin(), dims.end());
+    view.dtype = dtypeFromH5(view.type.id());
+    view.where = file.where(path);
+    try {
+        checkedNumel(view.shape);
+    } catch (const Error &error) {
+        rethrowWithContext(error, view.where);
+    }
+    return view;
+}
+
+// Reads the whole dataset, or rows [begin, end) of dim 0, converting to T.
+template <class T>
+Buffer<T> readValues(const DatasetView &view, std::optional<RowRange> rows = std::nullopt)
+{
+    if (!view.dtype)
+        throw errors::mustBe(view.where, "be a numeric dataset", "a non-numeric type");
+    Shape selected = view.shape;
+    if (rows)
+        selected[0] = rows->end - rows->begin;
+    Buffer<T> out(at(numel(selected)));
+    if (out.empty())
+        return out;
+    H5Handle fileSpace = datasetSpace(view.dataset.id());
+    H5Handle memSpace;
+    if (rows) {
+        std::vector<hsize_t> start(view.shape.size(), 0);
+        std::vector<hsize_t> count(selected.begin(), selected.end());
+        start[0] = static_cast<hsize_t>(rows->begin);
+        H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+        memSpace = H5Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    }
+    const hid_t mem = rows ? memSpace.id() : H5S_ALL;
+    const hid_t fileSel = rows ? fileSpace.id() : H5S_ALL;
+    herr_t status = 0;
+    if (*view.dtype == DType::Bool) {
+        // HDF5 1.10 cannot convert an enum to a number: read the raw 0/1 bytes.
+        H5Handle boolType = makeBoolType();
+        Buffer<std::uint8_t> raw(out.size());
+        status = H5Dread(view.dataset.id(), boolType.id(), mem, fileSel, H5P_DEFAULT, raw.data());
+        std::transform(raw.begin(), raw.end(), out.begin(), [](std::uint8_t b) { return static_cast<T>(b != 0); });
+    } else {
+        status = H5Dread(view.dataset.id(), nativeH5Type<T>(), mem, fileSel, H5P_DEFAULT, out.data());
+    }
+    if (status < 0)
+        throw IoError(view.where + ": cannot read values (file truncated or corrupt)");
+    return out;
+}
+
+Buffer<std::int64_t> readIndices(const DatasetView &view, std::optional<RowRange> range = std::nullopt)
+{
+    if (!view.dtype || isFloatingPoint(*view.dtype) || *view.dtype == DType::Bool)
+        throw errors::mustBe(view.where, "hold integer indices",
+                             view.dtype ? std::string(dtypeName(*view.dtype)) : "a non-numeric type");
+    return readValues<std::int64_t>(view, range);
+}
+
+void noteConversion(ValidationReport *report, const std::string &where, DType stored)
+{
+    if (report && stored != DType::Float32 && stored != DType::Float64)
+        report->add(Severity::Notice, "", where,
+                    "converted " + std::string(dtypeName(stored)) + " to " + std::string(dtypeName(computeTypeFor(stored))));
+}
+
+template <class F>
+Tensor withComputeType(DType stored, F &&read)
+{
+    if (computeTypeFor(stored) == DType::Float32)
+        return read(float{});
+    return read(double{});
+}
+
+Tensor readDense(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
+{
+    const auto view = viewDataset(file, info.path);
+    if (rows && (view.shape.empty() || rows->begin < 0 || rows->end < rows->begin || rows->end > view.shape[0]))
+        throw errors::mustBe(view.where + " row range", "lie within the dataset's rows",
+                             "[" + std::to_string(rows->begin) + ", " + std::to_string(rows->end) + ")");
+    noteConversion(report, view.where, info.dtype);
+    return withComputeType(info.dtype, [&](auto tag) {
+        using T = decltype(tag);
+        Shape shape = view.shape;
+        if (rows)
+            shape[0] = rows->end - rows->begin;
+        return Tensor(Storage{DenseTensor<T>{shape, readValues<T>(view, rows)}});
+    });
+}
+
+Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
+{
+    const auto data = viewDataset(file, info.path + "/data");
+    const auto indices = viewDataset(file, info.path + "/indices");
+    const auto indptr = viewDataset(file, info.path + "/indptr");
+    const std::string where = file.where(info.path);
+    const std::string tag = info.layout == Layout::Csr ? "CSR" : "CSC";
+    if (data.shape.size() != 1 || indices.shape.size() != 1 || indptr.shape.size() != 1)
+        throw errors::invariant(tag, "I4", "data, indices and indptr must be 1-d", "got " + shapeToString(data.shape) + ", "
+                                    + shapeToString(indices.shape) + ", " + shapeToString(indptr.shape));
+    if (data.shape[0] != indices.shape[0])
+        throw errors::invariant(tag, "I4", "data and indices must have the same length",
+                                "got " + std::to_string(data.shape[0]) + " and " + std::to_string(indices.shape[0]));
+    noteConversion(report, where, info.dtype);
+    return withComputeType(info.dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        CompressedTensor<T> c;
+        c.shape = info.shape;
+        c.axis = info.layout == Layout::Csr ? CompressedAxis::Row : CompressedAxis::Column;
+        if (rows) {
+            if (c.axis != CompressedAxis::Row || rows->begin < 0 || rows->end < rows->begin || rows->end > c.shape[0])
+                throw errors::mustBe(where + " row range", "lie within the rows of a CSR element",
+                                     "[" + std::to_string(rows->begin) + ", " + std::to_string(rows->end) + ")");
+            if (indptr.shape[0] != c.shape[0] + 1)
+                throw errors::invariant(tag, "I2", "indptr must have " + std::to_string(c.shape[0] + 1) + " entries",
+                                        "got " + std::to_string(indptr.shape[0]));
+            c.indptr = readIndices(indptr, RowRange{rows->begin, rows->end + 1});
+            const auto first = c.indptr.front();
+            const auto last = c.indptr.back();
+            if (first < 0 || last < first || last > data.shape[0])
+                throw errors::invariant(tag, "I5", "indptr must be non-decreasing within [0, nnz]",
+                                        "rows " + std::to_string(rows->begin) + ".." + std::to_string(rows->end)
+                                            + " point at [" + std::to_string(first) + ", " + std::to_string(last) + ")");
+            for (auto &p : c.indptr)
+                p -= first;
+            c.indices = readIndices(indices, RowRange{first, last});
+            c.values = readValues<T>(data, RowRange{first, last});
+            c.shape[0] = rows->end - rows->begin;
+        } else {
+            c.indptr = readIndices(indptr);
+            c.indices = readIndices(indices);
+            c.values = readValues<T>(data);
+        }
+        try {
+            validateCompressed(c, report, where);
+        } catch (const Error &error) {
+            rethrowWithContext(error, where);
+        }
+        return Tensor(Storage{std::move(c)});
+    });
+}
+
+Tensor readCoo(const H5File &file, const ElementInfo &info, ValidationReport *report)
+{
+    const auto indices = viewDataset(file, info.path + "/indices");
+    const auto values = viewDataset(file, info.path + "/values");
+    const std::string where = file.where(info.path);
+    noteConversion(report, where, info.dtype);
+    return withComputeType(info.dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        CooTensor<T> coo;
+        coo.shape = info.shape;
+        try {
+            if (indices.shape.size() != 2)
+                throw errors::invariant("COO", "C2", "indices must be 2-d [sparse_dims, nnz]",
+                                        "got shape " + shapeToString(indices.shape));
+            coo.sparseDims = static_cast<int>(indices.shape[0]);
+            coo.nnz = indices.shape[1];
+            if (coo.sparseDims > static_cast<int>(coo.shape.size()))
+                throw errors::invariant("COO", "C1", "sparse dims must be in [0, rank=" + std::to_string(coo.shape.size()) + "]",
+                                        "indices has " + std::to_string(coo.sparseDims) + " rows");
+            Shape expectedValues{coo.nnz};
+            expectedValues.insert(expectedValues.end(), coo.shape.begin() + coo.sparseDims, coo.shape.end());
+            if (values.shape != expectedValues)
+                throw errors::invariant("COO", "C3", "values must have shape " + shapeToString(expectedValues),
+                                        "got " + shapeToString(values.shape));
+            coo.indices = readIndices(indices);
+            coo.values = readValues<T>(values);
+            validateCoo(coo, /*detectCoalesced=*/true);
+        } catch (const Error &error) {
+            rethrowWithContext(error, where);
+        }
+        return Tensor(Storage{std::move(coo)});
+    });
+}
+
+Tensor readRowSparse(const H5File &file, const ElementInfo &info, ValidationReport *report)
+{
+    const auto indices = viewDataset(file, info.path + "/indices");
+    const auto data = viewDataset(file, info.path + "/data");
+    const std::string where = file.where(info.path);
+    noteConversion(report, where, info.dtype);
+    return withComputeType(info.dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        RowSparseTensor<T> rsp;
+        rsp.shape = info.shape;
+        try {
+            if (rsp.shape.empty())
+                throw errors::invariant("row_sparse", "R1", "rank must be >= 1", "the shape attribute is 0-d");
+            if (indices.shape.size() != 1)
+                throw errors::invariant("row_sparse", "R2", "indices must be 1-d", "got shape " + shapeToString(indices.shape));
+            Shape expected{indices.shape[0]};
+            expected.insert(expected.end(), rsp.shape.begin() + 1, rsp.shape.end());
+            if (data.shape != expected)
+                throw errors::invariant("row_sparse", "R2",
+                                        "data must have shape " + shapeToString(expected) + " (len(indices), shape[1:] of "
+                                            + shapeToString(rsp.shape) + ")",
+                                        "got " + shapeToString(data.shape));
+            rsp.rows = readIndices(indices);
+            rsp.values = readValues<T>(data);
+            validateRowSparse(rsp);
+        } catch (const Error &error) {
+            rethrowWithContext(error, where);
+        }
+        return Tensor(Storage{std::move(rsp)});
+    });
+}
+
+// The mask child is a dense bool dataset of the full shape, or the data's sparse encoding with
+// bool values and the same index structure (torch.masked's rule for sparse masked tensors).
+Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
+{
+    if (mask.shape() != data.shape())
+        throw errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(data.shape()),
+                                "got " + shapeToString(mask.shape()));
+    const auto dataLinear = data.visit([](const auto &t) { return storedLinearIndices(t); });
+    const auto maskValues = mask.visit([](const auto &t) {
+        return Buffer<double>(t.values.begin(), t.values.end());
+    });
+    Mask aligned(dataLinear.size());
+    if (mask.layout() == Layout::Dense) {
+        std::int64_t specifiedInMask = 0;
+        for (double m : maskValues)
+            specifiedInMask += m != 0.0;
+        std::int64_t specifiedStored = 0;
+        for (std::size_t k = 0; k < dataLinear.size(); ++k) {
+            aligned[k] = maskValues[at(dataLinear[k])] != 0.0;
+            specifiedStored += aligned[k];
+        }
+        if (specifiedStored != specifiedInMask)
+            throw errors::invariant("masked_tensor", "M3", "mask must not specify elements that data does not store",
+                                    std::to_string(specifiedInMask - specifiedStored) + " specified elements are not stored");
+        return aligned;
+    }
+    const auto maskLinear = mask.visit([](const auto &t) { return storedLinearIndices(t); });
+    if (mask.layout() != data.layout() || maskLinear != dataLinear)
+        throw errors::invariant("masked_tensor", "M2",
+                                "a sparse mask must have the data's layout and index structure",
+                                "mask is " + std::string(layoutName(mask.layout())) + " with a different pattern");
+    for (std::size_t k = 0; k < aligned.size(); ++k)
+        aligned[k] = maskValues[k] != 0.0;
+    (void)where;
+    return aligned;
+}
+
+Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport *report)
+{
+    const std::string where = file.where(info.path);
+    Tensor data = readTensor(file, info.path + "/data", report);
+    const auto maskInfo = describeElement(file, info.path + "/mask");
+    if (!maskInfo)
+        throw errors::mustBe(where, "have a bool child 'mask' (masked_tensor)", "none");
+    if (maskInfo->dtype != DType::Bool && maskInfo->dtype != DType::UInt8)
+        throw InputError(where + ": masked_tensor M4: mask must be bool (or uint8 0/1), but got "
+                         + std::string(dtypeName(maskInfo->dtype)));
+    if (data.isMasked())
+        throw errors::mustBe(where + "/data", "be unmasked", "a nested masked_tensor");
+    const Tensor mask = readTensor(file, info.path + "/mask", nullptr);
+    try {
+        data.setMask(alignMask(data, mask, where));
+    } catch (const Error &error) {
+        rethrowWithContext(error, where);
+    }
+    return data;
+}
+
+} // namespace
+
+Tensor readTensor(const H5File &file, const std::string &path, ValidationReport *report, std::optional<RowRange> rows)
+{
+    const ElementInfo info = requireElement(file, path);
+    if (rows && info.layout != Layout::Dense && info.layout != Layout::Csr)
+        throw errors::mustBe(file.where(info.path) + " row range read", "target a dense or csr element",
+                             std::string(layoutName(info.layout)));
+    if (info.masked) {
+        if (rows)
+            throw errors::mustBe(file.where(info.path) + " row range read", "target an unmasked element", "masked_tensor");
+        return readMasked(file, info, report);
+    }
+    switch (info.layout) {
+    case Layout::Dense:
+        return readDense(file, info, report, rows);
+    case Layout::Csr:
+    case Layout::Csc:
+        return readCompressed(file, info, report, rows);
+    case Layout::Coo:
+        return readCoo(file, info, report);
+    case Layout::RowSparse:
+        return readRowSparse(file, info, report);
+    }
+    throw InternalError("unknown layout");
+}
+
+std::int64_t countNonzeros(const H5File &file, const ElementInfo &element)
+{
+    if (element.masked)
+        return readTensor(file, element.path).specifiedCount();
+    if (element.layout != Layout::Dense)
+        return element.nnz.value_or(0);
+    if (element.shape.empty())
+        return toDenseDouble(readTensor(file, element.path)).values[0] != 0.0;
+    // About 16 MiB of rows per read.
+    const auto rowElements = std::max<std::int64_t>(1, numel(element.shape, 1, element.shape.size()));
+    const auto chunkRows = std::max<std::int64_t>(1, (std::int64_t{1} << 21) / rowElements);
+    std::int64_t count = 0;
+    for (std::int64_t begin = 0; begin < element.shape[0]; begin += chunkRows) {
+        const auto end = std::min(element.shape[0], begin + chunkRows);
+        const auto chunk = readTensor(file, element.path, nullptr, RowRange{begin, end});
+        chunk.visit([&](const auto &t) {
+            count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; });
+        });
+    }
+    return count;
+}
+
+} // namespace sparsity::core

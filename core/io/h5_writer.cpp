@@ -1,0 +1,182 @@
+#include "core/io/h5_writer.h"
+
+#include "core/io/h5_attributes.h"
+#include "core/io/h5_types.h"
+#include "core/tensor/storage_rebind.h"
+#include "core/util/errors.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// The HDF5 file and memory type for a value type; masks (uint8) are h5py bools.
+struct ValueType {
+    H5Handle owned;
+    hid_t file = H5I_INVALID_HID;
+    hid_t memory = H5I_INVALID_HID;
+};
+
+template <class T>
+ValueType valueType()
+{
+    ValueType type;
+    if constexpr (std::is_same_v<T, float>) {
+        type.file = H5T_IEEE_F32LE;
+        type.memory = H5T_NATIVE_FLOAT;
+    } else if constexpr (std::is_same_v<T, double>) {
+        type.file = H5T_IEEE_F64LE;
+        type.memory = H5T_NATIVE_DOUBLE;
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+        type.file = H5T_STD_I64LE;
+        type.memory = H5T_NATIVE_INT64;
+    } else if constexpr (std::is_same_v<T, std::int32_t>) {
+        type.file = H5T_STD_I32LE;
+        type.memory = H5T_NATIVE_INT32;
+    } else {
+        static_assert(std::is_same_v<T, std::uint8_t>);
+        type.owned = makeBoolType();
+        type.file = type.owned.id();
+        type.memory = type.owned.id();
+    }
+    return type;
+}
+
+class Writer {
+public:
+    Writer(H5File &file, const WriteOptions &options) : m_file(file), m_options(options)
+    {
+        m_lcpl = H5Handle(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+        H5Pset_create_intermediate_group(m_lcpl.id(), 1);
+    }
+
+    H5Handle createGroup(const std::string &path, const std::string &encoding)
+    {
+        H5Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+        H5Pset_link_creation_order(gcpl.id(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+        H5Handle group(H5Gcreate2(m_file.id(), path.c_str(), m_lcpl.id(), gcpl.id(), H5P_DEFAULT), H5Gclose);
+        if (!group.isValid())
+            throw IoError(m_file.where(path) + ": cannot create group (exists already?)");
+        writeEncoding(group.id(), encoding, encoding == "array" ? "0.2.0" : "0.1.0");
+        return group;
+    }
+
+    template <class T>
+    H5Handle writeArray(const std::string &path, const Shape &shape, const T *data)
+    {
+        const auto type = valueType<T>();
+        std::vector<hsize_t> dims(shape.begin(), shape.end());
+        H5Handle space(shape.empty() ? H5Screate(H5S_SCALAR)
+                                     : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                       H5Sclose);
+        H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        const auto count = numel(shape);
+        if (!shape.empty() && count > 0) {
+            // Chunks of whole trailing slices, about 1 MiB, so row ranges read few chunks.
+            std::vector<hsize_t> chunk = dims;
+            const auto slice = std::max<std::int64_t>(1, numel(shape, 1, shape.size()) * std::int64_t(sizeof(T)));
+            chunk[0] = static_cast<hsize_t>(std::clamp<std::int64_t>((std::int64_t{1} << 20) / slice, 1, shape[0]));
+            for (std::size_t d = 1; d < chunk.size(); ++d)   // keep one chunk under HDF5's 4 GiB cap
+                chunk[d] = std::min<hsize_t>(chunk[d], std::max<hsize_t>(1, (hsize_t{1} << 28) / std::max<hsize_t>(1, chunk[0])));
+            H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data());
+            if (m_options.gzipLevel > 0) {
+                H5Pset_shuffle(dcpl.id());
+                H5Pset_deflate(dcpl.id(), static_cast<unsigned>(m_options.gzipLevel));
+            }
+        }
+        H5Handle dataset(H5Dcreate2(m_file.id(), path.c_str(), type.file, space.id(), m_lcpl.id(), dcpl.id(), H5P_DEFAULT),
+                         H5Dclose);
+        if (!dataset.isValid())
+            throw IoError(m_file.where(path) + ": cannot create dataset (exists already?)");
+        if (count > 0 && H5Dwrite(dataset.id(), type.memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+            throw IoError(m_file.where(path) + ": cannot write values (disk full?)");
+        return dataset;
+    }
+
+    // Index arrays of csr/csc as int32 when every value fits (anndata/scipy), else int64.
+    void writeIndexArray(const std::string &path, const Buffer<std::int64_t> &values, std::int64_t bound)
+    {
+        const bool fits32 = bound <= std::numeric_limits<std::int32_t>::max();
+        if (m_options.indexWidth == IndexWidth::Int32 && !fits32)
+            throw errors::mustBe(m_file.where(path), "fit int32 indices (max 2147483647)",
+                                 "an index bound of " + std::to_string(bound));
+        if (m_options.indexWidth == IndexWidth::Int64 || !fits32) {
+            writeArray<std::int64_t>(path, {static_cast<std::int64_t>(values.size())}, values.data());
+            return;
+        }
+        Buffer<std::int32_t> narrow(values.size());
+        std::transform(values.begin(), values.end(), narrow.begin(), [](std::int64_t v) { return static_cast<std::int32_t>(v); });
+        writeArray<std::int32_t>(path, {static_cast<std::int64_t>(values.size())}, narrow.data());
+    }
+
+    template <class T>
+    void write(const std::string &path, const DenseTensor<T> &t)
+    {
+        H5Handle dataset = writeArray<T>(path, t.shape, t.values.data());
+        writeEncoding(dataset.id(), "array", "0.2.0");
+    }
+
+    template <class T>
+    void write(const std::string &path, const CompressedTensor<T> &t)
+    {
+        H5Handle group = createGroup(path, t.axis == CompressedAxis::Row ? "csr_matrix" : "csc_matrix");
+        writeIntArrayAttribute(group.id(), "shape", {t.shape.begin(), t.shape.end()});
+        writeArray<T>(path + "/data", {t.nnz()}, t.values.data());
+        const auto bound = std::max({t.nnz(), t.shape[0], t.shape[1]});
+        writeIndexArray(path + "/indices", t.indices, bound);
+        writeIndexArray(path + "/indptr", t.indptr, bound);
+    }
+
+    template <class T>
+    void write(const std::string &path, const CooTensor<T> &t)
+    {
+        H5Handle group = createGroup(path, "coo_tensor");
+        writeIntArrayAttribute(group.id(), "shape", {t.shape.begin(), t.shape.end()});
+        writeArray<std::int64_t>(path + "/indices", {t.sparseDims, t.nnz}, t.indices.data());
+        Shape valuesShape{t.nnz};
+        valuesShape.insert(valuesShape.end(), t.shape.begin() + t.sparseDims, t.shape.end());
+        writeArray<T>(path + "/values", valuesShape, t.values.data());
+    }
+
+    template <class T>
+    void write(const std::string &path, const RowSparseTensor<T> &t)
+    {
+        H5Handle group = createGroup(path, "row_sparse");
+        writeIntArrayAttribute(group.id(), "shape", {t.shape.begin(), t.shape.end()});
+        writeArray<std::int64_t>(path + "/indices", {t.storedRows()}, t.rows.data());
+        Shape dataShape = t.shape;
+        dataShape[0] = t.storedRows();
+        writeArray<T>(path + "/data", dataShape, t.values.data());
+    }
+
+private:
+    H5File &m_file;
+    WriteOptions m_options;
+    H5Handle m_lcpl;
+};
+
+
+std::string normalise(const std::string &path) { return path.empty() || path[0] != '/' ? "/" + path : path; }
+
+} // namespace
+
+void writeTensor(H5File &file, const std::string &rawPath, const Tensor &tensor, const WriteOptions &options)
+{
+    const auto path = normalise(rawPath);
+    Writer writer(file, options);
+    if (!tensor.isMasked()) {
+        tensor.visit([&](const auto &t) { writer.write(path, t); });
+        return;
+    }
+    writer.createGroup(path, "masked_tensor");
+    tensor.visit([&](const auto &t) {
+        writer.write(path + "/data", t);
+        // The mask shares the data's index structure: the same encoding with bool values.
+        writer.write(path + "/mask", withValues<std::uint8_t>(t, *tensor.mask()));
+    });
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,21 @@
+#pragma once
+// Writes Tensors in our encodings (SPEC 4), every element tagged with encoding-type and
+// encoding-version; csr/csc exactly as anndata writes them. Datasets are chunked (about 1 MiB
+// per chunk along dim 0) with optional shuffle+gzip.
+#include "core/io/h5_handle.h"
+#include "core/tensor/tensor.h"
+
+namespace sparsity::core {
+
+enum class IndexWidth { Auto, Int32, Int64 };
+
+struct WriteOptions {
+    int gzipLevel = 0;                    // 0: no compression, 1..9: gzip level
+    IndexWidth indexWidth = IndexWidth::Auto;  // csr/csc index arrays; Auto = int32 when it fits (scipy's choice)
+};
+
+// Writes `tensor` at `path`, creating intermediate groups. Throws InputError when an index
+// does not fit the requested width (checked before narrowing), IoError when HDF5 fails.
+void writeTensor(H5File &file, const std::string &path, const Tensor &tensor, const WriteOptions &options = {});
+
+} // namespace sparsity::core

@@ -1,0 +1,54 @@
+#include "core/pipeline/convert_file.h"
+
+#include "core/io/atomic_output.h"
+#include "core/io/file_identity.h"
+#include "core/io/h5_catalog.h"
+#include "core/io/h5_reader.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+
+namespace sparsity::core {
+
+std::vector<ConvertedElement> convertFile(const ConvertRequest &request, ValidationReport &report,
+                                          const ProgressCallback &progress)
+{
+    refuseOverwritingInput(request.output, request.input);
+    const H5File input = H5File::openRead(request.input);
+    std::vector<ElementInfo> elements;
+    if (request.datasets.empty()) {
+        elements = listElements(input);
+        if (elements.empty())
+            throw InputError(request.input + ": must hold at least one numeric dataset, but has none");
+    } else {
+        for (const auto &path : request.datasets)
+            elements.push_back(requireElement(input, path));
+    }
+    for (const auto &element : elements) {
+        try {
+            requireLayoutCanHold(request.layout, element.shape);
+        } catch (const Error &error) {
+            rethrowWithContext(error, input.where(element.path));
+        }
+    }
+
+    AtomicOutput output(request.output);
+    std::vector<ConvertedElement> converted;
+    std::int64_t done = 0;
+    for (const auto &element : elements) {
+        reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
+        const Tensor tensor = readTensor(input, element.path, &report);
+        Tensor result;
+        try {
+            result = toLayout(tensor, request.layout);
+        } catch (const Error &error) {
+            rethrowWithContext(error, input.where(element.path));
+        }
+        writeTensor(output.file(), element.path, result, request.writeOptions);
+        converted.push_back({element.path, tensor.specifiedCount(), result.specifiedCount()});
+    }
+    reportProgress(progress, done, static_cast<std::int64_t>(elements.size()));
+    output.commit();
+    return converted;
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,45 @@
+#pragma once
+// CompressedTensor<T>: CSR (major axis = rows) and CSC (major axis = columns), 2-d, the
+// layout of scipy.sparse and anndata's csr_matrix / csc_matrix.
+//   indptr   [major + 1]   entries of major slice i are [indptr[i], indptr[i+1])
+//   indices  [nnz]         minor index of each entry
+//   values   [nnz]
+//
+// Invariants (X is CSR or CSC):
+//   X I1  rank == 2
+//   X I2  indptr.size() == major + 1
+//   X I3  indptr[0] == 0
+//   X I4  indptr[major] == indices.size() == values.size()
+//   X I5  indptr is non-decreasing
+//   X I6  0 <= indices[k] < minor
+//   X I7  minor indices sorted and unique within each major slice (canonical form). Data that
+//         breaks only I7 is accepted: it is sorted and duplicates are summed, with a notice.
+#include "core/tensor/buffer.h"
+#include "core/tensor/shape.h"
+#include "core/util/validation_report.h"
+
+#include <string_view>
+
+namespace sparsity::core {
+
+enum class CompressedAxis { Row, Column };
+
+template <class T>
+struct CompressedTensor {
+    Shape shape;                        // [rows, cols]
+    CompressedAxis axis = CompressedAxis::Row;
+    Buffer<std::int64_t> indptr;
+    Buffer<std::int64_t> indices;
+    Buffer<T> values;
+
+    std::int64_t majorSize() const { return axis == CompressedAxis::Row ? shape[0] : shape[1]; }
+    std::int64_t minorSize() const { return axis == CompressedAxis::Row ? shape[1] : shape[0]; }
+    std::int64_t nnz() const { return static_cast<std::int64_t>(values.size()); }
+    std::string_view layoutTag() const { return axis == CompressedAxis::Row ? "CSR" : "CSC"; }
+};
+
+// Throws InputError citing I1..I6; repairs I7 in place and records a notice in `report`.
+template <class T>
+void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, std::string_view where);
+
+} // namespace sparsity::core

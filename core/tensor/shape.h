@@ -1,0 +1,21 @@
+#pragma once
+// A tensor shape: a list of non-negative extents, row-major. The empty list is a 0-d
+// (scalar) shape with one element; any zero extent makes an empty tensor.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+using Shape = std::vector<std::int64_t>;
+
+// Number of elements; throws InputError when an extent is negative or the product
+// overflows int64 (absurd shapes in files).
+std::int64_t checkedNumel(const Shape &shape);
+// Same, without checks, for shapes already validated.
+std::int64_t numel(const Shape &shape);
+// Product of extents [first, last).
+std::int64_t numel(const Shape &shape, std::size_t first, std::size_t last);
+std::string shapeToString(const Shape &shape);   // "[3, 4]"
+
+} // namespace sparsity::core

@@ -1,0 +1,36 @@
+#pragma once
+// Ordering helpers shared by validation and conversion: lexicographic order of COO entries
+// and the canonical (sorted, unique) form of compressed slices.
+#include "core/tensor/compressed_tensor.h"
+#include "core/tensor/coo_tensor.h"
+
+namespace sparsity::core {
+
+// Linear index of COO entry k over the sparse dims (row-major). Fits int64 because the
+// shape's numel does (checked at validation).
+template <class T>
+std::int64_t cooLinearIndex(const CooTensor<T> &tensor, std::int64_t entry)
+{
+    std::int64_t linear = 0;
+    for (int d = 0; d < tensor.sparseDims; ++d)
+        linear = linear * tensor.shape[static_cast<std::size_t>(d)] + tensor.index(d, entry);
+    return linear;
+}
+
+template <class T>
+bool cooIsSortedUnique(const CooTensor<T> &tensor)
+{
+    for (std::int64_t k = 1; k < tensor.nnz; ++k)
+        if (cooLinearIndex(tensor, k - 1) >= cooLinearIndex(tensor, k))
+            return false;
+    return tensor.sparseDims > 0 || tensor.nnz <= 1;
+}
+
+template <class T>
+bool compressedIsCanonical(const CompressedTensor<T> &tensor);
+
+// Sorts minor indices within each slice and sums duplicates, in place.
+template <class T>
+void canonicalizeCompressed(CompressedTensor<T> &tensor);
+
+} // namespace sparsity::core

@@ -1,0 +1,205 @@
+#include "core/tensor/tensor_ops.h"
+
+#include "core/tensor/conversions.h"
+#include "core/tensor/storage_rebind.h"
+#include "core/util/errors.h"
+
+#include <algorithm>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+std::string rankRequirement(Layout layout)
+{
+    const auto &info = layoutInfo(layout);
+    if (info.minRank == info.maxRank)
+        return "needs a " + std::to_string(info.minRank) + "-d tensor";
+    return "needs rank >= " + std::to_string(info.minRank);
+}
+
+template <class T>
+CooTensor<T> toCoo(const DenseTensor<T> &t) { return denseToCoo(t); }
+template <class T>
+CooTensor<T> toCoo(const CooTensor<T> &t) { return t; }
+template <class T>
+CooTensor<T> toCoo(const CompressedTensor<T> &t) { return compressedToCoo(t); }
+template <class T>
+CooTensor<T> toCoo(const RowSparseTensor<T> &t) { return rowSparseToCoo(t); }
+
+template <class T> DenseTensor<T> toDense(const DenseTensor<T> &t) { return t; }
+template <class T> DenseTensor<T> toDense(const CooTensor<T> &t) { return cooToDense(t); }
+template <class T> DenseTensor<T> toDense(const CompressedTensor<T> &t) { return compressedToDense(t); }
+template <class T> DenseTensor<T> toDense(const RowSparseTensor<T> &t) { return rowSparseToDense(t); }
+
+// Sparse source, sparse or dense target: pattern preserving, through COO.
+template <class T>
+auto fromCoo(const CooTensor<T> &coo, Layout target)
+{
+    using Result = std::variant<DenseTensor<T>, CooTensor<T>, CompressedTensor<T>, RowSparseTensor<T>>;
+    switch (target) {
+    case Layout::Dense:
+        return Result{cooToDense(coo)};
+    case Layout::Coo:
+        return Result{coo};
+    case Layout::Csr:
+        return Result{cooToCompressed(coo, CompressedAxis::Row)};
+    case Layout::Csc:
+        return Result{cooToCompressed(coo, CompressedAxis::Column)};
+    case Layout::RowSparse:
+        return Result{cooToRowSparse(coo)};
+    }
+    throw InternalError("unknown layout");
+}
+
+template <class T>
+Storage toStorage(std::variant<DenseTensor<T>, CooTensor<T>, CompressedTensor<T>, RowSparseTensor<T>> typed)
+{
+    return std::visit([](auto &&t) { return Storage{std::move(t)}; }, std::move(typed));
+}
+
+template <class T>
+Storage convertUnmasked(const DenseTensor<T> &dense, Layout target)
+{
+    switch (target) {
+    case Layout::Dense:
+        return dense;
+    case Layout::Coo:
+        return denseToCoo(dense);
+    case Layout::Csr:
+        return denseToCompressed(dense, CompressedAxis::Row);
+    case Layout::Csc:
+        return denseToCompressed(dense, CompressedAxis::Column);
+    case Layout::RowSparse:
+        return denseToRowSparse(dense);
+    }
+    throw InternalError("unknown layout");
+}
+
+template <class T>
+Storage convertUnmasked(const CompressedTensor<T> &c, Layout target)
+{
+    if (target == Layout::Csr || target == Layout::Csc)
+        return compressedToAxis(c, target == Layout::Csr ? CompressedAxis::Row : CompressedAxis::Column);
+    if (target == Layout::Dense)
+        return compressedToDense(c);
+    return toStorage<T>(fromCoo(compressedToCoo(c), target));
+}
+
+template <class S>
+Storage convertUnmasked(const S &sparse, Layout target)
+{
+    return toStorage<ValueOf<S>>(fromCoo(toCoo(sparse), target));
+}
+
+template <class S>
+Tensor convertMasked(const S &data, const Mask &mask, Layout target)
+{
+    using T = ValueOf<S>;
+    const auto linear = storedLinearIndices(data);
+    Buffer<std::int64_t> kept;
+    Buffer<T> values;
+    for (std::size_t k = 0; k < linear.size(); ++k)
+        if (mask[k]) {
+            kept.push_back(linear[k]);
+            values.push_back(data.values[k]);
+        }
+    const Buffer<std::uint8_t> ones(kept.size(), 1);
+    const auto specified = cooFromLinear<T>(data.shape, kept, values);
+    const auto specifiedOnes = cooFromLinear<std::uint8_t>(data.shape, kept, ones);
+    Mask outMask = std::visit([](auto &&t) { return std::move(t.values); }, fromCoo(specifiedOnes, target));
+    std::replace_if(outMask.begin(), outMask.end(), [](std::uint8_t m) { return m > 1; }, std::uint8_t{1});
+    return Tensor(toStorage<T>(fromCoo(specified, target)), std::move(outMask));
+}
+
+
+} // namespace
+
+void requireLayoutCanHold(Layout target, const Shape &shape)
+{
+    if (!layoutAcceptsRank(target, static_cast<int>(shape.size())))
+        throw errors::layoutCannotHold(layoutName(target), rankRequirement(target), "shape " + shapeToString(shape));
+}
+
+Tensor toLayout(const Tensor &tensor, Layout target)
+{
+    requireLayoutCanHold(target, tensor.shape());
+    if (tensor.isMasked())
+        return tensor.visit([&](const auto &data) { return convertMasked(data, *tensor.mask(), target); });
+    return Tensor(tensor.visit([&](const auto &t) { return convertUnmasked(t, target); }));
+}
+
+Tensor castStorage(const Tensor &tensor, Layout target)
+{
+    const auto source = tensor.layout();
+    const bool allowed = source == target || (source == Layout::Dense && (target == Layout::Csr || target == Layout::RowSparse))
+                         || (target == Layout::Dense && (source == Layout::Csr || source == Layout::RowSparse));
+    if (!allowed)
+        throw errors::mustBe("cast_storage", "convert between dense, csr and row_sparse with dense on one side",
+                             std::string(layoutName(source)) + " -> " + std::string(layoutName(target)));
+    return toLayout(tensor, target);
+}
+
+Tensor sparseMask(const Tensor &dense, const Tensor &pattern)
+{
+    if (dense.layout() != Layout::Dense)
+        throw errors::mustBe("sparse_mask input", "be dense", std::string(layoutName(dense.layout())));
+    if (dense.shape() != pattern.shape())
+        throw errors::mustBe("sparse_mask pattern shape", "equal the input shape " + shapeToString(dense.shape()),
+                             shapeToString(pattern.shape()));
+    return dense.visit([&](const auto &d) -> Tensor {
+        using T = ValueOf<decltype(d)>;
+        if constexpr (std::is_same_v<std::decay_t<decltype(d)>, DenseTensor<T>>) {
+            return pattern.visit([&](const auto &p) {
+                const auto linear = storedLinearIndices(p);
+                Buffer<T> values(linear.size());
+                for (std::size_t k = 0; k < linear.size(); ++k)
+                    values[k] = d.values[at(linear[k])];
+                return Tensor(Storage{withValues<T>(p, std::move(values))});
+            });
+        } else {
+            throw InternalError("sparse_mask: dense storage expected");
+        }
+    });
+}
+
+DenseTensor<double> toDenseDouble(const Tensor &tensor)
+{
+    const Tensor dense = tensor.layout() == Layout::Dense && !tensor.isMasked() ? tensor : toLayout(tensor, Layout::Dense);
+    return dense.visit([](const auto &t) {
+        const auto d = toDense(t);
+        DenseTensor<double> out{d.shape, Buffer<double>(d.values.begin(), d.values.end())};
+        return out;
+    });
+}
+
+Mask specifiedMaskDense(const Tensor &tensor)
+{
+    if (!tensor.isMasked())
+        return Mask(static_cast<std::size_t>(numel(tensor.shape())), 1);
+    return *toLayout(tensor, Layout::Dense).mask();
+}
+
+Tensor sliceRows(const Tensor &dense, std::int64_t begin, std::int64_t end)
+{
+    if (dense.layout() != Layout::Dense || dense.rank() < 1)
+        throw errors::mustBe("row slicing input", "be dense with rank >= 1", std::string(layoutName(dense.layout())));
+    const auto rows = dense.shape()[0];
+    if (begin < 0 || end < begin || end > rows)
+        throw errors::mustBe("row range", "lie within [0, " + std::to_string(rows) + "]",
+                             "[" + std::to_string(begin) + ", " + std::to_string(end) + ")");
+    return dense.visit([&](const auto &t) -> Tensor {
+        if constexpr (std::is_same_v<std::decay_t<decltype(t)>, DenseTensor<ValueOf<decltype(t)>>>) {
+            auto shape = t.shape;
+            shape[0] = end - begin;
+            const auto width = numel(t.shape, 1, t.shape.size());
+            DenseTensor<ValueOf<decltype(t)>> out{shape, {t.values.begin() + begin * width, t.values.begin() + end * width}};
+            return Tensor(Storage{std::move(out)});
+        } else {
+            throw InternalError("sliceRows: dense storage expected");
+        }
+    });
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,34 @@
+#pragma once
+// Layout-level operations on Tensor: conversion between every pair of layouts (masks carried
+// along), MXNet's cast_storage, sparse_mask and densification.
+#include "core/tensor/tensor.h"
+
+#include <span>
+
+namespace sparsity::core {
+
+// Converts to `target`. Unmasked: dense -> sparse drops zeros; sparse -> sparse keeps the
+// stored pattern (see conversions.h). Masked: the result stays masked with the same specified
+// elements; a sparse result stores exactly the specified elements (widened to whole rows for
+// row_sparse, whose extra slots are unspecified). Throws InputError when the layout cannot
+// hold the tensor's rank ("layout csr needs a 2-d tensor, but got shape [2, 3, 4]").
+Tensor toLayout(const Tensor &tensor, Layout target);
+// Throws that InputError when `target` cannot hold a tensor of `shape`.
+void requireLayoutCanHold(Layout target, const Shape &shape);
+
+// MXNet cast_storage: dense <-> csr, dense <-> row_sparse, same layout is a copy; any other
+// pair is refused by name.
+Tensor castStorage(const Tensor &tensor, Layout target);
+
+// Values of `dense` at the stored positions of `pattern` (zeros included), in pattern's layout.
+Tensor sparseMask(const Tensor &dense, const Tensor &pattern);
+
+// Dense values with unstored elements 0 (masked: unspecified elements 0 too).
+DenseTensor<double> toDenseDouble(const Tensor &tensor);
+// Dense row-major mask of specified elements (unmasked sparse: every element is specified).
+Mask specifiedMaskDense(const Tensor &tensor);
+
+// Rows [begin, end) along dim 0 of a dense tensor, copied.
+Tensor sliceRows(const Tensor &dense, std::int64_t begin, std::int64_t end);
+
+} // namespace sparsity::core

@@ -1,0 +1,142 @@
+// Validation of user-supplied layouts. Every check cites the invariant number from the
+// layout's header; data is validated before any index is used.
+#include "core/tensor/coo_tensor.h"
+#include "core/tensor/compressed_tensor.h"
+#include "core/tensor/dense_tensor.h"
+#include "core/tensor/row_sparse_tensor.h"
+#include "core/tensor/sorting.h"
+#include "core/util/errors.h"
+
+#include <cstdint>
+#include <string>
+
+namespace sparsity::core {
+namespace {
+
+std::string str(std::int64_t value) { return std::to_string(value); }
+
+} // namespace
+
+template <class T>
+void validateDense(const DenseTensor<T> &tensor)
+{
+    const auto expected = checkedNumel(tensor.shape);
+    if (static_cast<std::int64_t>(tensor.values.size()) != expected)
+        throw errors::invariant("dense", "D1", "values must have numel(shape)=" + str(expected) + " entries",
+                                "got " + str(static_cast<std::int64_t>(tensor.values.size())));
+}
+
+template <class T>
+void validateCoo(CooTensor<T> &tensor, bool detectCoalesced)
+{
+    const auto rank = tensor.rank();
+    checkedNumel(tensor.shape);
+    if (tensor.sparseDims < 0 || tensor.sparseDims > rank)
+        throw errors::invariant("COO", "C1", "sparse dims must be in [0, rank=" + str(rank) + "]",
+                                "got " + str(tensor.sparseDims));
+    if (tensor.nnz < 0 || static_cast<std::int64_t>(tensor.indices.size()) != tensor.sparseDims * tensor.nnz)
+        throw errors::invariant("COO", "C2",
+                                "indices must have shape [" + str(tensor.sparseDims) + ", nnz=" + str(tensor.nnz) + "]",
+                                "got " + str(static_cast<std::int64_t>(tensor.indices.size())) + " index entries");
+    std::int64_t expectedValues = 0;
+    if (__builtin_mul_overflow(tensor.nnz, tensor.denseSize(), &expectedValues)
+        || static_cast<std::int64_t>(tensor.values.size()) != expectedValues)
+        throw errors::invariant("COO", "C3",
+                                "values must have nnz*" + str(tensor.denseSize()) + "=" + str(expectedValues) + " entries",
+                                "got " + str(static_cast<std::int64_t>(tensor.values.size())));
+    for (int d = 0; d < tensor.sparseDims; ++d) {
+        const auto extent = tensor.shape[static_cast<std::size_t>(d)];
+        for (std::int64_t k = 0; k < tensor.nnz; ++k) {
+            const auto i = tensor.index(d, k);
+            if (i < 0 || i >= extent)
+                throw errors::invariant("COO", "C4", "indices[" + str(d) + ", k] must be in [0, " + str(extent) + ")",
+                                        "indices[" + str(d) + ", " + str(k) + "]=" + str(i));
+        }
+    }
+    const bool sortedUnique = cooIsSortedUnique(tensor);
+    if (detectCoalesced)
+        tensor.coalesced = sortedUnique;
+    else if (tensor.coalesced && !sortedUnique)
+        throw errors::invariant("COO", "C5", "a coalesced tensor must have sorted unique indices",
+                                "they are not");
+}
+
+template <class T>
+void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, std::string_view where)
+{
+    const std::string tag(tensor.layoutTag());
+    if (tensor.shape.size() != 2)
+        throw errors::invariant(tag, "I1", "shape must be 2-d", "got " + shapeToString(tensor.shape));
+    checkedNumel(tensor.shape);
+    const auto major = tensor.majorSize();
+    const auto minor = tensor.minorSize();
+    if (static_cast<std::int64_t>(tensor.indptr.size()) != major + 1)
+        throw errors::invariant(tag, "I2", "indptr must have " + str(major + 1) + " entries",
+                                "got " + str(static_cast<std::int64_t>(tensor.indptr.size())));
+    if (tensor.indptr[0] != 0)
+        throw errors::invariant(tag, "I3", "indptr[0] must be 0", "indptr[0]=" + str(tensor.indptr[0]));
+    const auto nnz = static_cast<std::int64_t>(tensor.indices.size());
+    if (tensor.indptr[static_cast<std::size_t>(major)] != nnz || tensor.values.size() != tensor.indices.size())
+        throw errors::invariant(tag, "I4", "indptr[" + str(major) + "], len(indices) and len(data) must agree",
+                                "got " + str(tensor.indptr[static_cast<std::size_t>(major)]) + ", " + str(nnz) + ", "
+                                    + str(static_cast<std::int64_t>(tensor.values.size())));
+    for (std::int64_t i = 0; i < major; ++i) {
+        const auto a = tensor.indptr[static_cast<std::size_t>(i)];
+        const auto b = tensor.indptr[static_cast<std::size_t>(i + 1)];
+        if (a > b)
+            throw errors::invariant(tag, "I5", "indptr must be non-decreasing",
+                                    "indptr[" + str(i) + "]=" + str(a) + " > indptr[" + str(i + 1) + "]=" + str(b));
+    }
+    for (std::int64_t k = 0; k < nnz; ++k) {
+        const auto j = tensor.indices[static_cast<std::size_t>(k)];
+        if (j < 0 || j >= minor)
+            throw errors::invariant(tag, "I6", "indices must be in [0, " + str(minor) + ")",
+                                    "indices[" + str(k) + "]=" + str(j));
+    }
+    if (!compressedIsCanonical(tensor)) {
+        const auto before = tensor.nnz();
+        canonicalizeCompressed(tensor);
+        if (report)
+            report->add(Severity::Notice, tag + " I7", std::string(where),
+                        "indices were unsorted or duplicated within a slice: sorted, " + str(before - tensor.nnz())
+                            + " duplicates summed");
+    }
+}
+
+template <class T>
+void validateRowSparse(const RowSparseTensor<T> &tensor)
+{
+    if (tensor.shape.empty())
+        throw errors::invariant("row_sparse", "R1", "rank must be >= 1", "got a 0-d shape");
+    checkedNumel(tensor.shape);
+    std::int64_t expected = 0;
+    if (__builtin_mul_overflow(tensor.storedRows(), tensor.rowSize(), &expected)
+        || static_cast<std::int64_t>(tensor.values.size()) != expected)
+        throw errors::invariant("row_sparse", "R2",
+                                "data must have shape [" + str(tensor.storedRows()) + ", ...] matching shape "
+                                    + shapeToString(tensor.shape),
+                                "data has " + str(static_cast<std::int64_t>(tensor.values.size())) + " values, expected "
+                                    + str(expected));
+    for (std::int64_t i = 0; i < tensor.storedRows(); ++i) {
+        const auto r = tensor.rows[static_cast<std::size_t>(i)];
+        if (r < 0 || r >= tensor.shape[0])
+            throw errors::invariant("row_sparse", "R3", "indices must be in [0, " + str(tensor.shape[0]) + ")",
+                                    "indices[" + str(i) + "]=" + str(r));
+        if (i > 0 && tensor.rows[static_cast<std::size_t>(i - 1)] >= r)
+            throw errors::invariant("row_sparse", "R4", "indices must be strictly increasing (sorted, unique)",
+                                    "indices[" + str(i - 1) + "]=" + str(tensor.rows[static_cast<std::size_t>(i - 1)])
+                                        + " >= indices[" + str(i) + "]=" + str(r));
+    }
+}
+
+#define SPARSITY_INSTANTIATE(T)                                                                              \
+    template void validateDense<T>(const DenseTensor<T> &);                                                  \
+    template void validateCoo<T>(CooTensor<T> &, bool);                                                      \
+    template void validateCompressed<T>(CompressedTensor<T> &, ValidationReport *, std::string_view);        \
+    template void validateRowSparse<T>(const RowSparseTensor<T> &);
+SPARSITY_INSTANTIATE(float)
+SPARSITY_INSTANTIATE(double)
+SPARSITY_INSTANTIATE(std::uint8_t)
+#undef SPARSITY_INSTANTIATE
+
+} // namespace sparsity::core

@@ -1,0 +1,147 @@
+#include "ui/models/h5_browser_model.h"
+
+#include "core/util/errors.h"
+
+#include <QFileInfo>
+
+namespace sparsity::ui {
+
+H5BrowserModel::H5BrowserModel(QObject *parent) : QAbstractItemModel(parent) {}
+
+bool H5BrowserModel::addFile(const QString &path)
+{
+    OpenFile file{path, {}};
+    try {
+        const auto h5 = core::H5File::openRead(path.toStdString());
+        file.elements = core::listElements(h5);
+    } catch (const core::Error &error) {
+        m_error = QString::fromStdString(error.what());
+        return false;
+    }
+    for (std::size_t row = 0; row < m_files.size(); ++row) {
+        if (m_files[row].path != path)
+            continue;
+        beginResetModel();   // re-listing may change every element row of that file
+        m_files[row] = std::move(file);
+        endResetModel();
+        return true;
+    }
+    const int row = static_cast<int>(m_files.size());
+    beginInsertRows({}, row, row);
+    m_files.push_back(std::move(file));
+    endInsertRows();
+    return true;
+}
+
+void H5BrowserModel::removeFile(int row)
+{
+    if (row < 0 || row >= fileCount())
+        return;
+    beginRemoveRows({}, row, row);
+    m_files.erase(m_files.begin() + row);
+    endRemoveRows();
+}
+
+QString H5BrowserModel::filePath(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return {};
+    const auto fileRow = index.internalId() == kFileRow ? index.row() : static_cast<int>(index.internalId() - 1);
+    return m_files[static_cast<std::size_t>(fileRow)].path;
+}
+
+const core::ElementInfo *H5BrowserModel::element(const QModelIndex &index) const
+{
+    if (!index.isValid() || index.internalId() == kFileRow)
+        return nullptr;
+    return &m_files[index.internalId() - 1].elements[static_cast<std::size_t>(index.row())];
+}
+
+QModelIndex H5BrowserModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < fileCount() ? createIndex(row, column, kFileRow) : QModelIndex();
+    if (parent.internalId() != kFileRow || parent.row() >= fileCount())
+        return {};
+    const auto &file = m_files[static_cast<std::size_t>(parent.row())];
+    if (row >= static_cast<int>(file.elements.size()))
+        return {};
+    return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+}
+
+QModelIndex H5BrowserModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == kFileRow)
+        return {};
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, kFileRow);
+}
+
+int H5BrowserModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid())
+        return fileCount();
+    if (parent.column() != 0 || parent.internalId() != kFileRow)
+        return 0;
+    return static_cast<int>(m_files[static_cast<std::size_t>(parent.row())].elements.size());
+}
+
+int H5BrowserModel::columnCount(const QModelIndex &) const { return ColumnCount; }
+
+QVariant H5BrowserModel::elementData(const core::ElementInfo &e, int column) const
+{
+    switch (column) {
+    case Name:
+        return QString::fromStdString(e.path);
+    case Layout:
+        return e.masked ? QStringLiteral("masked (%1)").arg(QString::fromUtf8(core::layoutName(e.layout).data()))
+                        : QString::fromUtf8(core::layoutName(e.layout).data());
+    case Shape: {
+        QStringList parts;
+        for (auto extent : e.shape)
+            parts << QString::number(extent);
+        return parts.isEmpty() ? QStringLiteral("scalar") : parts.join(QStringLiteral(" × "));
+    }
+    case DType:
+        return QString::fromUtf8(core::dtypeName(e.dtype).data());
+    case Nnz:
+        return e.nnz ? QVariant(QString::number(*e.nnz)) : QVariant(QStringLiteral("–"));
+    case Encoding:
+        return QString::fromUtf8(core::encodingName(e.encoding).data());
+    default:
+        return {};
+    }
+}
+
+QVariant H5BrowserModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    if (index.internalId() == kFileRow) {
+        const auto &file = m_files[static_cast<std::size_t>(index.row())];
+        if (role == Qt::DisplayRole && index.column() == Name)
+            return QFileInfo(file.path).fileName();
+        if (role == Qt::ToolTipRole)
+            return file.path;
+        if (role == Qt::DisplayRole && index.column() == Shape)
+            return tr("%n tensor(s)", nullptr, static_cast<int>(file.elements.size()));
+        return {};
+    }
+    const auto *e = element(index);
+    if (role == Qt::DisplayRole)
+        return elementData(*e, index.column());
+    if (role == Qt::TextAlignmentRole && index.column() == Nnz)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant H5BrowserModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char *const titles[] = {"Name", "Layout", "Shape", "dtype", "nnz", "Encoding"};
+    return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
+}
+
+} // namespace sparsity::ui

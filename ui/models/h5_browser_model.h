@@ -1,0 +1,53 @@
+#pragma once
+// H5BrowserModel: the open HDF5 files and their tensor elements as a two-level tree
+// (file -> element), with columns for layout, shape, dtype, nnz and encoding. A thin adapter
+// over core::listElements; it reads metadata only.
+#include "core/io/h5_catalog.h"
+
+#include <QAbstractItemModel>
+#include <QString>
+
+#include <vector>
+
+namespace sparsity::ui {
+
+class H5BrowserModel : public QAbstractItemModel {
+    Q_OBJECT
+
+public:
+    enum Column { Name, Layout, Shape, DType, Nnz, Encoding, ColumnCount };
+
+    explicit H5BrowserModel(QObject *parent = nullptr);
+
+    // Lists `path` and appends it. Returns false and sets errorString() when the file cannot
+    // be read; the model is then unchanged. A file already open is listed again in place.
+    bool addFile(const QString &path);
+    void removeFile(int row);
+    int fileCount() const { return static_cast<int>(m_files.size()); }
+    QString errorString() const { return m_error; }
+    QString filePath(const QModelIndex &index) const;
+    // The element behind an element row; nullptr for file rows.
+    const core::ElementInfo *element(const QModelIndex &index) const;
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct OpenFile {
+        QString path;
+        std::vector<core::ElementInfo> elements;
+    };
+    // Element rows carry their file's row + 1 as internal id; file rows carry 0.
+    static constexpr quintptr kFileRow = 0;
+
+    QVariant elementData(const core::ElementInfo &element, int column) const;
+
+    std::vector<OpenFile> m_files;
+    QString m_error;
+};
+
+} // namespace sparsity::ui

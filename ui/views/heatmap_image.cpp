@@ -1,0 +1,45 @@
+#include "ui/views/heatmap_image.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sparsity::ui {
+
+QColor divergingColour(double value, double maxAbs)
+{
+    if (!std::isfinite(value))
+        return QColor(255, 0, 255);   // NaN/Inf stand out in magenta
+    const double t = maxAbs > 0.0 ? std::clamp(value / maxAbs, -1.0, 1.0) : 0.0;
+    // White at zero, towards (33, 102, 172) for negatives and (178, 24, 43) for positives.
+    const auto mix = [](int from, int to, double f) { return static_cast<int>(std::lround(from + (to - from) * f)); };
+    if (t < 0)
+        return QColor(mix(255, 33, -t), mix(255, 102, -t), mix(255, 172, -t));
+    return QColor(mix(255, 178, t), mix(255, 24, t), mix(255, 43, t));
+}
+
+HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified)
+{
+    const auto rank = values.shape.size();
+    const int rows = rank >= 2 ? static_cast<int>(values.shape[0]) : 1;
+    const int cols = rank >= 2 ? static_cast<int>(core::numel(values.shape, 1, rank))
+                               : static_cast<int>(values.values.size());
+    HeatmapImage result;
+    for (std::size_t k = 0; k < values.values.size(); ++k)
+        if ((!specified || (*specified)[k]) && std::isfinite(values.values[k]))
+            result.maxAbs = std::max(result.maxAbs, std::abs(values.values[k]));
+    result.image = QImage(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
+    result.image.fill(QColor(224, 224, 224));
+    for (int r = 0; r < rows; ++r) {
+        auto *line = reinterpret_cast<QRgb *>(result.image.scanLine(r));
+        for (int c = 0; c < cols; ++c) {
+            const auto k = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c);
+            if (specified && !(*specified)[k])
+                line[c] = ((r + c) % 2) ? qRgb(150, 150, 150) : qRgb(200, 200, 200);
+            else
+                line[c] = divergingColour(values.values[k], result.maxAbs).rgb();
+        }
+    }
+    return result;
+}
+
+} // namespace sparsity::ui

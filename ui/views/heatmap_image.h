@@ -1,0 +1,24 @@
+#pragma once
+// Colour-mapped images of 2-d tensor slices, kept free of widgets so tests can check pixels.
+// Values map to a diverging blue-white-red scale symmetric around 0 (|max| = full colour);
+// unspecified elements of masked tensors are drawn in a neutral grey checker so they never
+// read as zero.
+#include "core/tensor/dense_tensor.h"
+#include "core/tensor/tensor.h"
+
+#include <QColor>
+#include <QImage>
+
+namespace sparsity::ui {
+
+struct HeatmapImage {
+    QImage image;          // one pixel per element
+    double maxAbs = 0.0;   // the value that maps to full colour
+};
+
+QColor divergingColour(double value, double maxAbs);
+// `values` is [rows x cols] (a 1-d tensor is drawn as one row); `specified` is null or one
+// byte per element.
+HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified);
+
+} // namespace sparsity::ui

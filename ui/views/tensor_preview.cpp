@@ -1,0 +1,71 @@
+#include "ui/views/tensor_preview.h"
+
+#include "core/tensor/tensor_ops.h"
+
+#include <QLinearGradient>
+#include <QPainter>
+
+namespace sparsity::ui {
+
+TensorPreview::TensorPreview(QWidget *parent) : QWidget(parent)
+{
+    setMinimumSize(320, 240);
+    setAutoFillBackground(true);
+    clear(tr("Select a tensor in the Files panel to preview it."));
+}
+
+void TensorPreview::setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows)
+{
+    const auto dense = core::toDenseDouble(tensor);
+    const auto mask = tensor.isMasked() ? std::optional<core::Mask>(core::specifiedMaskDense(tensor)) : std::nullopt;
+    m_heatmap = renderHeatmap(dense, mask ? &*mask : nullptr);
+    m_title = title;
+    if (tensor.rank() >= 1 && totalRows > tensor.shape()[0])
+        m_title += tr("  (first %1 of %2 rows)").arg(tensor.shape()[0]).arg(totalRows);
+    m_message.clear();
+    update();
+}
+
+void TensorPreview::clear(const QString &message)
+{
+    m_heatmap = {};
+    m_title.clear();
+    m_message = message;
+    update();
+}
+
+void TensorPreview::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().window());
+    if (m_heatmap.image.isNull()) {
+        painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, m_message);
+        return;
+    }
+    const int margin = 8;
+    const int titleHeight = fontMetrics().height() + margin;
+    const int legendWidth = 70;
+    painter.drawText(QRect(margin, margin / 2, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
+    const QRect area(margin, titleHeight + margin, width() - legendWidth - 3 * margin, height() - titleHeight - 2 * margin);
+    const QSize scaled = m_heatmap.image.size().scaled(area.size(), Qt::KeepAspectRatio);
+    // Nearest-neighbour scaling keeps single elements crisp when zoomed in.
+    const QRect target(area.topLeft(), scaled.expandedTo(QSize(1, 1)));
+    painter.drawImage(target, m_heatmap.image);
+    painter.setPen(palette().color(QPalette::Mid));
+    painter.drawRect(target.adjusted(0, 0, -1, -1));
+
+    const QRect bar(area.right() + margin, area.top(), 16, std::min(area.height(), 200));
+    QLinearGradient gradient(bar.topLeft(), bar.bottomLeft());
+    gradient.setColorAt(0.0, divergingColour(1.0, 1.0));
+    gradient.setColorAt(0.5, divergingColour(0.0, 1.0));
+    gradient.setColorAt(1.0, divergingColour(-1.0, 1.0));
+    painter.fillRect(bar, gradient);
+    painter.drawRect(bar.adjusted(0, 0, -1, -1));
+    painter.setPen(palette().color(QPalette::WindowText));
+    const auto label = [&](double v) { return QString::number(v, 'g', 3); };
+    painter.drawText(bar.right() + 4, bar.top() + fontMetrics().ascent(), label(m_heatmap.maxAbs));
+    painter.drawText(bar.right() + 4, bar.center().y() + fontMetrics().ascent() / 2, QStringLiteral("0"));
+    painter.drawText(bar.right() + 4, bar.bottom(), label(-m_heatmap.maxAbs));
+}
+
+} // namespace sparsity::ui
