@@ -28,7 +28,7 @@ void runConvert(ConvertOptions &options)
     const auto converted = core::convertFile(options.request, report, terminalProgress("converting"));
     printNotes(report);
     for (const auto &element : converted)
-        std::cout << element.path << ": " << options.layout << ", " << element.storedAfter << " specified values\n";
+        std::cout << element.path << ": " << options.layout << ", " << element.storedAfter << " stored values\n";
 }
 
 } // namespace

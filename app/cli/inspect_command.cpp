@@ -45,18 +45,18 @@ void runInspect(const InspectOptions &options)
     };
 
     if (options.json) {
-        nlohmann::json datasets = nlohmann::json::array();
+        nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
         for (const auto &e : elements) {
             const auto d = density(e);
             datasets.push_back({{"path", e.path},
                                 {"layout", layoutLabel(e)},
                                 {"shape", e.shape},
                                 {"dtype", core::dtypeName(e.dtype)},
-                                {"nnz", e.nnz ? nlohmann::json(*e.nnz) : nlohmann::json(nullptr)},
-                                {"density", d ? nlohmann::json(*d) : nlohmann::json(nullptr)},
+                                {"nnz", e.nnz ? nlohmann::ordered_json(*e.nnz) : nlohmann::ordered_json(nullptr)},
+                                {"density", d ? nlohmann::ordered_json(*d) : nlohmann::ordered_json(nullptr)},
                                 {"encoding", encodingLabel(e)}});
         }
-        std::cout << nlohmann::json{{"file", options.file}, {"datasets", datasets}}.dump(2) << '\n';
+        std::cout << nlohmann::ordered_json{{"file", options.file}, {"datasets", datasets}}.dump(2) << '\n';
         return;
     }
     std::cout << options.file << ": " << elements.size() << " tensor" << (elements.size() == 1 ? "" : "s") << '\n';

@@ -49,7 +49,7 @@ std::optional<std::vector<std::int64_t>> readIntArrayAttribute(hid_t object, con
     if (count < 0)
         return std::nullopt;
     std::vector<std::int64_t> values(static_cast<std::size_t>(count));
-    if (H5Aread(attr.id(), H5T_NATIVE_INT64, values.data()) < 0)
+    if (count > 0 && H5Aread(attr.id(), H5T_NATIVE_INT64, values.data()) < 0)
         return std::nullopt;
     return values;
 }
@@ -69,9 +69,10 @@ void writeStringAttribute(hid_t object, const char *name, const std::string &val
 void writeIntArrayAttribute(hid_t object, const char *name, const std::vector<std::int64_t> &values)
 {
     const hsize_t count = values.size();
-    H5Handle space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+    // An empty array (the shape of a 0-d tensor) gets a null dataspace, as h5py writes it.
+    H5Handle space(count == 0 ? H5Screate(H5S_NULL) : H5Screate_simple(1, &count, nullptr), H5Sclose);
     H5Handle attr(H5Acreate2(object, name, H5T_STD_I64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    if (!attr.isValid() || H5Awrite(attr.id(), H5T_NATIVE_INT64, values.data()) < 0)
+    if (!attr.isValid() || (count > 0 && H5Awrite(attr.id(), H5T_NATIVE_INT64, values.data()) < 0))
         throw IoError(std::string("cannot write attribute ") + name);
 }
 

@@ -44,7 +44,7 @@ std::vector<ConvertedElement> convertFile(const ConvertRequest &request, Validat
             rethrowWithContext(error, input.where(element.path));
         }
         writeTensor(output.file(), element.path, result, request.writeOptions);
-        converted.push_back({element.path, tensor.specifiedCount(), result.specifiedCount()});
+        converted.push_back({element.path, tensor.storedCount(), result.storedCount()});
     }
     reportProgress(progress, done, static_cast<std::int64_t>(elements.size()));
     output.commit();

@@ -1,0 +1,228 @@
+// Every layout to every layout, float32 and float64, against the dense oracle; masks carried
+// through; the cast_storage pattern rules; coalesce, sparse_mask and retain.
+#include "core/tensor/conversions.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+#include "test_tensors.h"
+
+#include <QTest>
+
+using namespace sparsity;
+using core::DType;
+using core::Layout;
+using core::Shape;
+
+Q_DECLARE_METATYPE(core::Layout)
+Q_DECLARE_METATYPE(core::DType)
+Q_DECLARE_METATYPE(core::Shape)
+
+class TestConversions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyPair_data();
+    void everyPair();
+    void maskedEveryPair_data();
+    void maskedEveryPair();
+    void denseToSparseDropsZeros();
+    void sparseToSparseKeepsExplicitZeros();
+    void hybridCooToCsrExpandsDenseDims();
+    void coalesceSumsDuplicates();
+    void uncoalescedCooConvertsWithSums();
+    void castStorageFollowsMxnet();
+    void sparseMaskGathersAtPattern();
+    void retainKeepsListedRows();
+    void rankErrorsNameTheLayout();
+};
+
+namespace {
+
+struct Case {
+    const char *name;
+    Shape shape;
+    double density;
+};
+
+const Case kShapes[] = {
+    {"2d", {7, 9}, 0.3}, {"2d-dense", {4, 5}, 1.0}, {"2d-zero", {3, 3}, 0.0}, {"empty", {0, 4}, 0.5},
+    {"1d", {11}, 0.4},   {"3d", {3, 4, 5}, 0.25},   {"0d", {}, 1.0},          {"column", {6, 1}, 0.5},
+};
+
+void addPairs(bool skipZeroD)
+{
+    QTest::addColumn<Layout>("source");
+    QTest::addColumn<Layout>("target");
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<Shape>("shape");
+    QTest::addColumn<double>("density");
+    for (const auto &source : core::allLayouts())
+        for (const auto &target : core::allLayouts())
+            for (DType dtype : {DType::Float32, DType::Float64})
+                for (const auto &c : kShapes) {
+                    const int rank = static_cast<int>(c.shape.size());
+                    if (!core::layoutAcceptsRank(source.layout, rank) || !core::layoutAcceptsRank(target.layout, rank))
+                        continue;
+                    if (skipZeroD && rank == 0)
+                        continue;
+                    QTest::addRow("%s/%s/%s/%s", source.name.data(), target.name.data(), core::dtypeName(dtype).data(), c.name)
+                        << source.layout << target.layout << dtype << c.shape << c.density;
+                }
+}
+
+} // namespace
+
+void TestConversions::everyPair_data() { addPairs(false); }
+
+void TestConversions::everyPair()
+{
+    QFETCH(Layout, source);
+    QFETCH(Layout, target);
+    QFETCH(DType, dtype);
+    QFETCH(Shape, shape);
+    QFETCH(double, density);
+    const auto oracle = test::randomTensor(dtype, shape, density, 17);
+    const auto from = core::toLayout(oracle, source);
+    QCOMPARE(from.layout(), source);
+    const auto to = core::toLayout(from, target);
+    QCOMPARE(to.layout(), target);
+    QCOMPARE(to.dtype(), dtype);
+    test::compareDense(to, oracle);
+    // And back: every round trip is lossless.
+    test::compareDense(core::toLayout(to, source), oracle);
+}
+
+void TestConversions::maskedEveryPair_data() { addPairs(true); }
+
+void TestConversions::maskedEveryPair()
+{
+    QFETCH(Layout, source);
+    QFETCH(Layout, target);
+    QFETCH(DType, dtype);
+    QFETCH(Shape, shape);
+    QFETCH(double, density);
+    // Specified zeros matter: mask and values are independent.
+    auto dense = test::randomTensor(dtype, shape, density, 5);
+    dense.setMask(test::randomMask(static_cast<std::size_t>(core::numel(shape)), 0.6, 9));
+    const auto from = core::toLayout(dense, source);
+    QVERIFY(from.isMasked());
+    QCOMPARE(from.specifiedCount(), dense.specifiedCount());
+    const auto to = core::toLayout(from, target);
+    QVERIFY(to.isMasked());
+    QCOMPARE(to.specifiedCount(), dense.specifiedCount());
+    // The oracle: values zeroed where unspecified, same mask.
+    const auto expectedValues = core::toDenseDouble(dense);
+    const auto actualValues = core::toDenseDouble(to);
+    QCOMPARE(core::specifiedMaskDense(to) == core::specifiedMaskDense(dense), true);
+    const auto mask = core::specifiedMaskDense(dense);
+    for (std::size_t k = 0; k < mask.size(); ++k)
+        QCOMPARE(actualValues.values[k], mask[k] ? expectedValues.values[k] : 0.0);
+}
+
+void TestConversions::denseToSparseDropsZeros()
+{
+    const auto dense = test::randomTensor(DType::Float32, {20, 30}, 0.2, 3);
+    const auto values = core::toDenseDouble(dense).values;
+    const auto nonzeros = static_cast<std::int64_t>(std::count_if(values.begin(), values.end(), [](double v) { return v != 0; }));
+    QCOMPARE(core::toLayout(dense, Layout::Csr).storedCount(), nonzeros);
+    QCOMPARE(core::toLayout(dense, Layout::Csc).storedCount(), nonzeros);
+    QCOMPARE(core::toLayout(dense, Layout::Coo).storedCount(), nonzeros);
+    // row_sparse keeps whole rows that have any nonzero.
+    const auto rsp = std::get<core::RowSparseTensor<float>>(core::toLayout(dense, Layout::RowSparse).storage());
+    QCOMPARE(rsp.values.size(), rsp.rows.size() * 30);
+}
+
+void TestConversions::sparseToSparseKeepsExplicitZeros()
+{
+    core::CooTensor<double> coo{{3, 4}, 2, 3, {0, 1, 2, 1, 3, 0}, {0.0, 5.0, 0.0}, true};
+    const core::Tensor t(core::Storage{coo});
+    QCOMPARE(core::toLayout(t, Layout::Csr).storedCount(), 3);
+    QCOMPARE(core::toLayout(t, Layout::Csc).storedCount(), 3);
+    // Rows 0, 1, 2 each hold an entry, so row_sparse stores all three rows.
+    QCOMPARE(core::toLayout(t, Layout::RowSparse).storedCount(), 12);
+    // Through dense the explicit zeros are gone.
+    QCOMPARE(core::toLayout(core::toLayout(t, Layout::Dense), Layout::Csr).storedCount(), 1);
+}
+
+void TestConversions::hybridCooToCsrExpandsDenseDims()
+{
+    // Two rows of a [4, 3] tensor as a hybrid COO (sparse rows, dense columns).
+    core::CooTensor<float> coo{{4, 3}, 1, 2, {3, 1}, {1, 0, 2, 4, 5, 0}, false};
+    const auto csr = std::get<core::CompressedTensor<float>>(core::toLayout(core::Tensor(core::Storage{coo}), Layout::Csr).storage());
+    QCOMPARE(csr.nnz(), 6);   // every dense slot is stored, zeros included
+    QCOMPARE((std::vector<std::int64_t>(csr.indptr.begin(), csr.indptr.end())), (std::vector<std::int64_t>{0, 0, 3, 3, 6}));
+    QCOMPARE((std::vector<float>(csr.values.begin(), csr.values.end())), (std::vector<float>{4, 5, 0, 1, 0, 2}));
+}
+
+void TestConversions::coalesceSumsDuplicates()
+{
+    core::CooTensor<double> coo{{3, 3}, 2, 4, {2, 0, 2, 0, 1, 1, 1, 1}, {1.0, 2.0, 3.0, 4.0}, false};
+    const auto c = core::coalesce(coo);
+    QVERIFY(c.coalesced);
+    QCOMPARE(c.nnz, 2);
+    QCOMPARE((std::vector<std::int64_t>(c.indices.begin(), c.indices.end())), (std::vector<std::int64_t>{0, 2, 1, 1}));
+    QCOMPARE((std::vector<double>(c.values.begin(), c.values.end())), (std::vector<double>{6.0, 4.0}));
+}
+
+void TestConversions::uncoalescedCooConvertsWithSums()
+{
+    core::CooTensor<float> coo{{2, 2}, 2, 3, {1, 1, 0, 0, 0, 1}, {1.5f, 2.5f, 3.0f}, false};
+    const core::Tensor t(core::Storage{coo});
+    for (auto layout : {Layout::Dense, Layout::Csr, Layout::Csc, Layout::RowSparse}) {
+        const auto dense = core::toDenseDouble(core::toLayout(t, layout));
+        QCOMPARE((std::vector<double>(dense.values.begin(), dense.values.end())), (std::vector<double>{0, 3, 4, 0}));
+    }
+}
+
+void TestConversions::castStorageFollowsMxnet()
+{
+    const auto dense = test::randomTensor(DType::Float32, {5, 6}, 0.3, 1);
+    QCOMPARE(core::castStorage(dense, Layout::Csr).layout(), Layout::Csr);
+    QCOMPARE(core::castStorage(core::castStorage(dense, Layout::RowSparse), Layout::Dense).layout(), Layout::Dense);
+    QCOMPARE(core::castStorage(dense, Layout::Dense).layout(), Layout::Dense);
+    try {
+        core::castStorage(core::toLayout(dense, Layout::Coo), Layout::Csr);
+        QFAIL("coo -> csr is not an MXNet storage cast");
+    } catch (const core::InputError &error) {
+        QVERIFY(QString(error.what()).contains("coo -> csr"));
+    }
+}
+
+void TestConversions::sparseMaskGathersAtPattern()
+{
+    const auto dense = test::randomTensor(DType::Float64, {4, 5}, 1.0, 11);
+    core::CooTensor<float> pattern{{4, 5}, 2, 2, {0, 3, 4, 1}, {9.0f, 9.0f}, true};
+    const auto masked = core::sparseMask(dense, core::Tensor(core::Storage{pattern}));
+    QCOMPARE(masked.layout(), Layout::Coo);
+    QCOMPARE(masked.dtype(), DType::Float64);
+    const auto &coo = std::get<core::CooTensor<double>>(masked.storage());
+    const auto &values = std::get<core::DenseTensor<double>>(dense.storage()).values;
+    QCOMPARE(coo.values[0], values[4]);
+    QCOMPARE(coo.values[1], values[16]);
+}
+
+void TestConversions::retainKeepsListedRows()
+{
+    core::RowSparseTensor<float> rsp{{6, 2}, {1, 3, 4}, {1, 1, 3, 3, 4, 4}};
+    const std::int64_t keep[] = {4, 0, 1};
+    const auto kept = core::retainRows(rsp, keep);
+    QCOMPARE((std::vector<std::int64_t>(kept.rows.begin(), kept.rows.end())), (std::vector<std::int64_t>{1, 4}));
+    QCOMPARE((std::vector<float>(kept.values.begin(), kept.values.end())), (std::vector<float>{1, 1, 4, 4}));
+    const std::int64_t bad[] = {6};
+    QVERIFY_THROWS_EXCEPTION(core::InputError, core::retainRows(rsp, bad));
+}
+
+void TestConversions::rankErrorsNameTheLayout()
+{
+    const auto t = test::randomTensor(DType::Float32, {2, 3, 4}, 0.5, 2);
+    try {
+        core::toLayout(t, Layout::Csr);
+        QFAIL("expected an InputError");
+    } catch (const core::InputError &error) {
+        QCOMPARE(QString(error.what()), QString("layout csr needs a 2-d tensor, but got shape [2, 3, 4]"));
+    }
+    const auto scalar = test::randomTensor(DType::Float32, {}, 1.0, 2);
+    QVERIFY_THROWS_EXCEPTION(core::InputError, core::toLayout(scalar, Layout::RowSparse));
+}
+
+QTEST_GUILESS_MAIN(TestConversions)
+#include "tst_conversions.moc"

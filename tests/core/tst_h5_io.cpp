@@ -1,0 +1,261 @@
+// HDF5 write -> read round trips over layout x dtype x index width (and masks, 0-d, empty),
+// metadata listing, hyperslab row ranges, atomic output and file-level errors.
+#include "core/io/atomic_output.h"
+#include "core/io/file_identity.h"
+#include "core/io/h5_catalog.h"
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "core/util/errors.h"
+#include "test_tensors.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace sparsity;
+using core::DType;
+using core::IndexWidth;
+using core::Layout;
+using core::Shape;
+
+Q_DECLARE_METATYPE(core::Layout)
+Q_DECLARE_METATYPE(core::DType)
+Q_DECLARE_METATYPE(core::IndexWidth)
+Q_DECLARE_METATYPE(core::Shape)
+
+class TestH5Io : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init() { QVERIFY(m_dir.isValid()); }
+    void roundTrip_data();
+    void roundTrip();
+    void maskedRoundTrip_data();
+    void maskedRoundTrip();
+    void listingReadsMetadata();
+    void rowRangesReadByHyperslab();
+    void int32IndicesAreCheckedBeforeNarrowing();
+    void gzipWritesChunkedCompressed();
+    void atomicOutputLeavesNothingOnFailure();
+    void refusesOutputEqualToInput();
+    void fileErrors();
+    void missingDatasetIsInputError();
+
+private:
+    std::string path(const char *name) const { return m_dir.filePath(name).toStdString(); }
+    QTemporaryDir m_dir;
+};
+
+void TestH5Io::roundTrip_data()
+{
+    QTest::addColumn<Layout>("layout");
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<IndexWidth>("width");
+    QTest::addColumn<Shape>("shape");
+    const std::pair<const char *, Shape> shapes[] = {{"2d", {9, 13}}, {"empty", {0, 3}}, {"1d", {17}}, {"3d", {2, 3, 4}}, {"0d", {}}};
+    const std::pair<const char *, IndexWidth> widths[] = {{"auto", IndexWidth::Auto}, {"int32", IndexWidth::Int32}, {"int64", IndexWidth::Int64}};
+    for (const auto &layout : core::allLayouts())
+        for (DType dtype : {DType::Float32, DType::Float64})
+            for (const auto &[widthName, width] : widths)
+                for (const auto &[shapeName, shape] : shapes)
+                    if (core::layoutAcceptsRank(layout.layout, static_cast<int>(shape.size())))
+                        QTest::addRow("%s/%s/%s/%s", layout.name.data(), core::dtypeName(dtype).data(), widthName, shapeName)
+                            << layout.layout << dtype << width << shape;
+}
+
+void TestH5Io::roundTrip()
+{
+    QFETCH(Layout, layout);
+    QFETCH(DType, dtype);
+    QFETCH(IndexWidth, width);
+    QFETCH(Shape, shape);
+    const auto original = core::toLayout(test::randomTensor(dtype, shape, 0.35, 23), layout);
+    {
+        auto file = core::H5File::create(path("rt.h5"));
+        core::writeTensor(file, "/group/t", original, {0, width});
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("rt.h5"));
+    const auto info = core::requireElement(file, "/group/t");
+    QCOMPARE(info.layout, layout);
+    QCOMPARE(info.shape, shape);
+    QCOMPARE(info.dtype, dtype);
+    QVERIFY(info.tagged);
+    const auto back = core::readTensor(file, "/group/t");
+    QCOMPARE(back.layout(), layout);
+    QCOMPARE(back.dtype(), dtype);
+    QCOMPARE(back.storedCount(), original.storedCount());
+    test::compareDense(back, original);
+}
+
+void TestH5Io::maskedRoundTrip_data()
+{
+    QTest::addColumn<Layout>("layout");
+    for (const auto &layout : core::allLayouts())
+        QTest::addRow("%s", layout.name.data()) << layout.layout;
+}
+
+void TestH5Io::maskedRoundTrip()
+{
+    QFETCH(Layout, layout);
+    auto dense = test::randomTensor(DType::Float32, {6, 8}, 0.5, 4);
+    dense.setMask(test::randomMask(48, 0.5, 8));
+    const auto original = core::toLayout(dense, layout);
+    {
+        auto file = core::H5File::create(path("masked.h5"));
+        core::writeTensor(file, "m", original);
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("masked.h5"));
+    const auto info = core::requireElement(file, "/m");
+    QVERIFY(info.masked);
+    QCOMPARE(info.encoding, core::Encoding::MaskedTensor);
+    const auto back = core::readTensor(file, "/m");
+    QVERIFY(back.isMasked());
+    QCOMPARE(back.layout(), layout);
+    test::compareDense(back, original);
+}
+
+void TestH5Io::listingReadsMetadata()
+{
+    {
+        auto file = core::H5File::create(path("list.h5"));
+        core::writeTensor(file, "/a", test::randomTensor(DType::Float32, {4, 4}, 0.5, 1));
+        core::writeTensor(file, "/nested/b", core::toLayout(test::randomTensor(DType::Float64, {5, 6}, 0.5, 2), Layout::Csr));
+        core::writeTensor(file, "/nested/c", core::toLayout(test::randomTensor(DType::Float32, {7, 2}, 0.5, 3), Layout::RowSparse));
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("list.h5"));
+    const auto elements = core::listElements(file);
+    QCOMPARE(elements.size(), std::size_t{3});
+    QCOMPARE(elements[0].path, std::string("/a"));
+    QVERIFY(!elements[0].nnz.has_value());   // dense: unknown without --count
+    QCOMPARE(elements[1].path, std::string("/nested/b"));
+    QCOMPARE(elements[1].encoding, core::Encoding::CsrMatrix);
+    QCOMPARE(*elements[1].nnz, core::toLayout(test::randomTensor(DType::Float64, {5, 6}, 0.5, 2), Layout::Csr).storedCount());
+    QCOMPARE(elements[2].layout, Layout::RowSparse);
+    QCOMPARE(core::countNonzeros(file, elements[0]),
+             core::toLayout(test::randomTensor(DType::Float32, {4, 4}, 0.5, 1), Layout::Coo).storedCount());
+}
+
+void TestH5Io::rowRangesReadByHyperslab()
+{
+    const auto dense = test::randomTensor(DType::Float32, {40, 5}, 0.4, 6);
+    {
+        auto file = core::H5File::create(path("rows.h5"));
+        core::writeTensor(file, "/d", dense);
+        core::writeTensor(file, "/s", core::toLayout(dense, Layout::Csr));
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("rows.h5"));
+    const auto expected = core::sliceRows(dense, 13, 29);
+    test::compareDense(core::readTensor(file, "/d", nullptr, core::RowRange{13, 29}), expected);
+    const auto csrRows = core::readTensor(file, "/s", nullptr, core::RowRange{13, 29});
+    QCOMPARE(csrRows.layout(), Layout::Csr);
+    test::compareDense(csrRows, expected);
+    QVERIFY_THROWS_EXCEPTION(core::InputError, core::readTensor(file, "/d", nullptr, core::RowRange{30, 41}));
+}
+
+void TestH5Io::int32IndicesAreCheckedBeforeNarrowing()
+{
+    // A 1 x 3e9 CSR row: column indices beyond int32 must not be narrowed silently.
+    core::CompressedTensor<float> wide{{1, 3'000'000'000}, core::CompressedAxis::Row, {0, 1}, {2'999'999'999}, {1.0f}};
+    auto file = core::H5File::create(path("wide.h5"));
+    try {
+        core::writeTensor(file, "/w", core::Tensor(core::Storage{wide}), {0, IndexWidth::Int32});
+        QFAIL("expected an InputError");
+    } catch (const core::InputError &error) {
+        QVERIFY(QString(error.what()).contains("must fit int32 indices"));
+    }
+    core::writeTensor(file, "/w64", core::Tensor(core::Storage{wide}), {0, IndexWidth::Auto});
+    file.close();
+    const auto back = core::readTensor(core::H5File::openRead(path("wide.h5")), "/w64");
+    QCOMPARE(std::get<core::CompressedTensor<float>>(back.storage()).indices[0], std::int64_t{2'999'999'999});
+}
+
+void TestH5Io::gzipWritesChunkedCompressed()
+{
+    const auto zeros = test::randomTensor(DType::Float64, {512, 512}, 0.0, 1);
+    {
+        auto file = core::H5File::create(path("gz.h5"));
+        core::writeTensor(file, "/z", zeros, {6, IndexWidth::Auto});
+        file.close();
+    }
+    QVERIFY(std::filesystem::file_size(path("gz.h5")) < 512 * 512 * 8 / 20);
+    test::compareDense(core::readTensor(core::H5File::openRead(path("gz.h5")), "/z"), zeros);
+}
+
+void TestH5Io::atomicOutputLeavesNothingOnFailure()
+{
+    const auto target = path("atomic.h5");
+    {
+        core::AtomicOutput output(target);
+        core::writeTensor(output.file(), "/x", test::randomTensor(DType::Float32, {3}, 1.0, 1));
+        QVERIFY(std::filesystem::exists(output.temporaryPath()));
+        // No commit: as if an error was thrown.
+    }
+    QVERIFY(!std::filesystem::exists(target));
+    for (const auto &entry : std::filesystem::directory_iterator(m_dir.path().toStdString()))
+        QVERIFY2(entry.path().filename().string().find("atomic.h5") == std::string::npos, "temporary file left behind");
+    {
+        core::AtomicOutput output(target);
+        core::writeTensor(output.file(), "/x", test::randomTensor(DType::Float32, {3}, 1.0, 1));
+        output.commit();
+    }
+    QVERIFY(std::filesystem::exists(target));
+    QVERIFY_THROWS_EXCEPTION(core::IoError, core::AtomicOutput(path("no/such/dir/out.h5")));
+}
+
+void TestH5Io::refusesOutputEqualToInput()
+{
+    { std::ofstream(path("in.h5")) << "x"; }
+    QVERIFY(core::isSameFile(path("in.h5"), m_dir.filePath("./in.h5").toStdString()));
+    std::filesystem::create_symlink(path("in.h5"), path("link.h5"));
+    QVERIFY_THROWS_EXCEPTION(core::InputError, core::refuseOverwritingInput(path("link.h5"), path("in.h5")));
+    core::refuseOverwritingInput(path("other.h5"), path("in.h5"));
+}
+
+void TestH5Io::fileErrors()
+{
+    auto expectIo = [](const std::string &file, const char *text) {
+        try {
+            core::H5File::openRead(file);
+            QFAIL("expected an IoError");
+        } catch (const core::IoError &error) {
+            QVERIFY2(QString(error.what()).contains(text), error.what());
+            QVERIFY(QString(error.what()).startsWith(QString::fromStdString(file)));
+        }
+    };
+    expectIo(path("missing.h5"), "no such file");
+    { std::ofstream(path("text.h5")) << "not hdf5 at all"; }
+    expectIo(path("text.h5"), "not an HDF5 file");
+    {
+        auto file = core::H5File::create(path("full.h5"));
+        core::writeTensor(file, "/x", test::randomTensor(DType::Float32, {256, 256}, 1.0, 1));
+        file.close();
+    }
+    std::filesystem::copy_file(path("full.h5"), path("cut.h5"));
+    std::filesystem::resize_file(path("cut.h5"), 1200);
+    expectIo(path("cut.h5"), "truncated");
+}
+
+void TestH5Io::missingDatasetIsInputError()
+{
+    {
+        auto file = core::H5File::create(path("one.h5"));
+        core::writeTensor(file, "/x", test::randomTensor(DType::Float32, {3}, 1.0, 1));
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("one.h5"));
+    try {
+        core::readTensor(file, "/nope/deeper");
+        QFAIL("expected an InputError");
+    } catch (const core::InputError &error) {
+        QCOMPARE(QString(error.what()), QString::fromStdString(path("one.h5") + ":/nope/deeper: dataset not found"));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestH5Io)
+#include "tst_h5_io.moc"
