@@ -128,11 +128,14 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
     const std::string where = file.where(info.path);
     const std::string tag = info.layout == Layout::Csr ? "CSR" : "CSC";
     if (data.shape.size() != 1 || indices.shape.size() != 1 || indptr.shape.size() != 1)
-        throw errors::invariant(tag, "I4", "data, indices and indptr must be 1-d", "got " + shapeToString(data.shape) + ", "
-                                    + shapeToString(indices.shape) + ", " + shapeToString(indptr.shape));
+        rethrowWithContext(errors::invariant(tag, "I4", "data, indices and indptr must be 1-d",
+                                             "got " + shapeToString(data.shape) + ", " + shapeToString(indices.shape) + ", "
+                                                 + shapeToString(indptr.shape)),
+                           where);
     if (data.shape[0] != indices.shape[0])
-        throw errors::invariant(tag, "I4", "data and indices must have the same length",
-                                "got " + std::to_string(data.shape[0]) + " and " + std::to_string(indices.shape[0]));
+        rethrowWithContext(errors::invariant(tag, "I4", "data and indices must have the same length",
+                                             "got " + std::to_string(data.shape[0]) + " and " + std::to_string(indices.shape[0])),
+                           where);
     noteConversion(report, where, info.dtype);
     return withComputeType(info.dtype, [&](auto typeTag) {
         using T = decltype(typeTag);
@@ -144,13 +147,13 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
                 throw errors::mustBe(where + " row range", "lie within the rows of a CSR element",
                                      "[" + std::to_string(rows->begin) + ", " + std::to_string(rows->end) + ")");
             if (indptr.shape[0] != c.shape[0] + 1)
-                throw errors::invariant(tag, "I2", "indptr must have " + std::to_string(c.shape[0] + 1) + " entries",
+                throw errors::invariant(where + ": " + tag, "I2", "indptr must have " + std::to_string(c.shape[0] + 1) + " entries",
                                         "got " + std::to_string(indptr.shape[0]));
             c.indptr = readIndices(indptr, RowRange{rows->begin, rows->end + 1});
             const auto first = c.indptr.front();
             const auto last = c.indptr.back();
             if (first < 0 || last < first || last > data.shape[0])
-                throw errors::invariant(tag, "I5", "indptr must be non-decreasing within [0, nnz]",
+                throw errors::invariant(where + ": " + tag, "I5", "indptr must be non-decreasing within [0, nnz]",
                                         "rows " + std::to_string(rows->begin) + ".." + std::to_string(rows->end)
                                             + " point at [" + std::to_string(first) + ", " + std::to_string(last) + ")");
             for (auto &p : c.indptr)

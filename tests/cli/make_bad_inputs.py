@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""Writes the malformed HDF5 files of the bad-input tests into the folder given as argv[1].
+
+Each file breaks exactly one rule; the CTest cases in this folder name the file, the exit
+code and the message the CLI must print."""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+
+def tag(obj, encoding, version="0.1.0"):
+    obj.attrs["encoding-type"] = encoding
+    obj.attrs["encoding-version"] = version
+
+
+def csr(path, data, indices, indptr, shape):
+    with h5py.File(path, "w") as f:
+        g = f.create_group("m")
+        tag(g, "csr_matrix")
+        g.attrs["shape"] = np.array(shape, dtype=np.int64)
+        g["data"] = np.asarray(data, dtype=np.float32)
+        g["indices"] = np.asarray(indices, dtype=np.int32)
+        g["indptr"] = np.asarray(indptr, dtype=np.int32)
+
+
+def coo(path, indices, values, shape):
+    with h5py.File(path, "w") as f:
+        g = f.create_group("t")
+        tag(g, "coo_tensor")
+        g.attrs["shape"] = np.array(shape, dtype=np.int64)
+        g["indices"] = np.asarray(indices, dtype=np.int64)
+        g["values"] = np.asarray(values, dtype=np.float32)
+
+
+def rsp(path, indices, data, shape):
+    with h5py.File(path, "w") as f:
+        g = f.create_group("r")
+        tag(g, "row_sparse")
+        g.attrs["shape"] = np.array(shape, dtype=np.int64)
+        g["indices"] = np.asarray(indices, dtype=np.int64)
+        g["data"] = np.asarray(data, dtype=np.float32)
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    j = lambda name: os.path.join(out, name)
+
+    with open(j("not_hdf5.h5"), "w") as f:
+        f.write("this is a text file, not HDF5\n")
+    with h5py.File(j("good.h5"), "w") as f:
+        f["x"] = np.arange(12, dtype=np.float32).reshape(3, 4)
+        f["cube"] = np.ones((2, 3, 4), dtype=np.float32)
+        f["names"] = np.array([b"a", b"b"])          # not numeric: skipped or refused by name
+    with h5py.File(j("big.h5"), "w") as f:
+        f["x"] = np.ones((512, 512), dtype=np.float64)
+    with open(j("big.h5"), "rb") as f:
+        head = f.read(4096)
+    with open(j("truncated.h5"), "wb") as f:
+        f.write(head)
+
+    csr(j("csr_decreasing_indptr.h5"), [1, 2, 3], [0, 1, 2], [0, 2, 1, 3], (3, 3))
+    csr(j("csr_column_out_of_range.h5"), [1, 2], [0, 7], [0, 1, 2], (2, 3))
+    csr(j("csr_length_mismatch.h5"), [1, 2, 3], [0, 1], [0, 1, 2], (2, 3))
+    coo(j("coo_index_out_of_range.h5"), [[0, 5], [1, 1]], [1, 2], (4, 4))
+    coo(j("absurd_shape.h5"), [[0], [0]], [1], (2 ** 40, 2 ** 40))
+    rsp(j("rsp_shape_mismatch.h5"), [0, 2], np.ones((2, 5)), (4, 4))
+    rsp(j("rsp_unsorted.h5"), [2, 0], np.ones((2, 4)), (4, 4))
+    rsp(j("rsp_duplicate.h5"), [1, 1], np.ones((2, 4)), (4, 4))
+    with h5py.File(j("masked_bad_mask.h5"), "w") as f:
+        g = f.create_group("m")
+        tag(g, "masked_tensor")
+        g["data"] = np.ones((2, 3), dtype=np.float32)
+        g["mask"] = np.ones((3, 2), dtype=bool)
+    with h5py.File(j("negative_shape.h5"), "w") as f:
+        g = f.create_group("m")
+        tag(g, "csr_matrix")
+        g.attrs["shape"] = np.array([-2, 3], dtype=np.int64)
+        g["data"] = np.zeros(0, np.float32)
+        g["indices"] = np.zeros(0, np.int32)
+        g["indptr"] = np.zeros(1, np.int32)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
