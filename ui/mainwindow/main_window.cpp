@@ -64,8 +64,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         device.cudaDevices > 0 ? tr("Device: CUDA (%1)").arg(QString::fromStdString(device.cudaDescription))
                                : tr("Device: CPU")));
 
+    resize(1200, 720);
+    resizeDocks({filesDock}, {460}, Qt::Horizontal);
+    resizeDocks({issuesDock}, {110}, Qt::Vertical);
     QSettings settings;
-    resize(1100, 680);
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace sparsity::ui {
 
@@ -24,9 +25,19 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::
     const int cols = rank >= 2 ? static_cast<int>(core::numel(values.shape, 1, rank))
                                : static_cast<int>(values.values.size());
     HeatmapImage result;
+    std::vector<double> magnitudes;
+    magnitudes.reserve(values.values.size());
     for (std::size_t k = 0; k < values.values.size(); ++k)
         if ((!specified || (*specified)[k]) && std::isfinite(values.values[k]))
-            result.maxAbs = std::max(result.maxAbs, std::abs(values.values[k]));
+            magnitudes.push_back(std::abs(values.values[k]));
+    if (!magnitudes.empty()) {
+        const auto rank = static_cast<std::size_t>(0.995 * static_cast<double>(magnitudes.size() - 1));
+        std::nth_element(magnitudes.begin(), magnitudes.begin() + static_cast<std::ptrdiff_t>(rank), magnitudes.end());
+        result.maxAbs = magnitudes[rank];
+        result.trueMaxAbs = *std::max_element(magnitudes.begin() + static_cast<std::ptrdiff_t>(rank), magnitudes.end());
+        if (result.maxAbs == 0.0)
+            result.maxAbs = result.trueMaxAbs;
+    }
     result.image = QImage(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
     result.image.fill(QColor(224, 224, 224));
     for (int r = 0; r < rows; ++r) {

@@ -1,6 +1,8 @@
 #pragma once
 // Colour-mapped images of 2-d tensor slices, kept free of widgets so tests can check pixels.
-// Values map to a diverging blue-white-red scale symmetric around 0 (|max| = full colour);
+// Values map to a diverging blue-white-red scale symmetric around 0. Full colour is the 99.5th
+// percentile of |value| (robust: one outlier must not wash out the whole picture); larger
+// values saturate.
 // unspecified elements of masked tensors are drawn in a neutral grey checker so they never
 // read as zero.
 #include "core/tensor/dense_tensor.h"
@@ -14,6 +16,7 @@ namespace sparsity::ui {
 struct HeatmapImage {
     QImage image;          // one pixel per element
     double maxAbs = 0.0;   // the value that maps to full colour
+    double trueMaxAbs = 0.0;
 };
 
 QColor divergingColour(double value, double maxAbs);

@@ -47,9 +47,9 @@ void TensorPreview::paintEvent(QPaintEvent *)
     const int legendWidth = 70;
     painter.drawText(QRect(margin, margin / 2, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
     const QRect area(margin, titleHeight + margin, width() - legendWidth - 3 * margin, height() - titleHeight - 2 * margin);
-    const QSize scaled = m_heatmap.image.size().scaled(area.size(), Qt::KeepAspectRatio);
-    // Nearest-neighbour scaling keeps single elements crisp when zoomed in.
-    const QRect target(area.topLeft(), scaled.expandedTo(QSize(1, 1)));
+    // Tables are drawn filling the area (matplotlib's aspect="auto"); nearest-neighbour
+    // scaling keeps single elements crisp.
+    const QRect target = area;
     painter.drawImage(target, m_heatmap.image);
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(target.adjusted(0, 0, -1, -1));
@@ -63,9 +63,10 @@ void TensorPreview::paintEvent(QPaintEvent *)
     painter.drawRect(bar.adjusted(0, 0, -1, -1));
     painter.setPen(palette().color(QPalette::WindowText));
     const auto label = [&](double v) { return QString::number(v, 'g', 3); };
-    painter.drawText(bar.right() + 4, bar.top() + fontMetrics().ascent(), label(m_heatmap.maxAbs));
+    const QString saturated = m_heatmap.trueMaxAbs > m_heatmap.maxAbs ? QStringLiteral("≥") : QString();
+    painter.drawText(bar.right() + 4, bar.top() + fontMetrics().ascent(), saturated + label(m_heatmap.maxAbs));
     painter.drawText(bar.right() + 4, bar.center().y() + fontMetrics().ascent() / 2, QStringLiteral("0"));
-    painter.drawText(bar.right() + 4, bar.bottom(), label(-m_heatmap.maxAbs));
+    painter.drawText(bar.right() + 4, bar.bottom(), (saturated.isEmpty() ? QString() : QStringLiteral("≤")) + label(-m_heatmap.maxAbs));
 }
 
 } // namespace sparsity::ui

@@ -1,0 +1,79 @@
+// The browser model against QAbstractItemModelTester, on the bundled sample.
+#include "ui/models/h5_browser_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using sparsity::ui::H5BrowserModel;
+
+class TestH5BrowserModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void listsSampleElements();
+    void reopeningReplacesInPlace();
+    void badFileLeavesModelUnchanged();
+    void removeFile();
+};
+
+static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+
+void TestH5BrowserModel::listsSampleElements()
+{
+    H5BrowserModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(model.addFile(kSample));
+    QCOMPARE(model.rowCount(), 1);
+    const auto file = model.index(0, 0);
+    QCOMPARE(model.data(file).toString(), QStringLiteral("sample.h5"));
+    QCOMPARE(model.rowCount(file), 7);
+    const auto pixels = model.index(3, 0, file);
+    QCOMPARE(model.data(pixels).toString(), QStringLiteral("/pixels"));
+    QCOMPARE(model.data(model.index(3, H5BrowserModel::Layout, file)).toString(), QStringLiteral("csr"));
+    QCOMPARE(model.data(model.index(3, H5BrowserModel::Shape, file)).toString(), QStringLiteral("1797 × 64"));
+    QCOMPARE(model.data(model.index(3, H5BrowserModel::Nnz, file)).toString(), QStringLiteral("58736"));
+    QCOMPARE(model.data(model.index(6, H5BrowserModel::Layout, file)).toString(), QStringLiteral("masked (dense)"));
+    QCOMPARE(model.parent(pixels), file);
+    QCOMPARE(model.filePath(pixels), kSample);
+    QVERIFY(model.element(file) == nullptr);
+    QCOMPARE(model.element(pixels)->path, std::string("/pixels"));
+}
+
+void TestH5BrowserModel::reopeningReplacesInPlace()
+{
+    H5BrowserModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(model.addFile(kSample));
+    QVERIFY(model.addFile(kSample));
+    QCOMPARE(model.rowCount(), 1);
+}
+
+void TestH5BrowserModel::badFileLeavesModelUnchanged()
+{
+    QTemporaryDir dir;
+    const auto path = dir.filePath(QStringLiteral("text.h5"));
+    std::ofstream(path.toStdString()) << "not hdf5";
+    H5BrowserModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QVERIFY(!model.addFile(path));
+    QVERIFY(model.errorString().contains(QStringLiteral("not an HDF5 file")));
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(inserted.count(), 0);
+}
+
+void TestH5BrowserModel::removeFile()
+{
+    H5BrowserModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(model.addFile(kSample));
+    model.removeFile(0);
+    QCOMPARE(model.rowCount(), 0);
+}
+
+QTEST_MAIN(TestH5BrowserModel)
+#include "tst_h5_browser_model.moc"
