@@ -137,16 +137,19 @@ CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxi
     const auto nnz = csr.indptr[at(rows)];
     csr.indices.resize(at(nnz));
     csr.values.resize(at(nnz));
+    // The fill writes every element and advances only past nonzeros: branch-free, because
+    // random sparsity patterns defeat the branch predictor. `out < end` bounds the writes.
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
         const T *row = dense.values.data() + i * cols;
-        auto out = csr.indptr[at(i)];
-        for (std::int64_t j = 0; j < cols; ++j) {
-            if (row[j] != T{}) {
-                csr.indices[at(out)] = j;
-                csr.values[at(out)] = row[j];
-                ++out;
-            }
+        std::int64_t *indices = csr.indices.data() + csr.indptr[at(i)];
+        T *values = csr.values.data() + csr.indptr[at(i)];
+        const std::int64_t end = csr.indptr[at(i + 1)] - csr.indptr[at(i)];
+        std::int64_t out = 0;
+        for (std::int64_t j = 0; j < cols && out < end; ++j) {
+            indices[out] = j;
+            values[out] = row[j];
+            out += row[j] != T{};
         }
     }
     return axis == CompressedAxis::Row ? csr : compressedToAxis(csr, CompressedAxis::Column);
