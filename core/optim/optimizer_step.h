@@ -1,0 +1,34 @@
+#pragma once
+// Optimizer steps: one fused pass per step over the touched elements, parallel (OpenMP) over
+// rows or elements, with the formulas of update_rules.h. Only the state of touched elements
+// changes; no allocation proportional to the parameter happens per step (dense semantics
+// aside, whose gradient is the whole tensor).
+#include "core/optim/optimizer_state.h"
+#include "core/optim/update_pattern.h"
+#include "core/tensor/tensor.h"
+#include "core/util/progress.h"
+
+#include <span>
+
+namespace sparsity::core {
+
+struct NamedGradient {
+    std::string name;   // for messages: "file.h5:/g0"
+    Tensor tensor;
+};
+
+// Applies one step per gradient, in order. Validates everything before the first step (shape,
+// mask), and each gradient before its step: a non-finite value throws InputError naming the
+// gradient, element and step. On a throw `param` and `state` may hold the steps that did
+// complete; callers that must leave no partial result work on copies (the CLI does, and
+// writes nothing).
+template <class T>
+void runSteps(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
+              std::span<const NamedGradient> gradients, const Tensor *mask, const ProgressCallback &progress = {});
+
+// One step with a prepared pattern (benchmarks time this alone).
+template <class T>
+void applyStep(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
+               const UpdatePattern<T> &pattern);
+
+} // namespace sparsity::core

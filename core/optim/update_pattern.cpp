@@ -1,0 +1,158 @@
+#include "core/optim/update_pattern.h"
+
+#include "core/tensor/conversions.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+template <class T, class U>
+Buffer<T> cast(const Buffer<U> &values)
+{
+    if constexpr (std::is_same_v<T, U>)
+        return values;
+    else
+        return Buffer<T>(values.begin(), values.end());
+}
+
+// (linear index, value) pairs of the specified stored values, sorted, duplicates summed.
+template <class T>
+void specifiedElements(const Tensor &grad, Buffer<std::int64_t> &elements, Buffer<T> &values)
+{
+    grad.visit([&](const auto &g) {
+        const auto linear = storedLinearIndices(g);
+        const auto *mask = grad.mask() ? &*grad.mask() : nullptr;
+        Buffer<std::int64_t> keptIndex;
+        Buffer<T> keptValue;
+        keptIndex.reserve(linear.size());
+        keptValue.reserve(linear.size());
+        for (std::size_t k = 0; k < linear.size(); ++k)
+            if (!mask || (*mask)[k]) {
+                keptIndex.push_back(linear[k]);
+                keptValue.push_back(static_cast<T>(g.values[k]));
+            }
+        std::vector<std::size_t> order(keptIndex.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        const bool sorted = std::is_sorted(keptIndex.begin(), keptIndex.end());
+        if (!sorted)
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keptIndex[a] < keptIndex[b]; });
+        elements.clear();
+        values.clear();
+        elements.reserve(order.size());
+        values.reserve(order.size());
+        for (auto k : order) {
+            if (!elements.empty() && elements.back() == keptIndex[k]) {
+                values.back() += keptValue[k];   // duplicates add up, as coalesce() does
+                continue;
+            }
+            elements.push_back(keptIndex[k]);
+            values.push_back(keptValue[k]);
+        }
+    });
+}
+
+int cooSparseDims(const Tensor &coo)
+{
+    return coo.visit([](const auto &t) {
+        if constexpr (requires { t.sparseDims; })
+            return t.sparseDims;
+        else
+            return -1;
+    });
+}
+
+template <class T>
+UpdatePattern<T> rowsFrom(const Tensor &grad, std::int64_t rowWidth)
+{
+    UpdatePattern<T> pattern;
+    pattern.kind = UpdatePattern<T>::Kind::Rows;
+    pattern.rowWidth = rowWidth;
+    grad.visit([&](const auto &g) {
+        using S = std::decay_t<decltype(g)>;
+        using U = ValueOf<S>;
+        RowSparseTensor<U> rsp;
+        if constexpr (std::is_same_v<S, RowSparseTensor<U>>)
+            rsp = g;
+        else if constexpr (std::is_same_v<S, DenseTensor<U>>)
+            rsp = denseToRowSparse(g);
+        else if constexpr (std::is_same_v<S, CooTensor<U>>)
+            rsp = cooToRowSparse(g);
+        else
+            throw InternalError("rowsFrom: unexpected layout");
+        pattern.rows = std::move(rsp.rows);
+        pattern.values = cast<T>(rsp.values);
+    });
+    return pattern;
+}
+
+} // namespace
+
+template <class T>
+UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, const Tensor *mask)
+{
+    const auto &shape = grad.shape();
+    const auto rowWidth = shape.empty() ? 1 : numel(shape, 1, shape.size());
+    UpdatePattern<T> pattern;
+    pattern.rowWidth = rowWidth;
+    const auto layout = grad.layout();
+
+    if (semantics == Semantics::Dense) {
+        pattern.kind = UpdatePattern<T>::Kind::All;
+        const auto dense = grad.isMasked() || layout != Layout::Dense ? toLayout(grad, Layout::Dense) : grad;
+        dense.visit([&](const auto &d) { pattern.values = cast<T>(d.values); });
+        return pattern;
+    }
+
+    if (semantics == Semantics::Lazy) {
+        if (shape.empty())
+            throw errors::mustBe("a lazy step's parameter", "have rank >= 1 (rows to touch)", "a 0-d parameter");
+        const bool rowGranular = !grad.isMasked()
+                                 && (layout == Layout::Dense || layout == Layout::RowSparse
+                                     || (layout == Layout::Coo && cooSparseDims(grad) == 1));
+        if (rowGranular)
+            return rowsFrom<T>(grad, rowWidth);
+        pattern.kind = UpdatePattern<T>::Kind::Elements;
+        specifiedElements(grad, pattern.elements, pattern.values);
+        return pattern;
+    }
+
+    // Masked.
+    pattern.kind = UpdatePattern<T>::Kind::Elements;
+    if (!mask) {
+        if (!grad.isMasked() && layout == Layout::Dense)
+            throw InputError("masked semantics needs a mask: give --mask, a masked_tensor gradient or a sparse gradient "
+                             "(a dense gradient without a mask has no pattern)");
+        specifiedElements(grad, pattern.elements, pattern.values);
+        return pattern;
+    }
+    if (mask->shape() != shape)
+        throw errors::mustBe("--mask", "have the gradient's shape " + shapeToString(shape), shapeToString(mask->shape()));
+    // The mask decides: every specified element gets the gradient's value there (0 if the
+    // gradient does not store it); stored values outside the mask are ignored.
+    Buffer<std::int64_t> storedIndex;
+    Buffer<T> storedValue;
+    specifiedElements(grad, storedIndex, storedValue);
+    const auto maskDense = toDenseDouble(*mask);
+    for (std::size_t i = 0; i < maskDense.values.size(); ++i) {
+        if (maskDense.values[i] == 0.0)
+            continue;
+        const auto linear = static_cast<std::int64_t>(i);
+        const auto found = std::lower_bound(storedIndex.begin(), storedIndex.end(), linear);
+        pattern.elements.push_back(linear);
+        pattern.values.push_back(found != storedIndex.end() && *found == linear
+                                     ? storedValue[static_cast<std::size_t>(found - storedIndex.begin())]
+                                     : T(0));
+    }
+    return pattern;
+}
+
+template UpdatePattern<float> buildUpdatePattern<float>(const Tensor &, Semantics, const Tensor *);
+template UpdatePattern<double> buildUpdatePattern<double>(const Tensor &, Semantics, const Tensor *);
+
+} // namespace sparsity::core
