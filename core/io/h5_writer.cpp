@@ -163,6 +163,13 @@ std::string normalise(const std::string &path) { return path.empty() || path[0] 
 
 } // namespace
 
+void writeInt64Array(H5File &file, const std::string &path, const Shape &shape, const std::int64_t *values)
+{
+    Writer writer(file, {});
+    H5Handle dataset = writer.writeArray<std::int64_t>(normalise(path), shape, values);
+    writeEncoding(dataset.id(), "array", "0.2.0");
+}
+
 void writeTensor(H5File &file, const std::string &rawPath, const Tensor &tensor, const WriteOptions &options)
 {
     const auto path = normalise(rawPath);

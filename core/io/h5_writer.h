@@ -18,4 +18,7 @@ struct WriteOptions {
 // does not fit the requested width (checked before narrowing), IoError when HDF5 fails.
 void writeTensor(H5File &file, const std::string &path, const Tensor &tensor, const WriteOptions &options = {});
 
+// An int64 dataset (`array` encoding) of `shape`, e.g. step counts and per-row step numbers.
+void writeInt64Array(H5File &file, const std::string &path, const Shape &shape, const std::int64_t *values);
+
 } // namespace sparsity::core

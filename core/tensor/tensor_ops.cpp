@@ -164,15 +164,23 @@ Tensor sparseMask(const Tensor &dense, const Tensor &pattern)
     });
 }
 
-DenseTensor<double> toDenseDouble(const Tensor &tensor)
+DenseTensor<double> toDenseDouble(const Tensor &tensor) { return toDenseAs<double>(tensor); }
+
+template <class T>
+DenseTensor<T> toDenseAs(const Tensor &tensor)
 {
     const Tensor dense = tensor.layout() == Layout::Dense && !tensor.isMasked() ? tensor : toLayout(tensor, Layout::Dense);
     return dense.visit([](const auto &t) {
         const auto d = toDense(t);
-        DenseTensor<double> out{d.shape, Buffer<double>(d.values.begin(), d.values.end())};
-        return out;
+        if constexpr (std::is_same_v<ValueOf<decltype(d)>, T>)
+            return d;
+        else
+            return DenseTensor<T>{d.shape, Buffer<T>(d.values.begin(), d.values.end())};
     });
 }
+
+template DenseTensor<float> toDenseAs<float>(const Tensor &);
+template DenseTensor<double> toDenseAs<double>(const Tensor &);
 
 Mask specifiedMaskDense(const Tensor &tensor)
 {

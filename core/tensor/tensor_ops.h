@@ -25,6 +25,9 @@ Tensor sparseMask(const Tensor &dense, const Tensor &pattern);
 
 // Dense values with unstored elements 0 (masked: unspecified elements 0 too).
 DenseTensor<double> toDenseDouble(const Tensor &tensor);
+// The same in value type T (float or double); exact when T is the tensor's dtype.
+template <class T>
+DenseTensor<T> toDenseAs(const Tensor &tensor);
 // Dense row-major mask of specified elements (unmasked sparse: every element is specified).
 Mask specifiedMaskDense(const Tensor &tensor);
 

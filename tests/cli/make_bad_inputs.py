@@ -81,6 +81,21 @@ def main(out):
         g["indices"] = np.zeros(0, np.int32)
         g["indptr"] = np.zeros(1, np.int32)
 
+    with h5py.File(j("step.h5"), "w") as f:
+        f["param"] = np.arange(12, dtype=np.float32).reshape(4, 3)
+        f["g_dense"] = np.ones((4, 3), dtype=np.float32)
+        f["g_shape"] = np.ones((3, 3), dtype=np.float32)
+        g = np.ones((4, 3), dtype=np.float32)
+        g[2, 1] = np.nan
+        f["g_nan"] = g
+        f["mask"] = np.eye(4, 3, dtype=bool)
+    rsp(j("step_rsp.h5"), [1, 3], np.ones((2, 3)), (4, 3))
+    with h5py.File(j("step_rsp.h5"), "a") as f:
+        f["param"] = np.arange(12, dtype=np.float32).reshape(4, 3)
+    coo(j("step_oob.h5"), [[4]], np.ones((1, 3)), (4, 3))
+    with h5py.File(j("step_oob.h5"), "a") as f:
+        f["param"] = np.zeros((4, 3), dtype=np.float32)
+
 
 if __name__ == "__main__":
     main(sys.argv[1])

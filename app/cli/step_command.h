@@ -1,0 +1,9 @@
+#pragma once
+#include <CLI/App.hpp>
+
+namespace sparsity::cli {
+
+// sparsity step IN.h5 -o OUT.h5 --optimizer ... --semantics ... (SPEC 2.1)
+void addStepCommand(CLI::App &app);
+
+} // namespace sparsity::cli

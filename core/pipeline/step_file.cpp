@@ -1,0 +1,161 @@
+#include "core/pipeline/step_file.h"
+
+#include "core/device/device.h"
+#include "core/io/atomic_output.h"
+#include "core/io/file_identity.h"
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "core/optim/optimizer_step.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+
+#include <chrono>
+
+namespace sparsity::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+std::int64_t readScalarInt(const H5File &file, const std::string &path)
+{
+    const auto values = toDenseDouble(readTensor(file, path));
+    if (values.values.size() != 1)
+        throw errors::mustBe(file.where(path), "hold one integer", shapeToString(values.shape));
+    return static_cast<std::int64_t>(values.values[0]);
+}
+
+// A previous `step` output: every state this optimizer needs, the step count, /last_update.
+template <class T>
+OptimizerState<T> readState(const H5File &file, const OptimizerOptions &options, const Shape &paramShape)
+{
+    OptimizerState<T> state;
+    for (const auto &name : stateNames(options)) {
+        const std::string path = "/state/" + name;
+        if (!linkExists(file.id(), path))
+            throw InputError(file.where(path) + ": state of " + std::string(optimizerName(options.kind))
+                             + " not found (was the file written by another optimizer?)");
+        auto value = toDenseAs<T>(readTensor(file, path));
+        if (value.shape != paramShape)
+            throw errors::mustBe(file.where(path), "have the parameter's shape " + shapeToString(paramShape),
+                                 shapeToString(value.shape));
+        state.buffers.push_back({name, std::move(value)});
+    }
+    state.step = readScalarInt(file, "/state/step");
+    if (state.step < 0)
+        throw errors::mustBe(file.where("/state/step"), "be >= 0", std::to_string(state.step));
+    const auto last = toDenseDouble(readTensor(file, "/last_update"));
+    if (last.shape != Shape{parameterRows(paramShape)})
+        throw errors::mustBe(file.where("/last_update"), "have one entry per parameter row (" + std::to_string(parameterRows(paramShape)) + ")",
+                             shapeToString(last.shape));
+    state.lastUpdate.assign(last.values.begin(), last.values.end());
+    return state;
+}
+
+struct Inputs {
+    Tensor param;
+    std::vector<NamedGradient> grads;
+    std::optional<Tensor> mask;
+    std::optional<H5File> previous;
+};
+
+Inputs readInputs(const StepRequest &request, const H5File &input, ValidationReport &report)
+{
+    Inputs inputs;
+    if (request.stateFrom) {
+        inputs.previous.emplace(H5File::openRead(*request.stateFrom));
+        inputs.param = readTensor(*inputs.previous, "/param", &report);
+    } else {
+        inputs.param = readTensor(input, *request.param, &report);
+    }
+    if (inputs.param.layout() != Layout::Dense || inputs.param.isMasked())
+        report.add(Severity::Notice, "", input.where(request.param.value_or("/param")), "parameter densified for the step");
+    for (const auto &path : request.grads)
+        inputs.grads.push_back({input.where(path), readTensor(input, path, &report)});
+    if (request.mask)
+        inputs.mask = readTensor(input, *request.mask, &report);
+    return inputs;
+}
+
+template <class T>
+void writeResult(H5File &file, const DenseTensor<T> &param, const OptimizerState<T> &state)
+{
+    writeTensor(file, "/param", Tensor(Storage{param}));
+    for (const auto &buffer : state.buffers)
+        writeTensor(file, "/state/" + buffer.name, Tensor(Storage{buffer.value}));
+    writeInt64Array(file, "/state/step", {}, &state.step);
+    writeInt64Array(file, "/last_update", {static_cast<std::int64_t>(state.lastUpdate.size())}, state.lastUpdate.data());
+}
+
+} // namespace
+
+StepReport stepFile(const StepRequest &request, ValidationReport &report, const ProgressCallback &progress)
+{
+    const auto start = Clock::now();
+    refuseOverwritingInput(request.output, request.input);
+    if (request.stateFrom)
+        refuseOverwritingInput(request.output, *request.stateFrom);
+    if (!request.param && !request.stateFrom)
+        throw errors::mustBe("--param", "be given (or --state-from a previous step's output)", "neither");
+    if (request.grads.empty())
+        throw errors::mustBe("--grad", "be given at least once (one step per gradient)", "none");
+
+    StepReport result;
+    result.options = resolveOptions(request.kind, request.semantics, request.rule, request.hyperparameters);
+    // Compared semantics are resolved up front, so a rule's refusal is reported before any work.
+    std::vector<OptimizerOptions> compared;
+    for (const auto semantics : request.compareWith) {
+        try {
+            compared.push_back(resolveOptions(request.kind, semantics, request.rule, request.hyperparameters));
+        } catch (const Error &error) {
+            rethrowWithContext(error, "--compare " + std::string(semanticsName(semantics)));
+        }
+    }
+    if (resolveDevice(request.device) == Device::Cuda)
+        throw InputError("--device cuda: optimizer steps run on the CPU in this version (CUDA step kernels are "
+                         "not built yet); use --device cpu or auto");
+
+    const H5File input = H5File::openRead(request.input);
+    const Inputs inputs = readInputs(request, input, report);
+    const auto inputsRead = Clock::now();
+    const Tensor *mask = inputs.mask ? &*inputs.mask : nullptr;
+
+    AtomicOutput output(request.output);
+    Clock::time_point computed;
+    inputs.param.visit([&](const auto &storage) {
+        using T = ValueOf<decltype(storage)>;
+        auto param = toDenseAs<T>(inputs.param);
+        const auto initial = inputs.previous ? readState<T>(*inputs.previous, result.options, param.shape)
+                                             : initialState<T>(result.options, param.shape);
+        auto state = initial;
+        const auto stepsBefore = state.lastUpdate;
+        const auto original = param;
+        runSteps(param, state, result.options, inputs.grads, mask, progress);
+        for (const auto &options : compared) {
+            auto otherParam = original;
+            auto otherState = initial;
+            try {
+                runSteps(otherParam, otherState, options, inputs.grads,
+                         options.semantics == Semantics::Masked ? mask : nullptr);
+            } catch (const Error &error) {
+                rethrowWithContext(error, "--compare " + std::string(semanticsName(options.semantics)));
+            }
+            result.divergence.push_back({options.semantics, compareRuns(param, state, otherParam, otherState)});
+        }
+        computed = Clock::now();
+        result.computeSeconds = seconds(inputsRead, computed);
+        result.paramShape = param.shape;
+        result.dtype = dtypeOf<T>();
+        result.stepsRun = static_cast<std::int64_t>(inputs.grads.size());
+        result.finalStep = state.step;
+        for (std::size_t r = 0; r < state.lastUpdate.size(); ++r)
+            result.rowsWritten += state.lastUpdate[r] != stepsBefore[r];
+        writeResult(output.file(), param, state);
+    });
+    output.commit();
+    result.ioSeconds = seconds(start, inputsRead) + seconds(computed, Clock::now());
+    return result;
+}
+
+} // namespace sparsity::core

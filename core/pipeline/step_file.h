@@ -1,0 +1,52 @@
+#pragma once
+// One `sparsity step` run: read the parameter (or a previous run's state), the gradients and
+// the mask from HDF5, run one optimizer step per gradient, and write /param, /state/<name>,
+// /state/step and /last_update atomically. Optionally the same steps run under other
+// semantics on the same inputs, and the report says where they diverge.
+#include "core/optim/divergence.h"
+#include "core/tensor/dtype.h"
+#include "core/optim/optimizer_options.h"
+#include "core/util/progress.h"
+#include "core/util/validation_report.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+struct StepRequest {
+    std::string input;
+    std::string output;
+    OptimizerKind kind = OptimizerKind::Adagrad;
+    Semantics semantics = Semantics::Dense;
+    Rule rule = Rule::Torch;
+    HyperparameterInput hyperparameters;
+    std::string device = "cpu";
+    std::optional<std::string> param;        // required unless stateFrom is given
+    std::vector<std::string> grads;          // one step each, in order
+    std::optional<std::string> mask;
+    std::optional<std::string> stateFrom;    // a file `step` wrote
+    std::vector<Semantics> compareWith;
+};
+
+struct SemanticsDivergence {
+    Semantics against = Semantics::Dense;
+    std::vector<TensorDivergence> tensors;
+};
+
+struct StepReport {
+    OptimizerOptions options;
+    Shape paramShape;
+    DType dtype = DType::Float32;
+    std::int64_t stepsRun = 0;
+    std::int64_t finalStep = 0;
+    std::int64_t rowsWritten = 0;            // rows this run wrote at least once
+    double computeSeconds = 0.0;
+    double ioSeconds = 0.0;
+    std::vector<SemanticsDivergence> divergence;
+};
+
+StepReport stepFile(const StepRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
+
+} // namespace sparsity::core
