@@ -28,12 +28,14 @@ OptimizerState<T> initialState(const OptimizerOptions &options, const Shape &par
     const T initial = options.kind == OptimizerKind::Adagrad && options.rule == Rule::Torch
                           ? static_cast<T>(options.hp.initialAccumulatorValue)
                           : T(0);
+    const auto count = static_cast<std::size_t>(checkedNumel(paramShape));
     for (const auto &name : stateNames(options)) {
-        auto buffer = makeDense<T>(paramShape);
-        std::fill(buffer.values.begin(), buffer.values.end(), initial);
+        DenseTensor<T> buffer{paramShape, zeroedBuffer<T>(count)};
+        if (initial != T(0))
+            std::fill(buffer.values.begin(), buffer.values.end(), initial);
         state.buffers.push_back({name, std::move(buffer)});
     }
-    state.lastUpdate.assign(static_cast<std::size_t>(parameterRows(paramShape)), 0);
+    state.lastUpdate = zeroedBuffer<std::int64_t>(static_cast<std::size_t>(parameterRows(paramShape)));
     return state;
 }
 

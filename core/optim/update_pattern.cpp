@@ -13,10 +13,10 @@ namespace {
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 template <class T, class U>
-Buffer<T> cast(const Buffer<U> &values)
+Buffer<T> cast(Buffer<U> &&values)
 {
     if constexpr (std::is_same_v<T, U>)
-        return values;
+        return std::move(values);
     else
         return Buffer<T>(values.begin(), values.end());
 }
@@ -78,7 +78,7 @@ UpdatePattern<T> rowsFrom(const Tensor &grad, std::int64_t rowWidth)
         using U = ValueOf<S>;
         RowSparseTensor<U> rsp;
         if constexpr (std::is_same_v<S, RowSparseTensor<U>>)
-            rsp = g;
+            rsp = g;   // the gradient stays intact: it may be reused by --compare runs
         else if constexpr (std::is_same_v<S, DenseTensor<U>>)
             rsp = denseToRowSparse(g);
         else if constexpr (std::is_same_v<S, CooTensor<U>>)
@@ -86,7 +86,7 @@ UpdatePattern<T> rowsFrom(const Tensor &grad, std::int64_t rowWidth)
         else
             throw InternalError("rowsFrom: unexpected layout");
         pattern.rows = std::move(rsp.rows);
-        pattern.values = cast<T>(rsp.values);
+        pattern.own(cast<T>(std::move(rsp.values)));
     });
     return pattern;
 }
@@ -104,8 +104,12 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
 
     if (semantics == Semantics::Dense) {
         pattern.kind = UpdatePattern<T>::Kind::All;
-        const auto dense = grad.isMasked() || layout != Layout::Dense ? toLayout(grad, Layout::Dense) : grad;
-        dense.visit([&](const auto &d) { pattern.values = cast<T>(d.values); });
+        if (const auto *dense = std::get_if<DenseTensor<T>>(&grad.storage()); dense && !grad.isMasked()) {
+            pattern.values = dense->values;
+            return pattern;
+        }
+        auto dense = toLayout(grad, Layout::Dense);
+        std::visit([&](auto &d) { pattern.own(cast<T>(std::move(d.values))); }, dense.storage());
         return pattern;
     }
 
@@ -118,7 +122,9 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
         if (rowGranular)
             return rowsFrom<T>(grad, rowWidth);
         pattern.kind = UpdatePattern<T>::Kind::Elements;
-        specifiedElements(grad, pattern.elements, pattern.values);
+        Buffer<T> values;
+        specifiedElements(grad, pattern.elements, values);
+        pattern.own(std::move(values));
         return pattern;
     }
 
@@ -128,7 +134,9 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
         if (!grad.isMasked() && layout == Layout::Dense)
             throw InputError("masked semantics needs a mask: give --mask, a masked_tensor gradient or a sparse gradient "
                              "(a dense gradient without a mask has no pattern)");
-        specifiedElements(grad, pattern.elements, pattern.values);
+        Buffer<T> values;
+        specifiedElements(grad, pattern.elements, values);
+        pattern.own(std::move(values));
         return pattern;
     }
     if (mask->shape() != shape)
@@ -139,16 +147,18 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
     Buffer<T> storedValue;
     specifiedElements(grad, storedIndex, storedValue);
     const auto maskDense = toDenseDouble(*mask);
+    Buffer<T> values;
     for (std::size_t i = 0; i < maskDense.values.size(); ++i) {
         if (maskDense.values[i] == 0.0)
             continue;
         const auto linear = static_cast<std::int64_t>(i);
         const auto found = std::lower_bound(storedIndex.begin(), storedIndex.end(), linear);
         pattern.elements.push_back(linear);
-        pattern.values.push_back(found != storedIndex.end() && *found == linear
-                                     ? storedValue[static_cast<std::size_t>(found - storedIndex.begin())]
-                                     : T(0));
+        values.push_back(found != storedIndex.end() && *found == linear
+                             ? storedValue[static_cast<std::size_t>(found - storedIndex.begin())]
+                             : T(0));
     }
+    pattern.own(std::move(values));
     return pattern;
 }
 

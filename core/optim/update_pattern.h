@@ -13,6 +13,8 @@
 #include "core/optim/optimizer_options.h"
 #include "core/tensor/tensor.h"
 
+#include <span>
+
 namespace sparsity::core {
 
 template <class T>
@@ -22,12 +24,28 @@ struct UpdatePattern {
     std::int64_t rowWidth = 1;        // elements per row of the parameter
     Buffer<std::int64_t> rows;        // Rows: sorted unique row numbers
     Buffer<std::int64_t> elements;    // Elements: sorted unique linear indices
-    Buffer<T> values;                 // All: numel; Rows: rows x rowWidth; Elements: one each
+    // Gradient values: All: numel; Rows: rows x rowWidth; Elements: one each. A view of
+    // `owned`, or of the gradient tensor itself when it is dense in T (no copy per step).
+    std::span<const T> values;
+    Buffer<T> owned;
 
+    // Move-only: `values` may point into `owned`, and a moved vector keeps its storage.
+    UpdatePattern() = default;
+    UpdatePattern(UpdatePattern &&) noexcept = default;
+    UpdatePattern &operator=(UpdatePattern &&) noexcept = default;
+    UpdatePattern(const UpdatePattern &) = delete;
+    UpdatePattern &operator=(const UpdatePattern &) = delete;
+
+    void own(Buffer<T> buffer)
+    {
+        owned = std::move(buffer);
+        values = owned;
+    }
     std::int64_t touchedElements() const { return static_cast<std::int64_t>(values.size()); }
 };
 
-// `mask` is an explicit --mask (one byte per element of a dense bool tensor) or null.
+// `mask` is an explicit --mask (one byte per element of a dense bool tensor) or null. The
+// pattern may view `grad`'s values: keep `grad` alive while the pattern is used.
 // Throws InputError when the masked semantics has no mask to use.
 template <class T>
 UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, const Tensor *mask);

@@ -2,9 +2,11 @@
 // Buffer<T>: the storage of tensor values and indices. A std::vector with two changes:
 //  * resize() leaves elements uninitialised: buffers are filled right after allocation (by
 //    HDF5 reads or conversion kernels), and zero-filling 256 MB first is a full extra pass;
-//  * blocks of 4 MiB or more are 2 MiB aligned and marked for transparent huge pages
+//  * blocks of 1 MiB or more are fresh anonymous mappings marked for transparent huge pages
 //    (as PyTorch's CPU allocator does): first-touch page faults dominate the cost of filling
-//    fresh memory otherwise (measured in docs/PERFORMANCE.md).
+//    fresh memory otherwise (measured in docs/PERFORMANCE.md). Fresh mappings are zero, so
+//    zeroedBuffer() skips its fill pass for them.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -13,9 +15,9 @@
 namespace sparsity::core {
 
 namespace detail {
-inline constexpr std::size_t kLargeBlock = std::size_t{4} << 20;
-void *allocateLarge(std::size_t bytes);   // throws std::bad_alloc
-void freeLarge(void *block) noexcept;
+inline constexpr std::size_t kLargeBlock = std::size_t{1} << 20;
+void *allocateLarge(std::size_t bytes);   // zero-filled; throws std::bad_alloc
+void freeLarge(void *block, std::size_t bytes) noexcept;
 } // namespace detail
 
 template <class T, class Base = std::allocator<T>>
@@ -38,7 +40,7 @@ public:
     void deallocate(T *p, std::size_t n) noexcept
     {
         if (n * sizeof(T) >= detail::kLargeBlock)
-            detail::freeLarge(p);
+            detail::freeLarge(p, n * sizeof(T));
         else
             Base::deallocate(p, n);
     }
@@ -57,5 +59,16 @@ public:
 
 template <class T>
 using Buffer = std::vector<T, DefaultInitAllocator<T>>;
+
+// `count` zeros. Large buffers come zeroed from the system, so only small ones are filled.
+template <class T>
+Buffer<T> zeroedBuffer(std::size_t count)
+{
+    Buffer<T> buffer;
+    buffer.resize(count);
+    if (count * sizeof(T) < detail::kLargeBlock)
+        std::fill(buffer.begin(), buffer.end(), T{});
+    return buffer;
+}
 
 } // namespace sparsity::core

@@ -295,8 +295,11 @@ RowSparseTensor<T> cooToRowSparse(const CooTensor<T> &input)
 {
     if (input.shape.empty())
         throw errors::layoutCannotHold("row_sparse", "needs rank >= 1", "a 0-d tensor");
-    // Make row the only sparse dim: expand, then group by row.
-    const auto coo = input.sparseDims == 0 ? cooExpandDenseDims(input) : input;
+    // A 0-d-sparse COO has no row index: expand it first (rare); otherwise use it in place.
+    CooTensor<T> expanded;
+    if (input.sparseDims == 0)
+        expanded = cooExpandDenseDims(input);
+    const auto &coo = input.sparseDims == 0 ? expanded : input;
     RowSparseTensor<T> rsp;
     rsp.shape = coo.shape;
     const auto width = rsp.rowSize();
