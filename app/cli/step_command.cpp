@@ -56,7 +56,7 @@ void runStep(StepOptions &o)
                                     {"optimizer", core::optimizerName(r.kind)},
                                     {"semantics", core::semanticsName(r.semantics)},
                                     {"rule", core::ruleName(r.rule)},
-                                    {"device", "cpu"},
+                                    {"device", core::deviceName(result.device)},
                                     {"shape", result.paramShape},
                                     {"dtype", core::dtypeName(result.dtype)},
                                     {"steps", result.stepsRun},

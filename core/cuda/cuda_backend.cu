@@ -1,6 +1,7 @@
 // Fills the GPU dispatch table with the CUDA kernels and the device probe.
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/dense_to_csr.h"
+#include "core/cuda/optimizer_steps.h"
 #include "core/device/gpu_backend.h"
 
 namespace sparsity::core {
@@ -33,7 +34,8 @@ GpuProbe probeCuda()
 
 const GpuBackend &cudaBackend()
 {
-    static const GpuBackend backend{probeCuda, cuda::denseToCsr<float>, cuda::denseToCsr<double>};
+    static const GpuBackend backend{probeCuda, cuda::denseToCsr<float>, cuda::denseToCsr<double>,
+                                    cuda::optimizerSteps<float>, cuda::optimizerSteps<double>};
     return backend;
 }
 

@@ -2,6 +2,8 @@
 // The GPU dispatch table (ATen's stub pattern). Core code calls kernels through it; the
 // optional sparsity_cuda target provides the CUDA implementation. This header is plain C++17
 // so .cu files can include it.
+#include "core/optim/optimizer_options.h"
+
 #include <cstdint>
 #include <string>
 
@@ -10,6 +12,33 @@ namespace sparsity::core {
 struct GpuProbe {
     int deviceCount = 0;
     std::string description;   // "NVIDIA H100 (sm_90, 79 GiB)" or why there is none
+};
+
+// One step's pattern, as UpdatePattern holds it (host memory).
+template <class T>
+struct GpuPatternView {
+    int kind = 0;                        // 0 all elements, 1 rows, 2 elements
+    std::int64_t rowWidth = 1;
+    const std::int64_t *indices = nullptr;   // rows or linear element indices
+    std::int64_t indexCount = 0;
+    const T *values = nullptr;
+    std::int64_t valueCount = 0;
+};
+
+// A run of optimizer steps: host arrays are uploaded once, every pattern is applied in order
+// with the formulas of core/optim/update_rules.h, and the results are copied back.
+template <class T>
+struct GpuStepJob {
+    OptimizerOptions options;
+    T *param = nullptr;
+    T *state0 = nullptr;
+    T *state1 = nullptr;
+    std::int64_t numel = 0;
+    std::int64_t *lastUpdate = nullptr;   // one per row
+    std::int64_t rows = 0;
+    std::int64_t *step = nullptr;         // in: steps taken so far; out: after the run
+    const GpuPatternView<T> *patterns = nullptr;
+    std::int64_t patternCount = 0;
 };
 
 struct GpuBackend {
@@ -21,6 +50,8 @@ struct GpuBackend {
                           std::int64_t **indices, float **values, std::string *error);
     bool (*denseToCsrF64)(const double *dense, std::int64_t rows, std::int64_t cols, std::int64_t *indptr,
                           std::int64_t **indices, double **values, std::string *error);
+    bool (*optimizerStepsF32)(const GpuStepJob<float> &job, std::string *error);
+    bool (*optimizerStepsF64)(const GpuStepJob<double> &job, std::string *error);
 };
 
 // nullptr when the build has no CUDA backend.

@@ -20,9 +20,11 @@ AtomicOutput::AtomicOutput(std::string target) : m_target(std::move(target))
     if (::access(folder.c_str(), W_OK) != 0)
         throw IoError(m_target + ": cannot write: folder " + folder.string() + " is not writable");
     static std::atomic<int> counter{0};
-    m_temporary = (folder / ("." + targetPath.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-"
-                             + std::to_string(counter++)))
-                      .string();
+    // Appends rather than operator+: GCC 12 warns falsely (-Wrestrict) on "." + std::string.
+    std::string name(".");
+    name.append(targetPath.filename().string()).append(".tmp-").append(std::to_string(::getpid()));
+    name.append("-").append(std::to_string(counter++));
+    m_temporary = (folder / name).string();
     m_file.emplace(H5File::create(m_temporary));
 }
 

@@ -3,6 +3,7 @@
 #include "core/util/errors.h"
 
 #include <cmath>
+#include <limits>
 
 namespace sparsity::core {
 namespace {
@@ -21,7 +22,7 @@ TensorDivergence compareValues(std::string name, const V &a, const V &b, std::in
             const double diff = std::abs(static_cast<double>(a[k]) - static_cast<double>(b[k]));
             if (a[k] != b[k]) {
                 differs = true;
-                d.maxAbsDiff = std::max(d.maxAbsDiff, std::isnan(diff) ? INFINITY : diff);
+                d.maxAbsDiff = std::max(d.maxAbsDiff, std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff);
             }
         }
         d.differingRows += differs;

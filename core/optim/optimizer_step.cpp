@@ -1,6 +1,6 @@
 #include "core/optim/optimizer_step.h"
 
-#include "core/optim/update_rules.h"
+#include "core/optim/rule_dispatch.h"
 #include "core/util/errors.h"
 
 #include <cmath>
@@ -88,92 +88,62 @@ void requireFinite(const UpdatePattern<T> &p, const NamedGradient &gradient, std
 } // namespace
 
 template <class T>
+StatePointers<T> statePointers(DenseTensor<T> &param, OptimizerState<T> &state)
+{
+    StatePointers<T> p{param.values.data(), nullptr, nullptr};
+    if (!state.buffers.empty())
+        p.state0 = state.buffers[0].value.values.data();
+    if (state.buffers.size() > 1)
+        p.state1 = state.buffers[1].value.values.data();
+    return p;
+}
+
+template <class T>
 void applyStep(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options, const UpdatePattern<T> &p)
 {
-    const auto &hp = options.hp;
     const bool firstStep = state.step == 0;
     const auto t = ++state.step;
-    const double td = static_cast<double>(t);
     const bool lazy = options.semantics == Semantics::Lazy;
-    T *w = param.values.data();
-    auto run = [&](const auto &rule) { sweep(rule, p, state.lastUpdate, firstStep, lazy); };
-
-    if (options.rule == Rule::Torch) {
-        switch (options.kind) {
-        case OptimizerKind::Adagrad: {
-            const double clr = hp.lr / (1 + (td - 1) * hp.lrDecay);
-            run(rules::AdagradTorch<T>{w, state.data("sum"), static_cast<T>(-clr), static_cast<T>(hp.eps),
-                                       static_cast<T>(hp.weightDecay)});
-            break;
-        }
-        case OptimizerKind::Adam: {
-            const double bc1 = 1 - std::pow(hp.beta1, td);
-            const double bc2 = 1 - std::pow(hp.beta2, td);
-            if (lazy)
-                run(rules::SparseAdamTorch<T>{w, state.data("exp_avg"), state.data("exp_avg_sq"),
-                                              static_cast<T>(1 - hp.beta1), static_cast<T>(1 - hp.beta2),
-                                              static_cast<T>(-(hp.lr * std::sqrt(bc2) / bc1)), static_cast<T>(hp.eps)});
-            else
-                run(rules::AdamTorch<T>{w, state.data("exp_avg"), state.data("exp_avg_sq"), static_cast<T>(hp.beta1),
-                                        static_cast<T>(1 - hp.beta1), static_cast<T>(hp.beta2), static_cast<T>(1 - hp.beta2),
-                                        static_cast<T>(-(hp.lr / bc1)), static_cast<T>(std::sqrt(bc2)),
-                                        static_cast<T>(hp.eps), static_cast<T>(hp.weightDecay)});
-            break;
-        }
-        case OptimizerKind::Sgd:
-            run(rules::SgdTorch<T>{w, state.data("momentum_buffer"), static_cast<T>(-hp.lr), static_cast<T>(hp.momentum),
-                                   static_cast<T>(1 - hp.dampening), static_cast<T>(hp.weightDecay), hp.nesterov});
-            break;
-        }
-    } else {
-        const T clip = static_cast<T>(hp.clipGradient), rescale = static_cast<T>(hp.rescaleGrad);
-        switch (options.kind) {
-        case OptimizerKind::Adagrad:
-            if (lazy)
-                run(rules::AdagradMxnetSparse<T>{w, state.data("sum"), static_cast<T>(hp.lr), static_cast<T>(hp.eps), rescale, clip});
-            else
-                run(rules::AdagradMxnetDense<T>{w, state.data("sum"), static_cast<T>(-hp.lr), static_cast<T>(hp.eps),
-                                                static_cast<T>(hp.weightDecay), rescale, clip});
-            break;
-        case OptimizerKind::Adam: {
-            // MXNet's Python optimizer folds bias correction into lr: lr *= sqrt(coef2) / coef1.
-            const double coef1 = 1 - std::pow(hp.beta1, td);
-            const double coef2 = 1 - std::pow(hp.beta2, td);
-            run(rules::AdamMxnet<T>{w, state.data("exp_avg"), state.data("exp_avg_sq"), static_cast<T>(hp.beta1),
-                                    static_cast<T>(hp.beta2), static_cast<T>(hp.lr * (std::sqrt(coef2) / coef1)),
-                                    static_cast<T>(hp.eps), static_cast<T>(hp.weightDecay), rescale, clip});
-            break;
-        }
-        case OptimizerKind::Sgd:
-            run(rules::SgdMxnet<T>{w, state.data("momentum_buffer"), static_cast<T>(hp.lr), static_cast<T>(hp.weightDecay),
-                                   static_cast<T>(hp.momentum), rescale, clip});
-            break;
-        }
-    }
+    withRule(options, t, statePointers(param, state),
+             [&](const auto &rule) { sweep(rule, p, state.lastUpdate, firstStep, lazy); });
     markTouchedRows(p, state.lastUpdate, t);
+}
+
+void validateStepInputs(const Shape &paramShape, const OptimizerOptions &options,
+                        std::span<const NamedGradient> gradients, const Tensor *mask)
+{
+    for (const auto &gradient : gradients)
+        if (gradient.tensor.shape() != paramShape)
+            throw errors::mustBe(gradient.name + ": gradient shape", "equal the parameter's shape " + shapeToString(paramShape),
+                                 shapeToString(gradient.tensor.shape()));
+    if (mask && options.semantics != Semantics::Masked)
+        throw InputError("--mask applies to --semantics masked only, but the semantics is "
+                         + std::string(semanticsName(options.semantics)));
+}
+
+template <class T>
+UpdatePattern<T> checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask,
+                                std::int64_t step)
+{
+    UpdatePattern<T> pattern;
+    try {
+        pattern = buildUpdatePattern<T>(gradient.tensor, options.semantics, mask);
+    } catch (const Error &error) {
+        rethrowWithContext(error, gradient.name);
+    }
+    requireFinite(pattern, gradient, step);
+    return pattern;
 }
 
 template <class T>
 void runSteps(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
               std::span<const NamedGradient> gradients, const Tensor *mask, const ProgressCallback &progress)
 {
-    for (const auto &gradient : gradients)
-        if (gradient.tensor.shape() != param.shape)
-            throw errors::mustBe(gradient.name + ": gradient shape", "equal the parameter's shape " + shapeToString(param.shape),
-                                 shapeToString(gradient.tensor.shape()));
-    if (mask && options.semantics != Semantics::Masked)
-        throw InputError("--mask applies to --semantics masked only, but the semantics is "
-                         + std::string(semanticsName(options.semantics)));
+    validateStepInputs(param.shape, options, gradients, mask);
     std::int64_t done = 0;
     for (const auto &gradient : gradients) {
         reportProgress(progress, done++, static_cast<std::int64_t>(gradients.size()));
-        UpdatePattern<T> pattern;
-        try {
-            pattern = buildUpdatePattern<T>(gradient.tensor, options.semantics, mask);
-        } catch (const Error &error) {
-            rethrowWithContext(error, gradient.name);
-        }
-        requireFinite(pattern, gradient, state.step + 1);
+        const auto pattern = checkedPattern<T>(gradient, options, mask, state.step + 1);
         applyStep(param, state, options, pattern);
     }
     reportProgress(progress, done, static_cast<std::int64_t>(gradients.size()));
@@ -181,6 +151,9 @@ void runSteps(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOp
 
 #define SPARSITY_INSTANTIATE(T)                                                                                      \
     template void applyStep<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, const UpdatePattern<T> &); \
+    template StatePointers<T> statePointers<T>(DenseTensor<T> &, OptimizerState<T> &);                                \
+    template UpdatePattern<T> checkedPattern<T>(const NamedGradient &, const OptimizerOptions &, const Tensor *,       \
+                                                std::int64_t);                                                         \
     template void runSteps<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &,                          \
                               std::span<const NamedGradient>, const Tensor *, const ProgressCallback &);
 SPARSITY_INSTANTIATE(float)

@@ -4,6 +4,7 @@
 // changes; no allocation proportional to the parameter happens per step (dense semantics
 // aside, whose gradient is the whole tensor).
 #include "core/optim/optimizer_state.h"
+#include "core/optim/rule_dispatch.h"
 #include "core/optim/update_pattern.h"
 #include "core/tensor/tensor.h"
 #include "core/util/progress.h"
@@ -25,6 +26,20 @@ struct NamedGradient {
 template <class T>
 void runSteps(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
               std::span<const NamedGradient> gradients, const Tensor *mask, const ProgressCallback &progress = {});
+
+// The arrays of `param` and `state` in the order rules expect (state0, state1 = the state
+// buffers in stateNames() order).
+template <class T>
+StatePointers<T> statePointers(DenseTensor<T> &param, OptimizerState<T> &state);
+
+// The checks runSteps makes before the first step: every gradient has the parameter's shape,
+// a mask only with masked semantics.
+void validateStepInputs(const Shape &paramShape, const OptimizerOptions &options,
+                        std::span<const NamedGradient> gradients, const Tensor *mask);
+// The pattern of one gradient's step, checked finite (InputError naming gradient, element, step).
+template <class T>
+UpdatePattern<T> checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask,
+                                std::int64_t step);
 
 // One step with a prepared pattern (benchmarks time this alone).
 template <class T>

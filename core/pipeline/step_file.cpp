@@ -1,6 +1,7 @@
 #include "core/pipeline/step_file.h"
 
 #include "core/device/device.h"
+#include "core/device/gpu_steps.h"
 #include "core/io/atomic_output.h"
 #include "core/io/file_identity.h"
 #include "core/io/h5_reader.h"
@@ -112,9 +113,8 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
             rethrowWithContext(error, "--compare " + std::string(semanticsName(semantics)));
         }
     }
-    if (resolveDevice(request.device) == Device::Cuda)
-        throw InputError("--device cuda: optimizer steps run on the CPU in this version (CUDA step kernels are "
-                         "not built yet); use --device cpu or auto");
+    const Device device = resolveDevice(request.device);
+    result.device = device;
 
     const H5File input = H5File::openRead(request.input);
     const Inputs inputs = readInputs(request, input, report);
@@ -131,13 +131,19 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         auto state = initial;
         const auto stepsBefore = state.lastUpdate;
         const auto original = param;
-        runSteps(param, state, result.options, inputs.grads, mask, progress);
+        if (device == Device::Cuda)
+            runStepsOnGpu(param, state, result.options, inputs.grads, mask);
+        else
+            runSteps(param, state, result.options, inputs.grads, mask, progress);
         for (const auto &options : compared) {
             auto otherParam = original;
             auto otherState = initial;
             try {
-                runSteps(otherParam, otherState, options, inputs.grads,
-                         options.semantics == Semantics::Masked ? mask : nullptr);
+                const Tensor *otherMask = options.semantics == Semantics::Masked ? mask : nullptr;
+                if (device == Device::Cuda)
+                    runStepsOnGpu(otherParam, otherState, options, inputs.grads, otherMask);
+                else
+                    runSteps(otherParam, otherState, options, inputs.grads, otherMask);
             } catch (const Error &error) {
                 rethrowWithContext(error, "--compare " + std::string(semanticsName(options.semantics)));
             }

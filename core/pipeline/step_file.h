@@ -3,6 +3,7 @@
 // the mask from HDF5, run one optimizer step per gradient, and write /param, /state/<name>,
 // /state/step and /last_update atomically. Optionally the same steps run under other
 // semantics on the same inputs, and the report says where they diverge.
+#include "core/device/device.h"
 #include "core/optim/divergence.h"
 #include "core/tensor/dtype.h"
 #include "core/optim/optimizer_options.h"
@@ -37,6 +38,7 @@ struct SemanticsDivergence {
 
 struct StepReport {
     OptimizerOptions options;
+    Device device = Device::Cpu;
     Shape paramShape;
     DType dtype = DType::Float32;
     std::int64_t stepsRun = 0;

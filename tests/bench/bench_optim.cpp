@@ -69,7 +69,7 @@ int main(int argc, char **argv)
             bestSteps = std::min(bestSteps, std::chrono::duration<double>(end - allocated).count());
             checksum = 0;
             for (float v : param.values)
-                checksum += v;
+                checksum += static_cast<double>(v);
         }
         // Lower bound of memory traffic per run: read+write param and each state on the touched
         // elements, read the gradient values (duplicates included).

@@ -1,12 +1,7 @@
 // Every golden case of tests/data/golden/optim.h5 (made by tests/reference/make_optim_golden.py
 // from PyTorch 1.13 and MXNet's kernel formulas): parameter, every state, step count and
 // per-row last update must equal the reference to float32 rounding (relative 2e-6, SPEC 6).
-#include "core/io/h5_attributes.h"
-#include "core/io/h5_reader.h"
-#include "core/optim/optimizer_step.h"
-#include "core/tensor/tensor_ops.h"
-
-#include <nlohmann/json.hpp>
+#include "golden_cases.h"
 
 #include <QTest>
 
@@ -21,30 +16,6 @@ private slots:
     void matchesReference_data();
     void matchesReference();
 };
-
-static const std::string kGolden = SPARSITY_TEST_DATA_DIR "/golden/optim.h5";
-
-core::HyperparameterInput hyperparameters(const nlohmann::json &o)
-{
-    core::HyperparameterInput in;
-    auto opt = [&](const char *key, std::optional<double> &slot) {
-        if (o.contains(key))
-            slot = o.at(key).get<double>();
-    };
-    opt("lr", in.lr);
-    opt("eps", in.eps);
-    opt("weight_decay", in.weightDecay);
-    opt("momentum", in.momentum);
-    opt("beta1", in.beta1);
-    opt("beta2", in.beta2);
-    opt("lr_decay", in.lrDecay);
-    opt("initial_accumulator_value", in.initialAccumulatorValue);
-    opt("clip_gradient", in.clipGradient);
-    opt("rescale_grad", in.rescaleGrad);
-    opt("dampening", in.dampening);
-    in.nesterov = o.value("nesterov", false);
-    return in;
-}
 
 // |a - b| <= 2e-6 * max(|a|, |b|), with an absolute floor for values that cancel to ~0.
 void compareClose(const std::vector<double> &actual, const std::vector<double> &expected, const QString &what)
@@ -66,14 +37,7 @@ std::vector<double> denseValues(const core::H5File &file, const std::string &pat
 void TestOptimizerGolden::matchesReference_data()
 {
     QTest::addColumn<QString>("name");
-    const auto file = core::H5File::openRead(kGolden);
-    std::vector<std::string> names;
-    H5Literate(file.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
-               [](hid_t, const char *name, const H5L_info_t *, void *out) -> herr_t {
-                   static_cast<std::vector<std::string> *>(out)->emplace_back(name);
-                   return 0;
-               },
-               &names);
+    const auto names = test::goldenCaseNames(core::H5File::openRead(test::kOptimGolden));
     QVERIFY(names.size() >= 15);
     for (const auto &name : names)
         QTest::newRow(name.c_str()) << QString::fromStdString(name);
@@ -82,25 +46,12 @@ void TestOptimizerGolden::matchesReference_data()
 void TestOptimizerGolden::matchesReference()
 {
     QFETCH(QString, name);
-    const auto file = core::H5File::openRead(kGolden);
+    const auto file = core::H5File::openRead(test::kOptimGolden);
     const std::string base = "/" + name.toStdString();
-    core::H5Handle group(H5Gopen2(file.id(), base.c_str(), H5P_DEFAULT), H5Gclose);
-    const auto json = nlohmann::json::parse(*core::readStringAttribute(group.id(), "options"));
-    const auto options = core::resolveOptions(core::parseOptimizer(json.at("optimizer").get<std::string>()),
-                                              core::parseSemantics(json.at("semantics").get<std::string>()),
-                                              core::parseRule(json.at("rule").get<std::string>()), hyperparameters(json));
-    const auto steps = *core::readIntArrayAttribute(group.id(), "steps");
-
-    auto param = std::get<core::DenseTensor<float>>(core::readTensor(file, base + "/param").storage());
-    std::vector<core::NamedGradient> grads;
-    for (std::int64_t k = 0; k < steps.at(0); ++k)
-        grads.push_back({name.toStdString() + "/grads/" + std::to_string(k), core::readTensor(file, base + "/grads/" + std::to_string(k))});
-    std::optional<core::Tensor> mask;
-    if (core::linkExists(file.id(), base + "/mask"))
-        mask = core::readTensor(file, base + "/mask");
-
-    auto state = core::initialState<float>(options, param.shape);
-    core::runSteps(param, state, options, grads, mask ? &*mask : nullptr);
+    auto c = test::loadGoldenCase(file, name.toStdString());
+    auto &param = c.param;
+    auto state = core::initialState<float>(c.options, param.shape);
+    core::runSteps(param, state, c.options, c.grads, c.mask ? &*c.mask : nullptr);
 
     compareClose({param.values.begin(), param.values.end()}, denseValues(file, base + "/expected/param"), "param");
     for (const auto &buffer : state.buffers)

@@ -31,10 +31,10 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::
         if ((!specified || (*specified)[k]) && std::isfinite(values.values[k]))
             magnitudes.push_back(std::abs(values.values[k]));
     if (!magnitudes.empty()) {
-        const auto rank = static_cast<std::size_t>(0.995 * static_cast<double>(magnitudes.size() - 1));
-        std::nth_element(magnitudes.begin(), magnitudes.begin() + static_cast<std::ptrdiff_t>(rank), magnitudes.end());
-        result.maxAbs = magnitudes[rank];
-        result.trueMaxAbs = *std::max_element(magnitudes.begin() + static_cast<std::ptrdiff_t>(rank), magnitudes.end());
+        const auto percentile = static_cast<std::size_t>(0.995 * static_cast<double>(magnitudes.size() - 1));
+        std::nth_element(magnitudes.begin(), magnitudes.begin() + static_cast<std::ptrdiff_t>(percentile), magnitudes.end());
+        result.maxAbs = magnitudes[percentile];
+        result.trueMaxAbs = *std::max_element(magnitudes.begin() + static_cast<std::ptrdiff_t>(percentile), magnitudes.end());
         if (result.maxAbs == 0.0)
             result.maxAbs = result.trueMaxAbs;
     }
