@@ -1,0 +1,179 @@
+// What each semantics touches (SPEC 2.1), independent of any reference file: lazy never
+// writes outside the gradient's pattern, masked follows the mask and not the storage, a NaN
+// gradient is refused before anything changes, and rule refusals carry the rule's reason.
+#include "core/optim/divergence.h"
+#include "core/optim/optimizer_step.h"
+#include "core/util/errors.h"
+#include "test_tensors.h"
+
+#include <QTest>
+
+using namespace sparsity;
+using core::Semantics;
+
+class TestOptimizerSemantics : public QObject {
+    Q_OBJECT
+
+private slots:
+    void lazyTouchesOnlyThePattern_data();
+    void lazyTouchesOnlyThePattern();
+    void csrGradientEqualsCoo();
+    void maskDecidesNotStorage();
+    void nanGradientChangesNothing();
+    void ruleRefusalsNameTheRule();
+    void divergenceCountsRows();
+};
+
+namespace {
+
+core::OptimizerOptions options(core::OptimizerKind kind, Semantics semantics, core::Rule rule = core::Rule::Torch)
+{
+    core::HyperparameterInput hp;
+    hp.lr = 0.1;
+    if (kind == core::OptimizerKind::Sgd)
+        hp.momentum = 0.9;
+    return core::resolveOptions(kind, semantics, rule, hp);
+}
+
+core::Tensor rowGradient()   // rows 1 and 3 of a [5, 4] tensor, with a duplicate of row 3
+{
+    core::CooTensor<float> coo{{5, 4}, 1, 3, {3, 1, 3}, {}, false};
+    for (int k = 0; k < 12; ++k)
+        coo.values.push_back(0.25f * static_cast<float>(k + 1));
+    return core::Tensor(core::Storage{coo});
+}
+
+} // namespace
+
+void TestOptimizerSemantics::lazyTouchesOnlyThePattern_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("rule");
+    for (int kind = 0; kind < 3; ++kind)
+        for (int rule = 0; rule < 2; ++rule)
+            QTest::addRow("%s/%s", core::optimizerName(core::OptimizerKind(kind)).data(), core::ruleName(core::Rule(rule)).data())
+                << kind << rule;
+}
+
+void TestOptimizerSemantics::lazyTouchesOnlyThePattern()
+{
+    QFETCH(int, kind);
+    QFETCH(int, rule);
+    const auto opts = options(core::OptimizerKind(kind), Semantics::Lazy, core::Rule(rule));
+    auto param = test::randomDense<float>({5, 4}, 1.0, 3);
+    const auto before = param;
+    auto state = core::initialState<float>(opts, param.shape);
+    const auto stateBefore = state;
+    const std::vector<core::NamedGradient> grads{{"g", rowGradient()}, {"g", rowGradient()}};
+    core::runSteps(param, state, opts, grads, nullptr);
+    for (std::int64_t r : {0, 2, 4})
+        for (int j = 0; j < 4; ++j) {
+            const auto k = static_cast<std::size_t>(r * 4 + j);
+            QCOMPARE(param.values[k], before.values[k]);
+            for (std::size_t b = 0; b < state.buffers.size(); ++b)
+                QCOMPARE(state.buffers[b].value.values[k], stateBefore.buffers[b].value.values[k]);
+        }
+    QVERIFY(param.values[4] != before.values[4]);   // row 1 moved
+    QCOMPARE((std::vector<std::int64_t>(state.lastUpdate.begin(), state.lastUpdate.end())),
+             (std::vector<std::int64_t>{0, 2, 0, 2, 0}));
+}
+
+void TestOptimizerSemantics::csrGradientEqualsCoo()
+{
+    const auto opts = options(core::OptimizerKind::Adagrad, Semantics::Lazy);
+    const auto dense = core::Tensor(core::Storage{test::randomDense<float>({6, 5}, 0.3, 8)});
+    auto runWith = [&](const core::Tensor &grad) {
+        auto param = test::randomDense<float>({6, 5}, 1.0, 1);
+        auto state = core::initialState<float>(opts, param.shape);
+        const std::vector<core::NamedGradient> grads{{"g", grad}};
+        core::runSteps(param, state, opts, grads, nullptr);
+        return param.values;
+    };
+    const auto viaCoo = runWith(core::toLayout(dense, core::Layout::Coo));
+    QVERIFY(runWith(core::toLayout(dense, core::Layout::Csr)) == viaCoo);
+    QVERIFY(runWith(core::toLayout(dense, core::Layout::Csc)) == viaCoo);
+}
+
+void TestOptimizerSemantics::maskDecidesNotStorage()
+{
+    // SGD with weight decay moves an element with a zero gradient: visible proof of a touch.
+    core::HyperparameterInput hp;
+    hp.lr = 0.5;
+    hp.weightDecay = 0.1;
+    const auto opts = core::resolveOptions(core::OptimizerKind::Sgd, Semantics::Masked, core::Rule::Torch, hp);
+    auto param = test::randomDense<double>({2, 3}, 1.0, 4);
+    const auto before = param;
+    auto state = core::initialState<double>(opts, param.shape);
+    // The gradient stores (0,0)=1 and (1,2)=2; the mask specifies (0,0) and (0,1) only.
+    core::CooTensor<double> stored{{2, 3}, 2, 2, {0, 1, 0, 2}, {1.0, 2.0}, true};
+    const core::Tensor mask(core::Storage{core::DenseTensor<double>{{2, 3}, {1, 1, 0, 0, 0, 0}}});
+    const std::vector<core::NamedGradient> grads{{"g", core::Tensor(core::Storage{stored})}};
+    core::runSteps(param, state, opts, grads, &mask);
+    QCOMPARE(param.values[0], before.values[0] - 0.5 * (1.0 + 0.1 * before.values[0]));
+    QCOMPARE(param.values[1], before.values[1] - 0.5 * (0.0 + 0.1 * before.values[1]));   // specified zero
+    QCOMPARE(param.values[5], before.values[5]);   // stored outside the mask: ignored
+    QCOMPARE((std::vector<std::int64_t>(state.lastUpdate.begin(), state.lastUpdate.end())), (std::vector<std::int64_t>{1, 0}));
+}
+
+void TestOptimizerSemantics::nanGradientChangesNothing()
+{
+    const auto opts = options(core::OptimizerKind::Adam, Semantics::Dense);
+    auto param = test::randomDense<float>({3, 2}, 1.0, 5);
+    const auto before = param;
+    auto state = core::initialState<float>(opts, param.shape);
+    auto bad = test::randomDense<float>({3, 2}, 1.0, 6);
+    bad.values[3] = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<core::NamedGradient> grads{{"f.h5:/bad", core::Tensor(core::Storage{bad})}};
+    try {
+        core::runSteps(param, state, opts, grads, nullptr);
+        QFAIL("expected an InputError");
+    } catch (const core::InputError &error) {
+        QCOMPARE(QString(error.what()),
+                 QString("f.h5:/bad: gradient must be finite, but element (1, 1) is nan at step 1; no state was written"));
+    }
+    QVERIFY(param.values == before.values);
+    QCOMPARE(state.step, std::int64_t{0});
+}
+
+void TestOptimizerSemantics::ruleRefusalsNameTheRule()
+{
+    core::HyperparameterInput wd;
+    wd.weightDecay = 0.1;
+    QVERIFY_THROWS_EXCEPTION(core::InputError,
+                             core::resolveOptions(core::OptimizerKind::Adagrad, Semantics::Lazy, core::Rule::Torch, wd));
+    QVERIFY_THROWS_EXCEPTION(core::InputError,
+                             core::resolveOptions(core::OptimizerKind::Adam, Semantics::Lazy, core::Rule::Torch, wd));
+    QVERIFY_THROWS_EXCEPTION(core::InputError,
+                             core::resolveOptions(core::OptimizerKind::Adagrad, Semantics::Lazy, core::Rule::Mxnet, wd));
+    core::resolveOptions(core::OptimizerKind::Adagrad, Semantics::Masked, core::Rule::Torch, wd);   // allowed
+    core::HyperparameterInput nesterov;
+    nesterov.lr = 0.1;
+    nesterov.nesterov = true;
+    try {
+        core::resolveOptions(core::OptimizerKind::Sgd, Semantics::Dense, core::Rule::Torch, nesterov);
+        QFAIL("expected an InputError");
+    } catch (const core::InputError &error) {
+        QVERIFY(QString(error.what()).contains("--nesterov needs --momentum > 0"));
+    }
+}
+
+void TestOptimizerSemantics::divergenceCountsRows()
+{
+    const auto lazy = options(core::OptimizerKind::Adam, Semantics::Lazy);
+    const auto dense = options(core::OptimizerKind::Adam, Semantics::Dense);
+    auto p1 = test::randomDense<float>({5, 4}, 1.0, 2);
+    auto p2 = p1;
+    auto s1 = core::initialState<float>(lazy, p1.shape);
+    auto s2 = core::initialState<float>(dense, p2.shape);
+    const std::vector<core::NamedGradient> grads{{"g", rowGradient()}, {"g", rowGradient()}};
+    core::runSteps(p1, s1, lazy, grads, nullptr);
+    core::runSteps(p2, s2, dense, grads, nullptr);
+    const auto report = core::compareRuns(p1, s1, p2, s2);
+    QCOMPARE(report.front().name, std::string("param"));
+    QVERIFY(report.front().maxAbsDiff > 0);
+    QCOMPARE(report.back().name, std::string("last_update"));
+    QCOMPARE(report.back().differingRows, std::int64_t{3});   // rows 0, 2, 4: dense writes them
+}
+
+QTEST_GUILESS_MAIN(TestOptimizerSemantics)
+#include "tst_optimizer_semantics.moc"
