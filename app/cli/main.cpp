@@ -3,6 +3,7 @@
 // file, 70 internal error. Errors are one line on stderr: "error: ...".
 #include "app/cli/convert_command.h"
 #include "app/cli/inspect_command.h"
+#include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
 #include "core/device/device.h"
 #include "core/util/errors.h"
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
     app.fallthrough(false);
     sparsity::cli::addInspectCommand(app);
     sparsity::cli::addConvertCommand(app);
+    sparsity::cli::addSparsifyCommand(app);
     sparsity::cli::addStepCommand(app);
     try {
         app.parse(argc, argv);

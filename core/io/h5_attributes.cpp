@@ -54,6 +54,29 @@ std::optional<std::vector<std::int64_t>> readIntArrayAttribute(hid_t object, con
     return values;
 }
 
+std::optional<double> readDoubleAttribute(hid_t object, const char *name)
+{
+    if (H5Aexists(object, name) <= 0)
+        return std::nullopt;
+    H5Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+    H5Handle type(H5Aget_type(attr.id()), H5Tclose);
+    const auto typeClass = H5Tget_class(type.id());
+    if (typeClass != H5T_FLOAT && typeClass != H5T_INTEGER)
+        return std::nullopt;
+    double value = 0;
+    if (H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &value) < 0)
+        return std::nullopt;
+    return value;
+}
+
+void writeDoubleAttribute(hid_t object, const char *name, double value)
+{
+    H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    H5Handle attr(H5Acreate2(object, name, H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!attr.isValid() || H5Awrite(attr.id(), H5T_NATIVE_DOUBLE, &value) < 0)
+        throw IoError(std::string("cannot write attribute ") + name);
+}
+
 void writeStringAttribute(hid_t object, const char *name, const std::string &value)
 {
     H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);

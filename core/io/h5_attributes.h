@@ -13,7 +13,9 @@ namespace sparsity::core {
 std::optional<std::string> readStringAttribute(hid_t object, const char *name);
 // Integer attribute of any width, scalar or 1-d; nullopt when absent or not integer.
 std::optional<std::vector<std::int64_t>> readIntArrayAttribute(hid_t object, const char *name);
+std::optional<double> readDoubleAttribute(hid_t object, const char *name);
 void writeStringAttribute(hid_t object, const char *name, const std::string &value);
+void writeDoubleAttribute(hid_t object, const char *name, double value);
 void writeIntArrayAttribute(hid_t object, const char *name, const std::vector<std::int64_t> &values);
 // Tags an element with anndata's encoding-type / encoding-version.
 void writeEncoding(hid_t object, const std::string &type, const std::string &version);

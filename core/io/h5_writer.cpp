@@ -67,6 +67,15 @@ public:
     template <class T>
     H5Handle writeArray(const std::string &path, const Shape &shape, const T *data)
     {
+        H5Handle dataset = createArray<T>(path, shape);
+        if (numel(shape) > 0 && H5Dwrite(dataset.id(), valueType<T>().memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+            throw IoError(m_file.where(path) + ": cannot write values (disk full?)");
+        return dataset;
+    }
+
+    template <class T>
+    H5Handle createArray(const std::string &path, const Shape &shape)
+    {
         const auto type = valueType<T>();
         std::vector<hsize_t> dims(shape.begin(), shape.end());
         H5Handle space(shape.empty() ? H5Screate(H5S_SCALAR)
@@ -91,8 +100,6 @@ public:
                          H5Dclose);
         if (!dataset.isValid())
             throw IoError(m_file.where(path) + ": cannot create dataset (exists already?)");
-        if (count > 0 && H5Dwrite(dataset.id(), type.memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-            throw IoError(m_file.where(path) + ": cannot write values (disk full?)");
         return dataset;
     }
 
@@ -162,6 +169,56 @@ private:
 std::string normalise(const std::string &path) { return path.empty() || path[0] != '/' ? "/" + path : path; }
 
 } // namespace
+
+RowStreamWriter::RowStreamWriter(H5File &file, const std::string &path, const Shape &shape, DType type,
+                                 const WriteOptions &options)
+    : m_file(file), m_path(normalise(path)), m_shape(shape), m_type(type)
+{
+    if (shape.empty())
+        throw InternalError("RowStreamWriter needs rank >= 1");
+    Writer writer(file, options);
+    switch (type) {
+    case DType::Float32:
+        m_dataset = writer.createArray<float>(m_path, shape);
+        break;
+    case DType::Float64:
+        m_dataset = writer.createArray<double>(m_path, shape);
+        break;
+    case DType::Bool:
+        m_dataset = writer.createArray<std::uint8_t>(m_path, shape);
+        break;
+    default:
+        throw InternalError("RowStreamWriter: unsupported dtype");
+    }
+    writeEncoding(m_dataset.id(), "array", "0.2.0");
+}
+
+void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const void *values)
+{
+    if (rows <= 0)
+        return;
+    H5Handle fileSpace = datasetSpace(m_dataset.id());
+    std::vector<hsize_t> start(m_shape.size(), 0), count(m_shape.begin(), m_shape.end());
+    start[0] = static_cast<hsize_t>(firstRow);
+    count[0] = static_cast<hsize_t>(rows);
+    H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    H5Handle memSpace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    H5Handle boolType;
+    hid_t memType = H5T_NATIVE_FLOAT;
+    if (m_type == DType::Float64)
+        memType = H5T_NATIVE_DOUBLE;
+    if (m_type == DType::Bool) {
+        boolType = makeBoolType();
+        memType = boolType.id();
+    }
+    if (H5Dwrite(m_dataset.id(), memType, memSpace.id(), fileSpace.id(), H5P_DEFAULT, values) < 0)
+        throw IoError(m_file.where(m_path) + ": cannot write rows (disk full?)");
+}
+
+void createEncodedGroup(H5File &file, const std::string &path, const std::string &encoding)
+{
+    Writer(file, {}).createGroup(normalise(path), encoding);
+}
 
 void writeInt64Array(H5File &file, const std::string &path, const Shape &shape, const std::int64_t *values)
 {

@@ -18,6 +18,25 @@ struct WriteOptions {
 // does not fit the requested width (checked before narrowing), IoError when HDF5 fails.
 void writeTensor(H5File &file, const std::string &path, const Tensor &tensor, const WriteOptions &options = {});
 
+// A dense dataset written in row blocks: created with its full shape (tagged `array`), then
+// filled by writeRows() in any order. For outputs larger than memory.
+class RowStreamWriter {
+public:
+    // `type` is Float32, Float64 or Bool (h5py's bool).
+    RowStreamWriter(H5File &file, const std::string &path, const Shape &shape, DType type, const WriteOptions &options = {});
+    void writeRows(std::int64_t firstRow, std::int64_t rows, const void *values);
+
+private:
+    H5File &m_file;
+    std::string m_path;
+    Shape m_shape;
+    DType m_type;
+    H5Handle m_dataset;
+};
+
+// Creates a group tagged with `encoding` (e.g. masked_tensor) for streamed children.
+void createEncodedGroup(H5File &file, const std::string &path, const std::string &encoding);
+
 // An int64 dataset (`array` encoding) of `shape`, e.g. step counts and per-row step numbers.
 void writeInt64Array(H5File &file, const std::string &path, const Shape &shape, const std::int64_t *values);
 

@@ -1,0 +1,118 @@
+#include "app/cli/sparsify_command.h"
+
+#include "app/cli/cli_output.h"
+#include "core/pipeline/sparsify_file.h"
+#include "core/sparsify/scheduler.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+namespace sparsity::cli {
+namespace {
+
+struct SparsifyOptions {
+    core::SparsifyRequest request;
+    std::string method;
+    std::string layout = "dense";
+    std::optional<double> threshold, sparsityLevel, keep;
+    std::optional<std::int64_t> zerosPerBlock, n, m, atStep;
+    std::string block = "1x4";
+    std::string norm = "L1";
+    std::optional<std::string> memoryLimit, schedule;
+    bool json = false;
+};
+
+void runSparsify(SparsifyOptions &o)
+{
+    auto &c = o.request.config;
+    c.method = core::parseMethod(o.method);
+    c.threshold = o.threshold.value_or(0.0);
+    c.sparsityLevel = o.sparsityLevel.value_or(0.5);
+    c.keep = o.keep.value_or(0.5);
+    std::tie(c.blockRows, c.blockCols) = core::parseBlockShape(o.block);
+    c.zerosPerBlock = o.zerosPerBlock;
+    c.norm = o.norm == "L2" ? core::BlockNorm::L2 : core::BlockNorm::L1;
+    c.n = o.n.value_or(2);
+    c.m = o.m.value_or(4);
+    if (o.schedule) {
+        // The level at a step of a schedule: data-norm's sparsity level, row-norm keeps 1 - level.
+        const double level = core::parseSchedule(*o.schedule)->level(o.atStep.value_or(0));
+        c.sparsityLevel = level;
+        c.keep = 1.0 - level;
+    }
+    o.request.masked = o.layout == "masked";
+    o.request.layout = o.request.masked ? core::Layout::Dense : *core::parseLayout(o.layout);
+    if (o.memoryLimit)
+        o.request.memoryLimit = core::parseMemorySize(*o.memoryLimit);
+    core::ValidationReport report;
+    const auto results = core::sparsifyFile(o.request, report, terminalProgress("sparsify"));
+    printNotes(report);
+    if (o.json) {
+        auto datasets = nlohmann::ordered_json::array();
+        for (const auto &r : results)
+            datasets.push_back({{"path", r.path},
+                                {"shape", r.shape},
+                                {"nnz_before", r.nnzBefore},
+                                {"nnz_after", r.nnzAfter},
+                                {"pruned", r.pruned},
+                                {"sparsity", r.sparsity},
+                                {"blocks_removed", r.blocksRemoved},
+                                {"streamed", r.streamed},
+                                {"compute_seconds", r.computeSeconds},
+                                {"io_seconds", r.ioSeconds}});
+        double compute = 0, io = 0;
+        for (const auto &r : results) {
+            compute += r.computeSeconds;
+            io += r.ioSeconds;
+        }
+        std::cout << nlohmann::ordered_json{{"output", o.request.output},
+                                            {"method", o.method},
+                                            {"layout", o.layout},
+                                            {"datasets", datasets},
+                                            {"compute_seconds", compute},
+                                            {"io_seconds", io}}
+                         .dump(2)
+                  << '\n';
+        return;
+    }
+    for (const auto &r : results)
+        std::cout << r.path << ": " << o.layout << ", nnz " << r.nnzBefore << " -> " << r.nnzAfter << ", "
+                  << std::fixed << std::setprecision(1) << 100.0 * r.sparsity << "% pruned"
+                  << (r.blocksRemoved ? ", " + std::to_string(r.blocksRemoved) + " blocks sparsified" : "")
+                  << (r.streamed ? " (streamed)" : "") << '\n';
+}
+
+} // namespace
+
+void addSparsifyCommand(CLI::App &app)
+{
+    auto o = std::make_shared<SparsifyOptions>();
+    auto *c = app.add_subcommand("sparsify", "Prune tensors with a data sparsifier and write them in a layout");
+    c->add_option("IN", o->request.input, "Input HDF5 file")->required();
+    c->add_option("-o,--output", o->request.output, "Output HDF5 file (written atomically)")->required();
+    c->add_option("--method", o->method, "threshold, data-norm, n-m or row-norm")->required();
+    c->add_option("--dataset", o->request.datasets, "Element to sparsify (repeatable; default: all)");
+    c->add_option("--layout", o->layout, "Output layout")
+        ->check(CLI::IsMember({"dense", "masked", "coo", "csr", "csc", "row_sparse"}));
+    c->add_option("--threshold", o->threshold, "threshold: |x| < T is pruned");
+    c->add_option("--sparsity-level", o->sparsityLevel, "data-norm: fraction of blocks sparsified");
+    c->add_option("--block", o->block, "data-norm: block shape RxC (default 1x4)");
+    c->add_option("--zeros-per-block", o->zerosPerBlock, "data-norm: zeros per sparsified block (default: all)");
+    c->add_option("--norm", o->norm, "data-norm: L1 or L2")->check(CLI::IsMember({"L1", "L2"}));
+    c->add_option("--n", o->n, "n-m: kept per group");
+    c->add_option("--m", o->m, "n-m: group size along the last dim");
+    c->add_option("--keep", o->keep, "row-norm: fraction of rows kept");
+    c->add_option("--schedule", o->schedule, "cubic:S0,SF,T0,DT,N[,zero] | linear:S0,SF,T0,T1 | list:L0,L1,...");
+    c->add_option("--at-step", o->atStep, "Step at which the schedule's level is taken");
+    c->add_option("--memory-limit", o->memoryLimit, "Stream inputs larger than SIZE in row chunks (e.g. 512M)");
+    c->add_option("--gzip", o->request.writeOptions.gzipLevel, "gzip level 1-9")->check(CLI::Range(0, 9));
+    c->add_flag("--save-state", o->request.saveState, "Also write /sparsifier_state (data_sparsifier_state)");
+    c->add_flag("--json", o->json, "Print a JSON report on stdout");
+    c->callback([o] { runSparsify(*o); });
+}
+
+} // namespace sparsity::cli

@@ -1,0 +1,9 @@
+#pragma once
+#include <CLI/App.hpp>
+
+namespace sparsity::cli {
+
+// sparsity sparsify IN.h5 -o OUT.h5 --method ... (SPEC 2.1)
+void addSparsifyCommand(CLI::App &app);
+
+} // namespace sparsity::cli

@@ -1,0 +1,259 @@
+#include "core/pipeline/sparsify_file.h"
+
+#include "core/io/atomic_output.h"
+#include "core/io/file_identity.h"
+#include "core/io/h5_catalog.h"
+#include "core/io/h5_reader.h"
+#include "core/io/sparsifier_state_io.h"
+#include "core/sparsify/data_sparsifier.h"
+#include "core/sparsify/mask_kernels.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+namespace sparsity::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+template <class T>
+std::int64_t nonzeros(const T *values, std::int64_t count)
+{
+    std::int64_t n = 0;
+#pragma omp parallel for reduction(+ : n)
+    for (std::int64_t i = 0; i < count; ++i)
+        n += values[i] != T(0);
+    return n;
+}
+
+std::int64_t elementBytes(const ElementInfo &e) { return numel(e.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype))); }
+
+bool streamable(const SparsifyRequest &request, const ElementInfo &e)
+{
+    return request.memoryLimit && elementBytes(e) > *request.memoryLimit && e.layout == Layout::Dense && !e.masked
+           && !e.shape.empty() && request.config.method != SparsifierMethod::DataNorm;
+}
+
+// Everything that can be known from metadata is checked before any output exists.
+void checkElement(const SparsifyRequest &request, const H5File &input, const ElementInfo &e)
+{
+    const auto where = input.where(e.path);
+    try {
+        if (!request.masked)
+            requireLayoutCanHold(request.layout, e.shape);
+        const auto &c = request.config;
+        if ((c.method == SparsifierMethod::RowNorm || c.method == SparsifierMethod::NM) && e.shape.empty())
+            throw errors::mustBe(std::string(methodName(c.method)) + " data", "have rank >= 1", "a 0-d tensor");
+        if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
+            throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")", "be a multiple of M=" + std::to_string(c.m),
+                                 "shape " + shapeToString(e.shape));
+        if (request.memoryLimit && elementBytes(e) > *request.memoryLimit) {
+            if (c.method == SparsifierMethod::DataNorm)
+                throw errors::mustBe("data-norm input", "fit --memory-limit (block ranking needs the whole tensor)",
+                                     std::to_string(elementBytes(e)) + " bytes");
+            if (!streamable(request, e))
+                throw errors::mustBe("an input larger than --memory-limit", "be a dense dataset of rank >= 1 to stream",
+                                     std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
+            if (!request.masked && request.layout != Layout::Dense)
+                throw errors::mustBe("--layout with a streamed input", "be dense or masked",
+                                     std::string(layoutName(request.layout)));
+        }
+    } catch (const Error &error) {
+        rethrowWithContext(error, where);
+    }
+}
+
+template <class T>
+SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &out,
+                           ValidationReport &report, SparsifierStateEntry *stateEntry)
+{
+    SparsifiedElement r{e.path, e.shape};
+    auto start = Clock::now();
+    const auto tensor = readTensor(input, e.path, &report);
+    r.ioSeconds += since(start);
+    start = Clock::now();
+    auto dense = toDenseAs<T>(tensor);
+    const Tensor original(Storage{dense});
+    Mask mask;
+    try {
+        mask = computeMask(original, request.config, &r.blocksRemoved);
+    } catch (const Error &error) {
+        rethrowWithContext(error, input.where(e.path));
+    }
+    r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
+    for (std::size_t k = 0; k < mask.size(); ++k)
+        if (!mask[k])
+            dense.values[k] = T(0);
+    r.nnzAfter = nonzeros(dense.values.data(), dense.numel());
+    r.pruned = static_cast<std::int64_t>(std::count(mask.begin(), mask.end(), std::uint8_t{0}));
+    Tensor result = request.masked ? Tensor(Storage{toDenseAs<T>(original)}, mask)
+                                   : toLayout(Tensor(Storage{std::move(dense)}), request.layout);
+    r.computeSeconds = since(start);
+    start = Clock::now();
+    writeTensor(out, e.path, result, request.writeOptions);
+    r.ioSeconds += since(start);
+    if (stateEntry)
+        *stateEntry = {"", original, std::move(mask), request.config};
+    return r;
+}
+
+// Row chunks of at most `limit` bytes of working memory (input + output rows + mask).
+template <class T>
+SparsifiedElement streamed(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &out)
+{
+    SparsifiedElement r{e.path, e.shape};
+    r.streamed = true;
+    const auto rows = e.shape[0];
+    const auto width = numel(e.shape, 1, e.shape.size());
+    const auto perRow = std::max<std::int64_t>(1, width * static_cast<std::int64_t>(2 * sizeof(T) + 1));
+    const auto chunkRows = std::clamp<std::int64_t>(*request.memoryLimit / perRow, 1, std::max<std::int64_t>(rows, 1));
+    const auto &c = request.config;
+    auto readRows = [&](std::int64_t begin, std::int64_t end) {
+        const auto t0 = Clock::now();
+        auto chunk = toDenseAs<T>(readTensor(input, e.path, nullptr, RowRange{begin, end}));
+        r.ioSeconds += since(t0);
+        return chunk;
+    };
+
+    // row-norm ranks rows globally: one pass for the norms, then the same selection as in memory.
+    std::vector<std::uint8_t> keepRow;
+    if (c.method == SparsifierMethod::RowNorm) {
+        std::vector<double> norms(static_cast<std::size_t>(rows));
+        for (std::int64_t b = 0; b < rows; b += chunkRows) {
+            const auto end = std::min(rows, b + chunkRows);
+            const auto chunk = readRows(b, end);
+            const auto t0 = Clock::now();
+            rowNorms(chunk.values.data(), norms.data() + b, end - b, width);
+            r.computeSeconds += since(t0);
+        }
+        const auto t0 = Clock::now();
+        const auto keep = static_cast<std::int64_t>(std::nearbyint(c.keep * static_cast<double>(rows)));
+        std::vector<std::int64_t> order(static_cast<std::size_t>(rows));
+        std::iota(order.begin(), order.end(), std::int64_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](auto a, auto b) { return norms[static_cast<std::size_t>(a)] > norms[static_cast<std::size_t>(b)]; });
+        keepRow.assign(static_cast<std::size_t>(rows), 0);
+        for (std::int64_t k = 0; k < keep; ++k)
+            keepRow[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = 1;
+        r.computeSeconds += since(t0);
+    }
+
+    const std::string dataPath = request.masked ? e.path + "/data" : e.path;
+    if (request.masked)
+        createEncodedGroup(out, e.path, "masked_tensor");
+    RowStreamWriter data(out, dataPath, e.shape, dtypeOf<T>(), request.writeOptions);
+    std::optional<RowStreamWriter> maskWriter;
+    if (request.masked)
+        maskWriter.emplace(out, e.path + "/mask", e.shape, DType::Bool, request.writeOptions);
+    Mask mask;
+    for (std::int64_t b = 0; b < rows; b += chunkRows) {
+        const auto end = std::min(rows, b + chunkRows);
+        auto chunk = readRows(b, end);
+        const auto t0 = Clock::now();
+        const auto count = chunk.numel();
+        mask.resize(static_cast<std::size_t>(count));
+        if (c.method == SparsifierMethod::Threshold)
+            thresholdMask(chunk.values.data(), mask.data(), count, static_cast<T>(c.threshold));
+        else if (c.method == SparsifierMethod::NM)
+            nmMask(chunk.values.data(), mask.data(), count / c.m, c.n, c.m);
+        else
+            for (std::int64_t row = b; row < end; ++row)
+                std::fill_n(mask.begin() + (row - b) * width, width, keepRow[static_cast<std::size_t>(row)]);
+        r.nnzBefore += nonzeros(chunk.values.data(), count);
+        for (std::size_t k = 0; k < mask.size(); ++k) {
+            r.pruned += !mask[k];
+            r.nnzAfter += mask[k] && chunk.values[k] != T(0);
+            if (!request.masked && !mask[k])
+                chunk.values[k] = T(0);
+        }
+        r.computeSeconds += since(t0);
+        const auto t1 = Clock::now();
+        data.writeRows(b, end - b, chunk.values.data());
+        if (maskWriter)
+            maskWriter->writeRows(b, end - b, mask.data());
+        r.ioSeconds += since(t1);
+    }
+    return r;
+}
+
+} // namespace
+
+std::int64_t parseMemorySize(const std::string &text)
+{
+    std::size_t used = 0;
+    double value = -1;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::logic_error &) {
+    }
+    const std::string suffix = text.substr(used);
+    double factor = 0;
+    if (suffix.empty() || suffix == "B")
+        factor = 1;
+    else if (suffix == "K" || suffix == "KB" || suffix == "KiB")
+        factor = 1024.0;
+    else if (suffix == "M" || suffix == "MB" || suffix == "MiB")
+        factor = 1024.0 * 1024;
+    else if (suffix == "G" || suffix == "GB" || suffix == "GiB")
+        factor = 1024.0 * 1024 * 1024;
+    if (!(value > 0) || factor == 0)
+        throw errors::mustBe("--memory-limit", "be a positive size such as 512M or 2G", "'" + text + "'");
+    return static_cast<std::int64_t>(value * factor);
+}
+
+std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, ValidationReport &report,
+                                            const ProgressCallback &progress)
+{
+    request.config.validate();
+    refuseOverwritingInput(request.output, request.input);
+    const H5File input = H5File::openRead(request.input);
+    std::vector<ElementInfo> elements;
+    if (request.datasets.empty()) {
+        elements = listElements(input);
+        if (elements.empty())
+            throw InputError(request.input + ": must hold at least one numeric dataset, but has none");
+    } else {
+        for (const auto &path : request.datasets)
+            elements.push_back(requireElement(input, path));
+    }
+    for (const auto &e : elements)
+        checkElement(request, input, e);
+
+    AtomicOutput output(request.output);
+    std::vector<SparsifiedElement> results;
+    SparsifierState state;
+    std::int64_t done = 0;
+    for (const auto &e : elements) {
+        reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
+        const bool stream = streamable(request, e);
+        SparsifierStateEntry entry;
+        SparsifierStateEntry *stateEntry = request.saveState && !stream ? &entry : nullptr;
+        const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
+        auto r = stream ? (f32 ? streamed<float>(request, input, e, output.file()) : streamed<double>(request, input, e, output.file()))
+                        : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry)
+                               : inMemory<double>(request, input, e, output.file(), report, stateEntry));
+        const auto count = numel(e.shape);
+        r.sparsity = count == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(count);
+        results.push_back(r);
+        if (stateEntry) {
+            // State names may not contain '.' or '/': the element path with '/' -> '_'.
+            std::string name = e.path.substr(1);
+            std::replace(name.begin(), name.end(), '/', '_');
+            std::replace(name.begin(), name.end(), '.', '_');
+            entry.name = name;
+            state.push_back(std::move(entry));
+        }
+    }
+    if (request.saveState)
+        writeSparsifierState(output.file(), "/sparsifier_state", state);
+    reportProgress(progress, done, static_cast<std::int64_t>(elements.size()));
+    output.commit();
+    return results;
+}
+
+} // namespace sparsity::core

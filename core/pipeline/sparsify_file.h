@@ -1,0 +1,53 @@
+#pragma once
+// One `sparsity sparsify` run: every chosen element of IN gets the method's mask and is
+// written to OUT under its own path in the chosen layout:
+//   dense      values * mask (what squashing the mask gives)
+//   masked     the original values with the mask (masked_tensor, true = kept)
+//   coo/csr/csc/row_sparse   the squashed values in that layout (zeros dropped)
+// Every element is checked against the method and the layout before anything is written.
+// With a memory limit, threshold, n-m and row-norm stream dense datasets larger than the limit
+// in row chunks (hyperslab reads and writes), with the same result as in memory.
+#include "core/io/h5_writer.h"
+#include "core/sparsify/sparsifier_config.h"
+#include "core/tensor/layout.h"
+#include "core/util/progress.h"
+#include "core/util/validation_report.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+struct SparsifyRequest {
+    std::string input;
+    std::string output;
+    SparsifierConfig config;
+    std::vector<std::string> datasets;       // empty: every element
+    Layout layout = Layout::Dense;
+    bool masked = false;                      // --layout masked
+    std::optional<std::int64_t> memoryLimit;  // bytes
+    bool saveState = false;                   // also write /sparsifier_state (data_sparsifier_state)
+    WriteOptions writeOptions;
+};
+
+struct SparsifiedElement {
+    std::string path;
+    Shape shape;
+    std::int64_t nnzBefore = 0;    // nonzero elements of the input
+    std::int64_t nnzAfter = 0;     // nonzero elements kept
+    std::int64_t pruned = 0;       // elements the mask removes
+    double sparsity = 0.0;         // pruned / numel
+    std::int64_t blocksRemoved = 0;
+    bool streamed = false;
+    double computeSeconds = 0.0;
+    double ioSeconds = 0.0;
+};
+
+std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, ValidationReport &report,
+                                            const ProgressCallback &progress = {});
+
+// "512M", "2G", "64K", "1000": bytes. InputError for anything else.
+std::int64_t parseMemorySize(const std::string &text);
+
+} // namespace sparsity::core

@@ -1,0 +1,133 @@
+#include "core/sparsify/mask_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// Ascending with NaN last, as torch.sort orders; equal keys keep index order (stable sorts).
+template <class T>
+bool lessNanLast(T a, T b)
+{
+    if (std::isnan(a))
+        return false;
+    return std::isnan(b) || a < b;
+}
+
+} // namespace
+
+template <class T>
+void thresholdMask(const T *x, std::uint8_t *mask, std::int64_t count, T threshold)
+{
+#pragma omp parallel for simd schedule(static)
+    for (std::int64_t i = 0; i < count; ++i)
+        mask[i] = !(std::abs(x[i]) < threshold);   // NaN compares false: kept
+}
+
+template <class T>
+void nmMask(const T *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m)
+{
+#pragma omp parallel for schedule(static)
+    for (std::int64_t g = 0; g < groups; ++g) {
+        const T *v = x + g * m;
+        for (std::int64_t i = 0; i < m; ++i) {
+            // Rank of element i: how many elements of its group beat it (larger |x|, NaN
+            // largest, ties to the lower index). O(M^2), and M is small (2:4, 4:8, 8:16).
+            const T a = std::abs(v[i]);
+            std::int64_t beaten = 0;
+            for (std::int64_t j = 0; j < m; ++j) {
+                const T b = std::abs(v[j]);
+                beaten += lessNanLast(a, b) || (j < i && !lessNanLast(b, a));
+            }
+            mask[g * m + i] = beaten < n;
+        }
+    }
+}
+
+template <class T>
+void rowNorms(const T *x, double *norms, std::int64_t rows, std::int64_t width)
+{
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+        double sum = 0.0;
+        for (std::int64_t j = 0; j < width; ++j) {
+            const double v = static_cast<double>(x[r * width + j]);
+            sum += v * v;
+        }
+        norms[r] = std::sqrt(sum);
+    }
+}
+
+// PyTorch's DataNormSparsifier.update_mask on one 2-d view, in its arithmetic: element norms
+// |x| (L1) or x*x (L2) in T; block scores by avg_pool2d(ceil_mode=True), summed row-major in T
+// and divided by the number of real entries; k = round-half-even(level * #blocks) lowest
+// scores sparsified; inside those, the zeros_per_block smallest norms pruned.
+template <class T>
+std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
+                          const SparsifierConfig &config)
+{
+    const auto bh = config.blockRows, bw = config.blockCols;
+    const auto blockRows = (height + bh - 1) / bh, blockCols = (width + bw - 1) / bw;
+    const auto blocks = blockRows * blockCols;
+    const bool l1 = config.norm == BlockNorm::L1;
+    auto norm = [&](std::int64_t r, std::int64_t c) {
+        const T v = x[r * width + c];
+        return l1 ? std::abs(v) : v * v;
+    };
+    std::vector<T> scores(at(blocks));
+#pragma omp parallel for schedule(static)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const auto r0 = (b / blockCols) * bh, c0 = (b % blockCols) * bw;
+        const auto r1 = std::min(height, r0 + bh), c1 = std::min(width, c0 + bw);
+        T sum = T(0);
+        for (auto r = r0; r < r1; ++r)
+            for (auto c = c0; c < c1; ++c)
+                sum += norm(r, c);
+        scores[at(b)] = sum / static_cast<T>((r1 - r0) * (c1 - c0));
+    }
+    std::fill(mask, mask + height * width, std::uint8_t{1});
+    const auto sparsified = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::nearbyint(config.sparsityLevel * static_cast<double>(blocks))), 0, blocks);
+    if (sparsified == 0)
+        return 0;
+    std::vector<std::int64_t> order(at(blocks));
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return lessNanLast(scores[at(a)], scores[at(b)]); });
+    const auto zeros = config.resolvedZerosPerBlock();
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::int64_t k = 0; k < sparsified; ++k) {
+        const auto b = order[at(k)];
+        const auto r0 = (b / blockCols) * bh, c0 = (b % blockCols) * bw;
+        const auto r1 = std::min(height, r0 + bh), c1 = std::min(width, c0 + bw);
+        // Entries in unfold order (row-major inside the block); padding would sort last, so
+        // an edge block just has fewer candidates.
+        std::vector<std::int64_t> entries;
+        for (auto r = r0; r < r1; ++r)
+            for (auto c = c0; c < c1; ++c)
+                entries.push_back(r * width + c);
+        if (zeros < static_cast<std::int64_t>(entries.size()))
+            std::stable_sort(entries.begin(), entries.end(), [&](auto a, auto b2) {
+                return lessNanLast(norm(a / width, a % width), norm(b2 / width, b2 % width));
+            });
+        const auto pruned = std::min<std::int64_t>(zeros, static_cast<std::int64_t>(entries.size()));
+        for (std::int64_t e = 0; e < pruned; ++e)
+            mask[entries[at(e)]] = 0;
+    }
+    return sparsified;
+}
+
+#define SPARSITY_INSTANTIATE(T)                                                                               \
+    template void thresholdMask<T>(const T *, std::uint8_t *, std::int64_t, T);                               \
+    template void nmMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, std::int64_t);             \
+    template void rowNorms<T>(const T *, double *, std::int64_t, std::int64_t);                               \
+    template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &);
+SPARSITY_INSTANTIATE(float)
+SPARSITY_INSTANTIATE(double)
+#undef SPARSITY_INSTANTIATE
+
+} // namespace sparsity::core

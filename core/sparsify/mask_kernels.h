@@ -1,0 +1,30 @@
+#pragma once
+// The mask computations of the built-in sparsifiers on raw arrays (CPU, OpenMP). Masks are
+// one byte per element, 1 = kept. Every function is exact and deterministic: ties are
+// broken towards the lower index.
+#include "core/sparsify/sparsifier_config.h"
+
+#include <cstdint>
+
+namespace sparsity::core {
+
+// |x| < threshold is pruned; |x| >= threshold and NaN are kept.
+template <class T>
+void thresholdMask(const T *x, std::uint8_t *mask, std::int64_t count, T threshold);
+
+// Groups of M consecutive elements (the last dim is a multiple of M): the N largest |x| are
+// kept (NaN counts as largest).
+template <class T>
+void nmMask(const T *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m);
+
+// L2 norm of each row of a [rows x width] array, accumulated in double.
+template <class T>
+void rowNorms(const T *x, double *norms, std::int64_t rows, std::int64_t width);
+
+// PyTorch's DataNormSparsifier on a [height x width] view (see data_norm_sparsifier.h).
+// Returns the number of sparsified blocks.
+template <class T>
+std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
+                          const SparsifierConfig &config);
+
+} // namespace sparsity::core

@@ -1,0 +1,87 @@
+#include "core/sparsify/sparsifier_config.h"
+
+#include "core/util/errors.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace sparsity::core {
+namespace {
+
+std::string number(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+} // namespace
+
+std::string_view methodName(SparsifierMethod method)
+{
+    switch (method) {
+    case SparsifierMethod::Threshold:
+        return "threshold";
+    case SparsifierMethod::DataNorm:
+        return "data-norm";
+    case SparsifierMethod::NM:
+        return "n-m";
+    case SparsifierMethod::RowNorm:
+        return "row-norm";
+    }
+    return "?";
+}
+
+SparsifierMethod parseMethod(std::string_view name)
+{
+    for (auto method : {SparsifierMethod::Threshold, SparsifierMethod::DataNorm, SparsifierMethod::NM, SparsifierMethod::RowNorm})
+        if (methodName(method) == name)
+            return method;
+    throw errors::mustBe("--method", "be one of threshold, data-norm, n-m, row-norm", "'" + std::string(name) + "'");
+}
+
+std::pair<std::int64_t, std::int64_t> parseBlockShape(std::string_view text)
+{
+    const auto x = text.find('x');
+    std::int64_t rows = -1, cols = -1;
+    const bool ok = x != std::string_view::npos
+                    && std::from_chars(text.data(), text.data() + x, rows).ec == std::errc{}
+                    && std::from_chars(text.data() + x + 1, text.data() + text.size(), cols).ec == std::errc{};
+    if (!ok)
+        throw errors::mustBe("--block", "be ROWSxCOLS (e.g. 1x4)", "'" + std::string(text) + "'");
+    return {rows, cols};
+}
+
+void SparsifierConfig::validate() const
+{
+    switch (method) {
+    case SparsifierMethod::Threshold:
+        if (std::isnan(threshold) || threshold < 0)
+            throw errors::mustBe("--threshold", "be a number >= 0", number(threshold));
+        return;
+    case SparsifierMethod::DataNorm:
+        if (!(sparsityLevel >= 0 && sparsityLevel <= 1))
+            throw errors::mustBe("--sparsity-level", "be in [0, 1]", number(sparsityLevel));
+        if (blockRows <= 0 || blockCols <= 0)
+            throw errors::mustBe("--block", "have positive extents", std::to_string(blockRows) + "x" + std::to_string(blockCols));
+        if (resolvedZerosPerBlock() < 0)
+            throw errors::mustBe("--zeros-per-block", "be >= 0", std::to_string(resolvedZerosPerBlock()));
+        if (resolvedZerosPerBlock() > blockSize())
+            throw errors::mustBe("--zeros-per-block", "be at most the block size " + std::to_string(blockSize()),
+                                 std::to_string(resolvedZerosPerBlock()));
+        return;
+    case SparsifierMethod::NM:
+        if (m <= 0 || n < 0)
+            throw errors::mustBe("--n and --m", "satisfy 0 <= N and M > 0", std::to_string(n) + ":" + std::to_string(m));
+        if (n > m)
+            throw errors::mustBe("--n", "be at most --m (" + std::to_string(m) + ")", std::to_string(n));
+        return;
+    case SparsifierMethod::RowNorm:
+        if (!(keep >= 0 && keep <= 1))
+            throw errors::mustBe("--keep", "be in [0, 1]", number(keep));
+        return;
+    }
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,217 @@
+// The data sparsifier API (PyTorch's BaseDataSparsifier semantics), the state dict through
+// HDF5, tie and NaN rules of the methods, every config refusal, and the schedulers.
+#include "core/io/sparsifier_state_io.h"
+#include "core/sparsify/data_sparsifier.h"
+#include "core/sparsify/scheduler.h"
+#include "core/util/errors.h"
+#include "test_tensors.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+
+using namespace sparsity;
+using core::SparsifierConfig;
+using core::SparsifierMethod;
+
+class TestDataSparsifier : public QObject {
+    Q_OBJECT
+
+private slots:
+    void addStepMaskData();
+    void replacingKeepsConfigAndMask();
+    void namesWithDotAreRejected();
+    void squashMask();
+    void stateDictRoundTripsThroughHdf5();
+    void tiesAndNan();
+    void refusals_data();
+    void refusals();
+    void schedulers();
+};
+
+using Action = std::function<void()>;
+Q_DECLARE_METATYPE(Action)
+
+namespace {
+
+SparsifierConfig threshold(double t)
+{
+    SparsifierConfig c;
+    c.method = SparsifierMethod::Threshold;
+    c.threshold = t;
+    return c;
+}
+
+core::Tensor tensor(core::Shape shape, std::vector<float> values)
+{
+    return core::Tensor(core::Storage{core::DenseTensor<float>{std::move(shape), {values.begin(), values.end()}}});
+}
+
+std::vector<int> bits(const core::Mask &m) { return {m.begin(), m.end()}; }
+
+} // namespace
+
+void TestDataSparsifier::addStepMaskData()
+{
+    auto s = core::makeSparsifier(threshold(0.5));
+    s->addData("w", tensor({2, 2}, {0.1f, -0.7f, 0.5f, -0.2f}));
+    QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 1, 1, 1}));   // all kept before step()
+    s->step();
+    QCOMPARE(bits(s->mask("w")), (std::vector<int>{0, 1, 1, 0}));
+    const auto sparse = core::toDenseDouble(s->data("w", false));
+    QCOMPARE((std::vector<double>(sparse.values.begin(), sparse.values.end())), (std::vector<double>{0, -0.7f, 0.5, 0}));
+    QCOMPARE(core::toDenseDouble(s->data("w")).values[0], double(0.1f));
+    QCOMPARE(s->names(), std::vector<std::string>{"w"});
+}
+
+void TestDataSparsifier::replacingKeepsConfigAndMask()
+{
+    auto s = core::makeSparsifier(threshold(0.5));
+    s->addData("w", tensor({3}, {1, 0, 1}), threshold(0.9));
+    s->step();
+    QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 0, 1}));
+    s->addData("w", tensor({3}, {0, 1, 0}));   // same name: config (0.9) and mask kept
+    QCOMPARE(s->config("w").threshold, 0.9);
+    QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 0, 1}));
+    s->addData("w", tensor({3}, {0, 1, 0}), std::nullopt, /*reuseMask=*/false);
+    QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 1, 1}));
+    QVERIFY_THROWS_EXCEPTION(core::InputError, s->addData("w", tensor({2}, {1, 1})));   // reuse needs same shape
+}
+
+void TestDataSparsifier::namesWithDotAreRejected()
+{
+    auto s = core::makeSparsifier(threshold(0.5));
+    try {
+        s->addData("layer.weight", tensor({1}, {1}));
+        QFAIL("expected an InputError");
+    } catch (const core::InputError &error) {
+        QCOMPARE(QString(error.what()), QString("sparsifier data name must not contain '.' (PyTorch's rule), but got 'layer.weight'"));
+    }
+}
+
+void TestDataSparsifier::squashMask()
+{
+    auto s = core::makeSparsifier(threshold(0.5));
+    s->addData("a", tensor({2}, {0.1f, 0.9f}));
+    s->addData("b", tensor({2}, {0.1f, 0.9f}));
+    s->step();
+    s->squashMask({"a"});
+    QCOMPARE(core::toDenseDouble(s->data("a", false)).values[0], 0.0);   // mask applied
+    QVERIFY_THROWS_EXCEPTION(core::InputError, s->mask("a"));
+    QVERIFY_THROWS_EXCEPTION(core::InputError, s->data("a", true));   // original gone
+    s->squashMask({"b"}, /*leaveParametrized=*/false);
+    QCOMPARE(core::toDenseDouble(s->data("b", false)).values[0], double(0.1f));   // mask dropped unapplied
+}
+
+void TestDataSparsifier::stateDictRoundTripsThroughHdf5()
+{
+    SparsifierConfig dn;
+    dn.method = SparsifierMethod::DataNorm;
+    dn.sparsityLevel = 0.5;
+    dn.blockRows = 2;
+    dn.blockCols = 2;
+    dn.zerosPerBlock = 3;
+    dn.norm = core::BlockNorm::L2;
+    auto s = core::makeSparsifier(dn);
+    s->addData("emb", core::Tensor(core::Storage{test::randomDense<float>({6, 8}, 1.0, 4)}));
+    s->addData("bias", tensor({4}, {0.1f, 2, 0.3f, 4}), threshold(1.0));
+    s->step();
+    s->squashMask({"bias"});
+    QTemporaryDir dir;
+    const auto path = dir.filePath("state.h5").toStdString();
+    {
+        auto file = core::H5File::create(path);
+        core::writeSparsifierState(file, "/state", s->stateDict());
+        file.close();
+    }
+    auto restored = core::makeSparsifier(threshold(0.1));
+    restored->loadStateDict(core::readSparsifierState(core::H5File::openRead(path), "/state"));
+    QCOMPARE(restored->names(), (std::vector<std::string>{"emb", "bias"}));
+    QVERIFY(restored->mask("emb") == s->mask("emb"));
+    QCOMPARE(restored->config("emb").zerosPerBlock, std::optional<std::int64_t>(3));
+    QCOMPARE(restored->config("emb").norm, core::BlockNorm::L2);
+    QCOMPARE(restored->config("bias").threshold, 1.0);
+    QVERIFY_THROWS_EXCEPTION(core::InputError, restored->mask("bias"));   // was squashed
+    restored->step();   // and it keeps working
+    QVERIFY(restored->mask("emb") == s->mask("emb"));
+}
+
+void TestDataSparsifier::tiesAndNan()
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    QCOMPARE(bits(core::computeMask(tensor({3}, {nan, 0.2f, -3}), threshold(1.0))), (std::vector<int>{1, 0, 1}));
+    SparsifierConfig nm;
+    nm.method = SparsifierMethod::NM;
+    nm.n = 2;
+    nm.m = 4;
+    QCOMPARE(bits(core::computeMask(tensor({8}, {1, -1, 1, 0.5f, nan, 0, 0, 0}), nm)),
+             (std::vector<int>{1, 1, 0, 0, 1, 1, 0, 0}));   // ties to the lower index; NaN largest
+    SparsifierConfig rows;
+    rows.method = SparsifierMethod::RowNorm;
+    rows.keep = 0.5;
+    QCOMPARE(bits(core::computeMask(tensor({4, 1}, {1, 3, -3, 2}), rows)), (std::vector<int>{0, 1, 1, 0}));
+}
+
+void TestDataSparsifier::refusals_data()
+{
+    QTest::addColumn<Action>("action");
+    QTest::addColumn<QString>("message");
+    auto config = [](auto edit) {
+        return Action([edit] {
+            SparsifierConfig c;
+            edit(c);
+            c.validate();
+        });
+    };
+    QTest::newRow("zeros per block > block") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.zerosPerBlock = 5; })
+                                             << "--zeros-per-block must be at most the block size 4, but got 5";
+    QTest::newRow("zeros per block < 0") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.zerosPerBlock = -1; })
+                                         << "--zeros-per-block must be >= 0, but got -1";
+    QTest::newRow("level > 1") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.sparsityLevel = 1.5; })
+                               << "--sparsity-level must be in [0, 1], but got 1.5";
+    QTest::newRow("level < 0") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.sparsityLevel = -0.1; })
+                               << "--sparsity-level must be in [0, 1], but got -0.1";
+    QTest::newRow("block 0") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.blockRows = 0; })
+                             << "--block must have positive extents, but got 0x4";
+    QTest::newRow("threshold nan") << config([](auto &c) { c.threshold = std::nan(""); }) << "--threshold must be a number >= 0";
+    QTest::newRow("threshold < 0") << config([](auto &c) { c.threshold = -1; }) << "--threshold must be a number >= 0, but got -1";
+    QTest::newRow("N > M") << config([](auto &c) { c.method = SparsifierMethod::NM; c.n = 5; }) << "--n must be at most --m (4), but got 5";
+    QTest::newRow("keep > 1") << config([](auto &c) { c.method = SparsifierMethod::RowNorm; c.keep = 2; }) << "--keep must be in [0, 1]";
+    QTest::newRow("block text") << Action([] { core::parseBlockShape("4"); }) << "--block must be ROWSxCOLS";
+    QTest::newRow("unknown method") << Action([] { core::parseMethod("magnitude"); })
+                                    << "--method must be one of threshold, data-norm, n-m, row-norm, but got 'magnitude'";
+    QTest::newRow("schedule") << Action([] { core::parseSchedule("cubic:0,1"); }) << "--schedule must be cubic:";
+    QTest::newRow("n-m last dim") << Action([] {
+        SparsifierConfig c;
+        c.method = SparsifierMethod::NM;
+        core::computeMask(tensor({6}, {1, 2, 3, 4, 5, 6}), c);
+    }) << "the last dim (6) must be a multiple of M=4";
+}
+
+void TestDataSparsifier::refusals()
+{
+    QFETCH(Action, action);
+    QFETCH(QString, message);
+    try {
+        action();
+        QFAIL("expected an InputError");
+    } catch (const core::InputError &error) {
+        QVERIFY2(QString(error.what()).contains(message), error.what());
+    }
+}
+
+void TestDataSparsifier::schedulers()
+{
+    const core::LinearScheduler linear(0.0, 0.8, 10, 20);
+    QCOMPARE(linear.level(0), 0.0);
+    QCOMPARE(linear.level(15), 0.4);
+    QCOMPARE(linear.level(99), 0.8);
+    const core::ListScheduler list({0.1, 0.2, 0.4});
+    QCOMPARE(list.curve(0, 4), (std::vector<double>{0.1, 0.2, 0.4, 0.4, 0.4}));
+    QCOMPARE(core::parseSchedule("cubic:0.1,0.9,5,2,10,zero")->level(0), 0.0);
+    QCOMPARE(core::parseSchedule("linear:0,1,0,4")->level(1), 0.25);
+}
+
+QTEST_GUILESS_MAIN(TestDataSparsifier)
+#include "tst_data_sparsifier.moc"
