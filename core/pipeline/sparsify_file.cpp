@@ -79,18 +79,22 @@ SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, 
     start = Clock::now();
     auto dense = toDenseAs<T>(tensor);
     const Tensor original(Storage{dense});
+    r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
     Mask mask;
     try {
-        mask = computeMask(original, request.config, &r.blocksRemoved);
+        if (request.config.method == SparsifierMethod::Threshold) {   // one fused pass
+            mask.resize(static_cast<std::size_t>(dense.numel()));
+            thresholdSquash(dense.values.data(), dense.values.data(), mask.data(), dense.numel(),
+                            static_cast<T>(request.config.threshold));
+        } else {
+            mask = computeMask(original, request.config, &r.blocksRemoved);
+            applyMask(dense.values.data(), mask.data(), dense.numel());
+        }
     } catch (const Error &error) {
         rethrowWithContext(error, input.where(e.path));
     }
-    r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
-    for (std::size_t k = 0; k < mask.size(); ++k)
-        if (!mask[k])
-            dense.values[k] = T(0);
     r.nnzAfter = nonzeros(dense.values.data(), dense.numel());
-    r.pruned = static_cast<std::int64_t>(std::count(mask.begin(), mask.end(), std::uint8_t{0}));
+    r.pruned = dense.numel() - countKept(mask.data(), dense.numel());
     Tensor result = request.masked ? Tensor(Storage{toDenseAs<T>(original)}, mask)
                                    : toLayout(Tensor(Storage{std::move(dense)}), request.layout);
     r.computeSeconds = since(start);

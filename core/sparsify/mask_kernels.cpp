@@ -30,6 +30,34 @@ void thresholdMask(const T *x, std::uint8_t *mask, std::int64_t count, T thresho
 }
 
 template <class T>
+void thresholdSquash(const T *x, T *y, std::uint8_t *mask, std::int64_t count, T threshold)
+{
+#pragma omp parallel for simd schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+        const bool keep = !(std::abs(x[i]) < threshold);
+        mask[i] = keep;
+        y[i] = keep ? x[i] : T(0);
+    }
+}
+
+template <class T>
+void applyMask(T *values, const std::uint8_t *mask, std::int64_t count)
+{
+#pragma omp parallel for simd schedule(static)
+    for (std::int64_t i = 0; i < count; ++i)
+        values[i] = mask[i] ? values[i] : T(0);
+}
+
+std::int64_t countKept(const std::uint8_t *mask, std::int64_t count)
+{
+    std::int64_t kept = 0;
+#pragma omp parallel for simd reduction(+ : kept) schedule(static)
+    for (std::int64_t i = 0; i < count; ++i)
+        kept += mask[i] != 0;
+    return kept;
+}
+
+template <class T>
 void nmMask(const T *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m)
 {
 #pragma omp parallel for schedule(static)
@@ -95,25 +123,37 @@ std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, s
         static_cast<std::int64_t>(std::nearbyint(config.sparsityLevel * static_cast<double>(blocks))), 0, blocks);
     if (sparsified == 0)
         return 0;
+    // The k lowest blocks by (score, index): the first k of a stable sort, found in O(#blocks).
     std::vector<std::int64_t> order(at(blocks));
     std::iota(order.begin(), order.end(), std::int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return lessNanLast(scores[at(a)], scores[at(b)]); });
+    const auto byScore = [&](std::int64_t a, std::int64_t b) {
+        if (lessNanLast(scores[at(a)], scores[at(b)]))
+            return true;
+        return !lessNanLast(scores[at(b)], scores[at(a)]) && a < b;
+    };
+    std::nth_element(order.begin(), order.begin() + (sparsified - 1), order.end(), byScore);
     const auto zeros = config.resolvedZerosPerBlock();
-#pragma omp parallel for schedule(dynamic, 64)
+    const bool wholeBlocks = zeros >= bh * bw;
+#pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < sparsified; ++k) {
         const auto b = order[at(k)];
         const auto r0 = (b / blockCols) * bh, c0 = (b % blockCols) * bw;
         const auto r1 = std::min(height, r0 + bh), c1 = std::min(width, c0 + bw);
+        if (wholeBlocks) {
+            for (auto r = r0; r < r1; ++r)
+                std::fill(mask + r * width + c0, mask + r * width + c1, std::uint8_t{0});
+            continue;
+        }
         // Entries in unfold order (row-major inside the block); padding would sort last, so
         // an edge block just has fewer candidates.
-        std::vector<std::int64_t> entries;
+        thread_local std::vector<std::int64_t> entries;
+        entries.clear();
         for (auto r = r0; r < r1; ++r)
             for (auto c = c0; c < c1; ++c)
                 entries.push_back(r * width + c);
-        if (zeros < static_cast<std::int64_t>(entries.size()))
-            std::stable_sort(entries.begin(), entries.end(), [&](auto a, auto b2) {
-                return lessNanLast(norm(a / width, a % width), norm(b2 / width, b2 % width));
-            });
+        std::stable_sort(entries.begin(), entries.end(), [&](auto a, auto b2) {
+            return lessNanLast(norm(a / width, a % width), norm(b2 / width, b2 % width));
+        });
         const auto pruned = std::min<std::int64_t>(zeros, static_cast<std::int64_t>(entries.size()));
         for (std::int64_t e = 0; e < pruned; ++e)
             mask[entries[at(e)]] = 0;
@@ -123,6 +163,8 @@ std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, s
 
 #define SPARSITY_INSTANTIATE(T)                                                                               \
     template void thresholdMask<T>(const T *, std::uint8_t *, std::int64_t, T);                               \
+    template void applyMask<T>(T *, const std::uint8_t *, std::int64_t);                                      \
+    template void thresholdSquash<T>(const T *, T *, std::uint8_t *, std::int64_t, T);                        \
     template void nmMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, std::int64_t);             \
     template void rowNorms<T>(const T *, double *, std::int64_t, std::int64_t);                               \
     template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &);

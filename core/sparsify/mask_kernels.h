@@ -12,6 +12,17 @@ namespace sparsity::core {
 template <class T>
 void thresholdMask(const T *x, std::uint8_t *mask, std::int64_t count, T threshold);
 
+// Threshold mask and squashed values in one pass: y = keep ? x : 0 (y may be x).
+template <class T>
+void thresholdSquash(const T *x, T *y, std::uint8_t *mask, std::int64_t count, T threshold);
+
+// values[i] = 0 where mask[i] == 0 (squashing a mask), in place.
+template <class T>
+void applyMask(T *values, const std::uint8_t *mask, std::int64_t count);
+
+// Number of kept (nonzero) mask bytes.
+std::int64_t countKept(const std::uint8_t *mask, std::int64_t count);
+
 // Groups of M consecutive elements (the last dim is a multiple of M): the N largest |x| are
 // kept (NaN counts as largest).
 template <class T>
