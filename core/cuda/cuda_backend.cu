@@ -2,6 +2,7 @@
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/dense_to_csr.h"
 #include "core/cuda/optimizer_steps.h"
+#include "core/cuda/sparsify_kernels.h"
 #include "core/device/gpu_backend.h"
 
 namespace sparsity::core {
@@ -35,7 +36,8 @@ GpuProbe probeCuda()
 const GpuBackend &cudaBackend()
 {
     static const GpuBackend backend{probeCuda, cuda::denseToCsr<float>, cuda::denseToCsr<double>,
-                                    cuda::optimizerSteps<float>, cuda::optimizerSteps<double>};
+                                    cuda::optimizerSteps<float>, cuda::optimizerSteps<double>,
+                                    cuda::thresholdSquash, cuda::nmMask, cuda::blockScores};
     return backend;
 }
 

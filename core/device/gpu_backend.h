@@ -52,6 +52,15 @@ struct GpuBackend {
                           std::int64_t **indices, double **values, std::string *error);
     bool (*optimizerStepsF32)(const GpuStepJob<float> &job, std::string *error);
     bool (*optimizerStepsF64)(const GpuStepJob<double> &job, std::string *error);
+    // Sparsifier kernels on host arrays (uploaded, computed, downloaded), float32 data:
+    // threshold mask + squashed values, N:M mask, data-norm block scores (avg of |x| or x²
+    // per block, row-major over the block grid, edge blocks over their real entries).
+    bool (*thresholdSquashF32)(const float *x, float *y, std::uint8_t *mask, std::int64_t count, float threshold,
+                               std::string *error);
+    bool (*nmMaskF32)(const float *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m,
+                      std::string *error);
+    bool (*blockScoresF32)(const float *x, float *scores, std::int64_t height, std::int64_t width, std::int64_t blockRows,
+                           std::int64_t blockCols, bool l2, std::string *error);
 };
 
 // nullptr when the build has no CUDA backend.

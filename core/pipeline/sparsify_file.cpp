@@ -1,5 +1,7 @@
 #include "core/pipeline/sparsify_file.h"
 
+#include "core/device/device.h"
+#include "core/device/gpu_sparsify.h"
 #include "core/io/atomic_output.h"
 #include "core/io/file_identity.h"
 #include "core/io/h5_catalog.h"
@@ -68,9 +70,34 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
     }
 }
 
+// The method's mask for `original`, with `dense` (a copy of it) squashed in place. Threshold
+// is one fused pass; with useGpu, threshold, n-m and data-norm's block scores run on CUDA.
+template <class T>
+Mask maskAndSquash(DenseTensor<T> &dense, const Tensor &original, const SparsifierConfig &c, bool useGpu,
+                   std::int64_t *blocksRemoved)
+{
+    if constexpr (std::is_same_v<T, float>) {
+        if (useGpu && c.method == SparsifierMethod::Threshold)
+            return thresholdSquashOnGpu(dense, static_cast<float>(c.threshold));
+        if (useGpu && (c.method == SparsifierMethod::NM || c.method == SparsifierMethod::DataNorm)) {
+            auto mask = c.method == SparsifierMethod::NM ? nmMaskOnGpu(dense, c.n, c.m) : dataNormMaskOnGpu(dense, c, blocksRemoved);
+            applyMask(dense.values.data(), mask.data(), dense.numel());
+            return mask;
+        }
+    }
+    if (c.method == SparsifierMethod::Threshold) {
+        Mask mask(static_cast<std::size_t>(dense.numel()));
+        thresholdSquash(dense.values.data(), dense.values.data(), mask.data(), dense.numel(), static_cast<T>(c.threshold));
+        return mask;
+    }
+    auto mask = computeMask(original, c, blocksRemoved);
+    applyMask(dense.values.data(), mask.data(), dense.numel());
+    return mask;
+}
+
 template <class T>
 SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &out,
-                           ValidationReport &report, SparsifierStateEntry *stateEntry)
+                           ValidationReport &report, SparsifierStateEntry *stateEntry, bool useGpu)
 {
     SparsifiedElement r{e.path, e.shape};
     auto start = Clock::now();
@@ -82,14 +109,7 @@ SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, 
     r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
     Mask mask;
     try {
-        if (request.config.method == SparsifierMethod::Threshold) {   // one fused pass
-            mask.resize(static_cast<std::size_t>(dense.numel()));
-            thresholdSquash(dense.values.data(), dense.values.data(), mask.data(), dense.numel(),
-                            static_cast<T>(request.config.threshold));
-        } else {
-            mask = computeMask(original, request.config, &r.blocksRemoved);
-            applyMask(dense.values.data(), mask.data(), dense.numel());
-        }
+        mask = maskAndSquash(dense, original, request.config, useGpu, &r.blocksRemoved);
     } catch (const Error &error) {
         rethrowWithContext(error, input.where(e.path));
     }
@@ -214,6 +234,7 @@ std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, Vali
                                             const ProgressCallback &progress)
 {
     request.config.validate();
+    const bool useGpu = resolveDevice(request.device) == Device::Cuda;
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
     std::vector<ElementInfo> elements;
@@ -239,8 +260,8 @@ std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, Vali
         SparsifierStateEntry *stateEntry = request.saveState && !stream ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
         auto r = stream ? (f32 ? streamed<float>(request, input, e, output.file()) : streamed<double>(request, input, e, output.file()))
-                        : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry)
-                               : inMemory<double>(request, input, e, output.file(), report, stateEntry));
+                        : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, useGpu)
+                               : inMemory<double>(request, input, e, output.file(), report, stateEntry, useGpu));
         const auto count = numel(e.shape);
         r.sparsity = count == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(count);
         results.push_back(r);

@@ -28,6 +28,7 @@ struct SparsifyRequest {
     bool masked = false;                      // --layout masked
     std::optional<std::int64_t> memoryLimit;  // bytes
     bool saveState = false;                   // also write /sparsifier_state (data_sparsifier_state)
+    std::string device = "cpu";               // cuda: threshold, n-m and data-norm scores on the GPU (float32)
     WriteOptions writeOptions;
 };
 

@@ -11,8 +11,8 @@
 namespace sparsity::core {
 namespace {
 
-// PyTorch squeezes the norm before use: drop extents of 1, then view >2-d data as
-// [prod(leading dims), last dim] (our extension; PyTorch rejects >2-d).
+} // namespace
+
 std::pair<std::int64_t, std::int64_t> dataNormView(const Shape &shape)
 {
     Shape squeezed;
@@ -25,6 +25,8 @@ std::pair<std::int64_t, std::int64_t> dataNormView(const Shape &shape)
         return {1, squeezed[0]};
     return {numel(squeezed, 0, squeezed.size() - 1), squeezed.back()};
 }
+
+namespace {
 
 template <class T>
 std::int64_t maskFor(const DenseTensor<T> &d, Mask &mask, const SparsifierConfig &config)

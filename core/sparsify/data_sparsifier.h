@@ -73,6 +73,10 @@ private:
 
 // The built-in sparsifier for `defaults.method` (threshold, data-norm, n-m, row-norm).
 std::unique_ptr<DataSparsifier> makeSparsifier(const SparsifierConfig &defaults);
+// The 2-d view data-norm works on: PyTorch squeezes extents of 1, a 1-d tensor becomes
+// [1, n]; more than 2 remaining dims are flattened to [prod(leading), last] (our extension).
+std::pair<std::int64_t, std::int64_t> dataNormView(const Shape &shape);
+
 // The mask a method computes for `data` (dense), without a sparsifier object.
 Mask computeMask(const Tensor &data, const SparsifierConfig &config, std::int64_t *blocksRemoved = nullptr);
 

@@ -96,17 +96,12 @@ void rowNorms(const T *x, double *norms, std::int64_t rows, std::int64_t width)
 // and divided by the number of real entries; k = round-half-even(level * #blocks) lowest
 // scores sparsified; inside those, the zeros_per_block smallest norms pruned.
 template <class T>
-std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
-                          const SparsifierConfig &config)
+std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
 {
     const auto bh = config.blockRows, bw = config.blockCols;
-    const auto blockRows = (height + bh - 1) / bh, blockCols = (width + bw - 1) / bw;
-    const auto blocks = blockRows * blockCols;
+    const auto blockCols = (width + bw - 1) / bw;
+    const auto blocks = ((height + bh - 1) / bh) * blockCols;
     const bool l1 = config.norm == BlockNorm::L1;
-    auto norm = [&](std::int64_t r, std::int64_t c) {
-        const T v = x[r * width + c];
-        return l1 ? std::abs(v) : v * v;
-    };
     std::vector<T> scores(at(blocks));
 #pragma omp parallel for schedule(static)
     for (std::int64_t b = 0; b < blocks; ++b) {
@@ -114,10 +109,34 @@ std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, s
         const auto r1 = std::min(height, r0 + bh), c1 = std::min(width, c0 + bw);
         T sum = T(0);
         for (auto r = r0; r < r1; ++r)
-            for (auto c = c0; c < c1; ++c)
-                sum += norm(r, c);
+            for (auto c = c0; c < c1; ++c) {
+                const T v = x[r * width + c];
+                sum += l1 ? std::abs(v) : v * v;
+            }
         scores[at(b)] = sum / static_cast<T>((r1 - r0) * (c1 - c0));
     }
+    return scores;
+}
+
+template <class T>
+std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
+                          const SparsifierConfig &config)
+{
+    return dataNormMaskFromScores(x, mask, height, width, config, blockScores(x, height, width, config));
+}
+
+template <class T>
+std::int64_t dataNormMaskFromScores(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
+                                    const SparsifierConfig &config, const std::vector<T> &scores)
+{
+    const auto bh = config.blockRows, bw = config.blockCols;
+    const auto blockCols = (width + bw - 1) / bw;
+    const auto blocks = static_cast<std::int64_t>(scores.size());
+    const bool l1 = config.norm == BlockNorm::L1;
+    auto norm = [&](std::int64_t r, std::int64_t c) {
+        const T v = x[r * width + c];
+        return l1 ? std::abs(v) : v * v;
+    };
     std::fill(mask, mask + height * width, std::uint8_t{1});
     const auto sparsified = std::clamp<std::int64_t>(
         static_cast<std::int64_t>(std::nearbyint(config.sparsityLevel * static_cast<double>(blocks))), 0, blocks);
@@ -167,7 +186,10 @@ std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, s
     template void thresholdSquash<T>(const T *, T *, std::uint8_t *, std::int64_t, T);                        \
     template void nmMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, std::int64_t);             \
     template void rowNorms<T>(const T *, double *, std::int64_t, std::int64_t);                               \
-    template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &);
+    template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &); \
+    template std::vector<T> blockScores<T>(const T *, std::int64_t, std::int64_t, const SparsifierConfig &);                 \
+    template std::int64_t dataNormMaskFromScores<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t,                   \
+                                                    const SparsifierConfig &, const std::vector<T> &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)
 #undef SPARSITY_INSTANTIATE
