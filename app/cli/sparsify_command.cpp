@@ -52,6 +52,9 @@ void runSparsify(SparsifyOptions &o)
     const auto results = core::sparsifyFile(o.request, report, terminalProgress("sparsify"));
     printNotes(report);
     if (o.json) {
+        auto histogramJson = [](const std::optional<core::Histogram> &h) {
+            return h ? nlohmann::ordered_json{{"lo", h->lo}, {"hi", h->hi}, {"counts", h->counts}} : nlohmann::ordered_json(nullptr);
+        };
         auto datasets = nlohmann::ordered_json::array();
         for (const auto &r : results)
             datasets.push_back({{"path", r.path},
@@ -62,6 +65,8 @@ void runSparsify(SparsifyOptions &o)
                                 {"sparsity", r.sparsity},
                                 {"blocks_removed", r.blocksRemoved},
                                 {"streamed", r.streamed},
+                                {"histogram_before", histogramJson(r.histogramBefore)},
+                                {"histogram_after", histogramJson(r.histogramAfter)},
                                 {"compute_seconds", r.computeSeconds},
                                 {"io_seconds", r.ioSeconds}});
         double compute = 0, io = 0;

@@ -115,6 +115,10 @@ SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, 
     }
     r.nnzAfter = nonzeros(dense.values.data(), dense.numel());
     r.pruned = dense.numel() - countKept(mask.data(), dense.numel());
+    const auto &values = std::get<DenseTensor<T>>(original.storage()).values;
+    const auto [lo, hi] = finiteRange(values.data(), dense.numel());
+    r.histogramBefore = histogram(values.data(), dense.numel(), 32, lo, hi);
+    r.histogramAfter = histogram(values.data(), dense.numel(), 32, lo, hi, mask.data());
     Tensor result = request.masked ? Tensor(Storage{toDenseAs<T>(original)}, mask)
                                    : toLayout(Tensor(Storage{std::move(dense)}), request.layout);
     r.computeSeconds = since(start);

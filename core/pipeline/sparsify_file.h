@@ -9,6 +9,7 @@
 // in row chunks (hyperslab reads and writes), with the same result as in memory.
 #include "core/io/h5_writer.h"
 #include "core/sparsify/sparsifier_config.h"
+#include "core/tensor/histogram.h"
 #include "core/tensor/layout.h"
 #include "core/util/progress.h"
 #include "core/util/validation_report.h"
@@ -41,6 +42,7 @@ struct SparsifiedElement {
     double sparsity = 0.0;         // pruned / numel
     std::int64_t blocksRemoved = 0;
     bool streamed = false;
+    std::optional<Histogram> histogramBefore, histogramAfter;   // in-memory runs (32 bins, same range)
     double computeSeconds = 0.0;
     double ioSeconds = 0.0;
 };

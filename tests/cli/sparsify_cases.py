@@ -87,6 +87,11 @@ def main(cli, work):
         check(set(d) >= {"path", "shape", "nnz_before", "nnz_after", "sparsity", "compute_seconds", "io_seconds"},
               f"report fields: {sorted(d)}")
         check(d["nnz_after"] == np.count_nonzero(expected), f"{layout}: nnz_after")
+        hb, ha = d["histogram_before"], d["histogram_after"]
+        counts, _ = np.histogram(table, bins=32, range=(hb["lo"], hb["hi"]))
+        check(hb["counts"] == counts.tolist(), f"{layout}: histogram before {hb['counts']} vs numpy {counts.tolist()}")
+        kept, _ = np.histogram(table[np.abs(table) >= 0.7], bins=32, range=(hb["lo"], hb["hi"]))
+        check(ha["counts"] == kept.tolist(), f"{layout}: histogram after")
         check(abs(d["sparsity"] - np.mean(np.abs(table) < 0.7)) < 1e-12, f"{layout}: sparsity")
         with h5py.File(out) as f:
             check(np.array_equal(decode(f["table"]), expected), f"{layout}: values differ")

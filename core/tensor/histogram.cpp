@@ -1,0 +1,41 @@
+#include "core/tensor/histogram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace sparsity::core {
+
+template <class T>
+Histogram histogram(const T *values, std::int64_t count, int bins, double lo, double hi, const std::uint8_t *mask)
+{
+    Histogram h{lo, hi, std::vector<std::int64_t>(static_cast<std::size_t>(std::max(bins, 1)), 0)};
+    const double width = hi > lo ? (hi - lo) / static_cast<double>(h.counts.size()) : 1.0;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const double v = static_cast<double>(values[i]);
+        if ((mask && !mask[i]) || !(v >= lo && v <= hi))
+            continue;
+        const auto bin = std::min(static_cast<std::size_t>((v - lo) / width), h.counts.size() - 1);
+        ++h.counts[bin];
+    }
+    return h;
+}
+
+template <class T>
+std::pair<double, double> finiteRange(const T *values, std::int64_t count)
+{
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (std::int64_t i = 0; i < count; ++i)
+        if (std::isfinite(values[i])) {
+            lo = std::min(lo, static_cast<double>(values[i]));
+            hi = std::max(hi, static_cast<double>(values[i]));
+        }
+    return lo <= hi ? std::pair{lo, hi} : std::pair{0.0, 0.0};
+}
+
+template Histogram histogram<float>(const float *, std::int64_t, int, double, double, const std::uint8_t *);
+template Histogram histogram<double>(const double *, std::int64_t, int, double, double, const std::uint8_t *);
+template std::pair<double, double> finiteRange<float>(const float *, std::int64_t);
+template std::pair<double, double> finiteRange<double>(const double *, std::int64_t);
+
+} // namespace sparsity::core
