@@ -147,21 +147,7 @@ std::optional<ElementInfo> describeDataset(const H5File &file, const std::string
 
 void walk(const H5File &file, const std::string &groupPath, std::vector<ElementInfo> &out)
 {
-    H5Handle group(H5Gopen2(file.id(), groupPath.empty() ? "/" : groupPath.c_str(), H5P_DEFAULT), H5Gclose);
-    if (!group.isValid())
-        throw IoError(file.where(groupPath) + ": cannot open group (file corrupt?)");
-    std::vector<std::string> names;
-    auto collect = [](hid_t, const char *name, const H5L_info_t *, void *data) -> herr_t {
-        static_cast<std::vector<std::string> *>(data)->emplace_back(name);
-        return 0;
-    };
-    // Prefer creation order (how the file was written); files without that index use names.
-    if (H5Literate(group.id(), H5_INDEX_CRT_ORDER, H5_ITER_INC, nullptr, collect, &names) < 0) {
-        names.clear();
-        if (H5Literate(group.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names) < 0)
-            throw IoError(file.where(groupPath.empty() ? "/" : groupPath) + ": cannot list group (file truncated or corrupt)");
-    }
-    for (const auto &name : names) {
+    for (const auto &name : childNames(file, groupPath.empty() ? "/" : groupPath)) {
         const std::string path = groupPath + "/" + name;
         H5O_info_t info{};
         if (H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
@@ -227,6 +213,38 @@ ElementInfo requireElement(const H5File &file, const std::string &path)
         throw errors::mustBe(file.where(normalise(path)), "be a numeric dataset or an encoded sparse/masked group",
                              "a non-numeric object");
     return *info;
+}
+
+std::vector<std::string> childNames(const H5File &file, const std::string &path)
+{
+    H5Handle group(H5Gopen2(file.id(), path.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!group.isValid())
+        throw IoError(file.where(path) + ": cannot open group (file corrupt?)");
+    std::vector<std::string> names;
+    auto collect = [](hid_t, const char *name, const H5L_info_t *, void *data) -> herr_t {
+        static_cast<std::vector<std::string> *>(data)->emplace_back(name);
+        return 0;
+    };
+    if (H5Literate(group.id(), H5_INDEX_CRT_ORDER, H5_ITER_INC, nullptr, collect, &names) < 0) {
+        names.clear();
+        if (H5Literate(group.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names) < 0)
+            throw IoError(file.where(path) + ": cannot list group (file truncated or corrupt)");
+    }
+    return names;
+}
+
+std::vector<ElementInfo> selectElements(const H5File &file, const std::vector<std::string> &paths)
+{
+    if (paths.empty()) {
+        auto elements = listElements(file);
+        if (elements.empty())
+            throw InputError(file.path() + ": must hold at least one numeric dataset, but has none");
+        return elements;
+    }
+    std::vector<ElementInfo> elements;
+    for (const auto &path : paths)
+        elements.push_back(requireElement(file, path));
+    return elements;
 }
 
 std::vector<ElementInfo> listElements(const H5File &file)

@@ -47,5 +47,10 @@ std::optional<ElementInfo> describeElement(const H5File &file, const std::string
 ElementInfo requireElement(const H5File &file, const std::string &path);
 // Every element in the file, depth first in link order.
 std::vector<ElementInfo> listElements(const H5File &file);
+// `paths` resolved with requireElement(), or every element when `paths` is empty (then a
+// file without any is an InputError).
+std::vector<ElementInfo> selectElements(const H5File &file, const std::vector<std::string> &paths);
+// Names of the links in group `path`, in creation order when the file tracks it, else by name.
+std::vector<std::string> childNames(const H5File &file, const std::string &path);
 
 } // namespace sparsity::core

@@ -1,6 +1,7 @@
 #include "core/io/sparsifier_state_io.h"
 
 #include "core/io/h5_attributes.h"
+#include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/tensor/conversions.h"
@@ -97,15 +98,7 @@ SparsifierState readSparsifierState(const H5File &file, const std::string &path)
     H5Handle root = openObject(file, path);
     if (readStringAttribute(root.id(), "encoding-type") != "data_sparsifier_state")
         throw errors::mustBe(file.where(path), "be a data_sparsifier_state group", "another object");
-    std::vector<std::string> names;
-    auto collect = [](hid_t, const char *name, const H5L_info_t *, void *out) -> herr_t {
-        static_cast<std::vector<std::string> *>(out)->emplace_back(name);
-        return 0;
-    };
-    if (H5Literate(root.id(), H5_INDEX_CRT_ORDER, H5_ITER_INC, nullptr, collect, &names) < 0) {
-        names.clear();
-        H5Literate(root.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names);
-    }
+    const auto names = childNames(file, path);
     SparsifierState state;
     for (const auto &name : names) {
         const std::string base = path + "/" + name;

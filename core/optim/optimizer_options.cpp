@@ -1,5 +1,6 @@
 #include "core/optim/optimizer_options.h"
 
+#include "core/util/choices.h"
 #include "core/util/errors.h"
 
 #include <sstream>
@@ -13,18 +14,6 @@ std::string number(double value)
     std::ostringstream text;
     text << value;
     return text.str();
-}
-
-template <class E>
-E parseChoice(std::string_view what, std::string_view name, std::initializer_list<std::pair<std::string_view, E>> choices)
-{
-    std::string valid;
-    for (const auto &[text, value] : choices) {
-        if (text == name)
-            return value;
-        valid += (valid.empty() ? "" : ", ") + std::string(text);
-    }
-    throw errors::mustBe(what, "be one of " + valid, "'" + std::string(name) + "'");
 }
 
 // Which options each optimizer has under each rule (the reference's parameter lists).

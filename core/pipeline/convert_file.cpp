@@ -14,15 +14,7 @@ std::vector<ConvertedElement> convertFile(const ConvertRequest &request, Validat
 {
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
-    std::vector<ElementInfo> elements;
-    if (request.datasets.empty()) {
-        elements = listElements(input);
-        if (elements.empty())
-            throw InputError(request.input + ": must hold at least one numeric dataset, but has none");
-    } else {
-        for (const auto &path : request.datasets)
-            elements.push_back(requireElement(input, path));
-    }
+    const auto elements = selectElements(input, request.datasets);
     for (const auto &element : elements) {
         try {
             requireLayoutCanHold(request.layout, element.shape);

@@ -241,15 +241,7 @@ std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, Vali
     const bool useGpu = resolveDevice(request.device) == Device::Cuda;
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
-    std::vector<ElementInfo> elements;
-    if (request.datasets.empty()) {
-        elements = listElements(input);
-        if (elements.empty())
-            throw InputError(request.input + ": must hold at least one numeric dataset, but has none");
-    } else {
-        for (const auto &path : request.datasets)
-            elements.push_back(requireElement(input, path));
-    }
+    const auto elements = selectElements(input, request.datasets);
     for (const auto &e : elements)
         checkElement(request, input, e);
 

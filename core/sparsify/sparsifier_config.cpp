@@ -1,5 +1,6 @@
 #include "core/sparsify/sparsifier_config.h"
 
+#include "core/util/choices.h"
 #include "core/util/errors.h"
 
 #include <charconv>
@@ -35,10 +36,11 @@ std::string_view methodName(SparsifierMethod method)
 
 SparsifierMethod parseMethod(std::string_view name)
 {
-    for (auto method : {SparsifierMethod::Threshold, SparsifierMethod::DataNorm, SparsifierMethod::NM, SparsifierMethod::RowNorm})
-        if (methodName(method) == name)
-            return method;
-    throw errors::mustBe("--method", "be one of threshold, data-norm, n-m, row-norm", "'" + std::string(name) + "'");
+    return parseChoice<SparsifierMethod>("--method", name,
+                                         {{"threshold", SparsifierMethod::Threshold},
+                                          {"data-norm", SparsifierMethod::DataNorm},
+                                          {"n-m", SparsifierMethod::NM},
+                                          {"row-norm", SparsifierMethod::RowNorm}});
 }
 
 std::pair<std::int64_t, std::int64_t> parseBlockShape(std::string_view text)

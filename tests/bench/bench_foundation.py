@@ -11,28 +11,13 @@
 Both sides read a warm page cache (one untimed read first); times are the best of N runs.
 Prints a table with ratios (reference time / our time: > 1 means we are faster)."""
 import argparse
-import json
 import os
-import subprocess
-import time
 
 import h5py
 import numpy as np
 import scipy.sparse as sp
 
-
-def best_of(runs, f):
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def ours(binary, mode, path, dataset, runs):
-    out = subprocess.run([binary, mode, path, dataset, str(runs)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+from bench_common import best_of, ours
 
 
 def main():

@@ -17,9 +17,7 @@ sides: optimizer construction / state allocation plus every step (data loading e
 parameter and states on touched elements, plus the gradient) over our steps-only time, next to numpy's
 memcpy bandwidth on this machine: how close we are to the physical limit."""
 import argparse
-import json
 import os
-import subprocess
 import time
 
 import h5py
@@ -27,16 +25,9 @@ import numpy as np
 import torch
 from torch.masked import masked_tensor
 
+from bench_common import best_of, ours
+
 ROWS, WIDTH, STEPS, BATCH = 1_000_000, 64, 5, 10_000
-
-
-def best_of(runs, f):
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def write_coo(group, name, rows, values, shape):
@@ -98,11 +89,6 @@ def torch_masked_adagrad(param, grads, lr=0.1, eps=1e-10):
         p = p.add((masked_grad / std2).get_data(), alpha=-lr)
         state_sum = torch.where(mask, state_sum2, state_sum)
     return p
-
-
-def ours(binary, mode, path, runs):
-    out = subprocess.run([binary, mode, path, str(runs)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
 
 
 def memcpy_bandwidth():

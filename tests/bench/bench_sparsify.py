@@ -9,29 +9,14 @@
              vs our mask. Goal >= 5x.
 Best of N; outputs allocated inside the timed region on both sides; the kept counts must agree."""
 import argparse
-import json
 import os
-import subprocess
-import time
 
 import h5py
 import numpy as np
 import torch
 from torch.ao.sparsity._experimental.data_sparsifier import DataNormSparsifier
 
-
-def best_of(runs, f):
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def ours(binary, mode, path, dataset, parameter, runs):
-    out = subprocess.run([binary, mode, path, dataset, str(parameter), str(runs)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+from bench_common import best_of, ours
 
 
 def main():

@@ -2,6 +2,7 @@
 // Loading the optimizer golden cases of tests/data/golden/optim.h5 (see
 // tests/reference/make_optim_golden.py), shared by the CPU golden test and the GPU test.
 #include "core/io/h5_attributes.h"
+#include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/optim/optimizer_step.h"
 #include "core/tensor/tensor_ops.h"
@@ -24,17 +25,7 @@ struct GoldenCase {
     std::optional<core::Tensor> mask;
 };
 
-inline std::vector<std::string> goldenCaseNames(const core::H5File &file)
-{
-    std::vector<std::string> names;
-    H5Literate(file.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
-               [](hid_t, const char *name, const H5L_info_t *, void *out) -> herr_t {
-                   static_cast<std::vector<std::string> *>(out)->emplace_back(name);
-                   return 0;
-               },
-               &names);
-    return names;
-}
+inline std::vector<std::string> goldenCaseNames(const core::H5File &file) { return core::childNames(file, "/"); }
 
 inline core::HyperparameterInput hyperparameters(const nlohmann::json &o)
 {

@@ -1,6 +1,7 @@
 // Masks equal PyTorch's (tests/reference/make_sparsify_golden.py): DataNormSparsifier itself
 // for data-norm, torch ops for threshold, N:M and row-norm; CubicSL's levels.
 #include "core/io/h5_attributes.h"
+#include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/scheduler.h"
@@ -23,18 +24,6 @@ private slots:
 
 static const std::string kGolden = SPARSITY_TEST_DATA_DIR "/golden/sparsify.h5";
 
-static std::vector<std::string> groups(const core::H5File &file)
-{
-    std::vector<std::string> names;
-    H5Literate(file.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
-               [](hid_t, const char *name, const H5L_info_t *, void *out) -> herr_t {
-                   static_cast<std::vector<std::string> *>(out)->emplace_back(name);
-                   return 0;
-               },
-               &names);
-    return names;
-}
-
 static nlohmann::json options(const core::H5File &file, const std::string &name)
 {
     core::H5Handle group(H5Gopen2(file.id(), ("/" + name).c_str(), H5P_DEFAULT), H5Gclose);
@@ -44,7 +33,7 @@ static nlohmann::json options(const core::H5File &file, const std::string &name)
 void TestSparsifierGolden::masksMatchPyTorch_data()
 {
     QTest::addColumn<QString>("name");
-    for (const auto &name : groups(core::H5File::openRead(kGolden)))
+    for (const auto &name : core::childNames(core::H5File::openRead(kGolden), "/"))
         if (name.rfind("schedule", 0) != 0)
             QTest::newRow(name.c_str()) << QString::fromStdString(name);
 }
