@@ -2,6 +2,7 @@
 // families to exit codes (SPEC 2.1): 0 ok, 2 bad usage or input, 3 unreadable or unwritable
 // file, 70 internal error. Errors are one line on stderr: "error: ...".
 #include "app/cli/convert_command.h"
+#include "app/cli/eval_command.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
     sparsity::cli::addConvertCommand(app);
     sparsity::cli::addSparsifyCommand(app);
     sparsity::cli::addStepCommand(app);
+    sparsity::cli::addEvalCommand(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &e) {

@@ -47,7 +47,7 @@ public:
 private:
     [[noreturn]] void fail(int column, const std::string &what) const
     {
-        throw InputError("expression '" + std::string(m_source) + "': column " + std::to_string(column) + ": " + what);
+        throw expressionError(m_source, column, what);
     }
 
     void advance()
@@ -231,5 +231,10 @@ std::vector<std::string> Expression::inputNames() const
 }
 
 std::unique_ptr<Expression> parseExpression(std::string_view source) { return Parser(source).parse(); }
+
+InputError expressionError(std::string_view source, int column, const std::string &what)
+{
+    return InputError("expression '" + std::string(source) + "': column " + std::to_string(column) + ": " + what);
+}
 
 } // namespace sparsity::core

@@ -7,6 +7,8 @@
 // NUMBER is 2, 1.5, 1e-3, .5; integer literals (no '.', no exponent) are marked, for dims.
 // parseExpression() returns the syntax tree; every node knows its 1-based source column, so
 // errors (syntax, unknown function, arity) point at it.
+#include "core/util/errors.h"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,5 +35,8 @@ struct Expression {
 // Throws InputError "expression 'SRC': column C: <what>" for syntax errors, unknown functions
 // and wrong argument counts (see function_table.h).
 std::unique_ptr<Expression> parseExpression(std::string_view source);
+
+// The error every stage after parsing throws about a node: "expression 'SRC': column C: what".
+InputError expressionError(std::string_view source, int column, const std::string &what);
 
 } // namespace sparsity::core

@@ -38,6 +38,8 @@ constexpr std::array kFunctions{
     FunctionSignature{"to_dense", 1, 2, "to_dense(x[, masked_grad])"},
     FunctionSignature{"to_sparse", 1, 1, "to_sparse(x)"},
     FunctionSignature{"intersect", 2, 2, "intersect(x, y)"},
+    FunctionSignature{"data", 1, 1, "data(x)"},
+    FunctionSignature{"masked", 2, 2, "masked(x, mask)"},
 };
 
 } // namespace

@@ -99,7 +99,9 @@ template <class T>
 SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &out,
                            ValidationReport &report, SparsifierStateEntry *stateEntry, bool useGpu)
 {
-    SparsifiedElement r{e.path, e.shape};
+    SparsifiedElement r;
+    r.path = e.path;
+    r.shape = e.shape;
     auto start = Clock::now();
     const auto tensor = readTensor(input, e.path, &report);
     r.ioSeconds += since(start);
@@ -134,7 +136,9 @@ SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, 
 template <class T>
 SparsifiedElement streamed(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &out)
 {
-    SparsifiedElement r{e.path, e.shape};
+    SparsifiedElement r;
+    r.path = e.path;
+    r.shape = e.shape;
     r.streamed = true;
     const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());

@@ -1,0 +1,85 @@
+#include "app/cli/eval_command.h"
+
+#include "app/cli/cli_output.h"
+#include "core/pipeline/eval_file.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace sparsity::cli {
+namespace {
+
+struct EvalOptions {
+    core::EvalRequest request;
+    std::string maskPolicy = "strict";
+    bool json = false;
+    bool print = false;
+};
+
+std::string resultKind(const core::AnyValue &value)
+{
+    return std::string(std::visit([](const auto &v) { return core::valueKindName(v.kind); }, value));
+}
+
+void runEval(EvalOptions &o)
+{
+    o.request.policy = o.maskPolicy == "intersect" ? core::MaskPolicy::Intersect : core::MaskPolicy::Strict;
+    core::ValidationReport report;
+    const auto r = core::evalFile(o.request, report);
+    printNotes(report);
+    const auto shape = std::visit([](const auto &v) { return v.shape; }, r.result);
+    const auto dtype = std::visit([](const auto &v) { return core::dtypeOf<typename decltype(v.values)::value_type>(); }, r.result);
+    if (o.json) {
+        auto inputs = nlohmann::ordered_json::array();
+        for (const auto &input : r.inputs)
+            inputs.push_back({{"name", input.binding.name},
+                              {"file", input.binding.file},
+                              {"path", input.binding.path},
+                              {"shape", input.shape},
+                              {"layout", core::layoutName(input.layout)},
+                              {"dtype", core::dtypeName(input.dtype)},
+                              {"masked", input.masked},
+                              {"nnz", input.specified}});
+        nlohmann::ordered_json json{{"output", o.request.output},
+                                    {"expression", o.request.expression},
+                                    {"inputs", inputs},
+                                    {"result", {{"path", "/result"},
+                                                {"shape", shape},
+                                                {"layout", core::layoutName(r.layout)},
+                                                {"kind", resultKind(r.result)},
+                                                {"dtype", core::dtypeName(dtype)},
+                                                {"nnz", r.specified},
+                                                {"stored", r.stored}}},
+                                    {"compute_seconds", r.computeSeconds},
+                                    {"io_seconds", r.ioSeconds}};
+        if (o.print)
+            json["text"] = core::formatValue(r.result);
+        std::cout << json.dump(2) << '\n';
+        return;
+    }
+    std::cout << o.request.output << ":/result " << core::shapeToString(shape) << ' ' << resultKind(r.result) << ' '
+              << core::layoutName(r.layout) << ", " << r.specified << " specified\n";
+    if (o.print)
+        std::cout << core::formatValue(r.result) << '\n';
+}
+
+} // namespace
+
+void addEvalCommand(CLI::App &app)
+{
+    auto o = std::make_shared<EvalOptions>();
+    auto *c = app.add_subcommand("eval", "Evaluate an expression over masked, sparse and dense tensors");
+    c->add_option("--expr", o->request.expression, "Expression, e.g. 'sum(sqrt(abs(x)) * x + 1.5, 1)'")->required();
+    c->add_option("--input", o->request.inputs, "Input NAME=FILE.h5:PATH (repeatable)");
+    c->add_option("-o,--output", o->request.output, "Output HDF5 file (/result)")->required();
+    c->add_option("--mask-policy", o->maskPolicy, "strict (masks of binary operands must match) or intersect")
+        ->check(CLI::IsMember({"strict", "intersect"}));
+    c->add_flag("--print", o->print, "Print the result as torch.masked does (-- for unspecified)");
+    c->add_flag("--json", o->json, "Print a JSON report on stdout");
+    c->callback([o] { runEval(*o); });
+}
+
+} // namespace sparsity::cli

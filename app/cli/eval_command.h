@@ -1,0 +1,9 @@
+#pragma once
+#include <CLI/App.hpp>
+
+namespace sparsity::cli {
+
+// sparsity eval --expr E --input NAME=FILE.h5:PATH ... -o OUT.h5 [--json] (SPEC 2.1)
+void addEvalCommand(CLI::App &app);
+
+} // namespace sparsity::cli

@@ -1,0 +1,404 @@
+#include "core/expr/evaluator.h"
+
+#include "core/masked/elementwise_program.h"
+#include "core/masked/mask_algebra.h"
+#include "core/masked/masked_print.h"
+#include "core/masked/matmul_kernels.h"
+#include "core/masked/reduction_kernels.h"
+#include "core/masked/softmax_kernel.h"
+
+#include <algorithm>
+#include <map>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+template <class T>
+using ValuePtr = std::shared_ptr<const MaskedValue<T>>;
+
+// A node of a fused elementwise expression: an op over terms, or a leaf value.
+template <class T>
+struct Term {
+    ElementOp op = ElementOp::Neg;
+    std::vector<std::shared_ptr<const Term>> args;
+    ValuePtr<T> leaf;
+};
+
+// What evaluating a node gives: its metadata now, its values when someone asks (`term`).
+template <class T>
+struct Lazy {
+    Shape shape;
+    ValueKind kind = ValueKind::Plain;
+    Layout storage = Layout::Dense;
+    bool isBool = false;
+    SharedMask mask;
+    std::shared_ptr<const Term<T>> term;
+
+    bool isScalar() const { return shape.empty(); }
+};
+
+template <class T>
+Lazy<T> lazyOf(ValuePtr<T> value)
+{
+    Lazy<T> lazy{value->shape, value->kind, value->storage, value->isBool, value->mask, nullptr};
+    auto term = std::make_shared<Term<T>>();
+    term->leaf = std::move(value);
+    lazy.term = std::move(term);
+    return lazy;
+}
+
+template <class T>
+ProgramOperand compile(const Term<T> &term, std::int64_t numel, ElementwiseProgram<T> &program)
+{
+    if (term.leaf)
+        return program.addLeaf(term.leaf->values.data(), term.leaf->numel() == 1 && numel != 1);
+    std::array<ProgramOperand, 3> args{};
+    for (std::size_t i = 0; i < term.args.size(); ++i)
+        args[i] = compile(*term.args[i], numel, program);
+    return program.addInstruction(term.op, args);
+}
+
+template <class T>
+ElementwiseProgram<T> compile(const Lazy<T> &lazy)
+{
+    ElementwiseProgram<T> program;
+    compile(*lazy.term, numel(lazy.shape), program);
+    return program;
+}
+
+template <class T>
+class Evaluator {
+public:
+    Evaluator(std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy)
+        : m_source(source), m_policy(policy)
+    {
+        for (const auto &input : inputs)
+            m_inputs.emplace(input.name, std::make_shared<const MaskedValue<T>>(toMaskedValue<T>(input.tensor, input.isBool)));
+    }
+
+    MaskedValue<T> run(const Expression &root) { return *materialise(evaluate(root)); }
+
+private:
+    [[noreturn]] void fail(const Expression &node, const std::string &what) const
+    {
+        throw expressionError(m_source, node.column, what);
+    }
+
+    ValuePtr<T> materialise(const Lazy<T> &lazy) const
+    {
+        if (lazy.term->leaf && lazy.term->leaf->shape == lazy.shape && lazy.term->leaf->mask == lazy.mask
+            && lazy.term->leaf->kind == lazy.kind)
+            return lazy.term->leaf;
+        auto value = std::make_shared<MaskedValue<T>>();
+        value->shape = lazy.shape;
+        value->kind = lazy.kind;
+        value->storage = lazy.storage;
+        value->mask = lazy.mask;
+        value->values.resize(at(numel(lazy.shape)));
+        compile(lazy).evaluateAll(numel(lazy.shape), value->values.data());
+        return value;
+    }
+
+    Lazy<T> evaluate(const Expression &node)
+    {
+        switch (node.kind) {
+        case Expression::Kind::Number: {
+            auto value = std::make_shared<MaskedValue<T>>();
+            value->values.assign(1, static_cast<T>(node.number));
+            return lazyOf<T>(value);
+        }
+        case Expression::Kind::Name: return lazyOf<T>(input(node));
+        case Expression::Kind::Negate: return elementwise(node, ElementOp::Neg, {evaluate(*node.operands[0])}, "-");
+        case Expression::Kind::Binary: {
+            const char symbol[2] = {node.op, 0};
+            return elementwise(node, *elementOpNamed(symbol), {evaluate(*node.operands[0]), evaluate(*node.operands[1])},
+                               std::string("'") + symbol + "'");
+        }
+        case Expression::Kind::Call: return call(node);
+        }
+        fail(node, "unsupported expression");
+    }
+
+    ValuePtr<T> input(const Expression &node) const
+    {
+        const auto found = m_inputs.find(node.name);
+        if (found != m_inputs.end())
+            return found->second;
+        std::string known;
+        for (const auto &[name, value] : m_inputs)
+            known += (known.empty() ? "" : ", ") + name;
+        fail(node, "unknown input '" + node.name + "' (inputs: " + (known.empty() ? "none" : known) + ")");
+    }
+
+    Lazy<T> call(const Expression &node)
+    {
+        const std::string &f = node.name;
+        if (const auto op = elementOpNamed(f)) {
+            std::vector<Lazy<T>> args;
+            for (const auto &operand : node.operands)
+                args.push_back(evaluate(*operand));
+            return elementwise(node, *op, std::move(args), f);
+        }
+        if (const auto op = reduceOpNamed(f))
+            return reduction(node, *op);
+        if (f == "softmax" || f == "log_softmax") {
+            const auto x = materialise(evaluate(*node.operands[0]));
+            return lazyOf<T>(std::make_shared<MaskedValue<T>>(softmax(*x, dimArgument(node, 1, x->shape), f == "log_softmax")));
+        }
+        if (f == "mm" || f == "sparse_mm") {
+            const auto a = materialise(evaluate(*node.operands[0]));
+            const auto b = materialise(evaluate(*node.operands[1]));
+            try {
+                return lazyOf<T>(std::make_shared<MaskedValue<T>>(matmul(*a, *b, f == "sparse_mm")));
+            } catch (const InputError &error) {
+                fail(node, f + ": " + error.what());
+            }
+        }
+        if (f == "sparse_mask")
+            return sparseMask(node);
+        if (f == "to_dense")
+            return toDense(node);
+        if (f == "to_sparse")
+            return toSparse(node);
+        if (f == "data") {
+            auto x = evaluate(*node.operands[0]);
+            x.kind = ValueKind::Plain;
+            x.mask = nullptr;
+            x.storage = Layout::Dense;
+            x.term = materialisedAs(x);
+            return x;
+        }
+        if (f == "masked" || f == "intersect")
+            return withMask(node);
+        fail(node, "function '" + f + "' is not implemented by the evaluator");
+    }
+
+    // A leaf term holding `lazy`'s values; materialise() gives a value with `lazy`'s metadata.
+    std::shared_ptr<const Term<T>> materialisedAs(const Lazy<T> &lazy) const { return lazyOf<T>(materialise(lazy)).term; }
+
+    // ---- elementwise ops: fused, masks decided now ------------------------------------------
+
+    Lazy<T> elementwise(const Expression &node, ElementOp op, std::vector<Lazy<T>> args, const std::string &what)
+    {
+        Lazy<T> out;
+        for (const auto &arg : args)
+            if (!arg.isScalar()) {
+                if (!out.shape.empty() && arg.shape != out.shape)
+                    fail(node, "shape mismatch in " + what + ": " + shapeToString(out.shape) + " and "
+                                   + shapeToString(arg.shape) + " (operands must have equal shapes, or be scalars)");
+                out.shape = arg.shape;
+            }
+        const std::size_t size = at(numel(out.shape));
+        const std::size_t firstValue = op == ElementOp::Where ? 1 : 0;   // where's condition has no mask role
+        if (op == ElementOp::Where && args[0].kind == ValueKind::Masked)
+            fail(node, "where: the condition must be a plain (unmasked) tensor");
+
+        // The masks of the masked operands, broadcast to the result's size.
+        std::vector<SharedMask> masks(args.size());
+        for (std::size_t i = firstValue; i < args.size(); ++i) {
+            if (args[i].kind != ValueKind::Masked)
+                continue;
+            masks[i] = args[i].mask->size() == size ? args[i].mask : filledMask(size, (*args[i].mask)[0] != 0);
+            if (out.kind != ValueKind::Masked)
+                out.storage = args[i].storage;
+            out.kind = ValueKind::Masked;
+        }
+        if (out.kind == ValueKind::Masked) {
+            if (op == ElementOp::Where) {
+                const auto condition = materialise(args[0]);
+                args[0] = lazyOf<T>(condition);
+                out.mask = whereMask(condition->values, masks[1].get(), masks[2].get(), size);
+            } else {
+                out.mask = combinedMask(node, masks, what, out.shape);
+            }
+        }
+        auto term = std::make_shared<Term<T>>();
+        term->op = op;
+        for (auto &arg : args)
+            term->args.push_back(arg.term);
+        out.term = std::move(term);
+        return out;
+    }
+
+    SharedMask combinedMask(const Expression &node, const std::vector<SharedMask> &masks, const std::string &what,
+                            const Shape &shape) const
+    {
+        SharedMask combined;
+        for (const auto &mask : masks) {
+            if (!mask)
+                continue;
+            if (!combined) {
+                combined = mask;   // shared, not copied: equal masks stay one object
+            } else if (m_policy == MaskPolicy::Intersect) {
+                combined = intersectMasks(*combined, *mask);
+            } else if (const auto difference = describeMaskDifference(*combined, *mask, shape)) {
+                fail(node, "the masks of the operands of " + what + " differ: " + *difference
+                               + "; use intersect(x, y) or --mask-policy intersect to combine them");
+            }
+        }
+        return combined;
+    }
+
+    // ---- reductions: fused with the elementwise expression they reduce ----------------------
+
+    Lazy<T> reduction(const Expression &node, ReduceOp op)
+    {
+        const Lazy<T> x = evaluate(*node.operands[0]);
+        std::optional<int> dim;
+        if (node.operands.size() > 1)
+            dim = dimArgument(node, 1, x.shape);
+        const Mask *mask = x.kind == ValueKind::Masked ? x.mask.get() : nullptr;
+        try {
+            return lazyOf<T>(std::make_shared<MaskedValue<T>>(reduce(compile(x), x.shape, mask, op, dim)));
+        } catch (const InputError &error) {
+            fail(node, error.what());
+        }
+    }
+
+    int dimArgument(const Expression &node, std::size_t index, const Shape &shape) const
+    {
+        const Expression &arg = *node.operands[index];
+        const bool negative = arg.kind == Expression::Kind::Negate;
+        const Expression &literal = negative ? *arg.operands[0] : arg;
+        if (literal.kind != Expression::Kind::Number || !literal.integer)
+            fail(arg, node.name + ": the dim must be an integer literal");
+        const auto rank = static_cast<std::int64_t>(shape.size());
+        const auto written = static_cast<std::int64_t>(literal.number) * (negative ? -1 : 1);
+        const auto dim = written < 0 ? written + rank : written;
+        if (dim < 0 || dim >= rank)
+            fail(arg, node.name + ": dim " + std::to_string(written) + " is out of range for a " + std::to_string(rank)
+                          + "-d operand " + shapeToString(shape));
+        return static_cast<int>(dim);
+    }
+
+    // ---- layout and mask changes ------------------------------------------------------------
+
+    // The pattern an operand stands for: a masked value's mask, a sparse value's stored
+    // pattern, a bool tensor's true elements.
+    SharedMask patternOf(const Expression &node, const ValuePtr<T> &value, const std::string &what) const
+    {
+        if (value->mask)
+            return value->mask;
+        if (value->isBool) {
+            Mask mask(value->values.size());
+            for (std::size_t i = 0; i < mask.size(); ++i)
+                mask[i] = value->values[i] != T(0);
+            return std::make_shared<const Mask>(std::move(mask));
+        }
+        fail(node, what + " must be sparse, masked or bool, but it is a dense " + shapeToString(value->shape)
+                       + " tensor of numbers");
+    }
+
+    Lazy<T> sparseMask(const Expression &node)
+    {
+        const auto x = materialise(evaluate(*node.operands[0]));
+        const auto pattern = materialise(evaluate(*node.operands[1]));
+        if (pattern->shape != x->shape)
+            fail(node, "sparse_mask: shapes differ: " + shapeToString(x->shape) + " and " + shapeToString(pattern->shape));
+        const auto bits = patternOf(*node.operands[1], pattern, "sparse_mask's pattern");
+        auto out = std::make_shared<MaskedValue<T>>(*x);
+        out->storage = pattern->storage == Layout::Dense ? Layout::Coo : pattern->storage;
+        if (x->kind == ValueKind::Masked) {
+            out->mask = intersectMasks(*x->mask, *bits);
+        } else {
+            out->kind = ValueKind::Sparse;
+            out->mask = bits;
+            for (std::size_t i = 0; i < out->values.size(); ++i)
+                if (!(*bits)[i])
+                    out->values[i] = T(0);
+        }
+        return lazyOf<T>(std::move(out));
+    }
+
+    Lazy<T> toDense(const Expression &node)
+    {
+        if (node.operands.size() > 1) {
+            const Expression &flag = *node.operands[1];
+            if (flag.kind != Expression::Kind::Number || !flag.integer || (flag.number != 0.0 && flag.number != 1.0))
+                fail(flag, "to_dense: masked_grad must be 0 or 1");
+        }
+        Lazy<T> x = evaluate(*node.operands[0]);
+        if (x.kind == ValueKind::Sparse) {
+            x.kind = ValueKind::Plain;
+            x.mask = nullptr;
+        }
+        x.storage = Layout::Dense;
+        x.term = materialisedAs(x);
+        return x;
+    }
+
+    Lazy<T> toSparse(const Expression &node)
+    {
+        Lazy<T> x = evaluate(*node.operands[0]);
+        if (x.shape.empty())
+            fail(node, "to_sparse: a 0-d value has no sparse layout");
+        if (x.kind == ValueKind::Plain) {
+            // torch's to_sparse(): the pattern is the nonzero elements.
+            const auto values = materialise(x);
+            Mask nonzero(values->values.size());
+            for (std::size_t i = 0; i < nonzero.size(); ++i)
+                nonzero[i] = values->values[i] != T(0);
+            x.kind = ValueKind::Sparse;
+            x.mask = std::make_shared<const Mask>(std::move(nonzero));
+        }
+        x.storage = Layout::Coo;
+        x.term = materialisedAs(x);
+        return x;
+    }
+
+    // masked(x, m): x's values with m's pattern as mask. intersect(x, y): x restricted to the
+    // elements specified in both.
+    Lazy<T> withMask(const Expression &node)
+    {
+        Lazy<T> x = evaluate(*node.operands[0]);
+        const auto other = materialise(evaluate(*node.operands[1]));
+        if (other->shape != x.shape)
+            fail(node, node.name + ": shapes differ: " + shapeToString(x.shape) + " and " + shapeToString(other->shape));
+        const auto bits = patternOf(*node.operands[1], other, node.name + "'s second operand");
+        if (node.name == "intersect") {
+            if (x.kind != ValueKind::Masked)
+                fail(*node.operands[0], "intersect: the first operand must be masked");
+            x.mask = intersectMasks(*x.mask, *bits);
+        } else {
+            x.mask = bits;
+            x.storage = other->storage;
+        }
+        x.kind = ValueKind::Masked;
+        x.isBool = false;
+        x.term = materialisedAs(x);
+        return x;
+    }
+
+    std::string_view m_source;
+    MaskPolicy m_policy;
+    std::map<std::string, ValuePtr<T>> m_inputs;
+};
+
+bool needsDouble(const std::vector<EvalInput> &inputs)
+{
+    return std::any_of(inputs.begin(), inputs.end(), [](const EvalInput &i) { return i.tensor.dtype() == DType::Float64; });
+}
+
+} // namespace
+
+AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
+                            MaskPolicy policy)
+{
+    if (needsDouble(inputs))
+        return Evaluator<double>(source, inputs, policy).run(expression);
+    return Evaluator<float>(source, inputs, policy).run(expression);
+}
+
+Tensor toTensor(const AnyValue &value)
+{
+    return std::visit([](const auto &v) { return toTensor(v); }, value);
+}
+
+std::string formatValue(const AnyValue &value, int decimals)
+{
+    return std::visit([decimals](const auto &v) { return formatValue(v, decimals); }, value);
+}
+
+} // namespace sparsity::core

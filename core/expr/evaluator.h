@@ -1,0 +1,40 @@
+#pragma once
+// Evaluates a parsed expression over named inputs with torch.masked semantics (SPEC 3, 7).
+//
+// Elementwise subexpressions are fused: a maximal elementwise subtree becomes one
+// ElementwiseProgram evaluated in cache-sized blocks, and a reduction over it consumes the
+// blocks directly. Non-elementwise ops (softmax, products, layout changes) materialise their
+// operands. Values compute in float64 when any input is float64, else in float32, as torch's
+// type promotion would.
+//
+// Binary ops on two masked operands need equal masks (MaskPolicy::Strict, torch's rule); the
+// error says how they differ. MaskPolicy::Intersect combines them as (v1 op v2, m1 AND m2).
+// Shapes must be equal or one operand 0-d (a scalar); there is no other broadcasting.
+#include "core/expr/expression.h"
+#include "core/masked/masked_value.h"
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace sparsity::core {
+
+enum class MaskPolicy { Strict, Intersect };
+
+struct EvalInput {
+    std::string name;
+    Tensor tensor;
+    bool isBool = false;    // a bool dataset: a mask for sparse_mask, masked, where
+};
+
+using AnyValue = std::variant<MaskedValue<float>, MaskedValue<double>>;
+
+// Throws InputError naming the expression and column for unknown inputs, shape mismatches,
+// differing masks, bad dims and misuse of an op.
+AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
+                            MaskPolicy policy = MaskPolicy::Strict);
+
+Tensor toTensor(const AnyValue &value);
+std::string formatValue(const AnyValue &value, int decimals = 4);
+
+} // namespace sparsity::core

@@ -1,0 +1,73 @@
+#include "core/masked/matmul_kernels.h"
+
+#include "core/util/errors.h"
+
+#include <Eigen/Core>
+
+namespace sparsity::core {
+namespace {
+
+template <class T>
+using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The operand with unspecified (or unstored) elements set to 0.
+template <class T>
+RowMajor<T> zeroFilled(const MaskedValue<T> &v)
+{
+    RowMajor<T> m = Eigen::Map<const RowMajor<T>>(v.values.data(), v.shape[0], v.shape[1]);
+    if (v.mask)
+        for (Eigen::Index i = 0; i < m.size(); ++i)
+            if (!(*v.mask)[static_cast<std::size_t>(i)])
+                m.data()[i] = T(0);
+    return m;
+}
+
+// 1 where specified (or stored), else 0; all ones for Plain values. Counts are exact in double.
+template <class T>
+RowMajor<double> patternMatrix(const MaskedValue<T> &v)
+{
+    RowMajor<double> m(v.shape[0], v.shape[1]);
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+        m.data()[i] = v.mask ? static_cast<double>((*v.mask)[static_cast<std::size_t>(i)] != 0) : 1.0;
+    return m;
+}
+
+} // namespace
+
+template <class T>
+MaskedValue<T> matmul(const MaskedValue<T> &a, const MaskedValue<T> &b, bool sparseProduct)
+{
+    if (a.shape.size() != 2 || b.shape.size() != 2)
+        throw InputError("needs 2-d operands, but got " + shapeToString(a.shape) + " and " + shapeToString(b.shape));
+    if (a.shape[1] != b.shape[0])
+        throw InputError("inner dimensions differ: " + shapeToString(a.shape) + " times " + shapeToString(b.shape));
+    if (sparseProduct && a.kind == ValueKind::Plain)
+        throw InputError("the first operand must be sparse (COO or CSR) or masked, but it is dense; use mm for "
+                         "dense products");
+    MaskedValue<T> out;
+    out.shape = {a.shape[0], b.shape[1]};
+    out.values.resize(static_cast<std::size_t>(numel(out.shape)));
+    Eigen::Map<RowMajor<T>>(out.values.data(), out.shape[0], out.shape[1]).noalias() = zeroFilled(a) * zeroFilled(b);
+
+    const bool masked = a.kind == ValueKind::Masked || b.kind == ValueKind::Masked;
+    const bool structural = sparseProduct && b.kind == ValueKind::Sparse;
+    if (masked || structural) {
+        const RowMajor<double> counts = patternMatrix(a) * patternMatrix(b);
+        Mask mask(out.values.size());
+        for (std::size_t i = 0; i < mask.size(); ++i)
+            mask[i] = counts.data()[i] > 0.0;
+        out.mask = std::make_shared<const Mask>(std::move(mask));
+        out.kind = masked ? ValueKind::Masked : ValueKind::Sparse;
+        out.storage = masked ? Layout::Dense : (b.storage == Layout::Dense ? Layout::Coo : b.storage);
+        if (masked)
+            for (std::size_t i = 0; i < out.values.size(); ++i)
+                if (!(*out.mask)[i])
+                    out.values[i] = T(0);
+    }
+    return out;
+}
+
+template MaskedValue<float> matmul<float>(const MaskedValue<float> &, const MaskedValue<float> &, bool);
+template MaskedValue<double> matmul<double>(const MaskedValue<double> &, const MaskedValue<double> &, bool);
+
+} // namespace sparsity::core
