@@ -68,6 +68,24 @@ ElementwiseProgram<T> compile(const Lazy<T> &lazy)
     return program;
 }
 
+// An input in the compute type: shared when it already is, converted otherwise.
+template <class T, class U>
+ValuePtr<T> as(const std::shared_ptr<const MaskedValue<U>> &value)
+{
+    if constexpr (std::is_same_v<T, U>) {
+        return value;
+    } else {
+        auto converted = std::make_shared<MaskedValue<T>>();
+        converted->shape = value->shape;
+        converted->values.assign(value->values.begin(), value->values.end());
+        converted->mask = value->mask;
+        converted->kind = value->kind;
+        converted->storage = value->storage;
+        converted->isBool = value->isBool;
+        return converted;
+    }
+}
+
 template <class T>
 class Evaluator {
 public:
@@ -75,7 +93,7 @@ public:
         : m_source(source), m_policy(policy)
     {
         for (const auto &input : inputs)
-            m_inputs.emplace(input.name, std::make_shared<const MaskedValue<T>>(toMaskedValue<T>(input.tensor, input.isBool)));
+            m_inputs.emplace(input.name, std::visit([](const auto &value) { return as<T>(value); }, input.value));
     }
 
     MaskedValue<T> run(const Expression &root) { return *materialise(evaluate(root)); }
@@ -88,9 +106,10 @@ private:
 
     ValuePtr<T> materialise(const Lazy<T> &lazy) const
     {
-        if (lazy.term->leaf && lazy.term->leaf->shape == lazy.shape && lazy.term->leaf->mask == lazy.mask
-            && lazy.term->leaf->kind == lazy.kind)
-            return lazy.term->leaf;
+        const auto &leaf = lazy.term->leaf;
+        if (leaf && leaf->shape == lazy.shape && leaf->mask == lazy.mask && leaf->kind == lazy.kind
+            && leaf->storage == lazy.storage)
+            return leaf;
         auto value = std::make_shared<MaskedValue<T>>();
         value->shape = lazy.shape;
         value->kind = lazy.kind;
@@ -378,10 +397,24 @@ private:
 
 bool needsDouble(const std::vector<EvalInput> &inputs)
 {
-    return std::any_of(inputs.begin(), inputs.end(), [](const EvalInput &i) { return i.tensor.dtype() == DType::Float64; });
+    return std::any_of(inputs.begin(), inputs.end(), [](const EvalInput &i) { return i.value.index() == 1; });
 }
 
 } // namespace
+
+std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors)
+{
+    const bool useDouble = std::any_of(tensors.begin(), tensors.end(),
+                                       [](const NamedTensor &t) { return t.tensor.dtype() == DType::Float64; });
+    std::vector<EvalInput> inputs;
+    for (const auto &t : tensors) {
+        if (useDouble)
+            inputs.push_back({t.name, std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(t.tensor, t.isBool))});
+        else
+            inputs.push_back({t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(t.tensor, t.isBool))});
+    }
+    return inputs;
+}
 
 AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
                             MaskPolicy policy)

@@ -21,13 +21,23 @@ namespace sparsity::core {
 
 enum class MaskPolicy { Strict, Intersect };
 
+using AnyValue = std::variant<MaskedValue<float>, MaskedValue<double>>;
+using SharedValue = std::variant<std::shared_ptr<const MaskedValue<float>>, std::shared_ptr<const MaskedValue<double>>>;
+
 struct EvalInput {
+    std::string name;
+    SharedValue value;
+};
+
+struct NamedTensor {
     std::string name;
     Tensor tensor;
     bool isBool = false;    // a bool dataset: a mask for sparse_mask, masked, where
 };
 
-using AnyValue = std::variant<MaskedValue<float>, MaskedValue<double>>;
+// Converts tensors to evaluator inputs once (as torch builds a MaskedTensor once): in float64
+// when any of them is float64, else in float32.
+std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors);
 
 // Throws InputError naming the expression and column for unknown inputs, shape mismatches,
 // differing masks, bad dims and misuse of an op.

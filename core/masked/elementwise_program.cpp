@@ -1,5 +1,9 @@
 #include "core/masked/elementwise_program.h"
 
+#include "core/util/cpu_clones.h"
+
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <cstring>
 
@@ -7,10 +11,13 @@ namespace sparsity::core {
 namespace {
 
 // One instruction over one block. The switch sits outside the loops so each loop is a plain
-// vectorisable kernel.
+// vectorisable kernel (sqrt vectorises because the core builds with -fno-math-errno); exp and
+// log use Eigen's vectorised polynomial forms (within an ulp or two of libm, which is float
+// rounding), since libm has no vector entry points without -ffast-math.
 template <class T>
-void runInstruction(ElementOp op, const T *a, const T *b, const T *c, T *out, int n)
+SPARSITY_ALWAYS_INLINE void runInstructionLoops(ElementOp op, const T *a, const T *b, const T *c, T *out, int n)
 {
+    using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
     switch (op) {
 #define SPARSITY_BLOCK_LOOP(expr)                                                                  \
     _Pragma("omp simd") for (int i = 0; i < n; ++i) out[i] = (expr);                               \
@@ -18,21 +25,39 @@ void runInstruction(ElementOp op, const T *a, const T *b, const T *c, T *out, in
     case ElementOp::Neg: SPARSITY_BLOCK_LOOP(-a[i])
     case ElementOp::Abs: SPARSITY_BLOCK_LOOP(std::abs(a[i]))
     case ElementOp::Sqrt: SPARSITY_BLOCK_LOOP(std::sqrt(a[i]))
+    case ElementOp::Rsqrt: SPARSITY_BLOCK_LOOP(T(1) / std::sqrt(a[i]))
     case ElementOp::Square: SPARSITY_BLOCK_LOOP(a[i] * a[i])
+    case ElementOp::Sign: SPARSITY_BLOCK_LOOP(applyElementOp(ElementOp::Sign, a[i], T(0), T(0)))
     case ElementOp::Add: SPARSITY_BLOCK_LOOP(a[i] + b[i])
     case ElementOp::Sub: SPARSITY_BLOCK_LOOP(a[i] - b[i])
     case ElementOp::Mul: SPARSITY_BLOCK_LOOP(a[i] * b[i])
     case ElementOp::Div: SPARSITY_BLOCK_LOOP(a[i] / b[i])
     case ElementOp::Maximum: SPARSITY_BLOCK_LOOP(maximumOf(a[i], b[i]))
     case ElementOp::Minimum: SPARSITY_BLOCK_LOOP(minimumOf(a[i], b[i]))
+    case ElementOp::Clamp: SPARSITY_BLOCK_LOOP(minimumOf(maximumOf(a[i], b[i]), c[i]))
     case ElementOp::Where: SPARSITY_BLOCK_LOOP(a[i] != T(0) ? b[i] : c[i])
 #undef SPARSITY_BLOCK_LOOP
-    default:
-        // Transcendental ops: no vector library here, the scalar form is what libm offers.
+    case ElementOp::Exp:
+        Eigen::Map<Array>(out, n) = Eigen::Map<const Array>(a, n).exp();
+        return;
+    case ElementOp::Log:
+        Eigen::Map<Array>(out, n) = Eigen::Map<const Array>(a, n).log();
+        return;
+    case ElementOp::Pow:
         for (int i = 0; i < n; ++i)
-            out[i] = applyElementOp(op, a[i], b ? b[i] : T(0), c ? c[i] : T(0));
+            out[i] = std::pow(a[i], b[i]);
         return;
     }
+}
+
+SPARSITY_CPU_CLONES void runInstruction(ElementOp op, const float *a, const float *b, const float *c, float *out, int n)
+{
+    runInstructionLoops(op, a, b, c, out, n);
+}
+
+SPARSITY_CPU_CLONES void runInstruction(ElementOp op, const double *a, const double *b, const double *c, double *out, int n)
+{
+    runInstructionLoops(op, a, b, c, out, n);
 }
 
 } // namespace

@@ -24,10 +24,15 @@ MaskedValue<T> toMaskedValue(const Tensor &tensor, bool isBool)
     value.storage = tensor.layout();
     value.isBool = isBool;
     // The data of a masked tensor is read without its mask so unspecified data survives.
-    value.values = toDenseAs<T>(Tensor(tensor.storage())).values;
+    if (const auto *dense = std::get_if<DenseTensor<T>>(&tensor.storage()))
+        value.values = dense->values;
+    else
+        value.values = toDenseAs<T>(Tensor(tensor.storage())).values;
     if (tensor.isMasked()) {
         value.kind = ValueKind::Masked;
-        value.mask = std::make_shared<const Mask>(specifiedMaskDense(tensor));
+        // Dense storage holds one mask byte per element already; sparse storage is densified.
+        value.mask = std::make_shared<const Mask>(tensor.layout() == Layout::Dense ? *tensor.mask()
+                                                                                   : specifiedMaskDense(tensor));
     } else if (tensor.layout() != Layout::Dense) {
         value.kind = ValueKind::Sparse;
         value.mask = std::make_shared<const Mask>(storedPattern(tensor));

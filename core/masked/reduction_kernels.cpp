@@ -1,5 +1,7 @@
 #include "core/masked/reduction_kernels.h"
 
+#include "core/masked/mask_select.h"
+#include "core/util/cpu_clones.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
@@ -29,58 +31,96 @@ double identityOf(ReduceOp op)
     return 0.0;
 }
 
-inline double combine(ReduceOp op, double acc, double v)
+// acc[k] = op(acc[k], w[k]) for k < n: one run of consecutive output slots.
+template <class T>
+SPARSITY_ALWAYS_INLINE void combineRunLoops(ReduceOp op, double *acc, const T *w, int n)
 {
     switch (op) {
-    case ReduceOp::Amax: return maximumOf(acc, v);
-    case ReduceOp::Amin: return minimumOf(acc, v);
-    case ReduceOp::Norm: return acc + v * v;
-    default: return acc + v;
+    case ReduceOp::Amax:
+        for (int k = 0; k < n; ++k)
+            acc[k] = maximumOf(acc[k], static_cast<double>(w[k]));
+        return;
+    case ReduceOp::Amin:
+        for (int k = 0; k < n; ++k)
+            acc[k] = minimumOf(acc[k], static_cast<double>(w[k]));
+        return;
+    case ReduceOp::Norm:
+#pragma omp simd
+        for (int k = 0; k < n; ++k)
+            acc[k] += static_cast<double>(w[k]) * static_cast<double>(w[k]);
+        return;
+    default:
+#pragma omp simd
+        for (int k = 0; k < n; ++k)
+            acc[k] += static_cast<double>(w[k]);
+        return;
     }
 }
+
+// op over w[0..n) into one value.
+template <class T>
+SPARSITY_ALWAYS_INLINE double reduceRunLoops(ReduceOp op, double acc, const T *w, int n)
+{
+    if (op == ReduceOp::Amax || op == ReduceOp::Amin) {
+        for (int k = 0; k < n; ++k)
+            acc = op == ReduceOp::Amax ? maximumOf(acc, static_cast<double>(w[k])) : minimumOf(acc, static_cast<double>(w[k]));
+        return acc;
+    }
+    double s = 0.0;
+    if (op == ReduceOp::Norm) {
+#pragma omp simd reduction(+ : s)
+        for (int k = 0; k < n; ++k)
+            s += static_cast<double>(w[k]) * static_cast<double>(w[k]);
+    } else {
+#pragma omp simd reduction(+ : s)
+        for (int k = 0; k < n; ++k)
+            s += static_cast<double>(w[k]);
+    }
+    return acc + s;
+}
+
+SPARSITY_CPU_CLONES void combineRun(ReduceOp op, double *acc, const float *w, int n) { combineRunLoops(op, acc, w, n); }
+SPARSITY_CPU_CLONES void combineRun(ReduceOp op, double *acc, const double *w, int n) { combineRunLoops(op, acc, w, n); }
+SPARSITY_CPU_CLONES double reduceRun(ReduceOp op, double acc, const float *w, int n) { return reduceRunLoops(op, acc, w, n); }
+SPARSITY_CPU_CLONES double reduceRun(ReduceOp op, double acc, const double *w, int n) { return reduceRunLoops(op, acc, w, n); }
 
 // Folds slab elements [first, last) into `acc`; element e of the slab belongs to output
 // e % inner. `base` is the slab's offset in the flat tensor.
 template <class T>
 void accumulateRange(const ElementwiseProgram<T> &program, typename ElementwiseProgram<T>::Scratch &scratch,
                      const Mask *mask, ReduceOp op, std::int64_t base, std::int64_t first, std::int64_t last,
-                     std::int64_t inner, Accumulators &acc)
+                     std::int64_t inner, Accumulators &acc, T *selected)
 {
+    const T identity = static_cast<T>(identityOf(op));
     for (std::int64_t begin = first; begin < last; begin += kBlock) {
         const int count = static_cast<int>(std::min<std::int64_t>(kBlock, last - begin));
-        const T *v = program.evaluateBlock(base + begin, count, scratch);
+        const T *w = program.evaluateBlock(base + begin, count, scratch);
         const std::uint8_t *m = mask ? mask->data() + base + begin : nullptr;
-        if (inner == 1 && (op == ReduceOp::Sum || op == ReduceOp::Mean || op == ReduceOp::Norm)) {
-            // The hot case (all dims, or the last dim): a vectorised sum.
-            double s = 0.0;
-            std::int64_t c = 0;
-            if (m) {
-#pragma omp simd reduction(+ : s, c)
-                for (int i = 0; i < count; ++i) {
-                    const double x = m[i] ? static_cast<double>(v[i]) : 0.0;
-                    s += op == ReduceOp::Norm ? x * x : x;
-                    c += m[i] != 0;
-                }
-            } else {
-#pragma omp simd reduction(+ : s)
-                for (int i = 0; i < count; ++i) {
-                    const double x = static_cast<double>(v[i]);
-                    s += op == ReduceOp::Norm ? x * x : x;
-                }
-                c = count;
-            }
-            acc.value[0] += s;
-            acc.count[0] += c;
+        if (m) {
+            selectSpecified(w, m, count, identity, selected);
+            w = selected;
+        }
+        if (inner == 1) {
+            acc.value[0] = reduceRun(op, acc.value[0], w, count);
+            acc.count[0] += m ? countSpecified(m, count) : count;
             continue;
         }
-        std::int64_t slot = begin % inner;
-        for (int i = 0; i < count; ++i) {
-            if (!m || m[i]) {
-                acc.value[at(slot)] = combine(op, acc.value[at(slot)], static_cast<double>(v[i]));
-                ++acc.count[at(slot)];
+        // Runs of consecutive slots: the block wraps around `inner` at most count/inner times.
+        for (int i = 0; i < count;) {
+            const std::int64_t slot = (begin + i) % inner;
+            const int run = static_cast<int>(std::min<std::int64_t>(count - i, inner - slot));
+            combineRun(op, acc.value.data() + slot, w + i, run);
+            std::int64_t *counts = acc.count.data() + slot;
+            if (m) {
+#pragma omp simd
+                for (int k = 0; k < run; ++k)
+                    counts[k] += m[i + k] != 0;
+            } else {
+#pragma omp simd
+                for (int k = 0; k < run; ++k)
+                    ++counts[k];
             }
-            if (++slot == inner)
-                slot = 0;
+            i += run;
         }
     }
 }
@@ -89,8 +129,12 @@ void merge(ReduceOp op, Accumulators &into, const Accumulators &from)
 {
     for (std::size_t i = 0; i < into.value.size(); ++i) {
         into.count[i] += from.count[i];
-        into.value[i] = (op == ReduceOp::Amax || op == ReduceOp::Amin) ? combine(op, into.value[i], from.value[i])
-                                                                        : into.value[i] + from.value[i];
+        if (op == ReduceOp::Amax)
+            into.value[i] = maximumOf(into.value[i], from.value[i]);
+        else if (op == ReduceOp::Amin)
+            into.value[i] = minimumOf(into.value[i], from.value[i]);
+        else
+            into.value[i] += from.value[i];
     }
 }
 
@@ -156,10 +200,11 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
 #pragma omp parallel
         {
             auto scratch = program.makeScratch();
+            std::vector<T> selected(kBlock);
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t o = 0; o < outer; ++o) {
                 Accumulators acc(inner, identityOf(op));
-                accumulateRange(program, scratch, mask, op, o * slab, 0, slab, inner, acc);
+                accumulateRange(program, scratch, mask, op, o * slab, 0, slab, inner, acc, selected.data());
                 finish(op, acc, mask != nullptr, out.values.data() + o * inner,
                        mask ? outMask.data() + o * inner : nullptr);
             }
@@ -174,9 +219,10 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
 #pragma omp parallel for schedule(static, 1)
             for (int t = 0; t < threads; ++t) {
                 auto scratch = program.makeScratch();
+                std::vector<T> selected(kBlock);
                 const std::int64_t first = std::min(slab, t * per * kBlock);
                 const std::int64_t last = std::min(slab, (t + 1) * per * kBlock);
-                accumulateRange(program, scratch, mask, op, o * slab, first, last, inner, partial[at(t)]);
+                accumulateRange(program, scratch, mask, op, o * slab, first, last, inner, partial[at(t)], selected.data());
             }
             for (int t = 1; t < threads; ++t)
                 merge(op, partial[0], partial[at(t)]);

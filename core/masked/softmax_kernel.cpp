@@ -1,11 +1,70 @@
 #include "core/masked/softmax_kernel.h"
 
 #include "core/masked/element_ops.h"
+#include "core/masked/mask_select.h"
+
+#include <Eigen/Core>
 
 #include <cmath>
 #include <limits>
 
 namespace sparsity::core {
+namespace {
+
+template <class T>
+using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+// A contiguous lane (softmax over the last dim): vectorised in T as torch computes it, the
+// sum accumulated in double. Unspecified elements take no share; they are excluded from the
+// maximum as -inf but exponentiated as exp(0), then zeroed: exp(-inf) through the polynomial
+// runs into denormals, which cost a microcode assist per element on x86.
+template <class T>
+void contiguousLane(const T *x, const std::uint8_t *m, std::int64_t n, bool logarithm, T *y, Array<T> &shifted)
+{
+    const auto size = static_cast<Eigen::Index>(n);
+    shifted.resize(size);
+    if (m)
+        selectSpecified(x, m, n, -std::numeric_limits<T>::infinity(), shifted.data());
+    else
+        shifted = Eigen::Map<const Array<T>>(x, size);
+    const T maximum = shifted.template maxCoeff<Eigen::PropagateNaN>();
+    shifted = Eigen::Map<const Array<T>>(x, size) - maximum;
+    if (m)
+        selectSpecified(shifted.data(), m, n, T(0), shifted.data());
+    Eigen::Map<Array<T>> out(y, size);
+    out = shifted.exp();
+    if (m)
+        selectSpecified(y, m, n, T(0), y);
+    const double total = out.template cast<double>().sum();
+    if (logarithm)
+        out = shifted - static_cast<T>(std::log(total));
+    else
+        out /= static_cast<T>(total);
+    if (m && logarithm)
+        selectSpecified(y, m, n, T(0), y);   // unspecified elements: 0
+}
+
+// A strided lane (softmax over an inner dim), in double.
+template <class T>
+void stridedLane(const T *x, const std::uint8_t *m, std::int64_t n, std::int64_t stride, bool logarithm, T *y)
+{
+    auto specified = [&](std::int64_t j) { return !m || m[j * stride]; };
+    double maximum = -std::numeric_limits<double>::infinity();
+    for (std::int64_t j = 0; j < n; ++j)
+        if (specified(j))
+            maximum = maximumOf(maximum, static_cast<double>(x[j * stride]));
+    double total = 0.0;
+    for (std::int64_t j = 0; j < n; ++j)
+        if (specified(j))
+            total += std::exp(static_cast<double>(x[j * stride]) - maximum);
+    const double logTotal = std::log(total);
+    for (std::int64_t j = 0; j < n; ++j) {
+        const double shifted = static_cast<double>(x[j * stride]) - maximum;
+        y[j * stride] = !specified(j) ? T(0) : static_cast<T>(logarithm ? shifted - logTotal : std::exp(shifted) / total);
+    }
+}
+
+} // namespace
 
 template <class T>
 MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
@@ -20,30 +79,16 @@ MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
     const std::uint8_t *m = input.mask ? input.mask->data() : nullptr;
     T *y = out.values.data();
 
-#pragma omp parallel for schedule(static)
-    for (std::int64_t lane = 0; lane < outer * inner; ++lane) {
-        const std::int64_t base = (lane / inner) * n * inner + lane % inner;
-        double maximum = -std::numeric_limits<double>::infinity();
-        for (std::int64_t j = 0; j < n; ++j) {
-            const std::int64_t i = base + j * inner;
-            if (!m || m[i])
-                maximum = maximumOf(maximum, static_cast<double>(x[i]));
-        }
-        double total = 0.0;
-        for (std::int64_t j = 0; j < n; ++j) {
-            const std::int64_t i = base + j * inner;
-            if (!m || m[i])
-                total += std::exp(static_cast<double>(x[i]) - maximum);
-        }
-        const double logTotal = std::log(total);
-        for (std::int64_t j = 0; j < n; ++j) {
-            const std::int64_t i = base + j * inner;
-            if (m && !m[i]) {
-                y[i] = T(0);   // unspecified
-                continue;
-            }
-            const double shifted = static_cast<double>(x[i]) - maximum;
-            y[i] = static_cast<T>(logarithm ? shifted - logTotal : std::exp(shifted) / total);
+#pragma omp parallel
+    {
+        Array<T> shifted;
+#pragma omp for schedule(static)
+        for (std::int64_t lane = 0; lane < outer * inner; ++lane) {
+            const std::int64_t base = (lane / inner) * n * inner + lane % inner;
+            if (inner == 1)
+                contiguousLane(x + base, m ? m + base : nullptr, n, logarithm, y + base, shifted);
+            else
+                stridedLane(x + base, m ? m + base : nullptr, n, inner, logarithm, y + base);
         }
     }
     return out;

@@ -69,18 +69,22 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     }
     requireBound(*expression, request.expression, names);
 
-    std::vector<EvalInput> inputs;
+    std::vector<NamedTensor> tensors;
     for (auto &input : result.inputs) {
         const H5File file = H5File::openRead(input.binding.file);
         const ElementInfo element = requireElement(file, input.binding.path);
-        Tensor tensor = readTensor(file, input.binding.path, &report);
+        // A bool dataset is a mask here, which is what the conversion notice would question.
+        const bool isBool = element.dtype == DType::Bool;
+        Tensor tensor = readTensor(file, input.binding.path, isBool ? nullptr : &report);
         input.shape = tensor.shape();
         input.layout = tensor.layout();
         input.dtype = element.dtype;
         input.masked = tensor.isMasked();
         input.specified = tensor.specifiedCount();
-        inputs.push_back({input.binding.name, std::move(tensor), element.dtype == DType::Bool});
+        tensors.push_back({input.binding.name, std::move(tensor), isBool});
     }
+    const auto inputs = makeEvalInputs(tensors);
+    tensors.clear();
     const auto inputsRead = Clock::now();
     result.result = evaluateExpression(*expression, request.expression, inputs, request.policy);
     const Tensor tensor = toTensor(result.result);

@@ -96,6 +96,12 @@ def main(out):
     with h5py.File(j("step_oob.h5"), "a") as f:
         f["param"] = np.zeros((4, 3), dtype=np.float32)
 
+    with h5py.File(j("eval.h5"), "w") as f:
+        f["x"] = np.arange(6, dtype=np.float32).reshape(2, 3)
+        f["y"] = np.ones((3, 2), dtype=np.float32)
+        f["m"] = np.array([[1, 0, 1], [0, 1, 1]], dtype=bool)
+        f["m2"] = np.array([[1, 1, 1], [0, 1, 0]], dtype=bool)
+
 
 if __name__ == "__main__":
     main(sys.argv[1])

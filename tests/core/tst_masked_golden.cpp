@@ -39,7 +39,7 @@ static core::Mask maskFrom(const core::Tensor &boolTensor)
 
 static std::vector<core::EvalInput> readInputs(const core::H5File &file, const std::string &caseName, core::Layout layout)
 {
-    std::vector<core::EvalInput> inputs;
+    std::vector<core::NamedTensor> inputs;
     const std::string base = "/" + caseName + "/inputs";
     for (const auto &name : core::childNames(file, base)) {
         core::Tensor tensor = core::readTensor(file, base + "/" + name + "/data");
@@ -49,7 +49,7 @@ static std::vector<core::EvalInput> readInputs(const core::H5File &file, const s
         }
         inputs.push_back({name, std::move(tensor), false});
     }
-    return inputs;
+    return core::makeEvalInputs(inputs);
 }
 
 void TestMaskedGolden::matchesTorchMasked_data()
