@@ -77,6 +77,8 @@ void addEvalCommand(CLI::App &app)
     c->add_option("-o,--output", o->request.output, "Output HDF5 file (/result)")->required();
     c->add_option("--mask-policy", o->maskPolicy, "strict (masks of binary operands must match) or intersect")
         ->check(CLI::IsMember({"strict", "intersect"}));
+    c->add_option("--device", o->request.device, "cpu, cuda or auto (elementwise work and reductions)")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
     c->add_flag("--print", o->print, "Print the result as torch.masked does (-- for unspecified)");
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runEval(*o); });

@@ -2,6 +2,7 @@
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/dense_to_csr.h"
 #include "core/cuda/optimizer_steps.h"
+#include "core/cuda/program_kernels.h"
 #include "core/cuda/sparsify_kernels.h"
 #include "core/device/gpu_backend.h"
 
@@ -37,7 +38,9 @@ const GpuBackend &cudaBackend()
 {
     static const GpuBackend backend{probeCuda, cuda::denseToCsr<float>, cuda::denseToCsr<double>,
                                     cuda::optimizerSteps<float>, cuda::optimizerSteps<double>,
-                                    cuda::thresholdSquash, cuda::nmMask, cuda::blockScores};
+                                    cuda::thresholdSquash, cuda::nmMask, cuda::blockScores,
+                                    cuda::evaluateProgram<float>, cuda::evaluateProgram<double>,
+                                    cuda::reduceProgram<float>, cuda::reduceProgram<double>};
     return backend;
 }
 

@@ -2,6 +2,7 @@
 // builds indptr, a second pass writes entries in column order (a block-wide ordered
 // compaction, so columns stay sorted).
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/device_array.h"
 #include "core/cuda/dense_to_csr.h"
 
 #include <thrust/device_ptr.h>
@@ -71,12 +72,6 @@ __global__ void fillRows(const T *dense, std::int64_t rows, std::int64_t cols, c
     }
 }
 
-template <class P>
-struct DeviceBuffer {
-    P *ptr = nullptr;
-    ~DeviceBuffer() { cudaFree(ptr); }
-};
-
 } // namespace
 
 template <class T>
@@ -84,8 +79,8 @@ bool denseToCsr(const T *dense, std::int64_t rows, std::int64_t cols, std::int64
                 T **values, std::string *error)
 {
     const auto elements = static_cast<size_t>(rows * cols);
-    DeviceBuffer<T> dDense;
-    DeviceBuffer<std::int64_t> dIndptr;
+    DeviceArray<T> dDense;
+    DeviceArray<std::int64_t> dIndptr;
     if (failed(cudaMalloc(&dDense.ptr, elements * sizeof(T)), "cudaMalloc", error)
         || failed(cudaMalloc(&dIndptr.ptr, static_cast<size_t>(rows + 1) * sizeof(std::int64_t)), "cudaMalloc", error)
         || failed(cudaMemcpy(dDense.ptr, dense, elements * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", error)
@@ -102,8 +97,8 @@ bool denseToCsr(const T *dense, std::int64_t rows, std::int64_t cols, std::int64
                "cudaMemcpy", error))
         return false;
     const auto nnz = static_cast<size_t>(indptr[rows]);
-    DeviceBuffer<std::int64_t> dIndices;
-    DeviceBuffer<T> dValues;
+    DeviceArray<std::int64_t> dIndices;
+    DeviceArray<T> dValues;
     if (failed(cudaMalloc(&dIndices.ptr, std::max<size_t>(nnz, 1) * sizeof(std::int64_t)), "cudaMalloc", error)
         || failed(cudaMalloc(&dValues.ptr, std::max<size_t>(nnz, 1) * sizeof(T)), "cudaMalloc", error))
         return false;

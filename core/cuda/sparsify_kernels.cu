@@ -2,6 +2,7 @@
 // by threshold and ranked largest by N:M, ties to the lower index; block scores summed
 // row-major in float, divided by the block's real entry count, as avg_pool2d does).
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/device_array.h"
 #include "core/cuda/sparsify_kernels.h"
 
 #include <algorithm>
@@ -55,16 +56,6 @@ __global__ void scoreKernel(const float *x, float *scores, std::int64_t height, 
         scores[b] = sum / float((r1 - r0) * (c1 - c0));
     }
 }
-
-template <class P>
-struct DeviceArray {
-    P *ptr = nullptr;
-    ~DeviceArray() { cudaFree(ptr); }
-    bool allocate(std::int64_t count, std::string *error)
-    {
-        return !failed(cudaMalloc(&ptr, std::max<std::int64_t>(count, 1) * sizeof(P)), "cudaMalloc", error);
-    }
-};
 
 } // namespace
 

@@ -2,6 +2,7 @@
 // The GPU dispatch table (ATen's stub pattern). Core code calls kernels through it; the
 // optional sparsity_cuda target provides the CUDA implementation. This header is plain C++17
 // so .cu files can include it.
+#include "core/masked/elementwise_program.h"
 #include "core/optim/optimizer_options.h"
 
 #include <cstdint>
@@ -41,6 +42,31 @@ struct GpuStepJob {
     std::int64_t patternCount = 0;
 };
 
+// An ElementwiseProgram (host pointers) for the GPU interpreter: every non-broadcast leaf has
+// `numel` elements.
+template <class T>
+struct GpuProgramView {
+    const Instruction *instructions = nullptr;
+    int instructionCount = 0;
+    const ProgramLeaf<T> *leaves = nullptr;
+    int leafCount = 0;
+    ProgramOperand result;
+    std::int64_t numel = 0;
+};
+
+// The program's values as [outer, n, inner] reduced over n (core/masked/reduction_kernels.h):
+// per output, the raw accumulator (sum, sum of squares, or extreme) and the count of the
+// elements taken (specified ones when `mask` is given). The caller finishes mean and norm.
+template <class T>
+struct GpuReduceJob {
+    GpuProgramView<T> program;
+    const std::uint8_t *mask = nullptr;
+    int op = 0;   // ReduceOp
+    std::int64_t outer = 1, n = 0, inner = 1;
+    double *accumulators = nullptr;   // outer * inner
+    std::int64_t *counts = nullptr;   // outer * inner
+};
+
 struct GpuBackend {
     GpuProbe (*probe)();
     // Dense row-major [rows x cols] -> CSR. indptr has rows+1 entries; indices/values are
@@ -61,6 +87,11 @@ struct GpuBackend {
                       std::string *error);
     bool (*blockScoresF32)(const float *x, float *scores, std::int64_t height, std::int64_t width, std::int64_t blockRows,
                            std::int64_t blockCols, bool l2, std::string *error);
+    // The expression evaluator's fused elementwise programs and reductions over them.
+    bool (*evaluateProgramF32)(const GpuProgramView<float> &program, float *out, std::string *error);
+    bool (*evaluateProgramF64)(const GpuProgramView<double> &program, double *out, std::string *error);
+    bool (*reduceProgramF32)(const GpuReduceJob<float> &job, std::string *error);
+    bool (*reduceProgramF64)(const GpuReduceJob<double> &job, std::string *error);
 };
 
 // nullptr when the build has no CUDA backend.

@@ -1,5 +1,6 @@
 #include "core/expr/evaluator.h"
 
+#include "core/device/gpu_eval.h"
 #include "core/masked/elementwise_program.h"
 #include "core/masked/mask_algebra.h"
 #include "core/masked/masked_print.h"
@@ -89,8 +90,8 @@ ValuePtr<T> as(const std::shared_ptr<const MaskedValue<U>> &value)
 template <class T>
 class Evaluator {
 public:
-    Evaluator(std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy)
-        : m_source(source), m_policy(policy)
+    Evaluator(std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device)
+        : m_source(source), m_policy(policy), m_device(device)
     {
         for (const auto &input : inputs)
             m_inputs.emplace(input.name, std::visit([](const auto &value) { return as<T>(value); }, input.value));
@@ -116,7 +117,11 @@ private:
         value->storage = lazy.storage;
         value->mask = lazy.mask;
         value->values.resize(at(numel(lazy.shape)));
-        compile(lazy).evaluateAll(numel(lazy.shape), value->values.data());
+        const auto program = compile(lazy);
+        if (m_device == Device::Cuda)
+            evaluateOnGpu(program, numel(lazy.shape), value->values.data());
+        else
+            program.evaluateAll(numel(lazy.shape), value->values.data());
         return value;
     }
 
@@ -270,7 +275,9 @@ private:
             dim = dimArgument(node, 1, x.shape);
         const Mask *mask = x.kind == ValueKind::Masked ? x.mask.get() : nullptr;
         try {
-            return lazyOf<T>(std::make_shared<MaskedValue<T>>(reduce(compile(x), x.shape, mask, op, dim)));
+            const auto program = compile(x);
+            return lazyOf<T>(std::make_shared<MaskedValue<T>>(m_device == Device::Cuda ? reduceOnGpu(program, x.shape, mask, op, dim)
+                                                                                       : reduce(program, x.shape, mask, op, dim)));
         } catch (const InputError &error) {
             fail(node, error.what());
         }
@@ -392,6 +399,7 @@ private:
 
     std::string_view m_source;
     MaskPolicy m_policy;
+    Device m_device;
     std::map<std::string, ValuePtr<T>> m_inputs;
 };
 
@@ -417,11 +425,11 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors)
 }
 
 AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
-                            MaskPolicy policy)
+                            MaskPolicy policy, Device device)
 {
     if (needsDouble(inputs))
-        return Evaluator<double>(source, inputs, policy).run(expression);
-    return Evaluator<float>(source, inputs, policy).run(expression);
+        return Evaluator<double>(source, inputs, policy, device).run(expression);
+    return Evaluator<float>(source, inputs, policy, device).run(expression);
 }
 
 Tensor toTensor(const AnyValue &value)

@@ -10,6 +10,7 @@
 // Binary ops on two masked operands need equal masks (MaskPolicy::Strict, torch's rule); the
 // error says how they differ. MaskPolicy::Intersect combines them as (v1 op v2, m1 AND m2).
 // Shapes must be equal or one operand 0-d (a scalar); there is no other broadcasting.
+#include "core/device/device.h"
 #include "core/expr/expression.h"
 #include "core/masked/masked_value.h"
 
@@ -41,8 +42,10 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors);
 
 // Throws InputError naming the expression and column for unknown inputs, shape mismatches,
 // differing masks, bad dims and misuse of an op.
+// On Device::Cuda the fused elementwise programs and reductions run on the GPU; softmax,
+// products and layout changes stay on the CPU.
 AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
-                            MaskPolicy policy = MaskPolicy::Strict);
+                            MaskPolicy policy = MaskPolicy::Strict, Device device = Device::Cpu);
 
 Tensor toTensor(const AnyValue &value);
 std::string formatValue(const AnyValue &value, int decimals = 4);

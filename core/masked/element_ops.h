@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+
 #if defined(__CUDACC__)
 #define SPARSITY_ELEMENT_FN __host__ __device__ inline
 #else
@@ -21,7 +22,7 @@ enum class ElementOp : std::uint8_t {
     Clamp, Where,                                        // ternary
 };
 
-constexpr int elementOpArity(ElementOp op)
+SPARSITY_ELEMENT_FN constexpr int elementOpArity(ElementOp op)
 {
     if (op <= ElementOp::Sign)
         return 1;

@@ -144,11 +144,7 @@ void finish(ReduceOp op, const Accumulators &acc, bool masked, T *out, std::uint
 {
     for (std::size_t i = 0; i < acc.value.size(); ++i) {
         const auto count = acc.count[i];
-        double result = acc.value[i];
-        if (op == ReduceOp::Mean)
-            result = count > 0 ? result / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
-        else if (op == ReduceOp::Norm)
-            result = std::sqrt(result);
+        double result = finishedValue(op, acc.value[i], count);
         if (masked) {
             outMask[i] = count > 0;
             if (count == 0)
@@ -159,6 +155,30 @@ void finish(ReduceOp op, const Accumulators &acc, bool masked, T *out, std::uint
 }
 
 } // namespace
+
+double finishedValue(ReduceOp op, double accumulator, std::int64_t count)
+{
+    if (op == ReduceOp::Mean)
+        return count > 0 ? accumulator / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+    if (op == ReduceOp::Norm)
+        return std::sqrt(accumulator);
+    return accumulator;
+}
+
+ReductionGeometry reductionGeometry(const Shape &shape, std::optional<int> dim)
+{
+    ReductionGeometry g;
+    g.reduced = numel(shape);
+    if (dim) {
+        const auto d = static_cast<std::size_t>(*dim);
+        g.outer = numel(shape, 0, d);
+        g.reduced = shape[d];
+        g.inner = numel(shape, d + 1, shape.size());
+        g.resultShape = shape;
+        g.resultShape.erase(g.resultShape.begin() + *dim);
+    }
+    return g;
+}
 
 std::optional<ReduceOp> reduceOpNamed(std::string_view name)
 {
@@ -175,18 +195,10 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
                       std::optional<int> dim)
 {
     // The tensor as [outer, reduced, inner]; each outer index is a contiguous slab.
-    std::int64_t outer = 1, reduced = numel(shape), inner = 1;
-    Shape outShape;
-    if (dim) {
-        const auto d = static_cast<std::size_t>(*dim);
-        outer = numel(shape, 0, d);
-        reduced = shape[d];
-        inner = numel(shape, d + 1, shape.size());
-        outShape = shape;
-        outShape.erase(outShape.begin() + *dim);
-    }
+    const auto geometry = reductionGeometry(shape, dim);
+    const std::int64_t outer = geometry.outer, reduced = geometry.reduced, inner = geometry.inner;
     MaskedValue<T> out;
-    out.shape = outShape;
+    out.shape = geometry.resultShape;
     out.values.resize(at(outer * inner));
     Mask outMask(mask ? at(outer * inner) : 0);
     const std::int64_t slab = reduced * inner;

@@ -18,6 +18,18 @@ enum class ReduceOp { Sum, Mean, Amax, Amin, Norm };
 
 std::optional<ReduceOp> reduceOpNamed(std::string_view name);
 
+// One output from its accumulator (sum, sum of squares or extreme) and the number of elements
+// it took: mean divides (NaN over none), norm takes the square root.
+double finishedValue(ReduceOp op, double accumulator, std::int64_t count);
+
+// The [outer, reduced, inner] view of `shape` for a reduction over `dim` (all dims: nullopt),
+// and the result's shape.
+struct ReductionGeometry {
+    std::int64_t outer = 1, reduced = 0, inner = 1;
+    Shape resultShape;
+};
+ReductionGeometry reductionGeometry(const Shape &shape, std::optional<int> dim);
+
 // Reduces the `shape`-shaped values `program` computes. `mask` (dense, may be null) makes it a
 // masked reduction. `dim` (already wrapped to [0, rank)) or all dims when nullopt. Throws
 // InputError for amax/amin over zero plain elements (they have no identity).

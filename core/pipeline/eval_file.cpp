@@ -68,6 +68,7 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         result.inputs.push_back({std::move(binding), {}, Layout::Dense, DType::Float32, false, 0});
     }
     requireBound(*expression, request.expression, names);
+    result.device = resolveDevice(request.device);
 
     std::vector<NamedTensor> tensors;
     for (auto &input : result.inputs) {
@@ -86,7 +87,7 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     const auto inputs = makeEvalInputs(tensors);
     tensors.clear();
     const auto inputsRead = Clock::now();
-    result.result = evaluateExpression(*expression, request.expression, inputs, request.policy);
+    result.result = evaluateExpression(*expression, request.expression, inputs, request.policy, result.device);
     const Tensor tensor = toTensor(result.result);
     const auto computed = Clock::now();
 

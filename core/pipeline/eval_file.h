@@ -26,6 +26,7 @@ struct EvalRequest {
     std::vector<std::string> inputs;   // NAME=FILE.h5:PATH
     std::string output;
     MaskPolicy policy = MaskPolicy::Strict;
+    std::string device = "cpu";        // cpu, cuda or auto
 };
 
 struct EvaluatedInput {
@@ -38,6 +39,7 @@ struct EvaluatedInput {
 };
 
 struct EvalReport {
+    Device device = Device::Cpu;
     std::vector<EvaluatedInput> inputs;
     AnyValue result;
     Layout layout = Layout::Dense;     // of /result
