@@ -97,7 +97,16 @@ public:
             m_inputs.emplace(input.name, std::visit([](const auto &value) { return as<T>(value); }, input.value));
     }
 
-    MaskedValue<T> run(const Expression &root) { return *materialise(evaluate(root)); }
+    MaskedValue<T> run(const Expression &root)
+    {
+        auto value = materialise(evaluate(root));
+        // A result this evaluation created is owned here alone and moves out; an input
+        // returned as is (the expression `x`) is shared with the caller and copied. Every
+        // value this class creates is created non-const, so the cast is sound.
+        if (value.use_count() == 1)
+            return std::move(*std::const_pointer_cast<MaskedValue<T>>(value));
+        return *value;
+    }
 
 private:
     [[noreturn]] void fail(const Expression &node, const std::string &what) const
