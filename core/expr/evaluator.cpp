@@ -228,12 +228,22 @@ private:
         if (op == ElementOp::Where && args[0].kind == ValueKind::Masked)
             fail(node, "where: the condition must be a plain (unmasked) tensor");
 
-        // The masks of the masked operands, broadcast to the result's size.
+        // The masks of the masked operands, broadcast to the result's size. A masked scalar
+        // (a 0-d reduction result) broadcast over a tensor acts as a scalar: specified, it
+        // leaves the other masks alone; unspecified, it makes every element unspecified.
         std::vector<SharedMask> masks(args.size());
+        bool scalarsSpecified = true, tensorMasks = false;
         for (std::size_t i = firstValue; i < args.size(); ++i) {
             if (args[i].kind != ValueKind::Masked)
                 continue;
-            masks[i] = args[i].mask->size() == size ? args[i].mask : filledMask(size, (*args[i].mask)[0] != 0);
+            if (args[i].mask->size() == size) {
+                masks[i] = args[i].mask;
+                tensorMasks = true;
+            } else {
+                scalarsSpecified = scalarsSpecified && (*args[i].mask)[0] != 0;
+                if (op == ElementOp::Where)
+                    masks[i] = filledMask(size, (*args[i].mask)[0] != 0);
+            }
             if (out.kind != ValueKind::Masked)
                 out.storage = args[i].storage;
             out.kind = ValueKind::Masked;
@@ -243,6 +253,8 @@ private:
                 const auto condition = materialise(args[0]);
                 args[0] = lazyOf<T>(condition);
                 out.mask = whereMask(condition->values, masks[1].get(), masks[2].get(), size);
+            } else if (!scalarsSpecified || !tensorMasks) {
+                out.mask = filledMask(size, scalarsSpecified);
             } else {
                 out.mask = combinedMask(node, masks, what, out.shape);
             }

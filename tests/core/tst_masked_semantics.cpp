@@ -206,6 +206,11 @@ void TestMaskedSemantics::printsScalarsAndNestedTensors()
     QCOMPARE(core::formatValue(eval("x", {{"x", x}})), std::string("[[[1.0000, --]], [[--, 4.0000]]]"));
     QCOMPARE(core::formatValue(eval("sum(x)", {{"x", x}})), std::string("5.0000"));
     QCOMPARE(core::formatValue(eval("sum(x * 0 + 1)", {{"x", masked(dense({2}, {1, 2}), {0, 0})}})), std::string("--"));
+    // A masked scalar broadcasts as a scalar: specified, it keeps the tensor's mask.
+    QCOMPARE(core::formatValue(eval("x - sum(x)", {{"x", x}})), std::string("[[[-4.0000, --]], [[--, -1.0000]]]"));
+    const auto none = masked(dense({2}, {1, 2}), {0, 0});
+    QCOMPARE(core::formatValue(eval("x + sum(n)", {{"x", masked(dense({2}, {1, 2}), {1, 1})}, {"n", none}})),
+             std::string("[--, --]"));
 }
 
 void TestMaskedSemantics::refusesMisuse_data()
