@@ -7,6 +7,9 @@
 
 namespace sparsity::cli {
 
+// Thrown after a check's report is printed when the check failed: exit 1, no error line.
+struct CheckFailed {};
+
 void printNotes(const core::ValidationReport &report);
 // A progress printer labelled `what`, or an empty callback when stderr is not a terminal.
 core::ProgressCallback terminalProgress(std::string what);

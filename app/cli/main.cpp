@@ -2,7 +2,9 @@
 // families to exit codes (SPEC 2.1): 0 ok, 2 bad usage or input, 3 unreadable or unwritable
 // file, 70 internal error. Errors are one line on stderr: "error: ...".
 #include "app/cli/convert_command.h"
+#include "app/cli/cli_output.h"
 #include "app/cli/eval_command.h"
+#include "app/cli/gradcheck_command.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
     sparsity::cli::addSparsifyCommand(app);
     sparsity::cli::addStepCommand(app);
     sparsity::cli::addEvalCommand(app);
+    sparsity::cli::addGradcheckCommand(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &e) {
@@ -55,6 +58,8 @@ int main(int argc, char **argv)
         return fail(2, std::string(e.what()) + " (see sparsity --help)");
     } catch (const sparsity::core::Error &e) {
         return fail(e.exitCode(), e.what());
+    } catch (const sparsity::cli::CheckFailed &) {
+        return 1;   // the report on stdout says what failed
     } catch (const sparsity::core::Cancelled &) {
         return fail(1, "cancelled");
     } catch (const std::bad_alloc &) {

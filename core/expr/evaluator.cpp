@@ -90,8 +90,9 @@ ValuePtr<T> as(const std::shared_ptr<const MaskedValue<U>> &value)
 template <class T>
 class Evaluator {
 public:
-    Evaluator(std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device)
-        : m_source(source), m_policy(policy), m_device(device)
+    Evaluator(std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device,
+              Tape *tape = nullptr)
+        : m_source(source), m_policy(policy), m_device(device), m_tape(tape)
     {
         for (const auto &input : inputs)
             m_inputs.emplace(input.name, std::visit([](const auto &value) { return as<T>(value); }, input.value));
@@ -134,7 +135,23 @@ private:
         return value;
     }
 
+    // With a tape, every node is materialised and recorded, and its users read the recorded
+    // value (so nothing is fused and nothing is computed twice).
     Lazy<T> evaluate(const Expression &node)
+    {
+        Lazy<T> result = evaluateNode(node);
+        if constexpr (std::is_same_v<T, double>) {
+            if (m_tape) {
+                auto value = materialise(result);
+                result.term = lazyOf<T>(value).term;
+                m_tape->order.push_back(&node);
+                m_tape->values[&node] = std::move(value);
+            }
+        }
+        return result;
+    }
+
+    Lazy<T> evaluateNode(const Expression &node)
     {
         switch (node.kind) {
         case Expression::Kind::Number: {
@@ -421,6 +438,7 @@ private:
     std::string_view m_source;
     MaskPolicy m_policy;
     Device m_device;
+    Tape *m_tape;
     std::map<std::string, ValuePtr<T>> m_inputs;
 };
 
@@ -431,10 +449,11 @@ bool needsDouble(const std::vector<EvalInput> &inputs)
 
 } // namespace
 
-std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors)
+std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble)
 {
-    const bool useDouble = std::any_of(tensors.begin(), tensors.end(),
-                                       [](const NamedTensor &t) { return t.tensor.dtype() == DType::Float64; });
+    const bool useDouble = forceDouble || std::any_of(tensors.begin(), tensors.end(), [](const NamedTensor &t) {
+                               return t.tensor.dtype() == DType::Float64;
+                           });
     std::vector<EvalInput> inputs;
     for (const auto &t : tensors) {
         if (useDouble)
@@ -451,6 +470,12 @@ AnyValue evaluateExpression(const Expression &expression, std::string_view sourc
     if (needsDouble(inputs))
         return Evaluator<double>(source, inputs, policy, device).run(expression);
     return Evaluator<float>(source, inputs, policy, device).run(expression);
+}
+
+MaskedValue<double> evaluateRecorded(const Expression &expression, std::string_view source,
+                                     const std::vector<EvalInput> &inputs, Tape &tape)
+{
+    return Evaluator<double>(source, inputs, MaskPolicy::Strict, Device::Cpu, &tape).run(expression);
 }
 
 Tensor toTensor(const AnyValue &value)

@@ -10,6 +10,7 @@
 // Binary ops on two masked operands need equal masks (MaskPolicy::Strict, torch's rule); the
 // error says how they differ. MaskPolicy::Intersect combines them as (v1 op v2, m1 AND m2).
 // Shapes must be equal or one operand 0-d (a scalar); there is no other broadcasting.
+#include "core/autograd/tape.h"
 #include "core/device/device.h"
 #include "core/expr/expression.h"
 #include "core/masked/masked_value.h"
@@ -37,8 +38,8 @@ struct NamedTensor {
 };
 
 // Converts tensors to evaluator inputs once (as torch builds a MaskedTensor once): in float64
-// when any of them is float64, else in float32.
-std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors);
+// when any of them is float64 (or `forceDouble`), else in float32.
+std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble = false);
 
 // Throws InputError naming the expression and column for unknown inputs, shape mismatches,
 // differing masks, bad dims and misuse of an op.
@@ -46,6 +47,11 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors);
 // products and layout changes stay on the CPU.
 AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
                             MaskPolicy policy = MaskPolicy::Strict, Device device = Device::Cpu);
+
+// The same evaluation in float64 without fusion, recording every node's value on `tape` for
+// reverse mode (core/autograd/backward.h). Inputs must be float64.
+MaskedValue<double> evaluateRecorded(const Expression &expression, std::string_view source,
+                                     const std::vector<EvalInput> &inputs, Tape &tape);
 
 Tensor toTensor(const AnyValue &value);
 std::string formatValue(const AnyValue &value, int decimals = 4);

@@ -3,23 +3,12 @@
 // write /result to the output in the result's own encoding (a masked result as a
 // masked_tensor group, a sparse one as coo/csr), atomically. Every check that needs no data
 // (syntax, unknown functions and inputs, output path) runs before any file is read.
-#include "core/expr/evaluator.h"
-#include "core/tensor/dtype.h"
-#include "core/util/validation_report.h"
+#include "core/pipeline/input_bindings.h"
 
 #include <string>
 #include <vector>
 
 namespace sparsity::core {
-
-struct InputBinding {
-    std::string name;
-    std::string file;
-    std::string path;
-};
-
-// "x=data.h5:/weights" -> {x, data.h5, /weights}. Throws InputError naming the argument.
-InputBinding parseInputBinding(const std::string &argument);
 
 struct EvalRequest {
     std::string expression;
@@ -29,18 +18,9 @@ struct EvalRequest {
     std::string device = "cpu";        // cpu, cuda or auto
 };
 
-struct EvaluatedInput {
-    InputBinding binding;
-    Shape shape;
-    Layout layout = Layout::Dense;
-    DType dtype = DType::Float32;      // as stored
-    bool masked = false;
-    std::int64_t specified = 0;
-};
-
 struct EvalReport {
     Device device = Device::Cpu;
-    std::vector<EvaluatedInput> inputs;
+    std::vector<BoundInput> inputs;
     AnyValue result;
     Layout layout = Layout::Dense;     // of /result
     std::int64_t specified = 0;        // elements of the result that are specified

@@ -101,6 +101,7 @@ def main(out):
         f["y"] = np.ones((3, 2), dtype=np.float32)
         f["m"] = np.array([[1, 0, 1], [0, 1, 1]], dtype=bool)
         f["m2"] = np.array([[1, 1, 1], [0, 1, 0]], dtype=bool)
+        f["k"] = np.arange(6, dtype=np.int32).reshape(2, 3)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,28 @@
+#pragma once
+// Reverse mode over a recorded evaluation (tape.h). Each op's backward states how it treats
+// sparse and masked operands (SPEC 7):
+//
+//   non-masked  a gradient for every element, unspecified ones included (unstored = 0):
+//               elementwise ops, reductions, softmax, mm, sparse_mm's second operand,
+//               to_dense(x) and to_dense(x, 0), to_sparse, data
+//   masked      the gradient projected onto the operand's specified pattern:
+//               sparse_mm's first operand, sparse_mask, to_dense(x, 1)
+//
+// and a masked value's gradient stays masked: whatever flows into a Masked value is
+// projected onto its mask (torch.masked: unspecified gradients stay unspecified). Inputs
+// that are Sparse are not projected at the end: which paths reach their unspecified
+// elements is exactly what gradcheck shows.
+#include "core/autograd/tape.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+// Gradients of the recorded root with respect to every input name used (dense row-major,
+// one entry per element), given the root's gradient (one entry per root element).
+std::map<std::string, std::vector<double>> backward(const Expression &root, const Tape &tape,
+                                                    const std::vector<double> &rootGradient);
+
+} // namespace sparsity::core

@@ -1,0 +1,265 @@
+#include "core/autograd/gradcheck.h"
+
+#include "core/autograd/backward.h"
+#include "core/masked/mask_algebra.h"
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+namespace sparsity::core {
+namespace {
+
+using Value = MaskedValue<double>;
+using Vector = std::vector<double>;
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+bool specifiedAt(const Value &v, std::int64_t i) { return !v.mask || (*v.mask)[at(i)] != 0; }
+
+// Output values with unspecified elements 0.
+Vector denseOutput(const Value &v)
+{
+    Vector out(v.values.begin(), v.values.end());
+    for (std::int64_t i = 0; i < v.numel(); ++i)
+        if (v.kind == ValueKind::Masked && !specifiedAt(v, i))
+            out[at(i)] = 0.0;
+    return out;
+}
+
+bool close(double analytical, double numerical, const GradcheckOptions &o)
+{
+    return std::abs(analytical - numerical) <= o.atol + o.rtol * std::abs(numerical);
+}
+
+// How each use of input `name` treats its gradient (backward.h), e.g.
+// "sparse_mm operand 1: masked backward (projected onto x's pattern)".
+void describeUses(const Expression &node, const std::string &name, std::vector<std::string> &uses,
+                  std::vector<std::string> &maskedUses, std::vector<std::string> &denseUses)
+{
+    for (std::size_t k = 0; k < node.operands.size(); ++k) {
+        const Expression &operand = *node.operands[k];
+        if (operand.kind == Expression::Kind::Name && operand.name == name) {
+            const std::string op = node.kind == Expression::Kind::Call ? node.name
+                                   : node.kind == Expression::Kind::Negate ? std::string("unary -")
+                                                                           : std::string("'") + node.op + "'";
+            const std::string where = op + " operand " + std::to_string(k + 1);
+            const bool patternOnly = k == 1 && (node.name == "sparse_mask" || node.name == "masked" || node.name == "intersect");
+            const bool masked = (k == 0 && (node.name == "sparse_mm" || node.name == "sparse_mask"))
+                                || (k == 0 && node.name == "to_dense" && node.operands.size() > 1 && node.operands[1]->number != 0.0);
+            if (patternOnly) {
+                uses.push_back(where + ": pattern only, no gradient");
+            } else if (masked) {
+                uses.push_back(where + ": masked backward (projected onto " + name + "'s pattern)");
+                maskedUses.push_back(where);
+            } else {
+                uses.push_back(where + ": non-masked backward (a gradient for every element)");
+                denseUses.push_back(where);
+            }
+        }
+        describeUses(operand, name, uses, maskedUses, denseUses);
+    }
+}
+
+std::string joined(const std::vector<std::string> &parts)
+{
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+    return out;
+}
+
+class Checker {
+public:
+    Checker(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
+            const GradcheckOptions &options)
+        : m_expression(expression), m_source(source), m_options(options)
+    {
+        m_inputs = makeEvalInputs(tensors, true);
+        // Working copies the numerical Jacobian perturbs in place between evaluations.
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            auto working = std::make_shared<Value>(*std::get<1>(m_inputs[i].value));
+            m_inputs[i].value = std::shared_ptr<const Value>(working);
+            if (!working->isBool)
+                m_working.emplace(tensors[i].name, working);
+        }
+        m_base = evaluateRecorded(expression, source, m_inputs, m_tape);
+    }
+
+    GradcheckReport run()
+    {
+        GradcheckReport report;
+        report.options = m_options;
+        report.outputShape = m_base.shape;
+        for (const auto &name : m_expression.inputNames()) {
+            const auto found = m_working.find(name);
+            if (found == m_working.end())
+                continue;   // a bool mask: no Jacobian
+            InputJacobian jacobian = m_options.fast ? projected(name, *found->second) : full(name, *found->second);
+            explain(jacobian, *found->second);
+            report.passed = report.passed && jacobian.mismatches.empty();
+            report.inputs.push_back(std::move(jacobian));
+        }
+        return report;
+    }
+
+private:
+    Vector evaluateDense() const
+    {
+        return denseOutput(std::get<Value>(evaluateExpression(m_expression, m_source, m_inputs)));
+    }
+
+    bool perturbable(const Value &x, std::int64_t e) const { return !m_options.masked || specifiedAt(x, e); }
+
+    // f(x + eps*direction) - f(x - eps*direction) over 2 eps; unspecified elements the
+    // direction touches become specified for the evaluation (non-masked mode).
+    Vector centralDifference(Value &x, const Vector &direction)
+    {
+        const auto originalValues = x.values;
+        const auto originalMask = x.mask;
+        if (x.mask && !m_options.masked) {
+            Mask extended = *x.mask;
+            for (std::size_t i = 0; i < extended.size(); ++i)
+                extended[i] = extended[i] || direction[i] != 0.0;
+            x.mask = std::make_shared<const Mask>(std::move(extended));
+        }
+        for (std::size_t i = 0; i < direction.size(); ++i)
+            x.values[i] = originalValues[i] + m_options.eps * direction[i];
+        const Vector plus = evaluateDense();
+        for (std::size_t i = 0; i < direction.size(); ++i)
+            x.values[i] = originalValues[i] - m_options.eps * direction[i];
+        const Vector minus = evaluateDense();
+        x.values = originalValues;
+        x.mask = originalMask;
+        Vector d(plus.size());
+        for (std::size_t k = 0; k < d.size(); ++k)
+            d[k] = (plus[k] - minus[k]) / (2.0 * m_options.eps);
+        return d;
+    }
+
+    Vector gradientFor(const std::string &name, const Vector &seed) const
+    {
+        auto gradients = backward(m_expression, m_tape, seed);
+        const auto found = gradients.find(name);
+        return found == gradients.end() ? Vector(at(m_working.at(name)->numel()), 0.0) : std::move(found->second);
+    }
+
+    InputJacobian full(const std::string &name, Value &x)
+    {
+        InputJacobian j{name, x.shape, x.numel(), m_base.numel(), {}, {}, 0.0, {}, {}, {}};
+        j.numerical.assign(at(j.rows * j.cols), 0.0);
+        j.analytical.assign(j.numerical.size(), 0.0);
+        Vector direction(at(j.rows), 0.0);
+        for (std::int64_t e = 0; e < j.rows; ++e) {
+            if (!perturbable(x, e))
+                continue;
+            direction[at(e)] = 1.0;
+            const Vector column = centralDifference(x, direction);
+            direction[at(e)] = 0.0;
+            std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
+        }
+        Vector seed(at(j.cols), 0.0);
+        for (std::int64_t k = 0; k < j.cols; ++k) {
+            if (m_base.kind == ValueKind::Masked && !specifiedAt(m_base, k))
+                continue;   // an unspecified output has no gradient
+            seed[at(k)] = 1.0;
+            const Vector g = gradientFor(name, seed);
+            seed[at(k)] = 0.0;
+            for (std::int64_t e = 0; e < j.rows; ++e)
+                j.analytical[at(e * j.cols + k)] = g[at(e)];
+        }
+        compare(j);
+        return j;
+    }
+
+    InputJacobian projected(const std::string &name, Value &x)
+    {
+        std::mt19937_64 rng(m_options.seed + std::hash<std::string>{}(name));
+        std::normal_distribution<double> normal;
+        Vector u(at(x.numel())), v(at(m_base.numel()));
+        for (std::int64_t e = 0; e < x.numel(); ++e)
+            u[at(e)] = perturbable(x, e) ? normal(rng) : 0.0;
+        for (std::int64_t k = 0; k < m_base.numel(); ++k)
+            v[at(k)] = (m_base.kind == ValueKind::Masked && !specifiedAt(m_base, k)) ? 0.0 : normal(rng);
+        const Vector ju = centralDifference(x, u);
+        const Vector vj = gradientFor(name, v);
+        double numerical = 0.0, analytical = 0.0;
+        for (std::size_t k = 0; k < v.size(); ++k)
+            numerical += v[k] * ju[k];
+        for (std::size_t e = 0; e < u.size(); ++e)
+            analytical += u[e] * vj[e];
+        InputJacobian j{name, x.shape, 1, 1, {numerical}, {analytical}, 0.0, {}, {}, {}};
+        compare(j);
+        return j;
+    }
+
+    void compare(InputJacobian &j) const
+    {
+        for (std::size_t i = 0; i < j.numerical.size(); ++i) {
+            const double difference = std::abs(j.analytical[i] - j.numerical[i]);
+            if (!(difference <= j.maxAbsDiff))
+                j.maxAbsDiff = difference;
+            if (!close(j.analytical[i], j.numerical[i], m_options))
+                j.mismatches.push_back({static_cast<std::int64_t>(i) / j.cols, static_cast<std::int64_t>(i) % j.cols});
+        }
+    }
+
+    // One line per mismatching row (at most a few), saying which mechanism makes it differ.
+    void explain(InputJacobian &j, const Value &x) const
+    {
+        std::vector<std::string> maskedUses, denseUses;
+        describeUses(m_expression, j.name, j.uses, maskedUses, denseUses);
+        if (j.mismatches.empty())
+            return;
+        if (m_options.fast) {
+            std::ostringstream line;
+            line << "the projection vᵀJu differs (numerical " << j.numerical[0] << ", analytical " << j.analytical[0]
+                 << "); run without --fast to see which rows";
+            j.explanations.push_back(line.str());
+            return;
+        }
+        constexpr std::size_t kMaxRows = 6;
+        std::vector<std::int64_t> rows;
+        for (const auto &m : j.mismatches)
+            if (rows.empty() || rows.back() != m[0])
+                rows.push_back(m[0]);
+        for (std::size_t i = 0; i < std::min(rows.size(), kMaxRows); ++i) {
+            const std::int64_t r = rows[i];
+            const std::string element = j.name + coordinatesOf(r, x.shape);
+            std::string line = "row " + std::to_string(r) + " (" + element + "): ";
+            if (!specifiedAt(x, r) && !m_options.masked) {
+                line += element + " is unspecified; non-masked gradcheck perturbs it like a dense element, but the masked "
+                        "backward of " + (maskedUses.empty() ? std::string("no use") : joined(maskedUses))
+                        + " keeps only " + j.name + "'s pattern, so the analytical row misses those paths";
+            } else if (!specifiedAt(x, r)) {
+                line += element + " is unspecified; masked gradcheck does not perturb it (its numerical row is 0), but the "
+                        "non-masked backward of " + (denseUses.empty() ? std::string("no use") : joined(denseUses))
+                        + " gives it a gradient; sparse_mask(" + j.name + ", mask) around the input makes every use masked";
+            } else {
+                line += element + " is specified and the Jacobians still differ: a backward on this path does not match "
+                        "its forward here, or the function is not smooth at this point (try another --eps)";
+            }
+            j.explanations.push_back(line);
+        }
+        if (rows.size() > kMaxRows)
+            j.explanations.push_back("... and " + std::to_string(rows.size() - kMaxRows) + " more rows");
+    }
+
+    const Expression &m_expression;
+    std::string_view m_source;
+    GradcheckOptions m_options;
+    std::vector<EvalInput> m_inputs;
+    std::map<std::string, std::shared_ptr<Value>> m_working;
+    Tape m_tape;
+    Value m_base;
+};
+
+} // namespace
+
+GradcheckReport gradcheck(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
+                          const GradcheckOptions &options)
+{
+    return Checker(expression, source, tensors, options).run();
+}
+
+} // namespace sparsity::core

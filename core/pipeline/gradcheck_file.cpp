@@ -1,0 +1,51 @@
+#include "core/pipeline/gradcheck_file.h"
+
+#include "core/util/errors.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace sparsity::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+void requireOption(const char *name, double value, bool positive)
+{
+    if (!std::isfinite(value) || value < 0.0 || (positive && value == 0.0))
+        throw errors::mustBe(name, positive ? "be a number > 0" : "be a number >= 0", std::to_string(value));
+}
+
+} // namespace
+
+GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report)
+{
+    const auto start = Clock::now();
+    requireOption("--eps", request.options.eps, true);
+    requireOption("--atol", request.options.atol, false);
+    requireOption("--rtol", request.options.rtol, false);
+    const auto expression = parseExpression(request.expression);
+    GradcheckFileReport result;
+    result.inputs = bindInputs(request.inputs, *expression, request.expression);
+    const auto tensors = readBoundInputs(result.inputs, report);
+    const auto used = expression->inputNames();
+    for (const auto &input : result.inputs) {
+        if (std::find(used.begin(), used.end(), input.binding.name) == used.end())
+            continue;
+        const bool floating = input.dtype == DType::Float16 || input.dtype == DType::Float32 || input.dtype == DType::Float64;
+        if (!floating && input.dtype != DType::Bool)
+            throw InputError(input.binding.file + ":" + input.binding.path + ": input '" + input.binding.name + "' must be "
+                             "floating point to take a gradient, but it is " + std::string(dtypeName(input.dtype))
+                             + " (bool datasets are masks)");
+    }
+    const auto inputsRead = Clock::now();
+    result.check = gradcheck(*expression, request.expression, tensors, request.options);
+    result.computeSeconds = seconds(inputsRead, Clock::now());
+    result.ioSeconds = seconds(start, inputsRead);
+    return result;
+}
+
+} // namespace sparsity::core

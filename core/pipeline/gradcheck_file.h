@@ -1,0 +1,25 @@
+#pragma once
+// One `sparsity gradcheck` run: bind NAME=FILE.h5:PATH inputs, refuse inputs that cannot take
+// a gradient (integer dtypes; bool datasets are masks and get no Jacobian), and run gradcheck
+// in float64. Writes nothing.
+#include "core/autograd/gradcheck.h"
+#include "core/pipeline/input_bindings.h"
+
+namespace sparsity::core {
+
+struct GradcheckRequest {
+    std::string expression;
+    std::vector<std::string> inputs;   // NAME=FILE.h5:PATH
+    GradcheckOptions options;
+};
+
+struct GradcheckFileReport {
+    std::vector<BoundInput> inputs;
+    GradcheckReport check;
+    double computeSeconds = 0.0;
+    double ioSeconds = 0.0;
+};
+
+GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report);
+
+} // namespace sparsity::core

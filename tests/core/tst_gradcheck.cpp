@@ -1,0 +1,182 @@
+// gradcheck: REFERENCE's instructive case with all three outcomes and the report's reasons,
+// every op's backward against central differences, and masked inputs.
+#include "core/autograd/gradcheck.h"
+#include "core/tensor/tensor_ops.h"
+#include "test_tensors.h"
+
+#include <QTest>
+
+using namespace sparsity;
+
+class TestGradcheck : public QObject {
+    Q_OBJECT
+
+private slots:
+    void instructiveCaseNonMaskedFails();
+    void instructiveCaseMaskedFails();
+    void instructiveCaseMaskedPassesWithSparseMask();
+    void everyBackwardMatchesCentralDifferences_data();
+    void everyBackwardMatchesCentralDifferences();
+    void maskedInputsKeepMaskedGradients_data();
+    void maskedInputsKeepMaskedGradients();
+    void fastModeAgreesAndCatchesAWrongBackward();
+    void jacobianLayoutIsInputRowsOutputColumns();
+};
+
+namespace {
+
+core::Tensor denseTensor(core::Shape shape, std::vector<double> values)
+{
+    return core::Tensor(core::Storage{core::DenseTensor<double>{std::move(shape), core::Buffer<double>(values.begin(), values.end())}});
+}
+
+// x = [[0, 1], [2, 3]] as sparse COO: x[0, 0] is not stored (unspecified).
+std::vector<core::NamedTensor> instructiveInputs()
+{
+    const auto x = core::toLayout(denseTensor({2, 2}, {0, 1, 2, 3}), core::Layout::Coo);
+    return {{"x", x, false}, {"m", denseTensor({2, 2}, {0, 1, 1, 1}), true}};
+}
+
+core::GradcheckReport check(const std::string &expression, const std::vector<core::NamedTensor> &inputs, bool masked,
+                            bool fast = false)
+{
+    core::GradcheckOptions options;
+    options.masked = masked;
+    options.fast = fast;
+    const auto parsed = core::parseExpression(expression);
+    return core::gradcheck(*parsed, expression, inputs, options);
+}
+
+std::string allExplanations(const core::InputJacobian &j)
+{
+    std::string text;
+    for (const auto &line : j.explanations)
+        text += line + "\n";
+    return text;
+}
+
+} // namespace
+
+void TestGradcheck::instructiveCaseNonMaskedFails()
+{
+    const auto report = check("mm(sparse_mm(x, x), x)", instructiveInputs(), false);
+    QVERIFY(!report.passed);
+    const auto &j = report.inputs.at(0);
+    QCOMPARE(j.rows, std::int64_t{4});
+    QCOMPARE(j.cols, std::int64_t{4});
+    for (const auto &m : j.mismatches)
+        QCOMPARE(m[0], std::int64_t{0});   // only x[0, 0]'s row differs
+    const std::string why = allExplanations(j);
+    QVERIFY2(why.find("x[0, 0] is unspecified; non-masked gradcheck perturbs it") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("masked backward of sparse_mm operand 1") != std::string::npos, why.c_str());
+}
+
+void TestGradcheck::instructiveCaseMaskedFails()
+{
+    const auto report = check("mm(sparse_mm(x, x), x)", instructiveInputs(), true);
+    QVERIFY(!report.passed);
+    const auto &j = report.inputs.at(0);
+    for (std::int64_t c = 0; c < j.cols; ++c)
+        QCOMPARE(j.numerical[static_cast<std::size_t>(c)], 0.0);   // x[0, 0] is not perturbed
+    const std::string why = allExplanations(j);
+    QVERIFY2(why.find("masked gradcheck does not perturb it") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("sparse_mm operand 2 and mm operand 2") != std::string::npos, why.c_str());
+}
+
+void TestGradcheck::instructiveCaseMaskedPassesWithSparseMask()
+{
+    const auto report = check("mm(sparse_mm(sparse_mask(x, m), sparse_mask(x, m)), sparse_mask(x, m))",
+                              instructiveInputs(), true);
+    QVERIFY(report.passed);
+    QCOMPARE(report.inputs.size(), std::size_t{1});   // m is a bool mask: no Jacobian
+    for (const auto &use : report.inputs[0].uses)
+        QVERIFY2(use.find("masked backward") != std::string::npos, use.c_str());
+}
+
+void TestGradcheck::everyBackwardMatchesCentralDifferences_data()
+{
+    QTest::addColumn<QString>("expression");
+    for (const char *e : {"-x", "abs(x)", "sqrt(p)", "rsqrt(p)", "square(x)", "exp(x)", "log(p)", "sign(x) * x",
+                          "x + y", "x - y", "x * y", "x / p", "maximum(x, y)", "minimum(x, y)", "pow(p, 2.5)",
+                          "pow(p, y)", "clamp(x, -0.5, 0.5)", "where(c, x, y)", "x * 2 - 3 / p", "sum(x)", "sum(x * y, 1)",
+                          "mean(x, 0)", "amax(x, 1)", "amin(x)", "norm(x, 1)", "norm(x)", "softmax(x, 1)",
+                          "log_softmax(x, 0)", "softmax(x, -1)", "mm(x, transpose)", "sum(softmax(mm(x, w), 1) * y)",
+                          "to_dense(to_sparse(x))", "data(x) + 1"})
+        QTest::newRow(e) << QString(e);
+}
+
+void TestGradcheck::everyBackwardMatchesCentralDifferences()
+{
+    QFETCH(QString, expression);
+    const auto x = test::randomDense<double>({3, 4}, 1.0, 11);
+    const auto y = test::randomDense<double>({3, 4}, 1.0, 12);
+    auto p = test::randomDense<double>({3, 4}, 1.0, 13);
+    for (auto &v : p.values)
+        v = std::abs(v) + 0.5;
+    std::vector<core::NamedTensor> inputs{
+        {"x", core::Tensor(core::Storage{x}), false},
+        {"y", core::Tensor(core::Storage{y}), false},
+        {"p", core::Tensor(core::Storage{p}), false},
+        {"c", denseTensor({3, 4}, {1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1}), true},
+        {"w", core::Tensor(core::Storage{test::randomDense<double>({4, 4}, 1.0, 14)}), false},
+        {"transpose", core::Tensor(core::Storage{test::randomDense<double>({4, 3}, 1.0, 15)}), false},
+    };
+    const auto report = check(expression.toStdString(), inputs, false);
+    for (const auto &j : report.inputs)
+        QVERIFY2(j.mismatches.empty(), qPrintable(QStringLiteral("%1: %2 mismatches, max |diff| %3")
+                                                     .arg(QString::fromStdString(j.name)).arg(j.mismatches.size()).arg(j.maxAbsDiff)));
+    QVERIFY(report.passed);
+}
+
+void TestGradcheck::maskedInputsKeepMaskedGradients_data()
+{
+    QTest::addColumn<QString>("expression");
+    for (const char *e : {"sum(masked(x, m) * y, 1)", "softmax(masked(x, m), 1)", "mean(masked(x, m), 0)",
+                          "amax(masked(x, m), 1)", "log_softmax(masked(x, m), 0) * 2", "mm(masked(x, m), w)",
+                          "sparse_mm(to_sparse(masked(x, m)), w)"})
+        QTest::newRow(e) << QString(e);
+}
+
+void TestGradcheck::maskedInputsKeepMaskedGradients()
+{
+    QFETCH(QString, expression);
+    const std::vector<core::NamedTensor> inputs{
+        {"x", core::Tensor(core::Storage{test::randomDense<double>({3, 4}, 1.0, 21)}), false},
+        {"y", core::Tensor(core::Storage{test::randomDense<double>({3, 4}, 1.0, 22)}), false},
+        {"m", denseTensor({3, 4}, {1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0}), true},   // row 2 unspecified
+        {"w", core::Tensor(core::Storage{test::randomDense<double>({4, 2}, 1.0, 23)}), false},
+    };
+    const auto report = check(expression.toStdString(), inputs, true);
+    QVERIFY(report.passed);
+    // x's unspecified elements have zero rows on both sides.
+    const auto &j = report.inputs.at(0);
+    QCOMPARE(j.name, std::string("x"));
+    for (std::int64_t c = 0; c < j.cols; ++c)
+        QCOMPARE(j.analytical[static_cast<std::size_t>(1 * j.cols + c)], 0.0);   // x[0, 1]
+}
+
+void TestGradcheck::fastModeAgreesAndCatchesAWrongBackward()
+{
+    const std::vector<core::NamedTensor> inputs{
+        {"x", core::Tensor(core::Storage{test::randomDense<double>({16, 16}, 1.0, 31)}), false},
+        {"w", core::Tensor(core::Storage{test::randomDense<double>({16, 16}, 1.0, 32)}), false},
+    };
+    const auto report = check("softmax(mm(x, w), 1)", inputs, false, true);
+    QVERIFY(report.passed);
+    QCOMPARE(report.inputs.at(0).rows, std::int64_t{1});
+    // The instructive case fails in fast mode too (its projection includes x[0, 0]).
+    QVERIFY(!check("mm(sparse_mm(x, x), x)", instructiveInputs(), false, true).passed);
+}
+
+void TestGradcheck::jacobianLayoutIsInputRowsOutputColumns()
+{
+    // f(x) = 2 * x[...] for a [2] input into a [2] output, plus a sum that mixes them.
+    const auto report = check("x * 2 + sum(x)", {{"x", denseTensor({2}, {1, 2}), false}}, false);
+    const auto &j = report.inputs.at(0);
+    QCOMPARE(j.analytical, (std::vector<double>{3, 1, 1, 3}));
+    for (std::size_t i = 0; i < 4; ++i)
+        QVERIFY(std::abs(j.numerical[i] - j.analytical[i]) < 1e-8);
+}
+
+QTEST_APPLESS_MAIN(TestGradcheck)
+#include "tst_gradcheck.moc"
