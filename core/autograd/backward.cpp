@@ -52,13 +52,14 @@ int literalDim(const Expression &arg, std::size_t rank)
     return written < 0 ? written + static_cast<int>(rank) : written;
 }
 
+// Every gradient is a batch of them: `m_batch` rows of the node's element count, row-major.
 class Backward {
 public:
-    Backward(const Tape &tape) : m_tape(tape) {}
+    Backward(const Tape &tape, std::int64_t batch) : m_tape(tape), m_batch(at(batch)) {}
 
-    std::map<std::string, Gradient> run(const Expression &root, const Gradient &seed)
+    std::map<std::string, Gradient> run(const Expression &root, const Gradient &seeds)
     {
-        m_gradients[&root] = seed;
+        m_gradients[&root] = seeds;
         for (auto node = m_tape.order.rbegin(); node != m_tape.order.rend(); ++node) {
             const auto found = m_gradients.find(*node);
             if (found == m_gradients.end())
@@ -74,10 +75,12 @@ public:
     }
 
 private:
-    static void project(Gradient &g, const Mask &mask)
+    // Zeroes the entries outside `keep` in every row of the batch.
+    static void project(Gradient &g, const Mask &keep)
     {
+        const std::size_t n = keep.size();
         for (std::size_t i = 0; i < g.size(); ++i)
-            if (!mask[i])
+            if (!keep[i % n])
                 g[i] = 0.0;
     }
 
@@ -85,7 +88,7 @@ private:
     {
         auto &g = m_gradients[&node];
         if (g.empty())
-            g.assign(at(m_tape.valueOf(node).numel()), 0.0);
+            g.assign(m_batch * at(m_tape.valueOf(node).numel()), 0.0);
         return g;
     }
 
@@ -138,8 +141,10 @@ private:
     void passThrough(const Expression &operand, const Gradient &g, const MaskedValue<double> *pattern)
     {
         auto &target = gradientOf(operand);
+        const std::size_t n = target.size() / m_batch;
         for (std::size_t i = 0; i < g.size(); ++i) {
-            const bool keep = !pattern || (pattern->mask ? (*pattern->mask)[i] != 0 : pattern->values[i] != 0.0);
+            const std::size_t e = i % n;
+            const bool keep = !pattern || (pattern->mask ? (*pattern->mask)[e] != 0 : pattern->values[e] != 0.0);
             if (keep)
                 target[i] += g[i];
         }
@@ -148,26 +153,36 @@ private:
     void elementwise(const Expression &node, ElementOp op, const MaskedValue<double> &out, const Gradient &g)
     {
         const std::size_t arity = node.operands.size();
-        std::array<const MaskedValue<double> *, 3> operands{};
-        std::array<Gradient *, 3> targets{};
-        for (std::size_t k = 0; k < arity; ++k) {
-            operands[k] = &m_tape.valueOf(*node.operands[k]);
-            // Literals and bool masks take no gradient.
-            const bool differentiable = node.operands[k]->kind != Expression::Kind::Number && !operands[k]->isBool;
-            targets[k] = differentiable ? &gradientOf(*node.operands[k]) : nullptr;
-        }
-        auto valueAt = [&](std::size_t k, std::size_t i) {
-            if (k >= arity)
+        const std::size_t n = at(out.numel());
+        auto valueAt = [&](std::size_t j, std::size_t i) {
+            if (j >= arity)
                 return 0.0;
-            return operands[k]->values[operands[k]->values.size() == 1 ? 0 : i];
+            const auto &v = m_tape.valueOf(*node.operands[j]).values;
+            return v[v.size() == 1 ? 0 : i];
         };
-        for (std::size_t i = 0; i < g.size(); ++i) {
-            if (g[i] == 0.0)
+        std::vector<double> partial(n);
+        for (std::size_t k = 0; k < arity; ++k) {
+            const auto &operand = m_tape.valueOf(*node.operands[k]);
+            // Literals and bool masks take no gradient.
+            if (node.operands[k]->kind == Expression::Kind::Number || operand.isBool)
                 continue;
-            const auto partials = elementPartials(op, valueAt(0, i), valueAt(1, i), valueAt(2, i), out.values[i]);
-            for (std::size_t k = 0; k < arity; ++k)
-                if (targets[k])
-                    (*targets[k])[targets[k]->size() == 1 ? 0 : i] += g[i] * partials[k];
+            for (std::size_t i = 0; i < n; ++i)
+                partial[i] = elementPartials(op, valueAt(0, i), valueAt(1, i), valueAt(2, i), out.values[i])[k];
+            auto &target = gradientOf(*node.operands[k]);
+            const bool broadcast = operand.values.size() == 1 && n != 1;
+            for (std::size_t b = 0; b < m_batch; ++b) {
+                const double *gb = g.data() + b * n;
+                if (broadcast) {
+                    double total = 0.0;
+                    for (std::size_t i = 0; i < n; ++i)
+                        total += gb[i] * partial[i];
+                    target[b] += total;
+                } else {
+                    double *tb = target.data() + b * n;
+                    for (std::size_t i = 0; i < n; ++i)
+                        tb[i] += gb[i] * partial[i];
+                }
+            }
         }
     }
 
@@ -180,33 +195,37 @@ private:
         const auto geometry = reductionGeometry(x.shape, dim);
         const bool masked = x.kind == ValueKind::Masked;
         auto outputOf = [&](std::int64_t e) {
-            return (e / (geometry.reduced * geometry.inner)) * geometry.inner + e % geometry.inner;
+            return at((e / (geometry.reduced * geometry.inner)) * geometry.inner + e % geometry.inner);
         };
         // Per output: how many elements took part (mean) or tie for the extreme (amax/amin).
         std::vector<double> count(out.values.size(), 0.0);
         for (std::int64_t e = 0; e < x.numel(); ++e) {
             if (masked && !specifiedAt(x, at(e)))
                 continue;
-            const auto r = at(outputOf(e));
+            const auto r = outputOf(e);
             if ((op != ReduceOp::Amax && op != ReduceOp::Amin) || x.values[at(e)] == out.values[r])
                 count[r] += 1.0;
         }
-        auto &target = gradientOf(*node.operands[0]);
+        // d output(e) / d x[e], the same for every row of the batch.
+        std::vector<double> partial(at(x.numel()), 0.0);
         for (std::int64_t e = 0; e < x.numel(); ++e) {
             if (masked && !specifiedAt(x, at(e)))
                 continue;
-            const auto r = at(outputOf(e));
+            const auto r = outputOf(e);
             const double xe = x.values[at(e)];
-            double d = 0.0;
             switch (op) {
-            case ReduceOp::Sum: d = 1.0; break;
-            case ReduceOp::Mean: d = 1.0 / count[r]; break;
-            case ReduceOp::Norm: d = out.values[r] == 0.0 ? 0.0 : xe / out.values[r]; break;
+            case ReduceOp::Sum: partial[at(e)] = 1.0; break;
+            case ReduceOp::Mean: partial[at(e)] = 1.0 / count[r]; break;
+            case ReduceOp::Norm: partial[at(e)] = out.values[r] == 0.0 ? 0.0 : xe / out.values[r]; break;
             case ReduceOp::Amax:
-            case ReduceOp::Amin: d = xe == out.values[r] ? 1.0 / count[r] : 0.0; break;
+            case ReduceOp::Amin: partial[at(e)] = xe == out.values[r] ? 1.0 / count[r] : 0.0; break;
             }
-            target[at(e)] += g[r] * d;
         }
+        auto &target = gradientOf(*node.operands[0]);
+        const std::size_t n = at(x.numel()), outputs = out.values.size();
+        for (std::size_t b = 0; b < m_batch; ++b)
+            for (std::size_t e = 0; e < n; ++e)
+                target[b * n + e] += g[b * outputs + outputOf(static_cast<std::int64_t>(e))] * partial[e];
     }
 
     void softmax(const Expression &node, const MaskedValue<double> &y, const Gradient &g, bool logarithm)
@@ -216,20 +235,24 @@ private:
         const std::int64_t n = x.shape[d];
         const std::int64_t inner = numel(x.shape, d + 1, x.shape.size());
         const std::int64_t lanes = numel(x.shape) / std::max<std::int64_t>(n, 1);
+        const std::size_t size = at(x.numel());
         auto &target = gradientOf(*node.operands[0]);
-        for (std::int64_t lane = 0; lane < lanes; ++lane) {
-            const std::int64_t base = (lane / inner) * n * inner + lane % inner;
-            double dot = 0.0;
-            for (std::int64_t j = 0; j < n; ++j) {
-                const auto i = at(base + j * inner);
-                if (specifiedAt(y, i))
-                    dot += logarithm ? g[i] : g[i] * y.values[i];
-            }
-            for (std::int64_t j = 0; j < n; ++j) {
-                const auto i = at(base + j * inner);
-                if (!specifiedAt(y, i))
-                    continue;
-                target[i] += logarithm ? g[i] - std::exp(y.values[i]) * dot : y.values[i] * (g[i] - dot);
+        for (std::size_t b = 0; b < m_batch; ++b) {
+            const double *gb = g.data() + b * size;
+            double *tb = target.data() + b * size;
+            for (std::int64_t lane = 0; lane < lanes; ++lane) {
+                const std::int64_t base = (lane / inner) * n * inner + lane % inner;
+                double dot = 0.0;
+                for (std::int64_t j = 0; j < n; ++j) {
+                    const auto i = at(base + j * inner);
+                    if (specifiedAt(y, i))
+                        dot += logarithm ? gb[i] : gb[i] * y.values[i];
+                }
+                for (std::int64_t j = 0; j < n; ++j) {
+                    const auto i = at(base + j * inner);
+                    if (specifiedAt(y, i))
+                        tb[i] += logarithm ? gb[i] - std::exp(y.values[i]) * dot : y.values[i] * (gb[i] - dot);
+                }
             }
         }
     }
@@ -249,20 +272,28 @@ private:
     {
         const auto &a = m_tape.valueOf(*node.operands[0]);
         const auto &b = m_tape.valueOf(*node.operands[1]);
-        const Eigen::Map<const Matrix> G(g.data(), a.shape[0], b.shape[1]);
-        const Matrix dA = G * zeroFilled(b).transpose();
-        const Matrix dB = zeroFilled(a).transpose() * G;
+        const Eigen::Index m = a.shape[0], k = a.shape[1], n = b.shape[1];
+        const Matrix A = zeroFilled(a), B = zeroFilled(b);
         auto &ta = gradientOf(*node.operands[0]);
-        for (Eigen::Index i = 0; i < dA.size(); ++i)
-            // sparse_mm's backward is masked for its sparse operand: the pattern only.
-            if (!sparseProduct || specifiedAt(a, at(i)))
-                ta[at(i)] += dA.data()[i];
         auto &tb = gradientOf(*node.operands[1]);
-        for (Eigen::Index i = 0; i < dB.size(); ++i)
-            tb[at(i)] += dB.data()[i];
+        for (std::size_t r = 0; r < m_batch; ++r) {
+            const Eigen::Map<const Matrix> G(g.data() + r * at(m * n), m, n);
+            Eigen::Map<Matrix> dA(ta.data() + r * at(m * k), m, k);
+            if (sparseProduct) {
+                // sparse_mm's backward is masked for its sparse operand: the pattern only.
+                const Matrix full = G * B.transpose();
+                for (Eigen::Index i = 0; i < full.size(); ++i)
+                    if (specifiedAt(a, at(i)))
+                        dA.data()[i] += full.data()[i];
+            } else {
+                dA.noalias() += G * B.transpose();
+            }
+            Eigen::Map<Matrix>(tb.data() + r * at(k * n), k, n).noalias() += A.transpose() * G;
+        }
     }
 
     const Tape &m_tape;
+    std::size_t m_batch;
     std::unordered_map<const Expression *, Gradient> m_gradients;
     std::map<std::string, Gradient> m_inputs;
 };
@@ -270,9 +301,9 @@ private:
 } // namespace
 
 std::map<std::string, std::vector<double>> backward(const Expression &root, const Tape &tape,
-                                                    const std::vector<double> &rootGradient)
+                                                    const std::vector<double> &rootGradients, std::int64_t batch)
 {
-    return Backward(tape).run(root, rootGradient);
+    return Backward(tape, batch).run(root, rootGradients);
 }
 
 } // namespace sparsity::core

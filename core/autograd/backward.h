@@ -20,9 +20,11 @@
 
 namespace sparsity::core {
 
-// Gradients of the recorded root with respect to every input name used (dense row-major,
-// one entry per element), given the root's gradient (one entry per root element).
+// Gradients of the recorded root with respect to every input name used, for `batch` root
+// gradients at once (vector-Jacobian products): `rootGradients` is batch x (root elements),
+// each result batch x (input elements), row-major. One batched pass costs about what one
+// pass costs with its loops a batch longer, which is how gradcheck gets whole Jacobians.
 std::map<std::string, std::vector<double>> backward(const Expression &root, const Tape &tape,
-                                                    const std::vector<double> &rootGradient);
+                                                    const std::vector<double> &rootGradients, std::int64_t batch = 1);
 
 } // namespace sparsity::core

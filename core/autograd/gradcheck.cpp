@@ -91,6 +91,8 @@ public:
         GradcheckReport report;
         report.options = m_options;
         report.outputShape = m_base.shape;
+        if (!m_options.fast)
+            m_analytical = analyticalJacobians();
         for (const auto &name : m_expression.inputNames()) {
             const auto found = m_working.find(name);
             if (found == m_working.end())
@@ -144,11 +146,40 @@ private:
         return found == gradients.end() ? Vector(at(m_working.at(name)->numel()), 0.0) : std::move(found->second);
     }
 
+    // Every input's analytical Jacobian (rows x cols), from batched backward passes: a batch
+    // of unit seeds, one per output element, gives that many columns in one pass.
+    std::map<std::string, Vector> analyticalJacobians() const
+    {
+        constexpr std::int64_t kSeedsPerPass = 64;
+        const std::int64_t cols = m_base.numel();
+        std::map<std::string, Vector> jacobians;
+        for (const auto &[name, x] : m_working)
+            jacobians[name].assign(at(x->numel() * cols), 0.0);
+        for (std::int64_t first = 0; first < cols; first += kSeedsPerPass) {
+            const std::int64_t batch = std::min(kSeedsPerPass, cols - first);
+            Vector seeds(at(batch * cols), 0.0);
+            for (std::int64_t b = 0; b < batch; ++b)
+                if (m_base.kind != ValueKind::Masked || specifiedAt(m_base, first + b))
+                    seeds[at(b * cols + first + b)] = 1.0;   // an unspecified output has no gradient
+            const auto gradients = backward(m_expression, m_tape, seeds, batch);
+            for (const auto &[name, g] : gradients) {
+                const auto found = jacobians.find(name);
+                if (found == jacobians.end())
+                    continue;
+                const std::int64_t rows = static_cast<std::int64_t>(g.size()) / batch;
+                for (std::int64_t b = 0; b < batch; ++b)
+                    for (std::int64_t e = 0; e < rows; ++e)
+                        found->second[at(e * cols + first + b)] = g[at(b * rows + e)];
+            }
+        }
+        return jacobians;
+    }
+
     InputJacobian full(const std::string &name, Value &x)
     {
         InputJacobian j{name, x.shape, x.numel(), m_base.numel(), {}, {}, 0.0, {}, {}, {}};
         j.numerical.assign(at(j.rows * j.cols), 0.0);
-        j.analytical.assign(j.numerical.size(), 0.0);
+        j.analytical = std::move(m_analytical.at(name));
         Vector direction(at(j.rows), 0.0);
         for (std::int64_t e = 0; e < j.rows; ++e) {
             if (!perturbable(x, e))
@@ -157,16 +188,6 @@ private:
             const Vector column = centralDifference(x, direction);
             direction[at(e)] = 0.0;
             std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
-        }
-        Vector seed(at(j.cols), 0.0);
-        for (std::int64_t k = 0; k < j.cols; ++k) {
-            if (m_base.kind == ValueKind::Masked && !specifiedAt(m_base, k))
-                continue;   // an unspecified output has no gradient
-            seed[at(k)] = 1.0;
-            const Vector g = gradientFor(name, seed);
-            seed[at(k)] = 0.0;
-            for (std::int64_t e = 0; e < j.rows; ++e)
-                j.analytical[at(e * j.cols + k)] = g[at(e)];
         }
         compare(j);
         return j;
@@ -252,6 +273,7 @@ private:
     std::map<std::string, std::shared_ptr<Value>> m_working;
     Tape m_tape;
     Value m_base;
+    std::map<std::string, Vector> m_analytical;
 };
 
 } // namespace

@@ -142,7 +142,7 @@ template <class T>
 void ElementwiseProgram<T>::evaluateAll(std::int64_t numel, T *out) const
 {
     const std::int64_t blocks = (numel + kBlock - 1) / kBlock;
-#pragma omp parallel
+#pragma omp parallel if (numel >= kParallelThreshold)
     {
         auto scratch = makeScratch();
 #pragma omp for schedule(static)

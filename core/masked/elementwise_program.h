@@ -15,6 +15,9 @@
 namespace sparsity::core {
 
 inline constexpr int kBlock = 1024;
+// Below this many elements a kernel runs on the calling thread: waking an OpenMP team costs
+// more than the work (gradcheck evaluates small expressions thousands of times).
+inline constexpr std::int64_t kParallelThreshold = 32768;
 
 struct ProgramOperand {
     enum class Source : std::uint8_t { Leaf, Register };

@@ -206,10 +206,11 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
         throw InputError(std::string(op == ReduceOp::Amax ? "amax" : "amin")
                          + " over zero elements has no value (shape " + shapeToString(shape) + ")");
 
-    const int threads = omp_get_max_threads();
+    const bool parallel = numel(shape) >= kParallelThreshold;
+    const int threads = parallel ? omp_get_max_threads() : 1;
     if (outer >= threads) {
         // Enough slabs to keep every thread busy: one slab per task.
-#pragma omp parallel
+#pragma omp parallel if (parallel)
         {
             auto scratch = program.makeScratch();
             std::vector<T> selected(kBlock);
@@ -228,7 +229,7 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
             std::vector<Accumulators> partial(at(threads), Accumulators(inner, identityOf(op)));
             const std::int64_t blocks = (slab + kBlock - 1) / kBlock;
             const std::int64_t per = (blocks + threads - 1) / threads;
-#pragma omp parallel for schedule(static, 1)
+#pragma omp parallel for schedule(static, 1) if (parallel)
             for (int t = 0; t < threads; ++t) {
                 auto scratch = program.makeScratch();
                 std::vector<T> selected(kBlock);

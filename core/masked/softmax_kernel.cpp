@@ -1,6 +1,7 @@
 #include "core/masked/softmax_kernel.h"
 
 #include "core/masked/element_ops.h"
+#include "core/masked/elementwise_program.h"
 #include "core/masked/mask_select.h"
 
 #include <Eigen/Core>
@@ -79,7 +80,7 @@ MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
     const std::uint8_t *m = input.mask ? input.mask->data() : nullptr;
     T *y = out.values.data();
 
-#pragma omp parallel
+#pragma omp parallel if (static_cast<std::int64_t>(input.values.size()) >= kParallelThreshold)
     {
         Array<T> shifted;
 #pragma omp for schedule(static)
