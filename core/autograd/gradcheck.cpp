@@ -4,6 +4,7 @@
 #include "core/masked/mask_algebra.h"
 
 #include <cmath>
+#include <exception>
 #include <random>
 #include <sstream>
 
@@ -106,16 +107,17 @@ public:
     }
 
 private:
-    Vector evaluateDense() const
+    Vector evaluateDense(const std::vector<EvalInput> &inputs) const
     {
-        return denseOutput(std::get<Value>(evaluateExpression(m_expression, m_source, m_inputs)));
+        return denseOutput(std::get<Value>(evaluateExpression(m_expression, m_source, inputs)));
     }
 
     bool perturbable(const Value &x, std::int64_t e) const { return !m_options.masked || specifiedAt(x, e); }
 
-    // f(x + eps*direction) - f(x - eps*direction) over 2 eps; unspecified elements the
-    // direction touches become specified for the evaluation (non-masked mode).
-    Vector centralDifference(Value &x, const Vector &direction)
+    // f(x + eps*direction) - f(x - eps*direction) over 2 eps, `x` being the value `inputs`
+    // hold for the perturbed input; unspecified elements the direction touches become
+    // specified for the evaluation (non-masked mode).
+    Vector centralDifference(Value &x, const Vector &direction, const std::vector<EvalInput> &inputs) const
     {
         const auto originalValues = x.values;
         const auto originalMask = x.mask;
@@ -127,10 +129,10 @@ private:
         }
         for (std::size_t i = 0; i < direction.size(); ++i)
             x.values[i] = originalValues[i] + m_options.eps * direction[i];
-        const Vector plus = evaluateDense();
+        const Vector plus = evaluateDense(inputs);
         for (std::size_t i = 0; i < direction.size(); ++i)
             x.values[i] = originalValues[i] - m_options.eps * direction[i];
-        const Vector minus = evaluateDense();
+        const Vector minus = evaluateDense(inputs);
         x.values = originalValues;
         x.mask = originalMask;
         Vector d(plus.size());
@@ -180,15 +182,33 @@ private:
         InputJacobian j{name, x.shape, x.numel(), m_base.numel(), {}, {}, 0.0, {}, {}, {}};
         j.numerical.assign(at(j.rows * j.cols), 0.0);
         j.analytical = std::move(m_analytical.at(name));
-        Vector direction(at(j.rows), 0.0);
-        for (std::int64_t e = 0; e < j.rows; ++e) {
-            if (!perturbable(x, e))
-                continue;
-            direction[at(e)] = 1.0;
-            const Vector column = centralDifference(x, direction);
-            direction[at(e)] = 0.0;
-            std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
+        // Rows are independent: each thread perturbs its own copy of the input.
+        std::exception_ptr failure;
+#pragma omp parallel if (j.rows * j.cols >= 256)
+        {
+            auto local = std::make_shared<Value>(x);
+            auto inputs = m_inputs;
+            for (auto &input : inputs)
+                if (input.name == name)
+                    input.value = std::shared_ptr<const Value>(local);
+            Vector direction(at(j.rows), 0.0);
+#pragma omp for schedule(dynamic, 4)
+            for (std::int64_t e = 0; e < j.rows; ++e) {
+                if (!perturbable(x, e))
+                    continue;
+                try {
+                    direction[at(e)] = 1.0;
+                    const Vector column = centralDifference(*local, direction, inputs);
+                    direction[at(e)] = 0.0;
+                    std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
+                } catch (...) {
+#pragma omp critical
+                    failure = std::current_exception();
+                }
+            }
         }
+        if (failure)
+            std::rethrow_exception(failure);
         compare(j);
         return j;
     }
@@ -202,7 +222,7 @@ private:
             u[at(e)] = perturbable(x, e) ? normal(rng) : 0.0;
         for (std::int64_t k = 0; k < m_base.numel(); ++k)
             v[at(k)] = (m_base.kind == ValueKind::Masked && !specifiedAt(m_base, k)) ? 0.0 : normal(rng);
-        const Vector ju = centralDifference(x, u);
+        const Vector ju = centralDifference(x, u, m_inputs);
         const Vector vj = gradientFor(name, v);
         double numerical = 0.0, analytical = 0.0;
         for (std::size_t k = 0; k < v.size(); ++k)
