@@ -1,6 +1,7 @@
 // sparsity: the command-line tool. Parses arguments, runs the subcommand, and maps error
 // families to exit codes (SPEC 2.1): 0 ok, 2 bad usage or input, 3 unreadable or unwritable
 // file, 70 internal error. Errors are one line on stderr: "error: ...".
+#include "core/util/allocator_tuning.h"
 #include "app/cli/convert_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/eval_command.h"
@@ -36,6 +37,7 @@ int fail(int code, const std::string &message)
 
 int main(int argc, char **argv)
 {
+    sparsity::core::retainFreedHeapMemory();
     CLI::App app{"Sparsity Workbench command-line tool: sparse and masked tensors in HDF5", "sparsity"};
     app.set_version_flag("--version", versionText);
     app.require_subcommand(1);

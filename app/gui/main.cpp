@@ -1,4 +1,5 @@
 // sparsity-workbench [FILE.h5] [--screenshot PNG]: with no file it opens the bundled sample.
+#include "core/util/allocator_tuning.h"
 #include "ui/mainwindow/main_window.h"
 
 #include <QApplication>
@@ -24,6 +25,7 @@ QString bundledSample()
 
 int main(int argc, char *argv[])
 {
+    sparsity::core::retainFreedHeapMemory();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("sparsity-workbench"));
     QApplication::setOrganizationName(QStringLiteral("sparsity"));

@@ -142,7 +142,15 @@ template <class T>
 void ElementwiseProgram<T>::evaluateAll(std::int64_t numel, T *out) const
 {
     const std::int64_t blocks = (numel + kBlock - 1) / kBlock;
-#pragma omp parallel if (numel >= kParallelThreshold)
+    if (numel < kParallelThreshold) {   // no OpenMP call at all for small work
+        auto scratch = makeScratch();
+        for (std::int64_t block = 0; block < blocks; ++block) {
+            const std::int64_t begin = block * kBlock;
+            evaluateBlock(begin, static_cast<int>(std::min<std::int64_t>(kBlock, numel - begin)), scratch, out + begin);
+        }
+        return;
+    }
+#pragma omp parallel
     {
         auto scratch = makeScratch();
 #pragma omp for schedule(static)

@@ -80,17 +80,26 @@ MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
     const std::uint8_t *m = input.mask ? input.mask->data() : nullptr;
     T *y = out.values.data();
 
-#pragma omp parallel if (static_cast<std::int64_t>(input.values.size()) >= kParallelThreshold)
+    auto lane = [&](std::int64_t index, Array<T> &shifted) {
+        const std::int64_t base = (index / inner) * n * inner + index % inner;
+        if (inner == 1)
+            contiguousLane(x + base, m ? m + base : nullptr, n, logarithm, y + base, shifted);
+        else
+            stridedLane(x + base, m ? m + base : nullptr, n, inner, logarithm, y + base);
+    };
+    // Small inputs stay clear of OpenMP altogether: even a team of one costs a call into it.
+    if (static_cast<std::int64_t>(input.values.size()) < kParallelThreshold) {
+        Array<T> shifted;
+        for (std::int64_t index = 0; index < outer * inner; ++index)
+            lane(index, shifted);
+        return out;
+    }
+#pragma omp parallel
     {
         Array<T> shifted;
 #pragma omp for schedule(static)
-        for (std::int64_t lane = 0; lane < outer * inner; ++lane) {
-            const std::int64_t base = (lane / inner) * n * inner + lane % inner;
-            if (inner == 1)
-                contiguousLane(x + base, m ? m + base : nullptr, n, logarithm, y + base, shifted);
-            else
-                stridedLane(x + base, m ? m + base : nullptr, n, inner, logarithm, y + base);
-        }
+        for (std::int64_t index = 0; index < outer * inner; ++index)
+            lane(index, shifted);
     }
     return out;
 }

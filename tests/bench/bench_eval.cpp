@@ -3,6 +3,7 @@
 // checksum (sum and count of the specified result elements) the Python side compares.
 //
 //   bench_eval FILE EXPRESSION RUNS
+#include "core/util/allocator_tuning.h"
 #include "core/expr/evaluator.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/tensor_ops.h"
@@ -30,6 +31,7 @@ core::Tensor maskedInput(const core::H5File &file, const std::string &data, cons
 
 int main(int argc, char **argv)
 {
+    sparsity::core::retainFreedHeapMemory();
     if (argc != 4) {
         std::cerr << "usage: bench_eval FILE EXPRESSION RUNS\n";
         return 2;

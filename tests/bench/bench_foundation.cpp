@@ -3,6 +3,7 @@
 //
 //   bench_foundation read FILE DATASET N          HDF5 read of a whole dataset
 //   bench_foundation dense-to-csr FILE DATASET N  dense -> CSR conversion (in memory)
+#include "core/util/allocator_tuning.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/conversions.h"
 #include "core/util/errors.h"
@@ -36,6 +37,7 @@ double bestOf(int runs, F &&f)
 
 int main(int argc, char **argv)
 {
+    sparsity::core::retainFreedHeapMemory();
     if (argc != 5) {
         std::cerr << "usage: bench_foundation {read|dense-to-csr} FILE DATASET RUNS\n";
         return 2;

@@ -2,6 +2,7 @@
 // FILE, full Jacobians or fast mode, best of RUNS. Prints one JSON object.
 //
 //   bench_gradcheck FILE {full|fast} RUNS
+#include "core/util/allocator_tuning.h"
 #include "core/autograd/gradcheck.h"
 #include "core/io/h5_reader.h"
 #include "core/util/errors.h"
@@ -17,6 +18,7 @@ using namespace sparsity;
 
 int main(int argc, char **argv)
 {
+    sparsity::core::retainFreedHeapMemory();
     if (argc != 4) {
         std::cerr << "usage: bench_gradcheck FILE {full|fast} RUNS\n";
         return 2;

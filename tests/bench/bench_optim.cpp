@@ -6,6 +6,7 @@
 // and applies every gradient, timing what `sparsity step` counts as compute: state
 // allocation, the update pattern (coalescing) and the fused update. Prints one JSON object
 // with the best time, the bytes a step must touch at least, and the checksum of the result.
+#include "core/util/allocator_tuning.h"
 #include "core/io/h5_reader.h"
 #include "core/optim/optimizer_step.h"
 #include "core/tensor/tensor_ops.h"
@@ -22,6 +23,7 @@ using namespace sparsity;
 
 int main(int argc, char **argv)
 {
+    sparsity::core::retainFreedHeapMemory();
     if (argc != 4) {
         std::cerr << "usage: bench_optim MODE FILE RUNS\n";
         return 2;

@@ -4,6 +4,7 @@
 //   bench_sparsify threshold FILE DATASET T RUNS          mask = |x| >= T; y = x * mask
 //   bench_sparsify data-norm FILE DATASET LEVEL RUNS      DataNormSparsifier 1x4, L1
 //   bench_sparsify memcpy FILE DATASET 0 RUNS             a plain copy of the same bytes
+#include "core/util/allocator_tuning.h"
 #include "core/io/h5_reader.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
@@ -22,6 +23,7 @@ using namespace sparsity;
 
 int main(int argc, char **argv)
 {
+    sparsity::core::retainFreedHeapMemory();
     if (argc != 6) {
         std::cerr << "usage: bench_sparsify {threshold|data-norm|memcpy} FILE DATASET PARAM RUNS\n";
         return 2;
