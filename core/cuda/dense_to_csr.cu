@@ -81,9 +81,7 @@ bool denseToCsr(const T *dense, std::int64_t rows, std::int64_t cols, std::int64
     const auto elements = static_cast<size_t>(rows * cols);
     DeviceArray<T> dDense;
     DeviceArray<std::int64_t> dIndptr;
-    if (failed(cudaMalloc(&dDense.ptr, elements * sizeof(T)), "cudaMalloc", error)
-        || failed(cudaMalloc(&dIndptr.ptr, static_cast<size_t>(rows + 1) * sizeof(std::int64_t)), "cudaMalloc", error)
-        || failed(cudaMemcpy(dDense.ptr, dense, elements * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", error)
+    if (!dDense.upload(dense, elements, error) || !dIndptr.allocate(static_cast<size_t>(rows + 1), error)
         || failed(cudaMemset(dIndptr.ptr, 0, sizeof(std::int64_t)), "cudaMemset", error))
         return false;
     if (rows > 0) {
@@ -93,14 +91,12 @@ bool denseToCsr(const T *dense, std::int64_t rows, std::int64_t cols, std::int64
         thrust::device_ptr<std::int64_t> p(dIndptr.ptr);
         thrust::inclusive_scan(p, p + rows + 1, p);
     }
-    if (failed(cudaMemcpy(indptr, dIndptr.ptr, static_cast<size_t>(rows + 1) * sizeof(std::int64_t), cudaMemcpyDeviceToHost),
-               "cudaMemcpy", error))
+    if (!dIndptr.download(indptr, static_cast<size_t>(rows + 1), error))
         return false;
     const auto nnz = static_cast<size_t>(indptr[rows]);
     DeviceArray<std::int64_t> dIndices;
     DeviceArray<T> dValues;
-    if (failed(cudaMalloc(&dIndices.ptr, std::max<size_t>(nnz, 1) * sizeof(std::int64_t)), "cudaMalloc", error)
-        || failed(cudaMalloc(&dValues.ptr, std::max<size_t>(nnz, 1) * sizeof(T)), "cudaMalloc", error))
+    if (!dIndices.allocate(nnz, error) || !dValues.allocate(nnz, error))
         return false;
     if (rows > 0) {
         fillRows<T><<<static_cast<unsigned>(rows), kThreads>>>(dDense.ptr, rows, cols, dIndptr.ptr, dIndices.ptr, dValues.ptr);

@@ -3,6 +3,7 @@
 // pattern: every element, whole rows, or listed elements; a second tiny kernel records the
 // rows written. Parameter and states stay on the device for the whole run.
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/device_array.h"
 #include "core/cuda/optimizer_steps.h"
 #include "core/optim/rule_dispatch.h"
 
@@ -53,30 +54,6 @@ __global__ void markAll(std::int64_t *lastUpdate, std::int64_t rows, std::int64_
         lastUpdate[r] = step;
 }
 
-template <class P>
-struct DeviceArray {
-    P *ptr = nullptr;
-    std::size_t size = 0;
-    ~DeviceArray() { cudaFree(ptr); }
-    bool allocate(std::size_t count, std::string *error)
-    {
-        if (count <= size)
-            return true;
-        cudaFree(ptr);
-        ptr = nullptr;
-        size = count;
-        return !failed(cudaMalloc(&ptr, std::max<std::size_t>(count, 1) * sizeof(P)), "cudaMalloc", error);
-    }
-    bool upload(const P *host, std::size_t count, std::string *error)
-    {
-        return allocate(count, error)
-               && !failed(cudaMemcpy(ptr, host, count * sizeof(P), cudaMemcpyHostToDevice), "cudaMemcpy", error);
-    }
-    bool download(P *host, std::size_t count, std::string *error) const
-    {
-        return !failed(cudaMemcpy(host, ptr, count * sizeof(P), cudaMemcpyDeviceToHost), "cudaMemcpy", error);
-    }
-};
 
 } // namespace
 

@@ -1,6 +1,8 @@
 """Helpers shared by the benchmark scripts: best-of-N timing and running our C++ timing
 drivers (each prints one JSON object)."""
+import argparse
 import json
+import os
 import subprocess
 import time
 
@@ -17,3 +19,17 @@ def best_of(runs, f):
 def ours(binary, *args):
     out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def bench_setup(runs=5):
+    """The arguments every benchmark takes (BENCH_BINARY WORKDIR [--runs N]); makes WORKDIR
+    and gives torch every core, as our drivers get them."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("workdir")
+    parser.add_argument("--runs", type=int, default=runs)
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    import torch   # only the benchmarks that need it pay for the import
+    torch.set_num_threads(os.cpu_count())
+    return args

@@ -8,7 +8,6 @@ Inputs: x, y float32 2048 x 2048 (4M elements) sharing one random mask with 50% 
 Each expression runs as MaskedTensor code on the torch side and through our evaluator (fused
 elementwise programs, fused reductions) on ours. Best of N; both sides allocate their
 results; the sums of the specified results must agree. Goal: >= 20x torch.masked."""
-import argparse
 import os
 import warnings
 
@@ -17,7 +16,7 @@ import numpy as np
 import torch
 from torch.masked import masked_tensor
 
-from bench_common import best_of, ours
+from bench_common import bench_setup, best_of, ours
 
 warnings.filterwarnings("ignore")
 
@@ -35,13 +34,7 @@ def checksum(result):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    torch.set_num_threads(os.cpu_count())
+    args = bench_setup(runs=5)
     rng = np.random.default_rng(0)
     shape = (2048, 2048)
     x = rng.standard_normal(shape, dtype=np.float32)

@@ -10,23 +10,17 @@
 
 Both sides read a warm page cache (one untimed read first); times are the best of N runs.
 Prints a table with ratios (reference time / our time: > 1 means we are faster)."""
-import argparse
 import os
 
 import h5py
 import numpy as np
 import scipy.sparse as sp
 
-from bench_common import best_of, ours
+from bench_common import bench_setup, best_of, ours
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
+    args = bench_setup(runs=5)
     rng = np.random.default_rng(0)
 
     big = os.path.join(args.workdir, "read_256mb.h5")

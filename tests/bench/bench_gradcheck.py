@@ -9,14 +9,13 @@ data, same run.
   fast  the same on 512 x 512 inputs in fast mode (one random projection per input), vs
         torch's fast_mode=True.
 Both sides must pass."""
-import argparse
 import os
 
 import h5py
 import numpy as np
 import torch
 
-from bench_common import best_of, ours
+from bench_common import bench_setup, best_of, ours
 
 
 def f(x, w):
@@ -24,13 +23,7 @@ def f(x, w):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    torch.set_num_threads(os.cpu_count())
+    args = bench_setup(runs=3)
     rng = np.random.default_rng(0)
     rows = []
     for mode, n in (("full", 24), ("fast", 512)):

@@ -16,7 +16,6 @@ sides: optimizer construction / state allocation plus every step (data loading e
 `steps s` is ours without the state allocation. `GB/s` is the least memory traffic a step must make (read+write of the
 parameter and states on touched elements, plus the gradient) over our steps-only time, next to numpy's
 memcpy bandwidth on this machine: how close we are to the physical limit."""
-import argparse
 import os
 import time
 
@@ -25,7 +24,7 @@ import numpy as np
 import torch
 from torch.masked import masked_tensor
 
-from bench_common import best_of, ours
+from bench_common import bench_setup, best_of, ours
 
 ROWS, WIDTH, STEPS, BATCH = 1_000_000, 64, 5, 10_000
 
@@ -100,13 +99,7 @@ def memcpy_bandwidth():
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    torch.set_num_threads(os.cpu_count())
+    args = bench_setup(runs=3)
     rng = np.random.default_rng(0)
     table = os.path.join(args.workdir, "table_1m_x_64.h5")
     param, grads = make_table_data(table, rng)

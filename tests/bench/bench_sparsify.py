@@ -8,7 +8,6 @@
   data-norm  4096 x 4096 float32, block 1x4, level 0.5, L1: torch DataNormSparsifier.step()
              vs our mask. Goal >= 5x.
 Best of N; outputs allocated inside the timed region on both sides; the kept counts must agree."""
-import argparse
 import os
 
 import h5py
@@ -16,17 +15,11 @@ import numpy as np
 import torch
 from torch.ao.sparsity._experimental.data_sparsifier import DataNormSparsifier
 
-from bench_common import best_of, ours
+from bench_common import bench_setup, best_of, ours
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    torch.set_num_threads(os.cpu_count())
+    args = bench_setup(runs=5)
     rng = np.random.default_rng(0)
     path = os.path.join(args.workdir, "sparsify.h5")
     x = rng.standard_normal((8192, 8192), dtype=np.float32)
