@@ -41,6 +41,12 @@ GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationRep
                              "floating point to take a gradient, but it is " + std::string(dtypeName(input.dtype))
                              + " (bool datasets are masks)");
     }
+    const bool anyDifferentiable = std::any_of(result.inputs.begin(), result.inputs.end(), [&](const BoundInput &input) {
+        return input.dtype != DType::Bool && std::find(used.begin(), used.end(), input.binding.name) != used.end();
+    });
+    if (!anyDifferentiable)
+        throw errors::mustBe("expression '" + request.expression + "'", "use at least one floating-point input to take a "
+                             "gradient of", "only bool inputs (masks), which get no gradient");
     const auto inputsRead = Clock::now();
     result.check = gradcheck(*expression, request.expression, tensors, request.options);
     result.computeSeconds = seconds(inputsRead, Clock::now());
