@@ -300,6 +300,19 @@ private:
 
 } // namespace
 
+GradientTreatment operandTreatment(const Expression &node, std::size_t k)
+{
+    if (node.kind != Expression::Kind::Call)
+        return GradientTreatment::NonMasked;
+    const std::string &f = node.name;
+    if (k == 1 && (f == "sparse_mask" || f == "masked" || f == "intersect"))
+        return GradientTreatment::PatternOnly;
+    const bool maskedGrad = f == "to_dense" && node.operands.size() > 1 && node.operands[1]->number != 0.0;
+    if (k == 0 && (f == "sparse_mm" || f == "sparse_mask" || maskedGrad))
+        return GradientTreatment::Masked;
+    return GradientTreatment::NonMasked;
+}
+
 std::map<std::string, std::vector<double>> backward(const Expression &root, const Tape &tape,
                                                     const std::vector<double> &rootGradients, std::int64_t batch)
 {

@@ -20,6 +20,10 @@
 
 namespace sparsity::core {
 
+// How the backward of `node` (a call or operator) treats the gradient of its operand `k`.
+enum class GradientTreatment { NonMasked, Masked, PatternOnly };
+GradientTreatment operandTreatment(const Expression &node, std::size_t k);
+
 // Gradients of the recorded root with respect to every input name used, for `batch` root
 // gradients at once (vector-Jacobian products): `rootGradients` is batch x (root elements),
 // each result batch x (input elements), row-major. One batched pass costs about what one

@@ -45,12 +45,10 @@ void describeUses(const Expression &node, const std::string &name, std::vector<s
                                    : node.kind == Expression::Kind::Negate ? std::string("unary -")
                                                                            : std::string("'") + node.op + "'";
             const std::string where = op + " operand " + std::to_string(k + 1);
-            const bool patternOnly = k == 1 && (node.name == "sparse_mask" || node.name == "masked" || node.name == "intersect");
-            const bool masked = (k == 0 && (node.name == "sparse_mm" || node.name == "sparse_mask"))
-                                || (k == 0 && node.name == "to_dense" && node.operands.size() > 1 && node.operands[1]->number != 0.0);
-            if (patternOnly) {
+            const auto treatment = operandTreatment(node, k);
+            if (treatment == GradientTreatment::PatternOnly) {
                 uses.push_back(where + ": pattern only, no gradient");
-            } else if (masked) {
+            } else if (treatment == GradientTreatment::Masked) {
                 uses.push_back(where + ": masked backward (projected onto " + name + "'s pattern)");
                 maskedUses.push_back(where);
             } else {
