@@ -101,6 +101,18 @@ def main(cli, work):
     check(np.array_equal(specified, m), "COO result mask differs")
     check(np.allclose(values[m], (np.sqrt(np.abs(x)) * 2)[m], rtol=1e-6), "COO result values differ")
 
+    # Masked CSR storage (converted from the COO one) in, masked CSR out.
+    run(cli, "convert", out("coo_input"), out("csr_input"), "--layout", "csr")
+    report = evaluate(cli, out("csr_result"), "r * r - 1", f"r={out('csr_input')}:/result")
+    check(report["result"]["layout"] == "csr", f"masked CSR input gave layout {report['result']['layout']}")
+    with h5py.File(out("csr_result"), "r") as f:
+        check(f["result/data"].attrs["encoding-type"] == "csr_matrix", "masked CSR data is not a csr_matrix")
+        mask = f["result/mask"]
+        stored = np.zeros((5, 4), bool)
+        for row in range(5):
+            stored[row, mask["indices"][mask["indptr"][row]:mask["indptr"][row + 1]]] = True
+    check(np.array_equal(stored, m), "CSR result stores other elements than the mask")
+
     # A sparse (unmasked) result is a coo_tensor storing exactly the pattern.
     evaluate(cli, out("sparse_mask"), "sparse_mask(x * 3, m)", bind("x"), bind("m"))
     with h5py.File(out("sparse_mask"), "r") as f:
