@@ -7,7 +7,8 @@
 
 namespace sparsity::cli {
 
-// Thrown after a check's report is printed when the check failed: exit 1, no error line.
+// Thrown after a report is printed when a check failed (gradcheck) or some inputs failed
+// (run): exit 1, no further error line.
 struct CheckFailed {};
 
 void printNotes(const core::ValidationReport &report);

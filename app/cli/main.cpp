@@ -7,6 +7,7 @@
 #include "app/cli/eval_command.h"
 #include "app/cli/gradcheck_command.h"
 #include "app/cli/inspect_command.h"
+#include "app/cli/run_command.h"
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
 #include "core/device/device.h"
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
     sparsity::cli::addStepCommand(app);
     sparsity::cli::addEvalCommand(app);
     sparsity::cli::addGradcheckCommand(app);
+    sparsity::cli::addRunCommand(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &e) {

@@ -68,7 +68,10 @@ Inputs readInputs(const StepRequest &request, const H5File &input, ValidationRep
         inputs.previous.emplace(H5File::openRead(*request.stateFrom));
         inputs.param = readTensor(*inputs.previous, "/param", &report);
     } else {
-        inputs.param = readTensor(input, *request.param, &report);
+        if (request.paramFile)
+            inputs.param = readTensor(H5File::openRead(*request.paramFile), *request.param, &report);
+        else
+            inputs.param = readTensor(input, *request.param, &report);
     }
     if (inputs.param.layout() != Layout::Dense || inputs.param.isMasked())
         report.add(Severity::Notice, "", input.where(request.param.value_or("/param")), "parameter densified for the step");

@@ -25,6 +25,8 @@ struct StepRequest {
     HyperparameterInput hyperparameters;
     std::string device = "cpu";
     std::optional<std::string> param;        // required unless stateFrom is given
+    std::optional<std::string> paramFile;    // the file --param is read from, when not `input`
+                                             // (a batch steps on what its sparsifier wrote)
     std::vector<std::string> grads;          // one step each, in order
     std::optional<std::string> mask;
     std::optional<std::string> stateFrom;    // a file `step` wrote

@@ -103,6 +103,20 @@ def main(out):
         f["m2"] = np.array([[1, 1, 1], [0, 1, 0]], dtype=bool)
         f["k"] = np.arange(6, dtype=np.int32).reshape(2, 3)
 
+    # Batch files (SPEC 9), each wrong in one way; inputs are relative to this folder.
+    def batch(name, text):
+        with open(j(name), "w") as f:
+            f.write(text)
+
+    good = '"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "threshold", "threshold": 1}'
+    batch("batch_not_json.json", "{" + good + ",")
+    batch("batch_unknown_key.json", "{" + good + ', "output": {"path": "out/{stem}.h5", "compression": 4}}')
+    batch("batch_wrong_type.json", '{"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "threshold", '
+          '"threshold": "high"}, "output": {"path": "out/{stem}.h5"}}')
+    batch("batch_no_match.json", '{"version": 1, "inputs": ["good.h5", "nothing/*.h5"], '
+          '"sparsify": {"method": "threshold", "threshold": 1}, "output": {"path": "out/{stem}.h5"}}')
+    batch("batch_overwrites_input.json", "{" + good + ', "output": {"path": "{name}"}}')
+
 
 if __name__ == "__main__":
     main(sys.argv[1])

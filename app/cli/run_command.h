@@ -1,0 +1,10 @@
+#pragma once
+#include <CLI/App.hpp>
+
+namespace sparsity::cli {
+
+// sparsity run BATCH.json [--dry-run] [--json] (SPEC 9). Exit 0 all inputs done, 1 an input
+// failed (the others still ran), 2 the batch file is invalid.
+void addRunCommand(CLI::App &app);
+
+} // namespace sparsity::cli

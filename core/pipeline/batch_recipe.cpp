@@ -1,0 +1,291 @@
+#include "core/pipeline/batch_recipe.h"
+
+#include "core/io/file_identity.h"
+#include "core/util/errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <glob.h>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace sparsity::core {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+std::string typeName(const Json &value)
+{
+    switch (value.type()) {
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null: return "null";
+    default: return "a number";
+    }
+}
+
+// One JSON object of the batch, read key by key; every key must be read (or is unknown).
+class Fields {
+public:
+    Fields(const Json &object, std::string path, std::string file)
+        : m_object(object), m_path(std::move(path)), m_file(std::move(file))
+    {
+        if (!object.is_object())
+            fail(m_path, "must be an object", "got " + typeName(object));
+    }
+
+    [[noreturn]] void fail(const std::string &path, const std::string &constraint, const std::string &actual) const
+    {
+        throw InputError(m_file + ": " + path + " " + constraint + ", but " + actual);
+    }
+
+    std::string at(const std::string &key) const { return m_path + "." + key; }
+    bool has(const std::string &key) { m_known.insert(key); return m_object.contains(key); }
+
+    const Json *get(const std::string &key, bool required)
+    {
+        if (!has(key)) {
+            if (required)
+                fail(at(key), "must be given", "it is missing");
+            return nullptr;
+        }
+        return &m_object.at(key);
+    }
+
+    std::optional<double> number(const std::string &key, bool required = false)
+    {
+        const Json *v = get(key, required);
+        if (!v)
+            return std::nullopt;
+        if (!v->is_number())
+            fail(at(key), "must be a number", "got " + typeName(*v));
+        return v->get<double>();
+    }
+    std::optional<std::int64_t> integer(const std::string &key)
+    {
+        const Json *v = get(key, false);
+        if (!v)
+            return std::nullopt;
+        if (!v->is_number_integer())
+            fail(at(key), "must be an integer", "got " + (v->is_number() ? std::string("a fraction") : typeName(*v)));
+        return v->get<std::int64_t>();
+    }
+    std::optional<std::string> string(const std::string &key, bool required = false)
+    {
+        const Json *v = get(key, required);
+        if (!v)
+            return std::nullopt;
+        if (!v->is_string())
+            fail(at(key), "must be a string", "got " + typeName(*v));
+        return v->get<std::string>();
+    }
+    bool boolean(const std::string &key)
+    {
+        const Json *v = get(key, false);
+        if (v && !v->is_boolean())
+            fail(at(key), "must be true or false", "got " + typeName(*v));
+        return v && v->get<bool>();
+    }
+    std::vector<std::string> strings(const std::string &key, bool required = false)
+    {
+        const Json *v = get(key, required);
+        if (!v)
+            return {};
+        if (!v->is_array())
+            fail(at(key), "must be an array of strings", "got " + typeName(*v));
+        std::vector<std::string> out;
+        for (std::size_t i = 0; i < v->size(); ++i) {
+            if (!(*v)[i].is_string())
+                fail(at(key) + "[" + std::to_string(i) + "]", "must be a string", "got " + typeName((*v)[i]));
+            out.push_back((*v)[i].get<std::string>());
+        }
+        return out;
+    }
+    std::optional<Fields> object(const std::string &key)
+    {
+        const Json *v = get(key, false);
+        if (!v)
+            return std::nullopt;
+        return Fields(*v, at(key), m_file);
+    }
+
+    // Call last: any key not read is unknown.
+    void rejectUnknown() const
+    {
+        for (const auto &[key, value] : m_object.items())
+            if (!m_known.count(key)) {
+                std::string known;
+                for (const auto &k : m_known)
+                    known += (known.empty() ? "" : ", ") + k;
+                fail(at(key), "is not a known key", "known keys here are " + known);
+            }
+    }
+
+private:
+    const Json &m_object;
+    std::string m_path;
+    std::string m_file;
+    std::set<std::string> m_known;
+};
+
+// Re-throws an option's InputError with the JSON path in front.
+template <class F>
+auto withPath(const std::string &file, const std::string &path, F &&f)
+{
+    try {
+        return f();
+    } catch (const InputError &error) {
+        throw InputError(file + ": " + path + ": " + error.what());
+    }
+}
+
+SparsifyRequest parseSparsify(Fields &f, const std::string &file)
+{
+    SparsifyRequest r;
+    auto &c = r.config;
+    c.method = withPath(file, f.at("method"), [&] { return parseMethod(*f.string("method", true)); });
+    c.threshold = f.number("threshold").value_or(0.0);
+    c.sparsityLevel = f.number("sparsity_level").value_or(0.5);
+    if (const auto block = f.string("block"))
+        std::tie(c.blockRows, c.blockCols) = withPath(file, f.at("block"), [&] { return parseBlockShape(*block); });
+    c.zerosPerBlock = f.integer("zeros_per_block");
+    if (const auto norm = f.string("norm")) {
+        if (*norm != "L1" && *norm != "L2")
+            f.fail(f.at("norm"), "must be L1 or L2", "got '" + *norm + "'");
+        c.norm = *norm == "L2" ? BlockNorm::L2 : BlockNorm::L1;
+    }
+    c.n = f.integer("n").value_or(2);
+    c.m = f.integer("m").value_or(4);
+    c.keep = f.number("keep").value_or(0.5);
+    if (const auto limit = f.string("memory_limit"))
+        r.memoryLimit = withPath(file, f.at("memory_limit"), [&] { return parseMemorySize(*limit); });
+    withPath(file, "$.sparsify", [&] { c.validate(); return 0; });
+    f.rejectUnknown();
+    return r;
+}
+
+StepRequest parseStep(Fields &f, const std::string &file)
+{
+    StepRequest r;
+    r.kind = withPath(file, f.at("optimizer"), [&] { return parseOptimizer(*f.string("optimizer", true)); });
+    r.semantics = withPath(file, f.at("semantics"), [&] { return parseSemantics(*f.string("semantics", true)); });
+    if (const auto rule = f.string("rule"))
+        r.rule = withPath(file, f.at("rule"), [&] { return parseRule(*rule); });
+    r.param = f.string("param", true);
+    r.grads = f.strings("grads", true);
+    if (r.grads.empty())
+        f.fail(f.at("grads"), "must name at least one gradient", "it is empty");
+    r.mask = f.string("mask");
+    auto &hp = r.hyperparameters;
+    hp.lr = f.number("lr");
+    hp.eps = f.number("eps");
+    hp.weightDecay = f.number("weight_decay");
+    hp.momentum = f.number("momentum");
+    hp.beta1 = f.number("beta1");
+    hp.beta2 = f.number("beta2");
+    hp.lrDecay = f.number("lr_decay");
+    hp.initialAccumulatorValue = f.number("initial_accumulator_value");
+    hp.clipGradient = f.number("clip_gradient");
+    hp.rescaleGrad = f.number("rescale_grad");
+    hp.dampening = f.number("dampening");
+    hp.nesterov = f.boolean("nesterov");
+    // The rule's refusals (sparse Adagrad with weight decay, ...) are batch errors too.
+    withPath(file, "$.step", [&] { return resolveOptions(r.kind, r.semantics, r.rule, r.hyperparameters); });
+    f.rejectUnknown();
+    return r;
+}
+
+fs::path resolved(const BatchRecipe &recipe, const std::string &path)
+{
+    const fs::path p(path);
+    return p.is_absolute() ? p : recipe.file.parent_path() / p;
+}
+
+} // namespace
+
+BatchRecipe parseBatch(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw IoError(path + ": cannot open the batch file");
+    Json root;
+    try {
+        root = Json::parse(in);
+    } catch (const Json::parse_error &error) {
+        throw InputError(path + ": not a JSON file: " + error.what());
+    }
+    BatchRecipe recipe;
+    recipe.file = fs::absolute(path);
+    Fields f(root, "$", path);
+    const auto version = f.integer("version");
+    if (!version)
+        f.fail("$.version", "must be given", "it is missing");
+    if (*version != 1)
+        f.fail("$.version", "must be 1", "got " + std::to_string(*version));
+    recipe.inputs = f.strings("inputs", true);
+    if (recipe.inputs.empty())
+        f.fail("$.inputs", "must name at least one file or glob", "it is empty");
+    recipe.datasets = f.strings("datasets");
+    recipe.device = f.string("device").value_or("auto");
+    if (recipe.device != "cpu" && recipe.device != "cuda" && recipe.device != "auto")
+        f.fail("$.device", "must be cpu, cuda or auto", "got '" + recipe.device + "'");
+    if (auto sparsify = f.object("sparsify"))
+        recipe.sparsify = parseSparsify(*sparsify, path);
+    if (auto step = f.object("step"))
+        recipe.step = parseStep(*step, path);
+    auto output = f.object("output");
+    if (!output)
+        f.fail("$.output", "must be given", "it is missing");
+    recipe.outputPattern = *output->string("path", true);
+    recipe.layout = output->string("layout").value_or("dense");
+    if (recipe.layout != "masked" && !parseLayout(recipe.layout))
+        output->fail("$.output.layout", "must be dense, masked, coo, csr, csc or row_sparse", "got '" + recipe.layout + "'");
+    output->rejectUnknown();
+    f.rejectUnknown();
+    if (!recipe.sparsify && !recipe.step)
+        f.fail("$", "must have a sparsify or a step recipe (or both)", "it has neither");
+    return recipe;
+}
+
+std::vector<BatchJob> planBatch(const BatchRecipe &recipe)
+{
+    const std::string file = recipe.file.string();
+    std::set<std::string> inputs;
+    for (std::size_t i = 0; i < recipe.inputs.size(); ++i) {
+        const std::string pattern = resolved(recipe, recipe.inputs[i]).string();
+        glob_t matches{};
+        const int status = ::glob(pattern.c_str(), 0, nullptr, &matches);
+        if (status == 0)
+            for (std::size_t k = 0; k < matches.gl_pathc; ++k)
+                inputs.insert(fs::weakly_canonical(matches.gl_pathv[k]).string());
+        ::globfree(&matches);
+        if (status != 0)
+            throw InputError(file + ": $.inputs[" + std::to_string(i) + "] '" + recipe.inputs[i] + "' matches no file");
+    }
+    std::vector<BatchJob> jobs;
+    std::map<std::string, std::string> outputs;
+    for (const auto &input : inputs) {
+        const fs::path in(input);
+        std::string out = recipe.outputPattern;
+        for (const auto &[key, value] : {std::pair{std::string("{stem}"), in.stem().string()},
+                                         std::pair{std::string("{name}"), in.filename().string()}})
+            for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + value.size()))
+                out.replace(at, key.size(), value);
+        const std::string output = fs::weakly_canonical(resolved(recipe, out)).string();
+        if (inputs.count(output))
+            throw InputError(file + ": $.output.path '" + recipe.outputPattern + "' would overwrite the input " + output);
+        if (const auto [other, fresh] = outputs.emplace(output, input); !fresh)
+            throw InputError(file + ": $.output.path '" + recipe.outputPattern + "' gives " + other->second + " and "
+                             + input + " the same output " + output);
+        jobs.push_back({input, output});
+    }
+    return jobs;
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,41 @@
+#pragma once
+// BATCH.json (SPEC 9): the recipe `sparsity run` replays and the GUI writes. Keys are the CLI
+// option names with '-' written '_'. parseBatch() checks every key and type and names what is
+// wrong by its JSON path ("batch.json: $.sparsify.threshold must be a number, but got a
+// string"); planBatch() expands the input globs and the output path pattern, without opening
+// any input.
+#include "core/pipeline/sparsify_file.h"
+#include "core/pipeline/step_file.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+struct BatchRecipe {
+    std::filesystem::path file;              // the batch file; relative paths start at its folder
+    std::vector<std::string> inputs;         // file names or globs
+    std::vector<std::string> datasets;       // empty: every numeric dataset
+    std::string device = "auto";
+    std::optional<SparsifyRequest> sparsify; // input/output left empty
+    std::optional<StepRequest> step;         // input/output left empty
+    std::string layout = "dense";            // output.layout
+    std::string outputPattern;               // output.path, with {stem} and {name}
+};
+
+// Throws InputError (exit 2) for a file that is not JSON, an unknown key, a wrong type, a
+// missing required key or an invalid value; IoError when the file cannot be read.
+BatchRecipe parseBatch(const std::string &path);
+
+struct BatchJob {
+    std::string input;
+    std::string output;
+};
+
+// One job per input file matched (sorted, each once). Throws InputError naming a glob that
+// matches nothing, an output that would overwrite an input, or two inputs with one output.
+std::vector<BatchJob> planBatch(const BatchRecipe &recipe);
+
+} // namespace sparsity::core
