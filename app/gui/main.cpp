@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QIcon>
 #include <QTimer>
 
 #include <cstdio>
@@ -27,6 +28,9 @@ int main(int argc, char *argv[])
 {
     sparsity::core::retainFreedHeapMemory();
     QApplication app(argc, argv);
+    // Ties windows to the installed launcher and its icon (installer/linux).
+    QApplication::setDesktopFileName(QStringLiteral("sparsity-workbench"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("sparsity-workbench")));
     QApplication::setApplicationName(QStringLiteral("sparsity-workbench"));
     QApplication::setOrganizationName(QStringLiteral("sparsity"));
     QApplication::setApplicationVersion(QStringLiteral(SPARSITY_VERSION));
