@@ -1,16 +1,13 @@
 #include "core/pipeline/batch_recipe.h"
 
-#include "core/io/file_identity.h"
 #include "core/util/errors.h"
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <fstream>
 #include <glob.h>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace sparsity::core {
 namespace {
