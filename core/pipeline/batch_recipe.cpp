@@ -250,6 +250,59 @@ BatchRecipe parseBatch(const std::string &path)
     return recipe;
 }
 
+std::string batchJson(const BatchRecipe &recipe)
+{
+    nlohmann::ordered_json root{{"version", 1}, {"inputs", recipe.inputs}};
+    if (!recipe.datasets.empty())
+        root["datasets"] = recipe.datasets;
+    root["device"] = recipe.device;
+    if (recipe.sparsify) {
+        const auto &c = recipe.sparsify->config;
+        nlohmann::ordered_json s{{"method", methodName(c.method)}};
+        switch (c.method) {
+        case SparsifierMethod::Threshold: s["threshold"] = c.threshold; break;
+        case SparsifierMethod::DataNorm:
+            s["sparsity_level"] = c.sparsityLevel;
+            s["block"] = std::to_string(c.blockRows) + "x" + std::to_string(c.blockCols);
+            if (c.zerosPerBlock)
+                s["zeros_per_block"] = *c.zerosPerBlock;
+            s["norm"] = c.norm == BlockNorm::L2 ? "L2" : "L1";
+            break;
+        case SparsifierMethod::NM:
+            s["n"] = c.n;
+            s["m"] = c.m;
+            break;
+        case SparsifierMethod::RowNorm: s["keep"] = c.keep; break;
+        }
+        if (recipe.sparsify->memoryLimit)
+            s["memory_limit"] = std::to_string(*recipe.sparsify->memoryLimit);
+        root["sparsify"] = s;
+    }
+    if (recipe.step) {
+        const auto &r = *recipe.step;
+        nlohmann::ordered_json s{{"optimizer", optimizerName(r.kind)},
+                                 {"semantics", semanticsName(r.semantics)},
+                                 {"rule", ruleName(r.rule)},
+                                 {"param", *r.param},
+                                 {"grads", r.grads}};
+        if (r.mask)
+            s["mask"] = *r.mask;
+        const auto &hp = r.hyperparameters;
+        for (const auto &[key, value] : {std::pair{"lr", hp.lr}, {"eps", hp.eps}, {"weight_decay", hp.weightDecay},
+                                         {"momentum", hp.momentum}, {"beta1", hp.beta1}, {"beta2", hp.beta2},
+                                         {"lr_decay", hp.lrDecay}, {"initial_accumulator_value", hp.initialAccumulatorValue},
+                                         {"clip_gradient", hp.clipGradient}, {"rescale_grad", hp.rescaleGrad},
+                                         {"dampening", hp.dampening}})
+            if (value)
+                s[key] = *value;
+        if (hp.nesterov)
+            s["nesterov"] = true;
+        root["step"] = s;
+    }
+    root["output"] = {{"layout", recipe.layout}, {"path", recipe.outputPattern}};
+    return root.dump(2) + "\n";
+}
+
 std::vector<BatchJob> planBatch(const BatchRecipe &recipe)
 {
     const std::string file = recipe.file.string();

@@ -29,6 +29,10 @@ struct BatchRecipe {
 // missing required key or an invalid value; IoError when the file cannot be read.
 BatchRecipe parseBatch(const std::string &path);
 
+// The recipe as BATCH.json text that parseBatch() reads back to the same recipe: what the
+// GUI's "Save as batch" writes. Inputs and the output pattern are written as given.
+std::string batchJson(const BatchRecipe &recipe);
+
 struct BatchJob {
     std::string input;
     std::string output;
