@@ -1,5 +1,7 @@
-// sparsity-workbench [FILE.h5] [--screenshot PNG]: with no file it opens the bundled sample.
+// sparsity-workbench [FILE.h5] [--select PATH] [--threshold T] [--screenshot PNG]: with no file it
+// opens the bundled sample.
 #include "core/util/allocator_tuning.h"
+#include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 
 #include <QApplication>
@@ -43,8 +45,11 @@ int main(int argc, char *argv[])
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window and exit"),
                                   QStringLiteral("png"));
     QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Element to preview first"), QStringLiteral("path"));
+    QCommandLineOption threshold(QStringLiteral("threshold"), QStringLiteral("Start with this threshold preview"),
+                                 QStringLiteral("T"));
     parser.addOption(screenshot);
     parser.addOption(select);
+    parser.addOption(threshold);
     parser.process(app);
 
     sparsity::ui::MainWindow window;
@@ -52,6 +57,15 @@ int main(int argc, char *argv[])
     const QString file = files.isEmpty() ? bundledSample() : files.first();
     if (!file.isEmpty() && window.openFile(file))
         window.selectElement(parser.isSet(select) ? parser.value(select) : QStringLiteral("/emb"));
+    if (parser.isSet(threshold)) {
+        bool ok = false;
+        const double t = parser.value(threshold).toDouble(&ok);
+        if (!ok || !(t >= 0.0)) {
+            std::fprintf(stderr, "error: --threshold must be a number >= 0, but got '%s'\n", qPrintable(parser.value(threshold)));
+            return 2;
+        }
+        window.document()->changeThreshold(t);
+    }
     window.show();
 
     if (parser.isSet(screenshot)) {

@@ -3,7 +3,9 @@
 #include "core/device/device.h"
 #include "core/io/h5_reader.h"
 #include "core/util/errors.h"
+#include "ui/document/tensor_document.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/views/histogram_view.h"
 #include "ui/views/tensor_preview.h"
 
 #include <QAction>
@@ -35,6 +37,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     setWindowTitle(tr("Sparsity Workbench"));
     setAcceptDrops(true);
 
+    m_document = new TensorDocument(this);
     m_model = new H5BrowserModel(this);
     m_tree = new QTreeView;
     m_tree->setModel(m_model);
@@ -55,7 +58,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     issuesDock->setWidget(m_issues);
     addDockWidget(Qt::BottomDockWidgetArea, issuesDock);
 
-    m_preview = new TensorPreview;
+    m_histogram = new HistogramView(m_document);
+    auto *histogramDock = new QDockWidget(tr("Histogram"), this);
+    histogramDock->setObjectName(QStringLiteral("HistogramDock"));
+    histogramDock->setWidget(m_histogram);
+    addDockWidget(Qt::LeftDockWidgetArea, histogramDock);
+
+    m_preview = new TensorPreview(m_document);
     setCentralWidget(m_preview);
 
     createActions();
@@ -66,6 +75,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     resize(1200, 720);
     resizeDocks({filesDock}, {460}, Qt::Horizontal);
+    resizeDocks({filesDock, histogramDock}, {300, 300}, Qt::Vertical);
     resizeDocks({issuesDock}, {110}, Qt::Vertical);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -90,6 +100,19 @@ void MainWindow::createActions()
     fileMenu->addSeparator();
     auto *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    auto *editMenu = menuBar()->addMenu(tr("&Edit"));
+    auto *undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("action.edit.undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    auto *redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("action.edit.redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    editMenu->addAction(undo);
+    editMenu->addAction(redo);
+    auto *clearThreshold = editMenu->addAction(tr("&Clear Threshold Preview"), this,
+                                               [this] { m_document->changeThreshold(std::nullopt); });
+    clearThreshold->setObjectName(QStringLiteral("action.edit.clear_threshold"));
 
     auto *viewMenu = menuBar()->addMenu(tr("&View"));
     for (auto *dock : findChildren<QDockWidget *>())
@@ -135,7 +158,8 @@ void MainWindow::showSelected()
     const auto index = m_tree->currentIndex();
     const auto *element = m_model->element(index);
     if (!element) {
-        m_preview->clear(tr("Select a tensor in the Files panel to preview it."));
+        m_document->clear();
+        m_preview->showMessage(tr("Select a tensor in the Files panel to preview it."));
         return;
     }
     const auto title = QStringLiteral("%1  %2").arg(QFileInfo(m_model->filePath(index)).fileName(),
@@ -148,9 +172,10 @@ void MainWindow::showSelected()
         if (rowRange)
             rows = core::RowRange{0, kPreviewRows};
         const auto tensor = core::readTensor(file, element->path, nullptr, rows);
-        m_preview->setTensor(title, tensor, element->shape.empty() ? 1 : element->shape[0]);
+        m_document->setTensor(title, tensor, element->shape.empty() ? 1 : element->shape[0]);
     } catch (const core::Error &error) {
-        m_preview->clear(tr("Cannot preview %1").arg(QString::fromStdString(element->path)));
+        m_document->clear();
+        m_preview->showMessage(tr("Cannot preview %1").arg(QString::fromStdString(element->path)));
         addIssue(QString::fromStdString(error.what()));
     }
 }

@@ -1,6 +1,7 @@
 #pragma once
-// MainWindow: composes the Files browser, the tensor preview and the Issues list. It owns no
-// data of its own beyond the browser model; errors go to the Issues dock, never a crash.
+// MainWindow: composes the Files browser, the tensor preview, the histogram and the Issues
+// list around one TensorDocument (the previewed tensor and its threshold preview, with undo).
+// Views are linked only through the document; errors go to the Issues dock, never a crash.
 #include <QMainWindow>
 
 class QListWidget;
@@ -10,6 +11,8 @@ class QTreeView;
 namespace sparsity::ui {
 
 class H5BrowserModel;
+class HistogramView;
+class TensorDocument;
 class TensorPreview;
 
 class MainWindow : public QMainWindow {
@@ -26,6 +29,8 @@ public:
 
     H5BrowserModel *browserModel() const { return m_model; }
     TensorPreview *preview() const { return m_preview; }
+    HistogramView *histogram() const { return m_histogram; }
+    TensorDocument *document() const { return m_document; }
     QListWidget *issuesList() const { return m_issues; }
 
 protected:
@@ -40,9 +45,11 @@ private:
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
 
+    TensorDocument *m_document = nullptr;
     H5BrowserModel *m_model = nullptr;
     QTreeView *m_tree = nullptr;
     TensorPreview *m_preview = nullptr;
+    HistogramView *m_histogram = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
 };

@@ -18,7 +18,7 @@ QColor divergingColour(double value, double maxAbs)
     return QColor(mix(255, 178, t), mix(255, 24, t), mix(255, 43, t));
 }
 
-HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified)
+HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified, const core::Mask *pruned)
 {
     const auto rank = values.shape.size();
     const int rows = rank >= 2 ? static_cast<int>(values.shape[0]) : 1;
@@ -46,6 +46,8 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::
             const auto k = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c);
             if (specified && !(*specified)[k])
                 line[c] = ((r + c) % 2) ? qRgb(150, 150, 150) : qRgb(200, 200, 200);
+            else if (pruned && (*pruned)[k])
+                line[c] = kPrunedColour;
             else
                 line[c] = divergingColour(values.values[k], result.maxAbs).rgb();
         }

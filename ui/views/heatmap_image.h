@@ -3,8 +3,8 @@
 // Values map to a diverging blue-white-red scale symmetric around 0. Full colour is the 99.5th
 // percentile of |value| (robust: one outlier must not wash out the whole picture); larger
 // values saturate.
-// unspecified elements of masked tensors are drawn in a neutral grey checker so they never
-// read as zero.
+// Unspecified elements of masked tensors are drawn in a neutral grey checker so they never
+// read as zero; elements a sparsifier preview prunes are drawn in kPrunedColour.
 #include "core/tensor/dense_tensor.h"
 #include "core/tensor/tensor.h"
 
@@ -19,9 +19,13 @@ struct HeatmapImage {
     double trueMaxAbs = 0.0;
 };
 
+inline constexpr QRgb kPrunedColour = 0xff2b2b2b;
+
 QColor divergingColour(double value, double maxAbs);
-// `values` is [rows x cols] (a 1-d tensor is drawn as one row); `specified` is null or one
-// byte per element.
-HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified);
+// `values` is [rows x cols] (a 1-d tensor is drawn as one row); `specified` and `pruned` are
+// null or one byte per element. The colour scale ignores pruning, so a preview does not
+// rescale what it keeps.
+HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified,
+                           const core::Mask *pruned = nullptr);
 
 } // namespace sparsity::ui

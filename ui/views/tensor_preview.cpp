@@ -1,32 +1,35 @@
 #include "ui/views/tensor_preview.h"
 
-#include "core/tensor/tensor_ops.h"
+#include "ui/document/tensor_document.h"
 
 #include <QLinearGradient>
 #include <QPainter>
 
 namespace sparsity::ui {
 
-TensorPreview::TensorPreview(QWidget *parent) : QWidget(parent)
+TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
 {
     setMinimumSize(320, 240);
     setAutoFillBackground(true);
-    clear(tr("Select a tensor in the Files panel to preview it."));
+    connect(document, &TensorDocument::tensorChanged, this, &TensorPreview::render);
+    connect(document, &TensorDocument::thresholdChanged, this, &TensorPreview::render);
+    showMessage(tr("Select a tensor in the Files panel to preview it."));
 }
 
-void TensorPreview::setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows)
+void TensorPreview::render()
 {
-    const auto dense = core::toDenseDouble(tensor);
-    const auto mask = tensor.isMasked() ? std::optional<core::Mask>(core::specifiedMaskDense(tensor)) : std::nullopt;
-    m_heatmap = renderHeatmap(dense, mask ? &*mask : nullptr);
-    m_title = title;
-    if (tensor.rank() >= 1 && totalRows > tensor.shape()[0])
-        m_title += tr("  (first %1 of %2 rows)").arg(tensor.shape()[0]).arg(totalRows);
+    if (!m_document->hasTensor())
+        return;
+    const auto &values = m_document->values();
+    m_heatmap = renderHeatmap(values, m_document->specified(), m_document->threshold() ? &m_document->pruned() : nullptr);
+    m_title = m_document->title();
+    if (!values.shape.empty() && m_document->totalRows() > values.shape[0])
+        m_title += tr("  (first %1 of %2 rows)").arg(values.shape[0]).arg(m_document->totalRows());
     m_message.clear();
     update();
 }
 
-void TensorPreview::clear(const QString &message)
+void TensorPreview::showMessage(const QString &message)
 {
     m_heatmap = {};
     m_title.clear();
@@ -67,6 +70,11 @@ void TensorPreview::paintEvent(QPaintEvent *)
     painter.drawText(bar.right() + 4, bar.top() + fontMetrics().ascent(), saturated + label(m_heatmap.maxAbs));
     painter.drawText(bar.right() + 4, bar.center().y() + fontMetrics().ascent() / 2, QStringLiteral("0"));
     painter.drawText(bar.right() + 4, bar.bottom(), (saturated.isEmpty() ? QString() : QStringLiteral("≤")) + label(-m_heatmap.maxAbs));
+    if (m_document->threshold()) {
+        const QRect swatch(bar.left(), bar.bottom() + 2 * margin, 16, 16);
+        painter.fillRect(swatch, QColor::fromRgb(kPrunedColour));
+        painter.drawText(swatch.right() + 4, swatch.bottom() - 2, tr("pruned"));
+    }
 }
 
 } // namespace sparsity::ui

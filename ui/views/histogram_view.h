@@ -1,0 +1,49 @@
+#pragma once
+// HistogramView: the value distribution of the document's tensor (specified elements, 64
+// bins, log counts) with the threshold preview as two draggable lines at ±T. Pressing and
+// dragging sets the threshold to |value under the mouse| through the document (one undo step
+// per drag); a double click clears it. The title shows the resulting sparsity live.
+#include <QChartView>
+
+class QAreaSeries;
+class QLineSeries;
+class QValueAxis;
+
+namespace sparsity::ui {
+
+class TensorDocument;
+
+class HistogramView : public QChartView {
+    Q_OBJECT
+
+public:
+    explicit HistogramView(TensorDocument *document, QWidget *parent = nullptr);
+
+    // The chart value at a widget position (what a press there sets the threshold from).
+    double valueAt(const QPoint &position) const;
+    QString titleText() const;
+
+protected:
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+
+private:
+    void rebuildHistogram();
+    void updateThreshold();
+    void dragTo(const QPoint &position);
+
+    TensorDocument *m_document;
+    QLineSeries *m_counts = nullptr;
+    QAreaSeries *m_area = nullptr;
+    QLineSeries *m_lower = nullptr;
+    QLineSeries *m_upper = nullptr;
+    QValueAxis *m_axisX = nullptr;
+    QValueAxis *m_axisY = nullptr;
+    double m_maxHeight = 1.0;
+    int m_gesture = -1;
+    int m_gestures = 0;
+};
+
+} // namespace sparsity::ui
