@@ -1,6 +1,5 @@
 #include "ui/document/tensor_document.h"
 
-#include "core/sparsify/mask_kernels.h"
 #include "core/tensor/tensor_ops.h"
 #include "ui/document/commands/change_threshold_command.h"
 
