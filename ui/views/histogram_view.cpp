@@ -46,7 +46,10 @@ HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChart
         series->attachAxis(m_axisX);
         series->attachAxis(m_axisY);
     }
+    // QChartView starts with a default chart and setChart() releases, not deletes, the old one.
+    QChart *defaultChart = this->chart();
     setChart(chart);
+    delete defaultChart;
     connect(document, &TensorDocument::tensorChanged, this, &HistogramView::rebuildHistogram);
     connect(document, &TensorDocument::thresholdChanged, this, &HistogramView::updateThreshold);
     rebuildHistogram();
