@@ -243,6 +243,10 @@ BatchRecipe parseBatch(const std::string &path)
     recipe.layout = output->string("layout").value_or("dense");
     if (recipe.layout != "masked" && !parseLayout(recipe.layout))
         output->fail("$.output.layout", "must be dense, masked, coo, csr, csc or row_sparse", "got '" + recipe.layout + "'");
+    const auto gzip = output->integer("gzip").value_or(0);
+    if (gzip < 0 || gzip > 9)
+        output->fail("$.output.gzip", "must be a gzip level from 0 to 9", "got " + std::to_string(gzip));
+    recipe.gzipLevel = static_cast<int>(gzip);
     output->rejectUnknown();
     f.rejectUnknown();
     if (!recipe.sparsify && !recipe.step)
@@ -300,6 +304,8 @@ std::string batchJson(const BatchRecipe &recipe)
         root["step"] = s;
     }
     root["output"] = {{"layout", recipe.layout}, {"path", recipe.outputPattern}};
+    if (recipe.gzipLevel > 0)
+        root["output"]["gzip"] = recipe.gzipLevel;
     return root.dump(2) + "\n";
 }
 

@@ -23,6 +23,7 @@ struct BatchRecipe {
     std::optional<StepRequest> step;         // input/output left empty
     std::string layout = "dense";            // output.layout
     std::string outputPattern;               // output.path, with {stem} and {name}
+    int gzipLevel = 0;                       // output.gzip: 0 none, 1..9 (sparsified datasets)
 };
 
 // Throws InputError (exit 2) for a file that is not JSON, an unknown key, a wrong type, a

@@ -31,6 +31,7 @@ SparsifyRequest sparsifyRequest(const BatchRecipe &recipe, const std::string &in
     r.masked = recipe.layout == "masked";
     r.layout = r.masked ? Layout::Dense : *parseLayout(recipe.layout);
     r.device = recipe.device;
+    r.writeOptions.gzipLevel = recipe.gzipLevel;
     return r;
 }
 
@@ -55,7 +56,7 @@ void copyElements(const std::string &from, H5File &to, const std::string &target
     }
 }
 
-void run(const BatchRecipe &recipe, const BatchJob &job, BatchInputReport &report)
+void run(const BatchRecipe &recipe, const BatchJob &job, BatchInputReport &report, const ProgressCallback &progress)
 {
     const fs::path folder = fs::path(job.output).parent_path();
     std::error_code ec;
@@ -63,18 +64,18 @@ void run(const BatchRecipe &recipe, const BatchJob &job, BatchInputReport &repor
     if (ec)
         throw IoError(job.output + ": cannot create the output folder " + folder.string() + ": " + ec.message());
     if (recipe.sparsify && !recipe.step) {
-        report.sparsified = sparsifyFile(sparsifyRequest(recipe, job.input, job.output), report.notes);
+        report.sparsified = sparsifyFile(sparsifyRequest(recipe, job.input, job.output), report.notes, progress);
         return;
     }
     if (recipe.step && !recipe.sparsify) {
-        report.step = stepFile(stepRequest(recipe, job.input, job.output), report.notes);
+        report.step = stepFile(stepRequest(recipe, job.input, job.output), report.notes, progress);
         return;
     }
     const StagedFile sparsified{job.output + ".sparsified.tmp"}, stepped{job.output + ".step.tmp"};
-    report.sparsified = sparsifyFile(sparsifyRequest(recipe, job.input, sparsified.path), report.notes);
+    report.sparsified = sparsifyFile(sparsifyRequest(recipe, job.input, sparsified.path), report.notes, progress);
     auto step = stepRequest(recipe, job.input, stepped.path);
     step.paramFile = sparsified.path;
-    report.step = stepFile(step, report.notes);
+    report.step = stepFile(step, report.notes, progress);
     AtomicOutput output(job.output);
     copyElements(stepped.path, output.file(), job.output);
     copyElements(sparsified.path, output.file(), job.output);
@@ -83,13 +84,13 @@ void run(const BatchRecipe &recipe, const BatchJob &job, BatchInputReport &repor
 
 } // namespace
 
-BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job)
+BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job, const ProgressCallback &progress)
 {
     BatchInputReport report;
     report.job = job;
     const auto start = std::chrono::steady_clock::now();
     try {
-        run(recipe, job, report);
+        run(recipe, job, report, progress);
         report.ok = true;
     } catch (const Error &error) {
         report.error = error.what();

@@ -2,7 +2,8 @@
 // One input of a `sparsity run`: sparsify and/or step as the recipe says, writing one output
 // atomically. With both, the sparsifier runs first and the step runs on its result (the
 // step's --param is read from the sparsified datasets, its gradients from the input); the
-// output holds both. An input's failure is reported, not thrown, and leaves no output.
+// output holds both. An input's failure is reported, not thrown, and leaves no output;
+// cancelling through `progress` throws Cancelled and also leaves no output.
 #include "core/pipeline/batch_recipe.h"
 
 namespace sparsity::core {
@@ -17,6 +18,6 @@ struct BatchInputReport {
     double seconds = 0.0;
 };
 
-BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job);
+BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job, const ProgressCallback &progress = {});
 
 } // namespace sparsity::core

@@ -115,6 +115,7 @@ def main(out):
           '"threshold": "high"}, "output": {"path": "out/{stem}.h5"}}')
     batch("batch_no_match.json", '{"version": 1, "inputs": ["good.h5", "nothing/*.h5"], '
           '"sparsify": {"method": "threshold", "threshold": 1}, "output": {"path": "out/{stem}.h5"}}')
+    batch("batch_gzip_level.json", "{" + good + ', "output": {"path": "out/{stem}.h5", "gzip": 12}}')
     batch("batch_overwrites_input.json", "{" + good + ', "output": {"path": "{name}"}}')
 
 

@@ -59,7 +59,7 @@ void TestBatchRecipe::everyKeyRoundTrips()
                      "norm": "L2", "memory_limit": "64M"},
         "step": {"optimizer": "sgd", "semantics": "masked", "rule": "torch", "param": "/emb", "grads": ["/g0"],
                  "mask": "/m", "lr": 0.5, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01, "nesterov": false},
-        "output": {"layout": "masked", "path": "out/{name}"}})";
+        "output": {"layout": "masked", "path": "out/{name}", "gzip": 4}})";
     const auto recipe = core::parseBatch(path);
     const auto again = reread(recipe, folder.path());
     QCOMPARE(core::batchJson(again), core::batchJson(recipe));
@@ -75,6 +75,7 @@ void TestBatchRecipe::everyKeyRoundTrips()
     QCOMPARE(hp.dampening.value(), 0.1);
     QCOMPARE(again.step->mask.value(), std::string("/m"));
     QCOMPARE(again.layout, std::string("masked"));
+    QCOMPARE(again.gzipLevel, 4);
 }
 
 QTEST_APPLESS_MAIN(TestBatchRecipe)

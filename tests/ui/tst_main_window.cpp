@@ -1,4 +1,5 @@
 // The main window on the sample: open, select, preview; errors go to the Issues dock.
+#include "core/io/h5_writer.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/views/tensor_preview.h"
@@ -16,23 +17,41 @@ class TestMainWindow : public QObject {
 
 private slots:
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
-    void opensSampleAndPreviewsRows();
+    void opensSampleAndLoadsItWhole();
+    void tallTensorLoadsFirstRows();
     void previewsMaskedAndSparse();
     void badFileGoesToIssues();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
 
-void TestMainWindow::opensSampleAndPreviewsRows()
+void TestMainWindow::opensSampleAndLoadsItWhole()
 {
     MainWindow window;
     window.show();
     QVERIFY(window.openFile(kSample));
     QVERIFY(window.selectElement(QStringLiteral("/emb")));
-    // 1797 rows: the preview reads the first 512 by hyperslab.
-    QCOMPARE(window.preview()->image().size(), QSize(64, 512));
+    QCOMPARE(window.preview()->image().size(), QSize(64, 1797));
     QVERIFY(window.issuesList()->count() == 0);
     QVERIFY(!window.grab().isNull());
+}
+
+void TestMainWindow::tallTensorLoadsFirstRows()
+{
+    // 70,000 x 64 is over the 4 Mi elements loaded whole: the first 65,536 rows are read by
+    // hyperslab and the title says so.
+    QTemporaryDir dir;
+    const auto path = dir.filePath(QStringLiteral("tall.h5")).toStdString();
+    {
+        sparsity::core::DenseTensor<float> t{{70000, 64}, {}};
+        t.values.resize(70000 * 64, 1.0f);
+        auto file = sparsity::core::H5File::create(path);
+        sparsity::core::writeTensor(file, "/tall", sparsity::core::Tensor(sparsity::core::Storage{t}));
+    }
+    MainWindow window;
+    QVERIFY(window.openFile(QString::fromStdString(path)));
+    QVERIFY(window.selectElement(QStringLiteral("/tall")));
+    QCOMPARE(window.preview()->image().size(), QSize(64, 65536));
 }
 
 void TestMainWindow::previewsMaskedAndSparse()

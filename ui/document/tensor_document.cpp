@@ -1,68 +1,193 @@
 #include "ui/document/tensor_document.h"
 
+#include "core/sparsify/data_sparsifier.h"
+#include "core/sparsify/mask_kernels.h"
 #include "core/tensor/tensor_ops.h"
-#include "ui/document/commands/change_threshold_command.h"
+#include "core/util/errors.h"
+#include "ui/document/commands/apply_sparsifier_command.h"
+#include "ui/document/commands/change_export_settings_command.h"
+#include "ui/document/commands/change_sparsifier_command.h"
 
 #include <cmath>
 
 namespace sparsity::ui {
+namespace {
+
+std::int64_t countNonzero(const core::DenseTensor<double> &values, const core::Mask *specified)
+{
+    std::int64_t count = 0;
+    for (std::size_t i = 0; i < values.values.size(); ++i)
+        count += (!specified || (*specified)[i]) && values.values[i] != 0.0;
+    return count;
+}
+
+} // namespace
+
+QString describeSparsifier(const core::SparsifierConfig &c)
+{
+    const QString method = QString::fromUtf8(core::methodName(c.method).data());
+    switch (c.method) {
+    case core::SparsifierMethod::Threshold: return QStringLiteral("%1 T=%2").arg(method).arg(c.threshold, 0, 'g', 4);
+    case core::SparsifierMethod::DataNorm:
+        return QStringLiteral("%1 %2x%3 %4 level %5%6")
+            .arg(method)
+            .arg(c.blockRows)
+            .arg(c.blockCols)
+            .arg(c.norm == core::BlockNorm::L2 ? QStringLiteral("L2") : QStringLiteral("L1"))
+            .arg(c.sparsityLevel, 0, 'g', 4)
+            .arg(c.zerosPerBlock ? QStringLiteral(" zeros/block %1").arg(*c.zerosPerBlock) : QString());
+    case core::SparsifierMethod::NM: return QStringLiteral("%1 %2:%3").arg(method).arg(c.n).arg(c.m);
+    case core::SparsifierMethod::RowNorm: return QStringLiteral("%1 keep %2").arg(method).arg(c.keep, 0, 'g', 4);
+    }
+    return method;
+}
 
 TensorDocument::TensorDocument(QObject *parent) : QObject(parent) {}
 
-void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows)
+void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows, TensorSource source)
 {
     m_title = title;
+    m_source = std::move(source);
     m_totalRows = totalRows;
-    m_values = core::toDenseDouble(tensor);
-    m_specified.reset();
-    if (tensor.isMasked())
-        m_specified = core::specifiedMaskDense(tensor);
     m_undoStack.clear();
-    m_threshold.reset();
-    updatePruned();
-    emit tensorChanged();
-    emit thresholdChanged();
+    m_applications.clear();
+    setValues(tensor);
+    emit applicationsChanged();
 }
 
 void TensorDocument::clear()
 {
     m_title.clear();
+    m_source = {};
     m_totalRows = 0;
+    m_tensor = {};
     m_values = {};
     m_specified.reset();
     m_undoStack.clear();
-    m_threshold.reset();
+    m_applications.clear();
     updatePruned();
     emit tensorChanged();
-    emit thresholdChanged();
+    emit sparsifierChanged();
+    emit applicationsChanged();
+}
+
+void TensorDocument::setValues(const core::Tensor &tensor)
+{
+    m_tensor = tensor;
+    m_values = core::toDenseDouble(tensor);
+    m_specified.reset();
+    if (tensor.isMasked())
+        m_specified = core::specifiedMaskDense(tensor);
+    updatePruned();
+    emit tensorChanged();
+    emit sparsifierChanged();
+}
+
+void TensorDocument::changeSparsifier(std::optional<core::SparsifierConfig> config, int gesture)
+{
+    m_undoStack.push(new ChangeSparsifierCommand(this, m_sparsifier, std::move(config), gesture));
+}
+
+std::optional<double> TensorDocument::threshold() const
+{
+    if (m_sparsifier && m_sparsifier->method == core::SparsifierMethod::Threshold)
+        return m_sparsifier->threshold;
+    return std::nullopt;
 }
 
 void TensorDocument::changeThreshold(std::optional<double> threshold, int gesture)
 {
-    if (threshold == m_threshold)
+    if (!threshold) {
+        if (m_sparsifier)
+            changeSparsifier(std::nullopt, gesture);
         return;
-    m_undoStack.push(new ChangeThresholdCommand(this, m_threshold, threshold, gesture));
+    }
+    if (threshold == this->threshold())
+        return;
+    // The other methods' settings are kept, so switching back restores them.
+    core::SparsifierConfig config = m_sparsifier.value_or(core::SparsifierConfig{});
+    config.method = core::SparsifierMethod::Threshold;
+    config.threshold = *threshold;
+    changeSparsifier(config, gesture);
 }
 
-void TensorDocument::applyThreshold(std::optional<double> threshold)
+void TensorDocument::setSparsifier(const std::optional<core::SparsifierConfig> &config)
 {
-    m_threshold = threshold;
+    m_sparsifier = config;
     updatePruned();
-    emit thresholdChanged();
+    emit sparsifierChanged();
+}
+
+bool TensorDocument::applySparsifier()
+{
+    if (!hasPreview())
+        return false;
+    // Squash in the tensor's own dtype, so applying is exactly what `sparsity sparsify` writes.
+    core::Tensor after = m_tensor.layout() == core::Layout::Dense ? m_tensor : core::toLayout(m_tensor, core::Layout::Dense);
+    core::Mask kept(m_pruned.size());
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        kept[i] = !m_pruned[i];
+    std::visit(
+        [&](auto &t) {
+            using S = std::decay_t<decltype(t)>;
+            if constexpr (std::is_same_v<S, core::DenseTensor<core::ValueOf<S>>>)
+                core::applyMask(t.values.data(), kept.data(), static_cast<std::int64_t>(kept.size()));
+        },
+        after.storage());
+    SparsifierApplication application;
+    application.element = m_source.elementPath.isEmpty() ? m_title : m_source.elementPath;
+    application.recipe = describeSparsifier(*m_sparsifier);
+    application.numel = static_cast<std::int64_t>(m_values.values.size());
+    application.nnzBefore = countNonzero(m_values, specified());
+    m_undoStack.push(new ApplySparsifierCommand(this, m_tensor, std::move(after), application));
+    return true;
+}
+
+void TensorDocument::pushApplication(const SparsifierApplication &application)
+{
+    m_applications.push_back(application);
+    m_applications.back().nnzAfter = countNonzero(m_values, specified());
+    emit applicationsChanged();
+}
+
+void TensorDocument::popApplication()
+{
+    if (!m_applications.empty())
+        m_applications.pop_back();
+    emit applicationsChanged();
+}
+
+void TensorDocument::changeExportSettings(const ExportSettings &settings)
+{
+    if (settings == m_exportSettings)
+        return;
+    m_undoStack.push(new ChangeExportSettingsCommand(this, m_exportSettings, settings));
+}
+
+void TensorDocument::setExportSettings(const ExportSettings &settings)
+{
+    m_exportSettings = settings;
+    emit exportSettingsChanged();
 }
 
 void TensorDocument::updatePruned()
 {
     m_pruned.clear();
+    m_previewError.clear();
     m_prunedFraction = 0.0;
-    if (!m_threshold)
+    if (!m_sparsifier || !hasTensor())
         return;
-    const auto n = m_values.values.size();
-    m_pruned.resize(n);
+    core::Mask kept;
+    try {
+        kept = core::computeMask(m_tensor, *m_sparsifier);
+    } catch (const core::Error &error) {
+        m_previewError = QString::fromStdString(error.what());
+        return;
+    }
+    m_pruned.resize(kept.size());
     std::size_t pruned = 0, specified = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        // The same rule as the threshold sparsifier: |x| < T pruned, NaN kept.
-        m_pruned[i] = std::abs(m_values.values[i]) < *m_threshold;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        m_pruned[i] = !kept[i];
         if (!m_specified || (*m_specified)[i]) {
             ++specified;
             pruned += m_pruned[i];

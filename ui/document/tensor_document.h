@@ -1,17 +1,48 @@
 #pragma once
-// TensorDocument: the tensor being looked at and the sparsifier preview on it (Tiled's
-// MapDocument, in small). It owns the values, the specified mask, the threshold of the
-// threshold sparsifier being previewed, and the undo stack every change to that threshold
-// goes through. Views never talk to each other: they read the document and change it through
-// commands, and repaint on its signals.
+// TensorDocument: the tensor being looked at and the sparsifier recipe applied to it (Tiled's
+// MapDocument, in small). It owns the loaded values, the specified mask, the sparsifier being
+// previewed (the recipe that Export and Save as batch run on the whole file), the sparsifier
+// applications made to the loaded values, the export settings, and the undo stack every
+// change goes through. Views never talk to each other: they read the document, change it
+// through commands, and repaint on its signals.
+#include "core/sparsify/sparsifier_config.h"
 #include "core/tensor/tensor.h"
 
 #include <QObject>
+#include <QStringList>
 #include <QUndoStack>
 
 #include <optional>
+#include <vector>
 
 namespace sparsity::ui {
+
+// Where the document's tensor comes from.
+struct TensorSource {
+    QString filePath;
+    QString elementPath;
+};
+
+// One Apply of the sparsifier to the loaded values (a row of the report table).
+struct SparsifierApplication {
+    QString element;
+    QString recipe;               // "threshold T=0.5", "n-m 2:4", ...
+    std::int64_t numel = 0;
+    std::int64_t nnzBefore = 0;
+    std::int64_t nnzAfter = 0;
+};
+
+// What Export and Save as batch write besides the sparsifier: which datasets of the file
+// (empty: every numeric one), the output layout (SPEC 2.1's --layout) and the gzip level.
+struct ExportSettings {
+    QStringList datasets;
+    QString layout = QStringLiteral("dense");
+    int gzipLevel = 0;
+    bool operator==(const ExportSettings &) const = default;
+};
+
+// Short human form of a sparsifier config ("data-norm 1x4 L1 level 0.5").
+QString describeSparsifier(const core::SparsifierConfig &config);
 
 class TensorDocument : public QObject {
     Q_OBJECT
@@ -20,46 +51,79 @@ public:
     explicit TensorDocument(QObject *parent = nullptr);
 
     // Shows `tensor` (the rows loaded for viewing; `totalRows` is the whole tensor's). Not an
-    // undoable change: choosing what to look at is navigation. Clears the undo history.
-    void setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows);
+    // undoable change: choosing what to look at is navigation. Clears the undo history and
+    // the applications; the sparsifier recipe and export settings stay (they are the user's).
+    void setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows, TensorSource source = {});
     void clear();
 
     bool hasTensor() const { return !m_values.values.empty() || !m_values.shape.empty(); }
     const QString &title() const { return m_title; }
+    const TensorSource &source() const { return m_source; }
     std::int64_t totalRows() const { return m_totalRows; }
+    const core::Tensor &tensor() const { return m_tensor; }
     const core::DenseTensor<double> &values() const { return m_values; }
     const core::Mask *specified() const { return m_specified ? &*m_specified : nullptr; }
 
-    // The threshold preview: |x| < threshold is pruned (NaN kept, as `sparsity sparsify`).
-    std::optional<double> threshold() const { return m_threshold; }
-    // Pushes an undoable change; consecutive changes of one `gesture` (a mouse drag) merge
-    // into one undo step. gesture < 0 never merges.
+    // The sparsifier recipe, previewed on the loaded values; nullopt: none.
+    const std::optional<core::SparsifierConfig> &sparsifier() const { return m_sparsifier; }
+    // Pushes an undoable change; consecutive changes of one `gesture` (a mouse drag, one
+    // spin box being edited) merge into one undo step. gesture < 0 never merges.
+    void changeSparsifier(std::optional<core::SparsifierConfig> config, int gesture = -1);
+    // The threshold when the recipe is the threshold sparsifier (the histogram's lines).
+    std::optional<double> threshold() const;
+    // Makes the recipe the threshold sparsifier with threshold T (nullopt clears the recipe).
     void changeThreshold(std::optional<double> threshold, int gesture = -1);
-    // Applied by the command; views call changeThreshold().
-    void applyThreshold(std::optional<double> threshold);
 
-    // One byte per element, 1 where the preview prunes; empty without a threshold.
+    // One byte per loaded element, 1 where the recipe prunes; empty without a recipe or when
+    // the recipe does not fit the tensor (previewError() says why).
     const core::Mask &pruned() const { return m_pruned; }
-    // Pruned specified elements over specified elements (0 without a threshold).
+    bool hasPreview() const { return !m_pruned.empty(); }
+    const QString &previewError() const { return m_previewError; }
+    // Pruned specified elements over specified elements (0 without a preview).
     double prunedFraction() const { return m_prunedFraction; }
 
+    // Applies the previewed recipe to the loaded values (undoable): pruned elements become 0.
+    // False (and nothing changes) without a preview.
+    bool applySparsifier();
+    const std::vector<SparsifierApplication> &applications() const { return m_applications; }
+
+    const ExportSettings &exportSettings() const { return m_exportSettings; }
+    void changeExportSettings(const ExportSettings &settings);
+
     QUndoStack *undoStack() { return &m_undoStack; }
+    // A fresh gesture id for changeSparsifier (views start one per drag or edited field).
+    int newGesture() { return m_nextGesture++; }
+
+    // Called by the commands only; views and panels use the change* functions above.
+    void setSparsifier(const std::optional<core::SparsifierConfig> &config);
+    void setValues(const core::Tensor &tensor);
+    void pushApplication(const SparsifierApplication &application);
+    void popApplication();
+    void setExportSettings(const ExportSettings &settings);
 
 signals:
-    void tensorChanged();
-    void thresholdChanged();
+    void tensorChanged();        // a new tensor, or its values changed (apply, undo)
+    void sparsifierChanged();    // the recipe or its preview changed
+    void applicationsChanged();
+    void exportSettingsChanged();
 
 private:
     void updatePruned();
 
     QString m_title;
+    TensorSource m_source;
     std::int64_t m_totalRows = 0;
+    core::Tensor m_tensor;
     core::DenseTensor<double> m_values;
     std::optional<core::Mask> m_specified;
-    std::optional<double> m_threshold;
+    std::optional<core::SparsifierConfig> m_sparsifier;
     core::Mask m_pruned;
+    QString m_previewError;
     double m_prunedFraction = 0.0;
+    std::vector<SparsifierApplication> m_applications;
+    ExportSettings m_exportSettings;
     QUndoStack m_undoStack;
+    int m_nextGesture = 0;
 };
 
 } // namespace sparsity::ui

@@ -2,9 +2,15 @@
 
 #include "core/device/device.h"
 #include "core/io/h5_reader.h"
+#include "core/pipeline/batch_run.h"
 #include "core/util/errors.h"
+#include "ui/dialogs/export_dialog.h"
+#include "ui/document/document_recipe.h"
 #include "ui/document/tensor_document.h"
+#include "ui/jobs/job_runner.h"
+#include "ui/jobs/jobs_widget.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
 #include "ui/views/tensor_preview.h"
 
@@ -13,7 +19,9 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
@@ -28,7 +36,9 @@ namespace sparsity::ui {
 namespace {
 
 constexpr int kMaxRecent = 8;
-constexpr std::int64_t kPreviewRows = 512;
+// Tensors up to this many elements are loaded whole (the preview and Apply then see what
+// Export sees); larger ones show their first rows.
+constexpr std::int64_t kMaxLoadedElements = std::int64_t{4} << 20;
 
 } // namespace
 
@@ -64,8 +74,17 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     histogramDock->setWidget(m_histogram);
     addDockWidget(Qt::LeftDockWidgetArea, histogramDock);
 
+    m_sparsifier = new SparsifierPanel(m_document);
+    auto *sparsifierDock = new QDockWidget(tr("Sparsifier"), this);
+    sparsifierDock->setObjectName(QStringLiteral("SparsifierDock"));
+    sparsifierDock->setWidget(m_sparsifier);
+    addDockWidget(Qt::RightDockWidgetArea, sparsifierDock);
+
     m_preview = new TensorPreview(m_document);
     setCentralWidget(m_preview);
+
+    m_jobs = new JobRunner(this);
+    statusBar()->addPermanentWidget(new JobsWidget(m_jobs));
 
     createActions();
     const auto &device = core::deviceStatus();
@@ -74,7 +93,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
                                : tr("Device: CPU")));
 
     resize(1200, 720);
-    resizeDocks({filesDock}, {460}, Qt::Horizontal);
+    resizeDocks({filesDock, sparsifierDock}, {420, 330}, Qt::Horizontal);
     resizeDocks({filesDock, histogramDock}, {300, 300}, Qt::Vertical);
     resizeDocks({issuesDock}, {110}, Qt::Vertical);
     QSettings settings;
@@ -98,6 +117,13 @@ void MainWindow::createActions()
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     fileMenu->addSeparator();
+    auto *exportAction = fileMenu->addAction(tr("&Export Sparsified…"), this, &MainWindow::exportWithDialog);
+    exportAction->setObjectName(QStringLiteral("action.file.export"));
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    auto *saveBatchAction = fileMenu->addAction(tr("Save as &Batch…"), this, &MainWindow::saveBatchWithDialog);
+    saveBatchAction->setObjectName(QStringLiteral("action.file.save_batch"));
+    saveBatchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    fileMenu->addSeparator();
     auto *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -110,9 +136,13 @@ void MainWindow::createActions()
     redo->setShortcut(QKeySequence::Redo);
     editMenu->addAction(undo);
     editMenu->addAction(redo);
-    auto *clearThreshold = editMenu->addAction(tr("&Clear Threshold Preview"), this,
-                                               [this] { m_document->changeThreshold(std::nullopt); });
-    clearThreshold->setObjectName(QStringLiteral("action.edit.clear_threshold"));
+
+    auto *sparsifyMenu = menuBar()->addMenu(tr("&Sparsify"));
+    auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });
+    apply->setObjectName(QStringLiteral("action.sparsify.apply"));
+    apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    auto *clearRecipe = sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
+    clearRecipe->setObjectName(QStringLiteral("action.sparsify.clear"));
 
     auto *viewMenu = menuBar()->addMenu(tr("&View"));
     for (auto *dock : findChildren<QDockWidget *>())
@@ -166,18 +196,117 @@ void MainWindow::showSelected()
                                                     QString::fromStdString(element->path));
     try {
         const auto file = core::H5File::openRead(m_model->filePath(index).toStdString());
+        const std::int64_t rowWidth = element->shape.empty() ? 1 : core::numel(element->shape) / std::max<std::int64_t>(element->shape[0], 1);
+        const std::int64_t rowsLoaded = std::max<std::int64_t>(1, kMaxLoadedElements / std::max<std::int64_t>(rowWidth, 1));
         const bool rowRange = !element->masked && (element->layout == core::Layout::Dense || element->layout == core::Layout::Csr)
-                              && !element->shape.empty() && element->shape[0] > kPreviewRows;
+                              && !element->shape.empty() && element->shape[0] > rowsLoaded;
         std::optional<core::RowRange> rows;
         if (rowRange)
-            rows = core::RowRange{0, kPreviewRows};
+            rows = core::RowRange{0, rowsLoaded};
         const auto tensor = core::readTensor(file, element->path, nullptr, rows);
-        m_document->setTensor(title, tensor, element->shape.empty() ? 1 : element->shape[0]);
+        m_document->setTensor(title, tensor, element->shape.empty() ? 1 : element->shape[0],
+                              TensorSource{m_model->filePath(index), QString::fromStdString(element->path)});
     } catch (const core::Error &error) {
         m_document->clear();
         m_preview->showMessage(tr("Cannot preview %1").arg(QString::fromStdString(element->path)));
         addIssue(QString::fromStdString(error.what()));
     }
+}
+
+QStringList MainWindow::elementsOfDocumentFile() const
+{
+    QStringList elements;
+    for (int row = 0; row < m_model->fileCount(); ++row) {
+        const auto fileIndex = m_model->index(row, 0);
+        if (m_model->filePath(fileIndex) != m_document->source().filePath)
+            continue;
+        for (int child = 0; child < m_model->rowCount(fileIndex); ++child)
+            elements << QString::fromStdString(m_model->element(m_model->index(child, 0, fileIndex))->path);
+        break;
+    }
+    return elements;
+}
+
+bool MainWindow::startExport(const QString &output)
+{
+    const QString input = m_document->source().filePath;
+    if (input.isEmpty()) {
+        addIssue(tr("Export: open a file and select a tensor first"));
+        return false;
+    }
+    core::BatchRecipe recipe;
+    try {
+        recipe = documentRecipe(*m_document, input, output);
+    } catch (const core::Error &error) {
+        addIssue(tr("Export: %1").arg(QString::fromStdString(error.what())));
+        return false;
+    }
+    const core::BatchJob job{input.toStdString(), output.toStdString()};
+    const bool started = m_jobs->start(tr("export %1").arg(QFileInfo(output).fileName()),
+                                       [recipe, job](const core::ProgressCallback &progress) -> JobRunner::Continuation {
+        const auto report = core::runBatchJob(recipe, job, progress);
+        if (!report.ok)
+            throw core::InputError(report.error);
+        return {};
+    });
+    if (!started) {
+        addIssue(tr("Export: another job is running (%1)").arg(m_jobs->title()));
+        return false;
+    }
+    connect(m_jobs, &JobRunner::finished, this, [this, output](bool succeeded, bool cancelled, const QString &error) {
+        if (succeeded)
+            statusBar()->showMessage(tr("Exported %1").arg(output), 8000);
+        else if (cancelled)
+            statusBar()->showMessage(tr("Export cancelled; nothing was written"), 8000);
+        else
+            addIssue(error);
+    }, Qt::SingleShotConnection);
+    return true;
+}
+
+bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
+{
+    if (m_document->source().filePath.isEmpty()) {
+        addIssue(tr("Save as batch: open a file and select a tensor first"));
+        return false;
+    }
+    std::string json;
+    try {
+        json = core::batchJson(documentRecipe(*m_document, m_document->source().filePath, outputPattern));
+    } catch (const core::Error &error) {
+        addIssue(tr("Save as batch: %1").arg(QString::fromStdString(error.what())));
+        return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json.data(), static_cast<qint64>(json.size())) < 0) {
+        addIssue(tr("%1: cannot write the batch file: %2").arg(path, file.errorString()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved batch %1 (replay: sparsity run %1)").arg(path), 8000);
+    return true;
+}
+
+void MainWindow::exportWithDialog()
+{
+    const QFileInfo input(m_document->source().filePath);
+    ExportDialog dialog(elementsOfDocumentFile(), m_document->exportSettings(),
+                        input.dir().filePath(input.completeBaseName() + QStringLiteral(".sparsified.h5")), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_document->changeExportSettings(dialog.settings());
+    startExport(dialog.outputPath());
+}
+
+void MainWindow::saveBatchWithDialog()
+{
+    const auto path = QFileDialog::getSaveFileName(this, tr("Save as batch"), QStringLiteral("batch.json"), tr("Batch files (*.json)"));
+    if (path.isEmpty())
+        return;
+    bool ok = false;
+    const auto pattern = QInputDialog::getText(this, tr("Save as batch"), tr("Output path ({stem}, {name}; relative to the batch file)"),
+                                               QLineEdit::Normal, QStringLiteral("out/{stem}.sparsified.h5"), &ok);
+    if (ok)
+        saveBatch(path, pattern);
 }
 
 void MainWindow::addIssue(const QString &text)

@@ -1,7 +1,8 @@
 #pragma once
-// MainWindow: composes the Files browser, the tensor preview, the histogram and the Issues
-// list around one TensorDocument (the previewed tensor and its threshold preview, with undo).
-// Views are linked only through the document; errors go to the Issues dock, never a crash.
+// MainWindow: composes the Files browser, the tensor preview, the histogram, the Sparsifier
+// panel and the Issues list around one TensorDocument (the previewed tensor and the
+// sparsifier recipe, with undo). Views are linked only through the document; long work runs
+// in the JobRunner; errors go to the Issues dock, never a crash.
 #include <QMainWindow>
 
 class QListWidget;
@@ -12,6 +13,8 @@ namespace sparsity::ui {
 
 class H5BrowserModel;
 class HistogramView;
+class JobRunner;
+class SparsifierPanel;
 class TensorDocument;
 class TensorPreview;
 
@@ -27,7 +30,17 @@ public:
     // Selects the element `path` of the most recently opened file and previews it.
     bool selectElement(const QString &elementPath);
 
+    // Runs the document's recipe on its file into `output` as a background job (Export).
+    // False when no job could start (no tensor or recipe, a job already running); the
+    // reason goes to the Issues dock.
+    bool startExport(const QString &output);
+    // Writes the document's recipe as BATCH.json (Save as batch); `outputPattern` is relative
+    // to the batch file's folder. False with the reason in the Issues dock.
+    bool saveBatch(const QString &path, const QString &outputPattern);
+
     H5BrowserModel *browserModel() const { return m_model; }
+    SparsifierPanel *sparsifierPanel() const { return m_sparsifier; }
+    JobRunner *jobs() const { return m_jobs; }
     TensorPreview *preview() const { return m_preview; }
     HistogramView *histogram() const { return m_histogram; }
     TensorDocument *document() const { return m_document; }
@@ -40,6 +53,9 @@ protected:
 
 private:
     void createActions();
+    void exportWithDialog();
+    void saveBatchWithDialog();
+    QStringList elementsOfDocumentFile() const;
     void showSelected();
     void addIssue(const QString &text);
     void rememberRecent(const QString &path);
@@ -50,6 +66,8 @@ private:
     QTreeView *m_tree = nullptr;
     TensorPreview *m_preview = nullptr;
     HistogramView *m_histogram = nullptr;
+    SparsifierPanel *m_sparsifier = nullptr;
+    JobRunner *m_jobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
 };

@@ -51,7 +51,7 @@ HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChart
     setChart(chart);
     delete defaultChart;
     connect(document, &TensorDocument::tensorChanged, this, &HistogramView::rebuildHistogram);
-    connect(document, &TensorDocument::thresholdChanged, this, &HistogramView::updateThreshold);
+    connect(document, &TensorDocument::sparsifierChanged, this, &HistogramView::updateThreshold);
     rebuildHistogram();
 }
 
@@ -109,11 +109,13 @@ QString HistogramView::titleText() const
 {
     if (!m_document->hasTensor())
         return tr("No tensor");
-    const auto threshold = m_document->threshold();
-    if (!threshold)
+    const auto &sparsifier = m_document->sparsifier();
+    if (!sparsifier)
         return tr("Press and drag to preview a threshold");
+    if (!m_document->hasPreview())
+        return tr("%1 does not fit this tensor").arg(describeSparsifier(*sparsifier));
     // Plain text only: the chart title is rich text, where '<' would open a tag.
-    return tr("threshold %1: %2% pruned").arg(*threshold, 0, 'g', 4).arg(100.0 * m_document->prunedFraction(), 0, 'f', 1);
+    return tr("%1: %2% pruned").arg(describeSparsifier(*sparsifier)).arg(100.0 * m_document->prunedFraction(), 0, 'f', 1);
 }
 
 double HistogramView::valueAt(const QPoint &position) const
@@ -130,7 +132,7 @@ void HistogramView::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() != Qt::LeftButton || !m_document->hasTensor())
         return QChartView::mousePressEvent(event);
-    m_gesture = m_gestures++;
+    m_gesture = m_document->newGesture();
     dragTo(event->position().toPoint());
     event->accept();
 }

@@ -43,7 +43,6 @@ private:
     QValueAxis *m_axisY = nullptr;
     double m_maxHeight = 1.0;
     int m_gesture = -1;
-    int m_gestures = 0;
 };
 
 } // namespace sparsity::ui

@@ -12,7 +12,7 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
     setMinimumSize(320, 240);
     setAutoFillBackground(true);
     connect(document, &TensorDocument::tensorChanged, this, &TensorPreview::render);
-    connect(document, &TensorDocument::thresholdChanged, this, &TensorPreview::render);
+    connect(document, &TensorDocument::sparsifierChanged, this, &TensorPreview::render);
     showMessage(tr("Select a tensor in the Files panel to preview it."));
 }
 
@@ -21,7 +21,7 @@ void TensorPreview::render()
     if (!m_document->hasTensor())
         return;
     const auto &values = m_document->values();
-    m_heatmap = renderHeatmap(values, m_document->specified(), m_document->threshold() ? &m_document->pruned() : nullptr);
+    m_heatmap = renderHeatmap(values, m_document->specified(), m_document->hasPreview() ? &m_document->pruned() : nullptr);
     m_title = m_document->title();
     if (!values.shape.empty() && m_document->totalRows() > values.shape[0])
         m_title += tr("  (first %1 of %2 rows)").arg(values.shape[0]).arg(m_document->totalRows());
@@ -70,7 +70,7 @@ void TensorPreview::paintEvent(QPaintEvent *)
     painter.drawText(bar.right() + 4, bar.top() + fontMetrics().ascent(), saturated + label(m_heatmap.maxAbs));
     painter.drawText(bar.right() + 4, bar.center().y() + fontMetrics().ascent() / 2, QStringLiteral("0"));
     painter.drawText(bar.right() + 4, bar.bottom(), (saturated.isEmpty() ? QString() : QStringLiteral("≤")) + label(-m_heatmap.maxAbs));
-    if (m_document->threshold()) {
+    if (m_document->hasPreview()) {
         const QRect swatch(bar.left(), bar.bottom() + 2 * margin, 16, 16);
         painter.fillRect(swatch, QColor::fromRgb(kPrunedColour));
         painter.drawText(swatch.right() + 4, swatch.bottom() - 2, tr("pruned"));

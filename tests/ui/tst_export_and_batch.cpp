@@ -1,0 +1,180 @@
+// Export and Save as batch run one recipe: what the GUI exports equals what `sparsity run`
+// writes from the BATCH.json the GUI saved (SPEC 9, issue 8). A cancelled export writes
+// nothing and leaves the document unchanged; a failed one reports the file in the Issues
+// dock.
+#include "core/io/h5_catalog.h"
+#include "core/io/h5_reader.h"
+#include "core/pipeline/batch_recipe.h"
+#include "core/tensor/tensor_ops.h"
+#include "ui/document/tensor_document.h"
+#include "ui/jobs/job_runner.h"
+#include "ui/mainwindow/main_window.h"
+
+#include <QFile>
+#include <QListWidget>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace core = sparsity::core;
+namespace ui = sparsity::ui;
+
+class TestExportAndBatch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
+    void savedBatchReplaysToTheExportedFile_data();
+    void savedBatchReplaysToTheExportedFile();
+    void cancelledExportWritesNothing();
+    void failedExportGoesToIssues();
+    void noRecipeNoBatch();
+};
+
+namespace {
+
+const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+
+// Runs an export to the end; returns the finished() arguments.
+QList<QVariant> exportAndWait(ui::MainWindow &window, const QString &output)
+{
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    if (!window.startExport(output) || !finished.wait(60000))
+        return {};
+    return finished.takeFirst();
+}
+
+// Every element of two files: same names, layouts, shapes and values (bit for bit).
+void compareFiles(const QString &a, const QString &b)
+{
+    const auto fa = core::H5File::openRead(a.toStdString()), fb = core::H5File::openRead(b.toStdString());
+    const auto ea = core::listElements(fa), eb = core::listElements(fb);
+    QCOMPARE(ea.size(), eb.size());
+    for (std::size_t i = 0; i < ea.size(); ++i) {
+        QCOMPARE(ea[i].path, eb[i].path);
+        const auto ta = core::readTensor(fa, ea[i].path), tb = core::readTensor(fb, eb[i].path);
+        QVERIFY2(ta.layout() == tb.layout(), ea[i].path.c_str());
+        QVERIFY2(ta.shape() == tb.shape(), ea[i].path.c_str());
+        QVERIFY2(ta.isMasked() == tb.isMasked(), ea[i].path.c_str());
+        const auto va = core::toDenseDouble(ta).values, vb = core::toDenseDouble(tb).values;
+        QVERIFY2(std::equal(va.begin(), va.end(), vb.begin(), vb.end()), ea[i].path.c_str());
+    }
+}
+
+} // namespace
+
+void TestExportAndBatch::savedBatchReplaysToTheExportedFile_data()
+{
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QString>("layout");
+    QTest::addColumn<QStringList>("datasets");
+    QTest::addColumn<int>("gzip");
+    QTest::newRow("threshold csr gzip") << "threshold" << "csr" << QStringList{"/emb", "/W"} << 4;
+    QTest::newRow("data-norm masked") << "data-norm" << "masked" << QStringList{"/emb"} << 0;
+    QTest::newRow("n-m coo") << "n-m" << "coo" << QStringList{"/emb", "/pixels"} << 0;
+    QTest::newRow("row-norm row_sparse") << "row-norm" << "row_sparse" << QStringList{"/emb"} << 1;
+}
+
+void TestExportAndBatch::savedBatchReplaysToTheExportedFile()
+{
+    QFETCH(QString, method);
+    QFETCH(QString, layout);
+    QFETCH(QStringList, datasets);
+    QFETCH(int, gzip);
+    QTemporaryDir dir;
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *document = window.document();
+    core::SparsifierConfig config;
+    config.method = core::parseMethod(method.toStdString());
+    config.threshold = 4.0;
+    config.sparsityLevel = 0.3;
+    config.blockRows = 2;
+    config.keep = 0.25;
+    document->changeSparsifier(config);
+    document->changeExportSettings({datasets, layout, gzip});
+
+    const QString exported = dir.filePath(QStringLiteral("gui.h5"));
+    const auto finished = exportAndWait(window, exported);
+    QVERIFY(!finished.isEmpty());
+    QVERIFY2(finished.at(0).toBool(), qPrintable(finished.at(2).toString()));
+
+    const QString batch = dir.filePath(QStringLiteral("batch.json"));
+    QVERIFY(window.saveBatch(batch, QStringLiteral("cli/{stem}.h5")));
+    const auto recipe = core::parseBatch(batch.toStdString());
+    QCOMPARE(recipe.gzipLevel, gzip);
+    QCOMPARE(QString::fromStdString(recipe.layout), layout);
+
+    QProcess cli;
+    cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("run"), batch});
+    QVERIFY(cli.waitForFinished(60000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    QCOMPARE(core::listElements(core::H5File::openRead(exported.toStdString())).size(), static_cast<std::size_t>(datasets.size()));
+    compareFiles(exported, dir.filePath(QStringLiteral("cli/sample.h5")));
+    QCOMPARE(window.issuesList()->count(), 0);
+}
+
+void TestExportAndBatch::cancelledExportWritesNothing()
+{
+    QTemporaryDir dir;
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *document = window.document();
+    document->changeThreshold(2.0);
+    const auto values = document->values().values;
+    const int history = document->undoStack()->count();
+
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    const QString output = dir.filePath(QStringLiteral("cancelled.h5"));
+    QVERIFY(window.startExport(output));
+    window.jobs()->cancel();   // before the first dataset: the core stops at its first checkpoint
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(finished.first().at(1).toBool(), true);
+    QVERIFY(!QFile::exists(output));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{});   // no temp file left either
+    QCOMPARE(document->values().values, values);
+    QCOMPARE(document->undoStack()->count(), history);
+    QCOMPARE(window.issuesList()->count(), 0);
+}
+
+void TestExportAndBatch::failedExportGoesToIssues()
+{
+    QTemporaryDir dir;
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    core::SparsifierConfig config;
+    config.method = core::SparsifierMethod::NM;
+    config.n = 1;
+    config.m = 3;   // /emb has 64 columns: not groups of 3
+    window.document()->changeSparsifier(config);
+    window.document()->changeExportSettings({{QStringLiteral("/emb")}, QStringLiteral("dense"), 0});
+    const QString output = dir.filePath(QStringLiteral("failed.h5"));
+    const auto finished = exportAndWait(window, output);
+    QVERIFY(!finished.isEmpty());
+    QCOMPARE(finished.at(0).toBool(), false);
+    QVERIFY(!QFile::exists(output));
+    QCOMPARE(window.issuesList()->count(), 1);
+    QVERIFY2(window.issuesList()->item(0)->text().contains(QStringLiteral("sample.h5")),
+             qPrintable(window.issuesList()->item(0)->text()));
+}
+
+void TestExportAndBatch::noRecipeNoBatch()
+{
+    QTemporaryDir dir;
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.document()->changeSparsifier(std::nullopt);
+    const QString batch = dir.filePath(QStringLiteral("batch.json"));
+    QVERIFY(!window.saveBatch(batch, QStringLiteral("{stem}.out.h5")));
+    QVERIFY(!QFile::exists(batch));
+    QVERIFY(window.issuesList()->item(0)->text().contains(QStringLiteral("no sparsifier")));
+}
+
+QTEST_MAIN(TestExportAndBatch)
+#include "tst_export_and_batch.moc"

@@ -1,0 +1,169 @@
+// The Sparsifier panel edits the document's recipe through commands: the preview is the
+// core's mask, each edited field is one undo step, Apply squashes exactly the pruned
+// elements and undoes exactly, the widgets follow undo and the histogram, and the report
+// model passes QAbstractItemModelTester.
+#include "core/sparsify/data_sparsifier.h"
+#include "core/sparsify/scheduler.h"
+#include "ui/document/tensor_document.h"
+#include "ui/models/sparsify_report_model.h"
+#include "ui/panels/sparsifier_panel.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTest>
+
+namespace core = sparsity::core;
+namespace ui = sparsity::ui;
+
+class TestSparsifierPanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+    void methodChoicePreviewsTheCoreMask();
+    void editsOfOneFieldAreOneUndoStep();
+    void applySquashesAndUndoesExactly();
+    void recipeThatDoesNotFitIsExplained();
+    void scheduleLevelBecomesTheSparsityLevel();
+    void widgetsFollowTheDocument();
+
+private:
+    template <class W>
+    W *child(const char *name) const { return m_panel->findChild<W *>(QString::fromLatin1(name)); }
+
+    ui::TensorDocument *m_document = nullptr;
+    ui::SparsifierPanel *m_panel = nullptr;
+    std::unique_ptr<QAbstractItemModelTester> m_tester;
+};
+
+namespace {
+
+// 16 x 8 float values with distinct magnitudes (no ties), signs alternating.
+core::Tensor table()
+{
+    core::DenseTensor<float> t{{16, 8}, {}};
+    for (int i = 0; i < 128; ++i)
+        t.values.push_back((i % 2 ? -1.0f : 1.0f) * static_cast<float>((i * 37) % 128 + 1) / 64.0f);
+    return core::Tensor(core::Storage{t});
+}
+
+} // namespace
+
+void TestSparsifierPanel::init()
+{
+    m_document = new ui::TensorDocument;
+    m_document->setTensor(QStringLiteral("table"), table(), 16, {QStringLiteral("t.h5"), QStringLiteral("/t")});
+    m_panel = new ui::SparsifierPanel(m_document);
+    m_tester = std::make_unique<QAbstractItemModelTester>(m_panel->reportModel(),
+                                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+}
+
+void TestSparsifierPanel::cleanup()
+{
+    m_tester.reset();
+    delete m_panel;
+    delete m_document;
+}
+
+void TestSparsifierPanel::methodChoicePreviewsTheCoreMask()
+{
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("n-m"));
+    QVERIFY(m_document->sparsifier().has_value());
+    QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::NM);
+    const auto kept = core::computeMask(m_document->tensor(), *m_document->sparsifier());
+    QCOMPARE(m_document->pruned().size(), kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        QCOMPARE(m_document->pruned()[i], static_cast<std::uint8_t>(!kept[i]));
+    QCOMPARE(m_document->prunedFraction(), 0.5);
+    QVERIFY(child<QLabel>("sparsifier.status")->text().contains(QStringLiteral("50.0% pruned")));
+    QVERIFY(child<QPushButton>("sparsifier.apply")->isEnabled());
+}
+
+void TestSparsifierPanel::editsOfOneFieldAreOneUndoStep()
+{
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("threshold"));
+    auto *threshold = child<QDoubleSpinBox>("sparsifier.threshold");
+    for (double t : {0.1, 0.2, 0.3, 0.4})
+        threshold->setValue(t);
+    QCOMPARE(m_document->undoStack()->count(), 2);   // the method, then the threshold edits
+    QCOMPARE(m_document->threshold().value(), 0.4);
+    m_document->undoStack()->undo();
+    QCOMPARE(m_document->threshold().value(), 0.0);
+    QCOMPARE(threshold->value(), 0.0);
+    m_document->undoStack()->undo();
+    QVERIFY(!m_document->sparsifier().has_value());
+    QCOMPARE(child<QComboBox>("sparsifier.method")->currentIndex(), 0);
+}
+
+void TestSparsifierPanel::applySquashesAndUndoesExactly()
+{
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("threshold"));
+    child<QDoubleSpinBox>("sparsifier.threshold")->setValue(1.0);
+    const auto before = m_document->values().values;
+    const auto pruned = m_document->pruned();
+    QTest::mouseClick(child<QPushButton>("sparsifier.apply"), Qt::LeftButton);
+    const auto &after = m_document->values().values;
+    std::int64_t kept = 0;
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        QCOMPARE(after[i], pruned[i] ? 0.0 : before[i]);
+        kept += !pruned[i];
+    }
+    auto *report = m_panel->reportModel();
+    QCOMPARE(report->rowCount(), 1);
+    QCOMPARE(report->index(0, ui::SparsifyReportModel::Element).data().toString(), QStringLiteral("/t"));
+    QCOMPARE(report->index(0, ui::SparsifyReportModel::NnzBefore).data().toLongLong(), 128);
+    QCOMPARE(report->index(0, ui::SparsifyReportModel::NnzAfter).data().toLongLong(), kept);
+
+    m_document->undoStack()->undo();
+    QCOMPARE(m_document->values().values, before);
+    QCOMPARE(report->rowCount(), 0);
+    m_document->undoStack()->redo();
+    QCOMPARE(report->rowCount(), 1);
+    QCOMPARE(m_document->values().values[0], pruned[0] ? 0.0 : before[0]);
+}
+
+void TestSparsifierPanel::recipeThatDoesNotFitIsExplained()
+{
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("n-m"));
+    child<QSpinBox>("sparsifier.m")->setValue(3);   // 8 columns are not groups of 3
+    QVERIFY(!m_document->hasPreview());
+    QVERIFY(!m_document->previewError().isEmpty());
+    QCOMPARE(child<QLabel>("sparsifier.status")->text(), m_document->previewError());
+    QVERIFY(!child<QPushButton>("sparsifier.apply")->isEnabled());
+    QVERIFY(!m_document->applySparsifier());
+
+    // N > M is not a recipe at all: the document keeps the last valid one.
+    child<QSpinBox>("sparsifier.m")->setValue(4);
+    const auto count = m_document->undoStack()->count();
+    child<QSpinBox>("sparsifier.n")->setValue(5);
+    QCOMPARE(m_document->undoStack()->count(), count);
+    QCOMPARE(m_document->sparsifier()->n, std::int64_t{2});
+    QVERIFY(child<QLabel>("sparsifier.status")->text().contains(QStringLiteral("5")));
+}
+
+void TestSparsifierPanel::scheduleLevelBecomesTheSparsityLevel()
+{
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("data-norm"));
+    child<QLineEdit>("sparsifier.schedule")->setText(QStringLiteral("cubic:0,0.8,0,1,20"));
+    child<QSpinBox>("sparsifier.at_step")->setValue(5);
+    QTest::mouseClick(child<QPushButton>("sparsifier.use_level"), Qt::LeftButton);
+    const double expected = core::parseSchedule("cubic:0,0.8,0,1,20")->level(5);
+    QVERIFY(std::abs(m_document->sparsifier()->sparsityLevel - expected) < 1e-3);   // the spin box's 3 decimals
+}
+
+void TestSparsifierPanel::widgetsFollowTheDocument()
+{
+    // What the histogram drag does: the panel shows the threshold recipe it set.
+    m_document->changeThreshold(0.75);
+    QCOMPARE(child<QComboBox>("sparsifier.method")->currentText(), QStringLiteral("threshold"));
+    QCOMPARE(child<QDoubleSpinBox>("sparsifier.threshold")->value(), 0.75);
+}
+
+QTEST_MAIN(TestSparsifierPanel)
+#include "tst_sparsifier_panel.moc"

@@ -1,0 +1,72 @@
+#include "ui/dialogs/export_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace sparsity::ui {
+
+ExportDialog::ExportDialog(const QStringList &datasets, const ExportSettings &settings, const QString &suggestedOutput,
+                           QWidget *parent)
+    : QDialog(parent), m_datasets(new QListWidget), m_layout(new QComboBox), m_gzip(new QSpinBox), m_output(new QLineEdit)
+{
+    setWindowTitle(tr("Export sparsified datasets"));
+    for (const auto &dataset : datasets) {
+        auto *item = new QListWidgetItem(dataset, m_datasets);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(settings.datasets.isEmpty() || settings.datasets.contains(dataset) ? Qt::Checked : Qt::Unchecked);
+    }
+    m_layout->addItems({QStringLiteral("dense"), QStringLiteral("masked"), QStringLiteral("coo"), QStringLiteral("csr"),
+                        QStringLiteral("csc"), QStringLiteral("row_sparse")});
+    m_layout->setCurrentText(settings.layout);
+    m_gzip->setRange(0, 9);
+    m_gzip->setSpecialValueText(tr("none"));
+    m_gzip->setValue(settings.gzipLevel);
+    m_output->setText(suggestedOutput);
+    auto *browse = new QPushButton(tr("Browse…"));
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const auto path = QFileDialog::getSaveFileName(this, tr("Export to"), m_output->text(), tr("HDF5 files (*.h5)"));
+        if (!path.isEmpty())
+            m_output->setText(path);
+    });
+    auto *output = new QHBoxLayout;
+    output->addWidget(m_output);
+    output->addWidget(browse);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *form = new QFormLayout(this);
+    form->addRow(tr("Datasets"), m_datasets);
+    form->addRow(tr("Layout"), m_layout);
+    form->addRow(tr("gzip level"), m_gzip);
+    form->addRow(tr("Output file"), output);
+    form->addRow(buttons);
+}
+
+ExportSettings ExportDialog::settings() const
+{
+    ExportSettings settings;
+    bool all = true;
+    for (int row = 0; row < m_datasets->count(); ++row) {
+        if (m_datasets->item(row)->checkState() == Qt::Checked)
+            settings.datasets << m_datasets->item(row)->text();
+        else
+            all = false;
+    }
+    if (all)
+        settings.datasets.clear();
+    settings.layout = m_layout->currentText();
+    settings.gzipLevel = m_gzip->value();
+    return settings;
+}
+
+QString ExportDialog::outputPath() const { return m_output->text(); }
+
+} // namespace sparsity::ui

@@ -1,0 +1,35 @@
+#pragma once
+// ExportDialog: which datasets of the open file the recipe runs on, the output layout, the
+// gzip level and the output file. It edits a copy of the document's ExportSettings; the main
+// window commits them (undoable) and starts the export job.
+#include "ui/document/tensor_document.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QLineEdit;
+class QListWidget;
+class QSpinBox;
+
+namespace sparsity::ui {
+
+class ExportDialog : public QDialog {
+    Q_OBJECT
+
+public:
+    // `datasets`: every numeric element of the file; `suggestedOutput`: the initial file name.
+    ExportDialog(const QStringList &datasets, const ExportSettings &settings, const QString &suggestedOutput,
+                 QWidget *parent = nullptr);
+
+    // All checked: an empty list (every numeric dataset, as the CLI's default).
+    ExportSettings settings() const;
+    QString outputPath() const;
+
+private:
+    QListWidget *m_datasets;
+    QComboBox *m_layout;
+    QSpinBox *m_gzip;
+    QLineEdit *m_output;
+};
+
+} // namespace sparsity::ui

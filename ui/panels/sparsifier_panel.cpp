@@ -1,0 +1,307 @@
+#include "ui/panels/sparsifier_panel.h"
+
+#include "core/util/errors.h"
+#include "ui/document/tensor_document.h"
+#include "ui/models/sparsify_report_model.h"
+#include "ui/views/schedule_chart.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace sparsity::ui {
+namespace {
+
+using core::SparsifierMethod;
+
+// Fields, for grouping edits into undo steps.
+enum Field { MethodField, ThresholdField, LevelField, BlockRowsField, BlockColsField, ZerosField, NormField, NField, MField, KeepField, ScheduleField };
+
+constexpr SparsifierMethod kMethods[] = {SparsifierMethod::Threshold, SparsifierMethod::DataNorm, SparsifierMethod::NM,
+                                         SparsifierMethod::RowNorm};
+
+QDoubleSpinBox *fractionBox(const QString &name)
+{
+    auto *box = new QDoubleSpinBox;
+    box->setObjectName(name);
+    box->setRange(0.0, 1.0);
+    box->setDecimals(3);
+    box->setSingleStep(0.05);
+    return box;
+}
+
+QSpinBox *countBox(const QString &name, int minimum, int maximum)
+{
+    auto *box = new QSpinBox;
+    box->setObjectName(name);
+    box->setRange(minimum, maximum);
+    return box;
+}
+
+} // namespace
+
+SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
+{
+    m_method = new QComboBox;
+    m_method->setObjectName(QStringLiteral("sparsifier.method"));
+    m_method->addItem(tr("(none)"));
+    for (auto method : kMethods)
+        m_method->addItem(QString::fromUtf8(core::methodName(method).data()));
+    m_pages = new QStackedWidget;
+    m_pages->addWidget(thresholdPage());
+    m_pages->addWidget(dataNormPage());
+    m_pages->addWidget(nmPage());
+    m_pages->addWidget(rowNormPage());
+
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("sparsifier.status"));
+    m_status->setWordWrap(true);
+    m_apply = new QPushButton(tr("&Apply"));
+    m_apply->setObjectName(QStringLiteral("sparsifier.apply"));
+    m_apply->setToolTip(tr("Prune the loaded values (undoable); Export runs the same recipe on the whole file"));
+    auto *clear = new QPushButton(tr("Clear"));
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(clear);
+    buttons->addStretch();
+    buttons->addWidget(m_apply);
+
+    m_report = new SparsifyReportModel(document, this);
+    m_reportView = new QTableView;
+    m_reportView->setObjectName(QStringLiteral("sparsifier.report"));
+    m_reportView->setModel(m_report);
+    m_reportView->verticalHeader()->hide();
+    m_reportView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_reportView->setMinimumHeight(90);
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Method"), m_method);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_pages);
+    layout->addWidget(m_status);
+    layout->addLayout(buttons);
+    layout->addWidget(scheduleBox());
+    layout->addWidget(new QLabel(tr("Applied")));
+    layout->addWidget(m_reportView, 1);
+
+    connect(m_method, &QComboBox::currentIndexChanged, this, [this] { edited(MethodField); });
+    connect(clear, &QPushButton::clicked, this, [this] { m_document->changeSparsifier(std::nullopt); });
+    connect(m_apply, &QPushButton::clicked, this, [this] { m_document->applySparsifier(); });
+    connect(document, &TensorDocument::sparsifierChanged, this, &SparsifierPanel::showDocument);
+    showDocument();
+    updateSchedule();
+}
+
+QWidget *SparsifierPanel::thresholdPage()
+{
+    m_threshold = new QDoubleSpinBox;
+    m_threshold->setObjectName(QStringLiteral("sparsifier.threshold"));
+    m_threshold->setRange(0.0, 1e12);
+    m_threshold->setDecimals(4);
+    m_threshold->setSingleStep(0.05);
+    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this] { edited(ThresholdField); });
+    auto *page = new QWidget;
+    auto *form = new QFormLayout(page);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("|x| below T is pruned, T"), m_threshold);
+    return page;
+}
+
+QWidget *SparsifierPanel::dataNormPage()
+{
+    m_level = fractionBox(QStringLiteral("sparsifier.sparsity_level"));
+    m_blockRows = countBox(QStringLiteral("sparsifier.block_rows"), 1, 4096);
+    m_blockCols = countBox(QStringLiteral("sparsifier.block_cols"), 1, 4096);
+    m_zerosPerBlock = countBox(QStringLiteral("sparsifier.zeros_per_block"), 0, 1 << 24);
+    m_zerosPerBlock->setSpecialValueText(tr("whole block"));
+    m_norm = new QComboBox;
+    m_norm->setObjectName(QStringLiteral("sparsifier.norm"));
+    m_norm->addItems({QStringLiteral("L1"), QStringLiteral("L2")});
+    connect(m_level, &QDoubleSpinBox::valueChanged, this, [this] { edited(LevelField); });
+    connect(m_blockRows, &QSpinBox::valueChanged, this, [this] { edited(BlockRowsField); });
+    connect(m_blockCols, &QSpinBox::valueChanged, this, [this] { edited(BlockColsField); });
+    connect(m_zerosPerBlock, &QSpinBox::valueChanged, this, [this] { edited(ZerosField); });
+    connect(m_norm, &QComboBox::currentIndexChanged, this, [this] { edited(NormField); });
+    auto *block = new QHBoxLayout;
+    block->addWidget(m_blockRows);
+    block->addWidget(new QLabel(QStringLiteral("×")));
+    block->addWidget(m_blockCols);
+    auto *page = new QWidget;
+    auto *form = new QFormLayout(page);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Sparsity level"), m_level);
+    form->addRow(tr("Block"), block);
+    form->addRow(tr("Zeros per block"), m_zerosPerBlock);
+    form->addRow(tr("Norm"), m_norm);
+    return page;
+}
+
+QWidget *SparsifierPanel::nmPage()
+{
+    m_n = countBox(QStringLiteral("sparsifier.n"), 0, 4096);
+    m_m = countBox(QStringLiteral("sparsifier.m"), 1, 4096);
+    connect(m_n, &QSpinBox::valueChanged, this, [this] { edited(NField); });
+    connect(m_m, &QSpinBox::valueChanged, this, [this] { edited(MField); });
+    auto *page = new QWidget;
+    auto *form = new QFormLayout(page);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Keep N"), m_n);
+    form->addRow(tr("of every M"), m_m);
+    return page;
+}
+
+QWidget *SparsifierPanel::rowNormPage()
+{
+    m_keep = fractionBox(QStringLiteral("sparsifier.keep"));
+    connect(m_keep, &QDoubleSpinBox::valueChanged, this, [this] { edited(KeepField); });
+    auto *page = new QWidget;
+    auto *form = new QFormLayout(page);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Rows kept (by L2 norm)"), m_keep);
+    return page;
+}
+
+QWidget *SparsifierPanel::scheduleBox()
+{
+    auto *box = new QGroupBox(tr("Schedule"));
+    m_schedule = new QLineEdit(QStringLiteral("cubic:0,0.8,0,1,20"));
+    m_schedule->setObjectName(QStringLiteral("sparsifier.schedule"));
+    m_schedule->setToolTip(tr("cubic:S0,SF,T0,DT,N[,zero] | linear:S0,SF,T0,T1 | list:L0,L1,... (as sparsity sparsify --schedule)"));
+    m_scheduleSteps = countBox(QStringLiteral("sparsifier.schedule_steps"), 1, 100000);
+    m_scheduleSteps->setValue(25);
+    m_atStep = countBox(QStringLiteral("sparsifier.at_step"), 0, 100000);
+    m_atStep->setValue(10);
+    m_scheduleChart = new ScheduleChart;
+    m_scheduleStatus = new QLabel;
+    m_useLevel = new QPushButton(tr("Use level"));
+    m_useLevel->setObjectName(QStringLiteral("sparsifier.use_level"));
+    m_useLevel->setToolTip(tr("data-norm: the sparsity level; row-norm: keep 1 − level (as --schedule --at-step)"));
+    auto *steps = new QHBoxLayout;
+    steps->addWidget(new QLabel(tr("steps")));
+    steps->addWidget(m_scheduleSteps);
+    steps->addWidget(new QLabel(tr("at step")));
+    steps->addWidget(m_atStep);
+    steps->addWidget(m_useLevel);
+    auto *layout = new QVBoxLayout(box);
+    layout->addWidget(m_schedule);
+    layout->addLayout(steps);
+    layout->addWidget(m_scheduleStatus);
+    layout->addWidget(m_scheduleChart);
+    connect(m_schedule, &QLineEdit::textChanged, this, &SparsifierPanel::updateSchedule);
+    connect(m_scheduleSteps, &QSpinBox::valueChanged, this, &SparsifierPanel::updateSchedule);
+    connect(m_atStep, &QSpinBox::valueChanged, this, &SparsifierPanel::updateSchedule);
+    connect(m_useLevel, &QPushButton::clicked, this, &SparsifierPanel::useScheduleLevel);
+    return box;
+}
+
+void SparsifierPanel::edited(int field)
+{
+    if (field != m_lastField) {
+        m_lastField = field;
+        m_gesture = m_document->newGesture();
+    }
+    const int methodIndex = m_method->currentIndex() - 1;
+    if (methodIndex < 0) {
+        if (m_document->sparsifier())
+            m_document->changeSparsifier(std::nullopt);
+        return;
+    }
+    core::SparsifierConfig config;
+    config.method = kMethods[methodIndex];
+    config.threshold = m_threshold->value();
+    config.sparsityLevel = m_level->value();
+    config.blockRows = m_blockRows->value();
+    config.blockCols = m_blockCols->value();
+    if (m_zerosPerBlock->value() > 0)
+        config.zerosPerBlock = m_zerosPerBlock->value();
+    config.norm = m_norm->currentIndex() == 1 ? core::BlockNorm::L2 : core::BlockNorm::L1;
+    config.n = m_n->value();
+    config.m = m_m->value();
+    config.keep = m_keep->value();
+    try {
+        config.validate();
+    } catch (const core::Error &error) {
+        // Not a recipe: say why and leave the document as it is.
+        m_status->setStyleSheet(QStringLiteral("color: #b00020"));
+        m_status->setText(QString::fromStdString(error.what()));
+        return;
+    }
+    m_document->changeSparsifier(config, field == MethodField ? -1 : m_gesture);
+}
+
+void SparsifierPanel::showDocument()
+{
+    const auto config = m_document->sparsifier().value_or(core::SparsifierConfig{});
+    const QSignalBlocker blockers[] = {QSignalBlocker(m_method), QSignalBlocker(m_threshold), QSignalBlocker(m_level),
+                                       QSignalBlocker(m_blockRows), QSignalBlocker(m_blockCols), QSignalBlocker(m_zerosPerBlock),
+                                       QSignalBlocker(m_norm), QSignalBlocker(m_n), QSignalBlocker(m_m), QSignalBlocker(m_keep)};
+    int methodIndex = 0;
+    if (m_document->sparsifier())
+        for (int i = 0; i < 4; ++i)
+            if (kMethods[i] == config.method)
+                methodIndex = i + 1;
+    m_method->setCurrentIndex(methodIndex);
+    m_pages->setCurrentIndex(std::max(methodIndex - 1, 0));
+    m_pages->setEnabled(methodIndex > 0);
+    m_threshold->setValue(config.threshold);
+    m_level->setValue(config.sparsityLevel);
+    m_blockRows->setValue(static_cast<int>(config.blockRows));
+    m_blockCols->setValue(static_cast<int>(config.blockCols));
+    m_zerosPerBlock->setValue(static_cast<int>(config.zerosPerBlock.value_or(0)));
+    m_norm->setCurrentIndex(config.norm == core::BlockNorm::L2 ? 1 : 0);
+    m_n->setValue(static_cast<int>(config.n));
+    m_m->setValue(static_cast<int>(config.m));
+    m_keep->setValue(config.keep);
+    m_useLevel->setEnabled(methodIndex == 2 || methodIndex == 4);
+
+    const bool error = !m_document->previewError().isEmpty();
+    m_status->setStyleSheet(error ? QStringLiteral("color: #b00020") : QString());
+    if (!m_document->sparsifier())
+        m_status->setText(tr("Choose a method, or drag on the histogram for a threshold."));
+    else if (error)
+        m_status->setText(m_document->previewError());
+    else if (!m_document->hasTensor())
+        m_status->setText(tr("Select a tensor to preview the recipe."));
+    else
+        m_status->setText(tr("→ %1% pruned").arg(100.0 * m_document->prunedFraction(), 0, 'f', 1));
+    m_apply->setEnabled(m_document->hasPreview());
+}
+
+void SparsifierPanel::updateSchedule()
+{
+    try {
+        const double level = m_scheduleChart->setSchedule(m_schedule->text(), m_scheduleSteps->value(), m_atStep->value());
+        m_scheduleStatus->setStyleSheet({});
+        m_scheduleStatus->setText(tr("level at step %1: %2").arg(m_atStep->value()).arg(level, 0, 'g', 4));
+    } catch (const core::Error &error) {
+        m_scheduleStatus->setStyleSheet(QStringLiteral("color: #b00020"));
+        m_scheduleStatus->setText(QString::fromStdString(error.what()));
+    }
+}
+
+void SparsifierPanel::useScheduleLevel()
+{
+    double level = 0.0;
+    try {
+        level = m_scheduleChart->setSchedule(m_schedule->text(), m_scheduleSteps->value(), m_atStep->value());
+    } catch (const core::Error &) {
+        return;   // the status line already says why
+    }
+    if (m_method->currentIndex() == 2)
+        m_level->setValue(level);
+    else if (m_method->currentIndex() == 4)
+        m_keep->setValue(1.0 - level);
+}
+
+} // namespace sparsity::ui

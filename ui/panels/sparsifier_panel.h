@@ -1,0 +1,62 @@
+#pragma once
+// SparsifierPanel: the sparsifier recipe of the document — method and parameters, a live
+// preview (the heatmap and histogram show what it prunes), a schedule curve whose level at a
+// chosen step can be taken as the sparsity level, Apply (undoable) and the report of what was
+// applied. Every edit goes to the document as a command (one undo step per edited field);
+// the widgets follow the document, so undo and the histogram drag update them.
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+class QTableView;
+
+namespace sparsity::ui {
+
+class ScheduleChart;
+class SparsifyReportModel;
+class TensorDocument;
+
+class SparsifierPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SparsifierPanel(TensorDocument *document, QWidget *parent = nullptr);
+
+    SparsifyReportModel *reportModel() const { return m_report; }
+
+private:
+    QWidget *thresholdPage();
+    QWidget *dataNormPage();
+    QWidget *nmPage();
+    QWidget *rowNormPage();
+    QWidget *scheduleBox();
+    // Sends the widgets' recipe to the document; `field` groups edits into undo steps.
+    void edited(int field);
+    void showDocument();
+    void updateSchedule();
+    void useScheduleLevel();
+
+    TensorDocument *m_document;
+    int m_lastField = -1, m_gesture = -1;
+    QComboBox *m_method;
+    QStackedWidget *m_pages;
+    QDoubleSpinBox *m_threshold, *m_level, *m_keep;
+    QSpinBox *m_blockRows, *m_blockCols, *m_zerosPerBlock, *m_n, *m_m;
+    QComboBox *m_norm;
+    QLineEdit *m_schedule;
+    QSpinBox *m_scheduleSteps, *m_atStep;
+    QLabel *m_scheduleStatus;
+    ScheduleChart *m_scheduleChart;
+    QPushButton *m_useLevel;
+    QLabel *m_status;
+    QPushButton *m_apply;
+    SparsifyReportModel *m_report;
+    QTableView *m_reportView;
+};
+
+} // namespace sparsity::ui

@@ -1,0 +1,59 @@
+#include "ui/views/schedule_chart.h"
+
+#include "core/sparsify/scheduler.h"
+
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+namespace sparsity::ui {
+
+ScheduleChart::ScheduleChart(QWidget *parent) : QChartView(parent)
+{
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(140);
+    auto *chart = new QChart;
+    chart->legend()->hide();
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    m_curve = new QLineSeries(chart);
+    m_curve->setPen(QPen(QColor(69, 90, 100), 2));
+    m_marker = new QScatterSeries(chart);
+    m_marker->setMarkerSize(9);
+    m_marker->setColor(QColor(245, 166, 35));
+    chart->addSeries(m_curve);
+    chart->addSeries(m_marker);
+    m_axisX = new QValueAxis(chart);
+    m_axisX->setTitleText(tr("step"));
+    m_axisX->setLabelFormat(QStringLiteral("%d"));
+    m_axisY = new QValueAxis(chart);
+    m_axisY->setTitleText(tr("level"));
+    m_axisY->setRange(0.0, 1.0);
+    chart->addAxis(m_axisX, Qt::AlignBottom);
+    chart->addAxis(m_axisY, Qt::AlignLeft);
+    for (QAbstractSeries *series : chart->series()) {
+        series->attachAxis(m_axisX);
+        series->attachAxis(m_axisY);
+    }
+    // QChartView starts with a default chart and setChart() releases, not deletes, the old one.
+    QChart *defaultChart = this->chart();
+    setChart(chart);
+    delete defaultChart;
+}
+
+double ScheduleChart::setSchedule(const QString &spec, int lastStep, int atStep)
+{
+    m_curve->clear();
+    m_marker->clear();
+    const auto schedule = core::parseSchedule(spec.toStdString());
+    QList<QPointF> points;
+    const auto levels = schedule->curve(0, lastStep);
+    for (std::size_t i = 0; i < levels.size(); ++i)
+        points << QPointF(static_cast<double>(i), levels[i]);
+    m_curve->replace(points);
+    const double level = schedule->level(atStep);
+    m_marker->append(atStep, level);
+    m_axisX->setRange(0, std::max(lastStep, 1));
+    return level;
+}
+
+} // namespace sparsity::ui
