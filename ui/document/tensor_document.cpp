@@ -42,7 +42,77 @@ QString describeSparsifier(const core::SparsifierConfig &c)
     return method;
 }
 
+ElementSelection ElementSelection::rectangle(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1)
+{
+    ElementSelection s;
+    s.kind = Kind::Rectangle;
+    s.row0 = std::min(r0, r1);
+    s.row1 = std::max(r0, r1);
+    s.col0 = std::min(c0, c1);
+    s.col1 = std::max(c0, c1);
+    return s;
+}
+
+ElementSelection ElementSelection::valueRange(double lo, double hi)
+{
+    ElementSelection s;
+    s.kind = Kind::ValueRange;
+    s.lo = std::min(lo, hi);
+    s.hi = std::max(lo, hi);
+    return s;
+}
+
 TensorDocument::TensorDocument(QObject *parent) : QObject(parent) {}
+
+std::int64_t TensorDocument::gridRows() const
+{
+    return m_values.shape.size() >= 2 ? m_values.shape[0] : (hasTensor() ? 1 : 0);
+}
+
+std::int64_t TensorDocument::gridCols() const
+{
+    const auto rows = gridRows();
+    return rows > 0 ? static_cast<std::int64_t>(m_values.values.size()) / rows : 0;
+}
+
+void TensorDocument::setSelection(const ElementSelection &selection)
+{
+    if (selection == m_selection)
+        return;
+    m_selection = selection;
+    updateSelected();
+    emit selectionChanged();
+}
+
+void TensorDocument::setHover(std::optional<std::int64_t> element)
+{
+    if (element == m_hover)
+        return;
+    m_hover = element;
+    emit hoverChanged();
+}
+
+void TensorDocument::updateSelected()
+{
+    m_selected.clear();
+    m_selectedCount = 0;
+    if (m_selection.kind == ElementSelection::Kind::None || !hasTensor())
+        return;
+    const auto rows = gridRows(), cols = gridCols();
+    m_selected.resize(m_values.values.size());
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < cols; ++c) {
+            const auto k = static_cast<std::size_t>(r * cols + c);
+            const bool specified = !m_specified || (*m_specified)[k];
+            bool in = false;
+            if (m_selection.kind == ElementSelection::Kind::Rectangle)
+                in = r >= m_selection.row0 && r <= m_selection.row1 && c >= m_selection.col0 && c <= m_selection.col1;
+            else
+                in = specified && m_values.values[k] >= m_selection.lo && m_values.values[k] <= m_selection.hi;
+            m_selected[k] = in;
+            m_selectedCount += in;
+        }
+}
 
 void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows, TensorSource source)
 {
@@ -51,8 +121,12 @@ void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor,
     m_totalRows = totalRows;
     m_undoStack.clear();
     m_applications.clear();
+    m_selection = {};
+    m_hover.reset();
     setValues(tensor);
     emit applicationsChanged();
+    emit selectionChanged();
+    emit hoverChanged();
 }
 
 void TensorDocument::clear()
@@ -65,10 +139,15 @@ void TensorDocument::clear()
     m_specified.reset();
     m_undoStack.clear();
     m_applications.clear();
+    m_selection = {};
+    m_hover.reset();
     updatePruned();
+    updateSelected();
     emit tensorChanged();
     emit sparsifierChanged();
     emit applicationsChanged();
+    emit selectionChanged();
+    emit hoverChanged();
 }
 
 void TensorDocument::setValues(const core::Tensor &tensor)
@@ -79,8 +158,10 @@ void TensorDocument::setValues(const core::Tensor &tensor)
     if (tensor.isMasked())
         m_specified = core::specifiedMaskDense(tensor);
     updatePruned();
+    updateSelected();
     emit tensorChanged();
     emit sparsifierChanged();
+    emit selectionChanged();
 }
 
 void TensorDocument::changeSparsifier(std::optional<core::SparsifierConfig> config, int gesture)

@@ -41,6 +41,20 @@ struct ExportSettings {
     bool operator==(const ExportSettings &) const = default;
 };
 
+// What is selected, in the loaded tensor's [rows x cols] element grid (a 1-d tensor is one
+// row; N-d ones flatten trailing dims, as the heatmap draws them). Rows are a rectangle
+// spanning every column; a value range selects the specified elements with lo <= x <= hi.
+struct ElementSelection {
+    enum class Kind { None, Rectangle, ValueRange };
+    Kind kind = Kind::None;
+    std::int64_t row0 = 0, row1 = -1, col0 = 0, col1 = -1;   // inclusive
+    double lo = 0.0, hi = -1.0;
+
+    static ElementSelection rectangle(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1);
+    static ElementSelection valueRange(double lo, double hi);
+    bool operator==(const ElementSelection &) const = default;
+};
+
 // Short human form of a sparsifier config ("data-norm 1x4 L1 level 0.5").
 QString describeSparsifier(const core::SparsifierConfig &config);
 
@@ -87,6 +101,21 @@ public:
     bool applySparsifier();
     const std::vector<SparsifierApplication> &applications() const { return m_applications; }
 
+    // The [rows x cols] grid the views draw the loaded tensor in.
+    std::int64_t gridRows() const;
+    std::int64_t gridCols() const;
+
+    // Selection and hover are view state shared by every view, not document content: they
+    // are not undoable (Tiled keeps object selection out of the undo stack too).
+    void setSelection(const ElementSelection &selection);
+    const ElementSelection &selection() const { return m_selection; }
+    // One byte per loaded element, 1 where selected; empty without a selection.
+    const core::Mask &selected() const { return m_selected; }
+    std::int64_t selectedCount() const { return m_selectedCount; }
+    // The element under the mouse (flat index into values()), if any.
+    void setHover(std::optional<std::int64_t> element);
+    std::optional<std::int64_t> hover() const { return m_hover; }
+
     const ExportSettings &exportSettings() const { return m_exportSettings; }
     void changeExportSettings(const ExportSettings &settings);
 
@@ -106,9 +135,12 @@ signals:
     void sparsifierChanged();    // the recipe or its preview changed
     void applicationsChanged();
     void exportSettingsChanged();
+    void selectionChanged();
+    void hoverChanged();
 
 private:
     void updatePruned();
+    void updateSelected();
 
     QString m_title;
     TensorSource m_source;
@@ -122,6 +154,10 @@ private:
     double m_prunedFraction = 0.0;
     std::vector<SparsifierApplication> m_applications;
     ExportSettings m_exportSettings;
+    ElementSelection m_selection;
+    core::Mask m_selected;
+    std::int64_t m_selectedCount = 0;
+    std::optional<std::int64_t> m_hover;
     QUndoStack m_undoStack;
     int m_nextGesture = 0;
 };

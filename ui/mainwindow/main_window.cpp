@@ -10,6 +10,7 @@
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/panels/inspector_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
 #include "ui/views/tensor_preview.h"
@@ -80,6 +81,12 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     sparsifierDock->setWidget(m_sparsifier);
     addDockWidget(Qt::RightDockWidgetArea, sparsifierDock);
 
+    m_inspector = new InspectorPanel(m_document);
+    auto *inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(QStringLiteral("InspectorDock"));
+    inspectorDock->setWidget(m_inspector);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+
     m_preview = new TensorPreview(m_document);
     setCentralWidget(m_preview);
 
@@ -94,6 +101,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     resize(1200, 720);
     resizeDocks({filesDock, sparsifierDock}, {420, 330}, Qt::Horizontal);
+    resizeDocks({sparsifierDock, inspectorDock}, {560, 160}, Qt::Vertical);
     resizeDocks({filesDock, histogramDock}, {300, 300}, Qt::Vertical);
     resizeDocks({issuesDock}, {110}, Qt::Vertical);
     QSettings settings;
@@ -136,6 +144,10 @@ void MainWindow::createActions()
     redo->setShortcut(QKeySequence::Redo);
     editMenu->addAction(undo);
     editMenu->addAction(redo);
+    editMenu->addSeparator();
+    auto *selectNone = editMenu->addAction(tr("Select &None"), this, [this] { m_document->setSelection({}); });
+    selectNone->setObjectName(QStringLiteral("action.edit.select_none"));
+    selectNone->setShortcut(QKeySequence(Qt::Key_Escape));
 
     auto *sparsifyMenu = menuBar()->addMenu(tr("&Sparsify"));
     auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });

@@ -13,6 +13,7 @@ namespace sparsity::ui {
 
 class H5BrowserModel;
 class HistogramView;
+class InspectorPanel;
 class JobRunner;
 class SparsifierPanel;
 class TensorDocument;
@@ -40,6 +41,7 @@ public:
 
     H5BrowserModel *browserModel() const { return m_model; }
     SparsifierPanel *sparsifierPanel() const { return m_sparsifier; }
+    InspectorPanel *inspector() const { return m_inspector; }
     JobRunner *jobs() const { return m_jobs; }
     TensorPreview *preview() const { return m_preview; }
     HistogramView *histogram() const { return m_histogram; }
@@ -67,6 +69,7 @@ private:
     TensorPreview *m_preview = nullptr;
     HistogramView *m_histogram = nullptr;
     SparsifierPanel *m_sparsifier = nullptr;
+    InspectorPanel *m_inspector = nullptr;
     JobRunner *m_jobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;

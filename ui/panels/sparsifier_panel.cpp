@@ -253,6 +253,11 @@ void SparsifierPanel::showDocument()
                 methodIndex = i + 1;
     m_method->setCurrentIndex(methodIndex);
     m_pages->setCurrentIndex(std::max(methodIndex - 1, 0));
+    // A stacked widget is as tall as its tallest page unless the hidden pages are ignored.
+    for (int page = 0; page < m_pages->count(); ++page)
+        m_pages->widget(page)->setSizePolicy(QSizePolicy::Preferred,
+                                             page == m_pages->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+    m_pages->adjustSize();
     m_pages->setEnabled(methodIndex > 0);
     m_threshold->setValue(config.threshold);
     m_level->setValue(config.sparsityLevel);

@@ -29,11 +29,16 @@ HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChart
     m_area = new QAreaSeries(m_counts);
     m_area->setColor(QColor(120, 144, 156));
     m_area->setBorderColor(QColor(69, 90, 100));
+    m_selectedCounts = new QLineSeries(chart);
+    m_selectedArea = new QAreaSeries(m_selectedCounts);
+    m_selectedArea->setColor(QColor(126, 87, 194, 200));
+    m_selectedArea->setBorderColor(QColor(81, 45, 168));
     m_lower = new QLineSeries(chart);
     m_upper = new QLineSeries(chart);
     for (auto *line : {m_lower, m_upper})
         line->setPen(QPen(QColor(245, 166, 35), 2));
     chart->addSeries(m_area);
+    chart->addSeries(m_selectedArea);
     chart->addSeries(m_lower);
     chart->addSeries(m_upper);
     m_axisX = new QValueAxis(chart);
@@ -52,6 +57,7 @@ HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChart
     delete defaultChart;
     connect(document, &TensorDocument::tensorChanged, this, &HistogramView::rebuildHistogram);
     connect(document, &TensorDocument::sparsifierChanged, this, &HistogramView::updateThreshold);
+    connect(document, &TensorDocument::selectionChanged, this, &HistogramView::updateSelection);
     rebuildHistogram();
 }
 
@@ -65,23 +71,19 @@ void HistogramView::rebuildHistogram()
             lo = std::min(lo, values[i]);
             hi = std::max(hi, values[i]);
         }
-    QList<QPointF> points;
     m_maxHeight = 1.0;
+    m_binWidth = 0.0;
+    QList<QPointF> points;
     if (lo <= hi) {
         if (lo == hi) {
             lo -= 0.5;
             hi += 0.5;
         }
-        std::vector<std::int64_t> counts(kBins, 0);
-        const double width = (hi - lo) / kBins;
-        for (std::size_t i = 0; i < values.size(); ++i)
-            if ((!specified || (*specified)[i]) && std::isfinite(values[i]))
-                ++counts[static_cast<std::size_t>(std::clamp(static_cast<int>((values[i] - lo) / width), 0, kBins - 1))];
-        for (int b = 0; b < kBins; ++b) {
-            const double height = std::log10(1.0 + static_cast<double>(counts[static_cast<std::size_t>(b)]));
-            points << QPointF(lo + b * width, height) << QPointF(lo + (b + 1) * width, height);
-            m_maxHeight = std::max(m_maxHeight, height);
-        }
+        m_lo = lo;
+        m_binWidth = (hi - lo) / kBins;
+        points = binPoints([](std::size_t) { return true; });
+        for (const auto &point : points)
+            m_maxHeight = std::max(m_maxHeight, point.y());
         m_axisX->setRange(lo, hi);
         m_axisX->applyNiceNumbers();
     } else {
@@ -90,7 +92,36 @@ void HistogramView::rebuildHistogram()
     m_counts->replace(points);
     m_axisY->setRange(0.0, std::ceil(m_maxHeight));
     updateThreshold();
+    updateSelection();
 }
+
+QList<QPointF> HistogramView::binPoints(const std::function<bool(std::size_t)> &include) const
+{
+    const auto &values = m_document->values().values;
+    const auto *specified = m_document->specified();
+    std::vector<std::int64_t> counts(kBins, 0);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if ((!specified || (*specified)[i]) && std::isfinite(values[i]) && include(i))
+            ++counts[static_cast<std::size_t>(std::clamp(static_cast<int>((values[i] - m_lo) / m_binWidth), 0, kBins - 1))];
+    QList<QPointF> points;
+    for (int b = 0; b < kBins; ++b) {
+        const double height = std::log10(1.0 + static_cast<double>(counts[static_cast<std::size_t>(b)]));
+        points << QPointF(m_lo + b * m_binWidth, height) << QPointF(m_lo + (b + 1) * m_binWidth, height);
+    }
+    return points;
+}
+
+void HistogramView::updateSelection()
+{
+    const auto &selected = m_document->selected();
+    if (selected.empty() || m_binWidth <= 0.0) {
+        m_selectedCounts->clear();
+        return;
+    }
+    m_selectedCounts->replace(binPoints([&selected](std::size_t i) { return selected[i] != 0; }));
+}
+
+QList<QPointF> HistogramView::selectedPoints() const { return m_selectedCounts->points(); }
 
 void HistogramView::updateThreshold()
 {
@@ -132,6 +163,12 @@ void HistogramView::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() != Qt::LeftButton || !m_document->hasTensor())
         return QChartView::mousePressEvent(event);
+    if (event->modifiers() & Qt::ShiftModifier) {
+        m_rangeStart = valueAt(event->position().toPoint());
+        m_document->setSelection(ElementSelection::valueRange(*m_rangeStart, *m_rangeStart));
+        event->accept();
+        return;
+    }
     m_gesture = m_document->newGesture();
     dragTo(event->position().toPoint());
     event->accept();
@@ -139,6 +176,11 @@ void HistogramView::mousePressEvent(QMouseEvent *event)
 
 void HistogramView::mouseMoveEvent(QMouseEvent *event)
 {
+    if (m_rangeStart && (event->buttons() & Qt::LeftButton)) {
+        m_document->setSelection(ElementSelection::valueRange(*m_rangeStart, valueAt(event->position().toPoint())));
+        event->accept();
+        return;
+    }
     if (m_gesture < 0 || !(event->buttons() & Qt::LeftButton))
         return QChartView::mouseMoveEvent(event);
     dragTo(event->position().toPoint());
@@ -148,6 +190,7 @@ void HistogramView::mouseMoveEvent(QMouseEvent *event)
 void HistogramView::mouseReleaseEvent(QMouseEvent *event)
 {
     m_gesture = -1;
+    m_rangeStart.reset();
     QChartView::mouseReleaseEvent(event);
 }
 

@@ -3,7 +3,12 @@
 // bins, log counts) with the threshold preview as two draggable lines at ±T. Pressing and
 // dragging sets the threshold to |value under the mouse| through the document (one undo step
 // per drag); a double click clears it. The title shows the resulting sparsity live.
+// Shift+drag selects a value range in the document; whatever is selected (here or in another
+// view) is drawn as a second distribution in front of the first.
 #include <QChartView>
+
+#include <functional>
+#include <optional>
 
 class QAreaSeries;
 class QLineSeries;
@@ -22,6 +27,8 @@ public:
     // The chart value at a widget position (what a press there sets the threshold from).
     double valueAt(const QPoint &position) const;
     QString titleText() const;
+    // The selected elements' bin heights (log10(count + 1)), for tests.
+    QList<QPointF> selectedPoints() const;
 
 protected:
     void mousePressEvent(QMouseEvent *event) override;
@@ -32,11 +39,18 @@ protected:
 private:
     void rebuildHistogram();
     void updateThreshold();
+    void updateSelection();
     void dragTo(const QPoint &position);
+    // log10(count + 1) of `include`d specified finite values per bin, as a step outline.
+    QList<QPointF> binPoints(const std::function<bool(std::size_t)> &include) const;
 
     TensorDocument *m_document;
     QLineSeries *m_counts = nullptr;
     QAreaSeries *m_area = nullptr;
+    QLineSeries *m_selectedCounts = nullptr;
+    QAreaSeries *m_selectedArea = nullptr;
+    double m_lo = 0.0, m_binWidth = 0.0;   // bins of the current histogram; m_binWidth 0: none
+    std::optional<double> m_rangeStart;    // value where a Shift+drag started
     QLineSeries *m_lower = nullptr;
     QLineSeries *m_upper = nullptr;
     QValueAxis *m_axisX = nullptr;

@@ -1,11 +1,15 @@
 #pragma once
-// TensorPreview: the document's tensor (its first rows) as a heatmap scaled to the widget,
-// with a title line and a colour legend; elements the threshold preview prunes are drawn
-// dark. A first look at data, not the full heatmap view. It repaints on the document's
-// signals and holds no data of its own beyond the rendered image.
+// TensorPreview: the document's tensor (its loaded rows) as a heatmap scaled to the widget,
+// with a title line and a colour legend; elements the sparsifier preview prunes are drawn
+// dark, unselected elements are washed out while a selection exists. The mouse hovers
+// elements (the Inspector shows them) and selects: drag for a rectangle of elements,
+// Shift+drag for whole rows, a click outside the image clears. It repaints on the
+// document's signals and holds no data of its own beyond the rendered images.
 #include "ui/views/heatmap_image.h"
 
 #include <QWidget>
+
+#include <optional>
 
 namespace sparsity::ui {
 
@@ -20,17 +24,34 @@ public:
     // Shows `message` instead of a tensor (nothing selected, a read error).
     void showMessage(const QString &message);
     const QImage &image() const { return m_heatmap.image; }
+    // One pixel per element: transparent where selected, a white wash elsewhere; null
+    // without a selection.
+    const QImage &selectionWash() const { return m_selectionWash; }
+
+    // The element [row, col] of the grid drawn at `position`, if any.
+    std::optional<QPoint> elementAt(const QPoint &position) const;
+    // Where element [row, col] is drawn (its centre), for tests and tools.
+    QPoint positionOf(std::int64_t row, std::int64_t col) const;
 
 protected:
     void paintEvent(QPaintEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
 
 private:
     void render();
+    void renderSelection();
+    QRect imageArea() const;
+    void selectTo(const QPoint &element, bool wholeRows);
 
     TensorDocument *m_document;
     QString m_title;
     QString m_message;
     HeatmapImage m_heatmap;
+    QImage m_selectionWash;
+    std::optional<QPoint> m_anchor;   // (col, row) where the selecting drag started
 };
 
 } // namespace sparsity::ui

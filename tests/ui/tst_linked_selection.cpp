@@ -1,0 +1,180 @@
+// Linked selection and hover: a selection made in one view (a rectangle or rows on the
+// heatmap, a value range on the histogram) reaches the others only through the document, and
+// the Inspector shows the hovered element and the selection's summary.
+#include "ui/document/tensor_document.h"
+#include "ui/panels/inspector_panel.h"
+#include "ui/views/histogram_view.h"
+#include "ui/views/tensor_preview.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+namespace core = sparsity::core;
+namespace ui = sparsity::ui;
+
+class TestLinkedSelection : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+    void heatmapRectangleReachesHistogramAndInspector();
+    void shiftDragOnHeatmapSelectsRows();
+    void histogramValueRangeReachesHeatmap();
+    void hoverShowsTheElement();
+    void clickOutsideClears();
+
+private:
+    void drag(QWidget *widget, QPoint from, QPoint to, Qt::KeyboardModifiers modifiers = {});
+    // Elements the histogram's selected distribution counts (heights are log10(count + 1)).
+    std::int64_t histogramSelectedCount() const;
+    // Elements the heatmap shows as selected (not washed out); -1 if the wash is not drawn.
+    int unwashedPixels();
+
+    ui::TensorDocument *m_document = nullptr;
+    ui::TensorPreview *m_preview = nullptr;
+    ui::HistogramView *m_histogram = nullptr;
+    ui::InspectorPanel *m_inspector = nullptr;
+    QRgb m_heatmapRed = 0;   // element [7, 5] as drawn without a selection
+};
+
+namespace {
+
+// 8 x 6 values -2.4 .. 2.3 in steps of 0.1.
+core::Tensor grid()
+{
+    core::DenseTensor<float> t{{8, 6}, {}};
+    for (int i = 0; i < 48; ++i)
+        t.values.push_back(-2.4f + 0.1f * static_cast<float>(i));
+    return core::Tensor(core::Storage{t});
+}
+
+} // namespace
+
+void TestLinkedSelection::init()
+{
+    m_document = new ui::TensorDocument;
+    m_preview = new ui::TensorPreview(m_document);
+    m_histogram = new ui::HistogramView(m_document);
+    m_inspector = new ui::InspectorPanel(m_document);
+    m_document->setTensor(QStringLiteral("grid"), grid(), 8);
+    m_preview->resize(600, 480);
+    m_histogram->resize(480, 320);
+    m_preview->show();
+    m_histogram->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_preview));
+    QVERIFY(QTest::qWaitForWindowExposed(m_histogram));
+    m_heatmapRed = m_preview->grab().toImage().pixel(m_preview->positionOf(7, 5));
+}
+
+void TestLinkedSelection::cleanup()
+{
+    delete m_inspector;
+    delete m_histogram;
+    delete m_preview;
+    delete m_document;
+}
+
+void TestLinkedSelection::drag(QWidget *widget, QPoint from, QPoint to, Qt::KeyboardModifiers modifiers)
+{
+    QTest::mousePress(widget, Qt::LeftButton, modifiers, from);
+    QMouseEvent move(QEvent::MouseMove, to, widget->mapToGlobal(to), Qt::NoButton, Qt::LeftButton, modifiers);
+    QCoreApplication::sendEvent(widget, &move);
+    QTest::mouseRelease(widget, Qt::LeftButton, modifiers, to);
+}
+
+std::int64_t TestLinkedSelection::histogramSelectedCount() const
+{
+    const auto points = m_histogram->selectedPoints();
+    double total = 0.0;
+    for (int i = 0; i < points.size(); i += 2)   // two points per bin
+        total += std::pow(10.0, points[i].y()) - 1.0;
+    return std::llround(total);
+}
+
+int TestLinkedSelection::unwashedPixels()
+{
+    const QImage &wash = m_preview->selectionWash();
+    int clear = 0;
+    for (int r = 0; r < wash.height(); ++r)
+        for (int c = 0; c < wash.width(); ++c)
+            clear += qAlpha(wash.pixel(c, r)) == 0;
+    // And it is drawn: a washed element looks lighter on screen than without the selection.
+    const QPoint washed = m_preview->positionOf(7, 5);   // +2.3, strongly red, never selected here
+    const QImage shown = m_preview->grab().toImage();
+    if (m_document->selected()[7 * 6 + 5] == 0 && qGreen(shown.pixel(washed)) <= qGreen(m_heatmapRed))
+        return -1;
+    return clear;
+}
+
+void TestLinkedSelection::heatmapRectangleReachesHistogramAndInspector()
+{
+    QSignalSpy changed(m_document, &ui::TensorDocument::selectionChanged);
+    drag(m_preview, m_preview->positionOf(2, 1), m_preview->positionOf(4, 3));
+    QVERIFY(changed.count() >= 1);
+    QCOMPARE(m_document->selectedCount(), 9);
+    QCOMPARE(histogramSelectedCount(), 9);
+    QCOMPARE(unwashedPixels(), 9);
+    // Rows 2..4, cols 1..3: values -2.4 + 0.1 * (6r + c).
+    double sum = 0.0;
+    for (int r = 2; r <= 4; ++r)
+        for (int c = 1; c <= 3; ++c)
+            sum += static_cast<double>(-2.4f + 0.1f * static_cast<float>(6 * r + c));
+    QVERIFY2(m_inspector->selectionText().startsWith(QStringLiteral("9 elements: sum %1").arg(sum, 0, 'g', 6)),
+             qPrintable(m_inspector->selectionText()));
+}
+
+void TestLinkedSelection::shiftDragOnHeatmapSelectsRows()
+{
+    drag(m_preview, m_preview->positionOf(5, 2), m_preview->positionOf(6, 2), Qt::ShiftModifier);
+    QCOMPARE(m_document->selectedCount(), 12);
+    QCOMPARE(m_document->selection().col0, 0);
+    QCOMPARE(m_document->selection().col1, 5);
+    QCOMPARE(histogramSelectedCount(), 12);
+}
+
+void TestLinkedSelection::histogramValueRangeReachesHeatmap()
+{
+    auto *viewport = m_histogram->viewport();
+    const auto at = [this](double value) {
+        const QPointF inChart = m_histogram->chart()->mapToPosition(QPointF(value, 0.5));
+        return m_histogram->mapFromScene(m_histogram->chart()->mapToScene(inChart));
+    };
+    QSignalSpy changed(m_document, &ui::TensorDocument::selectionChanged);
+    drag(viewport, at(-0.52), at(0.52), Qt::ShiftModifier);
+    QVERIFY(changed.count() >= 1);
+    const auto &s = m_document->selection();
+    QVERIFY(s.kind == ui::ElementSelection::Kind::ValueRange);
+    int expected = 0;
+    for (double v : m_document->values().values)
+        expected += v >= s.lo && v <= s.hi;
+    QVERIFY2(expected >= 9 && expected <= 11, qPrintable(QString::number(expected)));   // about -0.5 .. 0.5
+    QCOMPARE(m_document->selectedCount(), expected);
+    QCOMPARE(unwashedPixels(), expected);
+    QVERIFY(!m_document->threshold().has_value());   // Shift+drag selects; it sets no threshold
+}
+
+void TestLinkedSelection::hoverShowsTheElement()
+{
+    QTest::mouseMove(m_preview, m_preview->positionOf(3, 4));
+    QCOMPARE(m_document->hover().value(), 3 * 6 + 4);
+    const QString expectedValue = QString::number(static_cast<double>(-2.4f + 0.1f * 22.0f), 'g', 8);
+    QVERIFY2(m_inspector->elementText().startsWith(QStringLiteral("[3, 4] = %1 (mask 1; no recipe)").arg(expectedValue)),
+             qPrintable(m_inspector->elementText()));
+    m_document->changeThreshold(1.0);
+    QVERIFY2(m_inspector->elementText().endsWith(QStringLiteral("pruned)")), qPrintable(m_inspector->elementText()));
+}
+
+void TestLinkedSelection::clickOutsideClears()
+{
+    drag(m_preview, m_preview->positionOf(0, 0), m_preview->positionOf(1, 1));
+    QCOMPARE(m_document->selectedCount(), 4);
+    QTest::mouseClick(m_preview, Qt::LeftButton, {}, QPoint(m_preview->width() - 2, m_preview->height() - 2));
+    QCOMPARE(m_document->selectedCount(), 0);
+    QVERIFY(m_histogram->selectedPoints().isEmpty());
+}
+
+QTEST_MAIN(TestLinkedSelection)
+#include "tst_linked_selection.moc"

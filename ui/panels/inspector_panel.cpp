@@ -1,0 +1,114 @@
+#include "ui/panels/inspector_panel.h"
+
+#include "ui/document/tensor_document.h"
+
+#include <QFormLayout>
+#include <QLabel>
+
+#include <algorithm>
+#include <limits>
+
+namespace sparsity::ui {
+namespace {
+
+// "[12, 40]" in the tensor's own shape (the grid flattens trailing dims).
+QString coordinatesOf(std::int64_t flat, const core::Shape &shape)
+{
+    QStringList parts;
+    for (auto d = static_cast<std::ptrdiff_t>(shape.size()) - 1; d >= 0; --d) {
+        const auto extent = std::max<std::int64_t>(shape[static_cast<std::size_t>(d)], 1);
+        parts.prepend(QString::number(flat % extent));
+        flat /= extent;
+    }
+    return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
+}
+
+} // namespace
+
+InspectorPanel::InspectorPanel(TensorDocument *document, QWidget *parent)
+    : QWidget(parent), m_document(document), m_coordinates(new QLabel), m_value(new QLabel), m_specified(new QLabel),
+      m_preview(new QLabel), m_selection(new QLabel)
+{
+    for (auto *label : {m_coordinates, m_value, m_specified, m_preview, m_selection})
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_selection->setWordWrap(true);
+    auto *form = new QFormLayout(this);
+    form->addRow(tr("Element"), m_coordinates);
+    form->addRow(tr("Value"), m_value);
+    form->addRow(tr("Mask bit"), m_specified);
+    form->addRow(tr("Sparsifier"), m_preview);
+    form->addRow(tr("Selection"), m_selection);
+    connect(document, &TensorDocument::hoverChanged, this, &InspectorPanel::showElement);
+    connect(document, &TensorDocument::tensorChanged, this, &InspectorPanel::showElement);
+    connect(document, &TensorDocument::sparsifierChanged, this, &InspectorPanel::showElement);
+    connect(document, &TensorDocument::selectionChanged, this, &InspectorPanel::showElement);
+    connect(document, &TensorDocument::selectionChanged, this, &InspectorPanel::showSelection);
+    connect(document, &TensorDocument::tensorChanged, this, &InspectorPanel::showSelection);
+    showElement();
+    showSelection();
+}
+
+QString InspectorPanel::elementText() const
+{
+    return QStringLiteral("%1 = %2 (mask %3; %4)").arg(m_coordinates->text(), m_value->text(), m_specified->text(), m_preview->text());
+}
+
+QString InspectorPanel::selectionText() const { return m_selection->text(); }
+
+void InspectorPanel::showElement()
+{
+    std::optional<std::int64_t> element = m_document->hover();
+    const auto &selection = m_document->selection();
+    if (!element && m_document->selectedCount() == 1 && selection.kind == ElementSelection::Kind::Rectangle)
+        element = selection.row0 * m_document->gridCols() + selection.col0;
+    const auto &values = m_document->values();
+    if (!element || *element < 0 || *element >= static_cast<std::int64_t>(values.values.size())) {
+        for (auto *label : {m_coordinates, m_value, m_specified, m_preview})
+            label->setText(QStringLiteral("–"));
+        return;
+    }
+    const auto k = static_cast<std::size_t>(*element);
+    m_coordinates->setText(coordinatesOf(*element, values.shape));
+    m_value->setText(QString::number(values.values[k], 'g', 8));
+    const bool specified = !m_document->specified() || (*m_document->specified())[k];
+    m_specified->setText(specified ? QStringLiteral("1") : tr("0 (unspecified)"));
+    if (!m_document->sparsifier())
+        m_preview->setText(tr("no recipe"));
+    else if (!m_document->hasPreview())
+        m_preview->setText(tr("recipe does not fit"));
+    else
+        m_preview->setText(m_document->pruned()[k] ? tr("pruned") : tr("kept"));
+}
+
+void InspectorPanel::showSelection()
+{
+    const auto &selected = m_document->selected();
+    if (selected.empty()) {
+        m_selection->setText(tr("none"));
+        m_selection->setToolTip(tr("Drag on the heatmap (Shift: whole rows), or Shift+drag on the histogram for a value range"));
+        return;
+    }
+    const auto &values = m_document->values().values;
+    const auto *specified = m_document->specified();
+    std::int64_t count = 0;
+    double sum = 0.0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (std::size_t i = 0; i < selected.size(); ++i)
+        if (selected[i] && (!specified || (*specified)[i])) {
+            ++count;
+            sum += values[i];
+            lo = std::min(lo, values[i]);
+            hi = std::max(hi, values[i]);
+        }
+    if (count == 0) {
+        m_selection->setText(tr("%1 elements, none specified").arg(m_document->selectedCount()));
+        return;
+    }
+    m_selection->setText(tr("%1 elements: sum %2, mean %3, min %4, max %5")
+                             .arg(count)
+                             .arg(sum, 0, 'g', 6)
+                             .arg(sum / static_cast<double>(count), 0, 'g', 6)
+                             .arg(lo, 0, 'g', 6)
+                             .arg(hi, 0, 'g', 6));
+}
+
+} // namespace sparsity::ui
