@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QListWidget>
 #include <QProcess>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -30,6 +31,7 @@ private slots:
     void cancelledExportWritesNothing();
     void failedExportGoesToIssues();
     void noRecipeNoBatch();
+    void hdf5WaitsForTheRunningJob();
 };
 
 namespace {
@@ -174,6 +176,25 @@ void TestExportAndBatch::noRecipeNoBatch()
     QVERIFY(!window.saveBatch(batch, QStringLiteral("{stem}.out.h5")));
     QVERIFY(!QFile::exists(batch));
     QVERIFY(window.issuesList()->item(0)->text().contains(QStringLiteral("no sparsifier")));
+}
+
+void TestExportAndBatch::hdf5WaitsForTheRunningJob()
+{
+    // Debian's HDF5 is not thread-safe: while a job runs, loading another tensor waits for it.
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QSemaphore release;
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.jobs()->start(QStringLiteral("blocker"), [&release](const core::ProgressCallback &) {
+        release.acquire();
+        return ui::JobRunner::Continuation{};
+    }));
+    QVERIFY(window.selectElement(QStringLiteral("/W")));
+    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/emb"));
+    release.release();
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/W"));
 }
 
 QTEST_MAIN(TestExportAndBatch)

@@ -33,6 +33,8 @@
 #include <QStatusBar>
 #include <QTreeView>
 
+#include <utility>
+
 namespace sparsity::ui {
 namespace {
 
@@ -91,6 +93,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     setCentralWidget(m_preview);
 
     m_jobs = new JobRunner(this);
+    connect(m_jobs, &JobRunner::finished, this, &MainWindow::runDeferred);
     statusBar()->addPermanentWidget(new JobsWidget(m_jobs));
 
     createActions();
@@ -168,8 +171,26 @@ void MainWindow::createActions()
     });
 }
 
+bool MainWindow::deferWhileJobRuns(std::function<void()> action)
+{
+    if (!m_jobs->isRunning())
+        return false;
+    m_deferred.push_back(std::move(action));
+    statusBar()->showMessage(tr("Waiting for %1 to finish: HDF5 is used by one thread at a time").arg(m_jobs->title()));
+    return true;
+}
+
+void MainWindow::runDeferred()
+{
+    auto deferred = std::exchange(m_deferred, {});
+    for (auto &action : deferred)
+        action();
+}
+
 bool MainWindow::openFile(const QString &path)
 {
+    if (deferWhileJobRuns([this, path] { openFile(path); }))
+        return true;
     if (!m_model->addFile(path)) {
         addIssue(m_model->errorString());
         statusBar()->showMessage(tr("Could not open %1").arg(QFileInfo(path).fileName()), 5000);
@@ -197,6 +218,8 @@ bool MainWindow::selectElement(const QString &elementPath)
 
 void MainWindow::showSelected()
 {
+    if (deferWhileJobRuns([this] { showSelected(); }))
+        return;
     const auto index = m_tree->currentIndex();
     const auto *element = m_model->element(index);
     if (!element) {

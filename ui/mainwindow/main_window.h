@@ -5,6 +5,9 @@
 // in the JobRunner; errors go to the Issues dock, never a crash.
 #include <QMainWindow>
 
+#include <functional>
+#include <vector>
+
 class QListWidget;
 class QMenu;
 class QTreeView;
@@ -27,6 +30,7 @@ public:
     ~MainWindow() override;
 
     // Opens an HDF5 file into the browser; on failure the error is listed in the Issues dock.
+    // While a job runs the file opens when it finishes (true is returned then).
     bool openFile(const QString &path);
     // Selects the element `path` of the most recently opened file and previews it.
     bool selectElement(const QString &elementPath);
@@ -58,6 +62,10 @@ private:
     void exportWithDialog();
     void saveBatchWithDialog();
     QStringList elementsOfDocumentFile() const;
+    // Debian's HDF5 is built without thread safety: while a job uses HDF5 on its thread the
+    // GUI thread must not call it. Returns true and keeps `action` for when the job ends.
+    bool deferWhileJobRuns(std::function<void()> action);
+    void runDeferred();
     void showSelected();
     void addIssue(const QString &text);
     void rememberRecent(const QString &path);
@@ -73,6 +81,7 @@ private:
     JobRunner *m_jobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
+    std::vector<std::function<void()>> m_deferred;
 };
 
 } // namespace sparsity::ui
