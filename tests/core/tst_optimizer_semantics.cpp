@@ -3,6 +3,7 @@
 // gradient is refused before anything changes, and rule refusals carry the rule's reason.
 #include "core/optim/divergence.h"
 #include "core/optim/optimizer_step.h"
+#include "core/optim/semantics_comparison.h"
 #include "core/util/errors.h"
 #include "test_tensors.h"
 
@@ -15,6 +16,8 @@ class TestOptimizerSemantics : public QObject {
     Q_OBJECT
 
 private slots:
+    void comparisonRunsEachSemanticsFromTheSameStart();
+    void comparisonNamesTheRefusingSemantics();
     void lazyTouchesOnlyThePattern_data();
     void lazyTouchesOnlyThePattern();
     void csrGradientEqualsCoo();
@@ -173,6 +176,70 @@ void TestOptimizerSemantics::divergenceCountsRows()
     QVERIFY(report.front().maxAbsDiff > 0);
     QCOMPARE(report.back().name, std::string("last_update"));
     QCOMPARE(report.back().differingRows, std::int64_t{3});   // rows 0, 2, 4: dense writes them
+}
+
+void TestOptimizerSemantics::comparisonRunsEachSemanticsFromTheSameStart()
+{
+    // Adam under dense and lazy semantics on one row gradient, twice: the first result is
+    // exactly runSteps' and the divergence is exactly compareRuns'.
+    core::DenseTensor<float> start{{5, 4}, {}};
+    for (int i = 0; i < 20; ++i)
+        start.values.push_back(0.1f * static_cast<float>(i) - 1.0f);
+    const std::vector<core::NamedGradient> grads{{"g", rowGradient()}, {"g", rowGradient()}};
+    core::HyperparameterInput hp;
+    hp.lr = 0.1;
+    const std::vector<core::Semantics> semantics{core::Semantics::Dense, core::Semantics::Lazy};
+    const auto comparison = core::compareSemantics(core::Tensor(core::Storage{start}), grads, nullptr, core::OptimizerKind::Adam,
+                                                   core::Rule::Torch, hp, semantics);
+    QCOMPARE(comparison.results.size(), std::size_t{2});
+    QCOMPARE(comparison.divergence.size(), std::size_t{1});
+
+    std::vector<core::DenseTensor<float>> params;
+    std::vector<core::OptimizerState<float>> states;
+    for (auto s : semantics) {
+        const auto o = core::resolveOptions(core::OptimizerKind::Adam, s, core::Rule::Torch, hp);
+        params.push_back(start);
+        states.push_back(core::initialState<float>(o, start.shape));
+        core::runSteps(params.back(), states.back(), o, grads, nullptr);
+    }
+    for (std::size_t k = 0; k < 2; ++k) {
+        const auto &result = comparison.results[k];
+        QVERIFY(result.semantics == semantics[k]);
+        QCOMPARE(result.tensors[0].first, std::string("param"));
+        for (std::size_t i = 0; i < 20; ++i)
+            QCOMPARE(result.tensors[0].second.values[i], static_cast<double>(params[k].values[i]));
+        QCOMPARE(result.tensors.size(), 1 + states[k].buffers.size());
+        QCOMPARE(result.finalStep, std::int64_t{2});
+    }
+    const auto expected = core::compareRuns(params[0], states[0], params[1], states[1]);
+    QCOMPARE(comparison.divergence[0].size(), expected.size());
+    for (std::size_t t = 0; t < expected.size(); ++t) {
+        QCOMPARE(comparison.divergence[0][t].name, expected[t].name);
+        QCOMPARE(comparison.divergence[0][t].maxAbsDiff, expected[t].maxAbsDiff);
+        QCOMPARE(comparison.divergence[0][t].differingRows, expected[t].differingRows);
+    }
+    // Rows 0, 2 and 4 never get a gradient: their moments stay 0 under both semantics, so
+    // only the touched rows 1 and 3 can differ (the bias correction's step count).
+    QVERIFY(comparison.divergence[0][0].differingRows <= 2);
+    for (std::size_t row : {std::size_t{0}, std::size_t{2}, std::size_t{4}})
+        for (std::size_t c = 0; c < 4; ++c)
+            QCOMPARE(comparison.results[1].tensors[0].second.values[4 * row + c], static_cast<double>(start.values[4 * row + c]));
+}
+
+void TestOptimizerSemantics::comparisonNamesTheRefusingSemantics()
+{
+    core::DenseTensor<float> start{{5, 4}, core::Buffer<float>(20, 1.0f)};
+    const std::vector<core::NamedGradient> grads{{"g", rowGradient()}};
+    core::HyperparameterInput hp;
+    hp.weightDecay = 0.01;   // torch's SparseAdam refuses weight decay
+    const std::vector<core::Semantics> semantics{core::Semantics::Dense, core::Semantics::Lazy};
+    try {
+        core::compareSemantics(core::Tensor(core::Storage{start}), grads, nullptr, core::OptimizerKind::Adam, core::Rule::Torch,
+                               hp, semantics);
+        QFAIL("lazy Adam with weight decay was accepted");
+    } catch (const core::InputError &error) {
+        QVERIFY2(std::string(error.what()).find("lazy semantics") != std::string::npos, error.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestOptimizerSemantics)

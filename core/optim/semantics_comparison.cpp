@@ -1,0 +1,68 @@
+#include "core/optim/semantics_comparison.h"
+
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+
+namespace sparsity::core {
+namespace {
+
+template <class T>
+DenseTensor<double> toDouble(const DenseTensor<T> &t)
+{
+    DenseTensor<double> out{t.shape, {}};
+    out.values.resize(t.values.size());
+    for (std::size_t i = 0; i < t.values.size(); ++i)
+        out.values[i] = static_cast<double>(t.values[i]);
+    return out;
+}
+
+} // namespace
+
+SemanticsComparison compareSemantics(const Tensor &param, std::span<const NamedGradient> gradients, const Tensor *mask,
+                                     OptimizerKind kind, Rule rule, const HyperparameterInput &hyperparameters,
+                                     std::span<const Semantics> semantics, const ProgressCallback &progress)
+{
+    if (semantics.empty())
+        throw errors::mustBe("semantics", "name at least one of dense, lazy, masked", "none");
+    std::vector<OptimizerOptions> options;
+    for (const auto s : semantics) {
+        try {
+            options.push_back(resolveOptions(kind, s, rule, hyperparameters));
+        } catch (const Error &error) {
+            rethrowWithContext(error, std::string(semanticsName(s)) + " semantics");
+        }
+    }
+    SemanticsComparison comparison;
+    param.visit([&](const auto &storage) {
+        using T = ValueOf<decltype(storage)>;
+        const auto original = toDenseAs<T>(param);
+        DenseTensor<T> firstParam;
+        OptimizerState<T> firstState;
+        const auto total = static_cast<std::int64_t>(options.size());
+        for (std::int64_t k = 0; k < total; ++k) {
+            reportProgress(progress, k, total);
+            const auto &o = options[static_cast<std::size_t>(k)];
+            auto p = original;
+            auto state = initialState<T>(o, p.shape);
+            try {
+                runSteps(p, state, o, gradients, o.semantics == Semantics::Masked ? mask : nullptr);
+            } catch (const Error &error) {
+                rethrowWithContext(error, std::string(semanticsName(o.semantics)) + " semantics");
+            }
+            SemanticsResult result{o.semantics, {{"param", toDouble(p)}}, state.lastUpdate, state.step};
+            for (const auto &buffer : state.buffers)
+                result.tensors.emplace_back(buffer.name, toDouble(buffer.value));
+            comparison.results.push_back(std::move(result));
+            if (k == 0) {
+                firstParam = std::move(p);
+                firstState = std::move(state);
+            } else {
+                comparison.divergence.push_back(compareRuns(firstParam, firstState, p, state));
+            }
+        }
+        reportProgress(progress, total, total);
+    });
+    return comparison;
+}
+
+} // namespace sparsity::core
