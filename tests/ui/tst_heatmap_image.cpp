@@ -12,6 +12,7 @@ private slots:
     void divergingScale();
     void unspecifiedElementsAreDistinct();
     void oneDimensionalIsOneRow();
+    void poolingKeepsSparseEntries();
 };
 
 void TestHeatmapImage::divergingScale()
@@ -40,6 +41,25 @@ void TestHeatmapImage::oneDimensionalIsOneRow()
 {
     core::DenseTensor<double> values{{5}, {1, 2, 3, 4, 5}};
     QCOMPARE(ui::renderHeatmap(values, nullptr).image.size(), QSize(5, 1));
+}
+
+void TestHeatmapImage::poolingKeepsSparseEntries()
+{
+    // 1000 x 10 zeros with one -3 and one +2: shrunk to 10 x 5 pixels, both still show, each
+    // in the pixel whose block holds it, and nothing else is coloured.
+    sparsity::core::DenseTensor<double> values{{1000, 10}, {}};
+    values.values.resize(10000, 0.0);
+    values.values[537 * 10 + 4] = -3.0;
+    values.values[12 * 10 + 9] = 2.0;
+    const QImage pooled = sparsity::ui::renderMaxAbsPooled(values, 3.0, QSize(5, 10));
+    QCOMPARE(pooled.size(), QSize(5, 10));
+    QCOMPARE(QColor(pooled.pixel(2, 5)), sparsity::ui::divergingColour(-3.0, 3.0));
+    QCOMPARE(QColor(pooled.pixel(4, 0)), sparsity::ui::divergingColour(2.0, 3.0));
+    int white = 0;
+    for (int y = 0; y < 10; ++y)
+        for (int x = 0; x < 5; ++x)
+            white += QColor(pooled.pixel(x, y)) == sparsity::ui::divergingColour(0.0, 3.0);
+    QCOMPARE(white, 48);
 }
 
 QTEST_MAIN(TestHeatmapImage)

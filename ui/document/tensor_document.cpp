@@ -7,6 +7,7 @@
 #include "ui/document/commands/apply_sparsifier_command.h"
 #include "ui/document/commands/change_export_settings_command.h"
 #include "ui/document/commands/change_sparsifier_command.h"
+#include "ui/document/commands/set_optimizer_run_command.h"
 
 #include <cmath>
 
@@ -243,6 +244,17 @@ void TensorDocument::changeExportSettings(const ExportSettings &settings)
     if (settings == m_exportSettings)
         return;
     m_undoStack.push(new ChangeExportSettingsCommand(this, m_exportSettings, settings));
+}
+
+void TensorDocument::changeOptimizerRun(std::shared_ptr<const OptimizerRun> run)
+{
+    m_undoStack.push(new SetOptimizerRunCommand(this, m_optimizerRun, std::move(run)));
+}
+
+void TensorDocument::setOptimizerRun(std::shared_ptr<const OptimizerRun> run)
+{
+    m_optimizerRun = std::move(run);
+    emit optimizerRunChanged();
 }
 
 void TensorDocument::setExportSettings(const ExportSettings &settings)

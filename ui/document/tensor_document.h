@@ -7,11 +7,13 @@
 // through commands, and repaint on its signals.
 #include "core/sparsify/sparsifier_config.h"
 #include "core/tensor/tensor.h"
+#include "ui/document/optimizer_run.h"
 
 #include <QObject>
 #include <QStringList>
 #include <QUndoStack>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -116,6 +118,10 @@ public:
     void setHover(std::optional<std::int64_t> element);
     std::optional<std::int64_t> hover() const { return m_hover; }
 
+    // The Optimizer panel's last run (undoable); null before the first.
+    const std::shared_ptr<const OptimizerRun> &optimizerRun() const { return m_optimizerRun; }
+    void changeOptimizerRun(std::shared_ptr<const OptimizerRun> run);
+
     const ExportSettings &exportSettings() const { return m_exportSettings; }
     void changeExportSettings(const ExportSettings &settings);
 
@@ -129,6 +135,7 @@ public:
     void pushApplication(const SparsifierApplication &application);
     void popApplication();
     void setExportSettings(const ExportSettings &settings);
+    void setOptimizerRun(std::shared_ptr<const OptimizerRun> run);
 
 signals:
     void tensorChanged();        // a new tensor, or its values changed (apply, undo)
@@ -137,6 +144,7 @@ signals:
     void exportSettingsChanged();
     void selectionChanged();
     void hoverChanged();
+    void optimizerRunChanged();
 
 private:
     void updatePruned();
@@ -154,6 +162,7 @@ private:
     double m_prunedFraction = 0.0;
     std::vector<SparsifierApplication> m_applications;
     ExportSettings m_exportSettings;
+    std::shared_ptr<const OptimizerRun> m_optimizerRun;
     ElementSelection m_selection;
     core::Mask m_selected;
     std::int64_t m_selectedCount = 0;

@@ -2,6 +2,7 @@
 
 #include "core/device/device.h"
 #include "core/io/h5_reader.h"
+#include "core/optim/semantics_comparison.h"
 #include "core/pipeline/batch_run.h"
 #include "core/util/errors.h"
 #include "ui/dialogs/export_dialog.h"
@@ -11,6 +12,7 @@
 #include "ui/jobs/jobs_widget.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/panels/inspector_panel.h"
+#include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
 #include "ui/views/tensor_preview.h"
@@ -82,6 +84,15 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     sparsifierDock->setObjectName(QStringLiteral("SparsifierDock"));
     sparsifierDock->setWidget(m_sparsifier);
     addDockWidget(Qt::RightDockWidgetArea, sparsifierDock);
+
+    m_optimizer = new OptimizerPanel(m_document);
+    auto *optimizerDock = new QDockWidget(tr("Optimizer"), this);
+    optimizerDock->setObjectName(QStringLiteral("OptimizerDock"));
+    optimizerDock->setWidget(m_optimizer);
+    tabifyDockWidget(sparsifierDock, optimizerDock);
+    sparsifierDock->raise();
+    connect(m_optimizer, &OptimizerPanel::runRequested, this, &MainWindow::runOptimizer);
+    connect(m_document, &TensorDocument::tensorChanged, this, [this] { m_optimizer->setElements(elementsOfDocumentFile()); });
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = new QDockWidget(tr("Inspector"), this);
@@ -297,6 +308,56 @@ bool MainWindow::startExport(const QString &output)
             addIssue(error);
     }, Qt::SingleShotConnection);
     return true;
+}
+
+bool MainWindow::runOptimizer(const OptimizerRequest &request)
+{
+    const auto fail = [this](const QString &why) {
+        addIssue(tr("Optimizer: %1").arg(why));
+        return false;
+    };
+    if (m_jobs->isRunning())
+        return fail(tr("another job is running (%1)").arg(m_jobs->title()));
+    const auto &source = m_document->source();
+    if (source.filePath.isEmpty())
+        return fail(tr("select the parameter tensor in the Files panel first"));
+    if (!m_document->values().shape.empty() && m_document->totalRows() > m_document->values().shape[0])
+        return fail(tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath));
+    if (request.gradients.isEmpty())
+        return fail(tr("check at least one gradient (one step each)"));
+    std::vector<core::NamedGradient> gradients;
+    std::optional<core::Tensor> mask;
+    try {
+        const auto file = core::H5File::openRead(source.filePath.toStdString());
+        for (const auto &path : request.gradients)
+            gradients.push_back({file.where(path.toStdString()), core::readTensor(file, path.toStdString())});
+        if (!request.mask.isEmpty())
+            mask = core::readTensor(file, request.mask.toStdString());
+    } catch (const core::Error &error) {
+        return fail(QString::fromStdString(error.what()));
+    }
+    QStringList semantics;
+    for (const auto s : request.semantics)
+        semantics << QString::fromUtf8(core::semanticsName(s).data());
+    auto run = std::make_shared<OptimizerRun>();
+    run->description = tr("%1 (%2) lr %3 on %4, %5 step(s): %6; %7")
+                           .arg(QString::fromUtf8(core::optimizerName(request.kind).data()),
+                                QString::fromUtf8(core::ruleName(request.rule).data()))
+                           .arg(request.hyperparameters.lr.value_or(0.0))
+                           .arg(source.elementPath)
+                           .arg(request.gradients.size())
+                           .arg(request.gradients.join(QStringLiteral(", ")), semantics.join(QStringLiteral(" | ")));
+    const bool started = m_jobs->start(tr("optimizer steps"), [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
+                                                               param = m_document->tensor()](const core::ProgressCallback &progress) {
+        run->comparison = core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
+                                                 request.hyperparameters, request.semantics, progress);
+        return JobRunner::Continuation([this, run] { m_document->changeOptimizerRun(run); });
+    });
+    connect(m_jobs, &JobRunner::finished, this, [this](bool, bool, const QString &error) {
+        if (!error.isEmpty())
+            addIssue(tr("Optimizer: %1").arg(error));
+    }, Qt::SingleShotConnection);
+    return started;
 }
 
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)

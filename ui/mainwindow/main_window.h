@@ -17,6 +17,8 @@ namespace sparsity::ui {
 class H5BrowserModel;
 class HistogramView;
 class InspectorPanel;
+class OptimizerPanel;
+struct OptimizerRequest;
 class JobRunner;
 class SparsifierPanel;
 class TensorDocument;
@@ -39,6 +41,9 @@ public:
     // False when no job could start (no tensor or recipe, a job already running); the
     // reason goes to the Issues dock.
     bool startExport(const QString &output);
+    // Runs the Optimizer panel's request on the document's tensor as a background job; the
+    // result goes to the document. False (reason in the Issues dock) when it cannot start.
+    bool runOptimizer(const OptimizerRequest &request);
     // Writes the document's recipe as BATCH.json (Save as batch); `outputPattern` is relative
     // to the batch file's folder. False with the reason in the Issues dock.
     bool saveBatch(const QString &path, const QString &outputPattern);
@@ -46,6 +51,7 @@ public:
     H5BrowserModel *browserModel() const { return m_model; }
     SparsifierPanel *sparsifierPanel() const { return m_sparsifier; }
     InspectorPanel *inspector() const { return m_inspector; }
+    OptimizerPanel *optimizerPanel() const { return m_optimizer; }
     JobRunner *jobs() const { return m_jobs; }
     TensorPreview *preview() const { return m_preview; }
     HistogramView *histogram() const { return m_histogram; }
@@ -78,6 +84,7 @@ private:
     HistogramView *m_histogram = nullptr;
     SparsifierPanel *m_sparsifier = nullptr;
     InspectorPanel *m_inspector = nullptr;
+    OptimizerPanel *m_optimizer = nullptr;
     JobRunner *m_jobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;

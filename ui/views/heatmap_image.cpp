@@ -55,4 +55,33 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::
     return result;
 }
 
+QImage renderMaxAbsPooled(const core::DenseTensor<double> &values, double maxAbs, QSize size)
+{
+    const auto rank = values.shape.size();
+    const std::int64_t rows = rank >= 2 ? values.shape[0] : 1;
+    const std::int64_t cols = rank >= 2 ? core::numel(values.shape, 1, rank) : static_cast<std::int64_t>(values.values.size());
+    const int width = static_cast<int>(std::clamp<std::int64_t>(size.width(), 1, std::max<std::int64_t>(cols, 1)));
+    const int height = static_cast<int>(std::clamp<std::int64_t>(size.height(), 1, std::max<std::int64_t>(rows, 1)));
+    QImage image(width, height, QImage::Format_RGB32);
+    for (int y = 0; y < height; ++y) {
+        const std::int64_t r0 = y * rows / height, r1 = std::max(r0 + 1, (y + 1) * rows / height);
+        auto *line = reinterpret_cast<QRgb *>(image.scanLine(y));
+        for (int x = 0; x < width; ++x) {
+            const std::int64_t c0 = x * cols / width, c1 = std::max(c0 + 1, (x + 1) * cols / width);
+            double pick = 0.0;
+            for (std::int64_t r = r0; r < std::min(r1, rows); ++r)
+                for (std::int64_t c = c0; c < std::min(c1, cols); ++c) {
+                    const double v = values.values[static_cast<std::size_t>(r * cols + c)];
+                    if (!std::isfinite(v) || std::abs(v) > std::abs(pick)) {
+                        pick = v;
+                        if (!std::isfinite(v))
+                            break;   // non-finite values always show
+                    }
+                }
+            line[x] = divergingColour(pick, maxAbs).rgb();
+        }
+    }
+    return image;
+}
+
 } // namespace sparsity::ui

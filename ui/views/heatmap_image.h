@@ -28,4 +28,9 @@ QColor divergingColour(double value, double maxAbs);
 HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified,
                            const core::Mask *pruned = nullptr);
 
+// `values` drawn into at most `size` pixels with the colour scale `maxAbs`: each pixel shows
+// the element of largest |value| in its block, so a few large entries (a sparse difference
+// map) stay visible where nearest-neighbour shrinking would drop them.
+QImage renderMaxAbsPooled(const core::DenseTensor<double> &values, double maxAbs, QSize size);
+
 } // namespace sparsity::ui

@@ -1,8 +1,8 @@
 #include "ui/views/tensor_preview.h"
 
 #include "ui/document/tensor_document.h"
+#include "ui/views/colour_legend.h"
 
-#include <QLinearGradient>
 #include <QMouseEvent>
 #include <QPainter>
 
@@ -150,18 +150,7 @@ void TensorPreview::paintEvent(QPaintEvent *)
     painter.drawRect(target.adjusted(0, 0, -1, -1));
 
     const QRect bar(area.right() + margin, area.top(), 16, std::min(area.height(), 200));
-    QLinearGradient gradient(bar.topLeft(), bar.bottomLeft());
-    gradient.setColorAt(0.0, divergingColour(1.0, 1.0));
-    gradient.setColorAt(0.5, divergingColour(0.0, 1.0));
-    gradient.setColorAt(1.0, divergingColour(-1.0, 1.0));
-    painter.fillRect(bar, gradient);
-    painter.drawRect(bar.adjusted(0, 0, -1, -1));
-    painter.setPen(palette().color(QPalette::WindowText));
-    const auto label = [&](double v) { return QString::number(v, 'g', 3); };
-    const QString saturated = m_heatmap.trueMaxAbs > m_heatmap.maxAbs ? QStringLiteral("≥") : QString();
-    painter.drawText(bar.right() + 4, bar.top() + fontMetrics().ascent(), saturated + label(m_heatmap.maxAbs));
-    painter.drawText(bar.right() + 4, bar.center().y() + fontMetrics().ascent() / 2, QStringLiteral("0"));
-    painter.drawText(bar.right() + 4, bar.bottom(), (saturated.isEmpty() ? QString() : QStringLiteral("≤")) + label(-m_heatmap.maxAbs));
+    drawColourLegend(painter, bar, m_heatmap, palette());
     if (m_document->hasPreview()) {
         const QRect swatch(bar.left(), bar.bottom() + 2 * margin, 16, 16);
         painter.fillRect(swatch, QColor::fromRgb(kPrunedColour));

@@ -1,0 +1,153 @@
+// The Optimizer panel runs the same steps under dense, lazy and masked semantics through the
+// main window's job: the results equal `sparsity step --compare` on the same inputs (the
+// parameter bit for bit, the divergence table entry for entry), every view shows, undo takes
+// the run back, and a rule's refusal goes to the Issues dock and leaves the document as it was.
+#include "core/io/h5_reader.h"
+#include "core/tensor/tensor_ops.h"
+#include "ui/document/tensor_document.h"
+#include "ui/jobs/job_runner.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/models/divergence_model.h"
+#include "ui/panels/optimizer_panel.h"
+#include "ui/views/matrix_view.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QListWidget>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace core = sparsity::core;
+namespace ui = sparsity::ui;
+
+class TestOptimizerPanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
+    void threeSemanticsEqualTheCli();
+    void refusalGoesToIssues();
+};
+
+namespace {
+
+const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+
+ui::OptimizerRequest adamRequest()
+{
+    ui::OptimizerRequest request;
+    request.kind = core::OptimizerKind::Adam;
+    request.hyperparameters.lr = 0.1;
+    request.semantics = {core::Semantics::Dense, core::Semantics::Lazy, core::Semantics::Masked};
+    request.gradients = {QStringLiteral("/g0"), QStringLiteral("/g1")};
+    return request;
+}
+
+} // namespace
+
+void TestOptimizerPanel::threeSemanticsEqualTheCli()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *panel = window.optimizerPanel();
+    QAbstractItemModelTester tester(panel->divergenceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto *gradients = panel->findChild<QListWidget *>(QStringLiteral("optimizer.gradients"));
+    QVERIFY(gradients->count() >= 2);   // the file's elements are offered
+
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.runOptimizer(adamRequest()));
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    const auto run = window.document()->optimizerRun();
+    QVERIFY(run);
+    QCOMPARE(run->comparison.results.size(), std::size_t{3});
+
+    QTemporaryDir dir;
+    const QString output = dir.filePath(QStringLiteral("step.h5"));
+    QProcess cli;
+    cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("step"), kSample, QStringLiteral("-o"), output, QStringLiteral("--optimizer"),
+                                             QStringLiteral("adam"), QStringLiteral("--semantics"), QStringLiteral("dense"),
+                                             QStringLiteral("--param"), QStringLiteral("/emb"), QStringLiteral("--grad"), QStringLiteral("/g0"),
+                                             QStringLiteral("--grad"), QStringLiteral("/g1"), QStringLiteral("--lr"), QStringLiteral("0.1"),
+                                             QStringLiteral("--compare"), QStringLiteral("lazy"), QStringLiteral("masked"),
+                                             QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(60000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    const auto report = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+
+    // The dense parameter, bit for bit.
+    const auto cliParam = core::toDenseDouble(core::readTensor(core::H5File::openRead(output.toStdString()), "/param"));
+    QCOMPARE(run->comparison.results[0].tensors[0].second.values, cliParam.values);
+
+    // The divergence table, entry for entry.
+    auto *model = panel->divergenceModel();
+    int row = 0;
+    for (const auto &against : report[QStringLiteral("divergence")].toArray()) {
+        const auto semantics = against[QStringLiteral("semantics")].toArray();
+        for (const auto &tensor : against[QStringLiteral("tensors")].toArray()) {
+            QCOMPARE(model->index(row, ui::DivergenceModel::Semantics).data().toString(),
+                     QStringLiteral("%1 vs %2").arg(semantics[1].toString(), semantics[0].toString()));
+            QCOMPARE(model->index(row, ui::DivergenceModel::Tensor).data().toString(), tensor[QStringLiteral("name")].toString());
+            QCOMPARE(model->index(row, ui::DivergenceModel::DifferingRows).data().toLongLong(),
+                     tensor[QStringLiteral("differing_rows")].toInteger());
+            QCOMPARE(model->index(row, ui::DivergenceModel::MaxAbsDiff).data().toString(),
+                     QString::number(tensor[QStringLiteral("max_abs_diff")].toDouble(), 'g', 4));
+            ++row;
+        }
+    }
+    QCOMPARE(model->rowCount(), row);
+
+    // Every view draws: tensors, staleness (one column), differences.
+    auto *views = panel->findChild<QComboBox *>(QStringLiteral("optimizer.view"));
+    QCOMPARE(views->count(), 3 * (3 + 1) + 2 * 3);
+    for (int i = 0; i < views->count(); ++i) {
+        views->setCurrentIndex(i);
+        QVERIFY2(!panel->matrixView()->image().isNull(), qPrintable(views->itemText(i)));
+        QCOMPARE(panel->matrixView()->title(), views->itemText(i));
+    }
+    views->setCurrentText(QStringLiteral("lazy: row staleness"));
+    QCOMPARE(panel->matrixView()->image().size(), QSize(1, 1797));
+
+    // For the docs: SPARSITY_SCREENSHOT_DIR=docs/screenshots saves the window with the panel.
+    if (const auto folder = qEnvironmentVariable("SPARSITY_SCREENSHOT_DIR"); !folder.isEmpty()) {
+        window.resize(1400, 900);
+        window.show();
+        window.findChild<QDockWidget *>(QStringLiteral("OptimizerDock"))->raise();
+        views->setCurrentText(QStringLiteral("lazy − dense: param"));
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.grab().save(folder + QStringLiteral("/optimizer_panel.png")));
+    }
+
+    window.document()->undoStack()->undo();
+    QVERIFY(!window.document()->optimizerRun());
+    QCOMPARE(model->rowCount(), 0);
+    QCOMPARE(views->count(), 0);
+}
+
+void TestOptimizerPanel::refusalGoesToIssues()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto request = adamRequest();
+    request.hyperparameters.weightDecay = 0.01;   // torch's SparseAdam refuses weight decay
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.runOptimizer(request));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QVERIFY(!window.document()->optimizerRun());
+    QCOMPARE(window.document()->undoStack()->count(), 0);
+    QCOMPARE(window.issuesList()->count(), 1);
+    QVERIFY2(window.issuesList()->item(0)->text().contains(QStringLiteral("lazy semantics")),
+             qPrintable(window.issuesList()->item(0)->text()));
+}
+
+QTEST_MAIN(TestOptimizerPanel)
+#include "tst_optimizer_panel.moc"

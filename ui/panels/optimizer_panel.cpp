@@ -1,0 +1,227 @@
+#include "ui/panels/optimizer_panel.h"
+
+#include "ui/document/tensor_document.h"
+#include "ui/models/divergence_model.h"
+#include "ui/views/matrix_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace sparsity::ui {
+namespace {
+
+// What a view entry shows: a result's tensor, its row staleness, or its difference from the
+// first semantics' tensor.
+enum class ViewKind { Tensor, Staleness, Difference };
+
+QVariant viewKey(std::size_t result, ViewKind kind, std::size_t tensor)
+{
+    return QVariantList{QVariant::fromValue(result), static_cast<int>(kind), QVariant::fromValue(tensor)};
+}
+
+QString semanticsText(core::Semantics s) { return QString::fromUtf8(core::semanticsName(s).data()); }
+
+QDoubleSpinBox *hyperparameterBox(const QString &name, double value)
+{
+    auto *box = new QDoubleSpinBox;
+    box->setObjectName(name);
+    box->setDecimals(5);
+    box->setRange(0.0, 1000.0);
+    box->setSingleStep(0.01);
+    box->setValue(value);
+    return box;
+}
+
+} // namespace
+
+OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
+{
+    m_optimizer = new QComboBox;
+    m_optimizer->setObjectName(QStringLiteral("optimizer.kind"));
+    m_optimizer->addItems({QStringLiteral("adagrad"), QStringLiteral("adam"), QStringLiteral("sgd")});
+    m_rule = new QComboBox;
+    m_rule->setObjectName(QStringLiteral("optimizer.rule"));
+    m_rule->addItems({QStringLiteral("torch"), QStringLiteral("mxnet")});
+    m_lr = hyperparameterBox(QStringLiteral("optimizer.lr"), 0.1);
+    m_weightDecay = hyperparameterBox(QStringLiteral("optimizer.weight_decay"), 0.0);
+    m_momentum = hyperparameterBox(QStringLiteral("optimizer.momentum"), 0.0);
+    m_momentum->setToolTip(tr("SGD only"));
+    m_dense = new QCheckBox(tr("dense"));
+    m_lazy = new QCheckBox(tr("lazy"));
+    m_masked = new QCheckBox(tr("masked"));
+    for (auto *box : {m_dense, m_lazy, m_masked}) {
+        box->setObjectName(QStringLiteral("optimizer.") + box->text());
+        box->setChecked(box != m_masked);
+    }
+    m_gradients = new QListWidget;
+    m_gradients->setObjectName(QStringLiteral("optimizer.gradients"));
+    m_gradients->setMaximumHeight(90);
+    m_mask = new QComboBox;
+    m_mask->setObjectName(QStringLiteral("optimizer.mask"));
+    m_run = new QPushButton(tr("&Run"));
+    m_run->setObjectName(QStringLiteral("optimizer.run"));
+    m_run->setToolTip(tr("Run the steps on the tensor shown, once per chosen semantics, in the background"));
+    m_summary = new QLabel;
+    m_summary->setWordWrap(true);
+
+    auto *semantics = new QHBoxLayout;
+    for (auto *box : {m_dense, m_lazy, m_masked})
+        semantics->addWidget(box);
+    auto *form = new QFormLayout;
+    form->addRow(tr("Optimizer"), m_optimizer);
+    form->addRow(tr("Rule"), m_rule);
+    form->addRow(tr("Learning rate"), m_lr);
+    form->addRow(tr("Weight decay"), m_weightDecay);
+    form->addRow(tr("Momentum"), m_momentum);
+    form->addRow(tr("Semantics"), semantics);
+    form->addRow(tr("Gradients"), m_gradients);
+    form->addRow(tr("Mask"), m_mask);
+
+    m_divergence = new DivergenceModel(document, this);
+    m_divergenceView = new QTableView;
+    m_divergenceView->setObjectName(QStringLiteral("optimizer.divergence"));
+    m_divergenceView->setModel(m_divergence);
+    m_divergenceView->verticalHeader()->hide();
+    m_divergenceView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view = new QComboBox;
+    m_view->setObjectName(QStringLiteral("optimizer.view"));
+    m_matrix = new MatrixView;
+    m_matrix->setMinimumHeight(240);
+    m_divergenceView->setMinimumHeight(110);
+
+    auto *results = new QWidget;
+    auto *resultsLayout = new QVBoxLayout(results);
+    resultsLayout->setContentsMargins(0, 0, 0, 0);
+    resultsLayout->addWidget(m_summary);
+    resultsLayout->addWidget(m_divergenceView);
+    resultsLayout->addWidget(m_view);
+    resultsLayout->addWidget(m_matrix, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_run);
+    layout->addWidget(results, 1);
+
+    connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
+    connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
+    connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
+    showRun();
+}
+
+void OptimizerPanel::setElements(const QStringList &elements)
+{
+    QStringList checked;
+    for (int row = 0; row < m_gradients->count(); ++row)
+        if (m_gradients->item(row)->checkState() == Qt::Checked)
+            checked << m_gradients->item(row)->text();
+    m_gradients->clear();
+    for (const auto &element : elements) {
+        auto *item = new QListWidgetItem(element, m_gradients);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(checked.contains(element) ? Qt::Checked : Qt::Unchecked);
+    }
+    const QString mask = m_mask->currentText();
+    m_mask->clear();
+    m_mask->addItem(tr("(none)"));
+    m_mask->addItems(elements);
+    m_mask->setCurrentText(mask);
+}
+
+OptimizerRequest OptimizerPanel::request() const
+{
+    OptimizerRequest r;
+    r.kind = core::parseOptimizer(m_optimizer->currentText().toStdString());
+    r.rule = core::parseRule(m_rule->currentText().toStdString());
+    r.hyperparameters.lr = m_lr->value();
+    if (m_weightDecay->value() > 0.0)
+        r.hyperparameters.weightDecay = m_weightDecay->value();
+    if (r.kind == core::OptimizerKind::Sgd && m_momentum->value() > 0.0)
+        r.hyperparameters.momentum = m_momentum->value();
+    if (m_dense->isChecked())
+        r.semantics.push_back(core::Semantics::Dense);
+    if (m_lazy->isChecked())
+        r.semantics.push_back(core::Semantics::Lazy);
+    if (m_masked->isChecked())
+        r.semantics.push_back(core::Semantics::Masked);
+    for (int row = 0; row < m_gradients->count(); ++row)
+        if (m_gradients->item(row)->checkState() == Qt::Checked)
+            r.gradients << m_gradients->item(row)->text();
+    if (m_mask->currentIndex() > 0)
+        r.mask = m_mask->currentText();
+    return r;
+}
+
+void OptimizerPanel::showRun()
+{
+    const auto &run = m_document->optimizerRun();
+    {
+        const QSignalBlocker blocker(m_view);
+        m_view->clear();
+        if (run) {
+            const auto &results = run->comparison.results;
+            for (std::size_t k = 0; k < results.size(); ++k) {
+                const QString s = semanticsText(results[k].semantics);
+                for (std::size_t t = 0; t < results[k].tensors.size(); ++t)
+                    m_view->addItem(QStringLiteral("%1: %2").arg(s, QString::fromStdString(results[k].tensors[t].first)),
+                                    viewKey(k, ViewKind::Tensor, t));
+                m_view->addItem(tr("%1: row staleness").arg(s), viewKey(k, ViewKind::Staleness, 0));
+            }
+            for (std::size_t k = 1; k < results.size(); ++k)
+                for (std::size_t t = 0; t < results[k].tensors.size(); ++t)
+                    m_view->addItem(QStringLiteral("%1 − %2: %3")
+                                        .arg(semanticsText(results[k].semantics), semanticsText(results[0].semantics),
+                                             QString::fromStdString(results[k].tensors[t].first)),
+                                    viewKey(k, ViewKind::Difference, t));
+        }
+    }
+    m_summary->setText(run ? run->description : tr("Choose gradients and semantics, then Run."));
+    showChosenView();
+}
+
+void OptimizerPanel::showChosenView()
+{
+    const auto &run = m_document->optimizerRun();
+    const auto key = m_view->currentData().toList();
+    if (!run || key.size() != 3) {
+        m_matrix->showMessage(tr("No run yet"));
+        return;
+    }
+    const auto &results = run->comparison.results;
+    const auto k = key[0].value<std::size_t>();
+    const auto kind = static_cast<ViewKind>(key[1].toInt());
+    const auto t = key[2].value<std::size_t>();
+    const auto &result = results[k];
+    switch (kind) {
+    case ViewKind::Tensor: m_matrix->showMatrix(m_view->currentText(), result.tensors[t].second); break;
+    case ViewKind::Staleness: {
+        // Steps since each row was last written, as one column (0: written by the last step).
+        const auto rows = static_cast<std::int64_t>(result.lastUpdate.size());
+        core::DenseTensor<double> staleness{{rows, 1}, {}};
+        for (const auto last : result.lastUpdate)
+            staleness.values.push_back(static_cast<double>(result.finalStep - last));
+        m_matrix->showMatrix(m_view->currentText(), staleness);
+        break;
+    }
+    case ViewKind::Difference: {
+        const auto &a = result.tensors[t].second;
+        const auto &b = results[0].tensors[t].second;
+        core::DenseTensor<double> difference{a.shape, {}};
+        for (std::size_t i = 0; i < a.values.size(); ++i)
+            difference.values.push_back(a.values[i] - b.values[i]);
+        m_matrix->showMatrix(m_view->currentText(), difference);
+        break;
+    }
+    }
+}
+
+} // namespace sparsity::ui

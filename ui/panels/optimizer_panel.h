@@ -1,0 +1,68 @@
+#pragma once
+// OptimizerPanel: the same optimizer steps under two or three semantics, side by side. The
+// form (optimizer, rule, hyperparameters, semantics, gradients and mask from the open file)
+// becomes an OptimizerRequest the main window runs as a background job; the result lands in
+// the document (undoable) and the panel shows it: a divergence table and one view of any
+// parameter, state, row staleness or difference between semantics.
+#include "core/optim/optimizer_options.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTableView;
+
+namespace sparsity::ui {
+
+class DivergenceModel;
+class MatrixView;
+class TensorDocument;
+
+struct OptimizerRequest {
+    core::OptimizerKind kind = core::OptimizerKind::Adagrad;
+    core::Rule rule = core::Rule::Torch;
+    core::HyperparameterInput hyperparameters;
+    std::vector<core::Semantics> semantics;
+    QStringList gradients;   // element paths in the document's file, one step each
+    QString mask;            // empty: none
+};
+
+class OptimizerPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit OptimizerPanel(TensorDocument *document, QWidget *parent = nullptr);
+
+    // The elements of the document's file the gradients and the mask are chosen from.
+    void setElements(const QStringList &elements);
+    OptimizerRequest request() const;
+    DivergenceModel *divergenceModel() const { return m_divergence; }
+    MatrixView *matrixView() const { return m_matrix; }
+
+signals:
+    void runRequested(const sparsity::ui::OptimizerRequest &request);
+
+private:
+    void showRun();
+    void showChosenView();
+
+    TensorDocument *m_document;
+    QComboBox *m_optimizer, *m_rule, *m_mask, *m_view;
+    QDoubleSpinBox *m_lr, *m_weightDecay, *m_momentum;
+    QCheckBox *m_dense, *m_lazy, *m_masked;
+    QListWidget *m_gradients;
+    QPushButton *m_run;
+    QLabel *m_summary;
+    DivergenceModel *m_divergence;
+    QTableView *m_divergenceView;
+    MatrixView *m_matrix;
+};
+
+} // namespace sparsity::ui

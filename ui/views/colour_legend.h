@@ -1,0 +1,15 @@
+#pragma once
+// The colour-scale legend every heatmap draws beside its image: the diverging bar with its
+// top, zero and bottom values (≥/≤ when the scale saturates).
+#include "ui/views/heatmap_image.h"
+
+class QPainter;
+class QPalette;
+class QRect;
+
+namespace sparsity::ui {
+
+// Draws the bar in `bar` (its labels go to the right of it) in the widget's `palette`.
+void drawColourLegend(QPainter &painter, const QRect &bar, const HeatmapImage &heatmap, const QPalette &palette);
+
+} // namespace sparsity::ui
