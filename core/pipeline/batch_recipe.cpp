@@ -1,6 +1,7 @@
 #include "core/pipeline/batch_recipe.h"
 
 #include "core/util/errors.h"
+#include "core/util/json_fields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,121 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string typeName(const Json &value)
-{
-    switch (value.type()) {
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::boolean: return "a boolean";
-    case Json::value_t::null: return "null";
-    default: return "a number";
-    }
-}
-
-// One JSON object of the batch, read key by key; every key must be read (or is unknown).
-class Fields {
-public:
-    Fields(const Json &object, std::string path, std::string file)
-        : m_object(object), m_path(std::move(path)), m_file(std::move(file))
-    {
-        if (!object.is_object())
-            fail(m_path, "must be an object", "got " + typeName(object));
-    }
-
-    [[noreturn]] void fail(const std::string &path, const std::string &constraint, const std::string &actual) const
-    {
-        throw InputError(m_file + ": " + path + " " + constraint + ", but " + actual);
-    }
-
-    std::string at(const std::string &key) const { return m_path + "." + key; }
-    bool has(const std::string &key) { m_known.insert(key); return m_object.contains(key); }
-
-    const Json *get(const std::string &key, bool required)
-    {
-        if (!has(key)) {
-            if (required)
-                fail(at(key), "must be given", "it is missing");
-            return nullptr;
-        }
-        return &m_object.at(key);
-    }
-
-    std::optional<double> number(const std::string &key, bool required = false)
-    {
-        const Json *v = get(key, required);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_number())
-            fail(at(key), "must be a number", "got " + typeName(*v));
-        return v->get<double>();
-    }
-    std::optional<std::int64_t> integer(const std::string &key)
-    {
-        const Json *v = get(key, false);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_number_integer())
-            fail(at(key), "must be an integer", "got " + (v->is_number() ? std::string("a fraction") : typeName(*v)));
-        return v->get<std::int64_t>();
-    }
-    std::optional<std::string> string(const std::string &key, bool required = false)
-    {
-        const Json *v = get(key, required);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_string())
-            fail(at(key), "must be a string", "got " + typeName(*v));
-        return v->get<std::string>();
-    }
-    bool boolean(const std::string &key)
-    {
-        const Json *v = get(key, false);
-        if (v && !v->is_boolean())
-            fail(at(key), "must be true or false", "got " + typeName(*v));
-        return v && v->get<bool>();
-    }
-    std::vector<std::string> strings(const std::string &key, bool required = false)
-    {
-        const Json *v = get(key, required);
-        if (!v)
-            return {};
-        if (!v->is_array())
-            fail(at(key), "must be an array of strings", "got " + typeName(*v));
-        std::vector<std::string> out;
-        for (std::size_t i = 0; i < v->size(); ++i) {
-            if (!(*v)[i].is_string())
-                fail(at(key) + "[" + std::to_string(i) + "]", "must be a string", "got " + typeName((*v)[i]));
-            out.push_back((*v)[i].get<std::string>());
-        }
-        return out;
-    }
-    std::optional<Fields> object(const std::string &key)
-    {
-        const Json *v = get(key, false);
-        if (!v)
-            return std::nullopt;
-        return Fields(*v, at(key), m_file);
-    }
-
-    // Call last: any key not read is unknown.
-    void rejectUnknown() const
-    {
-        for (const auto &[key, value] : m_object.items())
-            if (!m_known.count(key)) {
-                std::string known;
-                for (const auto &k : m_known)
-                    known += (known.empty() ? "" : ", ") + k;
-                fail(at(key), "is not a known key", "known keys here are " + known);
-            }
-    }
-
-private:
-    const Json &m_object;
-    std::string m_path;
-    std::string m_file;
-    std::set<std::string> m_known;
-};
 
 // Re-throws an option's InputError with the JSON path in front.
 template <class F>
@@ -142,10 +28,10 @@ auto withPath(const std::string &file, const std::string &path, F &&f)
     }
 }
 
-SparsifyRequest parseSparsify(Fields &f, const std::string &file)
+// The method's keys of a sparsify object; the caller rejects unknown keys.
+SparsifierConfig readSparsifier(Fields &f, const std::string &file, const std::string &path)
 {
-    SparsifyRequest r;
-    auto &c = r.config;
+    SparsifierConfig c;
     c.method = withPath(file, f.at("method"), [&] { return parseMethod(*f.string("method", true)); });
     c.threshold = f.number("threshold").value_or(0.0);
     c.sparsityLevel = f.number("sparsity_level").value_or(0.5);
@@ -160,9 +46,16 @@ SparsifyRequest parseSparsify(Fields &f, const std::string &file)
     c.n = f.integer("n").value_or(2);
     c.m = f.integer("m").value_or(4);
     c.keep = f.number("keep").value_or(0.5);
+    withPath(file, path, [&] { c.validate(); return 0; });
+    return c;
+}
+
+SparsifyRequest parseSparsify(Fields &f, const std::string &file)
+{
+    SparsifyRequest r;
+    r.config = readSparsifier(f, file, "$.sparsify");
     if (const auto limit = f.string("memory_limit"))
         r.memoryLimit = withPath(file, f.at("memory_limit"), [&] { return parseMemorySize(*limit); });
-    withPath(file, "$.sparsify", [&] { c.validate(); return 0; });
     f.rejectUnknown();
     return r;
 }
@@ -254,6 +147,35 @@ BatchRecipe parseBatch(const std::string &path)
     return recipe;
 }
 
+nlohmann::ordered_json sparsifierJson(const SparsifierConfig &c)
+{
+    nlohmann::ordered_json s{{"method", methodName(c.method)}};
+    switch (c.method) {
+    case SparsifierMethod::Threshold: s["threshold"] = c.threshold; break;
+    case SparsifierMethod::DataNorm:
+        s["sparsity_level"] = c.sparsityLevel;
+        s["block"] = std::to_string(c.blockRows) + "x" + std::to_string(c.blockCols);
+        if (c.zerosPerBlock)
+            s["zeros_per_block"] = *c.zerosPerBlock;
+        s["norm"] = c.norm == BlockNorm::L2 ? "L2" : "L1";
+        break;
+    case SparsifierMethod::NM:
+        s["n"] = c.n;
+        s["m"] = c.m;
+        break;
+    case SparsifierMethod::RowNorm: s["keep"] = c.keep; break;
+    }
+    return s;
+}
+
+SparsifierConfig parseSparsifierJson(const nlohmann::json &object, const std::string &file, const std::string &path)
+{
+    Fields f(object, path, file);
+    auto config = readSparsifier(f, file, path);
+    f.rejectUnknown();
+    return config;
+}
+
 std::string batchJson(const BatchRecipe &recipe)
 {
     nlohmann::ordered_json root{{"version", 1}, {"inputs", recipe.inputs}};
@@ -261,23 +183,7 @@ std::string batchJson(const BatchRecipe &recipe)
         root["datasets"] = recipe.datasets;
     root["device"] = recipe.device;
     if (recipe.sparsify) {
-        const auto &c = recipe.sparsify->config;
-        nlohmann::ordered_json s{{"method", methodName(c.method)}};
-        switch (c.method) {
-        case SparsifierMethod::Threshold: s["threshold"] = c.threshold; break;
-        case SparsifierMethod::DataNorm:
-            s["sparsity_level"] = c.sparsityLevel;
-            s["block"] = std::to_string(c.blockRows) + "x" + std::to_string(c.blockCols);
-            if (c.zerosPerBlock)
-                s["zeros_per_block"] = *c.zerosPerBlock;
-            s["norm"] = c.norm == BlockNorm::L2 ? "L2" : "L1";
-            break;
-        case SparsifierMethod::NM:
-            s["n"] = c.n;
-            s["m"] = c.m;
-            break;
-        case SparsifierMethod::RowNorm: s["keep"] = c.keep; break;
-        }
+        auto s = sparsifierJson(recipe.sparsify->config);
         if (recipe.sparsify->memoryLimit)
             s["memory_limit"] = std::to_string(*recipe.sparsify->memoryLimit);
         root["sparsify"] = s;

@@ -7,6 +7,8 @@
 #include "core/pipeline/sparsify_file.h"
 #include "core/pipeline/step_file.h"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -33,6 +35,11 @@ BatchRecipe parseBatch(const std::string &path);
 // The recipe as BATCH.json text that parseBatch() reads back to the same recipe: what the
 // GUI's "Save as batch" writes. Inputs and the output pattern are written as given.
 std::string batchJson(const BatchRecipe &recipe);
+
+// The "sparsify" object of BATCH.json without memory_limit — the sparsifier as the GUI's
+// workspace stores it too. parseSparsifierJson names errors by `path` ("$.sparsifier.n ...").
+nlohmann::ordered_json sparsifierJson(const SparsifierConfig &config);
+SparsifierConfig parseSparsifierJson(const nlohmann::json &object, const std::string &file, const std::string &path);
 
 struct BatchJob {
     std::string input;
