@@ -1,4 +1,4 @@
-// sparsity-workbench [FILE.h5] [--select PATH] [--threshold T] [--screenshot PNG]: with no file it
+// sparsity-workbench [FILE.h5 | WORKSPACE.json] [--select PATH] [--threshold T] [--screenshot PNG]: with no file it
 // opens the bundled sample.
 #include "core/util/allocator_tuning.h"
 #include "ui/document/tensor_document.h"
@@ -41,7 +41,7 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Sparsity Workbench: sparse and masked tensors"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("HDF5 file to open (default: the bundled sample)"));
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("HDF5 file or WORKSPACE.json to open (default: the bundled sample)"));
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window and exit"),
                                   QStringLiteral("png"));
     QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Element to preview first"), QStringLiteral("path"));
@@ -55,7 +55,9 @@ int main(int argc, char *argv[])
     sparsity::ui::MainWindow window;
     const auto files = parser.positionalArguments();
     const QString file = files.isEmpty() ? bundledSample() : files.first();
-    if (!file.isEmpty() && window.openFile(file))
+    if (file.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+        window.openWorkspace(file);
+    else if (!file.isEmpty() && window.openFile(file))
         window.selectElement(parser.isSet(select) ? parser.value(select) : QStringLiteral("/emb"));
     if (parser.isSet(threshold)) {
         bool ok = false;

@@ -15,6 +15,7 @@
 #include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
+#include "ui/workspace/workspace.h"
 #include "ui/views/tensor_preview.h"
 
 #include <QAction>
@@ -139,6 +140,21 @@ void MainWindow::createActions()
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     fileMenu->addSeparator();
+    auto *openWorkspaceAction = fileMenu->addAction(tr("Open &Workspace…"), this, [this] {
+        const auto path = QFileDialog::getOpenFileName(this, tr("Open workspace"), {}, tr("Workspaces (*.json)"));
+        if (!path.isEmpty())
+            openWorkspace(path);
+    });
+    openWorkspaceAction->setObjectName(QStringLiteral("action.file.open_workspace"));
+    auto *saveWorkspaceAction = fileMenu->addAction(tr("Save Works&pace…"), this, [this] {
+        const auto path = QFileDialog::getSaveFileName(this, tr("Save workspace"), QStringLiteral("workspace.json"),
+                                                       tr("Workspaces (*.json)"));
+        if (!path.isEmpty())
+            saveWorkspaceTo(path);
+    });
+    saveWorkspaceAction->setObjectName(QStringLiteral("action.file.save_workspace"));
+    saveWorkspaceAction->setShortcut(QKeySequence::Save);
+    fileMenu->addSeparator();
     auto *exportAction = fileMenu->addAction(tr("&Export Sparsified…"), this, &MainWindow::exportWithDialog);
     exportAction->setObjectName(QStringLiteral("action.file.export"));
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -202,7 +218,7 @@ bool MainWindow::openFile(const QString &path)
 {
     if (deferWhileJobRuns([this, path] { openFile(path); }))
         return true;
-    if (!m_model->addFile(path)) {
+    if (!m_model->addFile(QFileInfo(path).absoluteFilePath())) {
         addIssue(m_model->errorString());
         statusBar()->showMessage(tr("Could not open %1").arg(QFileInfo(path).fileName()), 5000);
         return false;
@@ -214,9 +230,17 @@ bool MainWindow::openFile(const QString &path)
     return true;
 }
 
-bool MainWindow::selectElement(const QString &elementPath)
+bool MainWindow::selectElement(const QString &elementPath, const QString &filePath)
 {
-    const auto fileIndex = m_model->index(m_model->fileCount() - 1, 0);
+    auto fileIndex = m_model->index(m_model->fileCount() - 1, 0);
+    if (!filePath.isEmpty()) {
+        fileIndex = {};
+        for (int row = 0; row < m_model->fileCount(); ++row)
+            if (m_model->filePath(m_model->index(row, 0)) == QFileInfo(filePath).absoluteFilePath())
+                fileIndex = m_model->index(row, 0);
+        if (!fileIndex.isValid())
+            return false;
+    }
     for (int row = 0; row < m_model->rowCount(fileIndex); ++row) {
         const auto index = m_model->index(row, 0, fileIndex);
         if (QString::fromStdString(m_model->element(index)->path) == elementPath) {
@@ -358,6 +382,62 @@ bool MainWindow::runOptimizer(const OptimizerRequest &request)
             addIssue(tr("Optimizer: %1").arg(error));
     }, Qt::SingleShotConnection);
     return started;
+}
+
+Workspace MainWindow::workspace() const
+{
+    Workspace w;
+    for (int row = 0; row < m_model->fileCount(); ++row)
+        w.files << m_model->filePath(m_model->index(row, 0));
+    w.currentFile = m_document->source().filePath;
+    w.currentElement = m_document->source().elementPath;
+    w.sparsifier = m_document->sparsifier();
+    w.exportSettings = m_document->exportSettings();
+    w.windowGeometry = saveGeometry();
+    w.windowState = saveState();
+    return w;
+}
+
+bool MainWindow::saveWorkspaceTo(const QString &path)
+{
+    try {
+        saveWorkspace(workspace(), path);
+    } catch (const core::Error &error) {
+        addIssue(QString::fromStdString(error.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved workspace %1").arg(path), 8000);
+    return true;
+}
+
+bool MainWindow::openWorkspace(const QString &path)
+{
+    if (m_jobs->isRunning()) {
+        addIssue(tr("%1: wait for %2 to finish before opening a workspace").arg(path, m_jobs->title()));
+        return false;
+    }
+    Workspace w;
+    try {
+        w = loadWorkspace(path);
+    } catch (const core::Error &error) {
+        addIssue(QString::fromStdString(error.what()));
+        return false;
+    }
+    bool complete = true;
+    for (const auto &file : w.files)
+        complete = openFile(file) && complete;
+    if (!w.currentFile.isEmpty() && !selectElement(w.currentElement, w.currentFile)) {
+        addIssue(tr("%1: %2:%3 is not there any more").arg(path, w.currentFile, w.currentElement));
+        complete = false;
+    }
+    m_document->changeSparsifier(w.sparsifier);
+    m_document->changeExportSettings(w.exportSettings);
+    if (!w.windowGeometry.isEmpty())
+        restoreGeometry(w.windowGeometry);
+    if (!w.windowState.isEmpty())
+        restoreState(w.windowState);
+    statusBar()->showMessage(tr("Opened workspace %1").arg(path), 8000);
+    return complete;
 }
 
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)

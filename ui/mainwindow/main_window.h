@@ -19,6 +19,7 @@ class HistogramView;
 class InspectorPanel;
 class OptimizerPanel;
 struct OptimizerRequest;
+struct Workspace;
 class JobRunner;
 class SparsifierPanel;
 class TensorDocument;
@@ -34,8 +35,15 @@ public:
     // Opens an HDF5 file into the browser; on failure the error is listed in the Issues dock.
     // While a job runs the file opens when it finishes (true is returned then).
     bool openFile(const QString &path);
-    // Selects the element `path` of the most recently opened file and previews it.
-    bool selectElement(const QString &elementPath);
+    // Selects the element `path` of `filePath` (default: the most recently opened file) and
+    // previews it.
+    bool selectElement(const QString &elementPath, const QString &filePath = {});
+
+    // The workspace as it stands, and saving/opening WORKSPACE.json; failures go to the
+    // Issues dock (opening a broken workspace changes nothing).
+    Workspace workspace() const;
+    bool saveWorkspaceTo(const QString &path);
+    bool openWorkspace(const QString &path);
 
     // Runs the document's recipe on its file into `output` as a background job (Export).
     // False when no job could start (no tensor or recipe, a job already running); the

@@ -1,0 +1,136 @@
+// WORKSPACE.json: what is saved reopens to the same files, tensor, recipe and export
+// settings; relative paths are read from the workspace's folder; a broken workspace names
+// the file and the JSON path in the Issues dock and changes nothing.
+#include "ui/document/tensor_document.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/models/h5_browser_model.h"
+#include "ui/workspace/workspace.h"
+
+#include <QFile>
+#include <QListWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace core = sparsity::core;
+namespace ui = sparsity::ui;
+
+class TestWorkspace : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
+    void savedWorkspaceReopens();
+    void relativePathsStartAtTheWorkspace();
+    void brokenWorkspaceChangesNothing_data();
+    void brokenWorkspaceChangesNothing();
+    void unwritableWorkspaceIsReported();
+};
+
+namespace {
+
+const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+
+void write(const QString &path, const QByteArray &text)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(text);
+}
+
+} // namespace
+
+void TestWorkspace::savedWorkspaceReopens()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("workspace.json"));
+    core::SparsifierConfig config;
+    config.method = core::SparsifierMethod::DataNorm;
+    config.sparsityLevel = 0.25;
+    config.blockRows = 2;
+    config.blockCols = 2;
+    config.zerosPerBlock = 3;
+    config.norm = core::BlockNorm::L2;
+    const ui::ExportSettings settings{{QStringLiteral("/emb")}, QStringLiteral("csr"), 3};
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openFile(kSample));
+        QVERIFY(window.selectElement(QStringLiteral("/W")));
+        window.document()->changeSparsifier(config);
+        window.document()->changeExportSettings(settings);
+        QVERIFY(window.saveWorkspaceTo(path));
+    }
+    ui::MainWindow window;
+    QVERIFY(window.openWorkspace(path));
+    QCOMPARE(window.issuesList()->count(), 0);
+    QCOMPARE(window.browserModel()->fileCount(), 1);
+    QCOMPARE(window.document()->source().filePath, QFileInfo(kSample).absoluteFilePath());
+    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/W"));
+    const auto &reopened = window.document()->sparsifier();
+    QVERIFY(reopened.has_value());
+    QVERIFY(reopened->method == core::SparsifierMethod::DataNorm);
+    QCOMPARE(reopened->sparsityLevel, 0.25);
+    QCOMPARE(reopened->blockRows, std::int64_t{2});
+    QCOMPARE(reopened->zerosPerBlock.value(), std::int64_t{3});
+    QVERIFY(reopened->norm == core::BlockNorm::L2);
+    QVERIFY(window.document()->exportSettings() == settings);
+    QVERIFY(window.document()->hasPreview());   // the recipe previews on the reopened tensor
+}
+
+void TestWorkspace::relativePathsStartAtTheWorkspace()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("data"))));
+    QVERIFY(QFile::copy(kSample, dir.filePath(QStringLiteral("data/copy.h5"))));
+    const QString path = dir.filePath(QStringLiteral("ws.json"));
+    write(path, R"({"version": 1, "files": ["data/copy.h5"], "current": {"file": "data/copy.h5", "element": "/emb"},
+                    "sparsifier": {"method": "n-m", "n": 1, "m": 4}})");
+    ui::MainWindow window;
+    QVERIFY(window.openWorkspace(path));
+    QCOMPARE(window.document()->source().filePath, dir.filePath(QStringLiteral("data/copy.h5")));
+    QCOMPARE(window.document()->prunedFraction(), 0.75);
+}
+
+void TestWorkspace::brokenWorkspaceChangesNothing_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not JSON") << QByteArray("{\"version\": 1,") << QStringLiteral("ws.json: not a JSON file");
+    QTest::newRow("unknown key") << QByteArray(R"({"version": 1, "colour": "red"})")
+                                 << QStringLiteral("ws.json: $.colour is not a known key");
+    QTest::newRow("wrong type") << QByteArray(R"({"version": 1, "sparsifier": {"method": "n-m", "n": "two"}})")
+                                << QStringLiteral("ws.json: $.sparsifier.n must be an integer, but got a string");
+    QTest::newRow("invalid recipe") << QByteArray(R"({"version": 1, "sparsifier": {"method": "n-m", "n": 5, "m": 4}})")
+                                    << QStringLiteral("ws.json: $.sparsifier: --n must be at most --m (4), but got 5");
+    QTest::newRow("wrong version") << QByteArray(R"({"version": 2})") << QStringLiteral("ws.json: $.version must be 1, but got 2");
+    QTest::newRow("bad layout") << QByteArray(R"({"version": 1, "export": {"layout": "bsr"}})")
+                                << QStringLiteral("ws.json: $.export.layout must be dense, masked, coo, csr, csc or row_sparse");
+}
+
+void TestWorkspace::brokenWorkspaceChangesNothing()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("ws.json"));
+    write(path, text);
+    ui::MainWindow window;
+    QVERIFY(!window.openWorkspace(path));
+    QCOMPARE(window.issuesList()->count(), 1);
+    QVERIFY2(window.issuesList()->item(0)->text().contains(message), qPrintable(window.issuesList()->item(0)->text()));
+    QCOMPARE(window.browserModel()->fileCount(), 0);
+    QVERIFY(!window.document()->sparsifier());
+    QCOMPARE(window.document()->undoStack()->count(), 0);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), text);   // never modified
+}
+
+void TestWorkspace::unwritableWorkspaceIsReported()
+{
+    ui::MainWindow window;
+    QVERIFY(!window.saveWorkspaceTo(QStringLiteral("/nonexistent-folder/ws.json")));
+    QVERIFY(window.issuesList()->item(0)->text().contains(QStringLiteral("/nonexistent-folder/ws.json: cannot write the workspace")));
+}
+
+QTEST_MAIN(TestWorkspace)
+#include "tst_workspace.moc"

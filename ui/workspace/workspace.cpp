@@ -1,0 +1,94 @@
+#include "ui/workspace/workspace.h"
+
+#include "core/pipeline/batch_recipe.h"
+#include "core/util/json_fields.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <fstream>
+
+namespace sparsity::ui {
+namespace {
+
+std::string text(const QString &s) { return s.toStdString(); }
+QString qtext(const std::string &s) { return QString::fromStdString(s); }
+
+} // namespace
+
+void saveWorkspace(const Workspace &w, const QString &path)
+{
+    nlohmann::ordered_json root{{"version", 1}};
+    nlohmann::ordered_json files = nlohmann::ordered_json::array();
+    for (const auto &file : w.files)
+        files.push_back(text(QFileInfo(file).absoluteFilePath()));
+    root["files"] = files;
+    if (!w.currentFile.isEmpty())
+        root["current"] = {{"file", text(QFileInfo(w.currentFile).absoluteFilePath())}, {"element", text(w.currentElement)}};
+    if (w.sparsifier)
+        root["sparsifier"] = core::sparsifierJson(*w.sparsifier);
+    nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
+    for (const auto &dataset : w.exportSettings.datasets)
+        datasets.push_back(text(dataset));
+    root["export"] = {{"datasets", datasets}, {"layout", text(w.exportSettings.layout)}, {"gzip", w.exportSettings.gzipLevel}};
+    root["window"] = {{"geometry", w.windowGeometry.toBase64().toStdString()}, {"state", w.windowState.toBase64().toStdString()}};
+    const std::string json = root.dump(2) + "\n";
+    // QSaveFile writes a temporary file and renames it over the target on commit.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(json.data(), static_cast<qint64>(json.size())) < 0 || !file.commit())
+        throw core::IoError(text(path) + ": cannot write the workspace: " + text(file.errorString()));
+}
+
+Workspace loadWorkspace(const QString &path)
+{
+    const std::string name = text(path);
+    std::ifstream in(name);
+    if (!in)
+        throw core::IoError(name + ": cannot open the workspace");
+    nlohmann::json root;
+    try {
+        root = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error &error) {
+        throw core::InputError(name + ": not a JSON file: " + error.what());
+    }
+    const QDir folder = QFileInfo(path).absoluteDir();
+    const auto resolve = [&folder](const std::string &p) { return QDir::cleanPath(folder.absoluteFilePath(qtext(p))); };
+
+    Workspace w;
+    core::Fields f(root, "$", name);
+    const auto version = f.integer("version");
+    if (version != 1)
+        f.fail("$.version", "must be 1", version ? "got " + std::to_string(*version) : "it is missing");
+    for (const auto &file : f.strings("files"))
+        w.files << resolve(file);
+    if (auto current = f.object("current")) {
+        w.currentFile = resolve(*current->string("file", true));
+        w.currentElement = qtext(*current->string("element", true));
+        current->rejectUnknown();
+    }
+    if (const auto *sparsifier = f.get("sparsifier", false))
+        w.sparsifier = core::parseSparsifierJson(*sparsifier, name, "$.sparsifier");
+    if (auto settings = f.object("export")) {
+        for (const auto &dataset : settings->strings("datasets"))
+            w.exportSettings.datasets << qtext(dataset);
+        w.exportSettings.layout = qtext(settings->string("layout").value_or("dense"));
+        if (w.exportSettings.layout != QStringLiteral("masked") && !core::parseLayout(text(w.exportSettings.layout)))
+            settings->fail("$.export.layout", "must be dense, masked, coo, csr, csc or row_sparse",
+                           "got '" + text(w.exportSettings.layout) + "'");
+        const auto gzip = settings->integer("gzip").value_or(0);
+        if (gzip < 0 || gzip > 9)
+            settings->fail("$.export.gzip", "must be a gzip level from 0 to 9", "got " + std::to_string(gzip));
+        w.exportSettings.gzipLevel = static_cast<int>(gzip);
+        settings->rejectUnknown();
+    }
+    if (auto window = f.object("window")) {
+        w.windowGeometry = QByteArray::fromBase64(QByteArray::fromStdString(window->string("geometry").value_or("")));
+        w.windowState = QByteArray::fromBase64(QByteArray::fromStdString(window->string("state").value_or("")));
+        window->rejectUnknown();
+    }
+    f.rejectUnknown();
+    return w;
+}
+
+} // namespace sparsity::ui

@@ -1,0 +1,29 @@
+#pragma once
+// WORKSPACE.json (SPEC 8): what the user set up, to reopen later — open files, the tensor
+// shown, the sparsifier recipe, the export settings, the optimizer form, the dock layout.
+// Data stays in the HDF5 files; a workspace only points at them. Paths are stored absolute
+// and relative ones are read from the workspace's folder. Reading is strict: an unknown key
+// or a wrong type is an InputError naming the file and the JSON path.
+#include "ui/document/tensor_document.h"
+
+#include <QByteArray>
+#include <QStringList>
+
+#include <optional>
+
+namespace sparsity::ui {
+
+struct Workspace {
+    QStringList files;
+    QString currentFile, currentElement;
+    std::optional<core::SparsifierConfig> sparsifier;
+    ExportSettings exportSettings;
+    QByteArray windowGeometry, windowState;   // QMainWindow::saveGeometry/saveState
+};
+
+// Throws core::IoError when the file cannot be written (nothing is left behind then).
+void saveWorkspace(const Workspace &workspace, const QString &path);
+// Throws core::IoError (unreadable) or core::InputError (not JSON, unknown key, wrong type).
+Workspace loadWorkspace(const QString &path);
+
+} // namespace sparsity::ui
