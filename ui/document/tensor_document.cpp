@@ -7,7 +7,7 @@
 #include "ui/document/commands/apply_sparsifier_command.h"
 #include "ui/document/commands/change_export_settings_command.h"
 #include "ui/document/commands/change_sparsifier_command.h"
-#include "ui/document/commands/set_optimizer_run_command.h"
+#include "ui/document/commands/set_run_command.h"
 
 #include <cmath>
 
@@ -248,7 +248,20 @@ void TensorDocument::changeExportSettings(const ExportSettings &settings)
 
 void TensorDocument::changeOptimizerRun(std::shared_ptr<const OptimizerRun> run)
 {
-    m_undoStack.push(new SetOptimizerRunCommand(this, m_optimizerRun, std::move(run)));
+    const QString text = run ? tr("Run %1").arg(run->description) : tr("Clear optimizer run");
+    m_undoStack.push(new SetRunCommand<OptimizerRun>(this, &TensorDocument::setOptimizerRun, m_optimizerRun, std::move(run), text));
+}
+
+void TensorDocument::changeGradcheckRun(std::shared_ptr<const GradcheckRun> run)
+{
+    const QString text = run ? tr("Gradcheck %1").arg(run->expression) : tr("Clear gradcheck");
+    m_undoStack.push(new SetRunCommand<GradcheckRun>(this, &TensorDocument::setGradcheckRun, m_gradcheckRun, std::move(run), text));
+}
+
+void TensorDocument::setGradcheckRun(std::shared_ptr<const GradcheckRun> run)
+{
+    m_gradcheckRun = std::move(run);
+    emit gradcheckRunChanged();
 }
 
 void TensorDocument::setOptimizerRun(std::shared_ptr<const OptimizerRun> run)

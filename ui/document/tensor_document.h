@@ -7,6 +7,7 @@
 // through commands, and repaint on its signals.
 #include "core/sparsify/sparsifier_config.h"
 #include "core/tensor/tensor.h"
+#include "ui/document/gradcheck_run.h"
 #include "ui/document/optimizer_run.h"
 
 #include <QObject>
@@ -121,6 +122,9 @@ public:
     // The Optimizer panel's last run (undoable); null before the first.
     const std::shared_ptr<const OptimizerRun> &optimizerRun() const { return m_optimizerRun; }
     void changeOptimizerRun(std::shared_ptr<const OptimizerRun> run);
+    // The Gradcheck panel's last run (undoable); null before the first.
+    const std::shared_ptr<const GradcheckRun> &gradcheckRun() const { return m_gradcheckRun; }
+    void changeGradcheckRun(std::shared_ptr<const GradcheckRun> run);
 
     const ExportSettings &exportSettings() const { return m_exportSettings; }
     void changeExportSettings(const ExportSettings &settings);
@@ -136,6 +140,7 @@ public:
     void popApplication();
     void setExportSettings(const ExportSettings &settings);
     void setOptimizerRun(std::shared_ptr<const OptimizerRun> run);
+    void setGradcheckRun(std::shared_ptr<const GradcheckRun> run);
 
 signals:
     void tensorChanged();        // a new tensor, or its values changed (apply, undo)
@@ -145,6 +150,7 @@ signals:
     void selectionChanged();
     void hoverChanged();
     void optimizerRunChanged();
+    void gradcheckRunChanged();
 
 private:
     void updatePruned();
@@ -163,6 +169,7 @@ private:
     std::vector<SparsifierApplication> m_applications;
     ExportSettings m_exportSettings;
     std::shared_ptr<const OptimizerRun> m_optimizerRun;
+    std::shared_ptr<const GradcheckRun> m_gradcheckRun;
     ElementSelection m_selection;
     core::Mask m_selected;
     std::int64_t m_selectedCount = 0;

@@ -4,6 +4,7 @@
 #include "core/io/h5_reader.h"
 #include "core/optim/semantics_comparison.h"
 #include "core/pipeline/batch_run.h"
+#include "core/pipeline/gradcheck_file.h"
 #include "core/util/errors.h"
 #include "ui/dialogs/export_dialog.h"
 #include "ui/document/document_recipe.h"
@@ -11,6 +12,7 @@
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
@@ -91,9 +93,20 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     optimizerDock->setObjectName(QStringLiteral("OptimizerDock"));
     optimizerDock->setWidget(m_optimizer);
     tabifyDockWidget(sparsifierDock, optimizerDock);
-    sparsifierDock->raise();
     connect(m_optimizer, &OptimizerPanel::runRequested, this, &MainWindow::runOptimizer);
-    connect(m_document, &TensorDocument::tensorChanged, this, [this] { m_optimizer->setElements(elementsOfDocumentFile()); });
+
+    m_gradcheck = new GradcheckPanel(m_document);
+    auto *gradcheckDock = new QDockWidget(tr("Gradcheck"), this);
+    gradcheckDock->setObjectName(QStringLiteral("GradcheckDock"));
+    gradcheckDock->setWidget(m_gradcheck);
+    tabifyDockWidget(optimizerDock, gradcheckDock);
+    sparsifierDock->raise();
+    connect(m_gradcheck, &GradcheckPanel::runRequested, this, &MainWindow::runGradcheck);
+    connect(m_document, &TensorDocument::tensorChanged, this, [this] {
+        const auto elements = elementsOfDocumentFile();
+        m_optimizer->setElements(elements);
+        m_gradcheck->setElements(elements);
+    });
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = new QDockWidget(tr("Inspector"), this);
@@ -438,6 +451,36 @@ bool MainWindow::openWorkspace(const QString &path)
         restoreState(w.windowState);
     statusBar()->showMessage(tr("Opened workspace %1").arg(path), 8000);
     return complete;
+}
+
+bool MainWindow::runGradcheck(const GradcheckPanelRequest &request)
+{
+    const auto fail = [this](const QString &why) {
+        addIssue(tr("Gradcheck: %1").arg(why));
+        return false;
+    };
+    if (m_jobs->isRunning())
+        return fail(tr("another job is running (%1)").arg(m_jobs->title()));
+    const QString file = m_document->source().filePath;
+    if (file.isEmpty())
+        return fail(tr("open a file and select a tensor first"));
+    auto run = std::make_shared<GradcheckRun>();
+    run->expression = request.expression;
+    core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
+    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) {
+        run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), file, it.value());
+        check.inputs.push_back(run->inputs.back().toStdString());
+    }
+    const bool started = m_jobs->start(tr("gradcheck"), [this, run, check](const core::ProgressCallback &) {
+        core::ValidationReport notes;
+        run->report = core::gradcheckFile(check, notes).check;
+        return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
+    });
+    connect(m_jobs, &JobRunner::finished, this, [this](bool, bool, const QString &error) {
+        if (!error.isEmpty())
+            addIssue(tr("Gradcheck: %1").arg(error));
+    }, Qt::SingleShotConnection);
+    return started;
 }
 
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)

@@ -19,6 +19,8 @@ class HistogramView;
 class InspectorPanel;
 class OptimizerPanel;
 struct OptimizerRequest;
+struct GradcheckPanelRequest;
+class GradcheckPanel;
 struct Workspace;
 class JobRunner;
 class SparsifierPanel;
@@ -52,6 +54,10 @@ public:
     // Runs the Optimizer panel's request on the document's tensor as a background job; the
     // result goes to the document. False (reason in the Issues dock) when it cannot start.
     bool runOptimizer(const OptimizerRequest &request);
+    // Runs the Gradcheck panel's request (as `sparsity gradcheck` on the document's file) as a
+    // background job; the report goes to the document. False (reason in the Issues dock)
+    // when it cannot start.
+    bool runGradcheck(const GradcheckPanelRequest &request);
     // Writes the document's recipe as BATCH.json (Save as batch); `outputPattern` is relative
     // to the batch file's folder. False with the reason in the Issues dock.
     bool saveBatch(const QString &path, const QString &outputPattern);
@@ -60,6 +66,7 @@ public:
     SparsifierPanel *sparsifierPanel() const { return m_sparsifier; }
     InspectorPanel *inspector() const { return m_inspector; }
     OptimizerPanel *optimizerPanel() const { return m_optimizer; }
+    GradcheckPanel *gradcheckPanel() const { return m_gradcheck; }
     JobRunner *jobs() const { return m_jobs; }
     TensorPreview *preview() const { return m_preview; }
     HistogramView *histogram() const { return m_histogram; }
@@ -93,6 +100,7 @@ private:
     SparsifierPanel *m_sparsifier = nullptr;
     InspectorPanel *m_inspector = nullptr;
     OptimizerPanel *m_optimizer = nullptr;
+    GradcheckPanel *m_gradcheck = nullptr;
     JobRunner *m_jobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;

@@ -43,7 +43,14 @@ void MatrixView::paintEvent(QPaintEvent *)
     const int titleHeight = fontMetrics().height() + margin;
     const int legendWidth = 64;
     painter.drawText(QRect(margin, 0, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
-    const QRect area(margin, titleHeight, width() - legendWidth - 3 * margin, height() - titleHeight - margin);
+    QRect area(margin, titleHeight, width() - legendWidth - 3 * margin, height() - titleHeight - margin);
+    const QRect bar(area.right() + margin, area.top(), 14, std::min(area.height(), 160));
+    const QSize elements = m_heatmap.image.size();
+    if (elements.width() <= area.width() && elements.height() <= area.height()) {
+        // Small matrices (Jacobians) keep square cells, so rows and columns read as such.
+        const int cell = std::min(area.width() / elements.width(), area.height() / elements.height());
+        area.setSize(elements * cell);
+    }
     if (m_heatmap.image.width() > area.width() || m_heatmap.image.height() > area.height()) {
         if (m_pooled.isNull() || m_pooled.size() != m_heatmap.image.size().boundedTo(area.size()))
             m_pooled = renderMaxAbsPooled(m_values, m_heatmap.maxAbs, area.size());
@@ -51,7 +58,7 @@ void MatrixView::paintEvent(QPaintEvent *)
     } else {
         painter.drawImage(area, m_heatmap.image);
     }
-    drawColourLegend(painter, QRect(area.right() + margin, area.top(), 14, std::min(area.height(), 160)), m_heatmap, palette());
+    drawColourLegend(painter, bar, m_heatmap, palette());
 }
 
 } // namespace sparsity::ui

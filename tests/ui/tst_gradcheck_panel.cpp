@@ -1,0 +1,147 @@
+// The Gradcheck panel on REFERENCE's instructive case x = [[--, 1], [2, 3]] (COO): syntax
+// errors point at their column as they are typed, inputs bind by name, the check runs as a
+// job and its Jacobians equal `sparsity gradcheck --json` on the same file; non-masked and
+// masked both fail, each with its reason listed; undo takes the result back.
+#include "core/io/h5_writer.h"
+#include "ui/document/tensor_document.h"
+#include "ui/jobs/job_runner.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/panels/gradcheck_panel.h"
+#include "ui/views/matrix_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace core = sparsity::core;
+namespace ui = sparsity::ui;
+
+class TestGradcheckPanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void syntaxErrorPointsAtItsColumn();
+    void instructiveCaseEqualsTheCli_data();
+    void instructiveCaseEqualsTheCli();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_file;
+};
+
+namespace {
+
+bool findingsContain(QListWidget *list, const QString &text)
+{
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->text().contains(text))
+            return true;
+    return false;
+}
+
+} // namespace
+
+void TestGradcheckPanel::initTestCase()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests"));
+    m_file = m_dir.filePath(QStringLiteral("inst.h5"));
+    core::CooTensor<double> x{{2, 2}, 2, 3, {0, 1, 1, 1, 0, 1}, {1.0, 2.0, 3.0}, true};
+    auto file = core::H5File::create(m_file.toStdString());
+    core::writeTensor(file, "/x", core::Tensor(core::Storage{x}));
+}
+
+void TestGradcheckPanel::syntaxErrorPointsAtItsColumn()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_file));
+    QVERIFY(window.selectElement(QStringLiteral("/x")));
+    auto *panel = window.gradcheckPanel();
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(x, )"));
+    QVERIFY2(panel->expressionError().contains(QStringLiteral("column 8")), qPrintable(panel->expressionError()));
+    const auto lines = panel->findChild<QLabel *>(QStringLiteral("gradcheck.error"))->text().split(QLatin1Char('\n'));
+    QCOMPARE(lines.value(0), QStringLiteral("sum(x, )"));
+    QCOMPARE(lines.value(1), QStringLiteral("       ^"));
+    // Fixing it clears the error and offers a chooser for x, bound to /x by name.
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(x, 1)"));
+    QVERIFY(panel->expressionError().isEmpty());
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentText(), QStringLiteral("/x"));
+}
+
+void TestGradcheckPanel::instructiveCaseEqualsTheCli_data()
+{
+    QTest::addColumn<bool>("masked");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("non-masked") << false << QStringLiteral("masked backward of sparse_mm operand 1");
+    QTest::newRow("masked") << true << QStringLiteral("masked gradcheck does not perturb it");
+}
+
+void TestGradcheckPanel::instructiveCaseEqualsTheCli()
+{
+    QFETCH(bool, masked);
+    QFETCH(QString, reason);
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_file));
+    QVERIFY(window.selectElement(QStringLiteral("/x")));
+    auto *panel = window.gradcheckPanel();
+    const QString expression = QStringLiteral("mm(sparse_mm(x, x), x)");
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(expression);
+    panel->findChild<QCheckBox *>(QStringLiteral("gradcheck.masked"))->setChecked(masked);
+
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.runGradcheck(panel->request()));
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    const auto run = window.document()->gradcheckRun();
+    QVERIFY(run);
+    QVERIFY(!run->report.passed);
+    QVERIFY(panel->findChild<QLabel *>(QStringLiteral("gradcheck.verdict"))->text().contains(QStringLiteral("FAILED")));
+    QVERIFY2(findingsContain(panel->findings(), reason), qPrintable(reason));
+    QCOMPARE(panel->numericalView()->image().size(), QSize(4, 4));
+    QCOMPARE(panel->differenceView()->title(), QStringLiteral("analytical − numerical"));
+
+    QStringList arguments{QStringLiteral("gradcheck"), QStringLiteral("--expr"), expression, QStringLiteral("--input"),
+                          QStringLiteral("x=%1:/x").arg(m_file), QStringLiteral("--json")};
+    if (masked)
+        arguments << QStringLiteral("--masked");
+    QProcess cli;
+    cli.start(QStringLiteral(SPARSITY_CLI), arguments);
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 1);
+    const auto report = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+    const auto input = report[QStringLiteral("inputs")].toArray()[0].toObject();
+    const auto &j = run->report.inputs[0];
+    for (const auto &[key, values] : {std::pair{QStringLiteral("numerical"), &j.numerical}, {QStringLiteral("analytical"), &j.analytical}}) {
+        const auto rows = input[key].toArray();
+        QCOMPARE(rows.size(), 4);
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c)
+                QCOMPARE((*values)[static_cast<std::size_t>(4 * r + c)], rows[r].toArray()[c].toDouble());
+    }
+
+    // For the docs: SPARSITY_SCREENSHOT_DIR=docs/screenshots saves the window with the panel.
+    if (const auto folder = qEnvironmentVariable("SPARSITY_SCREENSHOT_DIR"); !folder.isEmpty() && !masked) {
+        window.resize(1400, 900);
+        window.show();
+        window.findChild<QDockWidget *>(QStringLiteral("GradcheckDock"))->raise();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.grab().save(folder + QStringLiteral("/gradcheck_panel.png")));
+    }
+
+    window.document()->undoStack()->undo();
+    QVERIFY(!window.document()->gradcheckRun());
+    QCOMPARE(panel->findings()->count(), 0);
+}
+
+QTEST_MAIN(TestGradcheckPanel)
+#include "tst_gradcheck_panel.moc"

@@ -1,0 +1,242 @@
+#include "ui/panels/gradcheck_panel.h"
+
+#include "core/expr/expression.h"
+#include "ui/document/tensor_document.h"
+#include "ui/views/matrix_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+
+namespace sparsity::ui {
+namespace {
+
+// "x[1, 0]" for a row-major element of `shape`.
+QString elementName(const std::string &name, std::int64_t flat, const core::Shape &shape)
+{
+    QStringList parts;
+    for (auto d = static_cast<std::ptrdiff_t>(shape.size()) - 1; d >= 0; --d) {
+        const auto extent = std::max<std::int64_t>(shape[static_cast<std::size_t>(d)], 1);
+        parts.prepend(QString::number(flat % extent));
+        flat /= extent;
+    }
+    return QStringLiteral("%1[%2]").arg(QString::fromStdString(name), parts.join(QStringLiteral(", ")));
+}
+
+core::DenseTensor<double> matrix(std::int64_t rows, std::int64_t cols, std::vector<double> values)
+{
+    core::DenseTensor<double> m{{rows, cols}, {}};
+    m.values.assign(values.begin(), values.end());
+    return m;
+}
+
+} // namespace
+
+GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
+{
+    m_expression = new QLineEdit;
+    m_expression->setObjectName(QStringLiteral("gradcheck.expression"));
+    m_expression->setPlaceholderText(QStringLiteral("softmax(mm(x, w), 1)"));
+    m_expression->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_error = new QLabel;
+    m_error->setObjectName(QStringLiteral("gradcheck.error"));
+    m_error->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_error->setStyleSheet(QStringLiteral("color: #b00020"));
+    m_error->setWordWrap(true);
+    m_inputsBox = new QWidget;
+    m_inputsForm = new QFormLayout(m_inputsBox);
+    m_inputsForm->setContentsMargins(0, 0, 0, 0);
+    m_masked = new QCheckBox(tr("masked"));
+    m_masked->setObjectName(QStringLiteral("gradcheck.masked"));
+    m_fast = new QCheckBox(tr("fast"));
+    m_fast->setObjectName(QStringLiteral("gradcheck.fast"));
+    m_eps = new QDoubleSpinBox;
+    m_eps->setObjectName(QStringLiteral("gradcheck.eps"));
+    m_eps->setDecimals(9);
+    m_eps->setRange(1e-9, 1.0);
+    m_eps->setValue(1e-6);
+    auto *run = new QPushButton(tr("&Check"));
+    run->setObjectName(QStringLiteral("gradcheck.run"));
+    m_verdict = new QLabel;
+    m_verdict->setObjectName(QStringLiteral("gradcheck.verdict"));
+    m_verdict->setWordWrap(true);
+    m_input = new QComboBox;
+    m_input->setObjectName(QStringLiteral("gradcheck.input"));
+    m_numerical = new MatrixView;
+    m_analytical = new MatrixView;
+    m_difference = new MatrixView;
+    m_findings = new QListWidget;
+    m_findings->setObjectName(QStringLiteral("gradcheck.findings"));
+    m_findings->setWordWrap(true);
+
+    auto *toggles = new QHBoxLayout;
+    toggles->addWidget(m_masked);
+    toggles->addWidget(m_fast);
+    toggles->addWidget(new QLabel(tr("eps")));
+    toggles->addWidget(m_eps);
+    auto *jacobians = new QVBoxLayout;
+    for (auto *view : {m_numerical, m_analytical, m_difference}) {
+        view->setMinimumSize(200, 110);
+        jacobians->addWidget(view);
+    }
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(new QLabel(tr("Expression")));
+    layout->addWidget(m_expression);
+    layout->addWidget(m_error);
+    layout->addWidget(m_inputsBox);
+    layout->addLayout(toggles);
+    layout->addWidget(run);
+    layout->addWidget(m_verdict);
+    layout->addWidget(m_input);
+    layout->addLayout(jacobians, 3);
+    layout->addWidget(m_findings, 2);
+
+    connect(m_expression, &QLineEdit::textChanged, this, &GradcheckPanel::checkExpression);
+    connect(run, &QPushButton::clicked, this, [this] {
+        if (expressionError().isEmpty())
+            emit runRequested(request());
+    });
+    connect(m_input, &QComboBox::currentIndexChanged, this, &GradcheckPanel::showInput);
+    connect(document, &TensorDocument::gradcheckRunChanged, this, &GradcheckPanel::showRun);
+    checkExpression();
+    showRun();
+}
+
+void GradcheckPanel::setElements(const QStringList &elements)
+{
+    m_elements = elements;
+    checkExpression();
+}
+
+QString GradcheckPanel::expressionError() const { return m_error->property("message").toString(); }
+
+void GradcheckPanel::checkExpression()
+{
+    const QString source = m_expression->text();
+    QStringList names;
+    QString message;
+    if (!source.trimmed().isEmpty()) {
+        try {
+            for (const auto &name : core::parseExpression(source.toStdString())->inputNames())
+                names << QString::fromStdString(name);
+        } catch (const core::Error &error) {
+            message = QString::fromStdString(error.what());
+        }
+    }
+    m_error->setProperty("message", message);
+    m_error->setVisible(!message.isEmpty());
+    if (message.isEmpty()) {
+        m_error->clear();
+    } else {
+        // The expression with a caret under the column the parser names.
+        const auto column = QRegularExpression(QStringLiteral("column (\\d+)")).match(message).captured(1).toInt();
+        m_error->setText(column > 0 ? QStringLiteral("%1\n%2^\n%3").arg(source, QString(column - 1, QLatin1Char(' ')), message) : message);
+    }
+    // One chooser per input name; a name matching an element ("x" and "/x") is chosen for it.
+    QMap<QString, QString> chosen;
+    for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it)
+        chosen[it.key()] = it.value()->currentText();
+    while (m_inputsForm->rowCount() > 0)
+        m_inputsForm->removeRow(0);
+    m_inputChoosers.clear();
+    for (const auto &name : names) {
+        auto *chooser = new QComboBox;
+        chooser->setObjectName(QStringLiteral("gradcheck.input.") + name);
+        chooser->addItems(m_elements);
+        const QString preferred = chosen.value(name, QStringLiteral("/") + name);
+        if (m_elements.contains(preferred))
+            chooser->setCurrentText(preferred);
+        m_inputsForm->addRow(name, chooser);
+        m_inputChoosers[name] = chooser;
+    }
+}
+
+GradcheckPanelRequest GradcheckPanel::request() const
+{
+    GradcheckPanelRequest r;
+    r.expression = m_expression->text();
+    for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it)
+        r.inputs[it.key()] = it.value()->currentText();
+    r.options.masked = m_masked->isChecked();
+    r.options.fast = m_fast->isChecked();
+    r.options.eps = m_eps->value();
+    return r;
+}
+
+void GradcheckPanel::showRun()
+{
+    const auto &run = m_document->gradcheckRun();
+    {
+        const QSignalBlocker blocker(m_input);
+        m_input->clear();
+        if (run)
+            for (const auto &input : run->report.inputs)
+                m_input->addItem(QString::fromStdString(input.name));
+    }
+    if (!run) {
+        m_verdict->setText(tr("Type an expression over the open file's tensors, then Check."));
+    } else {
+        const auto &o = run->report.options;
+        m_verdict->setText(tr("%1: %2 (%3, eps %4, atol %5, rtol %6)")
+                               .arg(run->expression, run->report.passed ? tr("PASSED") : tr("FAILED"),
+                                    o.masked ? tr("masked") : tr("non-masked"))
+                               .arg(o.eps)
+                               .arg(o.atol)
+                               .arg(o.rtol));
+        m_verdict->setStyleSheet(run->report.passed ? QStringLiteral("color: #1b5e20") : QStringLiteral("color: #b00020"));
+    }
+    showInput();
+}
+
+void GradcheckPanel::showInput()
+{
+    m_findings->clear();
+    const auto &run = m_document->gradcheckRun();
+    const int index = m_input->currentIndex();
+    if (!run || index < 0) {
+        for (auto *view : {m_numerical, m_analytical, m_difference})
+            view->showMessage(tr("No check yet"));
+        return;
+    }
+    const auto &j = run->report.inputs[static_cast<std::size_t>(index)];
+    std::vector<double> difference(j.numerical.size());
+    for (std::size_t i = 0; i < difference.size(); ++i)
+        difference[i] = j.analytical[i] - j.numerical[i];
+    m_numerical->showMatrix(tr("numerical"), matrix(j.rows, j.cols, j.numerical));
+    m_analytical->showMatrix(tr("analytical"), matrix(j.rows, j.cols, j.analytical));
+    m_difference->showMatrix(tr("analytical − numerical"), matrix(j.rows, j.cols, std::move(difference)));
+    m_findings->addItem(tr("%1 %2: Jacobian %3 x %4 (rows: input elements, columns: output elements), max |diff| %5, %6 mismatching")
+                            .arg(QString::fromStdString(j.name), QString::fromStdString(core::shapeToString(j.shape)))
+                            .arg(j.rows)
+                            .arg(j.cols)
+                            .arg(j.maxAbsDiff, 0, 'g', 4)
+                            .arg(j.mismatches.size()));
+    for (const auto &use : j.uses)
+        m_findings->addItem(tr("use: %1").arg(QString::fromStdString(use)));
+    for (const auto &explanation : j.explanations)
+        m_findings->addItem(QString::fromStdString(explanation));
+    constexpr std::size_t kListed = 100;
+    for (std::size_t k = 0; k < std::min(j.mismatches.size(), kListed); ++k) {
+        const auto [row, col] = j.mismatches[k];
+        const auto at = static_cast<std::size_t>(row * j.cols + col);
+        m_findings->addItem(tr("row %1 (%2), column %3: numerical %4, analytical %5")
+                                .arg(row)
+                                .arg(j.rows == 1 && j.cols == 1 ? tr("projection") : elementName(j.name, row, j.shape))
+                                .arg(col)
+                                .arg(j.numerical[at], 0, 'g', 6)
+                                .arg(j.analytical[at], 0, 'g', 6));
+    }
+    if (j.mismatches.size() > kListed)
+        m_findings->addItem(tr("… and %1 more").arg(j.mismatches.size() - kListed));
+}
+
+} // namespace sparsity::ui
