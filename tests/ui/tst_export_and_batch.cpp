@@ -7,6 +7,7 @@
 #include "core/pipeline/batch_recipe.h"
 #include "core/tensor/tensor_ops.h"
 #include "ui/document/tensor_document.h"
+#include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
 
@@ -42,7 +43,7 @@ const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
 QList<QVariant> exportAndWait(ui::MainWindow &window, const QString &output)
 {
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
-    if (!window.startExport(output) || !finished.wait(60000))
+    if (!window.documentJobs()->startExport(output) || !finished.wait(60000))
         return {};
     return finished.takeFirst();
 }
@@ -131,7 +132,7 @@ void TestExportAndBatch::cancelledExportWritesNothing()
 
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     const QString output = dir.filePath(QStringLiteral("cancelled.h5"));
-    QVERIFY(window.startExport(output));
+    QVERIFY(window.documentJobs()->startExport(output));
     window.jobs()->cancel();   // before the first dataset: the core stops at its first checkpoint
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().at(0).toBool(), false);

@@ -4,6 +4,7 @@
 // masked both fail, each with its reason listed; undo takes the result back.
 #include "core/io/h5_writer.h"
 #include "ui/document/tensor_document.h"
+#include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/panels/gradcheck_panel.h"
@@ -99,7 +100,7 @@ void TestGradcheckPanel::instructiveCaseEqualsTheCli()
     panel->findChild<QCheckBox *>(QStringLiteral("gradcheck.masked"))->setChecked(masked);
 
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
-    QVERIFY(window.runGradcheck(panel->request()));
+    QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
     QVERIFY(finished.wait(60000));
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
     const auto run = window.document()->gradcheckRun();

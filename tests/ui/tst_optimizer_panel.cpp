@@ -5,6 +5,7 @@
 #include "core/io/h5_reader.h"
 #include "core/tensor/tensor_ops.h"
 #include "ui/document/tensor_document.h"
+#include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/divergence_model.h"
@@ -62,7 +63,7 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
     QVERIFY(gradients->count() >= 2);   // the file's elements are offered
 
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
-    QVERIFY(window.runOptimizer(adamRequest()));
+    QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
     QVERIFY(finished.wait(60000));
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
     const auto run = window.document()->optimizerRun();
@@ -139,7 +140,7 @@ void TestOptimizerPanel::refusalGoesToIssues()
     auto request = adamRequest();
     request.hyperparameters.weightDecay = 0.01;   // torch's SparseAdam refuses weight decay
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
-    QVERIFY(window.runOptimizer(request));
+    QVERIFY(window.documentJobs()->runOptimizer(request));
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().at(0).toBool(), false);
     QVERIFY(!window.document()->optimizerRun());

@@ -2,13 +2,11 @@
 
 #include "core/device/device.h"
 #include "core/io/h5_reader.h"
-#include "core/optim/semantics_comparison.h"
-#include "core/pipeline/batch_run.h"
-#include "core/pipeline/gradcheck_file.h"
 #include "core/util/errors.h"
 #include "ui/dialogs/export_dialog.h"
 #include "ui/document/document_recipe.h"
 #include "ui/document/tensor_document.h"
+#include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
 #include "ui/models/h5_browser_model.h"
@@ -93,7 +91,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     optimizerDock->setObjectName(QStringLiteral("OptimizerDock"));
     optimizerDock->setWidget(m_optimizer);
     tabifyDockWidget(sparsifierDock, optimizerDock);
-    connect(m_optimizer, &OptimizerPanel::runRequested, this, &MainWindow::runOptimizer);
+    connect(m_optimizer, &OptimizerPanel::runRequested, this, [this](const OptimizerRequest &r) { m_documentJobs->runOptimizer(r); });
 
     m_gradcheck = new GradcheckPanel(m_document);
     auto *gradcheckDock = new QDockWidget(tr("Gradcheck"), this);
@@ -101,7 +99,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     gradcheckDock->setWidget(m_gradcheck);
     tabifyDockWidget(optimizerDock, gradcheckDock);
     sparsifierDock->raise();
-    connect(m_gradcheck, &GradcheckPanel::runRequested, this, &MainWindow::runGradcheck);
+    connect(m_gradcheck, &GradcheckPanel::runRequested, this, [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
     connect(m_document, &TensorDocument::tensorChanged, this, [this] {
         const auto elements = elementsOfDocumentFile();
         m_optimizer->setElements(elements);
@@ -119,6 +117,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     m_jobs = new JobRunner(this);
     connect(m_jobs, &JobRunner::finished, this, &MainWindow::runDeferred);
+    m_documentJobs = new DocumentJobs(m_document, m_jobs, this);
+    connect(m_documentJobs, &DocumentJobs::issue, this, &MainWindow::addIssue);
+    connect(m_documentJobs, &DocumentJobs::status, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
     statusBar()->addPermanentWidget(new JobsWidget(m_jobs));
 
     createActions();
@@ -310,93 +311,6 @@ QStringList MainWindow::elementsOfDocumentFile() const
     return elements;
 }
 
-bool MainWindow::startExport(const QString &output)
-{
-    const QString input = m_document->source().filePath;
-    if (input.isEmpty()) {
-        addIssue(tr("Export: open a file and select a tensor first"));
-        return false;
-    }
-    core::BatchRecipe recipe;
-    try {
-        recipe = documentRecipe(*m_document, input, output);
-    } catch (const core::Error &error) {
-        addIssue(tr("Export: %1").arg(QString::fromStdString(error.what())));
-        return false;
-    }
-    const core::BatchJob job{input.toStdString(), output.toStdString()};
-    const bool started = m_jobs->start(tr("export %1").arg(QFileInfo(output).fileName()),
-                                       [recipe, job](const core::ProgressCallback &progress) -> JobRunner::Continuation {
-        const auto report = core::runBatchJob(recipe, job, progress);
-        if (!report.ok)
-            throw core::InputError(report.error);
-        return {};
-    });
-    if (!started) {
-        addIssue(tr("Export: another job is running (%1)").arg(m_jobs->title()));
-        return false;
-    }
-    connect(m_jobs, &JobRunner::finished, this, [this, output](bool succeeded, bool cancelled, const QString &error) {
-        if (succeeded)
-            statusBar()->showMessage(tr("Exported %1").arg(output), 8000);
-        else if (cancelled)
-            statusBar()->showMessage(tr("Export cancelled; nothing was written"), 8000);
-        else
-            addIssue(error);
-    }, Qt::SingleShotConnection);
-    return true;
-}
-
-bool MainWindow::runOptimizer(const OptimizerRequest &request)
-{
-    const auto fail = [this](const QString &why) {
-        addIssue(tr("Optimizer: %1").arg(why));
-        return false;
-    };
-    if (m_jobs->isRunning())
-        return fail(tr("another job is running (%1)").arg(m_jobs->title()));
-    const auto &source = m_document->source();
-    if (source.filePath.isEmpty())
-        return fail(tr("select the parameter tensor in the Files panel first"));
-    if (!m_document->values().shape.empty() && m_document->totalRows() > m_document->values().shape[0])
-        return fail(tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath));
-    if (request.gradients.isEmpty())
-        return fail(tr("check at least one gradient (one step each)"));
-    std::vector<core::NamedGradient> gradients;
-    std::optional<core::Tensor> mask;
-    try {
-        const auto file = core::H5File::openRead(source.filePath.toStdString());
-        for (const auto &path : request.gradients)
-            gradients.push_back({file.where(path.toStdString()), core::readTensor(file, path.toStdString())});
-        if (!request.mask.isEmpty())
-            mask = core::readTensor(file, request.mask.toStdString());
-    } catch (const core::Error &error) {
-        return fail(QString::fromStdString(error.what()));
-    }
-    QStringList semantics;
-    for (const auto s : request.semantics)
-        semantics << QString::fromUtf8(core::semanticsName(s).data());
-    auto run = std::make_shared<OptimizerRun>();
-    run->description = tr("%1 (%2) lr %3 on %4, %5 step(s): %6; %7")
-                           .arg(QString::fromUtf8(core::optimizerName(request.kind).data()),
-                                QString::fromUtf8(core::ruleName(request.rule).data()))
-                           .arg(request.hyperparameters.lr.value_or(0.0))
-                           .arg(source.elementPath)
-                           .arg(request.gradients.size())
-                           .arg(request.gradients.join(QStringLiteral(", ")), semantics.join(QStringLiteral(" | ")));
-    const bool started = m_jobs->start(tr("optimizer steps"), [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
-                                                               param = m_document->tensor()](const core::ProgressCallback &progress) {
-        run->comparison = core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
-                                                 request.hyperparameters, request.semantics, progress);
-        return JobRunner::Continuation([this, run] { m_document->changeOptimizerRun(run); });
-    });
-    connect(m_jobs, &JobRunner::finished, this, [this](bool, bool, const QString &error) {
-        if (!error.isEmpty())
-            addIssue(tr("Optimizer: %1").arg(error));
-    }, Qt::SingleShotConnection);
-    return started;
-}
-
 Workspace MainWindow::workspace() const
 {
     Workspace w;
@@ -453,36 +367,6 @@ bool MainWindow::openWorkspace(const QString &path)
     return complete;
 }
 
-bool MainWindow::runGradcheck(const GradcheckPanelRequest &request)
-{
-    const auto fail = [this](const QString &why) {
-        addIssue(tr("Gradcheck: %1").arg(why));
-        return false;
-    };
-    if (m_jobs->isRunning())
-        return fail(tr("another job is running (%1)").arg(m_jobs->title()));
-    const QString file = m_document->source().filePath;
-    if (file.isEmpty())
-        return fail(tr("open a file and select a tensor first"));
-    auto run = std::make_shared<GradcheckRun>();
-    run->expression = request.expression;
-    core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
-    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) {
-        run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), file, it.value());
-        check.inputs.push_back(run->inputs.back().toStdString());
-    }
-    const bool started = m_jobs->start(tr("gradcheck"), [this, run, check](const core::ProgressCallback &) {
-        core::ValidationReport notes;
-        run->report = core::gradcheckFile(check, notes).check;
-        return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
-    });
-    connect(m_jobs, &JobRunner::finished, this, [this](bool, bool, const QString &error) {
-        if (!error.isEmpty())
-            addIssue(tr("Gradcheck: %1").arg(error));
-    }, Qt::SingleShotConnection);
-    return started;
-}
-
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 {
     if (m_document->source().filePath.isEmpty()) {
@@ -513,7 +397,7 @@ void MainWindow::exportWithDialog()
     if (dialog.exec() != QDialog::Accepted)
         return;
     m_document->changeExportSettings(dialog.settings());
-    startExport(dialog.outputPath());
+    m_documentJobs->startExport(dialog.outputPath());
 }
 
 void MainWindow::saveBatchWithDialog()

@@ -18,10 +18,9 @@ class H5BrowserModel;
 class HistogramView;
 class InspectorPanel;
 class OptimizerPanel;
-struct OptimizerRequest;
-struct GradcheckPanelRequest;
 class GradcheckPanel;
 struct Workspace;
+class DocumentJobs;
 class JobRunner;
 class SparsifierPanel;
 class TensorDocument;
@@ -47,17 +46,6 @@ public:
     bool saveWorkspaceTo(const QString &path);
     bool openWorkspace(const QString &path);
 
-    // Runs the document's recipe on its file into `output` as a background job (Export).
-    // False when no job could start (no tensor or recipe, a job already running); the
-    // reason goes to the Issues dock.
-    bool startExport(const QString &output);
-    // Runs the Optimizer panel's request on the document's tensor as a background job; the
-    // result goes to the document. False (reason in the Issues dock) when it cannot start.
-    bool runOptimizer(const OptimizerRequest &request);
-    // Runs the Gradcheck panel's request (as `sparsity gradcheck` on the document's file) as a
-    // background job; the report goes to the document. False (reason in the Issues dock)
-    // when it cannot start.
-    bool runGradcheck(const GradcheckPanelRequest &request);
     // Writes the document's recipe as BATCH.json (Save as batch); `outputPattern` is relative
     // to the batch file's folder. False with the reason in the Issues dock.
     bool saveBatch(const QString &path, const QString &outputPattern);
@@ -68,6 +56,8 @@ public:
     OptimizerPanel *optimizerPanel() const { return m_optimizer; }
     GradcheckPanel *gradcheckPanel() const { return m_gradcheck; }
     JobRunner *jobs() const { return m_jobs; }
+    // Export, optimizer runs and gradchecks; their problems go to the Issues dock.
+    DocumentJobs *documentJobs() const { return m_documentJobs; }
     TensorPreview *preview() const { return m_preview; }
     HistogramView *histogram() const { return m_histogram; }
     TensorDocument *document() const { return m_document; }
@@ -102,6 +92,7 @@ private:
     OptimizerPanel *m_optimizer = nullptr;
     GradcheckPanel *m_gradcheck = nullptr;
     JobRunner *m_jobs = nullptr;
+    DocumentJobs *m_documentJobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
     std::vector<std::function<void()>> m_deferred;

@@ -1,6 +1,7 @@
 #include "ui/views/histogram_view.h"
 
 #include "ui/document/tensor_document.h"
+#include "ui/views/chart_setup.h"
 
 #include <QAreaSeries>
 #include <QLineSeries>
@@ -20,10 +21,8 @@ constexpr int kBins = 64;
 
 HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChartView(parent), m_document(document)
 {
-    setRenderHint(QPainter::Antialiasing);
     setMinimumSize(240, 160);
     auto *chart = new QChart;
-    chart->legend()->hide();
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_counts = new QLineSeries(chart);
     m_area = new QAreaSeries(m_counts);
@@ -41,20 +40,7 @@ HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChart
     chart->addSeries(m_selectedArea);
     chart->addSeries(m_lower);
     chart->addSeries(m_upper);
-    m_axisX = new QValueAxis(chart);
-    m_axisX->setTitleText(tr("value"));
-    m_axisY = new QValueAxis(chart);
-    m_axisY->setTitleText(tr("log₁₀(count + 1)"));
-    chart->addAxis(m_axisX, Qt::AlignBottom);
-    chart->addAxis(m_axisY, Qt::AlignLeft);
-    for (QAbstractSeries *series : chart->series()) {
-        series->attachAxis(m_axisX);
-        series->attachAxis(m_axisY);
-    }
-    // QChartView starts with a default chart and setChart() releases, not deletes, the old one.
-    QChart *defaultChart = this->chart();
-    setChart(chart);
-    delete defaultChart;
+    std::tie(m_axisX, m_axisY) = installChart(this, chart, tr("value"), tr("log₁₀(count + 1)"));
     connect(document, &TensorDocument::tensorChanged, this, &HistogramView::rebuildHistogram);
     connect(document, &TensorDocument::sparsifierChanged, this, &HistogramView::updateThreshold);
     connect(document, &TensorDocument::selectionChanged, this, &HistogramView::updateSelection);

@@ -1,6 +1,7 @@
 #include "ui/views/schedule_chart.h"
 
 #include "core/sparsify/scheduler.h"
+#include "ui/views/chart_setup.h"
 
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -10,10 +11,8 @@ namespace sparsity::ui {
 
 ScheduleChart::ScheduleChart(QWidget *parent) : QChartView(parent)
 {
-    setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(140);
     auto *chart = new QChart;
-    chart->legend()->hide();
     chart->setMargins(QMargins(2, 2, 2, 2));
     m_curve = new QLineSeries(chart);
     m_curve->setPen(QPen(QColor(69, 90, 100), 2));
@@ -22,22 +21,9 @@ ScheduleChart::ScheduleChart(QWidget *parent) : QChartView(parent)
     m_marker->setColor(QColor(245, 166, 35));
     chart->addSeries(m_curve);
     chart->addSeries(m_marker);
-    m_axisX = new QValueAxis(chart);
-    m_axisX->setTitleText(tr("step"));
+    std::tie(m_axisX, m_axisY) = installChart(this, chart, tr("step"), tr("level"));
     m_axisX->setLabelFormat(QStringLiteral("%d"));
-    m_axisY = new QValueAxis(chart);
-    m_axisY->setTitleText(tr("level"));
     m_axisY->setRange(0.0, 1.0);
-    chart->addAxis(m_axisX, Qt::AlignBottom);
-    chart->addAxis(m_axisY, Qt::AlignLeft);
-    for (QAbstractSeries *series : chart->series()) {
-        series->attachAxis(m_axisX);
-        series->attachAxis(m_axisY);
-    }
-    // QChartView starts with a default chart and setChart() releases, not deletes, the old one.
-    QChart *defaultChart = this->chart();
-    setChart(chart);
-    delete defaultChart;
 }
 
 double ScheduleChart::setSchedule(const QString &spec, int lastStep, int atStep)

@@ -1,0 +1,126 @@
+#include "ui/jobs/document_jobs.h"
+
+#include "core/io/h5_reader.h"
+#include "core/optim/semantics_comparison.h"
+#include "core/pipeline/batch_run.h"
+#include "core/pipeline/gradcheck_file.h"
+#include "core/util/errors.h"
+#include "ui/document/document_recipe.h"
+#include "ui/document/tensor_document.h"
+#include "ui/panels/gradcheck_panel.h"
+#include "ui/panels/optimizer_panel.h"
+
+#include <QFileInfo>
+
+namespace sparsity::ui {
+
+DocumentJobs::DocumentJobs(TensorDocument *document, JobRunner *runner, QObject *parent)
+    : QObject(parent), m_document(document), m_runner(runner)
+{
+}
+
+bool DocumentJobs::refuse(const QString &what, const QString &why)
+{
+    emit issue(QStringLiteral("%1: %2").arg(what, why));
+    return false;
+}
+
+bool DocumentJobs::launch(const QString &what, const QString &title, JobRunner::Work work)
+{
+    if (!m_runner->start(title, std::move(work)))
+        return refuse(what, tr("another job is running (%1)").arg(m_runner->title()));
+    connect(m_runner, &JobRunner::finished, this, [this, what](bool, bool cancelled, const QString &error) {
+        if (cancelled)
+            emit status(tr("%1 cancelled; nothing changed").arg(what));
+        else if (!error.isEmpty())
+            emit issue(QStringLiteral("%1: %2").arg(what, error));
+    }, Qt::SingleShotConnection);
+    return true;
+}
+
+bool DocumentJobs::startExport(const QString &output)
+{
+    const QString what = tr("Export");
+    const QString input = m_document->source().filePath;
+    if (input.isEmpty())
+        return refuse(what, tr("open a file and select a tensor first"));
+    core::BatchRecipe recipe;
+    try {
+        recipe = documentRecipe(*m_document, input, output);
+    } catch (const core::Error &error) {
+        return refuse(what, QString::fromStdString(error.what()));
+    }
+    const core::BatchJob job{input.toStdString(), output.toStdString()};
+    return launch(what, tr("export %1").arg(QFileInfo(output).fileName()), [this, recipe, job, output](const core::ProgressCallback &progress) {
+        const auto report = core::runBatchJob(recipe, job, progress);
+        if (!report.ok)
+            throw core::InputError(report.error);
+        return JobRunner::Continuation([this, output] { emit status(tr("Exported %1").arg(output)); });
+    });
+}
+
+bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
+{
+    const QString what = tr("Optimizer");
+    const auto &source = m_document->source();
+    if (source.filePath.isEmpty())
+        return refuse(what, tr("select the parameter tensor in the Files panel first"));
+    if (!m_document->values().shape.empty() && m_document->totalRows() > m_document->values().shape[0])
+        return refuse(what, tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath));
+    if (request.gradients.isEmpty())
+        return refuse(what, tr("check at least one gradient (one step each)"));
+    if (m_runner->isRunning())   // the inputs are read here, on the GUI thread
+        return refuse(what, tr("another job is running (%1)").arg(m_runner->title()));
+    std::vector<core::NamedGradient> gradients;
+    std::optional<core::Tensor> mask;
+    try {
+        const auto file = core::H5File::openRead(source.filePath.toStdString());
+        for (const auto &path : request.gradients)
+            gradients.push_back({file.where(path.toStdString()), core::readTensor(file, path.toStdString())});
+        if (!request.mask.isEmpty())
+            mask = core::readTensor(file, request.mask.toStdString());
+    } catch (const core::Error &error) {
+        return refuse(what, QString::fromStdString(error.what()));
+    }
+    QStringList semantics;
+    for (const auto s : request.semantics)
+        semantics << QString::fromUtf8(core::semanticsName(s).data());
+    auto run = std::make_shared<OptimizerRun>();
+    run->description = tr("%1 (%2) lr %3 on %4, %5 step(s): %6; %7")
+                           .arg(QString::fromUtf8(core::optimizerName(request.kind).data()),
+                                QString::fromUtf8(core::ruleName(request.rule).data()))
+                           .arg(request.hyperparameters.lr.value_or(0.0))
+                           .arg(source.elementPath)
+                           .arg(request.gradients.size())
+                           .arg(request.gradients.join(QStringLiteral(", ")), semantics.join(QStringLiteral(" | ")));
+    return launch(what, tr("optimizer steps"),
+                  [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
+                   param = m_document->tensor()](const core::ProgressCallback &progress) {
+                      run->comparison = core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
+                                                               request.hyperparameters, request.semantics, progress);
+                      return JobRunner::Continuation([this, run] { m_document->changeOptimizerRun(run); });
+                  });
+}
+
+bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
+{
+    const QString what = tr("Gradcheck");
+    const QString file = m_document->source().filePath;
+    if (file.isEmpty())
+        return refuse(what, tr("open a file and select a tensor first"));
+    auto run = std::make_shared<GradcheckRun>();
+    run->expression = request.expression;
+    core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
+    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) {
+        run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), file, it.value());
+        check.inputs.push_back(run->inputs.back().toStdString());
+    }
+    // core::gradcheck has no progress checkpoints: Cancel takes effect when it returns.
+    return launch(what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &) {
+        core::ValidationReport notes;
+        run->report = core::gradcheckFile(check, notes).check;
+        return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
+    });
+}
+
+} // namespace sparsity::ui
