@@ -8,6 +8,7 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <QWheelEvent>
 
 #include <cmath>
 
@@ -25,6 +26,7 @@ private slots:
     void histogramValueRangeReachesHeatmap();
     void hoverShowsTheElement();
     void clickOutsideClears();
+    void zoomAndPanKeepTheMapping();
 
 private:
     void drag(QWidget *widget, QPoint from, QPoint to, Qt::KeyboardModifiers modifiers = {});
@@ -174,6 +176,34 @@ void TestLinkedSelection::clickOutsideClears()
     QTest::mouseClick(m_preview, Qt::LeftButton, {}, QPoint(m_preview->width() - 2, m_preview->height() - 2));
     QCOMPARE(m_document->selectedCount(), 0);
     QVERIFY(m_histogram->selectedPoints().isEmpty());
+}
+
+void TestLinkedSelection::zoomAndPanKeepTheMapping()
+{
+    // A wheel notch in at element [6, 4] keeps it under the mouse and shows fewer elements.
+    const QPoint at = m_preview->positionOf(6, 4);
+    QWheelEvent wheel(at, m_preview->mapToGlobal(at), {}, QPoint(0, 480), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(m_preview, &wheel);
+    QVERIFY(m_preview->view().width() < 6.0 && m_preview->view().height() < 8.0);
+    QCOMPARE(m_preview->elementAt(at).value(), QPoint(4, 6));
+    // Selecting while zoomed selects the elements under the mouse.
+    drag(m_preview, m_preview->positionOf(5, 3), m_preview->positionOf(6, 4));
+    QCOMPARE(m_document->selection().row0, 5);
+    QCOMPARE(m_document->selection().col1, 4);
+    QCOMPARE(m_document->selectedCount(), 4);
+    // A right-button drag pans; the view never leaves the grid.
+    const QRectF before = m_preview->view();
+    QTest::mousePress(m_preview, Qt::RightButton, {}, at);
+    const QPoint to = at + QPoint(40, 40);
+    QMouseEvent move(QEvent::MouseMove, to, m_preview->mapToGlobal(to), Qt::NoButton, Qt::RightButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(m_preview, &move);
+    QTest::mouseRelease(m_preview, Qt::RightButton, {}, to);
+    QVERIFY(m_preview->view().x() < before.x() || m_preview->view().x() == 0.0);
+    QVERIFY(m_preview->view().x() >= 0.0 && m_preview->view().y() >= 0.0);
+    QCOMPARE(m_document->selectedCount(), 4);   // panning does not select
+    // Home shows everything again.
+    QTest::keyClick(m_preview, Qt::Key_Home);
+    QCOMPARE(m_preview->view(), QRectF(0, 0, 6, 8));
 }
 
 QTEST_MAIN(TestLinkedSelection)

@@ -3,7 +3,12 @@
 #include "ui/document/tensor_document.h"
 #include "ui/views/colour_legend.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
 #include <QPainter>
 
 namespace sparsity::ui {
@@ -16,6 +21,7 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
     connect(document, &TensorDocument::sparsifierChanged, this, &TensorPreview::render);
     connect(document, &TensorDocument::selectionChanged, this, &TensorPreview::renderSelection);
     setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
     showMessage(tr("Select a tensor in the Files panel to preview it."));
 }
 
@@ -24,7 +30,10 @@ void TensorPreview::render()
     if (!m_document->hasTensor())
         return;
     const auto &values = m_document->values();
+    const QSize before = m_heatmap.image.size();
     m_heatmap = renderHeatmap(values, m_document->specified(), m_document->hasPreview() ? &m_document->pruned() : nullptr);
+    if (m_heatmap.image.size() != before)
+        resetView();
     m_title = m_document->title();
     if (!values.shape.empty() && m_document->totalRows() > values.shape[0])
         m_title += tr("  (first %1 of %2 rows)").arg(values.shape[0]).arg(m_document->totalRows());
@@ -64,18 +73,73 @@ std::optional<QPoint> TensorPreview::elementAt(const QPoint &position) const
     const QRect area = imageArea();
     if (m_heatmap.image.isNull() || !area.contains(position))
         return std::nullopt;
-    const int col = (position.x() - area.left()) * m_heatmap.image.width() / std::max(area.width(), 1);
-    const int row = (position.y() - area.top()) * m_heatmap.image.height() / std::max(area.height(), 1);
-    return QPoint(std::min(col, m_heatmap.image.width() - 1), std::min(row, m_heatmap.image.height() - 1));
+    const QPointF at = viewPointAt(position);
+    const int col = static_cast<int>(std::floor(at.x())), row = static_cast<int>(std::floor(at.y()));
+    return QPoint(std::clamp(col, 0, m_heatmap.image.width() - 1), std::clamp(row, 0, m_heatmap.image.height() - 1));
 }
 
 QPoint TensorPreview::positionOf(std::int64_t row, std::int64_t col) const
 {
     const QRect area = imageArea();
-    const double w = static_cast<double>(area.width()) / std::max(m_heatmap.image.width(), 1);
-    const double h = static_cast<double>(area.height()) / std::max(m_heatmap.image.height(), 1);
-    return QPoint(area.left() + static_cast<int>((static_cast<double>(col) + 0.5) * w),
-                  area.top() + static_cast<int>((static_cast<double>(row) + 0.5) * h));
+    const double w = static_cast<double>(area.width()) / m_view.width();
+    const double h = static_cast<double>(area.height()) / m_view.height();
+    return QPoint(area.left() + static_cast<int>((static_cast<double>(col) + 0.5 - m_view.x()) * w),
+                  area.top() + static_cast<int>((static_cast<double>(row) + 0.5 - m_view.y()) * h));
+}
+
+QPointF TensorPreview::viewPointAt(const QPoint &position) const
+{
+    const QRect area = imageArea();
+    return {m_view.x() + (position.x() - area.left()) * m_view.width() / std::max(area.width(), 1),
+            m_view.y() + (position.y() - area.top()) * m_view.height() / std::max(area.height(), 1)};
+}
+
+void TensorPreview::resetView()
+{
+    m_view = QRectF(QPointF(0, 0), QSizeF(m_heatmap.image.size()));
+    update();
+}
+
+void TensorPreview::setView(const QRectF &view)
+{
+    // At least one element across, at most the whole image, and never outside it.
+    const QSizeF full(m_heatmap.image.size());
+    QSizeF size(std::clamp(view.width(), std::min(1.0, full.width()), full.width()),
+                std::clamp(view.height(), std::min(1.0, full.height()), full.height()));
+    const QPointF topLeft(std::clamp(view.x(), 0.0, full.width() - size.width()), std::clamp(view.y(), 0.0, full.height() - size.height()));
+    m_view = QRectF(topLeft, size);
+    update();
+}
+
+void TensorPreview::zoomAt(const QPoint &position, double factor)
+{
+    // The element under the mouse stays under it.
+    const QPointF anchor = viewPointAt(position);
+    const double scale = 1.0 / factor;
+    setView(QRectF(anchor.x() - (anchor.x() - m_view.x()) * scale, anchor.y() - (anchor.y() - m_view.y()) * scale,
+                   m_view.width() * scale, m_view.height() * scale));
+}
+
+void TensorPreview::wheelEvent(QWheelEvent *event)
+{
+    if (m_heatmap.image.isNull())
+        return;
+    zoomAt(event->position().toPoint(), std::pow(2.0, event->angleDelta().y() / 240.0));   // a notch: x1.33
+    event->accept();
+}
+
+void TensorPreview::keyPressEvent(QKeyEvent *event)
+{
+    const QPoint centre = imageArea().center();
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomAt(centre, 2.0); break;
+    case Qt::Key_Minus: zoomAt(centre, 0.5); break;
+    case Qt::Key_Home:
+    case Qt::Key_0: resetView(); break;
+    default: QWidget::keyPressEvent(event); return;
+    }
+    event->accept();
 }
 
 void TensorPreview::selectTo(const QPoint &element, bool wholeRows)
@@ -87,6 +151,10 @@ void TensorPreview::selectTo(const QPoint &element, bool wholeRows)
 
 void TensorPreview::mousePressEvent(QMouseEvent *event)
 {
+    if (event->button() == Qt::MiddleButton || event->button() == Qt::RightButton) {
+        m_panFrom = event->position();
+        return;
+    }
     if (event->button() != Qt::LeftButton)
         return QWidget::mousePressEvent(event);
     const auto element = elementAt(event->position().toPoint());
@@ -100,6 +168,14 @@ void TensorPreview::mousePressEvent(QMouseEvent *event)
 
 void TensorPreview::mouseMoveEvent(QMouseEvent *event)
 {
+    if (m_panFrom && (event->buttons() & (Qt::MiddleButton | Qt::RightButton))) {
+        const QRect area = imageArea();
+        const QPointF delta = event->position() - *m_panFrom;
+        m_panFrom = event->position();
+        setView(m_view.translated(-delta.x() * m_view.width() / std::max(area.width(), 1),
+                                  -delta.y() * m_view.height() / std::max(area.height(), 1)));
+        return;
+    }
     const auto element = elementAt(event->position().toPoint());
     m_document->setHover(element ? std::optional<std::int64_t>(static_cast<std::int64_t>(element->y()) * m_heatmap.image.width() + element->x())
                                  : std::nullopt);
@@ -110,6 +186,7 @@ void TensorPreview::mouseMoveEvent(QMouseEvent *event)
 void TensorPreview::mouseReleaseEvent(QMouseEvent *event)
 {
     m_anchor.reset();
+    m_panFrom.reset();
     QWidget::mouseReleaseEvent(event);
 }
 
@@ -138,14 +215,21 @@ void TensorPreview::paintEvent(QPaintEvent *)
     }
     const int margin = 8;
     const int titleHeight = fontMetrics().height() + margin;
-    painter.drawText(QRect(margin, margin / 2, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
+    QString title = m_title;
+    if (m_view.size() != QSizeF(m_heatmap.image.size()))
+        title += tr("  — rows %1–%2, columns %3–%4")
+                     .arg(static_cast<qint64>(m_view.top()))
+                     .arg(static_cast<qint64>(std::ceil(m_view.bottom())) - 1)
+                     .arg(static_cast<qint64>(m_view.left()))
+                     .arg(static_cast<qint64>(std::ceil(m_view.right())) - 1);
+    painter.drawText(QRect(margin, margin / 2, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, title);
     const QRect area = imageArea();
     // Tables are drawn filling the area (matplotlib's aspect="auto"); nearest-neighbour
     // scaling keeps single elements crisp.
     const QRect target = area;
-    painter.drawImage(target, m_heatmap.image);
+    painter.drawImage(target, m_heatmap.image, m_view);
     if (!m_selectionWash.isNull())
-        painter.drawImage(target, m_selectionWash);
+        painter.drawImage(target, m_selectionWash, m_view);
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(target.adjusted(0, 0, -1, -1));
 

@@ -3,7 +3,8 @@
 // with a title line and a colour legend; elements the sparsifier preview prunes are drawn
 // dark, unselected elements are washed out while a selection exists. The mouse hovers
 // elements (the Inspector shows them) and selects: drag for a rectangle of elements,
-// Shift+drag for whole rows, a click outside the image clears. It repaints on the
+// Shift+drag for whole rows, a click outside the image clears. The wheel zooms about the
+// mouse, a right or middle drag pans, + and - zoom, Home shows everything. It repaints on the
 // document's signals and holds no data of its own beyond the rendered images.
 #include "ui/views/heatmap_image.h"
 
@@ -32,6 +33,10 @@ public:
     std::optional<QPoint> elementAt(const QPoint &position) const;
     // Where element [row, col] is drawn (its centre), for tests and tools.
     QPoint positionOf(std::int64_t row, std::int64_t col) const;
+    // The part of the element grid shown, in element units (x = column, y = row).
+    const QRectF &view() const { return m_view; }
+    void zoomAt(const QPoint &position, double factor);
+    void resetView();
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -39,12 +44,16 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
 
 private:
     void render();
     void renderSelection();
     QRect imageArea() const;
     void selectTo(const QPoint &element, bool wholeRows);
+    QPointF viewPointAt(const QPoint &position) const;
+    void setView(const QRectF &view);
 
     TensorDocument *m_document;
     QString m_title;
@@ -52,6 +61,8 @@ private:
     HeatmapImage m_heatmap;
     QImage m_selectionWash;
     std::optional<QPoint> m_anchor;   // (col, row) where the selecting drag started
+    std::optional<QPointF> m_panFrom; // where the panning drag is
+    QRectF m_view;                    // the shown part of the grid, in elements
 };
 
 } // namespace sparsity::ui
