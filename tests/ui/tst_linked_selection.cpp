@@ -4,9 +4,11 @@
 #include "ui/document/tensor_document.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/views/histogram_view.h"
+#include "ui/views/slice_bar.h"
 #include "ui/views/tensor_preview.h"
 
 #include <QSignalSpy>
+#include <QSlider>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -27,6 +29,7 @@ private slots:
     void hoverShowsTheElement();
     void clickOutsideClears();
     void zoomAndPanKeepTheMapping();
+    void slicesOfAnNdTensor();
 
 private:
     void drag(QWidget *widget, QPoint from, QPoint to, Qt::KeyboardModifiers modifiers = {});
@@ -204,6 +207,41 @@ void TestLinkedSelection::zoomAndPanKeepTheMapping()
     // Home shows everything again.
     QTest::keyClick(m_preview, Qt::Key_Home);
     QCOMPARE(m_preview->view(), QRectF(0, 0, 6, 8));
+}
+
+void TestLinkedSelection::slicesOfAnNdTensor()
+{
+    // A [3, 4, 5] tensor is seen as 4 x 5 slices; the slider chooses the leading index, and
+    // hover, selection and the Inspector speak of the slice shown.
+    core::DenseTensor<float> cube{{3, 4, 5}, {}};
+    for (int i = 0; i < 60; ++i)
+        cube.values.push_back(static_cast<float>(i));
+    m_document->setTensor(QStringLiteral("cube"), core::Tensor(core::Storage{cube}), 3);
+    ui::SliceBar bar(m_document);
+    QVERIFY(bar.slider(0) != nullptr);
+    QCOMPARE(bar.slider(0)->maximum(), 2);
+    QCOMPARE(m_preview->image().size(), QSize(5, 4));
+    QCOMPARE(QColor(m_preview->image().pixel(0, 0)), ui::divergingColour(0.0, 1.0));
+
+    bar.slider(0)->setValue(2);
+    QCOMPARE(m_document->slice(), std::vector<std::int64_t>{2});
+    QCOMPARE(m_document->gridOffset(), 40);
+    // Slice 2 holds 40 .. 59: its first element is not white any more.
+    QVERIFY(QColor(m_preview->image().pixel(0, 0)) != ui::divergingColour(0.0, 1.0));
+
+    QTest::mouseMove(m_preview, m_preview->positionOf(1, 3));
+    QCOMPARE(m_document->hover().value(), 40 + 1 * 5 + 3);
+    QVERIFY2(m_inspector->elementText().startsWith(QStringLiteral("[2, 1, 3] = 48")), qPrintable(m_inspector->elementText()));
+
+    drag(m_preview, m_preview->positionOf(0, 0), m_preview->positionOf(1, 1));
+    QCOMPARE(m_document->selectedCount(), 4);
+    QCOMPARE(m_document->selected()[40], std::uint8_t{1});
+    QCOMPARE(m_document->selected()[0], std::uint8_t{0});
+    QVERIFY2(m_inspector->selectionText().startsWith(QStringLiteral("4 elements: sum %1").arg(40 + 41 + 45 + 46)),
+             qPrintable(m_inspector->selectionText()));
+    // Another slice: a rectangle belongs to the slice it was drawn on.
+    bar.slider(0)->setValue(0);
+    QCOMPARE(m_document->selectedCount(), 0);
 }
 
 QTEST_MAIN(TestLinkedSelection)

@@ -67,13 +67,40 @@ TensorDocument::TensorDocument(QObject *parent) : QObject(parent) {}
 
 std::int64_t TensorDocument::gridRows() const
 {
-    return m_values.shape.size() >= 2 ? m_values.shape[0] : (hasTensor() ? 1 : 0);
+    const auto rank = m_values.shape.size();
+    if (rank >= 2)
+        return m_values.shape[rank - 2];
+    return hasTensor() ? 1 : 0;
 }
 
 std::int64_t TensorDocument::gridCols() const
 {
-    const auto rows = gridRows();
-    return rows > 0 ? static_cast<std::int64_t>(m_values.values.size()) / rows : 0;
+    const auto rank = m_values.shape.size();
+    if (rank >= 1)
+        return m_values.shape[rank - 1];
+    return hasTensor() ? 1 : 0;
+}
+
+std::int64_t TensorDocument::gridOffset() const
+{
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d < m_slice.size(); ++d)
+        offset = offset * m_values.shape[d] + m_slice[d];
+    return offset * gridRows() * gridCols();
+}
+
+void TensorDocument::setSlice(std::size_t dim, std::int64_t index)
+{
+    if (dim >= m_slice.size() || index < 0 || index >= m_values.shape[dim] || m_slice[dim] == index)
+        return;
+    m_slice[dim] = index;
+    m_hover.reset();
+    if (m_selection.kind == ElementSelection::Kind::Rectangle)
+        m_selection = {};   // a rectangle belongs to the slice it was drawn on
+    updateSelected();
+    emit sliceChanged();
+    emit selectionChanged();
+    emit hoverChanged();
 }
 
 void TensorDocument::setSelection(const ElementSelection &selection)
@@ -99,20 +126,21 @@ void TensorDocument::updateSelected()
     m_selectedCount = 0;
     if (m_selection.kind == ElementSelection::Kind::None || !hasTensor())
         return;
-    const auto rows = gridRows(), cols = gridCols();
-    m_selected.resize(m_values.values.size());
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t c = 0; c < cols; ++c) {
-            const auto k = static_cast<std::size_t>(r * cols + c);
-            const bool specified = !m_specified || (*m_specified)[k];
-            bool in = false;
-            if (m_selection.kind == ElementSelection::Kind::Rectangle)
-                in = r >= m_selection.row0 && r <= m_selection.row1 && c >= m_selection.col0 && c <= m_selection.col1;
-            else
-                in = specified && m_values.values[k] >= m_selection.lo && m_values.values[k] <= m_selection.hi;
-            m_selected[k] = in;
-            m_selectedCount += in;
-        }
+    m_selected.assign(m_values.values.size(), 0);
+    if (m_selection.kind == ElementSelection::Kind::Rectangle) {
+        const auto cols = gridCols(), offset = gridOffset();
+        for (auto r = std::max<std::int64_t>(m_selection.row0, 0); r <= std::min(m_selection.row1, gridRows() - 1); ++r)
+            for (auto c = std::max<std::int64_t>(m_selection.col0, 0); c <= std::min(m_selection.col1, cols - 1); ++c) {
+                m_selected[static_cast<std::size_t>(offset + r * cols + c)] = 1;
+                ++m_selectedCount;
+            }
+        return;
+    }
+    for (std::size_t k = 0; k < m_values.values.size(); ++k) {
+        const bool in = (!m_specified || (*m_specified)[k]) && m_values.values[k] >= m_selection.lo && m_values.values[k] <= m_selection.hi;
+        m_selected[k] = in;
+        m_selectedCount += in;
+    }
 }
 
 void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows, TensorSource source)
@@ -124,6 +152,7 @@ void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor,
     m_applications.clear();
     m_selection = {};
     m_hover.reset();
+    m_slice.assign(tensor.rank() > 2 ? static_cast<std::size_t>(tensor.rank() - 2) : 0, 0);
     setValues(tensor);
     emit applicationsChanged();
     emit selectionChanged();
@@ -142,6 +171,7 @@ void TensorDocument::clear()
     m_applications.clear();
     m_selection = {};
     m_hover.reset();
+    m_slice.clear();
     updatePruned();
     updateSelected();
     emit tensorChanged();

@@ -44,9 +44,9 @@ struct ExportSettings {
     bool operator==(const ExportSettings &) const = default;
 };
 
-// What is selected, in the loaded tensor's [rows x cols] element grid (a 1-d tensor is one
-// row; N-d ones flatten trailing dims, as the heatmap draws them). Rows are a rectangle
-// spanning every column; a value range selects the specified elements with lo <= x <= hi.
+// What is selected: a rectangle of the document's [rows x cols] grid (in the slice shown,
+// for N-d tensors; rows are a rectangle spanning every column), or a value range — the
+// specified elements with lo <= x <= hi anywhere in the tensor.
 struct ElementSelection {
     enum class Kind { None, Rectangle, ValueRange };
     Kind kind = Kind::None;
@@ -104,9 +104,15 @@ public:
     bool applySparsifier();
     const std::vector<SparsifierApplication> &applications() const { return m_applications; }
 
-    // The [rows x cols] grid the views draw the loaded tensor in.
+    // The [rows x cols] grid the views draw: a 2-d tensor as it is, a 1-d one as one row, and
+    // an N-d one (rank >= 3) as the 2-d slice over its last two dims at slice(), one index
+    // per leading dim. Choosing a slice is navigation, not an undoable change.
     std::int64_t gridRows() const;
     std::int64_t gridCols() const;
+    const std::vector<std::int64_t> &slice() const { return m_slice; }
+    void setSlice(std::size_t dim, std::int64_t index);
+    // Flat index of the grid's element [0, 0] in values().
+    std::int64_t gridOffset() const;
 
     // Selection and hover are view state shared by every view, not document content: they
     // are not undoable (Tiled keeps object selection out of the undo stack too).
@@ -148,6 +154,7 @@ signals:
     void applicationsChanged();
     void exportSettingsChanged();
     void selectionChanged();
+    void sliceChanged();
     void hoverChanged();
     void optimizerRunChanged();
     void gradcheckRunChanged();
@@ -170,6 +177,7 @@ private:
     ExportSettings m_exportSettings;
     std::shared_ptr<const OptimizerRun> m_optimizerRun;
     std::shared_ptr<const GradcheckRun> m_gradcheckRun;
+    std::vector<std::int64_t> m_slice;
     ElementSelection m_selection;
     core::Mask m_selected;
     std::int64_t m_selectedCount = 0;

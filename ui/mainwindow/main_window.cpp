@@ -15,6 +15,7 @@
 #include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
+#include "ui/views/slice_bar.h"
 #include "ui/workspace/workspace.h"
 #include "ui/views/tensor_preview.h"
 
@@ -35,6 +36,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTreeView>
+#include <QVBoxLayout>
 
 #include <utility>
 
@@ -113,7 +115,12 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
 
     m_preview = new TensorPreview(m_document);
-    setCentralWidget(m_preview);
+    auto *centre = new QWidget;
+    auto *centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->addWidget(m_preview, 1);
+    centreLayout->addWidget(new SliceBar(m_document));
+    setCentralWidget(centre);
 
     m_jobs = new JobRunner(this);
     connect(m_jobs, &JobRunner::finished, this, &MainWindow::runDeferred);

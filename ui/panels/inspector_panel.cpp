@@ -60,7 +60,7 @@ void InspectorPanel::showElement()
     std::optional<std::int64_t> element = m_document->hover();
     const auto &selection = m_document->selection();
     if (!element && m_document->selectedCount() == 1 && selection.kind == ElementSelection::Kind::Rectangle)
-        element = selection.row0 * m_document->gridCols() + selection.col0;
+        element = m_document->gridOffset() + selection.row0 * m_document->gridCols() + selection.col0;
     const auto &values = m_document->values();
     if (!element || *element < 0 || *element >= static_cast<std::int64_t>(values.values.size())) {
         for (auto *label : {m_coordinates, m_value, m_specified, m_preview})

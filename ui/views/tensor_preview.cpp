@@ -20,6 +20,7 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
     connect(document, &TensorDocument::tensorChanged, this, &TensorPreview::render);
     connect(document, &TensorDocument::sparsifierChanged, this, &TensorPreview::render);
     connect(document, &TensorDocument::selectionChanged, this, &TensorPreview::renderSelection);
+    connect(document, &TensorDocument::sliceChanged, this, &TensorPreview::render);
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     showMessage(tr("Select a tensor in the Files panel to preview it."));
@@ -31,12 +32,32 @@ void TensorPreview::render()
         return;
     const auto &values = m_document->values();
     const QSize before = m_heatmap.image.size();
-    m_heatmap = renderHeatmap(values, m_document->specified(), m_document->hasPreview() ? &m_document->pruned() : nullptr);
+    const core::Mask *pruned = m_document->hasPreview() ? &m_document->pruned() : nullptr;
+    if (m_document->slice().empty()) {
+        m_heatmap = renderHeatmap(values, m_document->specified(), pruned);
+    } else {
+        // An N-d tensor: the 2-d slice the document has chosen.
+        const auto offset = static_cast<std::ptrdiff_t>(m_document->gridOffset());
+        const auto count = static_cast<std::ptrdiff_t>(m_document->gridRows() * m_document->gridCols());
+        core::DenseTensor<double> grid{{m_document->gridRows(), m_document->gridCols()}, {}};
+        grid.values.assign(values.values.begin() + offset, values.values.begin() + offset + count);
+        const auto part = [&](const core::Mask *mask) {
+            return mask ? std::optional<core::Mask>(core::Mask(mask->begin() + offset, mask->begin() + offset + count)) : std::nullopt;
+        };
+        const auto specifiedPart = part(m_document->specified()), prunedPart = part(pruned);
+        m_heatmap = renderHeatmap(grid, specifiedPart ? &*specifiedPart : nullptr, prunedPart ? &*prunedPart : nullptr);
+    }
     if (m_heatmap.image.size() != before)
         resetView();
     m_title = m_document->title();
     if (!values.shape.empty() && m_document->totalRows() > values.shape[0])
         m_title += tr("  (first %1 of %2 rows)").arg(values.shape[0]).arg(m_document->totalRows());
+    if (!m_document->slice().empty()) {
+        QStringList at;
+        for (const auto index : m_document->slice())
+            at << QString::number(index);
+        m_title += QStringLiteral("  [%1, :, :]").arg(at.join(QStringLiteral(", ")));
+    }
     m_message.clear();
     renderSelection();
 }
@@ -49,10 +70,11 @@ void TensorPreview::renderSelection()
         // Unselected elements are washed towards white so the selection stands out in colour.
         m_selectionWash = QImage(m_heatmap.image.size(), QImage::Format_ARGB32);
         const int cols = m_heatmap.image.width();
+        const auto offset = static_cast<std::size_t>(m_document->gridOffset());
         for (int r = 0; r < m_selectionWash.height(); ++r) {
             auto *line = reinterpret_cast<QRgb *>(m_selectionWash.scanLine(r));
             for (int c = 0; c < cols; ++c)
-                line[c] = selected[static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)]
+                line[c] = selected[offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)]
                               ? qRgba(0, 0, 0, 0)
                               : qRgba(255, 255, 255, 170);
         }
@@ -177,7 +199,8 @@ void TensorPreview::mouseMoveEvent(QMouseEvent *event)
         return;
     }
     const auto element = elementAt(event->position().toPoint());
-    m_document->setHover(element ? std::optional<std::int64_t>(static_cast<std::int64_t>(element->y()) * m_heatmap.image.width() + element->x())
+    m_document->setHover(element ? std::optional<std::int64_t>(m_document->gridOffset()
+                                                               + static_cast<std::int64_t>(element->y()) * m_heatmap.image.width() + element->x())
                                  : std::nullopt);
     if (m_anchor && element && (event->buttons() & Qt::LeftButton))
         selectTo(*element, event->modifiers() & Qt::ShiftModifier);
