@@ -190,8 +190,8 @@ void TensorDocument::setValues(const core::Tensor &tensor)
         m_specified = core::specifiedMaskDense(tensor);
     updatePruned();
     updateSelected();
+    // The preview was recomputed too: views of the preview listen to tensorChanged as well.
     emit tensorChanged();
-    emit sparsifierChanged();
     emit selectionChanged();
 }
 

@@ -149,7 +149,7 @@ public:
     void setGradcheckRun(std::shared_ptr<const GradcheckRun> run);
 
 signals:
-    void tensorChanged();        // a new tensor, or its values changed (apply, undo)
+    void tensorChanged();        // a new tensor, or its values changed (apply, undo); its preview too
     void sparsifierChanged();    // the recipe or its preview changed
     void applicationsChanged();
     void exportSettingsChanged();

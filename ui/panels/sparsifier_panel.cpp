@@ -99,6 +99,7 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     connect(clear, &QPushButton::clicked, this, [this] { m_document->changeSparsifier(std::nullopt); });
     connect(m_apply, &QPushButton::clicked, this, [this] { m_document->applySparsifier(); });
     connect(document, &TensorDocument::sparsifierChanged, this, &SparsifierPanel::showDocument);
+    connect(document, &TensorDocument::tensorChanged, this, &SparsifierPanel::showDocument);
     showDocument();
     updateSchedule();
 }

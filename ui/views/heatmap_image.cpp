@@ -1,22 +1,49 @@
 #include "ui/views/heatmap_image.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
 namespace sparsity::ui {
+namespace {
 
-QColor divergingColour(double value, double maxAbs)
+// The scale is tabulated at 1/512 steps of value/maxAbs — finer than 8-bit colour can show
+// (a channel moves at most 222 levels over the half scale) — so drawing millions of elements
+// is a table lookup, not three roundings each.
+constexpr int kStepsPerUnit = 512;
+
+QRgb exactColour(double t)
 {
-    if (!std::isfinite(value))
-        return QColor(255, 0, 255);   // NaN/Inf stand out in magenta
-    const double t = maxAbs > 0.0 ? std::clamp(value / maxAbs, -1.0, 1.0) : 0.0;
     // White at zero, towards (33, 102, 172) for negatives and (178, 24, 43) for positives.
     const auto mix = [](int from, int to, double f) { return static_cast<int>(std::lround(from + (to - from) * f)); };
     if (t < 0)
-        return QColor(mix(255, 33, -t), mix(255, 102, -t), mix(255, 172, -t));
-    return QColor(mix(255, 178, t), mix(255, 24, t), mix(255, 43, t));
+        return qRgb(mix(255, 33, -t), mix(255, 102, -t), mix(255, 172, -t));
+    return qRgb(mix(255, 178, t), mix(255, 24, t), mix(255, 43, t));
 }
+
+const std::array<QRgb, 2 * kStepsPerUnit + 1> &colourTable()
+{
+    static const auto table = [] {
+        std::array<QRgb, 2 * kStepsPerUnit + 1> t{};
+        for (int i = 0; i <= 2 * kStepsPerUnit; ++i)
+            t[static_cast<std::size_t>(i)] = exactColour(static_cast<double>(i - kStepsPerUnit) / kStepsPerUnit);
+        return t;
+    }();
+    return table;
+}
+
+QRgb colourOf(double value, double maxAbs)
+{
+    if (!std::isfinite(value))
+        return qRgb(255, 0, 255);   // NaN/Inf stand out in magenta
+    const double t = maxAbs > 0.0 ? std::clamp(value / maxAbs, -1.0, 1.0) : 0.0;
+    return colourTable()[static_cast<std::size_t>((t + 1.0) * kStepsPerUnit + 0.5)];
+}
+
+} // namespace
+
+QColor divergingColour(double value, double maxAbs) { return QColor::fromRgb(colourOf(value, maxAbs)); }
 
 HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified, const core::Mask *pruned)
 {
@@ -49,7 +76,7 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::
             else if (pruned && (*pruned)[k])
                 line[c] = kPrunedColour;
             else
-                line[c] = divergingColour(values.values[k], result.maxAbs).rgb();
+                line[c] = colourOf(values.values[k], result.maxAbs);
         }
     }
     return result;
@@ -78,7 +105,7 @@ QImage renderMaxAbsPooled(const core::DenseTensor<double> &values, double maxAbs
                             break;   // non-finite values always show
                     }
                 }
-            line[x] = divergingColour(pick, maxAbs).rgb();
+            line[x] = colourOf(pick, maxAbs);
         }
     }
     return image;

@@ -1,0 +1,76 @@
+// Timing driver for the desktop application (issue 7), driving the real widgets offscreen:
+//   bench_gui FILE PATH RUNS
+// prints {"open_first_paint_seconds": best of RUNS (open the file, select PATH, paint the
+// window), "pan_frame_seconds": mean over 50 pan steps of one heatmap repaint at 8x zoom,
+// "rows_loaded": ..., "rows_total": ...}.
+#include "core/util/allocator_tuning.h"
+#include "ui/document/tensor_document.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/views/tensor_preview.h"
+
+#include <QApplication>
+#include <QMouseEvent>
+
+#include <chrono>
+#include <cstdio>
+#include <limits>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    sparsity::core::retainFreedHeapMemory();
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("sparsity-bench"));
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: bench_gui FILE PATH RUNS\n");
+        return 2;
+    }
+    const QString file = QString::fromLocal8Bit(argv[1]), path = QString::fromLocal8Bit(argv[2]);
+    const int runs = std::atoi(argv[3]);
+
+    double open = std::numeric_limits<double>::infinity();
+    std::int64_t rowsLoaded = 0, rowsTotal = 0;
+    double pan = 0.0;
+    for (int run = 0; run < runs; ++run) {
+        sparsity::ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QApplication::processEvents();
+        const auto start = Clock::now();
+        if (!window.openFile(file) || !window.selectElement(path)) {
+            std::fprintf(stderr, "error: cannot open %s:%s\n", argv[1], argv[2]);
+            return 3;
+        }
+        window.repaint();   // the first paint of everything, synchronously
+        open = std::min(open, since(start));
+        rowsLoaded = window.document()->values().shape.at(0);
+        rowsTotal = window.document()->totalRows();
+
+        if (run == runs - 1) {
+            // Pan frames: zoomed 8x into the heatmap, a right-button drag 50 steps down.
+            auto *preview = window.preview();
+            preview->zoomAt(preview->rect().center(), 8.0);
+            QPoint at = preview->rect().center();
+            QMouseEvent press(QEvent::MouseButtonPress, at, preview->mapToGlobal(at), Qt::RightButton, Qt::RightButton, Qt::NoModifier);
+            QApplication::sendEvent(preview, &press);
+            const auto panStart = Clock::now();
+            for (int step = 0; step < 50; ++step) {
+                at += QPoint(0, step % 2 ? 7 : -5);
+                QMouseEvent move(QEvent::MouseMove, at, preview->mapToGlobal(at), Qt::NoButton, Qt::RightButton, Qt::NoModifier);
+                QApplication::sendEvent(preview, &move);
+                preview->repaint();
+            }
+            pan = since(panStart) / 50.0;
+        }
+    }
+    std::printf("{\"open_first_paint_seconds\": %.6f, \"pan_frame_seconds\": %.6f, \"rows_loaded\": %lld, \"rows_total\": %lld}\n",
+                open, pan, static_cast<long long>(rowsLoaded), static_cast<long long>(rowsTotal));
+    return 0;
+}
