@@ -2,11 +2,14 @@
 //   bench_gui FILE PATH RUNS
 // prints {"open_first_paint_seconds": best of RUNS (open the file, select PATH, paint the
 // window), "pan_frame_seconds": mean over 50 pan steps of one heatmap repaint at 8x zoom,
-// "rows_loaded": ..., "rows_total": ...}.
+// "page_seconds": mean of 5 moves of the row scroll bar by one window (read the next rows,
+// render, repaint), "rows_loaded": ..., "rows_total": ...}.
 #include "core/util/allocator_tuning.h"
 #include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/views/tensor_preview.h"
+
+#include <QScrollBar>
 
 #include <QApplication>
 #include <QMouseEvent>
@@ -37,7 +40,7 @@ int main(int argc, char *argv[])
 
     double open = std::numeric_limits<double>::infinity();
     std::int64_t rowsLoaded = 0, rowsTotal = 0;
-    double pan = 0.0;
+    double pan = 0.0, page = 0.0;
     for (int run = 0; run < runs; ++run) {
         sparsity::ui::MainWindow window;
         window.resize(1400, 900);
@@ -68,9 +71,18 @@ int main(int argc, char *argv[])
                 preview->repaint();
             }
             pan = since(panStart) / 50.0;
+
+            auto *rows = window.rowScrollBar();
+            const auto pageStart = Clock::now();
+            for (int k = 1; k <= 5; ++k) {
+                rows->setValue(k * rows->pageStep());
+                window.repaint();
+            }
+            page = since(pageStart) / 5.0;
         }
     }
-    std::printf("{\"open_first_paint_seconds\": %.6f, \"pan_frame_seconds\": %.6f, \"rows_loaded\": %lld, \"rows_total\": %lld}\n",
-                open, pan, static_cast<long long>(rowsLoaded), static_cast<long long>(rowsTotal));
+    std::printf("{\"open_first_paint_seconds\": %.6f, \"pan_frame_seconds\": %.6f, \"page_seconds\": %.6f, "
+                "\"rows_loaded\": %lld, \"rows_total\": %lld}\n",
+                open, pan, page, static_cast<long long>(rowsLoaded), static_cast<long long>(rowsTotal));
     return 0;
 }

@@ -1,10 +1,12 @@
 // The main window on the sample: open, select, preview; errors go to the Issues dock.
 #include "core/io/h5_writer.h"
+#include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/views/tensor_preview.h"
 
 #include <QListWidget>
+#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -44,7 +46,8 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     const auto path = dir.filePath(QStringLiteral("tall.h5")).toStdString();
     {
         sparsity::core::DenseTensor<float> t{{70000, 64}, {}};
-        t.values.resize(70000 * 64, 1.0f);
+        for (int row = 0; row < 70000; ++row)
+            t.values.insert(t.values.end(), 64, static_cast<float>(row));   // each row holds its index
         auto file = sparsity::core::H5File::create(path);
         sparsity::core::writeTensor(file, "/tall", sparsity::core::Tensor(sparsity::core::Storage{t}));
     }
@@ -52,6 +55,15 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QVERIFY(window.openFile(QString::fromStdString(path)));
     QVERIFY(window.selectElement(QStringLiteral("/tall")));
     QCOMPARE(window.preview()->image().size(), QSize(64, 65536));
+    // The row scroll bar walks the rest of the table, one window at a time.
+    auto *rows = window.rowScrollBar();
+    QVERIFY(!rows->isHidden());
+    QCOMPARE(rows->maximum(), 70000 - 65536);
+    rows->setValue(4000);
+    QCOMPARE(window.document()->source().firstRow, std::int64_t{4000});
+    QCOMPARE(window.document()->values().shape.at(0), std::int64_t{65536});
+    QCOMPARE(window.document()->values().values.at(0), 4000.0);
+    QVERIFY(window.issuesList()->count() == 0);
 }
 
 void TestMainWindow::previewsMaskedAndSparse()

@@ -20,10 +20,12 @@
 
 namespace sparsity::ui {
 
-// Where the document's tensor comes from.
+// Where the document's tensor comes from: an element of a file, from row firstRow on (a
+// tensor too large to load whole is looked at a window of rows at a time).
 struct TensorSource {
     QString filePath;
     QString elementPath;
+    std::int64_t firstRow = 0;
 };
 
 // One Apply of the sparsifier to the loaded values (a row of the report table).

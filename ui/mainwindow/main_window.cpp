@@ -35,7 +35,10 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QScrollBar>
 #include <QTreeView>
+#include <QHBoxLayout>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include <utility>
@@ -118,7 +121,16 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     auto *centre = new QWidget;
     auto *centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
-    centreLayout->addWidget(m_preview, 1);
+    m_rowScroll = new QScrollBar(Qt::Vertical);
+    m_rowScroll->setObjectName(QStringLiteral("heatmap.rows"));
+    m_rowScroll->setTracking(false);   // load the rows where the handle is let go
+    m_rowScroll->setToolTip(tr("Rows of a table too large to load whole"));
+    m_rowScroll->hide();
+    connect(m_rowScroll, &QScrollBar::valueChanged, this, [this](int first) { loadRows(first); });
+    auto *heatmapRow = new QHBoxLayout;
+    heatmapRow->addWidget(m_preview, 1);
+    heatmapRow->addWidget(m_rowScroll);
+    centreLayout->addLayout(heatmapRow, 1);
     centreLayout->addWidget(new SliceBar(m_document));
     setCentralWidget(centre);
 
@@ -272,33 +284,49 @@ bool MainWindow::selectElement(const QString &elementPath, const QString &filePa
     return false;
 }
 
-void MainWindow::showSelected()
+void MainWindow::showSelected() { loadRows(0); }
+
+void MainWindow::loadRows(std::int64_t firstRow)
 {
-    if (deferWhileJobRuns([this] { showSelected(); }))
+    if (deferWhileJobRuns([this, firstRow] { loadRows(firstRow); }))
         return;
     const auto index = m_tree->currentIndex();
     const auto *element = m_model->element(index);
     if (!element) {
         m_document->clear();
+        m_rowScroll->hide();
         m_preview->showMessage(tr("Select a tensor in the Files panel to preview it."));
         return;
     }
     const auto title = QStringLiteral("%1  %2").arg(QFileInfo(m_model->filePath(index)).fileName(),
                                                     QString::fromStdString(element->path));
+    const std::int64_t totalRows = element->shape.empty() ? 1 : element->shape[0];
     try {
         const auto file = core::H5File::openRead(m_model->filePath(index).toStdString());
-        const std::int64_t rowWidth = element->shape.empty() ? 1 : core::numel(element->shape) / std::max<std::int64_t>(element->shape[0], 1);
+        const std::int64_t rowWidth = element->shape.empty() ? 1 : core::numel(element->shape) / std::max<std::int64_t>(totalRows, 1);
         const std::int64_t rowsLoaded = std::max<std::int64_t>(1, kMaxLoadedElements / std::max<std::int64_t>(rowWidth, 1));
         const bool rowRange = !element->masked && (element->layout == core::Layout::Dense || element->layout == core::Layout::Csr)
-                              && !element->shape.empty() && element->shape[0] > rowsLoaded;
+                              && !element->shape.empty() && totalRows > rowsLoaded;
         std::optional<core::RowRange> rows;
-        if (rowRange)
-            rows = core::RowRange{0, rowsLoaded};
+        if (rowRange) {
+            firstRow = std::clamp<std::int64_t>(firstRow, 0, totalRows - rowsLoaded);
+            rows = core::RowRange{firstRow, firstRow + rowsLoaded};
+        } else {
+            firstRow = 0;
+        }
         const auto tensor = core::readTensor(file, element->path, nullptr, rows);
-        m_document->setTensor(title, tensor, element->shape.empty() ? 1 : element->shape[0],
-                              TensorSource{m_model->filePath(index), QString::fromStdString(element->path)});
+        m_document->setTensor(title, tensor, totalRows,
+                              TensorSource{m_model->filePath(index), QString::fromStdString(element->path), firstRow});
+        // The scroll bar walks a table too large to load whole, one window of rows at a time.
+        const QSignalBlocker blocker(m_rowScroll);
+        m_rowScroll->setVisible(rowRange);
+        m_rowScroll->setRange(0, static_cast<int>(rowRange ? totalRows - rowsLoaded : 0));
+        m_rowScroll->setPageStep(static_cast<int>(rowsLoaded));
+        m_rowScroll->setSingleStep(static_cast<int>(std::max<std::int64_t>(rowsLoaded / 8, 1)));
+        m_rowScroll->setValue(static_cast<int>(firstRow));
     } catch (const core::Error &error) {
         m_document->clear();
+        m_rowScroll->hide();
         m_preview->showMessage(tr("Cannot preview %1").arg(QString::fromStdString(element->path)));
         addIssue(QString::fromStdString(error.what()));
     }

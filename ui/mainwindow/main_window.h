@@ -10,6 +10,7 @@
 
 class QListWidget;
 class QMenu;
+class QScrollBar;
 class QTreeView;
 
 namespace sparsity::ui {
@@ -59,6 +60,7 @@ public:
     // Export, optimizer runs and gradchecks; their problems go to the Issues dock.
     DocumentJobs *documentJobs() const { return m_documentJobs; }
     TensorPreview *preview() const { return m_preview; }
+    QScrollBar *rowScrollBar() const { return m_rowScroll; }
     HistogramView *histogram() const { return m_histogram; }
     TensorDocument *document() const { return m_document; }
     QListWidget *issuesList() const { return m_issues; }
@@ -78,6 +80,8 @@ private:
     bool deferWhileJobRuns(std::function<void()> action);
     void runDeferred();
     void showSelected();
+    // Loads the selected tensor (a table too large to load whole: its rows from firstRow on).
+    void loadRows(std::int64_t firstRow);
     void addIssue(const QString &text);
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
@@ -85,6 +89,7 @@ private:
     TensorDocument *m_document = nullptr;
     H5BrowserModel *m_model = nullptr;
     QTreeView *m_tree = nullptr;
+    QScrollBar *m_rowScroll = nullptr;
     TensorPreview *m_preview = nullptr;
     HistogramView *m_histogram = nullptr;
     SparsifierPanel *m_sparsifier = nullptr;

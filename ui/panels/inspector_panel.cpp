@@ -11,13 +11,14 @@
 namespace sparsity::ui {
 namespace {
 
-// "[12, 40]" in the tensor's own shape (the grid flattens trailing dims).
-QString coordinatesOf(std::int64_t flat, const core::Shape &shape)
+// "[12, 40]": the loaded element `flat` in the whole tensor's coordinates (the loaded rows
+// start at `firstRow`).
+QString coordinatesOf(std::int64_t flat, const core::Shape &shape, std::int64_t firstRow)
 {
     QStringList parts;
     for (auto d = static_cast<std::ptrdiff_t>(shape.size()) - 1; d >= 0; --d) {
         const auto extent = std::max<std::int64_t>(shape[static_cast<std::size_t>(d)], 1);
-        parts.prepend(QString::number(flat % extent));
+        parts.prepend(QString::number(flat % extent + (d == 0 ? firstRow : 0)));
         flat /= extent;
     }
     return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
@@ -68,7 +69,7 @@ void InspectorPanel::showElement()
         return;
     }
     const auto k = static_cast<std::size_t>(*element);
-    m_coordinates->setText(coordinatesOf(*element, values.shape));
+    m_coordinates->setText(coordinatesOf(*element, values.shape, m_document->source().firstRow));
     m_value->setText(QString::number(values.values[k], 'g', 8));
     const bool specified = !m_document->specified() || (*m_document->specified())[k];
     m_specified->setText(specified ? QStringLiteral("1") : tr("0 (unspecified)"));

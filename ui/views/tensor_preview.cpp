@@ -50,8 +50,10 @@ void TensorPreview::render()
     if (m_heatmap.image.size() != before)
         resetView();
     m_title = m_document->title();
-    if (!values.shape.empty() && m_document->totalRows() > values.shape[0])
-        m_title += tr("  (first %1 of %2 rows)").arg(values.shape[0]).arg(m_document->totalRows());
+    if (!values.shape.empty() && m_document->totalRows() > values.shape[0]) {
+        const auto first = m_document->source().firstRow;
+        m_title += tr("  (rows %1–%2 of %3)").arg(first).arg(first + values.shape[0] - 1).arg(m_document->totalRows());
+    }
     if (!m_document->slice().empty()) {
         QStringList at;
         for (const auto index : m_document->slice())
