@@ -1,5 +1,7 @@
 #include "core/optim/semantics_comparison.h"
 
+#include "core/device/gpu_steps.h"
+
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
@@ -20,7 +22,7 @@ DenseTensor<double> toDouble(const DenseTensor<T> &t)
 
 SemanticsComparison compareSemantics(const Tensor &param, std::span<const NamedGradient> gradients, const Tensor *mask,
                                      OptimizerKind kind, Rule rule, const HyperparameterInput &hyperparameters,
-                                     std::span<const Semantics> semantics, const ProgressCallback &progress)
+                                     std::span<const Semantics> semantics, const ProgressCallback &progress, Device device)
 {
     if (semantics.empty())
         throw errors::mustBe("semantics", "name at least one of dense, lazy, masked", "none");
@@ -45,7 +47,11 @@ SemanticsComparison compareSemantics(const Tensor &param, std::span<const NamedG
             auto p = original;
             auto state = initialState<T>(o, p.shape);
             try {
-                runSteps(p, state, o, gradients, o.semantics == Semantics::Masked ? mask : nullptr);
+                const Tensor *stepMask = o.semantics == Semantics::Masked ? mask : nullptr;
+                if (device == Device::Cuda)
+                    runStepsOnGpu(p, state, o, gradients, stepMask);
+                else
+                    runSteps(p, state, o, gradients, stepMask);
             } catch (const Error &error) {
                 rethrowWithContext(error, std::string(semanticsName(o.semantics)) + " semantics");
             }

@@ -4,6 +4,7 @@
 // divergence). Each semantics starts from the same parameter and fresh state; results are
 // kept in double for display and differencing, and the divergence of each later semantics
 // against the first is measured in the parameter's own dtype (as `step --compare`).
+#include "core/device/device.h"
 #include "core/optim/divergence.h"
 #include "core/optim/optimizer_options.h"
 #include "core/optim/optimizer_step.h"
@@ -32,6 +33,7 @@ struct SemanticsComparison {
 // gradient a step refuses; Cancelled through `progress`.
 SemanticsComparison compareSemantics(const Tensor &param, std::span<const NamedGradient> gradients, const Tensor *mask,
                                      OptimizerKind kind, Rule rule, const HyperparameterInput &hyperparameters,
-                                     std::span<const Semantics> semantics, const ProgressCallback &progress = {});
+                                     std::span<const Semantics> semantics, const ProgressCallback &progress = {},
+                                     Device device = Device::Cpu);
 
 } // namespace sparsity::core

@@ -2,6 +2,7 @@
 // contract multiply-adds, like PyTorch's AVX2 kernels). Skips cleanly without a device.
 #include "core/device/device.h"
 #include "core/device/gpu_steps.h"
+#include "core/optim/semantics_comparison.h"
 #include "../core/golden_cases.h"
 
 #include <QTest>
@@ -16,6 +17,7 @@ class TestGpuOptimizer : public QObject {
 private slots:
     void matchesCpu_data();
     void matchesCpu();
+    void semanticsComparisonMatchesCpu();
 };
 
 void TestGpuOptimizer::matchesCpu_data()
@@ -49,6 +51,34 @@ void TestGpuOptimizer::matchesCpu()
         QVERIFY2(close(gpuState.buffers[k].value.values, cpuState.buffers[k].value.values), cpuState.buffers[k].name.c_str());
     QCOMPARE(gpuState.step, cpuState.step);
     QVERIFY(gpuState.lastUpdate == cpuState.lastUpdate);
+}
+
+void TestGpuOptimizer::semanticsComparisonMatchesCpu()
+{
+    // The Optimizer panel's device choice: compareSemantics on CUDA equals it on the CPU.
+    if (!core::cudaAvailable())
+        QSKIP(qPrintable(QStringLiteral("no CUDA device: ") + QString::fromStdString(core::deviceStatus().cudaDescription)));
+    core::DenseTensor<float> param{{6, 3}, {}};
+    for (int i = 0; i < 18; ++i)
+        param.values.push_back(0.05f * static_cast<float>(i) - 0.4f);
+    core::CooTensor<float> grad{{6, 3}, 1, 2, {4, 1}, {}, true};
+    for (int k = 0; k < 6; ++k)
+        grad.values.push_back(0.3f * static_cast<float>(k) - 0.7f);
+    const std::vector<core::NamedGradient> grads{{"g", core::Tensor(core::Storage{grad})}, {"g", core::Tensor(core::Storage{grad})}};
+    core::HyperparameterInput hp;
+    hp.lr = 0.1;
+    const std::vector<core::Semantics> semantics{core::Semantics::Dense, core::Semantics::Lazy, core::Semantics::Masked};
+    const core::Tensor start(core::Storage{param});
+    const auto cpu = core::compareSemantics(start, grads, nullptr, core::OptimizerKind::Adam, core::Rule::Torch, hp, semantics);
+    const auto gpu = core::compareSemantics(start, grads, nullptr, core::OptimizerKind::Adam, core::Rule::Torch, hp, semantics, {},
+                                            core::Device::Cuda);
+    QCOMPARE(gpu.results.size(), cpu.results.size());
+    for (std::size_t r = 0; r < cpu.results.size(); ++r)
+        for (std::size_t t = 0; t < cpu.results[r].tensors.size(); ++t) {
+            const auto &a = cpu.results[r].tensors[t].second.values, &b = gpu.results[r].tensors[t].second.values;
+            for (std::size_t k = 0; k < a.size(); ++k)
+                QVERIFY(std::abs(a[k] - b[k]) <= 2e-6 * std::max({std::abs(a[k]), std::abs(b[k]), 1e-6}));
+        }
 }
 
 QTEST_GUILESS_MAIN(TestGpuOptimizer)

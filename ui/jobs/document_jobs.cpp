@@ -86,9 +86,10 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
     for (const auto s : request.semantics)
         semantics << QString::fromUtf8(core::semanticsName(s).data());
     auto run = std::make_shared<OptimizerRun>();
-    run->description = tr("%1 (%2) lr %3 on %4, %5 step(s): %6; %7")
+    run->description = tr("%1 (%2, %3) lr %4 on %5, %6 step(s): %7; %8")
                            .arg(QString::fromUtf8(core::optimizerName(request.kind).data()),
-                                QString::fromUtf8(core::ruleName(request.rule).data()))
+                                QString::fromUtf8(core::ruleName(request.rule).data()),
+                                QString::fromUtf8(core::deviceName(request.device).data()))
                            .arg(request.hyperparameters.lr.value_or(0.0))
                            .arg(source.elementPath)
                            .arg(request.gradients.size())
@@ -97,7 +98,7 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
                   [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
                    param = m_document->tensor()](const core::ProgressCallback &progress) {
                       run->comparison = core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
-                                                               request.hyperparameters, request.semantics, progress);
+                                                               request.hyperparameters, request.semantics, progress, request.device);
                       return JobRunner::Continuation([this, run] { m_document->changeOptimizerRun(run); });
                   });
 }

@@ -52,6 +52,12 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_rule = new QComboBox;
     m_rule->setObjectName(QStringLiteral("optimizer.rule"));
     m_rule->addItems({QStringLiteral("torch"), QStringLiteral("mxnet")});
+    m_device = new QComboBox;
+    m_device->setObjectName(QStringLiteral("optimizer.device"));
+    m_device->addItem(QStringLiteral("cpu"));
+    // CUDA is offered only where a device is present (core::deviceStatus probes once).
+    if (core::cudaAvailable())
+        m_device->addItem(QStringLiteral("cuda"));
     m_lr = hyperparameterBox(QStringLiteral("optimizer.lr"), 0.1);
     m_weightDecay = hyperparameterBox(QStringLiteral("optimizer.weight_decay"), 0.0);
     m_momentum = hyperparameterBox(QStringLiteral("optimizer.momentum"), 0.0);
@@ -80,6 +86,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     auto *form = new QFormLayout;
     form->addRow(tr("Optimizer"), m_optimizer);
     form->addRow(tr("Rule"), m_rule);
+    form->addRow(tr("Device"), m_device);
     form->addRow(tr("Learning rate"), m_lr);
     form->addRow(tr("Weight decay"), m_weightDecay);
     form->addRow(tr("Momentum"), m_momentum);
@@ -158,6 +165,7 @@ OptimizerRequest OptimizerPanel::request() const
             r.gradients << m_gradients->item(row)->text();
     if (m_mask->currentIndex() > 0)
         r.mask = m_mask->currentText();
+    r.device = m_device->currentText() == QStringLiteral("cuda") ? core::Device::Cuda : core::Device::Cpu;
     return r;
 }
 

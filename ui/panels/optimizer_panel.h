@@ -4,6 +4,7 @@
 // becomes an OptimizerRequest the main window runs as a background job; the result lands in
 // the document (undoable) and the panel shows it: a divergence table and one view of any
 // parameter, state, row staleness or difference between semantics.
+#include "core/device/device.h"
 #include "core/optim/optimizer_options.h"
 
 #include <QStringList>
@@ -32,6 +33,7 @@ struct OptimizerRequest {
     std::vector<core::Semantics> semantics;
     QStringList gradients;   // element paths in the document's file, one step each
     QString mask;            // empty: none
+    core::Device device = core::Device::Cpu;
 };
 
 class OptimizerPanel : public QWidget {
@@ -54,7 +56,7 @@ private:
     void showChosenView();
 
     TensorDocument *m_document;
-    QComboBox *m_optimizer, *m_rule, *m_mask, *m_view;
+    QComboBox *m_optimizer, *m_rule, *m_device, *m_mask, *m_view;
     QDoubleSpinBox *m_lr, *m_weightDecay, *m_momentum;
     QCheckBox *m_dense, *m_lazy, *m_masked;
     QListWidget *m_gradients;
