@@ -130,6 +130,9 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
     QVERIFY(!window.document()->optimizerRun());
     QCOMPARE(model->rowCount(), 0);
     QCOMPARE(views->count(), 0);
+    window.document()->undoStack()->redo();
+    QCOMPARE(window.document()->optimizerRun(), run);
+    QCOMPARE(model->rowCount(), row);
 }
 
 void TestOptimizerPanel::refusalGoesToIssues()

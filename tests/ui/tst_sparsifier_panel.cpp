@@ -32,6 +32,7 @@ private slots:
     void recipeThatDoesNotFitIsExplained();
     void scheduleLevelBecomesTheSparsityLevel();
     void widgetsFollowTheDocument();
+    void exportSettingsUndoAndRedo();
 
 private:
     template <class W>
@@ -163,6 +164,22 @@ void TestSparsifierPanel::widgetsFollowTheDocument()
     m_document->changeThreshold(0.75);
     QCOMPARE(child<QComboBox>("sparsifier.method")->currentText(), QStringLiteral("threshold"));
     QCOMPARE(child<QDoubleSpinBox>("sparsifier.threshold")->value(), 0.75);
+}
+
+void TestSparsifierPanel::exportSettingsUndoAndRedo()
+{
+    const ui::ExportSettings first{{QStringLiteral("/t")}, QStringLiteral("csr"), 4}, second{{}, QStringLiteral("masked"), 0};
+    m_document->changeExportSettings(first);
+    m_document->changeExportSettings(first);   // no change, no undo step
+    m_document->changeExportSettings(second);
+    QCOMPARE(m_document->undoStack()->count(), 2);
+    m_document->undoStack()->undo();
+    QVERIFY(m_document->exportSettings() == first);
+    m_document->undoStack()->undo();
+    QVERIFY(m_document->exportSettings() == ui::ExportSettings{});
+    m_document->undoStack()->redo();
+    m_document->undoStack()->redo();
+    QVERIFY(m_document->exportSettings() == second);
 }
 
 QTEST_MAIN(TestSparsifierPanel)
