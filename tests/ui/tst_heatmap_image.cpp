@@ -13,6 +13,7 @@ private slots:
     void unspecifiedElementsAreDistinct();
     void oneDimensionalIsOneRow();
     void poolingKeepsSparseEntries();
+    void imagePoolingKeepsStrongPixels();
 };
 
 void TestHeatmapImage::divergingScale()
@@ -60,6 +61,25 @@ void TestHeatmapImage::poolingKeepsSparseEntries()
         for (int x = 0; x < 5; ++x)
             white += QColor(pooled.pixel(x, y)) == sparsity::ui::divergingColour(0.0, 3.0);
     QCOMPARE(white, 48);
+}
+
+void TestHeatmapImage::imagePoolingKeepsStrongPixels()
+{
+    // A white 400 x 40 image with one pruned pixel and one pale one: shrunk to 40 x 4, the
+    // pruned pixel wins its block, the pale one wins its own, everything else stays white.
+    QImage image(40, 400, QImage::Format_RGB32);
+    image.fill(Qt::white);
+    image.setPixel(3, 250, sparsity::ui::kPrunedColour);
+    image.setPixel(30, 10, qRgb(250, 240, 240));
+    const QImage pooled = sparsity::ui::poolImage(image, image.rect(), QSize(40, 4));
+    QCOMPARE(pooled.size(), QSize(40, 4));
+    QCOMPARE(pooled.pixel(3, 2), sparsity::ui::kPrunedColour);
+    QCOMPARE(pooled.pixel(30, 0), qRgb(250, 240, 240));
+    int white = 0;
+    for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 40; ++x)
+            white += pooled.pixel(x, y) == qRgb(255, 255, 255);
+    QCOMPARE(white, 158);
 }
 
 QTEST_MAIN(TestHeatmapImage)

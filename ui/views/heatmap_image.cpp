@@ -111,4 +111,39 @@ QImage renderMaxAbsPooled(const core::DenseTensor<double> &values, double maxAbs
     return image;
 }
 
+QImage poolImage(const QImage &image, const QRect &source, QSize size)
+{
+    const QRect from = source.intersected(image.rect());
+    const int width = std::clamp(size.width(), 1, std::max(from.width(), 1));
+    const int height = std::clamp(size.height(), 1, std::max(from.height(), 1));
+    QImage pooled(width, height, QImage::Format_RGB32);
+    // Colour (chroma) first — a value that survives — then darkness: a block shows pruned or
+    // unspecified grey only when none of its elements has a colour.
+    const auto strength = [](QRgb p) {
+        const int chroma = std::max({qRed(p), qGreen(p), qBlue(p)}) - std::min({qRed(p), qGreen(p), qBlue(p)});
+        return chroma * 1024 + (765 - qRed(p) - qGreen(p) - qBlue(p));
+    };
+    for (int y = 0; y < height; ++y) {
+        const int r0 = from.top() + y * from.height() / height;
+        const int r1 = std::max(r0 + 1, from.top() + (y + 1) * from.height() / height);
+        auto *out = reinterpret_cast<QRgb *>(pooled.scanLine(y));
+        for (int x = 0; x < width; ++x) {
+            const int c0 = from.left() + x * from.width() / width;
+            const int c1 = std::max(c0 + 1, from.left() + (x + 1) * from.width() / width);
+            QRgb pick = qRgb(255, 255, 255);
+            int farthest = -1;
+            for (int r = r0; r < r1; ++r) {
+                const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(r));
+                for (int c = c0; c < c1; ++c)
+                    if (const int d = strength(line[c]); d > farthest) {
+                        farthest = d;
+                        pick = line[c];
+                    }
+            }
+            out[x] = pick;
+        }
+    }
+    return pooled;
+}
+
 } // namespace sparsity::ui

@@ -33,4 +33,10 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::
 // map) stay visible where nearest-neighbour shrinking would drop them.
 QImage renderMaxAbsPooled(const core::DenseTensor<double> &values, double maxAbs, QSize size);
 
+// The part `source` (in pixels) of a rendered heatmap shrunk to `size`: each pixel shows the
+// most coloured pixel of its block (the strongest value kept), or the darkest when none has
+// a colour (pruned, unspecified), so single elements stay visible when thousands of rows
+// share a screen row.
+QImage poolImage(const QImage &image, const QRect &source, QSize size);
+
 } // namespace sparsity::ui

@@ -252,7 +252,21 @@ void TensorPreview::paintEvent(QPaintEvent *)
     // Tables are drawn filling the area (matplotlib's aspect="auto"); nearest-neighbour
     // scaling keeps single elements crisp.
     const QRect target = area;
-    painter.drawImage(target, m_heatmap.image, m_view);
+    // Level of detail: more elements than pixels are pooled (the strongest colour of each
+    // block), fewer are scaled up crisp; the selection wash is drawn over either.
+    const QRect shown = m_view.toAlignedRect();
+    if (shown.width() > target.width() || shown.height() > target.height()) {
+        // Pooling visits every shown element: keep the result until the image, the view or the
+        // size changes (a repaint for a hover or a wash costs nothing then).
+        const PoolKey key{m_heatmap.image.cacheKey(), shown, target.size()};
+        if (!(key == m_pooledKey)) {
+            m_pooled = poolImage(m_heatmap.image, shown, target.size());
+            m_pooledKey = key;
+        }
+        painter.drawImage(target, m_pooled, QRectF(QPointF(0, 0), m_pooled.size()));
+    } else {
+        painter.drawImage(target, m_heatmap.image, m_view);
+    }
     if (!m_selectionWash.isNull())
         painter.drawImage(target, m_selectionWash, m_view);
     painter.setPen(palette().color(QPalette::Mid));

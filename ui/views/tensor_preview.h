@@ -63,6 +63,14 @@ private:
     std::optional<QPoint> m_anchor;   // (col, row) where the selecting drag started
     std::optional<QPointF> m_panFrom; // where the panning drag is
     QRectF m_view;                    // the shown part of the grid, in elements
+    struct PoolKey {
+        qint64 image = 0;
+        QRect shown;
+        QSize size;
+        bool operator==(const PoolKey &) const = default;
+    };
+    PoolKey m_pooledKey;              // what m_pooled was made from
+    QImage m_pooled;                  // the level-of-detail image last drawn
 };
 
 } // namespace sparsity::ui
