@@ -16,29 +16,29 @@
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
 #include "ui/views/slice_bar.h"
-#include "ui/workspace/workspace.h"
 #include "ui/views/tensor_preview.h"
+#include "ui/workspace/workspace.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QSettings>
-#include <QStatusBar>
 #include <QScrollBar>
-#include <QTreeView>
-#include <QHBoxLayout>
+#include <QSettings>
 #include <QSignalBlocker>
+#include <QStatusBar>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <utility>
