@@ -9,6 +9,7 @@
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/divergence_model.h"
+#include "ui/panels/inspector_panel.h"
 #include "ui/panels/optimizer_panel.h"
 #include "ui/views/matrix_view.h"
 
@@ -113,6 +114,13 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
         QVERIFY2(!panel->matrixView()->image().isNull(), qPrintable(views->itemText(i)));
         QCOMPARE(panel->matrixView()->title(), views->itemText(i));
     }
+    // The Inspector shows every state under every semantics at the hovered element.
+    window.document()->setHover(5 * 64 + 7);
+    const auto states = window.inspector()->statesText().split(QLatin1Char('\n'));
+    QCOMPARE(states.size(), 3);
+    QVERIFY2(states[1].startsWith(QStringLiteral("lazy: param %1, exp_avg ").arg(run->comparison.results[1].tensors[0].second.values[5 * 64 + 7], 0, 'g', 6)),
+             qPrintable(states[1]));
+
     views->setCurrentText(QStringLiteral("lazy: row staleness"));
     QCOMPARE(panel->matrixView()->image().size(), QSize(1, 1797));
 

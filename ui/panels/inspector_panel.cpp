@@ -28,9 +28,9 @@ QString coordinatesOf(std::int64_t flat, const core::Shape &shape, std::int64_t 
 
 InspectorPanel::InspectorPanel(TensorDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_coordinates(new QLabel), m_value(new QLabel), m_specified(new QLabel),
-      m_preview(new QLabel), m_selection(new QLabel)
+      m_preview(new QLabel), m_states(new QLabel), m_selection(new QLabel)
 {
-    for (auto *label : {m_coordinates, m_value, m_specified, m_preview, m_selection})
+    for (auto *label : {m_coordinates, m_value, m_specified, m_preview, m_states, m_selection})
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_selection->setWordWrap(true);
     auto *form = new QFormLayout(this);
@@ -38,11 +38,13 @@ InspectorPanel::InspectorPanel(TensorDocument *document, QWidget *parent)
     form->addRow(tr("Value"), m_value);
     form->addRow(tr("Mask bit"), m_specified);
     form->addRow(tr("Sparsifier"), m_preview);
+    form->addRow(tr("Optimizer"), m_states);
     form->addRow(tr("Selection"), m_selection);
     connect(document, &TensorDocument::hoverChanged, this, &InspectorPanel::showElement);
     connect(document, &TensorDocument::tensorChanged, this, &InspectorPanel::showElement);
     connect(document, &TensorDocument::sparsifierChanged, this, &InspectorPanel::showElement);
     connect(document, &TensorDocument::selectionChanged, this, &InspectorPanel::showElement);
+    connect(document, &TensorDocument::optimizerRunChanged, this, &InspectorPanel::showElement);
     connect(document, &TensorDocument::selectionChanged, this, &InspectorPanel::showSelection);
     connect(document, &TensorDocument::tensorChanged, this, &InspectorPanel::showSelection);
     showElement();
@@ -56,6 +58,8 @@ QString InspectorPanel::elementText() const
 
 QString InspectorPanel::selectionText() const { return m_selection->text(); }
 
+QString InspectorPanel::statesText() const { return m_states->text(); }
+
 void InspectorPanel::showElement()
 {
     std::optional<std::int64_t> element = m_document->hover();
@@ -64,7 +68,7 @@ void InspectorPanel::showElement()
         element = m_document->gridOffset() + selection.row0 * m_document->gridCols() + selection.col0;
     const auto &values = m_document->values();
     if (!element || *element < 0 || *element >= static_cast<std::int64_t>(values.values.size())) {
-        for (auto *label : {m_coordinates, m_value, m_specified, m_preview})
+        for (auto *label : {m_coordinates, m_value, m_specified, m_preview, m_states})
             label->setText(QStringLiteral("–"));
         return;
     }
@@ -79,6 +83,19 @@ void InspectorPanel::showElement()
         m_preview->setText(tr("recipe does not fit"));
     else
         m_preview->setText(m_document->pruned()[k] ? tr("pruned") : tr("kept"));
+
+    // The run's tensors are the parameter's shape; a run on another tensor has nothing here.
+    QStringList states;
+    if (const auto &run = m_document->optimizerRun())
+        for (const auto &result : run->comparison.results)
+            if (!result.tensors.empty() && result.tensors[0].second.values.size() == values.values.size()) {
+                QStringList parts;
+                for (const auto &[name, tensor] : result.tensors)
+                    parts << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(tensor.values[k], 0, 'g', 6);
+                states << QStringLiteral("%1: %2").arg(QString::fromUtf8(core::semanticsName(result.semantics).data()),
+                                                       parts.join(QStringLiteral(", ")));
+            }
+    m_states->setText(states.isEmpty() ? tr("no run on this tensor") : states.join(QLatin1Char('\n')));
 }
 
 void InspectorPanel::showSelection()
