@@ -4,6 +4,7 @@
 #include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/panels/optimizer_panel.h"
 #include "ui/workspace/workspace.h"
 
 #include <QFile>
@@ -57,6 +58,15 @@ void TestWorkspace::savedWorkspaceReopens()
         QVERIFY(window.selectElement(QStringLiteral("/W")));
         window.document()->changeSparsifier(config);
         window.document()->changeExportSettings(settings);
+        ui::OptimizerRequest optimizer;
+        optimizer.kind = core::OptimizerKind::Sgd;
+        optimizer.rule = core::Rule::Mxnet;
+        optimizer.hyperparameters.lr = 0.25;
+        optimizer.hyperparameters.momentum = 0.5;
+        optimizer.semantics = {core::Semantics::Lazy, core::Semantics::Masked};
+        optimizer.gradients = {QStringLiteral("/g1")};
+        optimizer.mask = QStringLiteral("/ink");
+        window.optimizerPanel()->setRequest(optimizer);
         QVERIFY(window.saveWorkspaceTo(path));
     }
     ui::MainWindow window;
@@ -74,6 +84,14 @@ void TestWorkspace::savedWorkspaceReopens()
     QVERIFY(reopened->norm == core::BlockNorm::L2);
     QVERIFY(window.document()->exportSettings() == settings);
     QVERIFY(window.document()->hasPreview());   // the recipe previews on the reopened tensor
+    const auto optimizer = window.optimizerPanel()->request();
+    QVERIFY(optimizer.kind == core::OptimizerKind::Sgd);
+    QVERIFY(optimizer.rule == core::Rule::Mxnet);
+    QCOMPARE(optimizer.hyperparameters.lr.value(), 0.25);
+    QCOMPARE(optimizer.hyperparameters.momentum.value(), 0.5);
+    QVERIFY(optimizer.semantics == (std::vector<core::Semantics>{core::Semantics::Lazy, core::Semantics::Masked}));
+    QCOMPARE(optimizer.gradients, QStringList{QStringLiteral("/g1")});
+    QCOMPARE(optimizer.mask, QStringLiteral("/ink"));
 }
 
 void TestWorkspace::relativePathsStartAtTheWorkspace()
@@ -102,6 +120,8 @@ void TestWorkspace::brokenWorkspaceChangesNothing_data()
     QTest::newRow("invalid recipe") << QByteArray(R"({"version": 1, "sparsifier": {"method": "n-m", "n": 5, "m": 4}})")
                                     << QStringLiteral("ws.json: $.sparsifier: --n must be at most --m (4), but got 5");
     QTest::newRow("wrong version") << QByteArray(R"({"version": 2})") << QStringLiteral("ws.json: $.version must be 1, but got 2");
+    QTest::newRow("unknown optimizer") << QByteArray(R"({"version": 1, "optimizer": {"optimizer": "lion", "rule": "torch"}})")
+                                       << QStringLiteral("ws.json: $.optimizer.optimizer: ");
     QTest::newRow("bad layout") << QByteArray(R"({"version": 1, "export": {"layout": "bsr"}})")
                                 << QStringLiteral("ws.json: $.export.layout must be dense, masked, coo, csr, csc or row_sparse");
 }

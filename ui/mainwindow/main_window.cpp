@@ -355,6 +355,7 @@ Workspace MainWindow::workspace() const
     w.currentElement = m_document->source().elementPath;
     w.sparsifier = m_document->sparsifier();
     w.exportSettings = m_document->exportSettings();
+    w.optimizer = m_optimizer->request();
     w.windowGeometry = saveGeometry();
     w.windowState = saveState();
     return w;
@@ -394,6 +395,8 @@ bool MainWindow::openWorkspace(const QString &path)
     }
     m_document->changeSparsifier(w.sparsifier);
     m_document->changeExportSettings(w.exportSettings);
+    if (w.optimizer)
+        m_optimizer->setRequest(*w.optimizer);
     if (!w.windowGeometry.isEmpty())
         restoreGeometry(w.windowGeometry);
     if (!w.windowState.isEmpty())

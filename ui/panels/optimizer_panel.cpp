@@ -169,6 +169,23 @@ OptimizerRequest OptimizerPanel::request() const
     return r;
 }
 
+void OptimizerPanel::setRequest(const OptimizerRequest &r)
+{
+    m_optimizer->setCurrentText(QString::fromUtf8(core::optimizerName(r.kind).data()));
+    m_rule->setCurrentText(QString::fromUtf8(core::ruleName(r.rule).data()));
+    m_device->setCurrentText(QString::fromUtf8(core::deviceName(r.device).data()));
+    m_lr->setValue(r.hyperparameters.lr.value_or(0.1));
+    m_weightDecay->setValue(r.hyperparameters.weightDecay.value_or(0.0));
+    m_momentum->setValue(r.hyperparameters.momentum.value_or(0.0));
+    const auto has = [&r](core::Semantics s) { return std::find(r.semantics.begin(), r.semantics.end(), s) != r.semantics.end(); };
+    m_dense->setChecked(has(core::Semantics::Dense));
+    m_lazy->setChecked(has(core::Semantics::Lazy));
+    m_masked->setChecked(has(core::Semantics::Masked));
+    for (int row = 0; row < m_gradients->count(); ++row)
+        m_gradients->item(row)->setCheckState(r.gradients.contains(m_gradients->item(row)->text()) ? Qt::Checked : Qt::Unchecked);
+    m_mask->setCurrentIndex(std::max(m_mask->findText(r.mask), 0));
+}
+
 void OptimizerPanel::showRun()
 {
     const auto &run = m_document->optimizerRun();

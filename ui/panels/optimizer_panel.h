@@ -45,6 +45,9 @@ public:
     // The elements of the document's file the gradients and the mask are chosen from.
     void setElements(const QStringList &elements);
     OptimizerRequest request() const;
+    // Puts a request (a workspace's) into the form; gradients and mask not in the file are
+    // left unchecked.
+    void setRequest(const OptimizerRequest &request);
     DivergenceModel *divergenceModel() const { return m_divergence; }
     MatrixView *matrixView() const { return m_matrix; }
 

@@ -32,6 +32,19 @@ void saveWorkspace(const Workspace &w, const QString &path)
     for (const auto &dataset : w.exportSettings.datasets)
         datasets.push_back(text(dataset));
     root["export"] = {{"datasets", datasets}, {"layout", text(w.exportSettings.layout)}, {"gzip", w.exportSettings.gzipLevel}};
+    if (w.optimizer) {
+        const auto &o = *w.optimizer;
+        nlohmann::ordered_json semantics = nlohmann::ordered_json::array(), grads = nlohmann::ordered_json::array();
+        for (const auto s : o.semantics)
+            semantics.push_back(core::semanticsName(s));
+        for (const auto &g : o.gradients)
+            grads.push_back(text(g));
+        root["optimizer"] = {{"optimizer", core::optimizerName(o.kind)}, {"rule", core::ruleName(o.rule)},
+                             {"device", core::deviceName(o.device)}, {"lr", o.hyperparameters.lr.value_or(0.1)},
+                             {"weight_decay", o.hyperparameters.weightDecay.value_or(0.0)},
+                             {"momentum", o.hyperparameters.momentum.value_or(0.0)}, {"semantics", semantics},
+                             {"grads", grads}, {"mask", text(o.mask)}};
+    }
     root["window"] = {{"geometry", w.windowGeometry.toBase64().toStdString()}, {"state", w.windowState.toBase64().toStdString()}};
     const std::string json = root.dump(2) + "\n";
     // QSaveFile writes a temporary file and renames it over the target on commit.
@@ -81,6 +94,38 @@ Workspace loadWorkspace(const QString &path)
             settings->fail("$.export.gzip", "must be a gzip level from 0 to 9", "got " + std::to_string(gzip));
         w.exportSettings.gzipLevel = static_cast<int>(gzip);
         settings->rejectUnknown();
+    }
+    if (auto o = f.object("optimizer")) {
+        OptimizerRequest r;
+        const auto named = [&](const char *key, auto parse) {
+            const auto value = o->string(key, true);
+            try {
+                return parse(*value);
+            } catch (const core::InputError &error) {
+                throw core::InputError(name + ": $.optimizer." + key + ": " + error.what());
+            }
+        };
+        r.kind = named("optimizer", [](const std::string &v) { return core::parseOptimizer(v); });
+        r.rule = named("rule", [](const std::string &v) { return core::parseRule(v); });
+        const auto device = o->string("device").value_or("cpu");
+        if (device != "cpu" && device != "cuda")
+            o->fail("$.optimizer.device", "must be cpu or cuda", "got '" + device + "'");
+        r.device = device == "cuda" ? core::Device::Cuda : core::Device::Cpu;
+        r.hyperparameters.lr = o->number("lr");
+        r.hyperparameters.weightDecay = o->number("weight_decay");
+        r.hyperparameters.momentum = o->number("momentum");
+        for (const auto &s : o->strings("semantics")) {
+            try {
+                r.semantics.push_back(core::parseSemantics(s));
+            } catch (const core::InputError &error) {
+                throw core::InputError(name + ": $.optimizer.semantics: " + error.what());
+            }
+        }
+        for (const auto &g : o->strings("grads"))
+            r.gradients << qtext(g);
+        r.mask = qtext(o->string("mask").value_or(""));
+        o->rejectUnknown();
+        w.optimizer = r;
     }
     if (auto window = f.object("window")) {
         w.windowGeometry = QByteArray::fromBase64(QByteArray::fromStdString(window->string("geometry").value_or("")));

@@ -5,6 +5,7 @@
 // and relative ones are read from the workspace's folder. Reading is strict: an unknown key
 // or a wrong type is an InputError naming the file and the JSON path.
 #include "ui/document/tensor_document.h"
+#include "ui/panels/optimizer_panel.h"
 
 #include <QByteArray>
 #include <QStringList>
@@ -18,6 +19,7 @@ struct Workspace {
     QString currentFile, currentElement;
     std::optional<core::SparsifierConfig> sparsifier;
     ExportSettings exportSettings;
+    std::optional<OptimizerRequest> optimizer;   // the Optimizer panel's form
     QByteArray windowGeometry, windowState;   // QMainWindow::saveGeometry/saveState
 };
 
