@@ -68,40 +68,24 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { showSelected(); });
 
-    auto *filesDock = new QDockWidget(tr("Files"), this);
-    filesDock->setObjectName(QStringLiteral("FilesDock"));
-    filesDock->setWidget(m_tree);
-    addDockWidget(Qt::LeftDockWidgetArea, filesDock);
+    auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea);
 
     m_issues = new QListWidget;
-    auto *issuesDock = new QDockWidget(tr("Issues"), this);
-    issuesDock->setObjectName(QStringLiteral("IssuesDock"));
-    issuesDock->setWidget(m_issues);
-    addDockWidget(Qt::BottomDockWidgetArea, issuesDock);
+    auto *issuesDock = addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea);
 
     m_histogram = new HistogramView(m_document);
-    auto *histogramDock = new QDockWidget(tr("Histogram"), this);
-    histogramDock->setObjectName(QStringLiteral("HistogramDock"));
-    histogramDock->setWidget(m_histogram);
-    addDockWidget(Qt::LeftDockWidgetArea, histogramDock);
+    auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea);
 
     m_sparsifier = new SparsifierPanel(m_document);
-    auto *sparsifierDock = new QDockWidget(tr("Sparsifier"), this);
-    sparsifierDock->setObjectName(QStringLiteral("SparsifierDock"));
-    sparsifierDock->setWidget(m_sparsifier);
-    addDockWidget(Qt::RightDockWidgetArea, sparsifierDock);
+    auto *sparsifierDock = addDock(tr("Sparsifier"), QStringLiteral("SparsifierDock"), m_sparsifier, Qt::RightDockWidgetArea);
 
     m_optimizer = new OptimizerPanel(m_document);
-    auto *optimizerDock = new QDockWidget(tr("Optimizer"), this);
-    optimizerDock->setObjectName(QStringLiteral("OptimizerDock"));
-    optimizerDock->setWidget(m_optimizer);
+    auto *optimizerDock = addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea);
     tabifyDockWidget(sparsifierDock, optimizerDock);
     connect(m_optimizer, &OptimizerPanel::runRequested, this, [this](const OptimizerRequest &r) { m_documentJobs->runOptimizer(r); });
 
     m_gradcheck = new GradcheckPanel(m_document);
-    auto *gradcheckDock = new QDockWidget(tr("Gradcheck"), this);
-    gradcheckDock->setObjectName(QStringLiteral("GradcheckDock"));
-    gradcheckDock->setWidget(m_gradcheck);
+    auto *gradcheckDock = addDock(tr("Gradcheck"), QStringLiteral("GradcheckDock"), m_gradcheck, Qt::RightDockWidgetArea);
     tabifyDockWidget(optimizerDock, gradcheckDock);
     sparsifierDock->raise();
     connect(m_gradcheck, &GradcheckPanel::runRequested, this, [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
@@ -112,10 +96,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     });
 
     m_inspector = new InspectorPanel(m_document);
-    auto *inspectorDock = new QDockWidget(tr("Inspector"), this);
-    inspectorDock->setObjectName(QStringLiteral("InspectorDock"));
-    inspectorDock->setWidget(m_inspector);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+    auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea);
 
     m_preview = new TensorPreview(m_document);
     auto *centre = new QWidget;
@@ -158,6 +139,15 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+QDockWidget *MainWindow::addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area)
+{
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);   // saveState()/restoreState() find docks by name
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    return dock;
+}
 
 void MainWindow::createActions()
 {

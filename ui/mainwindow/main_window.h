@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+class QDockWidget;
 class QListWidget;
 class QMenu;
 class QScrollBar;
@@ -72,6 +73,7 @@ protected:
 
 private:
     void createActions();
+    QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area);
     void exportWithDialog();
     void saveBatchWithDialog();
     QStringList elementsOfDocumentFile() const;
