@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <glob.h>
 #include <map>
@@ -54,6 +55,8 @@ SparsifyRequest parseSparsify(Fields &f, const std::string &file)
 {
     SparsifyRequest r;
     r.config = readSparsifier(f, file, "$.sparsify");
+    if (const auto *own = f.get("per_dataset", false))
+        r.perDataset = parsePerDatasetJson(*own, file, f.at("per_dataset"));
     if (const auto limit = f.string("memory_limit"))
         r.memoryLimit = withPath(file, f.at("memory_limit"), [&] { return parseMemorySize(*limit); });
     f.rejectUnknown();
@@ -144,6 +147,10 @@ BatchRecipe parseBatch(const std::string &path)
     f.rejectUnknown();
     if (!recipe.sparsify && !recipe.step)
         f.fail("$", "must have a sparsify or a step recipe (or both)", "it has neither");
+    if (recipe.sparsify && !recipe.datasets.empty())
+        for (const auto &[dataset, config] : recipe.sparsify->perDataset)
+            if (std::find(recipe.datasets.begin(), recipe.datasets.end(), dataset) == recipe.datasets.end())
+                f.fail("$.sparsify.per_dataset[\"" + dataset + "\"]", "must name one of $.datasets", "it is not listed there");
     return recipe;
 }
 
@@ -176,6 +183,29 @@ SparsifierConfig parseSparsifierJson(const nlohmann::json &object, const std::st
     return config;
 }
 
+nlohmann::ordered_json perDatasetJson(const std::map<std::string, SparsifierConfig> &perDataset)
+{
+    auto object = nlohmann::ordered_json::object();
+    for (const auto &[dataset, config] : perDataset)
+        object[dataset] = sparsifierJson(config);
+    return object;
+}
+
+std::map<std::string, SparsifierConfig> parsePerDatasetJson(const nlohmann::json &object, const std::string &file,
+                                                            const std::string &path)
+{
+    if (!object.is_object())
+        throw InputError(file + ": " + path + " must be an object of dataset paths, but got " + jsonTypeName(object));
+    std::map<std::string, SparsifierConfig> perDataset;
+    for (const auto &[dataset, config] : object.items()) {
+        const std::string at = path + "[\"" + dataset + "\"]";
+        if (dataset.empty() || dataset.front() != '/')
+            throw InputError(file + ": " + at + " must name a dataset by its absolute path (\"/emb\"), but it does not start with /");
+        perDataset[dataset] = parseSparsifierJson(config, file, at);
+    }
+    return perDataset;
+}
+
 std::string batchJson(const BatchRecipe &recipe)
 {
     nlohmann::ordered_json root{{"version", 1}, {"inputs", recipe.inputs}};
@@ -186,6 +216,8 @@ std::string batchJson(const BatchRecipe &recipe)
         auto s = sparsifierJson(recipe.sparsify->config);
         if (recipe.sparsify->memoryLimit)
             s["memory_limit"] = std::to_string(*recipe.sparsify->memoryLimit);
+        if (!recipe.sparsify->perDataset.empty())
+            s["per_dataset"] = perDatasetJson(recipe.sparsify->perDataset);
         root["sparsify"] = s;
     }
     if (recipe.step) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,12 @@ std::string batchJson(const BatchRecipe &recipe);
 // workspace stores it too. parseSparsifierJson names errors by `path` ("$.sparsifier.n ...").
 nlohmann::ordered_json sparsifierJson(const SparsifierConfig &config);
 SparsifierConfig parseSparsifierJson(const nlohmann::json &object, const std::string &file, const std::string &path);
+
+// "sparsify.per_dataset": {"/W": {"method": "n-m", ...}, ...} — datasets with their own
+// sparsifier (absolute paths; the rest get the sparsify object's). Also the workspace's.
+nlohmann::ordered_json perDatasetJson(const std::map<std::string, SparsifierConfig> &perDataset);
+std::map<std::string, SparsifierConfig> parsePerDatasetJson(const nlohmann::json &object, const std::string &file,
+                                                            const std::string &path);
 
 struct BatchJob {
     std::string input;

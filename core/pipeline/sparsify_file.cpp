@@ -38,7 +38,7 @@ std::int64_t elementBytes(const ElementInfo &e) { return numel(e.shape) * static
 bool streamable(const SparsifyRequest &request, const ElementInfo &e)
 {
     return request.memoryLimit && elementBytes(e) > *request.memoryLimit && e.layout == Layout::Dense && !e.masked
-           && !e.shape.empty() && request.config.method != SparsifierMethod::DataNorm;
+           && !e.shape.empty() && request.configFor(e.path).method != SparsifierMethod::DataNorm;
 }
 
 // Everything that can be known from metadata is checked before any output exists.
@@ -48,7 +48,7 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
     try {
         if (!request.masked)
             requireLayoutCanHold(request.layout, e.shape);
-        const auto &c = request.config;
+        const auto &c = request.configFor(e.path);
         if ((c.method == SparsifierMethod::RowNorm || c.method == SparsifierMethod::NM) && e.shape.empty())
             throw errors::mustBe(std::string(methodName(c.method)) + " data", "have rank >= 1", "a 0-d tensor");
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
@@ -111,7 +111,7 @@ SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, 
     r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
     Mask mask;
     try {
-        mask = maskAndSquash(dense, original, request.config, useGpu, &r.blocksRemoved);
+        mask = maskAndSquash(dense, original, request.configFor(e.path), useGpu, &r.blocksRemoved);
     } catch (const Error &error) {
         rethrowWithContext(error, input.where(e.path));
     }
@@ -128,7 +128,7 @@ SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, 
     writeTensor(out, e.path, result, request.writeOptions);
     r.ioSeconds += since(start);
     if (stateEntry)
-        *stateEntry = {"", original, std::move(mask), request.config};
+        *stateEntry = {"", original, std::move(mask), request.configFor(e.path)};
     return r;
 }
 
@@ -144,7 +144,7 @@ SparsifiedElement streamed(const SparsifyRequest &request, const H5File &input, 
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto perRow = std::max<std::int64_t>(1, width * static_cast<std::int64_t>(2 * sizeof(T) + 1));
     const auto chunkRows = std::clamp<std::int64_t>(*request.memoryLimit / perRow, 1, std::max<std::int64_t>(rows, 1));
-    const auto &c = request.config;
+    const auto &c = request.configFor(e.path);
     auto readRows = [&](std::int64_t begin, std::int64_t end) {
         const auto t0 = Clock::now();
         auto chunk = toDenseAs<T>(readTensor(input, e.path, nullptr, RowRange{begin, end}));
@@ -213,7 +213,24 @@ SparsifiedElement streamed(const SparsifyRequest &request, const H5File &input, 
     return r;
 }
 
+// Every element given its own sparsifier must be one that is sparsified.
+void checkPerDataset(const SparsifyRequest &request, const H5File &input, const std::vector<ElementInfo> &elements)
+{
+    for (const auto &[path, config] : request.perDataset) {
+        config.validate();
+        const bool selected = std::any_of(elements.begin(), elements.end(), [&](const auto &e) { return e.path == path; });
+        if (!selected)
+            throw InputError(input.where(path) + ": has its own sparsifier but is not among the datasets sparsified");
+    }
+}
+
 } // namespace
+
+const SparsifierConfig &SparsifyRequest::configFor(const std::string &path) const
+{
+    const auto own = perDataset.find(path);
+    return own == perDataset.end() ? config : own->second;
+}
 
 std::int64_t parseMemorySize(const std::string &text)
 {
@@ -246,6 +263,7 @@ std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, Vali
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
     const auto elements = selectElements(input, request.datasets);
+    checkPerDataset(request, input, elements);
     for (const auto &e : elements)
         checkElement(request, input, e);
 

@@ -4,7 +4,8 @@
 //   dense      values * mask (what squashing the mask gives)
 //   masked     the original values with the mask (masked_tensor, true = kept)
 //   coo/csr/csc/row_sparse   the squashed values in that layout (zeros dropped)
-// Every element is checked against the method and the layout before anything is written.
+// Every element is checked against its method and the layout before anything is written.
+// An element named in perDataset gets that sparsifier instead of `config`.
 // With a memory limit, threshold, n-m and row-norm stream dense datasets larger than the limit
 // in row chunks (hyperslab reads and writes), with the same result as in memory.
 #include "core/io/h5_writer.h"
@@ -14,6 +15,7 @@
 #include "core/util/progress.h"
 #include "core/util/validation_report.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@ struct SparsifyRequest {
     std::string input;
     std::string output;
     SparsifierConfig config;
+    std::map<std::string, SparsifierConfig> perDataset;   // element path ("/W") -> its own sparsifier
     std::vector<std::string> datasets;       // empty: every element
     Layout layout = Layout::Dense;
     bool masked = false;                      // --layout masked
@@ -31,6 +34,9 @@ struct SparsifyRequest {
     bool saveState = false;                   // also write /sparsifier_state (data_sparsifier_state)
     std::string device = "cpu";               // cuda: threshold, n-m and data-norm scores on the GPU (float32)
     WriteOptions writeOptions;
+
+    // The sparsifier of the element at `path`: its own, or `config`.
+    const SparsifierConfig &configFor(const std::string &path) const;
 };
 
 struct SparsifiedElement {

@@ -8,6 +8,9 @@
   output, the run goes on and exits 1; --json reports every input;
 * sparsify + step in one recipe: the output holds the sparsified datasets and what
   `sparsity step` writes when it steps on them;
+* per-dataset sparsifiers: each dataset named in sparsify.per_dataset gets its own method,
+  equal to `sparsity sparsify` with that method; one naming a dataset the input lacks fails
+  that input (exit 1) and writes nothing;
 * --dry-run lists the work and writes nothing;
 * an output folder that cannot be created fails that input (exit 1) and writes nothing."""
 import json
@@ -100,6 +103,30 @@ def main(cli, sample, work):
         "--grad", "/g0", "--grad", "/g1", "--lr", "0.1")
     same_file_contents(out, stepped, ["/param", "/state/sum", "/state/step", "/last_update"])
     same_file_contents(out, pruned, ["/emb"])
+
+    # Per-dataset sparsifiers: /W by N:M, the rest by threshold.
+    mixed = os.path.join(work, "mixed.json")
+    write_batch(mixed, {"version": 1, "inputs": ["in/a.h5"], "datasets": ["/emb", "/W"], "device": "cpu",
+                        "sparsify": {"method": "threshold", "threshold": 4.0,
+                                     "per_dataset": {"/W": {"method": "n-m", "n": 1, "m": 2}}},
+                        "output": {"layout": "coo", "path": "mixed/{stem}.h5"}})
+    run(cli, "run", mixed)
+    by_hand = os.path.join(work, "nm_by_hand.h5")
+    run(cli, "sparsify", os.path.join(work, "in", "a.h5"), "-o", by_hand, "--method", "n-m", "--n", "1", "--m", "2",
+        "--dataset", "/W", "--layout", "coo")
+    same_file_contents(os.path.join(work, "mixed", "a.h5"), by_hand, ["/W"])
+    thresholded = os.path.join(work, "threshold_coo.h5")
+    run(cli, "sparsify", os.path.join(work, "in", "a.h5"), "-o", thresholded, "--method", "threshold", "--threshold", "4",
+        "--dataset", "/emb", "--layout", "coo")
+    same_file_contents(os.path.join(work, "mixed", "a.h5"), thresholded, ["/emb"])
+
+    missing = os.path.join(work, "missing.json")
+    write_batch(missing, {"version": 1, "inputs": ["in/a.h5"], "sparsify": {"method": "threshold", "threshold": 1,
+                                                                            "per_dataset": {"/nope": {"method": "n-m"}}},
+                          "output": {"path": "missing/{stem}.h5"}})
+    r = run(cli, "run", missing, code=1)
+    check("a.h5:/nope: has its own sparsifier but is not among the datasets sparsified" in r.stderr, f"stderr {r.stderr!r}")
+    check(not os.path.exists(os.path.join(work, "missing", "a.h5")), "a failed input left an output")
 
     # An output folder that cannot be created (its parent is a file): that input fails.
     with open(os.path.join(work, "blocker"), "w") as f:

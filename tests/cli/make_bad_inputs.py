@@ -117,6 +117,15 @@ def main(out):
           '"sparsify": {"method": "threshold", "threshold": 1}, "output": {"path": "out/{stem}.h5"}}')
     batch("batch_gzip_level.json", "{" + good + ', "output": {"path": "out/{stem}.h5", "gzip": 12}}')
     batch("batch_overwrites_input.json", "{" + good + ', "output": {"path": "{name}"}}')
+    batch("batch_per_dataset_unlisted.json", '{"version": 1, "inputs": ["good.h5"], "datasets": ["/x"], '
+          '"sparsify": {"method": "threshold", "threshold": 1, "per_dataset": {"/cube": {"method": "n-m", "n": 1, "m": 2}}}, '
+          '"output": {"path": "out/{stem}.h5"}}')
+    batch("batch_per_dataset_relative.json", '{"version": 1, "inputs": ["good.h5"], '
+          '"sparsify": {"method": "threshold", "threshold": 1, "per_dataset": {"x": {"method": "n-m", "n": 1, "m": 2}}}, '
+          '"output": {"path": "out/{stem}.h5"}}')
+    batch("batch_per_dataset_bad_method.json", '{"version": 1, "inputs": ["good.h5"], '
+          '"sparsify": {"method": "threshold", "threshold": 1, "per_dataset": {"/x": {"method": "n-m", "n": 3, "m": 2}}}, '
+          '"output": {"path": "out/{stem}.h5"}}')
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/pipeline/batch_recipe.h"
+#include "core/sparsify/data_sparsifier.h"
 #include "core/tensor/tensor_ops.h"
 #include "ui/document/tensor_document.h"
 #include "ui/jobs/document_jobs.h"
@@ -29,6 +30,7 @@ private slots:
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
     void savedBatchReplaysToTheExportedFile_data();
     void savedBatchReplaysToTheExportedFile();
+    void perDatasetRecipesReplayToTheExportedFile();
     void cancelledExportWritesNothing();
     void failedExportGoesToIssues();
     void noRecipeNoBatch();
@@ -117,6 +119,52 @@ void TestExportAndBatch::savedBatchReplaysToTheExportedFile()
     QCOMPARE(core::listElements(core::H5File::openRead(exported.toStdString())).size(), static_cast<std::size_t>(datasets.size()));
     compareFiles(exported, dir.filePath(QStringLiteral("cli/sample.h5")));
     QCOMPARE(window.issuesList()->count(), 0);
+}
+
+void TestExportAndBatch::perDatasetRecipesReplayToTheExportedFile()
+{
+    QTemporaryDir dir;
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *document = window.document();
+    core::SparsifierConfig threshold;
+    threshold.threshold = 4.0;
+    document->changeSparsifier(threshold);
+    QVERIFY(window.selectElement(QStringLiteral("/W")));
+    document->changeOwnSparsifier(true);
+    core::SparsifierConfig nm;
+    nm.method = core::SparsifierMethod::NM;
+    nm.n = 1;
+    nm.m = 2;
+    document->changeSparsifier(nm);
+    QVERIFY(document->sharedSparsifier()->method == core::SparsifierMethod::Threshold);
+    document->changeExportSettings({{"/emb", "/W", "/pixels"}, "csr", 0});
+
+    const QString exported = dir.filePath(QStringLiteral("gui.h5"));
+    const auto finished = exportAndWait(window, exported);
+    QVERIFY(!finished.isEmpty());
+    QVERIFY2(finished.at(0).toBool(), qPrintable(finished.at(2).toString()));
+    // /W got its own recipe: exactly the N:M 1:2 mask of the original, squashed.
+    const auto original = core::readTensor(core::H5File::openRead(kSample.toStdString()), "/W");
+    const auto kept = core::computeMask(original, nm);
+    const auto values = core::toDenseDouble(original).values;
+    const auto w = core::toDenseDouble(core::readTensor(core::H5File::openRead(exported.toStdString()), "/W")).values;
+    QCOMPARE(w.size(), values.size());
+    for (std::size_t i = 0; i < w.size(); ++i)
+        QCOMPARE(w[i], kept[i] ? values[i] : 0.0);
+
+    const QString batch = dir.filePath(QStringLiteral("batch.json"));
+    QVERIFY(window.saveBatch(batch, QStringLiteral("cli/{stem}.h5")));
+    const auto recipe = core::parseBatch(batch.toStdString());
+    QVERIFY(recipe.sparsify->config.method == core::SparsifierMethod::Threshold);
+    QCOMPARE(recipe.sparsify->perDataset.size(), std::size_t{1});
+    QVERIFY(recipe.sparsify->perDataset.at("/W").method == core::SparsifierMethod::NM);
+    QProcess cli;
+    cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("run"), batch});
+    QVERIFY(cli.waitForFinished(60000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    compareFiles(exported, dir.filePath(QStringLiteral("cli/sample.h5")));
 }
 
 void TestExportAndBatch::cancelledExportWritesNothing()

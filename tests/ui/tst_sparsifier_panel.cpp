@@ -33,6 +33,7 @@ private slots:
     void scheduleLevelBecomesTheSparsityLevel();
     void widgetsFollowTheDocument();
     void exportSettingsUndoAndRedo();
+    void datasetOwnRecipeOverridesTheShared();
 
 private:
     template <class W>
@@ -180,6 +181,57 @@ void TestSparsifierPanel::exportSettingsUndoAndRedo()
     m_document->undoStack()->redo();
     m_document->undoStack()->redo();
     QVERIFY(m_document->exportSettings() == second);
+}
+
+
+void TestSparsifierPanel::datasetOwnRecipeOverridesTheShared()
+{
+    auto *scope = child<QComboBox>("sparsifier.scope");
+    auto *method = child<QComboBox>("sparsifier.method");
+    QVERIFY(scope->isEnabled());
+    QCOMPARE(scope->itemText(1), QStringLiteral("/t only"));
+    method->setCurrentText(QStringLiteral("threshold"));
+    child<QDoubleSpinBox>("sparsifier.threshold")->setValue(0.5);
+    scope->setCurrentIndex(1);
+    QVERIFY(m_document->hasOwnSparsifier());
+    QCOMPARE(m_document->sparsifier()->threshold, 0.5);   // starts as a copy of the shared recipe
+    method->setCurrentText(QStringLiteral("n-m"));
+    QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::NM);
+    QVERIFY(m_document->sharedSparsifier()->method == core::SparsifierMethod::Threshold);
+    QVERIFY(child<QLabel>("sparsifier.own_recipes")->text().contains(QStringLiteral("/t: n-m 2:4")));
+    const auto kept = core::computeMask(m_document->tensor(), *m_document->sparsifier());
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        QCOMPARE(m_document->pruned()[i], static_cast<std::uint8_t>(!kept[i]));
+
+    // Undo walks back through the own recipe's edits, then its creation.
+    QCOMPARE(m_document->undoStack()->count(), 4);
+    m_document->undoStack()->undo();
+    QVERIFY(m_document->hasOwnSparsifier());
+    QCOMPARE(method->currentText(), QStringLiteral("threshold"));
+    m_document->undoStack()->undo();
+    QVERIFY(!m_document->hasOwnSparsifier());
+    QCOMPARE(scope->currentIndex(), 0);
+    m_document->undoStack()->redo();
+    m_document->undoStack()->redo();
+    QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::NM);
+    QCOMPARE(scope->currentIndex(), 1);
+
+    // Another dataset gets the shared recipe; coming back shows the own one again.
+    m_document->setTensor(QStringLiteral("other"), table(), 16, {QStringLiteral("t.h5"), QStringLiteral("/u")});
+    QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::Threshold);
+    QCOMPARE(scope->currentIndex(), 0);
+    QCOMPARE(method->currentText(), QStringLiteral("threshold"));
+    m_document->setTensor(QStringLiteral("table"), table(), 16, {QStringLiteral("t.h5"), QStringLiteral("/t")});
+    QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::NM);
+    QCOMPARE(scope->currentIndex(), 1);
+
+    // Back to the shared recipe drops the own one (undoably).
+    scope->setCurrentIndex(0);
+    QVERIFY(!m_document->hasOwnSparsifier());
+    QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::Threshold);
+    QVERIFY(child<QLabel>("sparsifier.own_recipes")->isHidden());
+    m_document->undoStack()->undo();
+    QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::NM);
 }
 
 QTEST_MAIN(TestSparsifierPanel)

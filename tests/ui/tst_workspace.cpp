@@ -55,6 +55,11 @@ void TestWorkspace::savedWorkspaceReopens()
     {
         ui::MainWindow window;
         QVERIFY(window.openFile(kSample));
+        QVERIFY(window.selectElement(QStringLiteral("/emb")));
+        window.document()->changeOwnSparsifier(true);
+        core::SparsifierConfig own;
+        own.threshold = 2.5;
+        window.document()->changeSparsifier(own);
         QVERIFY(window.selectElement(QStringLiteral("/W")));
         window.document()->changeSparsifier(config);
         window.document()->changeExportSettings(settings);
@@ -82,6 +87,11 @@ void TestWorkspace::savedWorkspaceReopens()
     QCOMPARE(reopened->blockRows, std::int64_t{2});
     QCOMPARE(reopened->zerosPerBlock.value(), std::int64_t{3});
     QVERIFY(reopened->norm == core::BlockNorm::L2);
+    QVERIFY(!window.document()->hasOwnSparsifier());
+    const auto &own = window.document()->datasetSparsifiers();
+    QCOMPARE(own.size(), std::size_t{1});
+    QVERIFY(own.at(QStringLiteral("/emb")).method == core::SparsifierMethod::Threshold);
+    QCOMPARE(own.at(QStringLiteral("/emb")).threshold, 2.5);
     QVERIFY(window.document()->exportSettings() == settings);
     QVERIFY(window.document()->hasPreview());   // the recipe previews on the reopened tensor
     const auto optimizer = window.optimizerPanel()->request();
@@ -119,6 +129,8 @@ void TestWorkspace::brokenWorkspaceChangesNothing_data()
                                 << QStringLiteral("ws.json: $.sparsifier.n must be an integer, but got a string");
     QTest::newRow("invalid recipe") << QByteArray(R"({"version": 1, "sparsifier": {"method": "n-m", "n": 5, "m": 4}})")
                                     << QStringLiteral("ws.json: $.sparsifier: --n must be at most --m (4), but got 5");
+    QTest::newRow("relative dataset") << QByteArray(R"({"version": 1, "dataset_sparsifiers": {"emb": {"method": "n-m"}}})")
+                                      << QStringLiteral("ws.json: $.dataset_sparsifiers[\"emb\"] must name a dataset by its absolute path");
     QTest::newRow("wrong version") << QByteArray(R"({"version": 2})") << QStringLiteral("ws.json: $.version must be 1, but got 2");
     QTest::newRow("unknown optimizer") << QByteArray(R"({"version": 1, "optimizer": {"optimizer": "lion", "rule": "torch"}})")
                                        << QStringLiteral("ws.json: $.optimizer.optimizer: ");

@@ -12,13 +12,29 @@
 
 namespace sparsity::ui {
 
-ExportDialog::ExportDialog(const QStringList &datasets, const ExportSettings &settings, const QString &suggestedOutput,
+namespace {
+
+QString recipeOf(const TensorDocument &document, const QString &dataset)
+{
+    const auto own = document.datasetSparsifiers().find(dataset);
+    if (own != document.datasetSparsifiers().end())
+        return QObject::tr("%1 (own)").arg(describeSparsifier(own->second));
+    if (document.sharedSparsifier())
+        return describeSparsifier(*document.sharedSparsifier());
+    return QObject::tr("no sparsifier");
+}
+
+} // namespace
+
+ExportDialog::ExportDialog(const QStringList &datasets, const TensorDocument &document, const QString &suggestedOutput,
                            QWidget *parent)
     : QDialog(parent), m_datasets(new QListWidget), m_layout(new QComboBox), m_gzip(new QSpinBox), m_output(new QLineEdit)
 {
     setWindowTitle(tr("Export sparsified datasets"));
+    const auto &settings = document.exportSettings();
     for (const auto &dataset : datasets) {
-        auto *item = new QListWidgetItem(dataset, m_datasets);
+        auto *item = new QListWidgetItem(QStringLiteral("%1  —  %2").arg(dataset, recipeOf(document, dataset)), m_datasets);
+        item->setData(Qt::UserRole, dataset);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(settings.datasets.isEmpty() || settings.datasets.contains(dataset) ? Qt::Checked : Qt::Unchecked);
     }
@@ -56,7 +72,7 @@ ExportSettings ExportDialog::settings() const
     bool all = true;
     for (int row = 0; row < m_datasets->count(); ++row) {
         if (m_datasets->item(row)->checkState() == Qt::Checked)
-            settings.datasets << m_datasets->item(row)->text();
+            settings.datasets << m_datasets->item(row)->data(Qt::UserRole).toString();
         else
             all = false;
     }

@@ -1,7 +1,8 @@
 #pragma once
-// ExportDialog: which datasets of the open file the recipe runs on, the output layout, the
-// gzip level and the output file. It edits a copy of the document's ExportSettings; the main
-// window commits them (undoable) and starts the export job.
+// ExportDialog: which datasets of the open file the recipe runs on (each shown with the
+// sparsifier it gets: its own or the shared one), the output layout, the gzip level and the
+// output file. It edits a copy of the document's ExportSettings; the main window commits them
+// (undoable) and starts the export job.
 #include "ui/document/tensor_document.h"
 
 #include <QDialog>
@@ -18,7 +19,7 @@ class ExportDialog : public QDialog {
 
 public:
     // `datasets`: every numeric element of the file; `suggestedOutput`: the initial file name.
-    ExportDialog(const QStringList &datasets, const ExportSettings &settings, const QString &suggestedOutput,
+    ExportDialog(const QStringList &datasets, const TensorDocument &document, const QString &suggestedOutput,
                  QWidget *parent = nullptr);
 
     // All checked: an empty list (every numeric dataset, as the CLI's default).

@@ -154,6 +154,7 @@ void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor,
     m_hover.reset();
     m_slice.assign(tensor.rank() > 2 ? static_cast<std::size_t>(tensor.rank() - 2) : 0, 0);
     setValues(tensor);
+    emit sparsifierChanged();   // the recipe in effect is the new dataset's
     emit applicationsChanged();
     emit selectionChanged();
     emit hoverChanged();
@@ -195,37 +196,85 @@ void TensorDocument::setValues(const core::Tensor &tensor)
     emit selectionChanged();
 }
 
+QString TensorDocument::datasetKey() const { return m_source.elementPath; }
+
+std::optional<core::SparsifierConfig> TensorDocument::sparsifier() const
+{
+    const auto own = m_datasetSparsifiers.find(datasetKey());
+    if (own != m_datasetSparsifiers.end())
+        return own->second;
+    return m_sparsifier;
+}
+
+bool TensorDocument::hasOwnSparsifier() const { return m_datasetSparsifiers.count(datasetKey()) > 0; }
+
+void TensorDocument::changeOwnSparsifier(bool own)
+{
+    const QString dataset = datasetKey();
+    if (dataset.isEmpty() || own == hasOwnSparsifier())
+        return;
+    if (own)
+        m_undoStack.push(new ChangeSparsifierCommand(this, dataset, std::nullopt, sparsifier().value_or(core::SparsifierConfig{}), -1));
+    else
+        m_undoStack.push(new ChangeSparsifierCommand(this, dataset, sparsifier(), std::nullopt, -1));
+}
+
 void TensorDocument::changeSparsifier(std::optional<core::SparsifierConfig> config, int gesture)
 {
-    m_undoStack.push(new ChangeSparsifierCommand(this, m_sparsifier, std::move(config), gesture));
+    if (hasOwnSparsifier())
+        m_undoStack.push(new ChangeSparsifierCommand(this, datasetKey(), sparsifier(), std::move(config), gesture));
+    else
+        m_undoStack.push(new ChangeSparsifierCommand(this, QString(), m_sparsifier, std::move(config), gesture));
+}
+
+void TensorDocument::changeAllSparsifiers(std::optional<core::SparsifierConfig> shared, std::map<QString, core::SparsifierConfig> perDataset)
+{
+    m_undoStack.beginMacro(tr("Set sparsifiers"));
+    m_undoStack.push(new ChangeSparsifierCommand(this, QString(), m_sparsifier, std::move(shared), -1));
+    const auto before = m_datasetSparsifiers;
+    for (const auto &[dataset, config] : before)
+        if (!perDataset.count(dataset))
+            m_undoStack.push(new ChangeSparsifierCommand(this, dataset, config, std::nullopt, -1));
+    for (auto &[dataset, config] : perDataset) {
+        const auto old = before.find(dataset);
+        m_undoStack.push(new ChangeSparsifierCommand(
+            this, dataset, old == before.end() ? std::nullopt : std::optional(old->second), std::move(config), -1));
+    }
+    m_undoStack.endMacro();
 }
 
 std::optional<double> TensorDocument::threshold() const
 {
-    if (m_sparsifier && m_sparsifier->method == core::SparsifierMethod::Threshold)
-        return m_sparsifier->threshold;
+    const auto config = sparsifier();
+    if (config && config->method == core::SparsifierMethod::Threshold)
+        return config->threshold;
     return std::nullopt;
 }
 
 void TensorDocument::changeThreshold(std::optional<double> threshold, int gesture)
 {
     if (!threshold) {
-        if (m_sparsifier)
+        if (sparsifier())
             changeSparsifier(std::nullopt, gesture);
         return;
     }
     if (threshold == this->threshold())
         return;
     // The other methods' settings are kept, so switching back restores them.
-    core::SparsifierConfig config = m_sparsifier.value_or(core::SparsifierConfig{});
+    core::SparsifierConfig config = sparsifier().value_or(core::SparsifierConfig{});
     config.method = core::SparsifierMethod::Threshold;
     config.threshold = *threshold;
     changeSparsifier(config, gesture);
 }
 
-void TensorDocument::setSparsifier(const std::optional<core::SparsifierConfig> &config)
+void TensorDocument::setSparsifier(const QString &dataset, const std::optional<core::SparsifierConfig> &config)
 {
-    m_sparsifier = config;
+    if (dataset.isEmpty())
+        m_sparsifier = config;
+    else if (config)
+        m_datasetSparsifiers[dataset] = *config;
+    else
+        m_datasetSparsifiers.erase(dataset);
     updatePruned();
     emit sparsifierChanged();
 }
@@ -248,7 +297,7 @@ bool TensorDocument::applySparsifier()
         after.storage());
     SparsifierApplication application;
     application.element = m_source.elementPath.isEmpty() ? m_title : m_source.elementPath;
-    application.recipe = describeSparsifier(*m_sparsifier);
+    application.recipe = describeSparsifier(*sparsifier());
     application.numel = static_cast<std::int64_t>(m_values.values.size());
     application.nnzBefore = countNonzero(m_values, specified());
     m_undoStack.push(new ApplySparsifierCommand(this, m_tensor, std::move(after), application));
@@ -311,11 +360,12 @@ void TensorDocument::updatePruned()
     m_pruned.clear();
     m_previewError.clear();
     m_prunedFraction = 0.0;
-    if (!m_sparsifier || !hasTensor())
+    const auto config = sparsifier();
+    if (!config || !hasTensor())
         return;
     core::Mask kept;
     try {
-        kept = core::computeMask(m_tensor, *m_sparsifier);
+        kept = core::computeMask(m_tensor, *config);
     } catch (const core::Error &error) {
         m_previewError = QString::fromStdString(error.what());
         return;

@@ -1,7 +1,8 @@
 #pragma once
 // TensorDocument: the tensor being looked at and the sparsifier recipe applied to it (Tiled's
-// MapDocument, in small). It owns the loaded values, the specified mask, the sparsifier being
-// previewed (the recipe that Export and Save as batch run on the whole file), the sparsifier
+// MapDocument, in small). It owns the loaded values, the specified mask, the sparsifier
+// recipes (a shared one and datasets' own, which Export and Save as batch run on the whole
+// file; the one in effect for the tensor shown is previewed), the sparsifier
 // applications made to the loaded values, the export settings, and the undo stack every
 // change goes through. Views never talk to each other: they read the document, change it
 // through commands, and repaint on its signals.
@@ -14,6 +15,7 @@
 #include <QStringList>
 #include <QUndoStack>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -83,11 +85,25 @@ public:
     const core::DenseTensor<double> &values() const { return m_values; }
     const core::Mask *specified() const { return m_specified ? &*m_specified : nullptr; }
 
-    // The sparsifier recipe, previewed on the loaded values; nullopt: none.
-    const std::optional<core::SparsifierConfig> &sparsifier() const { return m_sparsifier; }
-    // Pushes an undoable change; consecutive changes of one `gesture` (a mouse drag, one
-    // spin box being edited) merge into one undo step. gesture < 0 never merges.
+    // The sparsifier recipe in effect for the tensor shown, previewed on the loaded values:
+    // its dataset's own recipe if it has one, else the shared recipe; nullopt: none.
+    std::optional<core::SparsifierConfig> sparsifier() const;
+    // The recipe for every dataset without its own (BATCH.json's "sparsify").
+    const std::optional<core::SparsifierConfig> &sharedSparsifier() const { return m_sparsifier; }
+    // Datasets (element paths, of whichever file is exported) with their own recipe
+    // (BATCH.json's "sparsify.per_dataset").
+    const std::map<QString, core::SparsifierConfig> &datasetSparsifiers() const { return m_datasetSparsifiers; }
+    // Whether the tensor shown has its own recipe, and the undoable switch between its own
+    // (starting as a copy of the recipe in effect) and the shared one (its own is dropped).
+    bool hasOwnSparsifier() const;
+    void changeOwnSparsifier(bool own);
+    // Changes the recipe in effect (the tensor's own, or the shared one) as an undoable step;
+    // consecutive changes of one `gesture` (a mouse drag, one spin box being edited) merge
+    // into one undo step. gesture < 0 never merges. nullopt drops the tensor's own recipe,
+    // or clears the shared one.
     void changeSparsifier(std::optional<core::SparsifierConfig> config, int gesture = -1);
+    // Replaces every recipe at once (opening a workspace), as one undoable step.
+    void changeAllSparsifiers(std::optional<core::SparsifierConfig> shared, std::map<QString, core::SparsifierConfig> perDataset);
     // The threshold when the recipe is the threshold sparsifier (the histogram's lines).
     std::optional<double> threshold() const;
     // Makes the recipe the threshold sparsifier with threshold T (nullopt clears the recipe).
@@ -142,7 +158,8 @@ public:
     int newGesture() { return m_nextGesture++; }
 
     // Called by the commands only; views and panels use the change* functions above.
-    void setSparsifier(const std::optional<core::SparsifierConfig> &config);
+    // `dataset` empty: the shared recipe; else that dataset's own (nullopt: none of its own).
+    void setSparsifier(const QString &dataset, const std::optional<core::SparsifierConfig> &config);
     void setValues(const core::Tensor &tensor);
     void pushApplication(const SparsifierApplication &application);
     void popApplication();
@@ -163,6 +180,7 @@ signals:
 
 private:
     void updatePruned();
+    QString datasetKey() const;   // the tensor shown, as a key of m_datasetSparsifiers
     void updateSelected();
 
     QString m_title;
@@ -172,6 +190,7 @@ private:
     core::DenseTensor<double> m_values;
     std::optional<core::Mask> m_specified;
     std::optional<core::SparsifierConfig> m_sparsifier;
+    std::map<QString, core::SparsifierConfig> m_datasetSparsifiers;
     core::Mask m_pruned;
     QString m_previewError;
     double m_prunedFraction = 0.0;

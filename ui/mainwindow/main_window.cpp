@@ -343,7 +343,8 @@ Workspace MainWindow::workspace() const
         w.files << m_model->filePath(m_model->index(row, 0));
     w.currentFile = m_document->source().filePath;
     w.currentElement = m_document->source().elementPath;
-    w.sparsifier = m_document->sparsifier();
+    w.sparsifier = m_document->sharedSparsifier();
+    w.datasetSparsifiers = m_document->datasetSparsifiers();
     w.exportSettings = m_document->exportSettings();
     w.optimizer = m_optimizer->request();
     w.windowGeometry = saveGeometry();
@@ -383,7 +384,7 @@ bool MainWindow::openWorkspace(const QString &path)
         addIssue(tr("%1: %2:%3 is not there any more").arg(path, w.currentFile, w.currentElement));
         complete = false;
     }
-    m_document->changeSparsifier(w.sparsifier);
+    m_document->changeAllSparsifiers(w.sparsifier, w.datasetSparsifiers);
     m_document->changeExportSettings(w.exportSettings);
     if (w.optimizer)
         m_optimizer->setRequest(*w.optimizer);
@@ -420,7 +421,7 @@ bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 void MainWindow::exportWithDialog()
 {
     const QFileInfo input(m_document->source().filePath);
-    ExportDialog dialog(elementsOfDocumentFile(), m_document->exportSettings(),
+    ExportDialog dialog(elementsOfDocumentFile(), *m_document,
                         input.dir().filePath(input.completeBaseName() + QStringLiteral(".sparsified.h5")), this);
     if (dialog.exec() != QDialog::Accepted)
         return;

@@ -53,6 +53,14 @@ QSpinBox *countBox(const QString &name, int minimum, int maximum)
 
 SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
 {
+    m_scope = new QComboBox;
+    m_scope->setObjectName(QStringLiteral("sparsifier.scope"));
+    m_scope->addItems({tr("every dataset"), tr("this dataset only")});
+    m_scope->setToolTip(tr("A dataset's own recipe overrides the shared one on Export and in Save as batch "
+                           "(BATCH.json's sparsify.per_dataset)"));
+    m_ownRecipes = new QLabel;
+    m_ownRecipes->setObjectName(QStringLiteral("sparsifier.own_recipes"));
+    m_ownRecipes->setWordWrap(true);
     m_method = new QComboBox;
     m_method->setObjectName(QStringLiteral("sparsifier.method"));
     m_method->addItem(tr("(none)"));
@@ -85,9 +93,11 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     m_reportView->setMinimumHeight(90);
 
     auto *form = new QFormLayout;
+    form->addRow(tr("Applies to"), m_scope);
     form->addRow(tr("Method"), m_method);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(m_ownRecipes);
     layout->addWidget(m_pages);
     layout->addWidget(m_status);
     layout->addLayout(buttons);
@@ -95,6 +105,7 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     layout->addWidget(new QLabel(tr("Applied")));
     layout->addWidget(m_reportView, 1);
 
+    connect(m_scope, &QComboBox::currentIndexChanged, this, [this](int index) { m_document->changeOwnSparsifier(index == 1); });
     connect(m_method, &QComboBox::currentIndexChanged, this, [this] { edited(MethodField); });
     connect(clear, &QPushButton::clicked, this, [this] { m_document->changeSparsifier(std::nullopt); });
     connect(m_apply, &QPushButton::clicked, this, [this] { m_document->applySparsifier(); });
@@ -244,7 +255,7 @@ void SparsifierPanel::edited(int field)
 void SparsifierPanel::showDocument()
 {
     const auto config = m_document->sparsifier().value_or(core::SparsifierConfig{});
-    const QSignalBlocker blockers[] = {QSignalBlocker(m_method), QSignalBlocker(m_threshold), QSignalBlocker(m_level),
+    const QSignalBlocker blockers[] = {QSignalBlocker(m_scope), QSignalBlocker(m_method), QSignalBlocker(m_threshold), QSignalBlocker(m_level),
                                        QSignalBlocker(m_blockRows), QSignalBlocker(m_blockCols), QSignalBlocker(m_zerosPerBlock),
                                        QSignalBlocker(m_norm), QSignalBlocker(m_n), QSignalBlocker(m_m), QSignalBlocker(m_keep)};
     int methodIndex = 0;
@@ -252,6 +263,15 @@ void SparsifierPanel::showDocument()
         for (int i = 0; i < 4; ++i)
             if (kMethods[i] == config.method)
                 methodIndex = i + 1;
+    const QString dataset = m_document->source().elementPath;
+    m_scope->setItemText(1, dataset.isEmpty() ? tr("this dataset only") : tr("%1 only").arg(dataset));
+    m_scope->setCurrentIndex(m_document->hasOwnSparsifier() ? 1 : 0);
+    m_scope->setEnabled(!dataset.isEmpty());
+    QStringList own;
+    for (const auto &[path, recipe] : m_document->datasetSparsifiers())
+        own << QStringLiteral("%1: %2").arg(path, describeSparsifier(recipe));
+    m_ownRecipes->setText(own.isEmpty() ? QString() : tr("Own recipes — %1").arg(own.join(QStringLiteral("; "))));
+    m_ownRecipes->setVisible(!own.isEmpty());
     m_method->setCurrentIndex(methodIndex);
     m_pages->setCurrentIndex(std::max(methodIndex - 1, 0));
     // A stacked widget is as tall as its tallest page unless the hidden pages are ignored.

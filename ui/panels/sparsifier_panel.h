@@ -1,5 +1,6 @@
 #pragma once
-// SparsifierPanel: the sparsifier recipe of the document — method and parameters, a live
+// SparsifierPanel: the sparsifier recipe of the document — shared by every dataset or the
+// tensor's own ("Applies to"), method and parameters, a live
 // preview (the heatmap and histogram show what it prunes), a schedule curve whose level at a
 // chosen step can be taken as the sparsity level, Apply (undoable) and the report of what was
 // applied. Every edit goes to the document as a command (one undo step per edited field);
@@ -43,6 +44,8 @@ private:
 
     TensorDocument *m_document;
     int m_lastField = -1, m_gesture = -1;
+    QComboBox *m_scope;
+    QLabel *m_ownRecipes;
     QComboBox *m_method;
     QStackedWidget *m_pages;
     QDoubleSpinBox *m_threshold, *m_level, *m_keep;

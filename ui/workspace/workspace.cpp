@@ -28,6 +28,12 @@ void saveWorkspace(const Workspace &w, const QString &path)
         root["current"] = {{"file", text(QFileInfo(w.currentFile).absoluteFilePath())}, {"element", text(w.currentElement)}};
     if (w.sparsifier)
         root["sparsifier"] = core::sparsifierJson(*w.sparsifier);
+    if (!w.datasetSparsifiers.empty()) {
+        std::map<std::string, core::SparsifierConfig> perDataset;
+        for (const auto &[dataset, config] : w.datasetSparsifiers)
+            perDataset[text(dataset)] = config;
+        root["dataset_sparsifiers"] = core::perDatasetJson(perDataset);
+    }
     nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
     for (const auto &dataset : w.exportSettings.datasets)
         datasets.push_back(text(dataset));
@@ -82,6 +88,9 @@ Workspace loadWorkspace(const QString &path)
     }
     if (const auto *sparsifier = f.get("sparsifier", false))
         w.sparsifier = core::parseSparsifierJson(*sparsifier, name, "$.sparsifier");
+    if (const auto *perDataset = f.get("dataset_sparsifiers", false))
+        for (const auto &[dataset, config] : core::parsePerDatasetJson(*perDataset, name, "$.dataset_sparsifiers"))
+            w.datasetSparsifiers[qtext(dataset)] = config;
     if (auto settings = f.object("export")) {
         for (const auto &dataset : settings->strings("datasets"))
             w.exportSettings.datasets << qtext(dataset);

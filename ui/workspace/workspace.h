@@ -1,6 +1,6 @@
 #pragma once
 // WORKSPACE.json (SPEC 8): what the user set up, to reopen later — open files, the tensor
-// shown, the sparsifier recipe, the export settings, the optimizer form, the dock layout.
+// shown, the sparsifier recipes (shared and per dataset), the export settings, the optimizer form, the dock layout.
 // Data stays in the HDF5 files; a workspace only points at them. Paths are stored absolute
 // and relative ones are read from the workspace's folder. Reading is strict: an unknown key
 // or a wrong type is an InputError naming the file and the JSON path.
@@ -10,6 +10,7 @@
 #include <QByteArray>
 #include <QStringList>
 
+#include <map>
 #include <optional>
 
 namespace sparsity::ui {
@@ -17,7 +18,8 @@ namespace sparsity::ui {
 struct Workspace {
     QStringList files;
     QString currentFile, currentElement;
-    std::optional<core::SparsifierConfig> sparsifier;
+    std::optional<core::SparsifierConfig> sparsifier;                 // the shared recipe
+    std::map<QString, core::SparsifierConfig> datasetSparsifiers;      // datasets' own recipes
     ExportSettings exportSettings;
     std::optional<OptimizerRequest> optimizer;   // the Optimizer panel's form
     QByteArray windowGeometry, windowState;   // QMainWindow::saveGeometry/saveState
