@@ -35,10 +35,11 @@ private slots:
     void syntaxErrorPointsAtItsColumn();
     void instructiveCaseEqualsTheCli_data();
     void instructiveCaseEqualsTheCli();
+    void inputsFromEveryOpenFile();
 
 private:
     QTemporaryDir m_dir;
-    QString m_file;
+    QString m_file, m_other;
 };
 
 namespace {
@@ -60,6 +61,9 @@ void TestGradcheckPanel::initTestCase()
     core::CooTensor<double> x{{2, 2}, 2, 3, {0, 1, 1, 1, 0, 1}, {1.0, 2.0, 3.0}, true};
     auto file = core::H5File::create(m_file.toStdString());
     core::writeTensor(file, "/x", core::Tensor(core::Storage{x}));
+    m_other = m_dir.filePath(QStringLiteral("other.h5"));
+    auto other = core::H5File::create(m_other.toStdString());
+    core::writeTensor(other, "/w", core::Tensor(core::Storage{core::DenseTensor<double>{{2, 3}, {0.5, -1.0, 2.0, 1.5, 0.25, -0.75}}}));
 }
 
 void TestGradcheckPanel::syntaxErrorPointsAtItsColumn()
@@ -142,6 +146,49 @@ void TestGradcheckPanel::instructiveCaseEqualsTheCli()
     window.document()->undoStack()->undo();
     QVERIFY(!window.document()->gradcheckRun());
     QCOMPARE(panel->findings()->count(), 0);
+}
+
+void TestGradcheckPanel::inputsFromEveryOpenFile()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_file));
+    QVERIFY(window.openFile(m_other));
+    QVERIFY(window.selectElement(QStringLiteral("/x"), m_file));
+    auto *panel = window.gradcheckPanel();
+    const QString expression = QStringLiteral("softmax(mm(x, w), 1)");
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(expression);
+    // The shown tensor's file by path alone, the other file by name; w binds to other.h5:/w.
+    auto *w = panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.w"));
+    QCOMPARE(w->itemText(0), QStringLiteral("/x"));
+    QCOMPARE(w->currentText(), QStringLiteral("other.h5:/w"));
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentText(), QStringLiteral("/x"));
+    const auto request = panel->request();
+    QCOMPARE(request.inputs[QStringLiteral("w")].file, m_other);
+
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runGradcheck(request));
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    const auto run = window.document()->gradcheckRun();
+    QVERIFY(run && run->report.passed);
+
+    QProcess cli;
+    cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("gradcheck"), QStringLiteral("--expr"), expression, QStringLiteral("--input"),
+                                            QStringLiteral("x=%1:/x").arg(m_file), QStringLiteral("--input"),
+                                            QStringLiteral("w=%1:/w").arg(m_other), QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    const auto inputs = QJsonDocument::fromJson(cli.readAllStandardOutput()).object()[QStringLiteral("inputs")].toArray();
+    QCOMPARE(inputs.size(), static_cast<qsizetype>(run->report.inputs.size()));
+    for (qsizetype k = 0; k < inputs.size(); ++k) {
+        const auto &j = run->report.inputs[static_cast<std::size_t>(k)];
+        QCOMPARE(inputs[k].toObject()[QStringLiteral("name")].toString().toStdString(), j.name);
+        const auto rows = inputs[k].toObject()[QStringLiteral("analytical")].toArray();
+        QCOMPARE(rows.size(), static_cast<qsizetype>(j.rows));
+        for (std::int64_t r = 0; r < j.rows; ++r)
+            for (std::int64_t c = 0; c < j.cols; ++c)
+                QCOMPARE(j.analytical[static_cast<std::size_t>(r * j.cols + c)], rows[r].toArray()[c].toDouble());
+    }
 }
 
 QTEST_MAIN(TestGradcheckPanel)

@@ -106,14 +106,13 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
 bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
 {
     const QString what = tr("Gradcheck");
-    const QString file = m_document->source().filePath;
-    if (file.isEmpty())
-        return refuse(what, tr("open a file and select a tensor first"));
+    if (request.inputs.isEmpty())
+        return refuse(what, tr("the expression uses no tensor: open a file and name its tensors"));
     auto run = std::make_shared<GradcheckRun>();
     run->expression = request.expression;
     core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
     for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) {
-        run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), file, it.value());
+        run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path);
         check.inputs.push_back(run->inputs.back().toStdString());
     }
     // core::gradcheck has no progress checkpoints: Cancel takes effect when it returns.

@@ -89,11 +89,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     tabifyDockWidget(optimizerDock, gradcheckDock);
     sparsifierDock->raise();
     connect(m_gradcheck, &GradcheckPanel::runRequested, this, [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
-    connect(m_document, &TensorDocument::tensorChanged, this, [this] {
-        const auto elements = elementsOfDocumentFile();
-        m_optimizer->setElements(elements);
-        m_gradcheck->setElements(elements);
-    });
+    connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::offerElements);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::offerElements);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::offerElements);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::offerElements);
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea);
@@ -322,18 +321,31 @@ void MainWindow::loadRows(std::int64_t firstRow)
     }
 }
 
+QList<ElementRef> MainWindow::elementsOfOpenFiles() const
+{
+    QList<ElementRef> elements;
+    for (int row = 0; row < m_model->fileCount(); ++row) {
+        const auto fileIndex = m_model->index(row, 0);
+        for (int child = 0; child < m_model->rowCount(fileIndex); ++child)
+            elements.push_back({m_model->filePath(fileIndex),
+                                QString::fromStdString(m_model->element(m_model->index(child, 0, fileIndex))->path)});
+    }
+    return elements;
+}
+
 QStringList MainWindow::elementsOfDocumentFile() const
 {
     QStringList elements;
-    for (int row = 0; row < m_model->fileCount(); ++row) {
-        const auto fileIndex = m_model->index(row, 0);
-        if (m_model->filePath(fileIndex) != m_document->source().filePath)
-            continue;
-        for (int child = 0; child < m_model->rowCount(fileIndex); ++child)
-            elements << QString::fromStdString(m_model->element(m_model->index(child, 0, fileIndex))->path);
-        break;
-    }
+    for (const auto &element : elementsOfOpenFiles())
+        if (element.file == m_document->source().filePath)
+            elements << element.path;
     return elements;
+}
+
+void MainWindow::offerElements()
+{
+    m_optimizer->setElements(elementsOfDocumentFile());
+    m_gradcheck->setElements(elementsOfOpenFiles(), m_document->source().filePath);
 }
 
 Workspace MainWindow::workspace() const

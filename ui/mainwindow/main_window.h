@@ -16,6 +16,7 @@ class QTreeView;
 
 namespace sparsity::ui {
 
+struct ElementRef;
 class H5BrowserModel;
 class HistogramView;
 class InspectorPanel;
@@ -76,7 +77,9 @@ private:
     QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area);
     void exportWithDialog();
     void saveBatchWithDialog();
+    QList<ElementRef> elementsOfOpenFiles() const;
     QStringList elementsOfDocumentFile() const;
+    void offerElements();   // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
     // Debian's HDF5 is built without thread safety: while a job uses HDF5 on its thread the
     // GUI thread must not call it. Returns true and keeps `action` for when the job ends.
     bool deferWhileJobRuns(std::function<void()> action);

@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -111,9 +112,14 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
     showRun();
 }
 
-void GradcheckPanel::setElements(const QStringList &elements)
+void GradcheckPanel::setElements(const QList<ElementRef> &elements, const QString &currentFile)
 {
-    m_elements = elements;
+    m_elements.clear();
+    for (bool current : {true, false})
+        for (const auto &element : elements)
+            if ((element.file == currentFile) == current)
+                m_elements << element;
+    m_currentFile = currentFile;
     checkExpression();
 }
 
@@ -141,23 +147,34 @@ void GradcheckPanel::checkExpression()
         const auto column = QRegularExpression(QStringLiteral("column (\\d+)")).match(message).captured(1).toInt();
         m_error->setText(column > 0 ? QStringLiteral("%1\n%2^\n%3").arg(source, QString(column - 1, QLatin1Char(' ')), message) : message);
     }
-    // One chooser per input name; a name matching an element ("x" and "/x") is chosen for it.
-    QMap<QString, QString> chosen;
+    // One chooser per input name, keeping what was chosen.
+    QMap<QString, ElementRef> chosen;
     for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it)
-        chosen[it.key()] = it.value()->currentText();
+        if (it.value()->currentIndex() >= 0)
+            chosen[it.key()] = m_elements.value(it.value()->currentIndex());
     while (m_inputsForm->rowCount() > 0)
         m_inputsForm->removeRow(0);
     m_inputChoosers.clear();
     for (const auto &name : names) {
         auto *chooser = new QComboBox;
         chooser->setObjectName(QStringLiteral("gradcheck.input.") + name);
-        chooser->addItems(m_elements);
-        const QString preferred = chosen.value(name, QStringLiteral("/") + name);
-        if (m_elements.contains(preferred))
-            chooser->setCurrentText(preferred);
+        for (const auto &element : m_elements)
+            chooser->addItem(element.file == m_currentFile ? element.path
+                                                           : QStringLiteral("%1:%2").arg(QFileInfo(element.file).fileName(), element.path));
+        chooser->setCurrentIndex(chosen.contains(name) ? static_cast<int>(m_elements.indexOf(chosen[name])) : defaultFor(name));
+        chooser->setToolTip(tr("Tensors of every open file; the shown tensor's file by path alone"));
         m_inputsForm->addRow(name, chooser);
         m_inputChoosers[name] = chooser;
     }
+}
+
+int GradcheckPanel::defaultFor(const QString &name) const
+{
+    // m_elements lists the shown tensor's file first: its "/x" wins over another file's.
+    for (int i = 0; i < m_elements.size(); ++i)
+        if (m_elements[i].path == QStringLiteral("/") + name)
+            return i;
+    return m_elements.isEmpty() ? -1 : 0;
 }
 
 GradcheckPanelRequest GradcheckPanel::request() const
@@ -165,7 +182,8 @@ GradcheckPanelRequest GradcheckPanel::request() const
     GradcheckPanelRequest r;
     r.expression = m_expression->text();
     for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it)
-        r.inputs[it.key()] = it.value()->currentText();
+        if (it.value()->currentIndex() >= 0)
+            r.inputs[it.key()] = m_elements.value(it.value()->currentIndex());
     r.options.masked = m_masked->isChecked();
     r.options.fast = m_fast->isChecked();
     r.options.eps = m_eps->value();
@@ -183,7 +201,7 @@ void GradcheckPanel::showRun()
                 m_input->addItem(QString::fromStdString(input.name));
     }
     if (!run) {
-        m_verdict->setText(tr("Type an expression over the open file's tensors, then Check."));
+        m_verdict->setText(tr("Type an expression over the open files' tensors, then Check."));
     } else {
         const auto &o = run->report.options;
         m_verdict->setText(tr("%1: %2 (%3, eps %4, atol %5, rtol %6)")

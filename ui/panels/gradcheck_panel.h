@@ -1,6 +1,7 @@
 #pragma once
-// GradcheckPanel: an expression over tensors of the open file, checked as it is typed (a
-// syntax error is shown with a caret under its column), one input chooser per name it uses,
+// GradcheckPanel: an expression over tensors of the open files, checked as it is typed (a
+// syntax error is shown with a caret under its column), one input chooser per name it uses
+// (the shown tensor's file first, as "/path"; other open files as "file.h5:/path"),
 // masked and fast toggles and eps. Run becomes a GradcheckPanelRequest the main window runs
 // as a background job (core::gradcheckFile, as `sparsity gradcheck`); the result lands in the
 // document (undoable) and the panel shows it: verdict, numerical / analytical / difference
@@ -24,9 +25,16 @@ namespace sparsity::ui {
 class MatrixView;
 class TensorDocument;
 
+// An element of an open file.
+struct ElementRef {
+    QString file;
+    QString path;
+    bool operator==(const ElementRef &) const = default;
+};
+
 struct GradcheckPanelRequest {
     QString expression;
-    QMap<QString, QString> inputs;   // name -> element path in the document's file
+    QMap<QString, ElementRef> inputs;   // name -> the element bound to it
     core::GradcheckOptions options;
 };
 
@@ -36,7 +44,9 @@ class GradcheckPanel : public QWidget {
 public:
     explicit GradcheckPanel(TensorDocument *document, QWidget *parent = nullptr);
 
-    void setElements(const QStringList &elements);
+    // The elements inputs can be bound to: those of `currentFile` (the tensor shown) are
+    // listed first and by path alone.
+    void setElements(const QList<ElementRef> &elements, const QString &currentFile);
     GradcheckPanelRequest request() const;
     // The syntax check's message: empty when the expression parses.
     QString expressionError() const;
@@ -50,11 +60,15 @@ signals:
 
 private:
     void checkExpression();
+    // The element an input name binds to until one is chosen: "/name" of the shown tensor's
+    // file, else of another open file, else the first element.
+    int defaultFor(const QString &name) const;
     void showRun();
     void showInput();
 
     TensorDocument *m_document;
-    QStringList m_elements;
+    QList<ElementRef> m_elements;
+    QString m_currentFile;
     QLineEdit *m_expression;
     QLabel *m_error;
     QWidget *m_inputsBox;
