@@ -3,10 +3,13 @@
 #include "core/autograd/backward.h"
 #include "core/masked/mask_algebra.h"
 
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <random>
 #include <sstream>
+
+#include <omp.h>
 
 namespace sparsity::core {
 namespace {
@@ -71,8 +74,8 @@ std::string joined(const std::vector<std::string> &parts)
 class Checker {
 public:
     Checker(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
-            const GradcheckOptions &options)
-        : m_expression(expression), m_source(source), m_options(options)
+            const GradcheckOptions &options, ProgressCallback progress)
+        : m_expression(expression), m_source(source), m_options(options), m_progress(std::move(progress))
     {
         m_inputs = makeEvalInputs(tensors, true);
         // Working copies the numerical Jacobian perturbs in place between evaluations.
@@ -90,6 +93,11 @@ public:
         GradcheckReport report;
         report.options = m_options;
         report.outputShape = m_base.shape;
+        m_total = m_options.fast ? 0 : (m_base.numel() + kSeedsPerPass - 1) / kSeedsPerPass;
+        for (const auto &name : m_expression.inputNames())
+            if (const auto found = m_working.find(name); found != m_working.end())
+                m_total += m_options.fast ? 1 : found->second->numel();
+        reportProgress(m_progress, 0, m_total);
         if (!m_options.fast)
             m_analytical = analyticalJacobians();
         for (const auto &name : m_expression.inputNames()) {
@@ -105,6 +113,23 @@ public:
     }
 
 private:
+    static constexpr std::int64_t kSeedsPerPass = 64;   // unit seeds per batched backward pass
+
+    // One more unit of work (a backward batch, a perturbed row) is done. Only the job's own
+    // thread (thread 0 of a parallel region) calls the callback; a refusal is remembered and
+    // every thread stops at its next row.
+    void advance(bool mayReport)
+    {
+        const auto done = ++m_done;
+        if (mayReport && m_progress && !m_cancelled && !m_progress(done, m_total))
+            m_cancelled = true;
+    }
+    void stopIfCancelled() const
+    {
+        if (m_cancelled)
+            throw Cancelled();
+    }
+
     Vector evaluateDense(const std::vector<EvalInput> &inputs) const
     {
         return denseOutput(std::get<Value>(evaluateExpression(m_expression, m_source, inputs)));
@@ -148,9 +173,8 @@ private:
 
     // Every input's analytical Jacobian (rows x cols), from batched backward passes: a batch
     // of unit seeds, one per output element, gives that many columns in one pass.
-    std::map<std::string, Vector> analyticalJacobians() const
+    std::map<std::string, Vector> analyticalJacobians()
     {
-        constexpr std::int64_t kSeedsPerPass = 64;
         const std::int64_t cols = m_base.numel();
         std::map<std::string, Vector> jacobians;
         for (const auto &[name, x] : m_working)
@@ -171,6 +195,8 @@ private:
                     for (std::int64_t e = 0; e < rows; ++e)
                         found->second[at(e * cols + first + b)] = g[at(b * rows + e)];
             }
+            advance(true);
+            stopIfCancelled();
         }
         return jacobians;
     }
@@ -192,13 +218,16 @@ private:
             Vector direction(at(j.rows), 0.0);
 #pragma omp for schedule(dynamic, 4)
             for (std::int64_t e = 0; e < j.rows; ++e) {
-                if (!perturbable(x, e))
+                if (m_cancelled)
                     continue;
                 try {
-                    direction[at(e)] = 1.0;
-                    const Vector column = centralDifference(*local, direction, inputs);
-                    direction[at(e)] = 0.0;
-                    std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
+                    if (perturbable(x, e)) {
+                        direction[at(e)] = 1.0;
+                        const Vector column = centralDifference(*local, direction, inputs);
+                        direction[at(e)] = 0.0;
+                        std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
+                    }
+                    advance(omp_get_thread_num() == 0);
                 } catch (...) {
 #pragma omp critical
                     failure = std::current_exception();
@@ -207,6 +236,7 @@ private:
         }
         if (failure)
             std::rethrow_exception(failure);
+        stopIfCancelled();
         compare(j);
         return j;
     }
@@ -229,6 +259,8 @@ private:
             analytical += u[e] * vj[e];
         InputJacobian j{name, x.shape, 1, 1, {numerical}, {analytical}, 0.0, {}, {}, {}};
         compare(j);
+        advance(true);
+        stopIfCancelled();
         return j;
     }
 
@@ -292,14 +324,18 @@ private:
     Tape m_tape;
     Value m_base;
     std::map<std::string, Vector> m_analytical;
+    ProgressCallback m_progress;
+    std::int64_t m_total = 0;
+    std::atomic<std::int64_t> m_done{0};
+    std::atomic<bool> m_cancelled{false};
 };
 
 } // namespace
 
 GradcheckReport gradcheck(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
-                          const GradcheckOptions &options)
+                          const GradcheckOptions &options, const ProgressCallback &progress)
 {
-    return Checker(expression, source, tensors, options).run();
+    return Checker(expression, source, tensors, options, progress).run();
 }
 
 } // namespace sparsity::core

@@ -10,6 +10,7 @@
 // mode compares one random projection vᵀJu per input instead of whole Jacobians (PyTorch's
 // fast_mode), for inputs too large for full matrices.
 #include "core/expr/evaluator.h"
+#include "core/util/progress.h"
 
 #include <array>
 #include <string>
@@ -45,8 +46,10 @@ struct GradcheckReport {
 };
 
 // Every non-bool input the expression uses gets a Jacobian. Throws InputError for expression
-// errors (with the column) and for shape mismatches found by the forward pass.
+// errors (with the column) and for shape mismatches found by the forward pass. `progress`
+// counts backward batches and perturbed rows; when it returns false the check stops at the
+// next row and throws Cancelled.
 GradcheckReport gradcheck(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
-                          const GradcheckOptions &options);
+                          const GradcheckOptions &options, const ProgressCallback &progress = {});
 
 } // namespace sparsity::core

@@ -21,7 +21,7 @@ void requireOption(const char *name, double value, bool positive)
 
 } // namespace
 
-GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report)
+GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
     const auto start = Clock::now();
     requireOption("--eps", request.options.eps, true);
@@ -48,7 +48,7 @@ GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationRep
         throw errors::mustBe("expression '" + request.expression + "'", "use at least one floating-point input to take a "
                              "gradient of", "only bool inputs (masks), which get no gradient");
     const auto inputsRead = Clock::now();
-    result.check = gradcheck(*expression, request.expression, tensors, request.options);
+    result.check = gradcheck(*expression, request.expression, tensors, request.options, progress);
     result.computeSeconds = seconds(inputsRead, Clock::now());
     result.ioSeconds = seconds(start, inputsRead);
     return result;

@@ -20,6 +20,7 @@ struct GradcheckFileReport {
     double ioSeconds = 0.0;
 };
 
-GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report);
+// `progress` is gradcheck's (Cancelled when it returns false).
+GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
 
 } // namespace sparsity::core

@@ -21,6 +21,7 @@ private slots:
     void maskedInputsKeepMaskedGradients();
     void fastModeAgreesAndCatchesAWrongBackward();
     void jacobianLayoutIsInputRowsOutputColumns();
+    void progressCountsEveryRowAndCancelStops();
 };
 
 namespace {
@@ -176,6 +177,49 @@ void TestGradcheck::jacobianLayoutIsInputRowsOutputColumns()
     QCOMPARE(j.analytical, (std::vector<double>{3, 1, 1, 3}));
     for (std::size_t i = 0; i < 4; ++i)
         QVERIFY(std::abs(j.numerical[i] - j.analytical[i]) < 1e-8);
+}
+
+void TestGradcheck::progressCountsEveryRowAndCancelStops()
+{
+    // x [16 x 16], w [16 x 16] -> 256 outputs: 4 backward batches of 64 seeds, 256 + 256 rows.
+    const std::vector<core::NamedTensor> inputs{
+        {"x", core::Tensor(core::Storage{test::randomDense<double>({16, 16}, 1.0, 41)}), false},
+        {"w", core::Tensor(core::Storage{test::randomDense<double>({16, 16}, 1.0, 42)}), false},
+    };
+    const std::string expression = "softmax(mm(x, w), 1)";
+    const auto parsed = core::parseExpression(expression);
+    std::vector<std::pair<std::int64_t, std::int64_t>> reports;
+    const auto report = core::gradcheck(*parsed, expression, inputs, {}, [&](std::int64_t done, std::int64_t total) {
+        reports.emplace_back(done, total);
+        return true;
+    });
+    QVERIFY(report.passed);
+    QVERIFY(reports.size() >= 3);
+    QCOMPARE(reports.front(), (std::pair<std::int64_t, std::int64_t>{0, 4 + 512}));
+    for (std::size_t k = 1; k < reports.size(); ++k) {
+        QVERIFY(reports[k].first > reports[k - 1].first);
+        QCOMPARE(reports[k].second, std::int64_t{516});
+    }
+    QVERIFY(reports.back().first <= 516);
+
+    // Refusing midway (after the backward passes, among the perturbed rows) stops the check.
+    std::int64_t calls = 0, lastDone = 0;
+    const auto cancelAfterSix = [&](std::int64_t done, std::int64_t) {
+        lastDone = done;
+        return ++calls < 7;
+    };
+    QVERIFY_THROWS_EXCEPTION(core::Cancelled, core::gradcheck(*parsed, expression, inputs, {}, cancelAfterSix));
+    QCOMPARE(calls, std::int64_t{7});
+    QVERIFY(lastDone > 4 && lastDone < 516);
+    // Fast mode counts one projection per input.
+    core::GradcheckOptions fast;
+    fast.fast = true;
+    std::int64_t fastTotal = 0;
+    core::gradcheck(*parsed, expression, inputs, fast, [&](std::int64_t, std::int64_t total) {
+        fastTotal = total;
+        return true;
+    });
+    QCOMPARE(fastTotal, std::int64_t{2});
 }
 
 QTEST_APPLESS_MAIN(TestGradcheck)

@@ -36,6 +36,7 @@ private slots:
     void instructiveCaseEqualsTheCli_data();
     void instructiveCaseEqualsTheCli();
     void inputsFromEveryOpenFile();
+    void cancelledCheckChangesNothing();
 
 private:
     QTemporaryDir m_dir;
@@ -189,6 +190,31 @@ void TestGradcheckPanel::inputsFromEveryOpenFile()
             for (std::int64_t c = 0; c < j.cols; ++c)
                 QCOMPARE(j.analytical[static_cast<std::size_t>(r * j.cols + c)], rows[r].toArray()[c].toDouble());
     }
+}
+
+void TestGradcheckPanel::cancelledCheckChangesNothing()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_file));
+    QVERIFY(window.selectElement(QStringLiteral("/x")));
+    auto *panel = window.gradcheckPanel();
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(x, x)"));
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
+    QVERIFY(finished.wait(60000));
+    const auto first = window.document()->gradcheckRun();
+    QVERIFY(first);
+    const int history = window.document()->undoStack()->count();
+
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(sparse_mm(x, x), x)"));
+    QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
+    window.jobs()->cancel();   // the check stops at its first checkpoint
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.last().at(0).toBool(), false);
+    QCOMPARE(finished.last().at(1).toBool(), true);
+    QCOMPARE(window.document()->gradcheckRun(), first);
+    QCOMPARE(window.document()->undoStack()->count(), history);
+    QCOMPARE(window.issuesList()->count(), 0);
 }
 
 QTEST_MAIN(TestGradcheckPanel)

@@ -115,10 +115,9 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
         run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path);
         check.inputs.push_back(run->inputs.back().toStdString());
     }
-    // core::gradcheck has no progress checkpoints: Cancel takes effect when it returns.
-    return launch(what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &) {
+    return launch(what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &progress) {
         core::ValidationReport notes;
-        run->report = core::gradcheckFile(check, notes).check;
+        run->report = core::gradcheckFile(check, notes, progress).check;
         return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
     });
 }
