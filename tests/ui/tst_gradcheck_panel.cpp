@@ -114,6 +114,13 @@ void TestGradcheckPanel::instructiveCaseEqualsTheCli()
     QVERIFY(panel->findChild<QLabel *>(QStringLiteral("gradcheck.verdict"))->text().contains(QStringLiteral("FAILED")));
     QVERIFY2(findingsContain(panel->findings(), reason), qPrintable(reason));
     QCOMPARE(panel->numericalView()->image().size(), QSize(4, 4));
+    // x is the tensor shown: its Jacobian rows are its elements, linked to the heatmap.
+    QVERIFY(panel->numericalView()->link() == ui::CellLink::ElementRows);
+    window.document()->setSelection(ui::ElementSelection::rectangle(1, 1, 0, 1));
+    QCOMPARE(panel->differenceView()->selectionWash().size(), QSize(1, 4));
+    QCOMPARE(qAlpha(panel->differenceView()->selectionWash().pixel(0, 2)), 0);
+    QVERIFY(qAlpha(panel->differenceView()->selectionWash().pixel(0, 0)) > 0);
+    window.document()->setSelection({});
     QCOMPARE(panel->differenceView()->title(), QStringLiteral("analytical − numerical"));
 
     QStringList arguments{QStringLiteral("gradcheck"), QStringLiteral("--expr"), expression, QStringLiteral("--input"),
@@ -172,6 +179,9 @@ void TestGradcheckPanel::inputsFromEveryOpenFile()
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
     const auto run = window.document()->gradcheckRun();
     QVERIFY(run && run->report.passed);
+    // w is not the tensor shown: its Jacobian is not linked.
+    panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input"))->setCurrentText(QStringLiteral("w"));
+    QVERIFY(panel->numericalView()->link() == ui::CellLink::None);
 
     QProcess cli;
     cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("gradcheck"), QStringLiteral("--expr"), expression, QStringLiteral("--input"),

@@ -1,9 +1,11 @@
 // Linked selection and hover: a selection made in one view (a rectangle or rows on the
-// heatmap, a value range on the histogram) reaches the others only through the document, and
-// the Inspector shows the hovered element and the selection's summary.
+// heatmap, a value range on the histogram, cells, rows or Jacobian rows in the optimizer's and
+// gradcheck's matrix views) reaches the others only through the document, and the Inspector
+// shows the hovered element and the selection's summary.
 #include "ui/document/tensor_document.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/views/histogram_view.h"
+#include "ui/views/matrix_view.h"
 #include "ui/views/slice_bar.h"
 #include "ui/views/tensor_preview.h"
 
@@ -30,13 +32,21 @@ private slots:
     void clickOutsideClears();
     void zoomAndPanKeepTheMapping();
     void slicesOfAnNdTensor();
+    void matrixCellsShareTheSelection();
+    void stalenessRowsShareTheSelection();
+    void jacobianRowsAreTheInputsElements();
+    void matrixOfAnotherShapeIsNotLinked();
 
 private:
     void drag(QWidget *widget, QPoint from, QPoint to, Qt::KeyboardModifiers modifiers = {});
+    // A mouse move without buttons, sent to `widget` itself (several test windows overlap).
+    static void hover(QWidget *widget, QPoint at);
     // Elements the histogram's selected distribution counts (heights are log10(count + 1)).
     std::int64_t histogramSelectedCount() const;
     // Elements the heatmap shows as selected (not washed out); -1 if the wash is not drawn.
     int unwashedPixels();
+    // A shown MatrixView of `values` linked to the document as `link`.
+    std::unique_ptr<ui::MatrixView> matrixView(const core::DenseTensor<double> &values, ui::CellLink link);
 
     ui::TensorDocument *m_document = nullptr;
     ui::TensorPreview *m_preview = nullptr;
@@ -88,6 +98,12 @@ void TestLinkedSelection::drag(QWidget *widget, QPoint from, QPoint to, Qt::Keyb
     QMouseEvent move(QEvent::MouseMove, to, widget->mapToGlobal(to), Qt::NoButton, Qt::LeftButton, modifiers);
     QCoreApplication::sendEvent(widget, &move);
     QTest::mouseRelease(widget, Qt::LeftButton, modifiers, to);
+}
+
+void TestLinkedSelection::hover(QWidget *widget, QPoint at)
+{
+    QMouseEvent move(QEvent::MouseMove, at, widget->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(widget, &move);
 }
 
 std::int64_t TestLinkedSelection::histogramSelectedCount() const
@@ -242,6 +258,106 @@ void TestLinkedSelection::slicesOfAnNdTensor()
     // Another slice: a rectangle belongs to the slice it was drawn on.
     bar.slider(0)->setValue(0);
     QCOMPARE(m_document->selectedCount(), 0);
+}
+
+std::unique_ptr<ui::MatrixView> TestLinkedSelection::matrixView(const core::DenseTensor<double> &values, ui::CellLink link)
+{
+    auto view = std::make_unique<ui::MatrixView>(m_document);
+    view->resize(400, 400);
+    view->show();
+    view->showMatrix(QStringLiteral("matrix"), values, link);
+    return view;
+}
+
+namespace {
+
+int clearPixels(const QImage &wash)
+{
+    int clear = 0;
+    for (int r = 0; r < wash.height(); ++r)
+        for (int c = 0; c < wash.width(); ++c)
+            clear += qAlpha(wash.pixel(c, r)) == 0;
+    return clear;
+}
+
+core::DenseTensor<double> filled(std::int64_t rows, std::int64_t cols)
+{
+    core::DenseTensor<double> m{{rows, cols}, {}};
+    for (std::int64_t i = 0; i < rows * cols; ++i)
+        m.values.push_back(static_cast<double>(i % 7) - 3.0);
+    return m;
+}
+
+} // namespace
+
+void TestLinkedSelection::matrixCellsShareTheSelection()
+{
+    // A parameter view of the tensor shown ([8 x 6], as the optimizer's): both ways.
+    const auto view = matrixView(filled(8, 6), ui::CellLink::Elements);
+    QVERIFY(QTest::qWaitForWindowExposed(view.get()));
+    QVERIFY(view->link() == ui::CellLink::Elements);
+    drag(m_preview, m_preview->positionOf(2, 1), m_preview->positionOf(4, 3));
+    QCOMPARE(clearPixels(view->selectionWash()), 9);
+
+    QSignalSpy changed(m_document, &ui::TensorDocument::selectionChanged);
+    drag(view.get(), view->positionOf(0, 4), view->positionOf(1, 5));
+    QVERIFY(changed.count() >= 1);
+    QCOMPARE(m_document->selection(), ui::ElementSelection::rectangle(0, 1, 4, 5));
+    QCOMPARE(m_document->selectedCount(), 4);
+    QCOMPARE(unwashedPixels(), 4);
+    QCOMPARE(histogramSelectedCount(), 4);
+    QCOMPARE(clearPixels(view->selectionWash()), 4);
+
+    hover(view.get(), view->positionOf(3, 2));
+    QCOMPARE(m_document->hover().value(), 3 * 6 + 2);
+    QVERIFY2(m_inspector->elementText().startsWith(QStringLiteral("[3, 2]")), qPrintable(m_inspector->elementText()));
+}
+
+void TestLinkedSelection::stalenessRowsShareTheSelection()
+{
+    const auto view = matrixView(filled(8, 1), ui::CellLink::Rows);
+    QVERIFY(QTest::qWaitForWindowExposed(view.get()));
+    QVERIFY(view->link() == ui::CellLink::Rows);
+    // One element of row 3 selected on the heatmap marks row 3.
+    drag(m_preview, m_preview->positionOf(3, 2), m_preview->positionOf(3, 2));
+    QCOMPARE(clearPixels(view->selectionWash()), 1);
+    QCOMPARE(qAlpha(view->selectionWash().pixel(0, 3)), 0);
+    // Rows dragged on the staleness view are whole rows of the tensor.
+    drag(view.get(), view->positionOf(5, 0), view->positionOf(6, 0));
+    QCOMPARE(m_document->selection(), ui::ElementSelection::rectangle(5, 6, 0, 5));
+    QCOMPARE(m_document->selectedCount(), 12);
+    QCOMPARE(unwashedPixels(), 12);
+}
+
+void TestLinkedSelection::jacobianRowsAreTheInputsElements()
+{
+    // A Jacobian of the shown [8 x 6] input: 48 rows (its elements), 3 output columns.
+    const auto view = matrixView(filled(48, 3), ui::CellLink::ElementRows);
+    QVERIFY(QTest::qWaitForWindowExposed(view.get()));
+    QVERIFY(view->link() == ui::CellLink::ElementRows);
+    drag(view.get(), view->positionOf(10, 1), view->positionOf(13, 0));
+    QCOMPARE(m_document->selection(), ui::ElementSelection::flatRange(10, 13));
+    QCOMPARE(m_document->selectedCount(), 4);
+    QCOMPARE(unwashedPixels(), 4);   // [1, 4], [1, 5], [2, 0], [2, 1] on the heatmap
+    QCOMPARE(histogramSelectedCount(), 4);
+    hover(view.get(), view->positionOf(7, 2));
+    QCOMPARE(m_document->hover().value(), 7);
+    QVERIFY2(m_inspector->elementText().startsWith(QStringLiteral("[1, 1]")), qPrintable(m_inspector->elementText()));
+    // A rectangle drawn on the heatmap marks the Jacobian rows of its elements.
+    drag(m_preview, m_preview->positionOf(0, 0), m_preview->positionOf(1, 0));
+    QCOMPARE(clearPixels(view->selectionWash()), 2);
+    QCOMPARE(qAlpha(view->selectionWash().pixel(0, 6)), 0);
+}
+
+void TestLinkedSelection::matrixOfAnotherShapeIsNotLinked()
+{
+    const auto view = matrixView(filled(5, 5), ui::CellLink::Elements);
+    QVERIFY(view->link() == ui::CellLink::None);
+    drag(m_preview, m_preview->positionOf(2, 1), m_preview->positionOf(4, 3));
+    QVERIFY(view->selectionWash().isNull());
+    m_document->setHover(std::nullopt);
+    hover(view.get(), view->positionOf(1, 1));
+    QVERIFY(!m_document->hover().has_value());
 }
 
 QTEST_MAIN(TestLinkedSelection)

@@ -123,6 +123,10 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
 
     views->setCurrentText(QStringLiteral("lazy: row staleness"));
     QCOMPARE(panel->matrixView()->image().size(), QSize(1, 1797));
+    // The views of the stepped tensor are linked to it while it is shown.
+    QVERIFY(panel->matrixView()->link() == ui::CellLink::Rows);
+    views->setCurrentText(QStringLiteral("lazy − dense: param"));
+    QVERIFY(panel->matrixView()->link() == ui::CellLink::Elements);
 
     // For the docs: SPARSITY_SCREENSHOT_DIR=docs/screenshots saves the window with the panel.
     if (const auto folder = qEnvironmentVariable("SPARSITY_SCREENSHOT_DIR"); !folder.isEmpty()) {
@@ -141,6 +145,12 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
     window.document()->undoStack()->redo();
     QCOMPARE(window.document()->optimizerRun(), run);
     QCOMPARE(model->rowCount(), row);
+
+    views->setCurrentText(QStringLiteral("lazy − dense: param"));
+    QVERIFY(window.selectElement(QStringLiteral("/pixels")));   // same shape, another tensor
+    QVERIFY(panel->matrixView()->link() == ui::CellLink::None);
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QVERIFY(panel->matrixView()->link() == ui::CellLink::Elements);
 }
 
 void TestOptimizerPanel::refusalGoesToIssues()

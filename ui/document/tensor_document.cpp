@@ -63,6 +63,15 @@ ElementSelection ElementSelection::valueRange(double lo, double hi)
     return s;
 }
 
+ElementSelection ElementSelection::flatRange(std::int64_t first, std::int64_t last)
+{
+    ElementSelection s;
+    s.kind = Kind::FlatRange;
+    s.first = std::min(first, last);
+    s.last = std::max(first, last);
+    return s;
+}
+
 TensorDocument::TensorDocument(QObject *parent) : QObject(parent) {}
 
 std::int64_t TensorDocument::gridRows() const
@@ -134,6 +143,14 @@ void TensorDocument::updateSelected()
                 m_selected[static_cast<std::size_t>(offset + r * cols + c)] = 1;
                 ++m_selectedCount;
             }
+        return;
+    }
+    if (m_selection.kind == ElementSelection::Kind::FlatRange) {
+        const auto end = std::min<std::int64_t>(m_selection.last + 1, static_cast<std::int64_t>(m_selected.size()));
+        for (auto k = std::max<std::int64_t>(m_selection.first, 0); k < end; ++k) {
+            m_selected[static_cast<std::size_t>(k)] = 1;
+            ++m_selectedCount;
+        }
         return;
     }
     for (std::size_t k = 0; k < m_values.values.size(); ++k) {

@@ -49,16 +49,19 @@ struct ExportSettings {
 };
 
 // What is selected: a rectangle of the document's [rows x cols] grid (in the slice shown,
-// for N-d tensors; rows are a rectangle spanning every column), or a value range — the
-// specified elements with lo <= x <= hi anywhere in the tensor.
+// for N-d tensors; rows are a rectangle spanning every column), a value range — the
+// specified elements with lo <= x <= hi anywhere in the tensor — or a run of elements in
+// row-major order (rows of a Jacobian are the input's elements in that order).
 struct ElementSelection {
-    enum class Kind { None, Rectangle, ValueRange };
+    enum class Kind { None, Rectangle, ValueRange, FlatRange };
     Kind kind = Kind::None;
     std::int64_t row0 = 0, row1 = -1, col0 = 0, col1 = -1;   // inclusive
     double lo = 0.0, hi = -1.0;
+    std::int64_t first = 0, last = -1;                       // inclusive flat indices
 
     static ElementSelection rectangle(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1);
     static ElementSelection valueRange(double lo, double hi);
+    static ElementSelection flatRange(std::int64_t first, std::int64_t last);
     bool operator==(const ElementSelection &) const = default;
 };
 

@@ -86,6 +86,7 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
     for (const auto s : request.semantics)
         semantics << QString::fromUtf8(core::semanticsName(s).data());
     auto run = std::make_shared<OptimizerRun>();
+    run->param = {source.filePath, source.elementPath};
     run->description = tr("%1 (%2, %3) lr %4 on %5, %6 step(s): %7; %8")
                            .arg(QString::fromUtf8(core::optimizerName(request.kind).data()),
                                 QString::fromUtf8(core::ruleName(request.rule).data()),
@@ -113,6 +114,7 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
     core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
     for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) {
         run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path);
+        run->bound[it.key()] = it.value();
         check.inputs.push_back(run->inputs.back().toStdString());
     }
     return launch(what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &progress) {

@@ -72,9 +72,9 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
     m_verdict->setWordWrap(true);
     m_input = new QComboBox;
     m_input->setObjectName(QStringLiteral("gradcheck.input"));
-    m_numerical = new MatrixView;
-    m_analytical = new MatrixView;
-    m_difference = new MatrixView;
+    m_numerical = new MatrixView(document);
+    m_analytical = new MatrixView(document);
+    m_difference = new MatrixView(document);
     m_findings = new QListWidget;
     m_findings->setObjectName(QStringLiteral("gradcheck.findings"));
     m_findings->setWordWrap(true);
@@ -108,6 +108,7 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
     });
     connect(m_input, &QComboBox::currentIndexChanged, this, &GradcheckPanel::showInput);
     connect(document, &TensorDocument::gradcheckRunChanged, this, &GradcheckPanel::showRun);
+    connect(document, &TensorDocument::tensorChanged, this, &GradcheckPanel::showInput);   // links follow the tensor shown
     checkExpression();
     showRun();
 }
@@ -229,9 +230,13 @@ void GradcheckPanel::showInput()
     std::vector<double> difference(j.numerical.size());
     for (std::size_t i = 0; i < difference.size(); ++i)
         difference[i] = j.analytical[i] - j.numerical[i];
-    m_numerical->showMatrix(tr("numerical"), matrix(j.rows, j.cols, j.numerical));
-    m_analytical->showMatrix(tr("analytical"), matrix(j.rows, j.cols, j.analytical));
-    m_difference->showMatrix(tr("analytical − numerical"), matrix(j.rows, j.cols, std::move(difference)));
+    // An input that is the tensor shown links its Jacobian rows (its elements) to it.
+    const bool linked = run->bound.value(QString::fromStdString(j.name))
+                        == ElementRef{m_document->source().filePath, m_document->source().elementPath};
+    const auto link = linked ? CellLink::ElementRows : CellLink::None;
+    m_numerical->showMatrix(tr("numerical"), matrix(j.rows, j.cols, j.numerical), link);
+    m_analytical->showMatrix(tr("analytical"), matrix(j.rows, j.cols, j.analytical), link);
+    m_difference->showMatrix(tr("analytical − numerical"), matrix(j.rows, j.cols, std::move(difference)), link);
     m_findings->addItem(tr("%1 %2: Jacobian %3 x %4 (rows: input elements, columns: output elements), max |diff| %5, %6 mismatching")
                             .arg(QString::fromStdString(j.name), QString::fromStdString(core::shapeToString(j.shape)))
                             .arg(j.rows)

@@ -7,6 +7,7 @@
 // document (undoable) and the panel shows it: verdict, numerical / analytical / difference
 // Jacobian heatmaps per input, and the mismatches with the reasons for them.
 #include "core/autograd/gradcheck.h"
+#include "ui/document/element_ref.h"
 
 #include <QMap>
 #include <QStringList>
@@ -24,13 +25,6 @@ namespace sparsity::ui {
 
 class MatrixView;
 class TensorDocument;
-
-// An element of an open file.
-struct ElementRef {
-    QString file;
-    QString path;
-    bool operator==(const ElementRef &) const = default;
-};
 
 struct GradcheckPanelRequest {
     QString expression;

@@ -66,6 +66,8 @@ void InspectorPanel::showElement()
     const auto &selection = m_document->selection();
     if (!element && m_document->selectedCount() == 1 && selection.kind == ElementSelection::Kind::Rectangle)
         element = m_document->gridOffset() + selection.row0 * m_document->gridCols() + selection.col0;
+    if (!element && m_document->selectedCount() == 1 && selection.kind == ElementSelection::Kind::FlatRange)
+        element = selection.first;
     const auto &values = m_document->values();
     if (!element || *element < 0 || *element >= static_cast<std::int64_t>(values.values.size())) {
         for (auto *label : {m_coordinates, m_value, m_specified, m_preview, m_states})

@@ -102,7 +102,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_divergenceView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view = new QComboBox;
     m_view->setObjectName(QStringLiteral("optimizer.view"));
-    m_matrix = new MatrixView;
+    m_matrix = new MatrixView(document);
     m_matrix->setMinimumHeight(240);
     m_divergenceView->setMinimumHeight(110);
 
@@ -122,6 +122,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
     connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
+    connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::showChosenView);   // links follow the tensor shown
     showRun();
 }
 
@@ -226,15 +227,18 @@ void OptimizerPanel::showChosenView()
     const auto kind = static_cast<ViewKind>(key[1].toInt());
     const auto t = key[2].value<std::size_t>();
     const auto &result = results[k];
+    // Views of the tensor shown link to it: selecting or hovering there or here is the same.
+    const bool linked = run->param == ElementRef{m_document->source().filePath, m_document->source().elementPath};
+    const auto link = [linked](CellLink l) { return linked ? l : CellLink::None; };
     switch (kind) {
-    case ViewKind::Tensor: m_matrix->showMatrix(m_view->currentText(), result.tensors[t].second); break;
+    case ViewKind::Tensor: m_matrix->showMatrix(m_view->currentText(), result.tensors[t].second, link(CellLink::Elements)); break;
     case ViewKind::Staleness: {
         // Steps since each row was last written, as one column (0: written by the last step).
         const auto rows = static_cast<std::int64_t>(result.lastUpdate.size());
         core::DenseTensor<double> staleness{{rows, 1}, {}};
         for (const auto last : result.lastUpdate)
             staleness.values.push_back(static_cast<double>(result.finalStep - last));
-        m_matrix->showMatrix(m_view->currentText(), staleness);
+        m_matrix->showMatrix(m_view->currentText(), staleness, link(CellLink::Rows));
         break;
     }
     case ViewKind::Difference: {
@@ -243,7 +247,7 @@ void OptimizerPanel::showChosenView()
         core::DenseTensor<double> difference{a.shape, {}};
         for (std::size_t i = 0; i < a.values.size(); ++i)
             difference.values.push_back(a.values[i] - b.values[i]);
-        m_matrix->showMatrix(m_view->currentText(), difference);
+        m_matrix->showMatrix(m_view->currentText(), difference, link(CellLink::Elements));
         break;
     }
     }

@@ -1,24 +1,63 @@
 #include "ui/views/matrix_view.h"
 
+#include "ui/document/tensor_document.h"
 #include "ui/views/colour_legend.h"
 
+#include <QMouseEvent>
 #include <QPainter>
 
-namespace sparsity::ui {
+#include <algorithm>
 
-MatrixView::MatrixView(QWidget *parent) : QWidget(parent)
+namespace sparsity::ui {
+namespace {
+
+constexpr int kMargin = 6;
+constexpr int kLegendWidth = 64;
+constexpr QRgb kSelected = qRgba(0, 0, 0, 0), kWashed = qRgba(255, 255, 255, 170);
+
+} // namespace
+
+MatrixView::MatrixView(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
 {
     setMinimumSize(200, 160);
+    if (m_document) {
+        setMouseTracking(true);
+        connect(m_document, &TensorDocument::selectionChanged, this, &MatrixView::renderSelection);
+        connect(m_document, &TensorDocument::sliceChanged, this, &MatrixView::renderSelection);
+        // A new tensor invalidates the link until the panel shows a matrix made from it.
+        connect(m_document, &TensorDocument::tensorChanged, this, [this] {
+            if (!linkFits(m_link))
+                m_link = CellLink::None;
+            renderSelection();
+        });
+    }
 }
 
-void MatrixView::showMatrix(const QString &title, const core::DenseTensor<double> &values)
+bool MatrixView::linkFits(CellLink link) const
+{
+    if (!m_document || !m_document->hasTensor() || link == CellLink::None || m_values.shape.size() != 2)
+        return false;
+    const auto rows = m_values.shape[0], cols = m_values.shape[1];
+    const bool flatGrid = m_document->slice().empty();
+    switch (link) {
+    case CellLink::Elements: return flatGrid && rows == m_document->gridRows() && cols == m_document->gridCols();
+    case CellLink::Rows: return flatGrid && rows == m_document->gridRows() && cols == 1;
+    case CellLink::ElementRows: return rows == static_cast<std::int64_t>(m_document->values().values.size());
+    case CellLink::None: break;
+    }
+    return false;
+}
+
+void MatrixView::showMatrix(const QString &title, const core::DenseTensor<double> &values, CellLink link)
 {
     m_title = title;
     m_message.clear();
     m_heatmap = renderHeatmap(values, nullptr);
     m_values = values;
     m_pooled = {};
-    update();
+    m_link = linkFits(link) ? link : CellLink::None;
+    layoutArea();
+    renderSelection();
 }
 
 void MatrixView::showMessage(const QString &message)
@@ -28,7 +67,128 @@ void MatrixView::showMessage(const QString &message)
     m_heatmap = {};
     m_values = {};
     m_pooled = {};
+    m_link = CellLink::None;
+    m_selectionWash = {};
     update();
+}
+
+void MatrixView::renderSelection()
+{
+    m_selectionWash = {};
+    if (m_link != CellLink::None && m_document && !m_document->selected().empty()) {
+        const auto &selected = m_document->selected();
+        const auto rows = static_cast<int>(m_values.shape[0]);
+        const int cols = m_link == CellLink::Elements ? static_cast<int>(m_values.shape[1]) : 1;
+        const auto gridCols = static_cast<std::size_t>(m_document->gridCols());
+        m_selectionWash = QImage(cols, rows, QImage::Format_ARGB32);
+        for (int r = 0; r < rows; ++r) {
+            auto *line = reinterpret_cast<QRgb *>(m_selectionWash.scanLine(r));
+            const auto row = static_cast<std::size_t>(r);
+            if (m_link == CellLink::Elements) {
+                for (int c = 0; c < cols; ++c)
+                    line[c] = selected[row * gridCols + static_cast<std::size_t>(c)] ? kSelected : kWashed;
+            } else if (m_link == CellLink::Rows) {
+                const auto begin = selected.begin() + static_cast<std::ptrdiff_t>(row * gridCols);
+                line[0] = std::any_of(begin, begin + static_cast<std::ptrdiff_t>(gridCols), [](auto b) { return b != 0; }) ? kSelected : kWashed;
+            } else {
+                line[0] = selected[row] ? kSelected : kWashed;
+            }
+        }
+    }
+    update();
+}
+
+void MatrixView::layoutArea()
+{
+    const int titleHeight = fontMetrics().height() + kMargin;
+    m_area = QRect(kMargin, titleHeight, width() - kLegendWidth - 3 * kMargin, height() - titleHeight - kMargin);
+    const QSize elements = m_heatmap.image.size();
+    if (!elements.isEmpty() && elements.width() <= m_area.width() && elements.height() <= m_area.height()) {
+        // Small matrices (Jacobians) keep square cells, so rows and columns read as such.
+        const int cell = std::min(m_area.width() / elements.width(), m_area.height() / elements.height());
+        m_area.setSize(elements * cell);
+    }
+}
+
+void MatrixView::resizeEvent(QResizeEvent *event)
+{
+    layoutArea();
+    QWidget::resizeEvent(event);
+}
+
+std::optional<QPoint> MatrixView::cellAt(const QPoint &position) const
+{
+    if (m_heatmap.image.isNull() || !m_area.contains(position))
+        return std::nullopt;
+    const QSize cells = m_heatmap.image.size();
+    const int col = static_cast<int>(static_cast<std::int64_t>(position.x() - m_area.left()) * cells.width() / m_area.width());
+    const int row = static_cast<int>(static_cast<std::int64_t>(position.y() - m_area.top()) * cells.height() / m_area.height());
+    return QPoint(std::clamp(col, 0, cells.width() - 1), std::clamp(row, 0, cells.height() - 1));
+}
+
+QPoint MatrixView::positionOf(std::int64_t row, std::int64_t col) const
+{
+    const QSize cells = m_heatmap.image.size();
+    return QPoint(m_area.left() + static_cast<int>((2 * col + 1) * m_area.width() / (2 * std::max(cells.width(), 1))),
+                  m_area.top() + static_cast<int>((2 * row + 1) * m_area.height() / (2 * std::max(cells.height(), 1))));
+}
+
+std::int64_t MatrixView::elementOf(const QPoint &cell) const
+{
+    switch (m_link) {
+    case CellLink::Elements: return static_cast<std::int64_t>(cell.y()) * m_values.shape[1] + cell.x();
+    case CellLink::Rows: return static_cast<std::int64_t>(cell.y()) * m_document->gridCols();
+    case CellLink::ElementRows: return cell.y();
+    case CellLink::None: break;
+    }
+    return -1;
+}
+
+void MatrixView::selectTo(const QPoint &cell)
+{
+    const auto r0 = std::int64_t{m_anchor->y()}, r1 = std::int64_t{cell.y()};
+    switch (m_link) {
+    case CellLink::Elements: m_document->setSelection(ElementSelection::rectangle(r0, r1, m_anchor->x(), cell.x())); break;
+    case CellLink::Rows: m_document->setSelection(ElementSelection::rectangle(r0, r1, 0, m_document->gridCols() - 1)); break;
+    case CellLink::ElementRows: m_document->setSelection(ElementSelection::flatRange(r0, r1)); break;
+    case CellLink::None: break;
+    }
+}
+
+void MatrixView::mousePressEvent(QMouseEvent *event)
+{
+    if (m_link == CellLink::None || event->button() != Qt::LeftButton)
+        return QWidget::mousePressEvent(event);
+    const auto cell = cellAt(event->position().toPoint());
+    if (!cell) {
+        m_document->setSelection({});
+        return;
+    }
+    m_anchor = cell;
+    selectTo(*cell);
+}
+
+void MatrixView::mouseMoveEvent(QMouseEvent *event)
+{
+    if (m_link == CellLink::None)
+        return QWidget::mouseMoveEvent(event);
+    const auto cell = cellAt(event->position().toPoint());
+    m_document->setHover(cell ? std::optional<std::int64_t>(elementOf(*cell)) : std::nullopt);
+    if (m_anchor && cell && (event->buttons() & Qt::LeftButton))
+        selectTo(*cell);
+}
+
+void MatrixView::mouseReleaseEvent(QMouseEvent *event)
+{
+    m_anchor.reset();
+    QWidget::mouseReleaseEvent(event);
+}
+
+void MatrixView::leaveEvent(QEvent *event)
+{
+    if (m_link != CellLink::None)
+        m_document->setHover(std::nullopt);
+    QWidget::leaveEvent(event);
 }
 
 void MatrixView::paintEvent(QPaintEvent *)
@@ -39,25 +199,18 @@ void MatrixView::paintEvent(QPaintEvent *)
         painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, m_message);
         return;
     }
-    const int margin = 6;
-    const int titleHeight = fontMetrics().height() + margin;
-    const int legendWidth = 64;
-    painter.drawText(QRect(margin, 0, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
-    QRect area(margin, titleHeight, width() - legendWidth - 3 * margin, height() - titleHeight - margin);
-    const QRect bar(area.right() + margin, area.top(), 14, std::min(area.height(), 160));
-    const QSize elements = m_heatmap.image.size();
-    if (elements.width() <= area.width() && elements.height() <= area.height()) {
-        // Small matrices (Jacobians) keep square cells, so rows and columns read as such.
-        const int cell = std::min(area.width() / elements.width(), area.height() / elements.height());
-        area.setSize(elements * cell);
-    }
-    if (m_heatmap.image.width() > area.width() || m_heatmap.image.height() > area.height()) {
-        if (m_pooled.isNull() || m_pooled.size() != m_heatmap.image.size().boundedTo(area.size()))
-            m_pooled = renderMaxAbsPooled(m_values, m_heatmap.maxAbs, area.size());
-        painter.drawImage(area, m_pooled);
+    const int titleHeight = fontMetrics().height() + kMargin;
+    painter.drawText(QRect(kMargin, 0, width() - 2 * kMargin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
+    if (m_heatmap.image.width() > m_area.width() || m_heatmap.image.height() > m_area.height()) {
+        if (m_pooled.isNull() || m_pooled.size() != m_heatmap.image.size().boundedTo(m_area.size()))
+            m_pooled = renderMaxAbsPooled(m_values, m_heatmap.maxAbs, m_area.size());
+        painter.drawImage(m_area, m_pooled);
     } else {
-        painter.drawImage(area, m_heatmap.image);
+        painter.drawImage(m_area, m_heatmap.image);
     }
+    if (!m_selectionWash.isNull())
+        painter.drawImage(m_area, m_selectionWash);
+    const QRect bar(m_area.right() + kMargin, m_area.top(), 14, std::min(m_area.height(), 160));
     drawColourLegend(painter, bar, m_heatmap, palette());
 }
 

@@ -3,32 +3,72 @@
 // heatmap filling the widget, with a title and the colour legend. It shows what it is given
 // and keeps a copy to redraw: larger than the widget, it is shrunk by max-|value| pooling so
 // sparse structure (a difference map's few changed rows) stays visible.
+//
+// Linked to a document (SPEC 8's linked selection), its cells stand for the document's
+// loaded elements in one of the ways CellLink names: the document's selection is drawn
+// (everything else washed out), hovering a cell hovers its element (the Inspector shows it),
+// and a drag selects — through the document only, like every view.
 #include "ui/views/heatmap_image.h"
 
 #include <QWidget>
 
+#include <optional>
+
 namespace sparsity::ui {
+
+class TensorDocument;
+
+enum class CellLink {
+    None,
+    Elements,      // cell [r, c] is element [r, c] of the document's 2-d grid (same shape)
+    Rows,          // row r (one column: row staleness) is row r of the document's grid
+    ElementRows,   // row r is the document's element r in row-major order (a Jacobian's rows)
+};
 
 class MatrixView : public QWidget {
     Q_OBJECT
 
 public:
-    explicit MatrixView(QWidget *parent = nullptr);
+    explicit MatrixView(TensorDocument *document = nullptr, QWidget *parent = nullptr);
 
-    void showMatrix(const QString &title, const core::DenseTensor<double> &values);
+    // `link` is kept only when the matrix fits the document's loaded tensor that way.
+    void showMatrix(const QString &title, const core::DenseTensor<double> &values, CellLink link = CellLink::None);
     void showMessage(const QString &message);
     const QImage &image() const { return m_heatmap.image; }
     const QString &title() const { return m_title; }
+    CellLink link() const { return m_link; }
+    // Null without a selection; else one pixel per cell (per row for row links), transparent
+    // where selected and a white wash elsewhere.
+    const QImage &selectionWash() const { return m_selectionWash; }
+    // Where cell [row, col] is drawn (its centre), and the cell drawn at `position`.
+    QPoint positionOf(std::int64_t row, std::int64_t col) const;
+    std::optional<QPoint> cellAt(const QPoint &position) const;
 
 protected:
     void paintEvent(QPaintEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    bool linkFits(CellLink link) const;
+    void renderSelection();
+    void layoutArea();
+    std::int64_t elementOf(const QPoint &cell) const;
+    void selectTo(const QPoint &cell);
+
+    TensorDocument *m_document;
     QString m_title;
     QString m_message;
     HeatmapImage m_heatmap;
     core::DenseTensor<double> m_values;
     QImage m_pooled;   // m_values pooled to the last drawn area
+    CellLink m_link = CellLink::None;
+    QImage m_selectionWash;
+    QRect m_area;      // where the matrix is drawn
+    std::optional<QPoint> m_anchor;   // (col, row) where the selecting drag started
 };
 
 } // namespace sparsity::ui
