@@ -10,6 +10,8 @@
 #include "ui/panels/gradcheck_panel.h"
 #include "ui/views/matrix_view.h"
 
+#include <cmath>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
@@ -65,6 +67,10 @@ void TestGradcheckPanel::initTestCase()
     m_other = m_dir.filePath(QStringLiteral("other.h5"));
     auto other = core::H5File::create(m_other.toStdString());
     core::writeTensor(other, "/w", core::Tensor(core::Storage{core::DenseTensor<double>{{2, 3}, {0.5, -1.0, 2.0, 1.5, 0.25, -0.75}}}));
+    core::DenseTensor<double> big{{64, 64}, {}};
+    for (int i = 0; i < 64 * 64; ++i)
+        big.values.push_back(std::sin(0.1 * i));
+    core::writeTensor(other, "/big", core::Tensor(core::Storage{big}));
 }
 
 void TestGradcheckPanel::syntaxErrorPointsAtItsColumn()
@@ -216,9 +222,12 @@ void TestGradcheckPanel::cancelledCheckChangesNothing()
     QVERIFY(first);
     const int history = window.document()->undoStack()->count();
 
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(sparse_mm(x, x), x)"));
+    // A check of 4096 perturbed rows (seconds of work): Cancel right away stops it early.
+    QVERIFY(window.openFile(m_other));
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(mm(big, big), 1)"));
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.big"))->currentText(), QStringLiteral("other.h5:/big"));
     QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
-    window.jobs()->cancel();   // the check stops at its first checkpoint
+    window.jobs()->cancel();
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.last().at(0).toBool(), false);
     QCOMPARE(finished.last().at(1).toBool(), true);
