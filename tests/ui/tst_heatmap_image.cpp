@@ -1,5 +1,10 @@
-// Colour mapping of tensor slices, checked pixel by pixel without a widget.
+// Colour mapping of tensor slices, checked pixel by pixel without a widget, and the row
+// overview of tables too large to load.
 #include "ui/views/heatmap_image.h"
+#include "ui/views/row_overview.h"
+
+#include <cmath>
+#include <limits>
 
 #include <QTest>
 
@@ -14,6 +19,7 @@ private slots:
     void oneDimensionalIsOneRow();
     void poolingKeepsSparseEntries();
     void imagePoolingKeepsStrongPixels();
+    void rowOverviewKeepsTheStrongestValue();
 };
 
 void TestHeatmapImage::divergingScale()
@@ -80,6 +86,32 @@ void TestHeatmapImage::imagePoolingKeepsStrongPixels()
         for (int x = 0; x < 40; ++x)
             white += pooled.pixel(x, y) == qRgb(255, 255, 255);
     QCOMPARE(white, 158);
+}
+
+void TestHeatmapImage::rowOverviewKeepsTheStrongestValue()
+{
+    // 10 rows x 2 columns into at most 4 bins: 3 rows per bin, 4 bins (the last has 1 row).
+    ui::RowOverview overview(10, 2, 4);
+    QCOMPARE(overview.rowsPerBin(), std::int64_t{3});
+    QCOMPARE(overview.bins(), std::int64_t{4});
+    std::vector<double> rows(20);
+    for (int r = 0; r < 10; ++r) {
+        rows[static_cast<std::size_t>(2 * r)] = r % 2 ? -r : r;   // signs alternate: |value| = row
+        rows[static_cast<std::size_t>(2 * r + 1)] = 0.5;
+    }
+    rows[2 * 4 + 1] = std::numeric_limits<double>::quiet_NaN();   // a NaN in bin 1 always shows
+    // Chunks in any order give the same overview.
+    overview.addRows(6, rows.data() + 12, 8);
+    QVERIFY(!overview.complete());
+    overview.addRows(0, rows.data(), 12);
+    QVERIFY(overview.complete());
+    const auto &v = overview.values().values;
+    QCOMPARE(v[0], 2.0);    // rows 0..2: 0, -1, 2
+    QCOMPARE(v[2], -5.0);   // rows 3..5: -3, 4, -5
+    QCOMPARE(v[4], 8.0);    // rows 6..8: 6, -7, 8
+    QCOMPARE(v[6], -9.0);   // row 9
+    QVERIFY(std::isnan(v[3]));
+    QCOMPARE(v[1], 0.5);
 }
 
 QTEST_MAIN(TestHeatmapImage)

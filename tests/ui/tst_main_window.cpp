@@ -3,10 +3,13 @@
 #include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/jobs/overview_builder.h"
+#include "ui/views/overview_strip.h"
 #include "ui/views/tensor_preview.h"
 
 #include <QListWidget>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -63,6 +66,32 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QCOMPARE(window.document()->source().firstRow, std::int64_t{4000});
     QCOMPARE(window.document()->values().shape.at(0), std::int64_t{65536});
     QCOMPARE(window.document()->values().values.at(0), 4000.0);
+
+    // The overview strip shows the whole table, built in the background; each of its 2000
+    // bins of 35 rows keeps the strongest value, the last row index of the bin.
+    window.resize(1200, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *builder = window.overviewBuilder();
+    QSignalSpy built(builder, &sparsity::ui::OverviewBuilder::finished);
+    QVERIFY(builder->overview().complete() || built.wait(30000));
+    const auto &overview = builder->overview();
+    QCOMPARE(overview.totalRows(), std::int64_t{70000});
+    QCOMPARE(overview.bins(), std::int64_t{2000});
+    for (std::int64_t bin = 0; bin < 2000; ++bin)
+        QCOMPARE(overview.values().values[static_cast<std::size_t>(bin * 64 + 63)], static_cast<double>(std::min<std::int64_t>(bin * 35 + 34, 69999)));
+    auto *strip = window.overviewStrip();
+    QVERIFY(strip->isVisible());
+    QVERIFY(!strip->image().isNull());
+    // A click near the bottom moves the window to the end of the table.
+    QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(strip->width() / 2, strip->height() - 3));
+    QCOMPARE(window.document()->source().firstRow, std::int64_t{70000 - 65536});
+    QCOMPARE(rows->value(), 70000 - 65536);
+    // A tensor that loads whole has no strip.
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QVERIFY(strip->isHidden());
+    QVERIFY(!builder->isBuilding());
     QVERIFY(window.issuesList()->count() == 0);
 }
 

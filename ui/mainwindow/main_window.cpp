@@ -9,12 +9,14 @@
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
+#include "ui/jobs/overview_builder.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
+#include "ui/views/overview_strip.h"
 #include "ui/views/slice_bar.h"
 #include "ui/views/tensor_preview.h"
 #include "ui/workspace/workspace.h"
@@ -107,8 +109,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_rowScroll->setToolTip(tr("Rows of a table too large to load whole"));
     m_rowScroll->hide();
     connect(m_rowScroll, &QScrollBar::valueChanged, this, [this](int first) { loadRows(first); });
+    m_overviewStrip = new OverviewStrip;
+    m_overviewStrip->hide();
     auto *heatmapRow = new QHBoxLayout;
     heatmapRow->addWidget(m_preview, 1);
+    heatmapRow->addWidget(m_overviewStrip);
     heatmapRow->addWidget(m_rowScroll);
     centreLayout->addLayout(heatmapRow, 1);
     centreLayout->addWidget(new SliceBar(m_document));
@@ -116,6 +121,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     m_jobs = new JobRunner(this);
     connect(m_jobs, &JobRunner::finished, this, &MainWindow::runDeferred);
+    m_overviewBuilder = new OverviewBuilder([this] { return !m_jobs->isRunning(); }, this);
+    connect(m_overviewBuilder, &OverviewBuilder::progressed, m_overviewStrip, [this] { m_overviewStrip->overviewChanged(); });
+    connect(m_overviewBuilder, &OverviewBuilder::finished, m_overviewStrip, [this] { m_overviewStrip->overviewChanged(true); });
+    connect(m_overviewBuilder, &OverviewBuilder::failed, this, [this](const QString &error) {
+        m_overviewStrip->hide();
+        addIssue(error);
+    });
+    connect(m_overviewStrip, &OverviewStrip::windowRequested, this, [this](std::int64_t first) { m_rowScroll->setValue(static_cast<int>(first)); });
     m_documentJobs = new DocumentJobs(m_document, m_jobs, this);
     connect(m_documentJobs, &DocumentJobs::issue, this, &MainWindow::addIssue);
     connect(m_documentJobs, &DocumentJobs::status, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
@@ -283,7 +296,7 @@ void MainWindow::loadRows(std::int64_t firstRow)
     const auto *element = m_model->element(index);
     if (!element) {
         m_document->clear();
-        m_rowScroll->hide();
+        hideOverview();
         m_preview->showMessage(tr("Select a tensor in the Files panel to preview it."));
         return;
     }
@@ -313,12 +326,36 @@ void MainWindow::loadRows(std::int64_t firstRow)
         m_rowScroll->setPageStep(static_cast<int>(rowsLoaded));
         m_rowScroll->setSingleStep(static_cast<int>(std::max<std::int64_t>(rowsLoaded / 8, 1)));
         m_rowScroll->setValue(static_cast<int>(firstRow));
+        if (rowRange)
+            showOverview({m_model->filePath(index), QString::fromStdString(element->path)}, totalRows, rowWidth, firstRow, rowsLoaded);
+        else
+            hideOverview();
     } catch (const core::Error &error) {
         m_document->clear();
-        m_rowScroll->hide();
+        hideOverview();
         m_preview->showMessage(tr("Cannot preview %1").arg(QString::fromStdString(element->path)));
         addIssue(QString::fromStdString(error.what()));
     }
+}
+
+void MainWindow::showOverview(const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow,
+                              std::int64_t rowsLoaded)
+{
+    // Built once per table: moving the window keeps it.
+    if (m_overviewBuilder->element() != element || m_overviewBuilder->overview().totalRows() != totalRows) {
+        m_overviewBuilder->start(element, totalRows, rowWidth);
+        m_overviewStrip->setOverview(&m_overviewBuilder->overview());
+    }
+    m_overviewStrip->setWindow(firstRow, rowsLoaded);
+    m_overviewStrip->show();
+}
+
+void MainWindow::hideOverview()
+{
+    m_rowScroll->hide();
+    m_overviewBuilder->stop();
+    m_overviewStrip->setOverview(nullptr);
+    m_overviewStrip->hide();
 }
 
 QList<ElementRef> MainWindow::elementsOfOpenFiles() const

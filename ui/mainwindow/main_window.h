@@ -20,6 +20,8 @@ struct ElementRef;
 class H5BrowserModel;
 class HistogramView;
 class InspectorPanel;
+class OverviewBuilder;
+class OverviewStrip;
 class OptimizerPanel;
 class GradcheckPanel;
 struct Workspace;
@@ -63,6 +65,9 @@ public:
     DocumentJobs *documentJobs() const { return m_documentJobs; }
     TensorPreview *preview() const { return m_preview; }
     QScrollBar *rowScrollBar() const { return m_rowScroll; }
+    // The whole of a table too large to load, beside the heatmap, and what builds it.
+    OverviewStrip *overviewStrip() const { return m_overviewStrip; }
+    OverviewBuilder *overviewBuilder() const { return m_overviewBuilder; }
     HistogramView *histogram() const { return m_histogram; }
     TensorDocument *document() const { return m_document; }
     QListWidget *issuesList() const { return m_issues; }
@@ -87,6 +92,10 @@ private:
     void showSelected();
     // Loads the selected tensor (a table too large to load whole: its rows from firstRow on).
     void loadRows(std::int64_t firstRow);
+    // The overview strip of a table loaded a window of rows at a time (built in the background).
+    void showOverview(const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow,
+                      std::int64_t rowsLoaded);
+    void hideOverview();
     void addIssue(const QString &text);
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
@@ -95,6 +104,8 @@ private:
     H5BrowserModel *m_model = nullptr;
     QTreeView *m_tree = nullptr;
     QScrollBar *m_rowScroll = nullptr;
+    OverviewStrip *m_overviewStrip = nullptr;
+    OverviewBuilder *m_overviewBuilder = nullptr;
     TensorPreview *m_preview = nullptr;
     HistogramView *m_histogram = nullptr;
     SparsifierPanel *m_sparsifier = nullptr;
