@@ -242,8 +242,14 @@ void TestLinkedSelection::slicesOfAnNdTensor()
     bar.slider(0)->setValue(2);
     QCOMPARE(m_document->slice(), std::vector<std::int64_t>{2});
     QCOMPARE(m_document->gridOffset(), 40);
-    // Slice 2 holds 40 .. 59: its first element is not white any more.
+    // Slice 2 holds 40 .. 59: its first element is not white any more, and every slice is
+    // coloured on the whole tensor's scale (a colour means one value in every slice).
     QVERIFY(QColor(m_preview->image().pixel(0, 0)) != ui::divergingColour(0.0, 1.0));
+    const double scale = ui::colourScaleOf(m_document->values(), nullptr).maxAbs;
+    QCOMPARE(QColor(m_preview->image().pixel(0, 0)), ui::divergingColour(40.0, scale));
+    bar.slider(0)->setValue(1);
+    QCOMPARE(QColor(m_preview->image().pixel(0, 0)), ui::divergingColour(20.0, scale));
+    bar.slider(0)->setValue(2);
 
     QTest::mouseMove(m_preview, m_preview->positionOf(1, 3));
     QCOMPARE(m_document->hover().value(), 40 + 1 * 5 + 3);

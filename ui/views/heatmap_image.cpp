@@ -45,26 +45,36 @@ QRgb colourOf(double value, double maxAbs)
 
 QColor divergingColour(double value, double maxAbs) { return QColor::fromRgb(colourOf(value, maxAbs)); }
 
-HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified, const core::Mask *pruned)
+ColourScale colourScaleOf(const double *values, std::size_t count, const core::Mask *specified)
+{
+    ColourScale scale;
+    std::vector<double> magnitudes;
+    magnitudes.reserve(count);
+    for (std::size_t k = 0; k < count; ++k)
+        if ((!specified || (*specified)[k]) && std::isfinite(values[k]))
+            magnitudes.push_back(std::abs(values[k]));
+    if (!magnitudes.empty()) {
+        const auto percentile = static_cast<std::size_t>(0.995 * static_cast<double>(magnitudes.size() - 1));
+        std::nth_element(magnitudes.begin(), magnitudes.begin() + static_cast<std::ptrdiff_t>(percentile), magnitudes.end());
+        scale.maxAbs = magnitudes[percentile];
+        scale.trueMaxAbs = *std::max_element(magnitudes.begin() + static_cast<std::ptrdiff_t>(percentile), magnitudes.end());
+        if (scale.maxAbs == 0.0)
+            scale.maxAbs = scale.trueMaxAbs;
+    }
+    return scale;
+}
+
+HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified, const core::Mask *pruned,
+                           const ColourScale *scale)
 {
     const auto rank = values.shape.size();
     const int rows = rank >= 2 ? static_cast<int>(values.shape[0]) : 1;
     const int cols = rank >= 2 ? static_cast<int>(core::numel(values.shape, 1, rank))
                                : static_cast<int>(values.values.size());
     HeatmapImage result;
-    std::vector<double> magnitudes;
-    magnitudes.reserve(values.values.size());
-    for (std::size_t k = 0; k < values.values.size(); ++k)
-        if ((!specified || (*specified)[k]) && std::isfinite(values.values[k]))
-            magnitudes.push_back(std::abs(values.values[k]));
-    if (!magnitudes.empty()) {
-        const auto percentile = static_cast<std::size_t>(0.995 * static_cast<double>(magnitudes.size() - 1));
-        std::nth_element(magnitudes.begin(), magnitudes.begin() + static_cast<std::ptrdiff_t>(percentile), magnitudes.end());
-        result.maxAbs = magnitudes[percentile];
-        result.trueMaxAbs = *std::max_element(magnitudes.begin() + static_cast<std::ptrdiff_t>(percentile), magnitudes.end());
-        if (result.maxAbs == 0.0)
-            result.maxAbs = result.trueMaxAbs;
-    }
+    const ColourScale own = scale ? *scale : colourScaleOf(values, specified);
+    result.maxAbs = own.maxAbs;
+    result.trueMaxAbs = own.trueMaxAbs;
     result.image = QImage(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
     result.image.fill(QColor(224, 224, 224));
     for (int r = 0; r < rows; ++r) {

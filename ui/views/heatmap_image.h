@@ -22,11 +22,25 @@ struct HeatmapImage {
 inline constexpr QRgb kPrunedColour = 0xff2b2b2b;
 
 QColor divergingColour(double value, double maxAbs);
+
+// The colour scale of `values` (its specified elements): maxAbs is the 99.5th percentile of
+// |value|, trueMaxAbs the largest.
+struct ColourScale {
+    double maxAbs = 0.0;
+    double trueMaxAbs = 0.0;
+};
+ColourScale colourScaleOf(const double *values, std::size_t count, const core::Mask *specified);
+inline ColourScale colourScaleOf(const core::DenseTensor<double> &values, const core::Mask *specified)
+{
+    return colourScaleOf(values.values.data(), values.values.size(), specified);
+}
+
 // `values` is [rows x cols] (a 1-d tensor is drawn as one row); `specified` and `pruned` are
 // null or one byte per element. The colour scale ignores pruning, so a preview does not
-// rescale what it keeps.
+// rescale what it keeps; `scale` (else the values' own) lets the slices of an N-d tensor
+// share the whole tensor's.
 HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified,
-                           const core::Mask *pruned = nullptr);
+                           const core::Mask *pruned = nullptr, const ColourScale *scale = nullptr);
 
 // `values` drawn into at most `size` pixels with the colour scale `maxAbs`: each pixel shows
 // the element of largest |value| in its block, so a few large entries (a sparse difference

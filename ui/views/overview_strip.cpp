@@ -7,28 +7,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace sparsity::ui {
 namespace {
 
-// The strip's colour scale: the 99.5th percentile of |value| over the rows read (as the
-// heatmap's), of the strongest values, so it reads hotter than any one window.
+// The strip's colour scale: the heatmap's rule over the blocks read so far — of their
+// strongest values, so it reads hotter than any one window.
 double scaleOf(const RowOverview &overview)
 {
-    const auto &v = overview.values();
-    const auto cols = v.shape.at(1);
     const auto binsRead = std::min(overview.bins(), (overview.rowsAdded() + overview.rowsPerBin() - 1) / overview.rowsPerBin());
-    std::vector<double> magnitudes;
-    magnitudes.reserve(static_cast<std::size_t>(binsRead * cols));
-    for (std::int64_t k = 0; k < binsRead * cols; ++k)
-        if (std::isfinite(v.values[static_cast<std::size_t>(k)]))
-            magnitudes.push_back(std::abs(v.values[static_cast<std::size_t>(k)]));
-    if (magnitudes.empty())
-        return 0.0;
-    const auto at = magnitudes.begin() + static_cast<std::ptrdiff_t>(0.995 * static_cast<double>(magnitudes.size() - 1));
-    std::nth_element(magnitudes.begin(), at, magnitudes.end());
-    return *at > 0.0 ? *at : *std::max_element(magnitudes.begin(), magnitudes.end());
+    const auto &v = overview.values();
+    return colourScaleOf(v.values.data(), static_cast<std::size_t>(binsRead * v.shape.at(1)), nullptr).maxAbs;
 }
 
 } // namespace

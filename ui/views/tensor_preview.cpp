@@ -17,7 +17,10 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
 {
     setMinimumSize(320, 240);
     setAutoFillBackground(true);
-    connect(document, &TensorDocument::tensorChanged, this, &TensorPreview::render);
+    connect(document, &TensorDocument::tensorChanged, this, [this] {
+        m_tensorScale.reset();
+        render();
+    });
     connect(document, &TensorDocument::sparsifierChanged, this, &TensorPreview::render);
     connect(document, &TensorDocument::selectionChanged, this, &TensorPreview::renderSelection);
     connect(document, &TensorDocument::sliceChanged, this, &TensorPreview::render);
@@ -45,7 +48,9 @@ void TensorPreview::render()
             return mask ? std::optional<core::Mask>(core::Mask(mask->begin() + offset, mask->begin() + offset + count)) : std::nullopt;
         };
         const auto specifiedPart = part(m_document->specified()), prunedPart = part(pruned);
-        m_heatmap = renderHeatmap(grid, specifiedPart ? &*specifiedPart : nullptr, prunedPart ? &*prunedPart : nullptr);
+        if (!m_tensorScale)
+            m_tensorScale = colourScaleOf(values, m_document->specified());
+        m_heatmap = renderHeatmap(grid, specifiedPart ? &*specifiedPart : nullptr, prunedPart ? &*prunedPart : nullptr, &*m_tensorScale);
     }
     if (m_heatmap.image.size() != before)
         resetView();

@@ -59,6 +59,9 @@ private:
     QString m_title;
     QString m_message;
     HeatmapImage m_heatmap;
+    // The colour scale of the whole loaded tensor, shared by the slices of an N-d one (so a
+    // colour means the same value in every slice); reset when the tensor changes.
+    std::optional<ColourScale> m_tensorScale;
     QImage m_selectionWash;
     std::optional<QPoint> m_anchor;   // (col, row) where the selecting drag started
     std::optional<QPointF> m_panFrom; // where the panning drag is
