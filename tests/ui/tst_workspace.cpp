@@ -1,9 +1,11 @@
 // WORKSPACE.json: what is saved reopens to the same files, tensor, recipe and export
 // settings; relative paths are read from the workspace's folder; a broken workspace names
 // the file and the JSON path in the Issues dock and changes nothing.
+#include "core/io/h5_writer.h"
 #include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/optimizer_panel.h"
 #include "ui/workspace/workspace.h"
 
@@ -22,6 +24,7 @@ private slots:
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
     void savedWorkspaceReopens();
     void relativePathsStartAtTheWorkspace();
+    void sliceAndSelectionOfAnNdTensorReopen();
     void brokenWorkspaceChangesNothing_data();
     void brokenWorkspaceChangesNothing();
     void unwritableWorkspaceIsReported();
@@ -72,6 +75,13 @@ void TestWorkspace::savedWorkspaceReopens()
         optimizer.gradients = {QStringLiteral("/g1")};
         optimizer.mask = QStringLiteral("/ink");
         window.optimizerPanel()->setRequest(optimizer);
+        window.document()->setSelection(ui::ElementSelection::rectangle(1, 3, 2, 4));
+        ui::GradcheckPanelRequest gradcheck;
+        gradcheck.expression = QStringLiteral("softmax(mm(emb, W), 1)");
+        gradcheck.inputs[QStringLiteral("emb")] = {QFileInfo(kSample).absoluteFilePath(), QStringLiteral("/ink")};
+        gradcheck.options.masked = true;
+        gradcheck.options.eps = 1e-5;
+        window.gradcheckPanel()->setRequest(gradcheck);
         QVERIFY(window.saveWorkspaceTo(path));
     }
     ui::MainWindow window;
@@ -102,6 +112,40 @@ void TestWorkspace::savedWorkspaceReopens()
     QVERIFY(optimizer.semantics == (std::vector<core::Semantics>{core::Semantics::Lazy, core::Semantics::Masked}));
     QCOMPARE(optimizer.gradients, QStringList{QStringLiteral("/g1")});
     QCOMPARE(optimizer.mask, QStringLiteral("/ink"));
+    QCOMPARE(window.document()->selection(), ui::ElementSelection::rectangle(1, 3, 2, 4));
+    QCOMPARE(window.document()->selectedCount(), 9);
+    const auto gradcheck = window.gradcheckPanel()->request();
+    QCOMPARE(gradcheck.expression, QStringLiteral("softmax(mm(emb, W), 1)"));
+    QCOMPARE(gradcheck.inputs.value(QStringLiteral("emb")).path, QStringLiteral("/ink"));   // as chosen, not by name
+    QCOMPARE(gradcheck.inputs.value(QStringLiteral("W")).path, QStringLiteral("/W"));
+    QVERIFY(gradcheck.options.masked && !gradcheck.options.fast);
+    QCOMPARE(gradcheck.options.eps, 1e-5);
+}
+
+void TestWorkspace::sliceAndSelectionOfAnNdTensorReopen()
+{
+    QTemporaryDir dir;
+    const QString cube = dir.filePath(QStringLiteral("cube.h5"));
+    {
+        core::DenseTensor<float> t{{3, 4, 5}, {}};
+        for (int i = 0; i < 60; ++i)
+            t.values.push_back(static_cast<float>(i));
+        auto file = core::H5File::create(cube.toStdString());
+        core::writeTensor(file, "/cube", core::Tensor(core::Storage{t}));
+    }
+    const QString path = dir.filePath(QStringLiteral("ws.json"));
+    write(path, R"({"version": 1, "files": ["cube.h5"],
+                    "current": {"file": "cube.h5", "element": "/cube", "slice": [2], "selection": {"elements": [41, 43]}}})");
+    ui::MainWindow window;
+    QVERIFY(window.openWorkspace(path));
+    QCOMPARE(window.document()->slice(), std::vector<std::int64_t>{2});
+    QCOMPARE(window.document()->selectedCount(), 3);
+    QCOMPARE(window.document()->selected()[42], std::uint8_t{1});
+    // Saved again, it reads back the same.
+    QVERIFY(window.saveWorkspaceTo(path));
+    const auto again = ui::loadWorkspace(path);
+    QCOMPARE(again.slice, std::vector<std::int64_t>{2});
+    QCOMPARE(again.selection, ui::ElementSelection::flatRange(41, 43));
 }
 
 void TestWorkspace::relativePathsStartAtTheWorkspace()
@@ -131,6 +175,12 @@ void TestWorkspace::brokenWorkspaceChangesNothing_data()
                                     << QStringLiteral("ws.json: $.sparsifier: --n must be at most --m (4), but got 5");
     QTest::newRow("relative dataset") << QByteArray(R"({"version": 1, "dataset_sparsifiers": {"emb": {"method": "n-m"}}})")
                                       << QStringLiteral("ws.json: $.dataset_sparsifiers[\"emb\"] must name a dataset by its absolute path");
+    QTest::newRow("bad slice") << QByteArray(R"({"version": 1, "current": {"file": "a.h5", "element": "/x", "slice": [-1]}})")
+                               << QStringLiteral("ws.json: $.current.slice must be an array of indices >= 0, but got [-1]");
+    QTest::newRow("bad selection") << QByteArray(R"({"version": 1, "current": {"file": "a.h5", "element": "/x", "selection": {"rectangle": [1, 2]}}})")
+                                   << QStringLiteral("ws.json: $.current.selection.rectangle must be an array of 4 numbers, but got [1,2]");
+    QTest::newRow("gradcheck eps") << QByteArray(R"({"version": 1, "gradcheck": {"expression": "x", "eps": 0}})")
+                                   << QStringLiteral("ws.json: $.gradcheck.eps must be a number > 0, but got 0");
     QTest::newRow("wrong version") << QByteArray(R"({"version": 2})") << QStringLiteral("ws.json: $.version must be 1, but got 2");
     QTest::newRow("unknown optimizer") << QByteArray(R"({"version": 1, "optimizer": {"optimizer": "lion", "rule": "torch"}})")
                                        << QStringLiteral("ws.json: $.optimizer.optimizer: ");

@@ -392,6 +392,10 @@ Workspace MainWindow::workspace() const
         w.files << m_model->filePath(m_model->index(row, 0));
     w.currentFile = m_document->source().filePath;
     w.currentElement = m_document->source().elementPath;
+    w.slice = m_document->slice();
+    w.selection = m_document->selection();
+    if (!m_gradcheck->request().expression.isEmpty())
+        w.gradcheck = m_gradcheck->request();
     w.sparsifier = m_document->sharedSparsifier();
     w.datasetSparsifiers = m_document->datasetSparsifiers();
     w.exportSettings = m_document->exportSettings();
@@ -433,7 +437,12 @@ bool MainWindow::openWorkspace(const QString &path)
         addIssue(tr("%1: %2:%3 is not there any more").arg(path, w.currentFile, w.currentElement));
         complete = false;
     }
+    for (std::size_t dim = 0; dim < w.slice.size(); ++dim)
+        m_document->setSlice(dim, w.slice[dim]);
+    m_document->setSelection(w.selection);
     m_document->changeAllSparsifiers(w.sparsifier, w.datasetSparsifiers);
+    if (w.gradcheck)
+        m_gradcheck->setRequest(*w.gradcheck);
     m_document->changeExportSettings(w.exportSettings);
     if (w.optimizer)
         m_optimizer->setRequest(*w.optimizer);

@@ -169,6 +169,17 @@ void GradcheckPanel::checkExpression()
     }
 }
 
+void GradcheckPanel::setRequest(const GradcheckPanelRequest &r)
+{
+    m_expression->setText(r.expression);   // rebuilds the input choosers
+    for (auto it = r.inputs.begin(); it != r.inputs.end(); ++it)
+        if (auto *chooser = m_inputChoosers.value(it.key()); chooser && m_elements.contains(it.value()))
+            chooser->setCurrentIndex(static_cast<int>(m_elements.indexOf(it.value())));
+    m_masked->setChecked(r.options.masked);
+    m_fast->setChecked(r.options.fast);
+    m_eps->setValue(r.options.eps);
+}
+
 int GradcheckPanel::defaultFor(const QString &name) const
 {
     // m_elements lists the shown tensor's file first: its "/x" wins over another file's.

@@ -42,6 +42,9 @@ public:
     // listed first and by path alone.
     void setElements(const QList<ElementRef> &elements, const QString &currentFile);
     GradcheckPanelRequest request() const;
+    // Puts a request (a workspace's) into the form; an input whose element is not open keeps
+    // its default binding.
+    void setRequest(const GradcheckPanelRequest &request);
     // The syntax check's message: empty when the expression parses.
     QString expressionError() const;
     QListWidget *findings() const { return m_findings; }

@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <fstream>
 
 namespace sparsity::ui {
@@ -24,8 +25,18 @@ void saveWorkspace(const Workspace &w, const QString &path)
     for (const auto &file : w.files)
         files.push_back(text(QFileInfo(file).absoluteFilePath()));
     root["files"] = files;
-    if (!w.currentFile.isEmpty())
+    if (!w.currentFile.isEmpty()) {
         root["current"] = {{"file", text(QFileInfo(w.currentFile).absoluteFilePath())}, {"element", text(w.currentElement)}};
+        if (!w.slice.empty())
+            root["current"]["slice"] = w.slice;
+        const auto &sel = w.selection;
+        if (sel.kind == ElementSelection::Kind::Rectangle)
+            root["current"]["selection"] = {{"rectangle", {sel.row0, sel.row1, sel.col0, sel.col1}}};
+        else if (sel.kind == ElementSelection::Kind::ValueRange)
+            root["current"]["selection"] = {{"value_range", {sel.lo, sel.hi}}};
+        else if (sel.kind == ElementSelection::Kind::FlatRange)
+            root["current"]["selection"] = {{"elements", {sel.first, sel.last}}};
+    }
     if (w.sparsifier)
         root["sparsifier"] = core::sparsifierJson(*w.sparsifier);
     if (!w.datasetSparsifiers.empty()) {
@@ -50,6 +61,14 @@ void saveWorkspace(const Workspace &w, const QString &path)
                              {"weight_decay", o.hyperparameters.weightDecay.value_or(0.0)},
                              {"momentum", o.hyperparameters.momentum.value_or(0.0)}, {"semantics", semantics},
                              {"grads", grads}, {"mask", text(o.mask)}};
+    }
+    if (w.gradcheck) {
+        const auto &g = *w.gradcheck;
+        nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
+        for (auto it = g.inputs.begin(); it != g.inputs.end(); ++it)
+            inputs[text(it.key())] = {{"file", text(QFileInfo(it.value().file).absoluteFilePath())}, {"path", text(it.value().path)}};
+        root["gradcheck"] = {{"expression", text(g.expression)}, {"inputs", inputs}, {"masked", g.options.masked},
+                             {"fast", g.options.fast}, {"eps", g.options.eps}};
     }
     root["window"] = {{"geometry", w.windowGeometry.toBase64().toStdString()}, {"state", w.windowState.toBase64().toStdString()}};
     const std::string json = root.dump(2) + "\n";
@@ -84,6 +103,30 @@ Workspace loadWorkspace(const QString &path)
     if (auto current = f.object("current")) {
         w.currentFile = resolve(*current->string("file", true));
         w.currentElement = qtext(*current->string("element", true));
+        if (const auto *slice = current->get("slice", false)) {
+            if (!slice->is_array() || !std::all_of(slice->begin(), slice->end(), [](const auto &i) { return i.is_number_integer() && i >= 0; }))
+                current->fail("$.current.slice", "must be an array of indices >= 0", "got " + slice->dump());
+            w.slice = slice->get<std::vector<std::int64_t>>();
+        }
+        if (auto selection = current->object("selection")) {
+            const auto numbers = [&](const char *key, std::size_t count) -> std::optional<std::vector<double>> {
+                const auto *v = selection->get(key, false);
+                if (!v)
+                    return std::nullopt;
+                if (!v->is_array() || v->size() != count || !std::all_of(v->begin(), v->end(), [](const auto &x) { return x.is_number(); }))
+                    selection->fail(std::string("$.current.selection.") + key, "must be an array of " + std::to_string(count) + " numbers",
+                                    "got " + v->dump());
+                return v->get<std::vector<double>>();
+            };
+            const auto index = [](double x) { return static_cast<std::int64_t>(x); };
+            if (const auto r = numbers("rectangle", 4))
+                w.selection = ElementSelection::rectangle(index((*r)[0]), index((*r)[1]), index((*r)[2]), index((*r)[3]));
+            else if (const auto v = numbers("value_range", 2))
+                w.selection = ElementSelection::valueRange((*v)[0], (*v)[1]);
+            else if (const auto e = numbers("elements", 2))
+                w.selection = ElementSelection::flatRange(index((*e)[0]), index((*e)[1]));
+            selection->rejectUnknown();
+        }
         current->rejectUnknown();
     }
     if (const auto *sparsifier = f.get("sparsifier", false))
@@ -135,6 +178,24 @@ Workspace loadWorkspace(const QString &path)
         r.mask = qtext(o->string("mask").value_or(""));
         o->rejectUnknown();
         w.optimizer = r;
+    }
+    if (auto g = f.object("gradcheck")) {
+        GradcheckPanelRequest r;
+        r.expression = qtext(*g->string("expression", true));
+        if (auto inputs = g->object("inputs")) {
+            for (const auto &[inputName, value] : root["gradcheck"]["inputs"].items()) {
+                auto input = inputs->object(inputName);
+                r.inputs[qtext(inputName)] = ElementRef{resolve(*input->string("file", true)), qtext(*input->string("path", true))};
+                input->rejectUnknown();
+            }
+        }
+        r.options.masked = g->boolean("masked");
+        r.options.fast = g->boolean("fast");
+        r.options.eps = g->number("eps").value_or(r.options.eps);
+        if (!(r.options.eps > 0.0))
+            g->fail("$.gradcheck.eps", "must be a number > 0", "got " + std::to_string(r.options.eps));
+        g->rejectUnknown();
+        w.gradcheck = r;
     }
     if (auto window = f.object("window")) {
         w.windowGeometry = QByteArray::fromBase64(QByteArray::fromStdString(window->string("geometry").value_or("")));

@@ -1,10 +1,12 @@
 #pragma once
 // WORKSPACE.json (SPEC 8): what the user set up, to reopen later — open files, the tensor
-// shown, the sparsifier recipes (shared and per dataset), the export settings, the optimizer form, the dock layout.
+// shown with its slice and selection, the sparsifier recipes (shared and per dataset), the
+// Gradcheck panel's form, the export settings, the optimizer form, the dock layout.
 // Data stays in the HDF5 files; a workspace only points at them. Paths are stored absolute
 // and relative ones are read from the workspace's folder. Reading is strict: an unknown key
 // or a wrong type is an InputError naming the file and the JSON path.
 #include "ui/document/tensor_document.h"
+#include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/optimizer_panel.h"
 
 #include <QByteArray>
@@ -12,16 +14,20 @@
 
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace sparsity::ui {
 
 struct Workspace {
     QStringList files;
     QString currentFile, currentElement;
+    std::vector<std::int64_t> slice;      // of an N-d current tensor
+    ElementSelection selection;           // in the current tensor
     std::optional<core::SparsifierConfig> sparsifier;                 // the shared recipe
     std::map<QString, core::SparsifierConfig> datasetSparsifiers;      // datasets' own recipes
     ExportSettings exportSettings;
     std::optional<OptimizerRequest> optimizer;   // the Optimizer panel's form
+    std::optional<GradcheckPanelRequest> gradcheck;   // the Gradcheck panel's form
     QByteArray windowGeometry, windowState;   // QMainWindow::saveGeometry/saveState
 };
 
