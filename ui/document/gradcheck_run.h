@@ -6,14 +6,12 @@
 
 #include <QMap>
 #include <QString>
-#include <QStringList>
 
 namespace sparsity::ui {
 
 struct GradcheckRun {
     QString expression;
-    QStringList inputs;   // NAME=FILE.h5:PATH, as `sparsity gradcheck --input`
-    QMap<QString, ElementRef> bound;   // the same, by name
+    QMap<QString, ElementRef> inputs;   // name -> the element bound to it
     core::GradcheckReport report;
 };
 

@@ -112,11 +112,9 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
     auto run = std::make_shared<GradcheckRun>();
     run->expression = request.expression;
     core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
-    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) {
-        run->inputs << QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path);
-        run->bound[it.key()] = it.value();
-        check.inputs.push_back(run->inputs.back().toStdString());
-    }
+    run->inputs = request.inputs;
+    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it)   // as `sparsity gradcheck --input`
+        check.inputs.push_back(QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path).toStdString());
     return launch(what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &progress) {
         core::ValidationReport notes;
         run->report = core::gradcheckFile(check, notes, progress).check;

@@ -242,7 +242,7 @@ void GradcheckPanel::showInput()
     for (std::size_t i = 0; i < difference.size(); ++i)
         difference[i] = j.analytical[i] - j.numerical[i];
     // An input that is the tensor shown links its Jacobian rows (its elements) to it.
-    const bool linked = run->bound.value(QString::fromStdString(j.name))
+    const bool linked = run->inputs.value(QString::fromStdString(j.name))
                         == ElementRef{m_document->source().filePath, m_document->source().elementPath};
     const auto link = linked ? CellLink::ElementRows : CellLink::None;
     m_numerical->showMatrix(tr("numerical"), matrix(j.rows, j.cols, j.numerical), link);
