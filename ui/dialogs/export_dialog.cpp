@@ -16,12 +16,11 @@ namespace {
 
 QString recipeOf(const TensorDocument &document, const QString &dataset)
 {
-    const auto own = document.datasetSparsifiers().find(dataset);
-    if (own != document.datasetSparsifiers().end())
-        return QObject::tr("%1 (own)").arg(describeSparsifier(own->second));
-    if (document.sharedSparsifier())
-        return describeSparsifier(*document.sharedSparsifier());
-    return QObject::tr("no sparsifier");
+    const auto config = document.sparsifierFor(dataset);
+    if (!config)
+        return QObject::tr("no sparsifier");
+    const bool own = document.datasetSparsifiers().count(dataset) > 0;
+    return own ? QObject::tr("%1 (own)").arg(describeSparsifier(*config)) : describeSparsifier(*config);
 }
 
 } // namespace

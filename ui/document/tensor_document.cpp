@@ -215,9 +215,9 @@ void TensorDocument::setValues(const core::Tensor &tensor)
 
 QString TensorDocument::datasetKey() const { return m_source.elementPath; }
 
-std::optional<core::SparsifierConfig> TensorDocument::sparsifier() const
+std::optional<core::SparsifierConfig> TensorDocument::sparsifierFor(const QString &dataset) const
 {
-    const auto own = m_datasetSparsifiers.find(datasetKey());
+    const auto own = m_datasetSparsifiers.find(dataset);
     if (own != m_datasetSparsifiers.end())
         return own->second;
     return m_sparsifier;

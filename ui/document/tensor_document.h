@@ -90,7 +90,9 @@ public:
 
     // The sparsifier recipe in effect for the tensor shown, previewed on the loaded values:
     // its dataset's own recipe if it has one, else the shared recipe; nullopt: none.
-    std::optional<core::SparsifierConfig> sparsifier() const;
+    std::optional<core::SparsifierConfig> sparsifier() const { return sparsifierFor(datasetKey()); }
+    // The recipe in effect for any dataset (element path): its own, else the shared one.
+    std::optional<core::SparsifierConfig> sparsifierFor(const QString &dataset) const;
     // The recipe for every dataset without its own (BATCH.json's "sparsify").
     const std::optional<core::SparsifierConfig> &sharedSparsifier() const { return m_sparsifier; }
     // Datasets (element paths, of whichever file is exported) with their own recipe

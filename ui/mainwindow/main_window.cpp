@@ -394,8 +394,8 @@ Workspace MainWindow::workspace() const
     w.currentElement = m_document->source().elementPath;
     w.slice = m_document->slice();
     w.selection = m_document->selection();
-    if (!m_gradcheck->request().expression.isEmpty())
-        w.gradcheck = m_gradcheck->request();
+    if (auto gradcheck = m_gradcheck->request(); !gradcheck.expression.isEmpty())
+        w.gradcheck = std::move(gradcheck);
     w.sparsifier = m_document->sharedSparsifier();
     w.datasetSparsifiers = m_document->datasetSparsifiers();
     w.exportSettings = m_document->exportSettings();

@@ -20,6 +20,9 @@ struct HeatmapImage {
 };
 
 inline constexpr QRgb kPrunedColour = 0xff2b2b2b;
+// A selection is drawn as a wash over the heatmap: selected elements clear, the rest whitened.
+inline constexpr QRgb kSelectedWash = qRgba(0, 0, 0, 0);
+inline constexpr QRgb kUnselectedWash = qRgba(255, 255, 255, 170);
 
 QColor divergingColour(double value, double maxAbs);
 

@@ -13,7 +13,6 @@ namespace {
 
 constexpr int kMargin = 6;
 constexpr int kLegendWidth = 64;
-constexpr QRgb kSelected = qRgba(0, 0, 0, 0), kWashed = qRgba(255, 255, 255, 170);
 
 } // namespace
 
@@ -86,12 +85,12 @@ void MatrixView::renderSelection()
             const auto row = static_cast<std::size_t>(r);
             if (m_link == CellLink::Elements) {
                 for (int c = 0; c < cols; ++c)
-                    line[c] = selected[row * gridCols + static_cast<std::size_t>(c)] ? kSelected : kWashed;
+                    line[c] = selected[row * gridCols + static_cast<std::size_t>(c)] ? kSelectedWash : kUnselectedWash;
             } else if (m_link == CellLink::Rows) {
                 const auto begin = selected.begin() + static_cast<std::ptrdiff_t>(row * gridCols);
-                line[0] = std::any_of(begin, begin + static_cast<std::ptrdiff_t>(gridCols), [](auto b) { return b != 0; }) ? kSelected : kWashed;
+                line[0] = std::any_of(begin, begin + static_cast<std::ptrdiff_t>(gridCols), [](auto b) { return b != 0; }) ? kSelectedWash : kUnselectedWash;
             } else {
-                line[0] = selected[row] ? kSelected : kWashed;
+                line[0] = selected[row] ? kSelectedWash : kUnselectedWash;
             }
         }
     }

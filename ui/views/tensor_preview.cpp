@@ -82,8 +82,8 @@ void TensorPreview::renderSelection()
             auto *line = reinterpret_cast<QRgb *>(m_selectionWash.scanLine(r));
             for (int c = 0; c < cols; ++c)
                 line[c] = selected[offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)]
-                              ? qRgba(0, 0, 0, 0)
-                              : qRgba(255, 255, 255, 170);
+                              ? kSelectedWash
+                              : kUnselectedWash;
         }
     }
     update();
