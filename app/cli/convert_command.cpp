@@ -4,7 +4,6 @@
 #include "core/pipeline/convert_file.h"
 
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <map>
 #include <memory>
@@ -20,7 +19,7 @@ struct ConvertOptions {
 
 void runConvert(ConvertOptions &options)
 {
-    options.request.layout = *core::parseLayout(options.layout);   // CLI11 checked the spelling
+    options.request.layout = *core::parseLayout(options.layout); // CLI11 checked the spelling
     static const std::map<std::string, core::IndexWidth> widths{
         {"auto", core::IndexWidth::Auto}, {"int32", core::IndexWidth::Int32}, {"int64", core::IndexWidth::Int64}};
     options.request.writeOptions.indexWidth = widths.at(options.indexWidth);

@@ -4,10 +4,9 @@
 #include "core/pipeline/eval_file.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 namespace sparsity::cli {
 namespace {
@@ -31,7 +30,8 @@ void runEval(EvalOptions &o)
     const auto r = core::evalFile(o.request, report);
     printNotes(report);
     const auto shape = std::visit([](const auto &v) { return v.shape; }, r.result);
-    const auto dtype = std::visit([](const auto &v) { return core::dtypeOf<typename decltype(v.values)::value_type>(); }, r.result);
+    const auto dtype =
+        std::visit([](const auto &v) { return core::dtypeOf<typename decltype(v.values)::value_type>(); }, r.result);
     if (o.json) {
         auto inputs = nlohmann::ordered_json::array();
         for (const auto &input : r.inputs)
@@ -46,13 +46,14 @@ void runEval(EvalOptions &o)
         nlohmann::ordered_json json{{"output", o.request.output},
                                     {"expression", o.request.expression},
                                     {"inputs", inputs},
-                                    {"result", {{"path", "/result"},
-                                                {"shape", shape},
-                                                {"layout", core::layoutName(r.layout)},
-                                                {"kind", resultKind(r.result)},
-                                                {"dtype", core::dtypeName(dtype)},
-                                                {"nnz", r.specified},
-                                                {"stored", r.stored}}},
+                                    {"result",
+                                     {{"path", "/result"},
+                                      {"shape", shape},
+                                      {"layout", core::layoutName(r.layout)},
+                                      {"kind", resultKind(r.result)},
+                                      {"dtype", core::dtypeName(dtype)},
+                                      {"nnz", r.specified},
+                                      {"stored", r.stored}}},
                                     {"compute_seconds", r.computeSeconds},
                                     {"io_seconds", r.ioSeconds}};
         if (o.print)

@@ -4,11 +4,10 @@
 #include "core/pipeline/gradcheck_file.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 namespace sparsity::cli {
 namespace {
@@ -69,8 +68,8 @@ void runGradcheck(const GradcheckOptions &o)
                   << '\n';
     } else {
         std::cout << "gradcheck " << o.request.expression << ": " << (check.passed ? "passed" : "FAILED") << " ("
-                  << (options.masked ? "masked" : "non-masked") << (options.fast ? ", fast" : "") << ", eps "
-                  << options.eps << ", atol " << options.atol << ", rtol " << options.rtol << ")\n";
+                  << (options.masked ? "masked" : "non-masked") << (options.fast ? ", fast" : "") << ", eps " << options.eps
+                  << ", atol " << options.atol << ", rtol " << options.rtol << ")\n";
         for (const auto &j : check.inputs) {
             std::cout << j.name << ' ' << core::shapeToString(j.shape) << ": Jacobian " << j.rows << " x " << j.cols
                       << ", max |diff| " << j.maxAbsDiff << ", " << j.mismatches.size() << " mismatching entries\n";

@@ -4,11 +4,10 @@
 #include "core/io/h5_reader.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 namespace sparsity::cli {
 namespace {
@@ -19,15 +18,9 @@ struct InspectOptions {
     bool count = false;
 };
 
-std::string layoutLabel(const core::ElementInfo &e)
-{
-    return e.masked ? "masked" : std::string(core::layoutName(e.layout));
-}
+std::string layoutLabel(const core::ElementInfo &e) { return e.masked ? "masked" : std::string(core::layoutName(e.layout)); }
 
-std::string encodingLabel(const core::ElementInfo &e)
-{
-    return std::string(core::encodingName(e.encoding));
-}
+std::string encodingLabel(const core::ElementInfo &e) { return std::string(core::encodingName(e.encoding)); }
 
 void runInspect(const InspectOptions &options)
 {
@@ -60,8 +53,9 @@ void runInspect(const InspectOptions &options)
         return;
     }
     std::cout << options.file << ": " << elements.size() << " tensor" << (elements.size() == 1 ? "" : "s") << '\n';
-    std::cout << std::left << std::setw(28) << "path" << std::setw(12) << "layout" << std::setw(20) << "shape"
-              << std::setw(9) << "dtype" << std::setw(12) << "nnz" << std::setw(9) << "density" << "encoding\n";
+    std::cout << std::left << std::setw(28) << "path" << std::setw(12) << "layout" << std::setw(20) << "shape" << std::setw(9)
+              << "dtype" << std::setw(12) << "nnz" << std::setw(9) << "density"
+              << "encoding\n";
     for (const auto &e : elements) {
         const auto d = density(e);
         std::ostringstream densityText;
@@ -71,8 +65,7 @@ void runInspect(const InspectOptions &options)
             densityText << "-";
         std::cout << std::left << std::setw(28) << e.path << std::setw(12) << layoutLabel(e) << std::setw(20)
                   << core::shapeToString(e.shape) << std::setw(9) << core::dtypeName(e.dtype) << std::setw(12)
-                  << (e.nnz ? std::to_string(*e.nnz) : "-") << std::setw(9) << densityText.str() << encodingLabel(e)
-                  << '\n';
+                  << (e.nnz ? std::to_string(*e.nnz) : "-") << std::setw(9) << densityText.str() << encodingLabel(e) << '\n';
     }
 }
 

@@ -1,9 +1,8 @@
 // sparsity: the command-line tool. Parses arguments, runs the subcommand, and maps error
 // families to exit codes (SPEC 2.1): 0 ok, 2 bad usage or input, 3 unreadable or unwritable
 // file, 70 internal error. Errors are one line on stderr: "error: ...".
-#include "core/util/allocator_tuning.h"
-#include "app/cli/convert_command.h"
 #include "app/cli/cli_output.h"
+#include "app/cli/convert_command.h"
 #include "app/cli/eval_command.h"
 #include "app/cli/gradcheck_command.h"
 #include "app/cli/inspect_command.h"
@@ -11,11 +10,11 @@
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
 #include "core/device/device.h"
+#include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
 #include "core/util/progress.h"
 
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 namespace {
@@ -63,7 +62,7 @@ int main(int argc, char **argv)
     } catch (const sparsity::core::Error &e) {
         return fail(e.exitCode(), e.what());
     } catch (const sparsity::cli::CheckFailed &) {
-        return 1;   // the report on stdout says what failed
+        return 1; // the report on stdout says what failed
     } catch (const sparsity::core::Cancelled &) {
         return fail(1, "cancelled");
     } catch (const std::bad_alloc &) {

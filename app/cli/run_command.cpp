@@ -4,11 +4,10 @@
 #include "core/pipeline/batch_run.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 namespace sparsity::cli {
@@ -28,7 +27,10 @@ nlohmann::ordered_json reportJson(const core::BatchInputReport &r)
     if (!r.sparsified.empty()) {
         auto datasets = nlohmann::ordered_json::array();
         for (const auto &e : r.sparsified)
-            datasets.push_back({{"path", e.path}, {"shape", e.shape}, {"nnz_before", e.nnzBefore}, {"nnz_after", e.nnzAfter},
+            datasets.push_back({{"path", e.path},
+                                {"shape", e.shape},
+                                {"nnz_before", e.nnzBefore},
+                                {"nnz_after", e.nnzAfter},
                                 {"sparsity", e.sparsity}});
         json["sparsify"] = datasets;
     }

@@ -5,11 +5,10 @@
 #include "core/sparsify/scheduler.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 namespace sparsity::cli {
 namespace {
@@ -53,7 +52,8 @@ void runSparsify(SparsifyOptions &o)
     printNotes(report);
     if (o.json) {
         auto histogramJson = [](const std::optional<core::Histogram> &h) {
-            return h ? nlohmann::ordered_json{{"lo", h->lo}, {"hi", h->hi}, {"counts", h->counts}} : nlohmann::ordered_json(nullptr);
+            return h ? nlohmann::ordered_json{{"lo", h->lo}, {"hi", h->hi}, {"counts", h->counts}}
+                     : nlohmann::ordered_json(nullptr);
         };
         auto datasets = nlohmann::ordered_json::array();
         for (const auto &r : results)
@@ -74,19 +74,15 @@ void runSparsify(SparsifyOptions &o)
             compute += r.computeSeconds;
             io += r.ioSeconds;
         }
-        std::cout << nlohmann::ordered_json{{"output", o.request.output},
-                                            {"method", o.method},
-                                            {"layout", o.layout},
-                                            {"datasets", datasets},
-                                            {"compute_seconds", compute},
-                                            {"io_seconds", io}}
+        std::cout << nlohmann::ordered_json{{"output", o.request.output}, {"method", o.method},         {"layout", o.layout},
+                                            {"datasets", datasets},       {"compute_seconds", compute}, {"io_seconds", io}}
                          .dump(2)
                   << '\n';
         return;
     }
     for (const auto &r : results)
-        std::cout << r.path << ": " << o.layout << ", nnz " << r.nnzBefore << " -> " << r.nnzAfter << ", "
-                  << std::fixed << std::setprecision(1) << 100.0 * r.sparsity << "% pruned"
+        std::cout << r.path << ": " << o.layout << ", nnz " << r.nnzBefore << " -> " << r.nnzAfter << ", " << std::fixed
+                  << std::setprecision(1) << 100.0 * r.sparsity << "% pruned"
                   << (r.blocksRemoved ? ", " + std::to_string(r.blocksRemoved) + " blocks sparsified" : "")
                   << (r.streamed ? " (streamed)" : "") << '\n';
 }

@@ -4,11 +4,10 @@
 #include "core/pipeline/step_file.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 namespace sparsity::cli {
 namespace {
@@ -23,8 +22,7 @@ struct StepOptions {
     bool json = false;
 };
 
-nlohmann::ordered_json divergenceJson(const std::vector<core::SemanticsDivergence> &divergence,
-                                      core::Semantics semantics)
+nlohmann::ordered_json divergenceJson(const std::vector<core::SemanticsDivergence> &divergence, core::Semantics semantics)
 {
     auto out = nlohmann::ordered_json::array();
     for (const auto &d : divergence) {
@@ -70,8 +68,8 @@ void runStep(StepOptions &o)
         return;
     }
     std::cout << r.output << ": " << core::optimizerName(r.kind) << " (" << core::semanticsName(r.semantics) << ", "
-              << core::ruleName(r.rule) << "), " << result.stepsRun << " step" << (result.stepsRun == 1 ? "" : "s")
-              << " to step " << result.finalStep << ", " << result.rowsWritten << " rows written\n";
+              << core::ruleName(r.rule) << "), " << result.stepsRun << " step" << (result.stepsRun == 1 ? "" : "s") << " to step "
+              << result.finalStep << ", " << result.rowsWritten << " rows written\n";
     for (const auto &d : result.divergence) {
         std::cout << "divergence " << core::semanticsName(r.semantics) << " vs " << core::semanticsName(d.against) << ":\n";
         for (const auto &t : d.tensors)

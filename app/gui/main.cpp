@@ -9,7 +9,6 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QTimer>
-
 #include <cstdio>
 
 namespace {
@@ -17,8 +16,10 @@ namespace {
 QString bundledSample()
 {
     // Next to an installed binary first (/usr/bin -> /usr/share/...), then the source tree.
-    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/sparsity-workbench/samples/sample.h5");
-    for (const QString &candidate : {installed, QStringLiteral(SPARSITY_INSTALLED_SAMPLE), QStringLiteral(SPARSITY_SOURCE_SAMPLE)})
+    const QString installed =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/../share/sparsity-workbench/samples/sample.h5");
+    for (const QString &candidate :
+         {installed, QStringLiteral(SPARSITY_INSTALLED_SAMPLE), QStringLiteral(SPARSITY_SOURCE_SAMPLE)})
         if (QFileInfo::exists(candidate))
             return candidate;
     return {};
@@ -41,7 +42,8 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Sparsity Workbench: sparse and masked tensors"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("HDF5 file or WORKSPACE.json to open (default: the bundled sample)"));
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("HDF5 file or WORKSPACE.json to open (default: the bundled sample)"));
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window and exit"),
                                   QStringLiteral("png"));
     QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Element to preview first"), QStringLiteral("path"));

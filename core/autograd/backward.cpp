@@ -5,7 +5,6 @@
 #include "core/util/errors.h"
 
 #include <Eigen/Core>
-
 #include <cmath>
 
 namespace sparsity::core {
@@ -20,24 +19,45 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 std::array<double, 3> elementPartials(ElementOp op, double a, double b, double c, double out)
 {
     switch (op) {
-    case ElementOp::Neg: return {-1, 0, 0};
-    case ElementOp::Abs: return {a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0, 0, 0};
-    case ElementOp::Sqrt: return {0.5 / out, 0, 0};
-    case ElementOp::Rsqrt: return {-0.5 * out / a, 0, 0};
-    case ElementOp::Square: return {2 * a, 0, 0};
-    case ElementOp::Exp: return {out, 0, 0};
-    case ElementOp::Log: return {1 / a, 0, 0};
-    case ElementOp::Sign: return {0, 0, 0};
-    case ElementOp::Add: return {1, 1, 0};
-    case ElementOp::Sub: return {1, -1, 0};
-    case ElementOp::Mul: return {b, a, 0};
-    case ElementOp::Div: return {1 / b, -a / (b * b), 0};
+    case ElementOp::Neg:
+        return {-1, 0, 0};
+    case ElementOp::Abs:
+        return {a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0, 0, 0};
+    case ElementOp::Sqrt:
+        return {0.5 / out, 0, 0};
+    case ElementOp::Rsqrt:
+        return {-0.5 * out / a, 0, 0};
+    case ElementOp::Square:
+        return {2 * a, 0, 0};
+    case ElementOp::Exp:
+        return {out, 0, 0};
+    case ElementOp::Log:
+        return {1 / a, 0, 0};
+    case ElementOp::Sign:
+        return {0, 0, 0};
+    case ElementOp::Add:
+        return {1, 1, 0};
+    case ElementOp::Sub:
+        return {1, -1, 0};
+    case ElementOp::Mul:
+        return {b, a, 0};
+    case ElementOp::Div:
+        return {1 / b, -a / (b * b), 0};
     // torch: ties split the gradient evenly.
-    case ElementOp::Maximum: return a > b ? std::array<double, 3>{1, 0, 0} : a < b ? std::array<double, 3>{0, 1, 0} : std::array<double, 3>{0.5, 0.5, 0};
-    case ElementOp::Minimum: return a < b ? std::array<double, 3>{1, 0, 0} : a > b ? std::array<double, 3>{0, 1, 0} : std::array<double, 3>{0.5, 0.5, 0};
-    case ElementOp::Pow: return {b * std::pow(a, b - 1), (a == 0 && b >= 0) ? 0.0 : out * std::log(a), 0};
-    case ElementOp::Clamp: return {(a >= b && a <= c) ? 1.0 : 0.0, a < b ? 1.0 : 0.0, a > c ? 1.0 : 0.0};
-    case ElementOp::Where: return {0, a != 0 ? 1.0 : 0.0, a != 0 ? 0.0 : 1.0};
+    case ElementOp::Maximum:
+        return a > b   ? std::array<double, 3>{1, 0, 0}
+               : a < b ? std::array<double, 3>{0, 1, 0}
+                       : std::array<double, 3>{0.5, 0.5, 0};
+    case ElementOp::Minimum:
+        return a < b   ? std::array<double, 3>{1, 0, 0}
+               : a > b ? std::array<double, 3>{0, 1, 0}
+                       : std::array<double, 3>{0.5, 0.5, 0};
+    case ElementOp::Pow:
+        return {b * std::pow(a, b - 1), (a == 0 && b >= 0) ? 0.0 : out * std::log(a), 0};
+    case ElementOp::Clamp:
+        return {(a >= b && a <= c) ? 1.0 : 0.0, a < b ? 1.0 : 0.0, a > c ? 1.0 : 0.0};
+    case ElementOp::Where:
+        return {0, a != 0 ? 1.0 : 0.0, a != 0 ? 0.0 : 1.0};
     }
     return {0, 0, 0};
 }
@@ -68,7 +88,7 @@ public:
             m_gradients.erase(found);
             const auto &value = m_tape.valueOf(**node);
             if (value.kind == ValueKind::Masked)
-                project(g, *value.mask);   // a masked value's gradient stays masked
+                project(g, *value.mask); // a masked value's gradient stays masked
             propagate(**node, value, g);
         }
         return std::move(m_inputs);
@@ -95,7 +115,8 @@ private:
     void propagate(const Expression &node, const MaskedValue<double> &out, const Gradient &g)
     {
         switch (node.kind) {
-        case Expression::Kind::Number: return;
+        case Expression::Kind::Number:
+            return;
         case Expression::Kind::Name: {
             auto &total = m_inputs[node.name];
             if (total.empty())
@@ -104,12 +125,14 @@ private:
                 total[i] += g[i];
             return;
         }
-        case Expression::Kind::Negate: return elementwise(node, ElementOp::Neg, out, g);
+        case Expression::Kind::Negate:
+            return elementwise(node, ElementOp::Neg, out, g);
         case Expression::Kind::Binary: {
             const char symbol[2] = {node.op, 0};
             return elementwise(node, *elementOpNamed(symbol), out, g);
         }
-        case Expression::Kind::Call: return call(node, out, g);
+        case Expression::Kind::Call:
+            return call(node, out, g);
         }
     }
 
@@ -214,11 +237,19 @@ private:
             const auto r = outputOf(e);
             const double xe = x.values[at(e)];
             switch (op) {
-            case ReduceOp::Sum: partial[at(e)] = 1.0; break;
-            case ReduceOp::Mean: partial[at(e)] = 1.0 / count[r]; break;
-            case ReduceOp::Norm: partial[at(e)] = out.values[r] == 0.0 ? 0.0 : xe / out.values[r]; break;
+            case ReduceOp::Sum:
+                partial[at(e)] = 1.0;
+                break;
+            case ReduceOp::Mean:
+                partial[at(e)] = 1.0 / count[r];
+                break;
+            case ReduceOp::Norm:
+                partial[at(e)] = out.values[r] == 0.0 ? 0.0 : xe / out.values[r];
+                break;
             case ReduceOp::Amax:
-            case ReduceOp::Amin: partial[at(e)] = xe == out.values[r] ? 1.0 / count[r] : 0.0; break;
+            case ReduceOp::Amin:
+                partial[at(e)] = xe == out.values[r] ? 1.0 / count[r] : 0.0;
+                break;
             }
         }
         auto &target = gradientOf(*node.operands[0]);
@@ -313,8 +344,8 @@ GradientTreatment operandTreatment(const Expression &node, std::size_t k)
     return GradientTreatment::NonMasked;
 }
 
-std::map<std::string, std::vector<double>> backward(const Expression &root, const Tape &tape,
-                                                    const std::vector<double> &rootGradients, std::int64_t batch)
+std::map<std::string, std::vector<double>>
+backward(const Expression &root, const Tape &tape, const std::vector<double> &rootGradients, std::int64_t batch)
 {
     return Backward(tape, batch).run(root, rootGradients);
 }

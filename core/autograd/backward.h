@@ -28,7 +28,7 @@ GradientTreatment operandTreatment(const Expression &node, std::size_t k);
 // gradients at once (vector-Jacobian products): `rootGradients` is batch x (root elements),
 // each result batch x (input elements), row-major. One batched pass costs about what one
 // pass costs with its loops a batch longer, which is how gradcheck gets whole Jacobians.
-std::map<std::string, std::vector<double>> backward(const Expression &root, const Tape &tape,
-                                                    const std::vector<double> &rootGradients, std::int64_t batch = 1);
+std::map<std::string, std::vector<double>>
+backward(const Expression &root, const Tape &tape, const std::vector<double> &rootGradients, std::int64_t batch = 1);
 
 } // namespace sparsity::core

@@ -6,10 +6,9 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <omp.h>
 #include <random>
 #include <sstream>
-
-#include <omp.h>
 
 namespace sparsity::core {
 namespace {
@@ -38,13 +37,16 @@ bool close(double analytical, double numerical, const GradcheckOptions &o)
 
 // How each use of input `name` treats its gradient (backward.h), e.g.
 // "sparse_mm operand 1: masked backward (projected onto x's pattern)".
-void describeUses(const Expression &node, const std::string &name, std::vector<std::string> &uses,
-                  std::vector<std::string> &maskedUses, std::vector<std::string> &denseUses)
+void describeUses(const Expression &node,
+                  const std::string &name,
+                  std::vector<std::string> &uses,
+                  std::vector<std::string> &maskedUses,
+                  std::vector<std::string> &denseUses)
 {
     for (std::size_t k = 0; k < node.operands.size(); ++k) {
         const Expression &operand = *node.operands[k];
         if (operand.kind == Expression::Kind::Name && operand.name == name) {
-            const std::string op = node.kind == Expression::Kind::Call ? node.name
+            const std::string op = node.kind == Expression::Kind::Call     ? node.name
                                    : node.kind == Expression::Kind::Negate ? std::string("unary -")
                                                                            : std::string("'") + node.op + "'";
             const std::string where = op + " operand " + std::to_string(k + 1);
@@ -73,8 +75,11 @@ std::string joined(const std::vector<std::string> &parts)
 
 class Checker {
 public:
-    Checker(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
-            const GradcheckOptions &options, ProgressCallback progress)
+    Checker(const Expression &expression,
+            std::string_view source,
+            const std::vector<NamedTensor> &tensors,
+            const GradcheckOptions &options,
+            ProgressCallback progress)
         : m_expression(expression), m_source(source), m_options(options), m_progress(std::move(progress))
     {
         m_inputs = makeEvalInputs(tensors, true);
@@ -103,7 +108,7 @@ public:
         for (const auto &name : m_expression.inputNames()) {
             const auto found = m_working.find(name);
             if (found == m_working.end())
-                continue;   // a bool mask: no Jacobian
+                continue; // a bool mask: no Jacobian
             InputJacobian jacobian = m_options.fast ? projected(name, *found->second) : full(name, *found->second);
             explain(jacobian, *found->second);
             report.passed = report.passed && jacobian.mismatches.empty();
@@ -113,7 +118,7 @@ public:
     }
 
 private:
-    static constexpr std::int64_t kSeedsPerPass = 64;   // unit seeds per batched backward pass
+    static constexpr std::int64_t kSeedsPerPass = 64; // unit seeds per batched backward pass
 
     // One more unit of work (a backward batch, a perturbed row) is done. Only the job's own
     // thread (thread 0 of a parallel region) calls the callback; a refusal is remembered and
@@ -184,7 +189,7 @@ private:
             Vector seeds(at(batch * cols), 0.0);
             for (std::int64_t b = 0; b < batch; ++b)
                 if (m_base.kind != ValueKind::Masked || specifiedAt(m_base, first + b))
-                    seeds[at(b * cols + first + b)] = 1.0;   // an unspecified output has no gradient
+                    seeds[at(b * cols + first + b)] = 1.0; // an unspecified output has no gradient
             const auto gradients = backward(m_expression, m_tape, seeds, batch);
             for (const auto &[name, g] : gradients) {
                 const auto found = jacobians.find(name);
@@ -299,16 +304,21 @@ private:
             const std::string element = j.name + coordinatesOf(r, x.shape);
             std::string line = "row " + std::to_string(r) + " (" + element + "): ";
             if (!specifiedAt(x, r) && !m_options.masked) {
-                line += element + " is unspecified; non-masked gradcheck perturbs it like a dense element, but the masked "
-                        "backward of " + (maskedUses.empty() ? std::string("no use") : joined(maskedUses))
-                        + " keeps only " + j.name + "'s pattern, so the analytical row misses those paths";
+                line += element
+                        + " is unspecified; non-masked gradcheck perturbs it like a dense element, but the masked "
+                          "backward of "
+                        + (maskedUses.empty() ? std::string("no use") : joined(maskedUses)) + " keeps only " + j.name
+                        + "'s pattern, so the analytical row misses those paths";
             } else if (!specifiedAt(x, r)) {
-                line += element + " is unspecified; masked gradcheck does not perturb it (its numerical row is 0), but the "
-                        "non-masked backward of " + (denseUses.empty() ? std::string("no use") : joined(denseUses))
-                        + " gives it a gradient; sparse_mask(" + j.name + ", mask) around the input makes every use masked";
+                line += element
+                        + " is unspecified; masked gradcheck does not perturb it (its numerical row is 0), but the "
+                          "non-masked backward of "
+                        + (denseUses.empty() ? std::string("no use") : joined(denseUses)) + " gives it a gradient; sparse_mask("
+                        + j.name + ", mask) around the input makes every use masked";
             } else {
-                line += element + " is specified and the Jacobians still differ: a backward on this path does not match "
-                        "its forward here, or the function is not smooth at this point (try another --eps)";
+                line += element
+                        + " is specified and the Jacobians still differ: a backward on this path does not match "
+                          "its forward here, or the function is not smooth at this point (try another --eps)";
             }
             j.explanations.push_back(line);
         }
@@ -332,8 +342,11 @@ private:
 
 } // namespace
 
-GradcheckReport gradcheck(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
-                          const GradcheckOptions &options, const ProgressCallback &progress)
+GradcheckReport gradcheck(const Expression &expression,
+                          std::string_view source,
+                          const std::vector<NamedTensor> &tensors,
+                          const GradcheckOptions &options,
+                          const ProgressCallback &progress)
 {
     return Checker(expression, source, tensors, options, progress).run();
 }

@@ -24,32 +24,35 @@ struct GradcheckOptions {
     double atol = 1e-5;
     double rtol = 1e-3;
     bool fast = false;
-    unsigned seed = 0;          // fast mode's random vectors
+    unsigned seed = 0; // fast mode's random vectors
 };
 
 struct InputJacobian {
     std::string name;
-    Shape shape;                                  // the input's
-    std::int64_t rows = 0, cols = 0;              // fast mode: 1 x 1
-    std::vector<double> numerical, analytical;    // row-major rows x cols
+    Shape shape;                               // the input's
+    std::int64_t rows = 0, cols = 0;           // fast mode: 1 x 1
+    std::vector<double> numerical, analytical; // row-major rows x cols
     double maxAbsDiff = 0.0;
-    std::vector<std::array<std::int64_t, 2>> mismatches;   // [row, col]
-    std::vector<std::string> uses;                // how each use of the input treats its gradient
-    std::vector<std::string> explanations;        // why mismatching rows differ
+    std::vector<std::array<std::int64_t, 2>> mismatches; // [row, col]
+    std::vector<std::string> uses;                       // how each use of the input treats its gradient
+    std::vector<std::string> explanations;               // why mismatching rows differ
 };
 
 struct GradcheckReport {
     bool passed = true;
     GradcheckOptions options;
     Shape outputShape;
-    std::vector<InputJacobian> inputs;            // bool inputs (masks) are not listed
+    std::vector<InputJacobian> inputs; // bool inputs (masks) are not listed
 };
 
 // Every non-bool input the expression uses gets a Jacobian. Throws InputError for expression
 // errors (with the column) and for shape mismatches found by the forward pass. `progress`
 // counts backward batches and perturbed rows; when it returns false the check stops at the
 // next row and throws Cancelled.
-GradcheckReport gradcheck(const Expression &expression, std::string_view source, const std::vector<NamedTensor> &tensors,
-                          const GradcheckOptions &options, const ProgressCallback &progress = {});
+GradcheckReport gradcheck(const Expression &expression,
+                          std::string_view source,
+                          const std::vector<NamedTensor> &tensors,
+                          const GradcheckOptions &options,
+                          const ProgressCallback &progress = {});
 
 } // namespace sparsity::core

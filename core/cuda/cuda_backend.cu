@@ -27,8 +27,7 @@ GpuProbe probeCuda()
     cudaGetDeviceProperties(&properties, 0);
     probe.deviceCount = count;
     probe.description = std::string(properties.name) + " (sm_" + std::to_string(properties.major)
-                        + std::to_string(properties.minor) + ", "
-                        + std::to_string(properties.totalGlobalMem >> 30) + " GiB)";
+                        + std::to_string(properties.minor) + ", " + std::to_string(properties.totalGlobalMem >> 30) + " GiB)";
     return probe;
 }
 
@@ -36,11 +35,18 @@ GpuProbe probeCuda()
 
 const GpuBackend &cudaBackend()
 {
-    static const GpuBackend backend{probeCuda, cuda::denseToCsr<float>, cuda::denseToCsr<double>,
-                                    cuda::optimizerSteps<float>, cuda::optimizerSteps<double>,
-                                    cuda::thresholdSquash, cuda::nmMask, cuda::blockScores,
-                                    cuda::evaluateProgram<float>, cuda::evaluateProgram<double>,
-                                    cuda::reduceProgram<float>, cuda::reduceProgram<double>};
+    static const GpuBackend backend{probeCuda,
+                                    cuda::denseToCsr<float>,
+                                    cuda::denseToCsr<double>,
+                                    cuda::optimizerSteps<float>,
+                                    cuda::optimizerSteps<double>,
+                                    cuda::thresholdSquash,
+                                    cuda::nmMask,
+                                    cuda::blockScores,
+                                    cuda::evaluateProgram<float>,
+                                    cuda::evaluateProgram<double>,
+                                    cuda::reduceProgram<float>,
+                                    cuda::reduceProgram<double>};
     return backend;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 // Turns a CUDA error into a message for GpuBackend's `error` out-parameter.
 #include <cuda_runtime.h>
-
 #include <string>
 
 namespace sparsity::core::cuda {
@@ -12,7 +11,7 @@ inline bool failed(cudaError_t status, const char *what, std::string *error)
         return false;
     if (error)
         *error = std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
-    cudaGetLastError();   // clear the sticky error for later calls
+    cudaGetLastError(); // clear the sticky error for later calls
     return true;
 }
 

@@ -2,12 +2,11 @@
 // builds indptr, a second pass writes entries in column order (a block-wide ordered
 // compaction, so columns stay sorted).
 #include "core/cuda/cuda_check.h"
-#include "core/cuda/device_array.h"
 #include "core/cuda/dense_to_csr.h"
+#include "core/cuda/device_array.h"
 
 #include <thrust/device_ptr.h>
 #include <thrust/scan.h>
-
 #include <vector>
 
 namespace sparsity::core::cuda {
@@ -37,8 +36,8 @@ __global__ void countRows(const T *dense, std::int64_t rows, std::int64_t cols, 
 }
 
 template <class T>
-__global__ void fillRows(const T *dense, std::int64_t rows, std::int64_t cols, const std::int64_t *indptr,
-                         std::int64_t *indices, T *values)
+__global__ void
+fillRows(const T *dense, std::int64_t rows, std::int64_t cols, const std::int64_t *indptr, std::int64_t *indices, T *values)
 {
     __shared__ int flags[kThreads];
     __shared__ std::int64_t base;
@@ -75,8 +74,13 @@ __global__ void fillRows(const T *dense, std::int64_t rows, std::int64_t cols, c
 } // namespace
 
 template <class T>
-bool denseToCsr(const T *dense, std::int64_t rows, std::int64_t cols, std::int64_t *indptr, std::int64_t **indices,
-                T **values, std::string *error)
+bool denseToCsr(const T *dense,
+                std::int64_t rows,
+                std::int64_t cols,
+                std::int64_t *indptr,
+                std::int64_t **indices,
+                T **values,
+                std::string *error)
 {
     const auto elements = static_cast<size_t>(rows * cols);
     DeviceArray<T> dDense;
@@ -107,16 +111,16 @@ bool denseToCsr(const T *dense, std::int64_t rows, std::int64_t cols, std::int64
     *values = new T[nnz];
     if (failed(cudaMemcpy(*indices, dIndices.ptr, nnz * sizeof(std::int64_t), cudaMemcpyDeviceToHost), "cudaMemcpy", error)
         || failed(cudaMemcpy(*values, dValues.ptr, nnz * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy", error)) {
-        delete[] *indices;
-        delete[] *values;
+        delete[] * indices;
+        delete[] * values;
         return false;
     }
     return true;
 }
 
-template bool denseToCsr<float>(const float *, std::int64_t, std::int64_t, std::int64_t *, std::int64_t **, float **,
-                                std::string *);
-template bool denseToCsr<double>(const double *, std::int64_t, std::int64_t, std::int64_t *, std::int64_t **, double **,
-                                 std::string *);
+template bool
+denseToCsr<float>(const float *, std::int64_t, std::int64_t, std::int64_t *, std::int64_t **, float **, std::string *);
+template bool
+denseToCsr<double>(const double *, std::int64_t, std::int64_t, std::int64_t *, std::int64_t **, double **, std::string *);
 
 } // namespace sparsity::core::cuda

@@ -30,8 +30,15 @@ __global__ void sweepAll(Rule rule, const T *g, std::int64_t n, bool firstStep)
 // Rows: value e belongs to row rows[e / width], column e % width. Elements: value e is
 // element indices[e]. `perRow`: lazy momentum starts on a row's first write.
 template <class T, class Rule>
-__global__ void sweepIndexed(Rule rule, const std::int64_t *indices, const T *g, std::int64_t valueCount,
-                             std::int64_t width, bool rows, const std::int64_t *lastUpdate, bool perRow, bool firstStep)
+__global__ void sweepIndexed(Rule rule,
+                             const std::int64_t *indices,
+                             const T *g,
+                             std::int64_t valueCount,
+                             std::int64_t width,
+                             bool rows,
+                             const std::int64_t *lastUpdate,
+                             bool perRow,
+                             bool firstStep)
 {
     for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < valueCount;
          e += std::int64_t(gridDim.x) * blockDim.x) {
@@ -41,19 +48,20 @@ __global__ void sweepIndexed(Rule rule, const std::int64_t *indices, const T *g,
     }
 }
 
-__global__ void markRows(std::int64_t *lastUpdate, const std::int64_t *indices, std::int64_t count, std::int64_t divisor,
-                         std::int64_t step)
+__global__ void
+markRows(std::int64_t *lastUpdate, const std::int64_t *indices, std::int64_t count, std::int64_t divisor, std::int64_t step)
 {
-    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count; k += std::int64_t(gridDim.x) * blockDim.x)
-        lastUpdate[indices[k] / divisor] = step;   // every writer stores the same value
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
+         k += std::int64_t(gridDim.x) * blockDim.x)
+        lastUpdate[indices[k] / divisor] = step; // every writer stores the same value
 }
 
 __global__ void markAll(std::int64_t *lastUpdate, std::int64_t rows, std::int64_t step)
 {
-    for (std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; r < rows; r += std::int64_t(gridDim.x) * blockDim.x)
+    for (std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; r < rows;
+         r += std::int64_t(gridDim.x) * blockDim.x)
         lastUpdate[r] = step;
 }
-
 
 } // namespace
 

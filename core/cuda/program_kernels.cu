@@ -60,24 +60,36 @@ __device__ T evaluateAt(const DeviceProgram<T> &p, std::int64_t i)
 template <class T>
 __global__ void evaluateKernel(DeviceProgram<T> p, std::int64_t numel, T *out)
 {
-    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < numel; i += std::int64_t(gridDim.x) * blockDim.x)
+    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < numel;
+         i += std::int64_t(gridDim.x) * blockDim.x)
         out[i] = evaluateAt(p, i);
 }
 
 __device__ double combine(int op, double acc, double v)
 {
     switch (op) {
-    case 2: return maximumOf(acc, v);   // ReduceOp::Amax
-    case 3: return minimumOf(acc, v);   // ReduceOp::Amin
-    case 4: return acc + v * v;         // ReduceOp::Norm
-    default: return acc + v;            // Sum, Mean
+    case 2:
+        return maximumOf(acc, v); // ReduceOp::Amax
+    case 3:
+        return minimumOf(acc, v); // ReduceOp::Amin
+    case 4:
+        return acc + v * v; // ReduceOp::Norm
+    default:
+        return acc + v; // Sum, Mean
     }
 }
 
 // One block per (output, chunk of the reduced dim); partial results to `partialValue/Count`.
 template <class T>
-__global__ void reduceKernel(DeviceProgram<T> p, const std::uint8_t *mask, int op, std::int64_t n, std::int64_t inner,
-                             int chunks, double identity, double *partialValue, std::int64_t *partialCount)
+__global__ void reduceKernel(DeviceProgram<T> p,
+                             const std::uint8_t *mask,
+                             int op,
+                             std::int64_t n,
+                             std::int64_t inner,
+                             int chunks,
+                             double identity,
+                             double *partialValue,
+                             std::int64_t *partialCount)
 {
     __shared__ double values[kThreads];
     __shared__ std::int64_t counts[kThreads];
@@ -101,7 +113,7 @@ __global__ void reduceKernel(DeviceProgram<T> p, const std::uint8_t *mask, int o
     for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
         if (threadIdx.x < stride) {
             const double other = values[threadIdx.x + stride];
-            values[threadIdx.x] = op == 2 ? maximumOf(values[threadIdx.x], other)
+            values[threadIdx.x] = op == 2   ? maximumOf(values[threadIdx.x], other)
                                   : op == 3 ? minimumOf(values[threadIdx.x], other)
                                             : values[threadIdx.x] + other;
             counts[threadIdx.x] += counts[threadIdx.x + stride];
@@ -114,7 +126,10 @@ __global__ void reduceKernel(DeviceProgram<T> p, const std::uint8_t *mask, int o
     }
 }
 
-unsigned blocksFor(std::int64_t n) { return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535 * 8)); }
+unsigned blocksFor(std::int64_t n)
+{
+    return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535 * 8));
+}
 
 // The program with its leaves uploaded (each distinct host array once).
 template <class T>
@@ -193,9 +208,8 @@ bool reduceProgram(const GpuReduceJob<T> &job, std::string *error)
     if (!uploaded.upload(job.program, error) || (job.mask && !dMask.upload(job.mask, job.program.numel, error))
         || !dValue.allocate(outputs * chunks, error) || !dCount.allocate(outputs * chunks, error))
         return false;
-    reduceKernel<<<static_cast<unsigned>(outputs * chunks), kThreads>>>(uploaded.program, job.mask ? dMask.ptr : nullptr,
-                                                                         job.op, job.n, job.inner, chunks, identity,
-                                                                         dValue.ptr, dCount.ptr);
+    reduceKernel<<<static_cast<unsigned>(outputs * chunks), kThreads>>>(
+        uploaded.program, job.mask ? dMask.ptr : nullptr, job.op, job.n, job.inner, chunks, identity, dValue.ptr, dCount.ptr);
     std::vector<double> values(static_cast<std::size_t>(outputs * chunks));
     std::vector<std::int64_t> counts(values.size());
     if (failed(cudaGetLastError(), "reduction kernel", error) || !dValue.download(values.data(), outputs * chunks, error)

@@ -12,7 +12,10 @@ namespace {
 
 constexpr int kThreads = 256;
 
-unsigned blocksFor(std::int64_t n) { return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535 * 8)); }
+unsigned blocksFor(std::int64_t n)
+{
+    return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535 * 8));
+}
 
 __device__ bool lessNanLast(float a, float b) { return isnan(a) ? false : (isnan(b) || a < b); }
 
@@ -27,7 +30,8 @@ __global__ void thresholdKernel(const float *x, float *y, std::uint8_t *mask, st
 
 __global__ void nmKernel(const float *x, std::uint8_t *mask, std::int64_t elements, std::int64_t n, std::int64_t m)
 {
-    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < elements; e += std::int64_t(gridDim.x) * blockDim.x) {
+    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < elements;
+         e += std::int64_t(gridDim.x) * blockDim.x) {
         const std::int64_t base = e - e % m, i = e % m;
         const float a = fabsf(x[e]);
         std::int64_t beaten = 0;
@@ -39,12 +43,13 @@ __global__ void nmKernel(const float *x, std::uint8_t *mask, std::int64_t elemen
     }
 }
 
-__global__ void scoreKernel(const float *x, float *scores, std::int64_t height, std::int64_t width, std::int64_t bh,
-                            std::int64_t bw, bool l2)
+__global__ void
+scoreKernel(const float *x, float *scores, std::int64_t height, std::int64_t width, std::int64_t bh, std::int64_t bw, bool l2)
 {
     const std::int64_t blockCols = (width + bw - 1) / bw;
     const std::int64_t blocks = ((height + bh - 1) / bh) * blockCols;
-    for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < blocks; b += std::int64_t(gridDim.x) * blockDim.x) {
+    for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < blocks;
+         b += std::int64_t(gridDim.x) * blockDim.x) {
         const std::int64_t r0 = (b / blockCols) * bh, c0 = (b % blockCols) * bw;
         const std::int64_t r1 = min(height, r0 + bh), c1 = min(width, c0 + bw);
         float sum = 0.0f;
@@ -87,8 +92,14 @@ bool nmMask(const float *x, std::uint8_t *mask, std::int64_t groups, std::int64_
            && !failed(cudaMemcpy(mask, dm.ptr, count, cudaMemcpyDeviceToHost), "cudaMemcpy", error);
 }
 
-bool blockScores(const float *x, float *scores, std::int64_t height, std::int64_t width, std::int64_t blockRows,
-                 std::int64_t blockCols, bool l2, std::string *error)
+bool blockScores(const float *x,
+                 float *scores,
+                 std::int64_t height,
+                 std::int64_t width,
+                 std::int64_t blockRows,
+                 std::int64_t blockCols,
+                 bool l2,
+                 std::string *error)
 {
     const std::int64_t count = height * width;
     const std::int64_t blocks = ((height + blockRows - 1) / blockRows) * ((width + blockCols - 1) / blockCols);

@@ -6,7 +6,7 @@
 namespace sparsity::core {
 
 #ifdef SPARSITY_HAVE_CUDA
-const GpuBackend &cudaBackend();   // defined in core/cuda
+const GpuBackend &cudaBackend(); // defined in core/cuda
 const GpuBackend *gpuBackend() { return &cudaBackend(); }
 #else
 const GpuBackend *gpuBackend() { return nullptr; }

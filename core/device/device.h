@@ -11,10 +11,10 @@ enum class Device { Cpu, Cuda };
 struct DeviceStatus {
     bool cudaCompiled = false;
     int cudaDevices = 0;
-    std::string cudaDescription;   // device name, or why CUDA is unavailable
+    std::string cudaDescription; // device name, or why CUDA is unavailable
 };
 
-const DeviceStatus &deviceStatus();   // probed once
+const DeviceStatus &deviceStatus(); // probed once
 bool cudaAvailable();
 // "cpu", "cuda" or "auto" (CUDA when present). Throws InputError for "cuda" without a device.
 Device resolveDevice(std::string_view requested);

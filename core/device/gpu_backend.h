@@ -12,15 +12,15 @@ namespace sparsity::core {
 
 struct GpuProbe {
     int deviceCount = 0;
-    std::string description;   // "NVIDIA H100 (sm_90, 79 GiB)" or why there is none
+    std::string description; // "NVIDIA H100 (sm_90, 79 GiB)" or why there is none
 };
 
 // One step's pattern, as UpdatePattern holds it (host memory).
 template <class T>
 struct GpuPatternView {
-    int kind = 0;                        // 0 all elements, 1 rows, 2 elements
+    int kind = 0; // 0 all elements, 1 rows, 2 elements
     std::int64_t rowWidth = 1;
-    const std::int64_t *indices = nullptr;   // rows or linear element indices
+    const std::int64_t *indices = nullptr; // rows or linear element indices
     std::int64_t indexCount = 0;
     const T *values = nullptr;
     std::int64_t valueCount = 0;
@@ -35,9 +35,9 @@ struct GpuStepJob {
     T *state0 = nullptr;
     T *state1 = nullptr;
     std::int64_t numel = 0;
-    std::int64_t *lastUpdate = nullptr;   // one per row
+    std::int64_t *lastUpdate = nullptr; // one per row
     std::int64_t rows = 0;
-    std::int64_t *step = nullptr;         // in: steps taken so far; out: after the run
+    std::int64_t *step = nullptr; // in: steps taken so far; out: after the run
     const GpuPatternView<T> *patterns = nullptr;
     std::int64_t patternCount = 0;
 };
@@ -61,10 +61,10 @@ template <class T>
 struct GpuReduceJob {
     GpuProgramView<T> program;
     const std::uint8_t *mask = nullptr;
-    int op = 0;   // ReduceOp
+    int op = 0; // ReduceOp
     std::int64_t outer = 1, n = 0, inner = 1;
-    double *accumulators = nullptr;   // outer * inner
-    std::int64_t *counts = nullptr;   // outer * inner
+    double *accumulators = nullptr; // outer * inner
+    std::int64_t *counts = nullptr; // outer * inner
 };
 
 struct GpuBackend {
@@ -72,21 +72,37 @@ struct GpuBackend {
     // Dense row-major [rows x cols] -> CSR. indptr has rows+1 entries; indices/values are
     // allocated by the callee with new[] (nnz entries). Returns false and sets `error` on
     // a CUDA failure.
-    bool (*denseToCsrF32)(const float *dense, std::int64_t rows, std::int64_t cols, std::int64_t *indptr,
-                          std::int64_t **indices, float **values, std::string *error);
-    bool (*denseToCsrF64)(const double *dense, std::int64_t rows, std::int64_t cols, std::int64_t *indptr,
-                          std::int64_t **indices, double **values, std::string *error);
+    bool (*denseToCsrF32)(const float *dense,
+                          std::int64_t rows,
+                          std::int64_t cols,
+                          std::int64_t *indptr,
+                          std::int64_t **indices,
+                          float **values,
+                          std::string *error);
+    bool (*denseToCsrF64)(const double *dense,
+                          std::int64_t rows,
+                          std::int64_t cols,
+                          std::int64_t *indptr,
+                          std::int64_t **indices,
+                          double **values,
+                          std::string *error);
     bool (*optimizerStepsF32)(const GpuStepJob<float> &job, std::string *error);
     bool (*optimizerStepsF64)(const GpuStepJob<double> &job, std::string *error);
     // Sparsifier kernels on host arrays (uploaded, computed, downloaded), float32 data:
     // threshold mask + squashed values, N:M mask, data-norm block scores (avg of |x| or x²
     // per block, row-major over the block grid, edge blocks over their real entries).
-    bool (*thresholdSquashF32)(const float *x, float *y, std::uint8_t *mask, std::int64_t count, float threshold,
-                               std::string *error);
-    bool (*nmMaskF32)(const float *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m,
-                      std::string *error);
-    bool (*blockScoresF32)(const float *x, float *scores, std::int64_t height, std::int64_t width, std::int64_t blockRows,
-                           std::int64_t blockCols, bool l2, std::string *error);
+    bool (*thresholdSquashF32)(
+        const float *x, float *y, std::uint8_t *mask, std::int64_t count, float threshold, std::string *error);
+    bool (*nmMaskF32)(
+        const float *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m, std::string *error);
+    bool (*blockScoresF32)(const float *x,
+                           float *scores,
+                           std::int64_t height,
+                           std::int64_t width,
+                           std::int64_t blockRows,
+                           std::int64_t blockCols,
+                           bool l2,
+                           std::string *error);
     // The expression evaluator's fused elementwise programs and reductions over them.
     bool (*evaluateProgramF32)(const GpuProgramView<float> &program, float *out, std::string *error);
     bool (*evaluateProgramF64)(const GpuProgramView<double> &program, double *out, std::string *error);

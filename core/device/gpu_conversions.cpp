@@ -11,7 +11,7 @@ namespace sparsity::core {
 template <class T>
 CompressedTensor<T> denseToCsrOnGpu(const DenseTensor<T> &dense)
 {
-    resolveDevice("cuda");   // throws the "no device" InputError
+    resolveDevice("cuda"); // throws the "no device" InputError
     if (dense.shape.size() != 2)
         throw errors::layoutCannotHold("csr", "needs a 2-d tensor", "shape " + shapeToString(dense.shape));
     const auto *backend = gpuBackend();
@@ -23,9 +23,11 @@ CompressedTensor<T> denseToCsrOnGpu(const DenseTensor<T> &dense)
     std::string error;
     bool ok = false;
     if constexpr (std::is_same_v<T, float>)
-        ok = backend->denseToCsrF32(dense.values.data(), dense.shape[0], dense.shape[1], csr.indptr.data(), &indices, &values, &error);
+        ok = backend->denseToCsrF32(dense.values.data(), dense.shape[0], dense.shape[1], csr.indptr.data(), &indices, &values,
+                                    &error);
     else
-        ok = backend->denseToCsrF64(dense.values.data(), dense.shape[0], dense.shape[1], csr.indptr.data(), &indices, &values, &error);
+        ok = backend->denseToCsrF64(dense.values.data(), dense.shape[0], dense.shape[1], csr.indptr.data(), &indices, &values,
+                                    &error);
     if (!ok)
         throw InternalError("dense -> csr on CUDA failed: " + error);
     const std::unique_ptr<std::int64_t[]> ownedIndices(indices);

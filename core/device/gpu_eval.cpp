@@ -14,15 +14,19 @@ static_assert(static_cast<int>(ReduceOp::Sum) == 0 && static_cast<int>(ReduceOp:
 
 const GpuBackend &backend()
 {
-    resolveDevice("cuda");   // throws the "no device" InputError
+    resolveDevice("cuda"); // throws the "no device" InputError
     return *gpuBackend();
 }
 
 template <class T>
 GpuProgramView<T> viewOf(const ElementwiseProgram<T> &program, std::int64_t numel)
 {
-    return {program.instructions().data(), static_cast<int>(program.instructions().size()), program.leaves().data(),
-            static_cast<int>(program.leaves().size()), program.result(), numel};
+    return {program.instructions().data(),
+            static_cast<int>(program.instructions().size()),
+            program.leaves().data(),
+            static_cast<int>(program.leaves().size()),
+            program.result(),
+            numel};
 }
 
 void check(bool ok, const char *what, const std::string &error)
@@ -46,8 +50,8 @@ void evaluateOnGpu(const ElementwiseProgram<T> &program, std::int64_t numel, T *
 }
 
 template <class T>
-MaskedValue<T> reduceOnGpu(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op,
-                           std::optional<int> dim)
+MaskedValue<T>
+reduceOnGpu(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op, std::optional<int> dim)
 {
     const auto &gpu = backend();
     const auto geometry = reductionGeometry(shape, dim);
@@ -57,8 +61,14 @@ MaskedValue<T> reduceOnGpu(const ElementwiseProgram<T> &program, const Shape &sh
                          + shapeToString(shape) + ")");
     std::vector<double> accumulators(outputs);
     std::vector<std::int64_t> counts(outputs);
-    const GpuReduceJob<T> job{viewOf(program, numel(shape)), mask ? mask->data() : nullptr, static_cast<int>(op),
-                              geometry.outer, geometry.reduced, geometry.inner, accumulators.data(), counts.data()};
+    const GpuReduceJob<T> job{viewOf(program, numel(shape)),
+                              mask ? mask->data() : nullptr,
+                              static_cast<int>(op),
+                              geometry.outer,
+                              geometry.reduced,
+                              geometry.inner,
+                              accumulators.data(),
+                              counts.data()};
     std::string error;
     if constexpr (std::is_same_v<T, float>)
         check(gpu.reduceProgramF32(job, &error), "reduction", error);
@@ -83,9 +93,9 @@ MaskedValue<T> reduceOnGpu(const ElementwiseProgram<T> &program, const Shape &sh
 
 template void evaluateOnGpu<float>(const ElementwiseProgram<float> &, std::int64_t, float *);
 template void evaluateOnGpu<double>(const ElementwiseProgram<double> &, std::int64_t, double *);
-template MaskedValue<float> reduceOnGpu<float>(const ElementwiseProgram<float> &, const Shape &, const Mask *, ReduceOp,
-                                               std::optional<int>);
-template MaskedValue<double> reduceOnGpu<double>(const ElementwiseProgram<double> &, const Shape &, const Mask *,
-                                                 ReduceOp, std::optional<int>);
+template MaskedValue<float>
+reduceOnGpu<float>(const ElementwiseProgram<float> &, const Shape &, const Mask *, ReduceOp, std::optional<int>);
+template MaskedValue<double>
+reduceOnGpu<double>(const ElementwiseProgram<double> &, const Shape &, const Mask *, ReduceOp, std::optional<int>);
 
 } // namespace sparsity::core

@@ -10,7 +10,7 @@ template <class T>
 void evaluateOnGpu(const ElementwiseProgram<T> &program, std::int64_t numel, T *out);
 
 template <class T>
-MaskedValue<T> reduceOnGpu(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op,
-                           std::optional<int> dim);
+MaskedValue<T>
+reduceOnGpu(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op, std::optional<int> dim);
 
 } // namespace sparsity::core

@@ -11,7 +11,7 @@ namespace {
 
 const GpuBackend &backend()
 {
-    resolveDevice("cuda");   // throws the "no device" InputError
+    resolveDevice("cuda"); // throws the "no device" InputError
     return *gpuBackend();
 }
 
@@ -45,11 +45,12 @@ Mask nmMaskOnGpu(const DenseTensor<float> &values, std::int64_t n, std::int64_t 
 std::vector<float> blockScoresOnGpu(const float *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
 {
     const auto &gpu = backend();
-    const auto blocks = ((height + config.blockRows - 1) / config.blockRows) * ((width + config.blockCols - 1) / config.blockCols);
+    const auto blocks =
+        ((height + config.blockRows - 1) / config.blockRows) * ((width + config.blockCols - 1) / config.blockCols);
     std::vector<float> scores(static_cast<std::size_t>(blocks));
     std::string error;
-    check(gpu.blockScoresF32(x, scores.data(), height, width, config.blockRows, config.blockCols,
-                             config.norm == BlockNorm::L2, &error),
+    check(gpu.blockScoresF32(x, scores.data(), height, width, config.blockRows, config.blockCols, config.norm == BlockNorm::L2,
+                             &error),
           "data-norm block scores", error);
     return scores;
 }

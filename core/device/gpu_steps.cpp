@@ -7,8 +7,11 @@
 namespace sparsity::core {
 
 template <class T>
-void runStepsOnGpu(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
-                   std::span<const NamedGradient> gradients, const Tensor *mask)
+void runStepsOnGpu(DenseTensor<T> &param,
+                   OptimizerState<T> &state,
+                   const OptimizerOptions &options,
+                   std::span<const NamedGradient> gradients,
+                   const Tensor *mask)
 {
     resolveDevice("cuda");
     validateStepInputs(param.shape, options, gradients, mask);
@@ -30,8 +33,15 @@ void runStepsOnGpu(DenseTensor<T> &param, OptimizerState<T> &state, const Optimi
         views.push_back(view);
     }
     const auto pointers = statePointers(param, state);
-    GpuStepJob<T> job{options, pointers.param, pointers.state0, pointers.state1, param.numel(), state.lastUpdate.data(),
-                      static_cast<std::int64_t>(state.lastUpdate.size()), &state.step, views.data(),
+    GpuStepJob<T> job{options,
+                      pointers.param,
+                      pointers.state0,
+                      pointers.state1,
+                      param.numel(),
+                      state.lastUpdate.data(),
+                      static_cast<std::int64_t>(state.lastUpdate.size()),
+                      &state.step,
+                      views.data(),
                       static_cast<std::int64_t>(views.size())};
     std::string error;
     bool ok = false;
@@ -43,9 +53,9 @@ void runStepsOnGpu(DenseTensor<T> &param, OptimizerState<T> &state, const Optimi
         throw InternalError("optimizer steps on CUDA failed: " + error);
 }
 
-template void runStepsOnGpu<float>(DenseTensor<float> &, OptimizerState<float> &, const OptimizerOptions &,
-                                   std::span<const NamedGradient>, const Tensor *);
-template void runStepsOnGpu<double>(DenseTensor<double> &, OptimizerState<double> &, const OptimizerOptions &,
-                                    std::span<const NamedGradient>, const Tensor *);
+template void runStepsOnGpu<float>(
+    DenseTensor<float> &, OptimizerState<float> &, const OptimizerOptions &, std::span<const NamedGradient>, const Tensor *);
+template void runStepsOnGpu<double>(
+    DenseTensor<double> &, OptimizerState<double> &, const OptimizerOptions &, std::span<const NamedGradient>, const Tensor *);
 
 } // namespace sparsity::core

@@ -7,7 +7,10 @@ namespace sparsity::core {
 
 // Throws InputError when no CUDA device is available, InternalError on a CUDA failure.
 template <class T>
-void runStepsOnGpu(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
-                   std::span<const NamedGradient> gradients, const Tensor *mask);
+void runStepsOnGpu(DenseTensor<T> &param,
+                   OptimizerState<T> &state,
+                   const OptimizerOptions &options,
+                   std::span<const NamedGradient> gradients,
+                   const Tensor *mask);
 
 } // namespace sparsity::core

@@ -90,8 +90,8 @@ ValuePtr<T> as(const std::shared_ptr<const MaskedValue<U>> &value)
 template <class T>
 class Evaluator {
 public:
-    Evaluator(std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device,
-              Tape *tape = nullptr)
+    Evaluator(
+        std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device, Tape *tape = nullptr)
         : m_source(source), m_policy(policy), m_device(device), m_tape(tape)
     {
         for (const auto &input : inputs)
@@ -159,14 +159,17 @@ private:
             value->values.assign(1, static_cast<T>(node.number));
             return lazyOf<T>(value);
         }
-        case Expression::Kind::Name: return lazyOf<T>(input(node));
-        case Expression::Kind::Negate: return elementwise(node, ElementOp::Neg, {evaluate(*node.operands[0])}, "-");
+        case Expression::Kind::Name:
+            return lazyOf<T>(input(node));
+        case Expression::Kind::Negate:
+            return elementwise(node, ElementOp::Neg, {evaluate(*node.operands[0])}, "-");
         case Expression::Kind::Binary: {
             const char symbol[2] = {node.op, 0};
             return elementwise(node, *elementOpNamed(symbol), {evaluate(*node.operands[0]), evaluate(*node.operands[1])},
                                std::string("'") + symbol + "'");
         }
-        case Expression::Kind::Call: return call(node);
+        case Expression::Kind::Call:
+            return call(node);
         }
         fail(node, "unsupported expression");
     }
@@ -236,12 +239,12 @@ private:
         for (const auto &arg : args)
             if (!arg.isScalar()) {
                 if (!out.shape.empty() && arg.shape != out.shape)
-                    fail(node, "shape mismatch in " + what + ": " + shapeToString(out.shape) + " and "
-                                   + shapeToString(arg.shape) + " (operands must have equal shapes, or be scalars)");
+                    fail(node, "shape mismatch in " + what + ": " + shapeToString(out.shape) + " and " + shapeToString(arg.shape)
+                                   + " (operands must have equal shapes, or be scalars)");
                 out.shape = arg.shape;
             }
         const std::size_t size = at(numel(out.shape));
-        const std::size_t firstValue = op == ElementOp::Where ? 1 : 0;   // where's condition has no mask role
+        const std::size_t firstValue = op == ElementOp::Where ? 1 : 0; // where's condition has no mask role
         if (op == ElementOp::Where && args[0].kind == ValueKind::Masked)
             fail(node, "where: the condition must be a plain (unmasked) tensor");
 
@@ -284,15 +287,15 @@ private:
         return out;
     }
 
-    SharedMask combinedMask(const Expression &node, const std::vector<SharedMask> &masks, const std::string &what,
-                            const Shape &shape) const
+    SharedMask
+    combinedMask(const Expression &node, const std::vector<SharedMask> &masks, const std::string &what, const Shape &shape) const
     {
         SharedMask combined;
         for (const auto &mask : masks) {
             if (!mask)
                 continue;
             if (!combined) {
-                combined = mask;   // shared, not copied: equal masks stay one object
+                combined = mask; // shared, not copied: equal masks stay one object
             } else if (m_policy == MaskPolicy::Intersect) {
                 combined = intersectMasks(*combined, *mask);
             } else if (const auto difference = describeMaskDifference(*combined, *mask, shape)) {
@@ -314,8 +317,9 @@ private:
         const Mask *mask = x.kind == ValueKind::Masked ? x.mask.get() : nullptr;
         try {
             const auto program = compile(x);
-            return lazyOf<T>(std::make_shared<MaskedValue<T>>(m_device == Device::Cuda ? reduceOnGpu(program, x.shape, mask, op, dim)
-                                                                                       : reduce(program, x.shape, mask, op, dim)));
+            return lazyOf<T>(std::make_shared<MaskedValue<T>>(m_device == Device::Cuda
+                                                                  ? reduceOnGpu(program, x.shape, mask, op, dim)
+                                                                  : reduce(program, x.shape, mask, op, dim)));
         } catch (const InputError &error) {
             fail(node, error.what());
         }
@@ -351,8 +355,8 @@ private:
                 mask[i] = value->values[i] != T(0);
             return std::make_shared<const Mask>(std::move(mask));
         }
-        fail(node, what + " must be sparse, masked or bool, but it is a dense " + shapeToString(value->shape)
-                       + " tensor of numbers");
+        fail(node,
+             what + " must be sparse, masked or bool, but it is a dense " + shapeToString(value->shape) + " tensor of numbers");
     }
 
     Lazy<T> sparseMask(const Expression &node)
@@ -464,16 +468,16 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, b
     return inputs;
 }
 
-AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
-                            MaskPolicy policy, Device device)
+AnyValue evaluateExpression(
+    const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device)
 {
     if (needsDouble(inputs))
         return Evaluator<double>(source, inputs, policy, device).run(expression);
     return Evaluator<float>(source, inputs, policy, device).run(expression);
 }
 
-MaskedValue<double> evaluateRecorded(const Expression &expression, std::string_view source,
-                                     const std::vector<EvalInput> &inputs, Tape &tape)
+MaskedValue<double>
+evaluateRecorded(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, Tape &tape)
 {
     return Evaluator<double>(source, inputs, MaskPolicy::Strict, Device::Cpu, &tape).run(expression);
 }

@@ -34,7 +34,7 @@ struct EvalInput {
 struct NamedTensor {
     std::string name;
     Tensor tensor;
-    bool isBool = false;    // a bool dataset: a mask for sparse_mask, masked, where
+    bool isBool = false; // a bool dataset: a mask for sparse_mask, masked, where
 };
 
 // Converts tensors to evaluator inputs once (as torch builds a MaskedTensor once): in float64
@@ -45,13 +45,16 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, b
 // differing masks, bad dims and misuse of an op.
 // On Device::Cuda the fused elementwise programs and reductions run on the GPU; softmax,
 // products and layout changes stay on the CPU.
-AnyValue evaluateExpression(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs,
-                            MaskPolicy policy = MaskPolicy::Strict, Device device = Device::Cpu);
+AnyValue evaluateExpression(const Expression &expression,
+                            std::string_view source,
+                            const std::vector<EvalInput> &inputs,
+                            MaskPolicy policy = MaskPolicy::Strict,
+                            Device device = Device::Cpu);
 
 // The same evaluation in float64 without fusion, recording every node's value on `tape` for
 // reverse mode (core/autograd/backward.h). Inputs must be float64.
-MaskedValue<double> evaluateRecorded(const Expression &expression, std::string_view source,
-                                     const std::vector<EvalInput> &inputs, Tape &tape);
+MaskedValue<double>
+evaluateRecorded(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, Tape &tape);
 
 Tensor toTensor(const AnyValue &value);
 std::string formatValue(const AnyValue &value, int decimals = 4);

@@ -3,8 +3,8 @@
 #include "core/expr/function_table.h"
 #include "core/util/errors.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace sparsity::core {
@@ -45,10 +45,7 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(int column, const std::string &what) const
-    {
-        throw expressionError(m_source, column, what);
-    }
+    [[noreturn]] void fail(int column, const std::string &what) const { throw expressionError(m_source, column, what); }
 
     void advance()
     {
@@ -59,10 +56,11 @@ private:
         if (m_pos >= m_source.size())
             return;
         const char c = m_source[m_pos];
-        if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && m_pos + 1 < m_source.size()
-                                                            && std::isdigit(static_cast<unsigned char>(m_source[m_pos + 1])))) {
+        if (std::isdigit(static_cast<unsigned char>(c))
+            || (c == '.' && m_pos + 1 < m_source.size() && std::isdigit(static_cast<unsigned char>(m_source[m_pos + 1])))) {
             const auto start = m_pos;
-            while (m_pos < m_source.size() && (std::isdigit(static_cast<unsigned char>(m_source[m_pos])) || m_source[m_pos] == '.'))
+            while (m_pos < m_source.size()
+                   && (std::isdigit(static_cast<unsigned char>(m_source[m_pos])) || m_source[m_pos] == '.'))
                 ++m_pos;
             if (m_pos < m_source.size() && (m_source[m_pos] == 'e' || m_source[m_pos] == 'E')) {
                 ++m_pos;
@@ -76,7 +74,8 @@ private:
         }
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
             const auto start = m_pos;
-            while (m_pos < m_source.size() && (std::isalnum(static_cast<unsigned char>(m_source[m_pos])) || m_source[m_pos] == '_'))
+            while (m_pos < m_source.size()
+                   && (std::isalnum(static_cast<unsigned char>(m_source[m_pos])) || m_source[m_pos] == '_'))
                 ++m_pos;
             m_token = {Token::Kind::Name, std::string(m_source.substr(start, m_pos - start)), static_cast<int>(start) + 1};
             return;

@@ -19,12 +19,12 @@ namespace sparsity::core {
 struct Expression {
     enum class Kind { Number, Name, Negate, Binary, Call };
     Kind kind = Kind::Number;
-    int column = 1;                 // where the node starts in the source (1-based)
-    double number = 0.0;            // Number
-    bool integer = false;           // Number written without '.' or exponent
-    std::string name;               // Name, Call: the identifier
-    char op = 0;                    // Binary: + - * /
-    std::vector<std::unique_ptr<Expression>> operands;   // Negate: 1, Binary: 2, Call: the arguments
+    int column = 1;                                    // where the node starts in the source (1-based)
+    double number = 0.0;                               // Number
+    bool integer = false;                              // Number written without '.' or exponent
+    std::string name;                                  // Name, Call: the identifier
+    char op = 0;                                       // Binary: + - * /
+    std::vector<std::unique_ptr<Expression>> operands; // Negate: 1, Binary: 2, Call: the arguments
 
     // Canonical text with full parentheses, e.g. "(a + (b * c))": for tests and messages.
     std::string toString() const;

@@ -11,7 +11,7 @@ struct FunctionSignature {
     std::string_view name;
     int minArgs;
     int maxArgs;
-    std::string_view usage;   // e.g. "sum(x[, dim])"
+    std::string_view usage; // e.g. "sum(x[, dim])"
 };
 
 std::span<const FunctionSignature> allFunctions();

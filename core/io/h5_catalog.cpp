@@ -46,8 +46,7 @@ Shape shapeAttribute(const H5File &file, const std::string &path, hid_t group, c
 {
     auto values = readIntArrayAttribute(group, attribute);
     if (!values)
-        throw errors::mustBe(file.where(path), std::string("carry an integer '") + attribute + "' attribute",
-                             "none");
+        throw errors::mustBe(file.where(path), std::string("carry an integer '") + attribute + "' attribute", "none");
     Shape shape(values->begin(), values->end());
     try {
         checkedNumel(shape);
@@ -61,7 +60,8 @@ Shape tenXShape(const H5File &file, const std::string &path)
 {
     H5Handle dataset = openDataset(file, path + "/shape");
     if (datasetShape(dataset.id()) != Shape{2})
-        throw errors::mustBe(file.where(path + "/shape"), "hold 2 integers", "shape " + shapeToString(datasetShape(dataset.id())));
+        throw errors::mustBe(file.where(path + "/shape"), "hold 2 integers",
+                             "shape " + shapeToString(datasetShape(dataset.id())));
     std::int64_t extents[2] = {0, 0};
     if (H5Dread(dataset.id(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, extents) < 0)
         throw IoError(file.where(path + "/shape") + ": cannot read");
@@ -109,7 +109,7 @@ std::optional<ElementInfo> describeGroup(const H5File &file, const std::string &
         info.encoding = Encoding::MaskedTensor;
         info.masked = true;
         info.tagged = true;
-        info.nnz.reset();   // specified count needs the mask's values
+        info.nnz.reset(); // specified count needs the mask's values
         return info;
     }
     if (const auto format = readStringAttribute(group, "h5sparse_format")) {
@@ -118,8 +118,8 @@ std::optional<ElementInfo> describeGroup(const H5File &file, const std::string &
         sparseValues("data", *format == "csc" ? Layout::Csc : Layout::Csr);
         return info;
     }
-    if (!encodingType && isDatasetChild(group, "data") && isDatasetChild(group, "indices")
-        && isDatasetChild(group, "indptr") && isDatasetChild(group, "shape")) {
+    if (!encodingType && isDatasetChild(group, "data") && isDatasetChild(group, "indices") && isDatasetChild(group, "indptr")
+        && isDatasetChild(group, "shape")) {
         info.encoding = Encoding::TenX;
         info.shape = tenXShape(file, path);
         sparseValues("data", Layout::Csc);
@@ -151,7 +151,7 @@ void walk(const H5File &file, const std::string &groupPath, std::vector<ElementI
         const std::string path = groupPath + "/" + name;
         H5O_info_t info{};
         if (H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
-            continue;   // dangling soft or external link
+            continue; // dangling soft or external link
         if (info.type == H5O_TYPE_DATASET) {
             if (auto element = describeDataset(file, path))
                 out.push_back(std::move(*element));

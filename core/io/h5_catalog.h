@@ -17,14 +17,14 @@
 namespace sparsity::core {
 
 enum class Encoding {
-    Array,         // plain dataset; encoding-type "array" or untagged
-    CsrMatrix,     // anndata csr_matrix
-    CscMatrix,     // anndata csc_matrix
-    CooTensor,     // ours: coo_tensor
-    RowSparse,     // ours: row_sparse
-    MaskedTensor,  // ours: masked_tensor
-    TenX,          // 10x Genomics CSC: data/indices/indptr + shape dataset
-    H5Sparse,      // h5sparse: attrs h5sparse_format / h5sparse_shape
+    Array,        // plain dataset; encoding-type "array" or untagged
+    CsrMatrix,    // anndata csr_matrix
+    CscMatrix,    // anndata csc_matrix
+    CooTensor,    // ours: coo_tensor
+    RowSparse,    // ours: row_sparse
+    MaskedTensor, // ours: masked_tensor
+    TenX,         // 10x Genomics CSC: data/indices/indptr + shape dataset
+    H5Sparse,     // h5sparse: attrs h5sparse_format / h5sparse_shape
 };
 
 std::string_view encodingName(Encoding encoding);
@@ -32,12 +32,12 @@ std::string_view encodingName(Encoding encoding);
 struct ElementInfo {
     std::string path;
     Encoding encoding = Encoding::Array;
-    Layout layout = Layout::Dense;      // of the data; masked tensors report their data's layout
+    Layout layout = Layout::Dense; // of the data; masked tensors report their data's layout
     bool masked = false;
-    bool tagged = false;                // carries an encoding-type attribute
+    bool tagged = false; // carries an encoding-type attribute
     Shape shape;
-    DType dtype = DType::Float32;       // of the stored values
-    std::optional<std::int64_t> nnz;    // stored values of sparse encodings
+    DType dtype = DType::Float32;    // of the stored values
+    std::optional<std::int64_t> nnz; // stored values of sparse encodings
 };
 
 // nullopt for a plain group or a non-tensor object. Throws InputError for a tensor encoding

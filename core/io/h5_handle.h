@@ -3,7 +3,6 @@
 // can name it. HDF5's automatic error-stack printing is switched off the first time a file is
 // opened: users see only our one-line messages.
 #include <hdf5.h>
-
 #include <string>
 #include <utility>
 
@@ -51,7 +50,7 @@ public:
     const std::string &path() const { return m_path; }
     // "file:/dataset", the location prefix of every message about an element.
     std::string where(const std::string &element) const { return m_path + ":" + element; }
-    void close();   // flushes; throws IoError when the flush fails
+    void close(); // flushes; throws IoError when the flush fails
 
 private:
     H5File(H5Handle handle, std::string path) : m_handle(std::move(handle)), m_path(std::move(path)) {}

@@ -147,15 +147,16 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
                 throw errors::mustBe(where + " row range", "lie within the rows of a CSR element",
                                      "[" + std::to_string(rows->begin) + ", " + std::to_string(rows->end) + ")");
             if (indptr.shape[0] != c.shape[0] + 1)
-                throw errors::invariant(where + ": " + tag, "I2", "indptr must have " + std::to_string(c.shape[0] + 1) + " entries",
+                throw errors::invariant(where + ": " + tag, "I2",
+                                        "indptr must have " + std::to_string(c.shape[0] + 1) + " entries",
                                         "got " + std::to_string(indptr.shape[0]));
             c.indptr = readIndices(indptr, RowRange{rows->begin, rows->end + 1});
             const auto first = c.indptr.front();
             const auto last = c.indptr.back();
             if (first < 0 || last < first || last > data.shape[0])
                 throw errors::invariant(where + ": " + tag, "I5", "indptr must be non-decreasing within [0, nnz]",
-                                        "rows " + std::to_string(rows->begin) + ".." + std::to_string(rows->end)
-                                            + " point at [" + std::to_string(first) + ", " + std::to_string(last) + ")");
+                                        "rows " + std::to_string(rows->begin) + ".." + std::to_string(rows->end) + " point at ["
+                                            + std::to_string(first) + ", " + std::to_string(last) + ")");
             for (auto &p : c.indptr)
                 p -= first;
             c.indices = readIndices(indices, RowRange{first, last});
@@ -249,9 +250,7 @@ Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
         throw errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(data.shape()),
                                 "got " + shapeToString(mask.shape()));
     const auto dataLinear = data.visit([](const auto &t) { return storedLinearIndices(t); });
-    const auto maskValues = mask.visit([](const auto &t) {
-        return Buffer<double>(t.values.begin(), t.values.end());
-    });
+    const auto maskValues = mask.visit([](const auto &t) { return Buffer<double>(t.values.begin(), t.values.end()); });
     Mask aligned(dataLinear.size());
     if (mask.layout() == Layout::Dense) {
         std::int64_t specifiedInMask = 0;
@@ -269,8 +268,7 @@ Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
     }
     const auto maskLinear = mask.visit([](const auto &t) { return storedLinearIndices(t); });
     if (mask.layout() != data.layout() || maskLinear != dataLinear)
-        throw errors::invariant("masked_tensor", "M2",
-                                "a sparse mask must have the data's layout and index structure",
+        throw errors::invariant("masked_tensor", "M2", "a sparse mask must have the data's layout and index structure",
                                 "mask is " + std::string(layoutName(mask.layout())) + " with a different pattern");
     for (std::size_t k = 0; k < aligned.size(); ++k)
         aligned[k] = maskValues[k] != 0.0;
@@ -341,9 +339,8 @@ std::int64_t countNonzeros(const H5File &file, const ElementInfo &element)
     for (std::int64_t begin = 0; begin < element.shape[0]; begin += chunkRows) {
         const auto end = std::min(element.shape[0], begin + chunkRows);
         const auto chunk = readTensor(file, element.path, nullptr, RowRange{begin, end});
-        chunk.visit([&](const auto &t) {
-            count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; });
-        });
+        chunk.visit(
+            [&](const auto &t) { count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; }); });
     }
     return count;
 }

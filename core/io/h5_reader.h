@@ -14,11 +14,13 @@ namespace sparsity::core {
 
 struct RowRange {
     std::int64_t begin = 0;
-    std::int64_t end = 0;   // exclusive
+    std::int64_t end = 0; // exclusive
 };
 
 // `rows` reads rows [begin, end) along dim 0 by hyperslab; dense and CSR elements only.
-Tensor readTensor(const H5File &file, const std::string &path, ValidationReport *report = nullptr,
+Tensor readTensor(const H5File &file,
+                  const std::string &path,
+                  ValidationReport *report = nullptr,
                   std::optional<RowRange> rows = std::nullopt);
 
 // Number of nonzero (unmasked) or specified (masked) elements, read in row chunks so memory

@@ -14,11 +14,28 @@ std::optional<DType> dtypeFromH5(hid_t type);
 bool isH5Bool(hid_t type);
 
 // The native memory type used to read into or write from T.
-template <class T> hid_t nativeH5Type();
-template <> inline hid_t nativeH5Type<float>() { return H5T_NATIVE_FLOAT; }
-template <> inline hid_t nativeH5Type<double>() { return H5T_NATIVE_DOUBLE; }
-template <> inline hid_t nativeH5Type<std::int64_t>() { return H5T_NATIVE_INT64; }
-template <> inline hid_t nativeH5Type<std::int32_t>() { return H5T_NATIVE_INT32; }
+template <class T>
+hid_t nativeH5Type();
+template <>
+inline hid_t nativeH5Type<float>()
+{
+    return H5T_NATIVE_FLOAT;
+}
+template <>
+inline hid_t nativeH5Type<double>()
+{
+    return H5T_NATIVE_DOUBLE;
+}
+template <>
+inline hid_t nativeH5Type<std::int64_t>()
+{
+    return H5T_NATIVE_INT64;
+}
+template <>
+inline hid_t nativeH5Type<std::int32_t>()
+{
+    return H5T_NATIVE_INT32;
+}
 
 // h5py's bool type; the caller owns the handle.
 H5Handle makeBoolType();

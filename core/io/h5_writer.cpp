@@ -88,7 +88,7 @@ public:
             std::vector<hsize_t> chunk = dims;
             const auto slice = std::max<std::int64_t>(1, numel(shape, 1, shape.size()) * std::int64_t(sizeof(T)));
             chunk[0] = static_cast<hsize_t>(std::clamp<std::int64_t>((std::int64_t{1} << 20) / slice, 1, shape[0]));
-            for (std::size_t d = 1; d < chunk.size(); ++d)   // keep one chunk under HDF5's 4 GiB cap
+            for (std::size_t d = 1; d < chunk.size(); ++d) // keep one chunk under HDF5's 4 GiB cap
                 chunk[d] = std::min<hsize_t>(chunk[d], std::max<hsize_t>(1, (hsize_t{1} << 28) / std::max<hsize_t>(1, chunk[0])));
             H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data());
             if (m_options.gzipLevel > 0) {
@@ -165,13 +165,12 @@ private:
     H5Handle m_lcpl;
 };
 
-
 std::string normalise(const std::string &path) { return path.empty() || path[0] != '/' ? "/" + path : path; }
 
 } // namespace
 
-RowStreamWriter::RowStreamWriter(H5File &file, const std::string &path, const Shape &shape, DType type,
-                                 const WriteOptions &options)
+RowStreamWriter::RowStreamWriter(
+    H5File &file, const std::string &path, const Shape &shape, DType type, const WriteOptions &options)
     : m_file(file), m_path(normalise(path)), m_shape(shape), m_type(type)
 {
     if (shape.empty())

@@ -10,8 +10,8 @@ namespace sparsity::core {
 enum class IndexWidth { Auto, Int32, Int64 };
 
 struct WriteOptions {
-    int gzipLevel = 0;                    // 0: no compression, 1..9: gzip level
-    IndexWidth indexWidth = IndexWidth::Auto;  // csr/csc index arrays; Auto = int32 when it fits (scipy's choice)
+    int gzipLevel = 0;                        // 0: no compression, 1..9: gzip level
+    IndexWidth indexWidth = IndexWidth::Auto; // csr/csc index arrays; Auto = int32 when it fits (scipy's choice)
 };
 
 // Writes `tensor` at `path`, creating intermediate groups. Throws InputError when an index

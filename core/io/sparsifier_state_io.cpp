@@ -103,7 +103,8 @@ SparsifierState readSparsifierState(const H5File &file, const std::string &path)
     for (const auto &name : names) {
         const std::string base = path + "/" + name;
         H5Handle group = openObject(file, base);
-        SparsifierStateEntry entry{name, readTensor(file, base + "/data"), std::nullopt, readConfig(group.id(), file.where(base))};
+        SparsifierStateEntry entry{name, readTensor(file, base + "/data"), std::nullopt,
+                                   readConfig(group.id(), file.where(base))};
         if (linkExists(file.id(), base + "/mask")) {
             const auto mask = toDenseDouble(readTensor(file, base + "/mask"));
             if (mask.shape != entry.data.shape())

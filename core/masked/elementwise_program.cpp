@@ -3,7 +3,6 @@
 #include "core/util/cpu_clones.h"
 
 #include <Eigen/Core>
-
 #include <algorithm>
 #include <cstring>
 
@@ -19,23 +18,37 @@ SPARSITY_ALWAYS_INLINE void runInstructionLoops(ElementOp op, const T *a, const 
 {
     using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
     switch (op) {
-#define SPARSITY_BLOCK_LOOP(expr)                                                                  \
-    _Pragma("omp simd") for (int i = 0; i < n; ++i) out[i] = (expr);                               \
+#define SPARSITY_BLOCK_LOOP(expr)                                                                                                \
+    _Pragma("omp simd") for (int i = 0; i < n; ++i) out[i] = (expr);                                                             \
     return;
-    case ElementOp::Neg: SPARSITY_BLOCK_LOOP(-a[i])
-    case ElementOp::Abs: SPARSITY_BLOCK_LOOP(std::abs(a[i]))
-    case ElementOp::Sqrt: SPARSITY_BLOCK_LOOP(std::sqrt(a[i]))
-    case ElementOp::Rsqrt: SPARSITY_BLOCK_LOOP(T(1) / std::sqrt(a[i]))
-    case ElementOp::Square: SPARSITY_BLOCK_LOOP(a[i] * a[i])
-    case ElementOp::Sign: SPARSITY_BLOCK_LOOP(applyElementOp(ElementOp::Sign, a[i], T(0), T(0)))
-    case ElementOp::Add: SPARSITY_BLOCK_LOOP(a[i] + b[i])
-    case ElementOp::Sub: SPARSITY_BLOCK_LOOP(a[i] - b[i])
-    case ElementOp::Mul: SPARSITY_BLOCK_LOOP(a[i] * b[i])
-    case ElementOp::Div: SPARSITY_BLOCK_LOOP(a[i] / b[i])
-    case ElementOp::Maximum: SPARSITY_BLOCK_LOOP(maximumOf(a[i], b[i]))
-    case ElementOp::Minimum: SPARSITY_BLOCK_LOOP(minimumOf(a[i], b[i]))
-    case ElementOp::Clamp: SPARSITY_BLOCK_LOOP(minimumOf(maximumOf(a[i], b[i]), c[i]))
-    case ElementOp::Where: SPARSITY_BLOCK_LOOP(a[i] != T(0) ? b[i] : c[i])
+    case ElementOp::Neg:
+        SPARSITY_BLOCK_LOOP(-a[i])
+    case ElementOp::Abs:
+        SPARSITY_BLOCK_LOOP(std::abs(a[i]))
+    case ElementOp::Sqrt:
+        SPARSITY_BLOCK_LOOP(std::sqrt(a[i]))
+    case ElementOp::Rsqrt:
+        SPARSITY_BLOCK_LOOP(T(1) / std::sqrt(a[i]))
+    case ElementOp::Square:
+        SPARSITY_BLOCK_LOOP(a[i] * a[i])
+    case ElementOp::Sign:
+        SPARSITY_BLOCK_LOOP(applyElementOp(ElementOp::Sign, a[i], T(0), T(0)))
+    case ElementOp::Add:
+        SPARSITY_BLOCK_LOOP(a[i] + b[i])
+    case ElementOp::Sub:
+        SPARSITY_BLOCK_LOOP(a[i] - b[i])
+    case ElementOp::Mul:
+        SPARSITY_BLOCK_LOOP(a[i] * b[i])
+    case ElementOp::Div:
+        SPARSITY_BLOCK_LOOP(a[i] / b[i])
+    case ElementOp::Maximum:
+        SPARSITY_BLOCK_LOOP(maximumOf(a[i], b[i]))
+    case ElementOp::Minimum:
+        SPARSITY_BLOCK_LOOP(minimumOf(a[i], b[i]))
+    case ElementOp::Clamp:
+        SPARSITY_BLOCK_LOOP(minimumOf(maximumOf(a[i], b[i]), c[i]))
+    case ElementOp::Where:
+        SPARSITY_BLOCK_LOOP(a[i] != T(0) ? b[i] : c[i])
 #undef SPARSITY_BLOCK_LOOP
     case ElementOp::Exp:
         Eigen::Map<Array>(out, n) = Eigen::Map<const Array>(a, n).exp();
@@ -65,13 +78,12 @@ SPARSITY_CPU_CLONES void runInstruction(ElementOp op, const double *a, const dou
 std::optional<ElementOp> elementOpNamed(std::string_view name)
 {
     static constexpr std::pair<std::string_view, ElementOp> kNames[] = {
-        {"neg", ElementOp::Neg},         {"abs", ElementOp::Abs},         {"sqrt", ElementOp::Sqrt},
-        {"rsqrt", ElementOp::Rsqrt},     {"square", ElementOp::Square},   {"exp", ElementOp::Exp},
-        {"log", ElementOp::Log},         {"sign", ElementOp::Sign},       {"add", ElementOp::Add},
-        {"+", ElementOp::Add},           {"sub", ElementOp::Sub},         {"-", ElementOp::Sub},
-        {"mul", ElementOp::Mul},         {"*", ElementOp::Mul},           {"div", ElementOp::Div},
-        {"/", ElementOp::Div},           {"maximum", ElementOp::Maximum}, {"minimum", ElementOp::Minimum},
-        {"pow", ElementOp::Pow},         {"clamp", ElementOp::Clamp},     {"where", ElementOp::Where},
+        {"neg", ElementOp::Neg},         {"abs", ElementOp::Abs},         {"sqrt", ElementOp::Sqrt}, {"rsqrt", ElementOp::Rsqrt},
+        {"square", ElementOp::Square},   {"exp", ElementOp::Exp},         {"log", ElementOp::Log},   {"sign", ElementOp::Sign},
+        {"add", ElementOp::Add},         {"+", ElementOp::Add},           {"sub", ElementOp::Sub},   {"-", ElementOp::Sub},
+        {"mul", ElementOp::Mul},         {"*", ElementOp::Mul},           {"div", ElementOp::Div},   {"/", ElementOp::Div},
+        {"maximum", ElementOp::Maximum}, {"minimum", ElementOp::Minimum}, {"pow", ElementOp::Pow},   {"clamp", ElementOp::Clamp},
+        {"where", ElementOp::Where},
     };
     for (const auto &[n, op] : kNames)
         if (n == name)
@@ -142,7 +154,7 @@ template <class T>
 void ElementwiseProgram<T>::evaluateAll(std::int64_t numel, T *out) const
 {
     const std::int64_t blocks = (numel + kBlock - 1) / kBlock;
-    if (numel < kParallelThreshold) {   // no OpenMP call at all for small work
+    if (numel < kParallelThreshold) { // no OpenMP call at all for small work
         auto scratch = makeScratch();
         for (std::int64_t block = 0; block < blocks; ++block) {
             const std::int64_t begin = block * kBlock;

@@ -27,12 +27,12 @@ struct ProgramOperand {
 
 struct Instruction {
     ElementOp op = ElementOp::Neg;
-    std::array<ProgramOperand, 3> args{};   // the first elementOpArity(op) are used
+    std::array<ProgramOperand, 3> args{}; // the first elementOpArity(op) are used
 };
 
 template <class T>
 struct ProgramLeaf {
-    const T *data = nullptr;    // numel elements, or one value when broadcast
+    const T *data = nullptr; // numel elements, or one value when broadcast
     bool broadcast = false;
 };
 
@@ -63,7 +63,7 @@ private:
     const T *operandBlock(ProgramOperand operand, std::int64_t begin, const Scratch &scratch) const;
 
     std::vector<ProgramLeaf<T>> m_leaves;
-    std::vector<std::vector<T>> m_broadcastBlocks;   // per leaf: kBlock copies when broadcast
+    std::vector<std::vector<T>> m_broadcastBlocks; // per leaf: kBlock copies when broadcast
     std::vector<Instruction> m_instructions;
     ProgramOperand m_result;
 };

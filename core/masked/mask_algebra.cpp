@@ -27,8 +27,8 @@ std::optional<std::string> describeMaskDifference(const Mask &left, const Mask &
             firstRight = static_cast<std::int64_t>(i);
     }
     auto part = [&](std::int64_t count, std::int64_t first, const char *side) {
-        std::string text = std::to_string(count) + (count == 1 ? " element is" : " elements are")
-                           + " specified in the " + side + " operand only";
+        std::string text = std::to_string(count) + (count == 1 ? " element is" : " elements are") + " specified in the " + side
+                           + " operand only";
         if (first >= 0)
             text += " (first at " + coordinatesOf(first, shape) + ")";
         return text;

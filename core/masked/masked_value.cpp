@@ -31,8 +31,7 @@ MaskedValue<T> toMaskedValue(const Tensor &tensor, bool isBool)
     if (tensor.isMasked()) {
         value.kind = ValueKind::Masked;
         // Dense storage holds one mask byte per element already; sparse storage is densified.
-        value.mask = std::make_shared<const Mask>(tensor.layout() == Layout::Dense ? *tensor.mask()
-                                                                                   : specifiedMaskDense(tensor));
+        value.mask = std::make_shared<const Mask>(tensor.layout() == Layout::Dense ? *tensor.mask() : specifiedMaskDense(tensor));
     } else if (tensor.layout() != Layout::Dense) {
         value.kind = ValueKind::Sparse;
         value.mask = std::make_shared<const Mask>(storedPattern(tensor));
@@ -69,9 +68,12 @@ std::int64_t specifiedCount(const MaskedValue<T> &value)
 std::string_view valueKindName(ValueKind kind)
 {
     switch (kind) {
-    case ValueKind::Plain: return "plain";
-    case ValueKind::Sparse: return "sparse";
-    case ValueKind::Masked: return "masked";
+    case ValueKind::Plain:
+        return "plain";
+    case ValueKind::Sparse:
+        return "sparse";
+    case ValueKind::Masked:
+        return "masked";
     }
     return "?";
 }

@@ -28,10 +28,10 @@ template <class T>
 struct MaskedValue {
     Shape shape;
     Buffer<T> values;
-    SharedMask mask;                   // null exactly when kind == Plain
+    SharedMask mask; // null exactly when kind == Plain
     ValueKind kind = ValueKind::Plain;
     Layout storage = Layout::Dense;
-    bool isBool = false;               // read from a bool dataset (values 0/1)
+    bool isBool = false; // read from a bool dataset (values 0/1)
 
     std::int64_t numel() const { return static_cast<std::int64_t>(values.size()); }
     bool specified(std::int64_t i) const { return !mask || (*mask)[static_cast<std::size_t>(i)] != 0; }

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <type_traits>
 #include <cmath>
 #include <limits>
 #include <omp.h>
+#include <type_traits>
 
 namespace sparsity::core {
 namespace {
@@ -91,7 +91,8 @@ SPARSITY_ALWAYS_INLINE double maskedSumLoops(bool squares, const T *w, const std
     if (squares) {
 #pragma omp simd reduction(+ : s)
         for (int k = 0; k < n; ++k) {
-            const auto v = static_cast<double>(std::bit_cast<T>(std::bit_cast<Bits>(w[k]) & (Bits{0} - static_cast<Bits>(m[k] != 0))));
+            const auto v =
+                static_cast<double>(std::bit_cast<T>(std::bit_cast<Bits>(w[k]) & (Bits{0} - static_cast<Bits>(m[k] != 0))));
             s += v * v;
         }
     } else {
@@ -102,8 +103,14 @@ SPARSITY_ALWAYS_INLINE double maskedSumLoops(bool squares, const T *w, const std
     return s;
 }
 
-SPARSITY_CPU_CLONES double maskedSum(bool squares, const float *w, const std::uint8_t *m, int n) { return maskedSumLoops(squares, w, m, n); }
-SPARSITY_CPU_CLONES double maskedSum(bool squares, const double *w, const std::uint8_t *m, int n) { return maskedSumLoops(squares, w, m, n); }
+SPARSITY_CPU_CLONES double maskedSum(bool squares, const float *w, const std::uint8_t *m, int n)
+{
+    return maskedSumLoops(squares, w, m, n);
+}
+SPARSITY_CPU_CLONES double maskedSum(bool squares, const double *w, const std::uint8_t *m, int n)
+{
+    return maskedSumLoops(squares, w, m, n);
+}
 SPARSITY_CPU_CLONES void combineRun(ReduceOp op, double *acc, const float *w, int n) { combineRunLoops(op, acc, w, n); }
 SPARSITY_CPU_CLONES void combineRun(ReduceOp op, double *acc, const double *w, int n) { combineRunLoops(op, acc, w, n); }
 SPARSITY_CPU_CLONES double reduceRun(ReduceOp op, double acc, const float *w, int n) { return reduceRunLoops(op, acc, w, n); }
@@ -112,9 +119,16 @@ SPARSITY_CPU_CLONES double reduceRun(ReduceOp op, double acc, const double *w, i
 // Folds slab elements [first, last) into `acc`; element e of the slab belongs to output
 // e % inner. `base` is the slab's offset in the flat tensor.
 template <class T>
-void accumulateRange(const ElementwiseProgram<T> &program, typename ElementwiseProgram<T>::Scratch &scratch,
-                     const Mask *mask, ReduceOp op, std::int64_t base, std::int64_t first, std::int64_t last,
-                     std::int64_t inner, Accumulators &acc, T *selected)
+void accumulateRange(const ElementwiseProgram<T> &program,
+                     typename ElementwiseProgram<T>::Scratch &scratch,
+                     const Mask *mask,
+                     ReduceOp op,
+                     std::int64_t base,
+                     std::int64_t first,
+                     std::int64_t last,
+                     std::int64_t inner,
+                     Accumulators &acc,
+                     T *selected)
 {
     const T identity = static_cast<T>(identityOf(op));
     for (std::int64_t begin = first; begin < last; begin += kBlock) {
@@ -178,7 +192,7 @@ void finish(ReduceOp op, const Accumulators &acc, bool masked, T *out, std::uint
         if (masked) {
             outMask[i] = count > 0;
             if (count == 0)
-                result = 0.0;   // unspecified: the data means nothing
+                result = 0.0; // unspecified: the data means nothing
         }
         out[i] = static_cast<T>(result);
     }
@@ -212,17 +226,22 @@ ReductionGeometry reductionGeometry(const Shape &shape, std::optional<int> dim)
 
 std::optional<ReduceOp> reduceOpNamed(std::string_view name)
 {
-    if (name == "sum") return ReduceOp::Sum;
-    if (name == "mean") return ReduceOp::Mean;
-    if (name == "amax") return ReduceOp::Amax;
-    if (name == "amin") return ReduceOp::Amin;
-    if (name == "norm") return ReduceOp::Norm;
+    if (name == "sum")
+        return ReduceOp::Sum;
+    if (name == "mean")
+        return ReduceOp::Mean;
+    if (name == "amax")
+        return ReduceOp::Amax;
+    if (name == "amin")
+        return ReduceOp::Amin;
+    if (name == "norm")
+        return ReduceOp::Norm;
     return std::nullopt;
 }
 
 template <class T>
-MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op,
-                      std::optional<int> dim)
+MaskedValue<T>
+reduce(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op, std::optional<int> dim)
 {
     // The tensor as [outer, reduced, inner]; each outer index is a contiguous slab.
     const auto geometry = reductionGeometry(shape, dim);
@@ -233,8 +252,8 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
     Mask outMask(mask ? at(outer * inner) : 0);
     const std::int64_t slab = reduced * inner;
     if (!mask && reduced == 0 && outer * inner > 0 && (op == ReduceOp::Amax || op == ReduceOp::Amin))
-        throw InputError(std::string(op == ReduceOp::Amax ? "amax" : "amin")
-                         + " over zero elements has no value (shape " + shapeToString(shape) + ")");
+        throw InputError(std::string(op == ReduceOp::Amax ? "amax" : "amin") + " over zero elements has no value (shape "
+                         + shapeToString(shape) + ")");
 
     const bool parallel = numel(shape) >= kParallelThreshold;
     const int threads = parallel ? omp_get_max_threads() : 1;
@@ -248,8 +267,7 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
             for (std::int64_t o = 0; o < outer; ++o) {
                 Accumulators acc(inner, identityOf(op));
                 accumulateRange(program, scratch, mask, op, o * slab, 0, slab, inner, acc, selected.data());
-                finish(op, acc, mask != nullptr, out.values.data() + o * inner,
-                       mask ? outMask.data() + o * inner : nullptr);
+                finish(op, acc, mask != nullptr, out.values.data() + o * inner, mask ? outMask.data() + o * inner : nullptr);
             }
         }
     } else {
@@ -269,8 +287,7 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
             }
             for (int t = 1; t < threads; ++t)
                 merge(op, partial[0], partial[at(t)]);
-            finish(op, partial[0], mask != nullptr, out.values.data() + o * inner,
-                   mask ? outMask.data() + o * inner : nullptr);
+            finish(op, partial[0], mask != nullptr, out.values.data() + o * inner, mask ? outMask.data() + o * inner : nullptr);
         }
     }
     if (mask) {
@@ -280,9 +297,9 @@ MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, 
     return out;
 }
 
-template MaskedValue<float> reduce<float>(const ElementwiseProgram<float> &, const Shape &, const Mask *, ReduceOp,
-                                          std::optional<int>);
-template MaskedValue<double> reduce<double>(const ElementwiseProgram<double> &, const Shape &, const Mask *, ReduceOp,
-                                            std::optional<int>);
+template MaskedValue<float>
+reduce<float>(const ElementwiseProgram<float> &, const Shape &, const Mask *, ReduceOp, std::optional<int>);
+template MaskedValue<double>
+reduce<double>(const ElementwiseProgram<double> &, const Shape &, const Mask *, ReduceOp, std::optional<int>);
 
 } // namespace sparsity::core

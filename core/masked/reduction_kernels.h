@@ -34,7 +34,7 @@ ReductionGeometry reductionGeometry(const Shape &shape, std::optional<int> dim);
 // masked reduction. `dim` (already wrapped to [0, rank)) or all dims when nullopt. Throws
 // InputError for amax/amin over zero plain elements (they have no identity).
 template <class T>
-MaskedValue<T> reduce(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op,
-                      std::optional<int> dim);
+MaskedValue<T>
+reduce(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mask, ReduceOp op, std::optional<int> dim);
 
 } // namespace sparsity::core

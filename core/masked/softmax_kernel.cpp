@@ -5,7 +5,6 @@
 #include "core/masked/mask_select.h"
 
 #include <Eigen/Core>
-
 #include <cmath>
 #include <limits>
 
@@ -42,7 +41,7 @@ void contiguousLane(const T *x, const std::uint8_t *m, std::int64_t n, bool loga
     else
         out /= static_cast<T>(total);
     if (m && logarithm)
-        selectSpecified(y, m, n, T(0), y);   // unspecified elements: 0
+        selectSpecified(y, m, n, T(0), y); // unspecified elements: 0
 }
 
 // A strided lane (softmax over an inner dim), in double.

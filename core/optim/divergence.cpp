@@ -33,20 +33,27 @@ TensorDivergence compareValues(std::string name, const V &a, const V &b, std::in
 } // namespace
 
 template <class T>
-std::vector<TensorDivergence> compareRuns(const DenseTensor<T> &paramA, const OptimizerState<T> &stateA,
-                                          const DenseTensor<T> &paramB, const OptimizerState<T> &stateB)
+std::vector<TensorDivergence> compareRuns(const DenseTensor<T> &paramA,
+                                          const OptimizerState<T> &stateA,
+                                          const DenseTensor<T> &paramB,
+                                          const OptimizerState<T> &stateB)
 {
     const auto rows = parameterRows(paramA.shape);
     std::vector<TensorDivergence> out{compareValues("param", paramA.values, paramB.values, rows)};
     for (std::size_t k = 0; k < stateA.buffers.size() && k < stateB.buffers.size(); ++k)
-        out.push_back(compareValues(stateA.buffers[k].name, stateA.buffers[k].value.values, stateB.buffers[k].value.values, rows));
+        out.push_back(
+            compareValues(stateA.buffers[k].name, stateA.buffers[k].value.values, stateB.buffers[k].value.values, rows));
     out.push_back(compareValues("last_update", stateA.lastUpdate, stateB.lastUpdate, rows));
     return out;
 }
 
-template std::vector<TensorDivergence> compareRuns<float>(const DenseTensor<float> &, const OptimizerState<float> &,
-                                                          const DenseTensor<float> &, const OptimizerState<float> &);
-template std::vector<TensorDivergence> compareRuns<double>(const DenseTensor<double> &, const OptimizerState<double> &,
-                                                           const DenseTensor<double> &, const OptimizerState<double> &);
+template std::vector<TensorDivergence> compareRuns<float>(const DenseTensor<float> &,
+                                                          const OptimizerState<float> &,
+                                                          const DenseTensor<float> &,
+                                                          const OptimizerState<float> &);
+template std::vector<TensorDivergence> compareRuns<double>(const DenseTensor<double> &,
+                                                           const OptimizerState<double> &,
+                                                           const DenseTensor<double> &,
+                                                           const OptimizerState<double> &);
 
 } // namespace sparsity::core

@@ -9,13 +9,15 @@
 namespace sparsity::core {
 
 struct TensorDivergence {
-    std::string name;            // "param", "sum", "exp_avg", ..., "last_update"
+    std::string name; // "param", "sum", "exp_avg", ..., "last_update"
     double maxAbsDiff = 0.0;
     std::int64_t differingRows = 0;
 };
 
 template <class T>
-std::vector<TensorDivergence> compareRuns(const DenseTensor<T> &paramA, const OptimizerState<T> &stateA,
-                                          const DenseTensor<T> &paramB, const OptimizerState<T> &stateB);
+std::vector<TensorDivergence> compareRuns(const DenseTensor<T> &paramA,
+                                          const OptimizerState<T> &stateA,
+                                          const DenseTensor<T> &paramB,
+                                          const OptimizerState<T> &stateB);
 
 } // namespace sparsity::core

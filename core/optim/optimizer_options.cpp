@@ -74,8 +74,8 @@ std::string_view ruleName(Rule rule) { return rule == Rule::Torch ? "torch" : "m
 
 OptimizerKind parseOptimizer(std::string_view name)
 {
-    return parseChoice<OptimizerKind>("--optimizer", name,
-                                      {{"sgd", OptimizerKind::Sgd}, {"adam", OptimizerKind::Adam}, {"adagrad", OptimizerKind::Adagrad}});
+    return parseChoice<OptimizerKind>(
+        "--optimizer", name, {{"sgd", OptimizerKind::Sgd}, {"adam", OptimizerKind::Adam}, {"adagrad", OptimizerKind::Adagrad}});
 }
 
 Semantics parseSemantics(std::string_view name)
@@ -98,7 +98,8 @@ OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule ru
     refuseUnsupported("--beta1", in.beta1.has_value(), allowed.betas, kind, rule);
     refuseUnsupported("--beta2", in.beta2.has_value(), allowed.betas, kind, rule);
     refuseUnsupported("--lr-decay", in.lrDecay.has_value(), allowed.lrDecay, kind, rule);
-    refuseUnsupported("--initial-accumulator-value", in.initialAccumulatorValue.has_value(), allowed.initialAccumulator, kind, rule);
+    refuseUnsupported("--initial-accumulator-value", in.initialAccumulatorValue.has_value(), allowed.initialAccumulator, kind,
+                      rule);
     refuseUnsupported("--clip-gradient", in.clipGradient.has_value(), allowed.clipRescale, kind, rule);
     refuseUnsupported("--rescale-grad", in.rescaleGrad.has_value(), allowed.clipRescale, kind, rule);
     refuseUnsupported("--dampening", in.dampening.has_value(), allowed.dampeningNesterov, kind, rule);
@@ -140,9 +141,9 @@ OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule ru
     for (const auto &[name, beta] : {std::pair{"--beta1", hp.beta1}, std::pair{"--beta2", hp.beta2}})
         if (allowed.betas && !(beta >= 0 && beta < 1))
             throw errors::mustBe(name, "be in [0, 1)", number(beta));
-    for (const auto &[name, value] : {std::pair{"--weight-decay", hp.weightDecay}, std::pair{"--momentum", hp.momentum},
-                                      std::pair{"--lr-decay", hp.lrDecay},
-                                      std::pair{"--initial-accumulator-value", hp.initialAccumulatorValue}})
+    for (const auto &[name, value] :
+         {std::pair{"--weight-decay", hp.weightDecay}, std::pair{"--momentum", hp.momentum}, std::pair{"--lr-decay", hp.lrDecay},
+          std::pair{"--initial-accumulator-value", hp.initialAccumulatorValue}})
         if (!(value >= 0))
             throw errors::mustBe(name, "be >= 0", number(value));
     if (hp.nesterov && (hp.momentum <= 0 || hp.dampening != 0))

@@ -28,15 +28,15 @@ Rule parseRule(std::string_view name);
 
 // Values as the user gave them; unset means "the rule's default".
 struct HyperparameterInput {
-    std::optional<double> lr, eps, weightDecay, momentum, beta1, beta2, lrDecay, initialAccumulatorValue,
-        clipGradient, rescaleGrad, dampening;
+    std::optional<double> lr, eps, weightDecay, momentum, beta1, beta2, lrDecay, initialAccumulatorValue, clipGradient,
+        rescaleGrad, dampening;
     bool nesterov = false;
 };
 
 struct Hyperparameters {
     double lr = 0, eps = 0, weightDecay = 0, momentum = 0, beta1 = 0, beta2 = 0, lrDecay = 0;
     double initialAccumulatorValue = 0;
-    double clipGradient = -1;   // mxnet: clipping off when negative
+    double clipGradient = -1; // mxnet: clipping off when negative
     double rescaleGrad = 1;
     double dampening = 0;
     bool nesterov = false;

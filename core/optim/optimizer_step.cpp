@@ -14,8 +14,8 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // formula. `perRowFirstTouch`: a momentum buffer starts on the first step that writes its
 // row (lazy); otherwise on the parameter's first step.
 template <class T, class Rule>
-void sweep(const Rule &rule, const UpdatePattern<T> &p, const Buffer<std::int64_t> &lastUpdate, bool firstStep,
-           bool perRowFirstTouch)
+void sweep(
+    const Rule &rule, const UpdatePattern<T> &p, const Buffer<std::int64_t> &lastUpdate, bool firstStep, bool perRowFirstTouch)
 {
     using Kind = typename UpdatePattern<T>::Kind;
     const auto width = p.rowWidth;
@@ -80,8 +80,8 @@ void requireFinite(const UpdatePattern<T> &p, const NamedGradient &gradient, std
         else if (p.kind == UpdatePattern<T>::Kind::Elements)
             linear = p.elements[k];
         throw InputError(gradient.name + ": gradient must be finite, but element (" + std::to_string(linear / p.rowWidth) + ", "
-                         + std::to_string(linear % p.rowWidth) + ") is " + (std::isnan(p.values[k]) ? "nan" : "inf")
-                         + " at step " + std::to_string(step) + "; no state was written");
+                         + std::to_string(linear % p.rowWidth) + ") is " + (std::isnan(p.values[k]) ? "nan" : "inf") + " at step "
+                         + std::to_string(step) + "; no state was written");
     }
 }
 
@@ -109,8 +109,10 @@ void applyStep(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerO
     markTouchedRows(p, state.lastUpdate, t);
 }
 
-void validateStepInputs(const Shape &paramShape, const OptimizerOptions &options,
-                        std::span<const NamedGradient> gradients, const Tensor *mask)
+void validateStepInputs(const Shape &paramShape,
+                        const OptimizerOptions &options,
+                        std::span<const NamedGradient> gradients,
+                        const Tensor *mask)
 {
     for (const auto &gradient : gradients)
         if (gradient.tensor.shape() != paramShape)
@@ -122,8 +124,8 @@ void validateStepInputs(const Shape &paramShape, const OptimizerOptions &options
 }
 
 template <class T>
-UpdatePattern<T> checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask,
-                                std::int64_t step)
+UpdatePattern<T>
+checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask, std::int64_t step)
 {
     UpdatePattern<T> pattern;
     try {
@@ -136,8 +138,12 @@ UpdatePattern<T> checkedPattern(const NamedGradient &gradient, const OptimizerOp
 }
 
 template <class T>
-void runSteps(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
-              std::span<const NamedGradient> gradients, const Tensor *mask, const ProgressCallback &progress)
+void runSteps(DenseTensor<T> &param,
+              OptimizerState<T> &state,
+              const OptimizerOptions &options,
+              std::span<const NamedGradient> gradients,
+              const Tensor *mask,
+              const ProgressCallback &progress)
 {
     validateStepInputs(param.shape, options, gradients, mask);
     std::int64_t done = 0;
@@ -149,13 +155,12 @@ void runSteps(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOp
     reportProgress(progress, done, static_cast<std::int64_t>(gradients.size()));
 }
 
-#define SPARSITY_INSTANTIATE(T)                                                                                      \
-    template void applyStep<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, const UpdatePattern<T> &); \
-    template StatePointers<T> statePointers<T>(DenseTensor<T> &, OptimizerState<T> &);                                \
-    template UpdatePattern<T> checkedPattern<T>(const NamedGradient &, const OptimizerOptions &, const Tensor *,       \
-                                                std::int64_t);                                                         \
-    template void runSteps<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &,                          \
-                              std::span<const NamedGradient>, const Tensor *, const ProgressCallback &);
+#define SPARSITY_INSTANTIATE(T)                                                                                                  \
+    template void applyStep<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, const UpdatePattern<T> &);       \
+    template StatePointers<T> statePointers<T>(DenseTensor<T> &, OptimizerState<T> &);                                           \
+    template UpdatePattern<T> checkedPattern<T>(const NamedGradient &, const OptimizerOptions &, const Tensor *, std::int64_t);  \
+    template void runSteps<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, std::span<const NamedGradient>,   \
+                              const Tensor *, const ProgressCallback &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)
 #undef SPARSITY_INSTANTIATE

@@ -14,7 +14,7 @@
 namespace sparsity::core {
 
 struct NamedGradient {
-    std::string name;   // for messages: "file.h5:/g0"
+    std::string name; // for messages: "file.h5:/g0"
     Tensor tensor;
 };
 
@@ -24,8 +24,12 @@ struct NamedGradient {
 // complete; callers that must leave no partial result work on copies (the CLI does, and
 // writes nothing).
 template <class T>
-void runSteps(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
-              std::span<const NamedGradient> gradients, const Tensor *mask, const ProgressCallback &progress = {});
+void runSteps(DenseTensor<T> &param,
+              OptimizerState<T> &state,
+              const OptimizerOptions &options,
+              std::span<const NamedGradient> gradients,
+              const Tensor *mask,
+              const ProgressCallback &progress = {});
 
 // The arrays of `param` and `state` in the order rules expect (state0, state1 = the state
 // buffers in stateNames() order).
@@ -34,16 +38,17 @@ StatePointers<T> statePointers(DenseTensor<T> &param, OptimizerState<T> &state);
 
 // The checks runSteps makes before the first step: every gradient has the parameter's shape,
 // a mask only with masked semantics.
-void validateStepInputs(const Shape &paramShape, const OptimizerOptions &options,
-                        std::span<const NamedGradient> gradients, const Tensor *mask);
+void validateStepInputs(const Shape &paramShape,
+                        const OptimizerOptions &options,
+                        std::span<const NamedGradient> gradients,
+                        const Tensor *mask);
 // The pattern of one gradient's step, checked finite (InputError naming gradient, element, step).
 template <class T>
-UpdatePattern<T> checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask,
-                                std::int64_t step);
+UpdatePattern<T>
+checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask, std::int64_t step);
 
 // One step with a prepared pattern (benchmarks time this alone).
 template <class T>
-void applyStep(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options,
-               const UpdatePattern<T> &pattern);
+void applyStep(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerOptions &options, const UpdatePattern<T> &pattern);
 
 } // namespace sparsity::core

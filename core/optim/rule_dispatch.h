@@ -44,7 +44,8 @@ void withRule(const OptimizerOptions &options, std::int64_t step, StatePointers<
             return;
         }
         case OptimizerKind::Sgd:
-            f(rules::SgdTorch<T>{p.param, p.state0, c(-hp.lr), c(hp.momentum), c(1 - hp.dampening), c(hp.weightDecay), hp.nesterov});
+            f(rules::SgdTorch<T>{p.param, p.state0, c(-hp.lr), c(hp.momentum), c(1 - hp.dampening), c(hp.weightDecay),
+                                 hp.nesterov});
             return;
         }
         return;

@@ -1,7 +1,6 @@
 #include "core/optim/semantics_comparison.h"
 
 #include "core/device/gpu_steps.h"
-
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
@@ -20,9 +19,15 @@ DenseTensor<double> toDouble(const DenseTensor<T> &t)
 
 } // namespace
 
-SemanticsComparison compareSemantics(const Tensor &param, std::span<const NamedGradient> gradients, const Tensor *mask,
-                                     OptimizerKind kind, Rule rule, const HyperparameterInput &hyperparameters,
-                                     std::span<const Semantics> semantics, const ProgressCallback &progress, Device device)
+SemanticsComparison compareSemantics(const Tensor &param,
+                                     std::span<const NamedGradient> gradients,
+                                     const Tensor *mask,
+                                     OptimizerKind kind,
+                                     Rule rule,
+                                     const HyperparameterInput &hyperparameters,
+                                     std::span<const Semantics> semantics,
+                                     const ProgressCallback &progress,
+                                     Device device)
 {
     if (semantics.empty())
         throw errors::mustBe("semantics", "name at least one of dense, lazy, masked", "none");

@@ -48,7 +48,7 @@ void specifiedElements(const Tensor &grad, Buffer<std::int64_t> &elements, Buffe
         values.reserve(order.size());
         for (auto k : order) {
             if (!elements.empty() && elements.back() == keptIndex[k]) {
-                values.back() += keptValue[k];   // duplicates add up, as coalesce() does
+                values.back() += keptValue[k]; // duplicates add up, as coalesce() does
                 continue;
             }
             elements.push_back(keptIndex[k]);
@@ -78,7 +78,7 @@ UpdatePattern<T> rowsFrom(const Tensor &grad, std::int64_t rowWidth)
         using U = ValueOf<S>;
         RowSparseTensor<U> rsp;
         if constexpr (std::is_same_v<S, RowSparseTensor<U>>)
-            rsp = g;   // the gradient stays intact: it may be reused by --compare runs
+            rsp = g; // the gradient stays intact: it may be reused by --compare runs
         else if constexpr (std::is_same_v<S, DenseTensor<U>>)
             rsp = denseToRowSparse(g);
         else if constexpr (std::is_same_v<S, CooTensor<U>>)
@@ -116,9 +116,9 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
     if (semantics == Semantics::Lazy) {
         if (shape.empty())
             throw errors::mustBe("a lazy step's parameter", "have rank >= 1 (rows to touch)", "a 0-d parameter");
-        const bool rowGranular = !grad.isMasked()
-                                 && (layout == Layout::Dense || layout == Layout::RowSparse
-                                     || (layout == Layout::Coo && cooSparseDims(grad) == 1));
+        const bool rowGranular =
+            !grad.isMasked()
+            && (layout == Layout::Dense || layout == Layout::RowSparse || (layout == Layout::Coo && cooSparseDims(grad) == 1));
         if (rowGranular)
             return rowsFrom<T>(grad, rowWidth);
         pattern.kind = UpdatePattern<T>::Kind::Elements;

@@ -21,9 +21,9 @@ template <class T>
 struct UpdatePattern {
     enum class Kind { All, Rows, Elements };
     Kind kind = Kind::All;
-    std::int64_t rowWidth = 1;        // elements per row of the parameter
-    Buffer<std::int64_t> rows;        // Rows: sorted unique row numbers
-    Buffer<std::int64_t> elements;    // Elements: sorted unique linear indices
+    std::int64_t rowWidth = 1;     // elements per row of the parameter
+    Buffer<std::int64_t> rows;     // Rows: sorted unique row numbers
+    Buffer<std::int64_t> elements; // Elements: sorted unique linear indices
     // Gradient values: All: numel; Rows: rows x rowWidth; Elements: one each. A view of
     // `owned`, or of the gradient tensor itself when it is dense in T (no copy per step).
     std::span<const T> values;

@@ -86,7 +86,7 @@ struct SparseAdamTorch {
 template <class T>
 struct SgdTorch {
     T *param;
-    T *momentumBuffer;   // null when momentum == 0
+    T *momentumBuffer; // null when momentum == 0
     T negLr, momentum, oneMinusDampening, weightDecay;
     bool nesterov;
     SPARSITY_HOST_DEVICE void operator()(std::int64_t i, T g, bool firstTouch) const
@@ -107,7 +107,7 @@ struct SgdTorch {
 template <class T>
 struct SgdMxnet {
     T *param;
-    T *mom;   // null without momentum
+    T *mom; // null without momentum
     T lr, weightDecay, momentum, rescale, clip;
     SPARSITY_HOST_DEVICE void operator()(std::int64_t i, T g, bool) const
     {

@@ -3,12 +3,11 @@
 #include "core/util/errors.h"
 #include "core/util/json_fields.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <glob.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace sparsity::core {
@@ -16,7 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
 
 // Re-throws an option's InputError with the JSON path in front.
 template <class F>
@@ -47,7 +45,10 @@ SparsifierConfig readSparsifier(Fields &f, const std::string &file, const std::s
     c.n = f.integer("n").value_or(2);
     c.m = f.integer("m").value_or(4);
     c.keep = f.number("keep").value_or(0.5);
-    withPath(file, path, [&] { c.validate(); return 0; });
+    withPath(file, path, [&] {
+        c.validate();
+        return 0;
+    });
     return c;
 }
 
@@ -158,7 +159,9 @@ nlohmann::ordered_json sparsifierJson(const SparsifierConfig &c)
 {
     nlohmann::ordered_json s{{"method", methodName(c.method)}};
     switch (c.method) {
-    case SparsifierMethod::Threshold: s["threshold"] = c.threshold; break;
+    case SparsifierMethod::Threshold:
+        s["threshold"] = c.threshold;
+        break;
     case SparsifierMethod::DataNorm:
         s["sparsity_level"] = c.sparsityLevel;
         s["block"] = std::to_string(c.blockRows) + "x" + std::to_string(c.blockCols);
@@ -170,7 +173,9 @@ nlohmann::ordered_json sparsifierJson(const SparsifierConfig &c)
         s["n"] = c.n;
         s["m"] = c.m;
         break;
-    case SparsifierMethod::RowNorm: s["keep"] = c.keep; break;
+    case SparsifierMethod::RowNorm:
+        s["keep"] = c.keep;
+        break;
     }
     return s;
 }
@@ -191,8 +196,8 @@ nlohmann::ordered_json perDatasetJson(const std::map<std::string, SparsifierConf
     return object;
 }
 
-std::map<std::string, SparsifierConfig> parsePerDatasetJson(const nlohmann::json &object, const std::string &file,
-                                                            const std::string &path)
+std::map<std::string, SparsifierConfig>
+parsePerDatasetJson(const nlohmann::json &object, const std::string &file, const std::string &path)
 {
     if (!object.is_object())
         throw InputError(file + ": " + path + " must be an object of dataset paths, but got " + jsonTypeName(object));
@@ -200,7 +205,8 @@ std::map<std::string, SparsifierConfig> parsePerDatasetJson(const nlohmann::json
     for (const auto &[dataset, config] : object.items()) {
         const std::string at = path + "[\"" + dataset + "\"]";
         if (dataset.empty() || dataset.front() != '/')
-            throw InputError(file + ": " + at + " must name a dataset by its absolute path (\"/emb\"), but it does not start with /");
+            throw InputError(file + ": " + at
+                             + " must name a dataset by its absolute path (\"/emb\"), but it does not start with /");
         perDataset[dataset] = parseSparsifierJson(config, file, at);
     }
     return perDataset;
@@ -230,10 +236,16 @@ std::string batchJson(const BatchRecipe &recipe)
         if (r.mask)
             s["mask"] = *r.mask;
         const auto &hp = r.hyperparameters;
-        for (const auto &[key, value] : {std::pair{"lr", hp.lr}, {"eps", hp.eps}, {"weight_decay", hp.weightDecay},
-                                         {"momentum", hp.momentum}, {"beta1", hp.beta1}, {"beta2", hp.beta2},
-                                         {"lr_decay", hp.lrDecay}, {"initial_accumulator_value", hp.initialAccumulatorValue},
-                                         {"clip_gradient", hp.clipGradient}, {"rescale_grad", hp.rescaleGrad},
+        for (const auto &[key, value] : {std::pair{"lr", hp.lr},
+                                         {"eps", hp.eps},
+                                         {"weight_decay", hp.weightDecay},
+                                         {"momentum", hp.momentum},
+                                         {"beta1", hp.beta1},
+                                         {"beta2", hp.beta2},
+                                         {"lr_decay", hp.lrDecay},
+                                         {"initial_accumulator_value", hp.initialAccumulatorValue},
+                                         {"clip_gradient", hp.clipGradient},
+                                         {"rescale_grad", hp.rescaleGrad},
                                          {"dampening", hp.dampening}})
             if (value)
                 s[key] = *value;
@@ -267,16 +279,16 @@ std::vector<BatchJob> planBatch(const BatchRecipe &recipe)
     for (const auto &input : inputs) {
         const fs::path in(input);
         std::string out = recipe.outputPattern;
-        for (const auto &[key, value] : {std::pair{std::string("{stem}"), in.stem().string()},
-                                         std::pair{std::string("{name}"), in.filename().string()}})
+        for (const auto &[key, value] :
+             {std::pair{std::string("{stem}"), in.stem().string()}, std::pair{std::string("{name}"), in.filename().string()}})
             for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + value.size()))
                 out.replace(at, key.size(), value);
         const std::string output = fs::weakly_canonical(resolved(recipe, out)).string();
         if (inputs.count(output))
             throw InputError(file + ": $.output.path '" + recipe.outputPattern + "' would overwrite the input " + output);
         if (const auto [other, fresh] = outputs.emplace(output, input); !fresh)
-            throw InputError(file + ": $.output.path '" + recipe.outputPattern + "' gives " + other->second + " and "
-                             + input + " the same output " + output);
+            throw InputError(file + ": $.output.path '" + recipe.outputPattern + "' gives " + other->second + " and " + input
+                             + " the same output " + output);
         jobs.push_back({input, output});
     }
     return jobs;

@@ -7,10 +7,9 @@
 #include "core/pipeline/sparsify_file.h"
 #include "core/pipeline/step_file.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,9 +17,9 @@
 namespace sparsity::core {
 
 struct BatchRecipe {
-    std::filesystem::path file;              // the batch file; relative paths start at its folder
-    std::vector<std::string> inputs;         // file names or globs
-    std::vector<std::string> datasets;       // empty: every numeric dataset
+    std::filesystem::path file;        // the batch file; relative paths start at its folder
+    std::vector<std::string> inputs;   // file names or globs
+    std::vector<std::string> datasets; // empty: every numeric dataset
     std::string device = "auto";
     std::optional<SparsifyRequest> sparsify; // input/output left empty
     std::optional<StepRequest> step;         // input/output left empty
@@ -45,8 +44,8 @@ SparsifierConfig parseSparsifierJson(const nlohmann::json &object, const std::st
 // "sparsify.per_dataset": {"/W": {"method": "n-m", ...}, ...} — datasets with their own
 // sparsifier (absolute paths; the rest get the sparsify object's). Also the workspace's.
 nlohmann::ordered_json perDatasetJson(const std::map<std::string, SparsifierConfig> &perDataset);
-std::map<std::string, SparsifierConfig> parsePerDatasetJson(const nlohmann::json &object, const std::string &file,
-                                                            const std::string &path);
+std::map<std::string, SparsifierConfig>
+parsePerDatasetJson(const nlohmann::json &object, const std::string &file, const std::string &path);
 
 struct BatchJob {
     std::string input;

@@ -11,7 +11,7 @@ namespace sparsity::core {
 struct BatchInputReport {
     BatchJob job;
     bool ok = false;
-    std::string error;                        // the one-line message when !ok
+    std::string error; // the one-line message when !ok
     std::vector<SparsifiedElement> sparsified;
     std::optional<StepReport> step;
     ValidationReport notes;

@@ -9,8 +9,8 @@
 
 namespace sparsity::core {
 
-std::vector<ConvertedElement> convertFile(const ConvertRequest &request, ValidationReport &report,
-                                          const ProgressCallback &progress)
+std::vector<ConvertedElement>
+convertFile(const ConvertRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);

@@ -19,7 +19,7 @@ struct ConvertRequest {
     std::string input;
     std::string output;
     Layout layout = Layout::Dense;
-    std::vector<std::string> datasets;   // empty: every element of the input
+    std::vector<std::string> datasets; // empty: every element of the input
     WriteOptions writeOptions;
 };
 
@@ -29,7 +29,7 @@ struct ConvertedElement {
     std::int64_t storedAfter = 0;
 };
 
-std::vector<ConvertedElement> convertFile(const ConvertRequest &request, ValidationReport &report,
-                                          const ProgressCallback &progress = {});
+std::vector<ConvertedElement>
+convertFile(const ConvertRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
 
 } // namespace sparsity::core

@@ -12,19 +12,19 @@ namespace sparsity::core {
 
 struct EvalRequest {
     std::string expression;
-    std::vector<std::string> inputs;   // NAME=FILE.h5:PATH
+    std::vector<std::string> inputs; // NAME=FILE.h5:PATH
     std::string output;
     MaskPolicy policy = MaskPolicy::Strict;
-    std::string device = "cpu";        // cpu, cuda or auto
+    std::string device = "cpu"; // cpu, cuda or auto
 };
 
 struct EvalReport {
     Device device = Device::Cpu;
     std::vector<BoundInput> inputs;
     AnyValue result;
-    Layout layout = Layout::Dense;     // of /result
-    std::int64_t specified = 0;        // elements of the result that are specified
-    std::int64_t stored = 0;           // values /result stores
+    Layout layout = Layout::Dense; // of /result
+    std::int64_t specified = 0;    // elements of the result that are specified
+    std::int64_t stored = 0;       // values /result stores
     double computeSeconds = 0.0;
     double ioSeconds = 0.0;
 };

@@ -37,16 +37,19 @@ GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationRep
             continue;
         const bool floating = input.dtype == DType::Float16 || input.dtype == DType::Float32 || input.dtype == DType::Float64;
         if (!floating && input.dtype != DType::Bool)
-            throw InputError(input.binding.file + ":" + input.binding.path + ": input '" + input.binding.name + "' must be "
-                             "floating point to take a gradient, but it is " + std::string(dtypeName(input.dtype))
-                             + " (bool datasets are masks)");
+            throw InputError(input.binding.file + ":" + input.binding.path + ": input '" + input.binding.name
+                             + "' must be "
+                               "floating point to take a gradient, but it is "
+                             + std::string(dtypeName(input.dtype)) + " (bool datasets are masks)");
     }
     const bool anyDifferentiable = std::any_of(result.inputs.begin(), result.inputs.end(), [&](const BoundInput &input) {
         return input.dtype != DType::Bool && std::find(used.begin(), used.end(), input.binding.name) != used.end();
     });
     if (!anyDifferentiable)
-        throw errors::mustBe("expression '" + request.expression + "'", "use at least one floating-point input to take a "
-                             "gradient of", "only bool inputs (masks), which get no gradient");
+        throw errors::mustBe("expression '" + request.expression + "'",
+                             "use at least one floating-point input to take a "
+                             "gradient of",
+                             "only bool inputs (masks), which get no gradient");
     const auto inputsRead = Clock::now();
     result.check = gradcheck(*expression, request.expression, tensors, request.options, progress);
     result.computeSeconds = seconds(inputsRead, Clock::now());

@@ -9,7 +9,7 @@ namespace sparsity::core {
 
 struct GradcheckRequest {
     std::string expression;
-    std::vector<std::string> inputs;   // NAME=FILE.h5:PATH
+    std::vector<std::string> inputs; // NAME=FILE.h5:PATH
     GradcheckOptions options;
 };
 
@@ -21,6 +21,7 @@ struct GradcheckFileReport {
 };
 
 // `progress` is gradcheck's (Cancelled when it returns false).
-GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
+GradcheckFileReport
+gradcheckFile(const GradcheckRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
 
 } // namespace sparsity::core

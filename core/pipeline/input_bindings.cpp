@@ -48,8 +48,10 @@ InputBinding parseInputBinding(const std::string &argument)
     return binding;
 }
 
-std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments, const Expression &expression,
-                                   std::string_view source, const std::string &output)
+std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments,
+                                   const Expression &expression,
+                                   std::string_view source,
+                                   const std::string &output)
 {
     std::vector<BoundInput> inputs;
     std::set<std::string> names;

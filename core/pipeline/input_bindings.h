@@ -23,15 +23,17 @@ struct BoundInput {
     InputBinding binding;
     Shape shape;
     Layout layout = Layout::Dense;
-    DType dtype = DType::Float32;      // as stored
+    DType dtype = DType::Float32; // as stored
     bool masked = false;
     std::int64_t specified = 0;
 };
 
 // Parses every binding, refuses duplicate names and an `output` equal to an input file, and
 // checks that `expression` uses only bound names (error with the column otherwise).
-std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments, const Expression &expression,
-                                   std::string_view source, const std::string &output = {});
+std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments,
+                                   const Expression &expression,
+                                   std::string_view source,
+                                   const std::string &output = {});
 
 // Reads the bound tensors (bool datasets become masks, without a conversion notice) and fills
 // in their shapes, layouts and dtypes.

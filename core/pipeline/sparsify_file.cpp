@@ -33,7 +33,10 @@ std::int64_t nonzeros(const T *values, std::int64_t count)
     return n;
 }
 
-std::int64_t elementBytes(const ElementInfo &e) { return numel(e.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype))); }
+std::int64_t elementBytes(const ElementInfo &e)
+{
+    return numel(e.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
+}
 
 bool streamable(const SparsifyRequest &request, const ElementInfo &e)
 {
@@ -52,8 +55,8 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if ((c.method == SparsifierMethod::RowNorm || c.method == SparsifierMethod::NM) && e.shape.empty())
             throw errors::mustBe(std::string(methodName(c.method)) + " data", "have rank >= 1", "a 0-d tensor");
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
-            throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")", "be a multiple of M=" + std::to_string(c.m),
-                                 "shape " + shapeToString(e.shape));
+            throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
+                                 "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));
         if (request.memoryLimit && elementBytes(e) > *request.memoryLimit) {
             if (c.method == SparsifierMethod::DataNorm)
                 throw errors::mustBe("data-norm input", "fit --memory-limit (block ranking needs the whole tensor)",
@@ -73,14 +76,15 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
 // The method's mask for `original`, with `dense` (a copy of it) squashed in place. Threshold
 // is one fused pass; with useGpu, threshold, n-m and data-norm's block scores run on CUDA.
 template <class T>
-Mask maskAndSquash(DenseTensor<T> &dense, const Tensor &original, const SparsifierConfig &c, bool useGpu,
-                   std::int64_t *blocksRemoved)
+Mask maskAndSquash(
+    DenseTensor<T> &dense, const Tensor &original, const SparsifierConfig &c, bool useGpu, std::int64_t *blocksRemoved)
 {
     if constexpr (std::is_same_v<T, float>) {
         if (useGpu && c.method == SparsifierMethod::Threshold)
             return thresholdSquashOnGpu(dense, static_cast<float>(c.threshold));
         if (useGpu && (c.method == SparsifierMethod::NM || c.method == SparsifierMethod::DataNorm)) {
-            auto mask = c.method == SparsifierMethod::NM ? nmMaskOnGpu(dense, c.n, c.m) : dataNormMaskOnGpu(dense, c, blocksRemoved);
+            auto mask =
+                c.method == SparsifierMethod::NM ? nmMaskOnGpu(dense, c.n, c.m) : dataNormMaskOnGpu(dense, c, blocksRemoved);
             applyMask(dense.values.data(), mask.data(), dense.numel());
             return mask;
         }
@@ -96,8 +100,13 @@ Mask maskAndSquash(DenseTensor<T> &dense, const Tensor &original, const Sparsifi
 }
 
 template <class T>
-SparsifiedElement inMemory(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &out,
-                           ValidationReport &report, SparsifierStateEntry *stateEntry, bool useGpu)
+SparsifiedElement inMemory(const SparsifyRequest &request,
+                           const H5File &input,
+                           const ElementInfo &e,
+                           H5File &out,
+                           ValidationReport &report,
+                           SparsifierStateEntry *stateEntry,
+                           bool useGpu)
 {
     SparsifiedElement r;
     r.path = e.path;
@@ -255,8 +264,8 @@ std::int64_t parseMemorySize(const std::string &text)
     return static_cast<std::int64_t>(value * factor);
 }
 
-std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, ValidationReport &report,
-                                            const ProgressCallback &progress)
+std::vector<SparsifiedElement>
+sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
     request.config.validate();
     const bool useGpu = resolveDevice(request.device) == Device::Cuda;
@@ -277,7 +286,8 @@ std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, Vali
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState && !stream ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
-        auto r = stream ? (f32 ? streamed<float>(request, input, e, output.file()) : streamed<double>(request, input, e, output.file()))
+        auto r = stream ? (f32 ? streamed<float>(request, input, e, output.file())
+                               : streamed<double>(request, input, e, output.file()))
                         : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, useGpu)
                                : inMemory<double>(request, input, e, output.file(), report, stateEntry, useGpu));
         const auto count = numel(e.shape);

@@ -26,13 +26,13 @@ struct SparsifyRequest {
     std::string input;
     std::string output;
     SparsifierConfig config;
-    std::map<std::string, SparsifierConfig> perDataset;   // element path ("/W") -> its own sparsifier
-    std::vector<std::string> datasets;       // empty: every element
+    std::map<std::string, SparsifierConfig> perDataset; // element path ("/W") -> its own sparsifier
+    std::vector<std::string> datasets;                  // empty: every element
     Layout layout = Layout::Dense;
-    bool masked = false;                      // --layout masked
-    std::optional<std::int64_t> memoryLimit;  // bytes
-    bool saveState = false;                   // also write /sparsifier_state (data_sparsifier_state)
-    std::string device = "cpu";               // cuda: threshold, n-m and data-norm scores on the GPU (float32)
+    bool masked = false;                     // --layout masked
+    std::optional<std::int64_t> memoryLimit; // bytes
+    bool saveState = false;                  // also write /sparsifier_state (data_sparsifier_state)
+    std::string device = "cpu";              // cuda: threshold, n-m and data-norm scores on the GPU (float32)
     WriteOptions writeOptions;
 
     // The sparsifier of the element at `path`: its own, or `config`.
@@ -42,19 +42,19 @@ struct SparsifyRequest {
 struct SparsifiedElement {
     std::string path;
     Shape shape;
-    std::int64_t nnzBefore = 0;    // nonzero elements of the input
-    std::int64_t nnzAfter = 0;     // nonzero elements kept
-    std::int64_t pruned = 0;       // elements the mask removes
-    double sparsity = 0.0;         // pruned / numel
+    std::int64_t nnzBefore = 0; // nonzero elements of the input
+    std::int64_t nnzAfter = 0;  // nonzero elements kept
+    std::int64_t pruned = 0;    // elements the mask removes
+    double sparsity = 0.0;      // pruned / numel
     std::int64_t blocksRemoved = 0;
     bool streamed = false;
-    std::optional<Histogram> histogramBefore, histogramAfter;   // in-memory runs (32 bins, same range)
+    std::optional<Histogram> histogramBefore, histogramAfter; // in-memory runs (32 bins, same range)
     double computeSeconds = 0.0;
     double ioSeconds = 0.0;
 };
 
-std::vector<SparsifiedElement> sparsifyFile(const SparsifyRequest &request, ValidationReport &report,
-                                            const ProgressCallback &progress = {});
+std::vector<SparsifiedElement>
+sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
 
 // "512M", "2G", "64K", "1000": bytes. InputError for anything else.
 std::int64_t parseMemorySize(const std::string &text);

@@ -48,7 +48,8 @@ OptimizerState<T> readState(const H5File &file, const OptimizerOptions &options,
         throw errors::mustBe(file.where("/state/step"), "be >= 0", std::to_string(state.step));
     const auto last = toDenseDouble(readTensor(file, "/last_update"));
     if (last.shape != Shape{parameterRows(paramShape)})
-        throw errors::mustBe(file.where("/last_update"), "have one entry per parameter row (" + std::to_string(parameterRows(paramShape)) + ")",
+        throw errors::mustBe(file.where("/last_update"),
+                             "have one entry per parameter row (" + std::to_string(parameterRows(paramShape)) + ")",
                              shapeToString(last.shape));
     state.lastUpdate.assign(last.values.begin(), last.values.end());
     return state;

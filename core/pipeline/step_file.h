@@ -5,8 +5,8 @@
 // semantics on the same inputs, and the report says where they diverge.
 #include "core/device/device.h"
 #include "core/optim/divergence.h"
-#include "core/tensor/dtype.h"
 #include "core/optim/optimizer_options.h"
+#include "core/tensor/dtype.h"
 #include "core/util/progress.h"
 #include "core/util/validation_report.h"
 
@@ -24,12 +24,12 @@ struct StepRequest {
     Rule rule = Rule::Torch;
     HyperparameterInput hyperparameters;
     std::string device = "cpu";
-    std::optional<std::string> param;        // required unless stateFrom is given
-    std::optional<std::string> paramFile;    // the file --param is read from, when not `input`
-                                             // (a batch steps on what its sparsifier wrote)
-    std::vector<std::string> grads;          // one step each, in order
+    std::optional<std::string> param;     // required unless stateFrom is given
+    std::optional<std::string> paramFile; // the file --param is read from, when not `input`
+                                          // (a batch steps on what its sparsifier wrote)
+    std::vector<std::string> grads;       // one step each, in order
     std::optional<std::string> mask;
-    std::optional<std::string> stateFrom;    // a file `step` wrote
+    std::optional<std::string> stateFrom; // a file `step` wrote
     std::vector<Semantics> compareWith;
 };
 
@@ -45,7 +45,7 @@ struct StepReport {
     DType dtype = DType::Float32;
     std::int64_t stepsRun = 0;
     std::int64_t finalStep = 0;
-    std::int64_t rowsWritten = 0;            // rows this run wrote at least once
+    std::int64_t rowsWritten = 0; // rows this run wrote at least once
     double computeSeconds = 0.0;
     double ioSeconds = 0.0;
     std::vector<SemanticsDivergence> divergence;

@@ -124,7 +124,8 @@ void DataSparsifier::addData(const std::string &name, const Tensor &data, std::o
             fresh.config = existing->second.config;
         if (reuseMask && existing->second.mask) {
             if (existing->second.data.shape() != fresh.data.shape())
-                throw errors::mustBe("replacing data '" + name + "' with reuse_mask", "keep the shape " + shapeToString(existing->second.data.shape()),
+                throw errors::mustBe("replacing data '" + name + "' with reuse_mask",
+                                     "keep the shape " + shapeToString(existing->second.data.shape()),
                                      shapeToString(fresh.data.shape()));
             fresh.mask = existing->second.mask;
         }

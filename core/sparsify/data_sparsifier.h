@@ -24,8 +24,8 @@ namespace sparsity::core {
 
 struct SparsifierStateEntry {
     std::string name;
-    Tensor data;                 // the original data (dense)
-    std::optional<Mask> mask;    // absent once squashed
+    Tensor data;              // the original data (dense)
+    std::optional<Mask> mask; // absent once squashed
     SparsifierConfig config;
 };
 using SparsifierState = std::vector<SparsifierStateEntry>;
@@ -38,7 +38,9 @@ public:
     DataSparsifier &operator=(const DataSparsifier &) = delete;
 
     const SparsifierConfig &defaults() const { return m_defaults; }
-    void addData(const std::string &name, const Tensor &data, std::optional<SparsifierConfig> config = std::nullopt,
+    void addData(const std::string &name,
+                 const Tensor &data,
+                 std::optional<SparsifierConfig> config = std::nullopt,
                  bool reuseMask = true);
     void step();
     const Mask &mask(const std::string &name) const;

@@ -26,7 +26,7 @@ void thresholdMask(const T *x, std::uint8_t *mask, std::int64_t count, T thresho
 {
 #pragma omp parallel for simd schedule(static)
     for (std::int64_t i = 0; i < count; ++i)
-        mask[i] = !(std::abs(x[i]) < threshold);   // NaN compares false: kept
+        mask[i] = !(std::abs(x[i]) < threshold); // NaN compares false: kept
 }
 
 template <class T>
@@ -119,15 +119,18 @@ std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, 
 }
 
 template <class T>
-std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
-                          const SparsifierConfig &config)
+std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
 {
     return dataNormMaskFromScores(x, mask, height, width, config, blockScores(x, height, width, config));
 }
 
 template <class T>
-std::int64_t dataNormMaskFromScores(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
-                                    const SparsifierConfig &config, const std::vector<T> &scores)
+std::int64_t dataNormMaskFromScores(const T *x,
+                                    std::uint8_t *mask,
+                                    std::int64_t height,
+                                    std::int64_t width,
+                                    const SparsifierConfig &config,
+                                    const std::vector<T> &scores)
 {
     const auto bh = config.blockRows, bw = config.blockCols;
     const auto blockCols = (width + bw - 1) / bw;
@@ -170,9 +173,8 @@ std::int64_t dataNormMaskFromScores(const T *x, std::uint8_t *mask, std::int64_t
         for (auto r = r0; r < r1; ++r)
             for (auto c = c0; c < c1; ++c)
                 entries.push_back(r * width + c);
-        std::stable_sort(entries.begin(), entries.end(), [&](auto a, auto b2) {
-            return lessNanLast(norm(a / width, a % width), norm(b2 / width, b2 % width));
-        });
+        std::stable_sort(entries.begin(), entries.end(),
+                         [&](auto a, auto b2) { return lessNanLast(norm(a / width, a % width), norm(b2 / width, b2 % width)); });
         const auto pruned = std::min<std::int64_t>(zeros, static_cast<std::int64_t>(entries.size()));
         for (std::int64_t e = 0; e < pruned; ++e)
             mask[entries[at(e)]] = 0;
@@ -180,15 +182,15 @@ std::int64_t dataNormMaskFromScores(const T *x, std::uint8_t *mask, std::int64_t
     return sparsified;
 }
 
-#define SPARSITY_INSTANTIATE(T)                                                                               \
-    template void thresholdMask<T>(const T *, std::uint8_t *, std::int64_t, T);                               \
-    template void applyMask<T>(T *, const std::uint8_t *, std::int64_t);                                      \
-    template void thresholdSquash<T>(const T *, T *, std::uint8_t *, std::int64_t, T);                        \
-    template void nmMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, std::int64_t);             \
-    template void rowNorms<T>(const T *, double *, std::int64_t, std::int64_t);                               \
-    template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &); \
-    template std::vector<T> blockScores<T>(const T *, std::int64_t, std::int64_t, const SparsifierConfig &);                 \
-    template std::int64_t dataNormMaskFromScores<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t,                   \
+#define SPARSITY_INSTANTIATE(T)                                                                                                  \
+    template void thresholdMask<T>(const T *, std::uint8_t *, std::int64_t, T);                                                  \
+    template void applyMask<T>(T *, const std::uint8_t *, std::int64_t);                                                         \
+    template void thresholdSquash<T>(const T *, T *, std::uint8_t *, std::int64_t, T);                                           \
+    template void nmMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, std::int64_t);                                \
+    template void rowNorms<T>(const T *, double *, std::int64_t, std::int64_t);                                                  \
+    template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &);      \
+    template std::vector<T> blockScores<T>(const T *, std::int64_t, std::int64_t, const SparsifierConfig &);                     \
+    template std::int64_t dataNormMaskFromScores<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t,                       \
                                                     const SparsifierConfig &, const std::vector<T> &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)

@@ -36,14 +36,18 @@ void rowNorms(const T *x, double *norms, std::int64_t rows, std::int64_t width);
 // PyTorch's DataNormSparsifier on a [height x width] view. Returns the number of sparsified
 // blocks. In two parts so the block scores can come from the GPU.
 template <class T>
-std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
-                          const SparsifierConfig &config);
+std::int64_t
+dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width, const SparsifierConfig &config);
 // avg_pool2d(|x| or x², block, stride=block, ceil_mode=True): one score per block, row-major
 // over the block grid; sums row-major in T, divided by the block's real entry count.
 template <class T>
 std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config);
 template <class T>
-std::int64_t dataNormMaskFromScores(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t width,
-                                    const SparsifierConfig &config, const std::vector<T> &scores);
+std::int64_t dataNormMaskFromScores(const T *x,
+                                    std::uint8_t *mask,
+                                    std::int64_t height,
+                                    std::int64_t width,
+                                    const SparsifierConfig &config,
+                                    const std::vector<T> &scores);
 
 } // namespace sparsity::core

@@ -33,7 +33,7 @@ double CubicScheduler::level(std::int64_t step) const
         return 0.0;
     const double progress = 1.0 - static_cast<double>(step - m_t0) / static_cast<double>(m_dt * m_n);
     const double s = m_sf + (m_s0 - m_sf) * progress * progress * progress;
-    return std::max(m_s0, std::min(m_sf, s));   // CubicSL's _clamp(x, lo, hi)
+    return std::max(m_s0, std::min(m_sf, s)); // CubicSL's _clamp(x, lo, hi)
 }
 
 LinearScheduler::LinearScheduler(double s0, double sf, std::int64_t t0, std::int64_t t1) : m_s0(s0), m_sf(sf), m_t0(t0), m_t1(t1)
@@ -87,7 +87,7 @@ std::unique_ptr<SparsityScheduler> parseSchedule(std::string_view spec)
                 levels.push_back(std::stod(p));
             return std::make_unique<ListScheduler>(std::move(levels));
         }
-    } catch (const std::logic_error &) {   // stod/stoll: not a number
+    } catch (const std::logic_error &) { // stod/stoll: not a number
         throw bad();
     }
     throw bad();

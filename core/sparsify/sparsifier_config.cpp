@@ -47,8 +47,7 @@ std::pair<std::int64_t, std::int64_t> parseBlockShape(std::string_view text)
 {
     const auto x = text.find('x');
     std::int64_t rows = -1, cols = -1;
-    const bool ok = x != std::string_view::npos
-                    && std::from_chars(text.data(), text.data() + x, rows).ec == std::errc{}
+    const bool ok = x != std::string_view::npos && std::from_chars(text.data(), text.data() + x, rows).ec == std::errc{}
                     && std::from_chars(text.data() + x + 1, text.data() + text.size(), cols).ec == std::errc{};
     if (!ok)
         throw errors::mustBe("--block", "be ROWSxCOLS (e.g. 1x4)", "'" + std::string(text) + "'");

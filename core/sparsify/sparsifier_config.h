@@ -13,17 +13,17 @@ enum class SparsifierMethod { Threshold, DataNorm, NM, RowNorm };
 enum class BlockNorm { L1, L2 };
 
 std::string_view methodName(SparsifierMethod method);
-SparsifierMethod parseMethod(std::string_view name);   // InputError naming the choices
+SparsifierMethod parseMethod(std::string_view name); // InputError naming the choices
 
 struct SparsifierConfig {
     SparsifierMethod method = SparsifierMethod::Threshold;
-    double threshold = 0.0;                      // threshold: |x| < T is pruned
-    double sparsityLevel = 0.5;                  // data-norm: fraction of blocks sparsified
-    std::int64_t blockRows = 1, blockCols = 4;   // data-norm: sparse_block_shape
-    std::optional<std::int64_t> zerosPerBlock;   // data-norm: default = whole block
+    double threshold = 0.0;                    // threshold: |x| < T is pruned
+    double sparsityLevel = 0.5;                // data-norm: fraction of blocks sparsified
+    std::int64_t blockRows = 1, blockCols = 4; // data-norm: sparse_block_shape
+    std::optional<std::int64_t> zerosPerBlock; // data-norm: default = whole block
     BlockNorm norm = BlockNorm::L1;
-    std::int64_t n = 2, m = 4;                   // n-m: keep N of every M along the last dim
-    double keep = 0.5;                           // row-norm: fraction of rows kept
+    std::int64_t n = 2, m = 4; // n-m: keep N of every M along the last dim
+    double keep = 0.5;         // row-norm: fraction of rows kept
 
     std::int64_t blockSize() const { return blockRows * blockCols; }
     std::int64_t resolvedZerosPerBlock() const { return zerosPerBlock.value_or(blockSize()); }

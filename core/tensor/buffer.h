@@ -16,7 +16,7 @@ namespace sparsity::core {
 
 namespace detail {
 inline constexpr std::size_t kLargeBlock = std::size_t{1} << 20;
-void *allocateLarge(std::size_t bytes);   // zero-filled; throws std::bad_alloc
+void *allocateLarge(std::size_t bytes); // zero-filled; throws std::bad_alloc
 void freeLarge(void *block, std::size_t bytes) noexcept;
 } // namespace detail
 

@@ -26,7 +26,7 @@ enum class CompressedAxis { Row, Column };
 
 template <class T>
 struct CompressedTensor {
-    Shape shape;                        // [rows, cols]
+    Shape shape; // [rows, cols]
     CompressedAxis axis = CompressedAxis::Row;
     Buffer<std::int64_t> indptr;
     Buffer<std::int64_t> indices;

@@ -316,7 +316,7 @@ RowSparseTensor<T> cooToRowSparse(const CooTensor<T> &input)
     fillZero(rsp.values);
     for (std::int64_t k = 0; k < coo.nnz; ++k) {
         const auto slotRow = std::lower_bound(unique.begin(), unique.end(), rows[at(k)]) - unique.begin();
-        std::int64_t offset = 0;   // offset inside the row of this entry's first value
+        std::int64_t offset = 0; // offset inside the row of this entry's first value
         for (int d = 1; d < coo.sparseDims; ++d)
             offset += coo.index(d, k) * tailStrides[at(d - 1)] * perEntry;
         for (std::int64_t j = 0; j < perEntry; ++j)
@@ -435,7 +435,7 @@ CooTensor<T> coalesce(const CooTensor<T> &tensor)
     std::vector<std::int64_t> order(keys.size());
     std::iota(order.begin(), order.end(), std::int64_t{0});
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keys[at(a)] < keys[at(b)]; });
-    std::vector<std::int64_t> firstOf;   // source entry that starts each output entry
+    std::vector<std::int64_t> firstOf; // source entry that starts each output entry
     Buffer<T> values;
     for (auto k : order) {
         const bool duplicate = !firstOf.empty() && keys[at(firstOf.back())] == keys[at(k)];
@@ -461,25 +461,25 @@ CooTensor<T> coalesce(const CooTensor<T> &tensor)
     return out;
 }
 
-#define SPARSITY_INSTANTIATE(T)                                                                                  \
-    template DenseTensor<T> cooToDense<T>(const CooTensor<T> &);                                                 \
-    template DenseTensor<T> compressedToDense<T>(const CompressedTensor<T> &);                                   \
-    template DenseTensor<T> rowSparseToDense<T>(const RowSparseTensor<T> &);                                     \
-    template CooTensor<T> denseToCoo<T>(const DenseTensor<T> &, int);                                            \
-    template CompressedTensor<T> denseToCompressed<T>(const DenseTensor<T> &, CompressedAxis);                   \
-    template RowSparseTensor<T> denseToRowSparse<T>(const DenseTensor<T> &);                                     \
-    template CooTensor<T> compressedToCoo<T>(const CompressedTensor<T> &);                                       \
-    template CooTensor<T> rowSparseToCoo<T>(const RowSparseTensor<T> &);                                         \
-    template CooTensor<T> cooExpandDenseDims<T>(const CooTensor<T> &);                                           \
-    template CompressedTensor<T> cooToCompressed<T>(const CooTensor<T> &, CompressedAxis);                       \
-    template CompressedTensor<T> compressedToAxis<T>(const CompressedTensor<T> &, CompressedAxis);               \
-    template RowSparseTensor<T> cooToRowSparse<T>(const CooTensor<T> &);                                         \
-    template Buffer<std::int64_t> storedLinearIndices<T>(const DenseTensor<T> &);                                \
-    template Buffer<std::int64_t> storedLinearIndices<T>(const CooTensor<T> &);                                  \
-    template Buffer<std::int64_t> storedLinearIndices<T>(const CompressedTensor<T> &);                           \
-    template Buffer<std::int64_t> storedLinearIndices<T>(const RowSparseTensor<T> &);                            \
-    template CooTensor<T> cooFromLinear<T>(const Shape &, std::span<const std::int64_t>, std::span<const T>);    \
-    template RowSparseTensor<T> retainRows<T>(const RowSparseTensor<T> &, std::span<const std::int64_t>);        \
+#define SPARSITY_INSTANTIATE(T)                                                                                                  \
+    template DenseTensor<T> cooToDense<T>(const CooTensor<T> &);                                                                 \
+    template DenseTensor<T> compressedToDense<T>(const CompressedTensor<T> &);                                                   \
+    template DenseTensor<T> rowSparseToDense<T>(const RowSparseTensor<T> &);                                                     \
+    template CooTensor<T> denseToCoo<T>(const DenseTensor<T> &, int);                                                            \
+    template CompressedTensor<T> denseToCompressed<T>(const DenseTensor<T> &, CompressedAxis);                                   \
+    template RowSparseTensor<T> denseToRowSparse<T>(const DenseTensor<T> &);                                                     \
+    template CooTensor<T> compressedToCoo<T>(const CompressedTensor<T> &);                                                       \
+    template CooTensor<T> rowSparseToCoo<T>(const RowSparseTensor<T> &);                                                         \
+    template CooTensor<T> cooExpandDenseDims<T>(const CooTensor<T> &);                                                           \
+    template CompressedTensor<T> cooToCompressed<T>(const CooTensor<T> &, CompressedAxis);                                       \
+    template CompressedTensor<T> compressedToAxis<T>(const CompressedTensor<T> &, CompressedAxis);                               \
+    template RowSparseTensor<T> cooToRowSparse<T>(const CooTensor<T> &);                                                         \
+    template Buffer<std::int64_t> storedLinearIndices<T>(const DenseTensor<T> &);                                                \
+    template Buffer<std::int64_t> storedLinearIndices<T>(const CooTensor<T> &);                                                  \
+    template Buffer<std::int64_t> storedLinearIndices<T>(const CompressedTensor<T> &);                                           \
+    template Buffer<std::int64_t> storedLinearIndices<T>(const RowSparseTensor<T> &);                                            \
+    template CooTensor<T> cooFromLinear<T>(const Shape &, std::span<const std::int64_t>, std::span<const T>);                    \
+    template RowSparseTensor<T> retainRows<T>(const RowSparseTensor<T> &, std::span<const std::int64_t>);                        \
     template CooTensor<T> coalesce<T>(const CooTensor<T> &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)

@@ -15,30 +15,46 @@
 
 namespace sparsity::core {
 
-template <class T> DenseTensor<T> cooToDense(const CooTensor<T> &coo);
-template <class T> DenseTensor<T> compressedToDense(const CompressedTensor<T> &compressed);
-template <class T> DenseTensor<T> rowSparseToDense(const RowSparseTensor<T> &rsp);
+template <class T>
+DenseTensor<T> cooToDense(const CooTensor<T> &coo);
+template <class T>
+DenseTensor<T> compressedToDense(const CompressedTensor<T> &compressed);
+template <class T>
+DenseTensor<T> rowSparseToDense(const RowSparseTensor<T> &rsp);
 
 // sparseDims = -1 means every dim is sparse.
-template <class T> CooTensor<T> denseToCoo(const DenseTensor<T> &dense, int sparseDims = -1);
-template <class T> CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxis axis);
-template <class T> RowSparseTensor<T> denseToRowSparse(const DenseTensor<T> &dense);
+template <class T>
+CooTensor<T> denseToCoo(const DenseTensor<T> &dense, int sparseDims = -1);
+template <class T>
+CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxis axis);
+template <class T>
+RowSparseTensor<T> denseToRowSparse(const DenseTensor<T> &dense);
 
 // Coalesced, every dim sparse.
-template <class T> CooTensor<T> compressedToCoo(const CompressedTensor<T> &compressed);
+template <class T>
+CooTensor<T> compressedToCoo(const CompressedTensor<T> &compressed);
 // Hybrid COO with one sparse dim (whole rows).
-template <class T> CooTensor<T> rowSparseToCoo(const RowSparseTensor<T> &rsp);
+template <class T>
+CooTensor<T> rowSparseToCoo(const RowSparseTensor<T> &rsp);
 // Moves dense trailing dims of a hybrid COO into the sparse part (every slot stored).
-template <class T> CooTensor<T> cooExpandDenseDims(const CooTensor<T> &coo);
-template <class T> CompressedTensor<T> cooToCompressed(const CooTensor<T> &coo, CompressedAxis axis);
-template <class T> CompressedTensor<T> compressedToAxis(const CompressedTensor<T> &compressed, CompressedAxis axis);
-template <class T> RowSparseTensor<T> cooToRowSparse(const CooTensor<T> &coo);
+template <class T>
+CooTensor<T> cooExpandDenseDims(const CooTensor<T> &coo);
+template <class T>
+CompressedTensor<T> cooToCompressed(const CooTensor<T> &coo, CompressedAxis axis);
+template <class T>
+CompressedTensor<T> compressedToAxis(const CompressedTensor<T> &compressed, CompressedAxis axis);
+template <class T>
+RowSparseTensor<T> cooToRowSparse(const CooTensor<T> &coo);
 
 // Row-major linear index of every stored value, in storage order. Dense: 0..numel-1.
-template <class T> Buffer<std::int64_t> storedLinearIndices(const DenseTensor<T> &t);
-template <class T> Buffer<std::int64_t> storedLinearIndices(const CooTensor<T> &t);
-template <class T> Buffer<std::int64_t> storedLinearIndices(const CompressedTensor<T> &t);
-template <class T> Buffer<std::int64_t> storedLinearIndices(const RowSparseTensor<T> &t);
+template <class T>
+Buffer<std::int64_t> storedLinearIndices(const DenseTensor<T> &t);
+template <class T>
+Buffer<std::int64_t> storedLinearIndices(const CooTensor<T> &t);
+template <class T>
+Buffer<std::int64_t> storedLinearIndices(const CompressedTensor<T> &t);
+template <class T>
+Buffer<std::int64_t> storedLinearIndices(const RowSparseTensor<T> &t);
 
 // A coalesced full-sparse COO from (linear index, value) pairs; duplicates are summed.
 template <class T>
@@ -46,6 +62,7 @@ CooTensor<T> cooFromLinear(const Shape &shape, std::span<const std::int64_t> lin
 
 // MXNet retain: the stored rows of `rsp` that are listed in `keep` (any order, duplicates
 // allowed; every entry must be a valid row).
-template <class T> RowSparseTensor<T> retainRows(const RowSparseTensor<T> &rsp, std::span<const std::int64_t> keep);
+template <class T>
+RowSparseTensor<T> retainRows(const RowSparseTensor<T> &rsp, std::span<const std::int64_t> keep);
 
 } // namespace sparsity::core

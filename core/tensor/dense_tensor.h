@@ -17,7 +17,7 @@ struct DenseTensor {
 };
 
 template <class T>
-DenseTensor<T> makeDense(Shape shape)         // uninitialised values
+DenseTensor<T> makeDense(Shape shape) // uninitialised values
 {
     DenseTensor<T> tensor{std::move(shape), {}};
     tensor.values.resize(static_cast<std::size_t>(checkedNumel(tensor.shape)));

@@ -2,7 +2,6 @@
 
 #include <array>
 
-
 namespace sparsity::core {
 namespace {
 
@@ -13,12 +12,10 @@ struct DTypeInfo {
 };
 
 constexpr std::array kDTypes{
-    DTypeInfo{DType::Bool, "bool", 1},       DTypeInfo{DType::Int8, "int8", 1},
-    DTypeInfo{DType::Int16, "int16", 2},     DTypeInfo{DType::Int32, "int32", 4},
-    DTypeInfo{DType::Int64, "int64", 8},     DTypeInfo{DType::UInt8, "uint8", 1},
-    DTypeInfo{DType::UInt16, "uint16", 2},   DTypeInfo{DType::UInt32, "uint32", 4},
-    DTypeInfo{DType::UInt64, "uint64", 8},   DTypeInfo{DType::Float16, "float16", 2},
-    DTypeInfo{DType::Float32, "float32", 4}, DTypeInfo{DType::Float64, "float64", 8},
+    DTypeInfo{DType::Bool, "bool", 1},       DTypeInfo{DType::Int8, "int8", 1},       DTypeInfo{DType::Int16, "int16", 2},
+    DTypeInfo{DType::Int32, "int32", 4},     DTypeInfo{DType::Int64, "int64", 8},     DTypeInfo{DType::UInt8, "uint8", 1},
+    DTypeInfo{DType::UInt16, "uint16", 2},   DTypeInfo{DType::UInt32, "uint32", 4},   DTypeInfo{DType::UInt64, "uint64", 8},
+    DTypeInfo{DType::Float16, "float16", 2}, DTypeInfo{DType::Float32, "float32", 4}, DTypeInfo{DType::Float64, "float64", 8},
 };
 
 const DTypeInfo &info(DType type) { return kDTypes[static_cast<std::size_t>(type)]; }
@@ -36,10 +33,7 @@ std::optional<DType> parseDType(std::string_view name)
     return std::nullopt;
 }
 
-bool isFloatingPoint(DType type)
-{
-    return type == DType::Float16 || type == DType::Float32 || type == DType::Float64;
-}
+bool isFloatingPoint(DType type) { return type == DType::Float16 || type == DType::Float32 || type == DType::Float64; }
 
 DType computeTypeFor(DType stored)
 {

@@ -9,7 +9,7 @@ namespace sparsity::core {
 
 enum class DType { Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64 };
 
-std::string_view dtypeName(DType type);              // numpy spelling: "float32", "bool", ...
+std::string_view dtypeName(DType type); // numpy spelling: "float32", "bool", ...
 std::optional<DType> parseDType(std::string_view name);
 std::size_t dtypeSize(DType type);
 bool isFloatingPoint(DType type);
@@ -18,8 +18,17 @@ bool isFloatingPoint(DType type);
 // value exactly (float32 for bool, 8/16-bit integers and float16; float64 otherwise).
 DType computeTypeFor(DType stored);
 
-template <class T> constexpr DType dtypeOf();
-template <> constexpr DType dtypeOf<float>() { return DType::Float32; }
-template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
+template <class T>
+constexpr DType dtypeOf();
+template <>
+constexpr DType dtypeOf<float>()
+{
+    return DType::Float32;
+}
+template <>
+constexpr DType dtypeOf<double>()
+{
+    return DType::Float64;
+}
 
 } // namespace sparsity::core

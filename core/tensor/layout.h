@@ -11,13 +11,13 @@ enum class Layout { Dense, Coo, Csr, Csc, RowSparse };
 
 struct LayoutInfo {
     Layout layout;
-    std::string_view name;          // CLI and JSON spelling
+    std::string_view name; // CLI and JSON spelling
     int minRank;
-    int maxRank;                    // -1: any rank
-    bool storesIndices;             // false only for dense
-    bool compressed;                // CSR/CSC: an index pointer array over one axis
-    bool storesWholeRows;           // row_sparse: the pattern is a set of rows
-    bool dropsZerosFromDense;       // dense -> this layout keeps only nonzeros (cast_storage)
+    int maxRank;              // -1: any rank
+    bool storesIndices;       // false only for dense
+    bool compressed;          // CSR/CSC: an index pointer array over one axis
+    bool storesWholeRows;     // row_sparse: the pattern is a set of rows
+    bool dropsZerosFromDense; // dense -> this layout keeps only nonzeros (cast_storage)
 };
 
 const LayoutInfo &layoutInfo(Layout layout);

@@ -16,6 +16,6 @@ std::int64_t checkedNumel(const Shape &shape);
 std::int64_t numel(const Shape &shape);
 // Product of extents [first, last).
 std::int64_t numel(const Shape &shape, std::size_t first, std::size_t last);
-std::string shapeToString(const Shape &shape);   // "[3, 4]"
+std::string shapeToString(const Shape &shape); // "[3, 4]"
 
 } // namespace sparsity::core

@@ -55,8 +55,8 @@ void canonicalizeCompressed(CompressedTensor<T> &tensor)
     tensor.values = std::move(values);
 }
 
-#define SPARSITY_INSTANTIATE(T)                                                 \
-    template bool compressedIsCanonical<T>(const CompressedTensor<T> &);        \
+#define SPARSITY_INSTANTIATE(T)                                                                                                  \
+    template bool compressedIsCanonical<T>(const CompressedTensor<T> &);                                                         \
     template void canonicalizeCompressed<T>(CompressedTensor<T> &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)

@@ -10,12 +10,24 @@
 namespace sparsity::core {
 
 template <class T, class U>
-DenseTensor<T> withValues(const DenseTensor<U> &p, Buffer<T> v) { return {p.shape, std::move(v)}; }
+DenseTensor<T> withValues(const DenseTensor<U> &p, Buffer<T> v)
+{
+    return {p.shape, std::move(v)};
+}
 template <class T, class U>
-CooTensor<T> withValues(const CooTensor<U> &p, Buffer<T> v) { return {p.shape, p.sparseDims, p.nnz, p.indices, std::move(v), p.coalesced}; }
+CooTensor<T> withValues(const CooTensor<U> &p, Buffer<T> v)
+{
+    return {p.shape, p.sparseDims, p.nnz, p.indices, std::move(v), p.coalesced};
+}
 template <class T, class U>
-CompressedTensor<T> withValues(const CompressedTensor<U> &p, Buffer<T> v) { return {p.shape, p.axis, p.indptr, p.indices, std::move(v)}; }
+CompressedTensor<T> withValues(const CompressedTensor<U> &p, Buffer<T> v)
+{
+    return {p.shape, p.axis, p.indptr, p.indices, std::move(v)};
+}
 template <class T, class U>
-RowSparseTensor<T> withValues(const RowSparseTensor<U> &p, Buffer<T> v) { return {p.shape, p.rows, std::move(v)}; }
+RowSparseTensor<T> withValues(const RowSparseTensor<U> &p, Buffer<T> v)
+{
+    return {p.shape, p.rows, std::move(v)};
+}
 
 } // namespace sparsity::core

@@ -7,20 +7,30 @@
 namespace sparsity::core {
 namespace {
 
-template <class T> Layout layoutOf(const DenseTensor<T> &) { return Layout::Dense; }
-template <class T> Layout layoutOf(const CooTensor<T> &) { return Layout::Coo; }
-template <class T> Layout layoutOf(const RowSparseTensor<T> &) { return Layout::RowSparse; }
-template <class T> Layout layoutOf(const CompressedTensor<T> &t)
+template <class T>
+Layout layoutOf(const DenseTensor<T> &)
+{
+    return Layout::Dense;
+}
+template <class T>
+Layout layoutOf(const CooTensor<T> &)
+{
+    return Layout::Coo;
+}
+template <class T>
+Layout layoutOf(const RowSparseTensor<T> &)
+{
+    return Layout::RowSparse;
+}
+template <class T>
+Layout layoutOf(const CompressedTensor<T> &t)
 {
     return t.axis == CompressedAxis::Row ? Layout::Csr : Layout::Csc;
 }
 
 } // namespace
 
-Tensor::Tensor(Storage storage, std::optional<Mask> mask) : m_storage(std::move(storage))
-{
-    setMask(std::move(mask));
-}
+Tensor::Tensor(Storage storage, std::optional<Mask> mask) : m_storage(std::move(storage)) { setMask(std::move(mask)); }
 
 void Tensor::setMask(std::optional<Mask> mask)
 {

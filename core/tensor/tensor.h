@@ -18,8 +18,13 @@
 
 namespace sparsity::core {
 
-using Storage = std::variant<DenseTensor<float>, DenseTensor<double>, CooTensor<float>, CooTensor<double>,
-                             CompressedTensor<float>, CompressedTensor<double>, RowSparseTensor<float>,
+using Storage = std::variant<DenseTensor<float>,
+                             DenseTensor<double>,
+                             CooTensor<float>,
+                             CooTensor<double>,
+                             CompressedTensor<float>,
+                             CompressedTensor<double>,
+                             RowSparseTensor<float>,
                              RowSparseTensor<double>>;
 using Mask = Buffer<std::uint8_t>;
 
@@ -38,22 +43,39 @@ public:
     const Shape &shape() const;
     int rank() const { return static_cast<int>(shape().size()); }
     bool isMasked() const { return m_mask.has_value(); }
-    std::int64_t storedCount() const;      // values held in storage
-    std::int64_t specifiedCount() const;   // masked: true mask bytes; else storedCount()
+    std::int64_t storedCount() const;    // values held in storage
+    std::int64_t specifiedCount() const; // masked: true mask bytes; else storedCount()
 
     template <class F>
-    decltype(auto) visit(F &&f) const { return std::visit(std::forward<F>(f), m_storage); }
+    decltype(auto) visit(F &&f) const
+    {
+        return std::visit(std::forward<F>(f), m_storage);
+    }
 
 private:
     Storage m_storage{DenseTensor<float>{}};
     std::optional<Mask> m_mask;
 };
 
-template <class S> struct StorageTraits;
-template <class T> struct StorageTraits<DenseTensor<T>> { using Value = T; };
-template <class T> struct StorageTraits<CooTensor<T>> { using Value = T; };
-template <class T> struct StorageTraits<CompressedTensor<T>> { using Value = T; };
-template <class T> struct StorageTraits<RowSparseTensor<T>> { using Value = T; };
-template <class S> using ValueOf = typename StorageTraits<std::decay_t<S>>::Value;
+template <class S>
+struct StorageTraits;
+template <class T>
+struct StorageTraits<DenseTensor<T>> {
+    using Value = T;
+};
+template <class T>
+struct StorageTraits<CooTensor<T>> {
+    using Value = T;
+};
+template <class T>
+struct StorageTraits<CompressedTensor<T>> {
+    using Value = T;
+};
+template <class T>
+struct StorageTraits<RowSparseTensor<T>> {
+    using Value = T;
+};
+template <class S>
+using ValueOf = typename StorageTraits<std::decay_t<S>>::Value;
 
 } // namespace sparsity::core

@@ -20,18 +20,46 @@ std::string rankRequirement(Layout layout)
 }
 
 template <class T>
-CooTensor<T> toCoo(const DenseTensor<T> &t) { return denseToCoo(t); }
+CooTensor<T> toCoo(const DenseTensor<T> &t)
+{
+    return denseToCoo(t);
+}
 template <class T>
-CooTensor<T> toCoo(const CooTensor<T> &t) { return t; }
+CooTensor<T> toCoo(const CooTensor<T> &t)
+{
+    return t;
+}
 template <class T>
-CooTensor<T> toCoo(const CompressedTensor<T> &t) { return compressedToCoo(t); }
+CooTensor<T> toCoo(const CompressedTensor<T> &t)
+{
+    return compressedToCoo(t);
+}
 template <class T>
-CooTensor<T> toCoo(const RowSparseTensor<T> &t) { return rowSparseToCoo(t); }
+CooTensor<T> toCoo(const RowSparseTensor<T> &t)
+{
+    return rowSparseToCoo(t);
+}
 
-template <class T> DenseTensor<T> toDense(const DenseTensor<T> &t) { return t; }
-template <class T> DenseTensor<T> toDense(const CooTensor<T> &t) { return cooToDense(t); }
-template <class T> DenseTensor<T> toDense(const CompressedTensor<T> &t) { return compressedToDense(t); }
-template <class T> DenseTensor<T> toDense(const RowSparseTensor<T> &t) { return rowSparseToDense(t); }
+template <class T>
+DenseTensor<T> toDense(const DenseTensor<T> &t)
+{
+    return t;
+}
+template <class T>
+DenseTensor<T> toDense(const CooTensor<T> &t)
+{
+    return cooToDense(t);
+}
+template <class T>
+DenseTensor<T> toDense(const CompressedTensor<T> &t)
+{
+    return compressedToDense(t);
+}
+template <class T>
+DenseTensor<T> toDense(const RowSparseTensor<T> &t)
+{
+    return rowSparseToDense(t);
+}
 
 // Sparse source, sparse or dense target: pattern preserving, through COO.
 template <class T>
@@ -109,10 +137,10 @@ Tensor convertMasked(const S &data, const Mask &mask, Layout target)
     const auto specified = cooFromLinear<T>(data.shape, kept, values);
     const auto specifiedOnes = cooFromLinear<std::uint8_t>(data.shape, kept, ones);
     Mask outMask = std::visit([](auto &&t) { return std::move(t.values); }, fromCoo(specifiedOnes, target));
-    std::replace_if(outMask.begin(), outMask.end(), [](std::uint8_t m) { return m > 1; }, std::uint8_t{1});
+    std::replace_if(
+        outMask.begin(), outMask.end(), [](std::uint8_t m) { return m > 1; }, std::uint8_t{1});
     return Tensor(toStorage<T>(fromCoo(specified, target)), std::move(outMask));
 }
-
 
 } // namespace
 

@@ -1,7 +1,7 @@
 // Validation of user-supplied layouts. Every check cites the invariant number from the
 // layout's header; data is validated before any index is used.
-#include "core/tensor/coo_tensor.h"
 #include "core/tensor/compressed_tensor.h"
+#include "core/tensor/coo_tensor.h"
 #include "core/tensor/dense_tensor.h"
 #include "core/tensor/row_sparse_tensor.h"
 #include "core/tensor/sorting.h"
@@ -57,8 +57,7 @@ void validateCoo(CooTensor<T> &tensor, bool detectCoalesced)
     if (detectCoalesced)
         tensor.coalesced = sortedUnique;
     else if (tensor.coalesced && !sortedUnique)
-        throw errors::invariant("COO", "C5", "a coalesced tensor must have sorted unique indices",
-                                "they are not");
+        throw errors::invariant("COO", "C5", "a coalesced tensor must have sorted unique indices", "they are not");
 }
 
 template <class T>
@@ -90,8 +89,7 @@ void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, s
     for (std::int64_t k = 0; k < nnz; ++k) {
         const auto j = tensor.indices[static_cast<std::size_t>(k)];
         if (j < 0 || j >= minor)
-            throw errors::invariant(tag, "I6", "indices must be in [0, " + str(minor) + ")",
-                                    "indices[" + str(k) + "]=" + str(j));
+            throw errors::invariant(tag, "I6", "indices must be in [0, " + str(minor) + ")", "indices[" + str(k) + "]=" + str(j));
     }
     if (!compressedIsCanonical(tensor)) {
         const auto before = tensor.nnz();
@@ -112,11 +110,10 @@ void validateRowSparse(const RowSparseTensor<T> &tensor)
     std::int64_t expected = 0;
     if (__builtin_mul_overflow(tensor.storedRows(), tensor.rowSize(), &expected)
         || static_cast<std::int64_t>(tensor.values.size()) != expected)
-        throw errors::invariant("row_sparse", "R2",
-                                "data must have shape [" + str(tensor.storedRows()) + ", ...] matching shape "
-                                    + shapeToString(tensor.shape),
-                                "data has " + str(static_cast<std::int64_t>(tensor.values.size())) + " values, expected "
-                                    + str(expected));
+        throw errors::invariant(
+            "row_sparse", "R2",
+            "data must have shape [" + str(tensor.storedRows()) + ", ...] matching shape " + shapeToString(tensor.shape),
+            "data has " + str(static_cast<std::int64_t>(tensor.values.size())) + " values, expected " + str(expected));
     for (std::int64_t i = 0; i < tensor.storedRows(); ++i) {
         const auto r = tensor.rows[static_cast<std::size_t>(i)];
         if (r < 0 || r >= tensor.shape[0])
@@ -129,10 +126,10 @@ void validateRowSparse(const RowSparseTensor<T> &tensor)
     }
 }
 
-#define SPARSITY_INSTANTIATE(T)                                                                              \
-    template void validateDense<T>(const DenseTensor<T> &);                                                  \
-    template void validateCoo<T>(CooTensor<T> &, bool);                                                      \
-    template void validateCompressed<T>(CompressedTensor<T> &, ValidationReport *, std::string_view);        \
+#define SPARSITY_INSTANTIATE(T)                                                                                                  \
+    template void validateDense<T>(const DenseTensor<T> &);                                                                      \
+    template void validateCoo<T>(CooTensor<T> &, bool);                                                                          \
+    template void validateCompressed<T>(CompressedTensor<T> &, ValidationReport *, std::string_view);                            \
     template void validateRowSparse<T>(const RowSparseTensor<T> &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)

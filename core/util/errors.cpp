@@ -31,24 +31,20 @@ void rethrowWithContext(const Error &error, std::string_view where)
 
 namespace errors {
 
-InputError invariant(std::string_view layout, std::string_view id, std::string_view condition,
-                     std::string_view detail)
+InputError invariant(std::string_view layout, std::string_view id, std::string_view condition, std::string_view detail)
 {
-    return InputError(std::string(layout) + " " + std::string(id) + ": " + std::string(condition)
-                      + ", but " + std::string(detail));
+    return InputError(std::string(layout) + " " + std::string(id) + ": " + std::string(condition) + ", but "
+                      + std::string(detail));
 }
 
 InputError mustBe(std::string_view what, std::string_view constraint, std::string_view actual)
 {
-    return InputError(std::string(what) + " must " + std::string(constraint) + ", but got "
-                      + std::string(actual));
+    return InputError(std::string(what) + " must " + std::string(constraint) + ", but got " + std::string(actual));
 }
 
-InputError layoutCannotHold(std::string_view layout, std::string_view requirement,
-                            std::string_view actual)
+InputError layoutCannotHold(std::string_view layout, std::string_view requirement, std::string_view actual)
 {
-    return InputError("layout " + std::string(layout) + " " + std::string(requirement)
-                      + ", but got " + std::string(actual));
+    return InputError("layout " + std::string(layout) + " " + std::string(requirement) + ", but got " + std::string(actual));
 }
 
 } // namespace errors

@@ -51,11 +51,9 @@ namespace errors {
 
 // "<layout> <id>: <condition>, but <detail>", e.g.
 // "CSR I5: indptr must be non-decreasing, but indptr[4]=9 > indptr[5]=7".
-InputError invariant(std::string_view layout, std::string_view id, std::string_view condition,
-                     std::string_view detail);
+InputError invariant(std::string_view layout, std::string_view id, std::string_view condition, std::string_view detail);
 InputError mustBe(std::string_view what, std::string_view constraint, std::string_view actual);
-InputError layoutCannotHold(std::string_view layout, std::string_view requirement,
-                            std::string_view actual);
+InputError layoutCannotHold(std::string_view layout, std::string_view requirement, std::string_view actual);
 
 } // namespace errors
 } // namespace sparsity::core

@@ -6,7 +6,6 @@
 #include "core/util/errors.h"
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <set>
 #include <string>
@@ -17,12 +16,18 @@ namespace sparsity::core {
 inline std::string jsonTypeName(const nlohmann::json &value)
 {
     switch (value.type()) {
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a boolean";
-    case nlohmann::json::value_t::null: return "null";
-    default: return "a number";
+    case nlohmann::json::value_t::object:
+        return "an object";
+    case nlohmann::json::value_t::array:
+        return "an array";
+    case nlohmann::json::value_t::string:
+        return "a string";
+    case nlohmann::json::value_t::boolean:
+        return "a boolean";
+    case nlohmann::json::value_t::null:
+        return "null";
+    default:
+        return "a number";
     }
 }
 
@@ -42,7 +47,11 @@ public:
     }
 
     std::string at(const std::string &key) const { return m_path + "." + key; }
-    bool has(const std::string &key) { m_known.insert(key); return m_object.contains(key); }
+    bool has(const std::string &key)
+    {
+        m_known.insert(key);
+        return m_object.contains(key);
+    }
 
     const nlohmann::json *get(const std::string &key, bool required)
     {

@@ -11,8 +11,8 @@ enum class Severity { Notice, Warning };
 
 struct Finding {
     Severity severity = Severity::Notice;
-    std::string invariant;  // e.g. "CSR I7", empty for conversions
-    std::string location;   // "file:/dataset"
+    std::string invariant; // e.g. "CSR I7", empty for conversions
+    std::string location;  // "file:/dataset"
     std::string detail;
 };
 

@@ -3,17 +3,16 @@
 // checksum (sum and count of the specified result elements) the Python side compares.
 //
 //   bench_eval FILE EXPRESSION RUNS
-#include "core/util/allocator_tuning.h"
 #include "core/expr/evaluator.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/tensor_ops.h"
+#include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <omp.h>
 
 using namespace sparsity;
@@ -45,8 +44,8 @@ int main(int argc, char **argv)
         for (std::size_t i = 0; i < mask.size(); ++i)
             mask[i] = maskValues.values[i] != 0.0;
         // Built once, outside the timing, as the torch side builds its MaskedTensors once.
-        const auto inputs = core::makeEvalInputs({{"x", maskedInput(file, "/x", mask), false},
-                                                  {"y", maskedInput(file, "/y", mask), false}});
+        const auto inputs =
+            core::makeEvalInputs({{"x", maskedInput(file, "/x", mask), false}, {"y", maskedInput(file, "/y", mask), false}});
         const auto parsed = core::parseExpression(expression);
         double best = std::numeric_limits<double>::infinity();
         core::AnyValue result;
@@ -63,8 +62,11 @@ int main(int argc, char **argv)
                 checksum += static_cast<double>(value.values[static_cast<std::size_t>(i)]);
                 ++specified;
             }
-        std::cout << nlohmann::ordered_json{{"threads", omp_get_max_threads()}, {"seconds", best},
-                                            {"checksum", checksum}, {"specified", specified}}.dump()
+        std::cout << nlohmann::ordered_json{{"threads", omp_get_max_threads()},
+                                            {"seconds", best},
+                                            {"checksum", checksum},
+                                            {"specified", specified}}
+                         .dump()
                   << '\n';
     } catch (const core::Error &error) {
         std::cerr << "error: " << error.what() << '\n';

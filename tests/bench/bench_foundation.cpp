@@ -3,17 +3,16 @@
 //
 //   bench_foundation read FILE DATASET N          HDF5 read of a whole dataset
 //   bench_foundation dense-to-csr FILE DATASET N  dense -> CSR conversion (in memory)
-#include "core/util/allocator_tuning.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/conversions.h"
+#include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <omp.h>
 #include <string>
 

@@ -2,16 +2,15 @@
 // FILE, full Jacobians or fast mode, best of RUNS. Prints one JSON object.
 //
 //   bench_gradcheck FILE {full|fast} RUNS
-#include "core/util/allocator_tuning.h"
 #include "core/autograd/gradcheck.h"
 #include "core/io/h5_reader.h"
+#include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <omp.h>
 
 using namespace sparsity;

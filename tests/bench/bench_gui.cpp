@@ -12,11 +12,9 @@
 #include "ui/mainwindow/main_window.h"
 #include "ui/views/tensor_preview.h"
 
-#include <QScrollBar>
-
 #include <QApplication>
 #include <QMouseEvent>
-
+#include <QScrollBar>
 #include <chrono>
 #include <cstdio>
 #include <limits>
@@ -54,7 +52,7 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "error: cannot open %s:%s\n", argv[1], argv[2]);
             return 3;
         }
-        window.repaint();   // the first paint of everything, synchronously
+        window.repaint(); // the first paint of everything, synchronously
         open = std::min(open, since(start));
         rowsLoaded = window.document()->values().shape.at(0);
         rowsTotal = window.document()->totalRows();
@@ -77,7 +75,8 @@ int main(int argc, char *argv[])
             auto *preview = window.preview();
             preview->zoomAt(preview->rect().center(), 8.0);
             QPoint at = preview->rect().center();
-            QMouseEvent press(QEvent::MouseButtonPress, at, preview->mapToGlobal(at), Qt::RightButton, Qt::RightButton, Qt::NoModifier);
+            QMouseEvent press(QEvent::MouseButtonPress, at, preview->mapToGlobal(at), Qt::RightButton, Qt::RightButton,
+                              Qt::NoModifier);
             QApplication::sendEvent(preview, &press);
             const auto panStart = Clock::now();
             for (int step = 0; step < 50; ++step) {
@@ -97,8 +96,9 @@ int main(int argc, char *argv[])
             page = since(pageStart) / 5.0;
         }
     }
-    std::printf("{\"open_first_paint_seconds\": %.6f, \"pan_frame_seconds\": %.6f, \"page_seconds\": %.6f, "
-                "\"overview_seconds\": %.6f, \"overview_longest_step_seconds\": %.6f, \"rows_loaded\": %lld, \"rows_total\": %lld}\n",
-                open, pan, page, overview, longestStep, static_cast<long long>(rowsLoaded), static_cast<long long>(rowsTotal));
+    std::printf(
+        "{\"open_first_paint_seconds\": %.6f, \"pan_frame_seconds\": %.6f, \"page_seconds\": %.6f, "
+        "\"overview_seconds\": %.6f, \"overview_longest_step_seconds\": %.6f, \"rows_loaded\": %lld, \"rows_total\": %lld}\n",
+        open, pan, page, overview, longestStep, static_cast<long long>(rowsLoaded), static_cast<long long>(rowsTotal));
     return 0;
 }

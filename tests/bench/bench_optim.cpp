@@ -6,17 +6,16 @@
 // and applies every gradient, timing what `sparsity step` counts as compute: state
 // allocation, the update pattern (coalescing) and the fused update. Prints one JSON object
 // with the best time, the bytes a step must touch at least, and the checksum of the result.
-#include "core/util/allocator_tuning.h"
 #include "core/io/h5_reader.h"
 #include "core/optim/optimizer_step.h"
 #include "core/tensor/tensor_ops.h"
+#include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <omp.h>
 
 using namespace sparsity;
@@ -61,7 +60,7 @@ int main(int argc, char **argv)
         double checksum = 0;
         using Clock = std::chrono::steady_clock;
         for (int run = 0; run < runs; ++run) {
-            auto param = param0;   // copied outside the timed region
+            auto param = param0; // copied outside the timed region
             const auto start = Clock::now();
             auto state = core::initialState<float>(options, param.shape);
             const auto allocated = Clock::now();
@@ -83,8 +82,10 @@ int main(int argc, char **argv)
                            : core::buildUpdatePattern<float>(g.tensor, semantics, nullptr).touchedElements();
         }
         const auto states = static_cast<std::int64_t>(core::stateNames(options).size());
-        const double bytes = 4.0 * (static_cast<double>(touched) * 2.0 * static_cast<double>(1 + states) + static_cast<double>(gradValues));
-        nlohmann::ordered_json out{{"mode", mode}, {"threads", omp_get_max_threads()}, {"seconds", best}, {"steps_seconds", bestSteps},
+        const double bytes =
+            4.0 * (static_cast<double>(touched) * 2.0 * static_cast<double>(1 + states) + static_cast<double>(gradValues));
+        nlohmann::ordered_json out{{"mode", mode},       {"threads", omp_get_max_threads()},
+                                   {"seconds", best},    {"steps_seconds", bestSteps},
                                    {"min_bytes", bytes}, {"checksum", checksum}};
         std::cout << out.dump() << '\n';
     } catch (const core::Error &error) {

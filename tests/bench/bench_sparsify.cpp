@@ -4,19 +4,18 @@
 //   bench_sparsify threshold FILE DATASET T RUNS          mask = |x| >= T; y = x * mask
 //   bench_sparsify data-norm FILE DATASET LEVEL RUNS      DataNormSparsifier 1x4, L1
 //   bench_sparsify memcpy FILE DATASET 0 RUNS             a plain copy of the same bytes
-#include "core/util/allocator_tuning.h"
 #include "core/io/h5_reader.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
 #include "core/tensor/tensor_ops.h"
+#include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <omp.h>
 
 using namespace sparsity;
@@ -60,7 +59,8 @@ int main(int argc, char **argv)
             best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
             kept = mask.empty() ? n : core::countKept(mask.data(), n);
         }
-        std::cout << nlohmann::ordered_json{{"mode", mode}, {"threads", omp_get_max_threads()}, {"seconds", best}, {"kept", kept}}.dump()
+        std::cout << nlohmann::ordered_json{{"mode", mode}, {"threads", omp_get_max_threads()}, {"seconds", best}, {"kept", kept}}
+                         .dump()
                   << '\n';
     } catch (const core::Error &error) {
         std::cerr << "error: " << error.what() << '\n';

@@ -8,7 +8,6 @@
 #include "core/tensor/tensor_ops.h"
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>

@@ -4,7 +4,6 @@
 #include "core/tensor/tensor_ops.h"
 
 #include <QTest>
-
 #include <random>
 
 namespace sparsity::test {

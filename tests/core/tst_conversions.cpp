@@ -147,8 +147,9 @@ void TestConversions::hybridCooToCsrExpandsDenseDims()
 {
     // Two rows of a [4, 3] tensor as a hybrid COO (sparse rows, dense columns).
     core::CooTensor<float> coo{{4, 3}, 1, 2, {3, 1}, {1, 0, 2, 4, 5, 0}, false};
-    const auto csr = std::get<core::CompressedTensor<float>>(core::toLayout(core::Tensor(core::Storage{coo}), Layout::Csr).storage());
-    QCOMPARE(csr.nnz(), 6);   // every dense slot is stored, zeros included
+    const auto csr =
+        std::get<core::CompressedTensor<float>>(core::toLayout(core::Tensor(core::Storage{coo}), Layout::Csr).storage());
+    QCOMPARE(csr.nnz(), 6); // every dense slot is stored, zeros included
     QCOMPARE((std::vector<std::int64_t>(csr.indptr.begin(), csr.indptr.end())), (std::vector<std::int64_t>{0, 0, 3, 3, 6}));
     QCOMPARE((std::vector<float>(csr.values.begin(), csr.values.end())), (std::vector<float>{4, 5, 0, 1, 0, 2}));
 }

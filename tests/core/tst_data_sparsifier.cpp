@@ -8,7 +8,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <functional>
 
 using namespace sparsity;
@@ -56,7 +55,7 @@ void TestDataSparsifier::addStepMaskData()
 {
     auto s = core::makeSparsifier(threshold(0.5));
     s->addData("w", tensor({2, 2}, {0.1f, -0.7f, 0.5f, -0.2f}));
-    QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 1, 1, 1}));   // all kept before step()
+    QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 1, 1, 1})); // all kept before step()
     s->step();
     QCOMPARE(bits(s->mask("w")), (std::vector<int>{0, 1, 1, 0}));
     const auto sparse = core::toDenseDouble(s->data("w", false));
@@ -71,12 +70,12 @@ void TestDataSparsifier::replacingKeepsConfigAndMask()
     s->addData("w", tensor({3}, {1, 0, 1}), threshold(0.9));
     s->step();
     QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 0, 1}));
-    s->addData("w", tensor({3}, {0, 1, 0}));   // same name: config (0.9) and mask kept
+    s->addData("w", tensor({3}, {0, 1, 0})); // same name: config (0.9) and mask kept
     QCOMPARE(s->config("w").threshold, 0.9);
     QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 0, 1}));
     s->addData("w", tensor({3}, {0, 1, 0}), std::nullopt, /*reuseMask=*/false);
     QCOMPARE(bits(s->mask("w")), (std::vector<int>{1, 1, 1}));
-    QVERIFY_THROWS_EXCEPTION(core::InputError, s->addData("w", tensor({2}, {1, 1})));   // reuse needs same shape
+    QVERIFY_THROWS_EXCEPTION(core::InputError, s->addData("w", tensor({2}, {1, 1}))); // reuse needs same shape
 }
 
 void TestDataSparsifier::namesWithDotAreRejected()
@@ -86,7 +85,8 @@ void TestDataSparsifier::namesWithDotAreRejected()
         s->addData("layer.weight", tensor({1}, {1}));
         QFAIL("expected an InputError");
     } catch (const core::InputError &error) {
-        QCOMPARE(QString(error.what()), QString("sparsifier data name must not contain '.' (PyTorch's rule), but got 'layer.weight'"));
+        QCOMPARE(QString(error.what()),
+                 QString("sparsifier data name must not contain '.' (PyTorch's rule), but got 'layer.weight'"));
     }
 }
 
@@ -97,11 +97,11 @@ void TestDataSparsifier::squashMask()
     s->addData("b", tensor({2}, {0.1f, 0.9f}));
     s->step();
     s->squashMask({"a"});
-    QCOMPARE(core::toDenseDouble(s->data("a", false)).values[0], 0.0);   // mask applied
+    QCOMPARE(core::toDenseDouble(s->data("a", false)).values[0], 0.0); // mask applied
     QVERIFY_THROWS_EXCEPTION(core::InputError, s->mask("a"));
-    QVERIFY_THROWS_EXCEPTION(core::InputError, s->data("a", true));   // original gone
+    QVERIFY_THROWS_EXCEPTION(core::InputError, s->data("a", true)); // original gone
     s->squashMask({"b"}, /*leaveParametrized=*/false);
-    QCOMPARE(core::toDenseDouble(s->data("b", false)).values[0], double(0.1f));   // mask dropped unapplied
+    QCOMPARE(core::toDenseDouble(s->data("b", false)).values[0], double(0.1f)); // mask dropped unapplied
 }
 
 void TestDataSparsifier::stateDictRoundTripsThroughHdf5()
@@ -132,8 +132,8 @@ void TestDataSparsifier::stateDictRoundTripsThroughHdf5()
     QCOMPARE(restored->config("emb").zerosPerBlock, std::optional<std::int64_t>(3));
     QCOMPARE(restored->config("emb").norm, core::BlockNorm::L2);
     QCOMPARE(restored->config("bias").threshold, 1.0);
-    QVERIFY_THROWS_EXCEPTION(core::InputError, restored->mask("bias"));   // was squashed
-    restored->step();   // and it keeps working
+    QVERIFY_THROWS_EXCEPTION(core::InputError, restored->mask("bias")); // was squashed
+    restored->step();                                                   // and it keeps working
     QVERIFY(restored->mask("emb") == s->mask("emb"));
 }
 
@@ -146,7 +146,7 @@ void TestDataSparsifier::tiesAndNan()
     nm.n = 2;
     nm.m = 4;
     QCOMPARE(bits(core::computeMask(tensor({8}, {1, -1, 1, 0.5f, nan, 0, 0, 0}), nm)),
-             (std::vector<int>{1, 1, 0, 0, 1, 1, 0, 0}));   // ties to the lower index; NaN largest
+             (std::vector<int>{1, 1, 0, 0, 1, 1, 0, 0})); // ties to the lower index; NaN largest
     SparsifierConfig rows;
     rows.method = SparsifierMethod::RowNorm;
     rows.keep = 0.5;
@@ -164,20 +164,37 @@ void TestDataSparsifier::refusals_data()
             c.validate();
         });
     };
-    QTest::newRow("zeros per block > block") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.zerosPerBlock = 5; })
-                                             << "--zeros-per-block must be at most the block size 4, but got 5";
-    QTest::newRow("zeros per block < 0") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.zerosPerBlock = -1; })
-                                         << "--zeros-per-block must be >= 0, but got -1";
-    QTest::newRow("level > 1") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.sparsityLevel = 1.5; })
-                               << "--sparsity-level must be in [0, 1], but got 1.5";
-    QTest::newRow("level < 0") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.sparsityLevel = -0.1; })
-                               << "--sparsity-level must be in [0, 1], but got -0.1";
-    QTest::newRow("block 0") << config([](auto &c) { c.method = SparsifierMethod::DataNorm; c.blockRows = 0; })
-                             << "--block must have positive extents, but got 0x4";
+    QTest::newRow("zeros per block > block") << config([](auto &c) {
+        c.method = SparsifierMethod::DataNorm;
+        c.zerosPerBlock = 5;
+    }) << "--zeros-per-block must be at most the block size 4, but got 5";
+    QTest::newRow("zeros per block < 0") << config([](auto &c) {
+        c.method = SparsifierMethod::DataNorm;
+        c.zerosPerBlock = -1;
+    }) << "--zeros-per-block must be >= 0, but got -1";
+    QTest::newRow("level > 1") << config([](auto &c) {
+        c.method = SparsifierMethod::DataNorm;
+        c.sparsityLevel = 1.5;
+    }) << "--sparsity-level must be in [0, 1], but got 1.5";
+    QTest::newRow("level < 0") << config([](auto &c) {
+        c.method = SparsifierMethod::DataNorm;
+        c.sparsityLevel = -0.1;
+    }) << "--sparsity-level must be in [0, 1], but got -0.1";
+    QTest::newRow("block 0") << config([](auto &c) {
+        c.method = SparsifierMethod::DataNorm;
+        c.blockRows = 0;
+    }) << "--block must have positive extents, but got 0x4";
     QTest::newRow("threshold nan") << config([](auto &c) { c.threshold = std::nan(""); }) << "--threshold must be a number >= 0";
-    QTest::newRow("threshold < 0") << config([](auto &c) { c.threshold = -1; }) << "--threshold must be a number >= 0, but got -1";
-    QTest::newRow("N > M") << config([](auto &c) { c.method = SparsifierMethod::NM; c.n = 5; }) << "--n must be at most --m (4), but got 5";
-    QTest::newRow("keep > 1") << config([](auto &c) { c.method = SparsifierMethod::RowNorm; c.keep = 2; }) << "--keep must be in [0, 1]";
+    QTest::newRow("threshold < 0") << config([](auto &c) { c.threshold = -1; })
+                                   << "--threshold must be a number >= 0, but got -1";
+    QTest::newRow("N > M") << config([](auto &c) {
+        c.method = SparsifierMethod::NM;
+        c.n = 5;
+    }) << "--n must be at most --m (4), but got 5";
+    QTest::newRow("keep > 1") << config([](auto &c) {
+        c.method = SparsifierMethod::RowNorm;
+        c.keep = 2;
+    }) << "--keep must be in [0, 1]";
     QTest::newRow("block text") << Action([] { core::parseBlockShape("4"); }) << "--block must be ROWSxCOLS";
     QTest::newRow("unknown method") << Action([] { core::parseMethod("magnitude"); })
                                     << "--method must be one of threshold, data-norm, n-m, row-norm, but got 'magnitude'";

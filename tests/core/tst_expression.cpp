@@ -24,17 +24,28 @@ void TestExpression::parses_data()
 {
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("tree");
-    QTest::newRow("precedence") << "a + b * c" << "(a + (b * c))";
-    QTest::newRow("left assoc -") << "a - b - c" << "((a - b) - c)";
-    QTest::newRow("left assoc /") << "a / b / c" << "((a / b) / c)";
-    QTest::newRow("parentheses") << "(a + b) * c" << "((a + b) * c)";
-    QTest::newRow("unary minus") << "-a * -b" << "((-a) * (-b))";
-    QTest::newRow("double minus") << "a - -b" << "(a - (-b))";
-    QTest::newRow("issue example") << "sum(sqrt(abs(x)) * x + 1.5, 1)" << "sum(((sqrt(abs(x)) * x) + 1.5), 1)";
-    QTest::newRow("nested calls") << "mm(sparse_mm(x, x), x)" << "mm(sparse_mm(x, x), x)";
-    QTest::newRow("softmax") << "sum(softmax(x, 1) * w)" << "sum((softmax(x, 1) * w))";
-    QTest::newRow("scientific") << "x * 1e-3" << "(x * 0.001)";
-    QTest::newRow("spaces") << "  pow( x ,2 )  " << "pow(x, 2)";
+    QTest::newRow("precedence") << "a + b * c"
+                                << "(a + (b * c))";
+    QTest::newRow("left assoc -") << "a - b - c"
+                                  << "((a - b) - c)";
+    QTest::newRow("left assoc /") << "a / b / c"
+                                  << "((a / b) / c)";
+    QTest::newRow("parentheses") << "(a + b) * c"
+                                 << "((a + b) * c)";
+    QTest::newRow("unary minus") << "-a * -b"
+                                 << "((-a) * (-b))";
+    QTest::newRow("double minus") << "a - -b"
+                                  << "(a - (-b))";
+    QTest::newRow("issue example") << "sum(sqrt(abs(x)) * x + 1.5, 1)"
+                                   << "sum(((sqrt(abs(x)) * x) + 1.5), 1)";
+    QTest::newRow("nested calls") << "mm(sparse_mm(x, x), x)"
+                                  << "mm(sparse_mm(x, x), x)";
+    QTest::newRow("softmax") << "sum(softmax(x, 1) * w)"
+                             << "sum((softmax(x, 1) * w))";
+    QTest::newRow("scientific") << "x * 1e-3"
+                                << "(x * 0.001)";
+    QTest::newRow("spaces") << "  pow( x ,2 )  "
+                            << "pow(x, 2)";
 }
 
 void TestExpression::parses()
@@ -70,18 +81,30 @@ void TestExpression::errors_data()
 {
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("message");
-    QTest::newRow("empty") << "" << "column 1: expected a number, a name, a call or '(', but got end of input";
-    QTest::newRow("dangling operator") << "x +" << "column 4: expected a number, a name, a call or '(', but got end of input";
-    QTest::newRow("unclosed call") << "sum(x, " << "column 8: expected a number";
-    QTest::newRow("missing paren") << "(a + b" << "column 7: expected ')', but got end of input";
-    QTest::newRow("extra paren") << "a + b)" << "column 6: expected an operator or the end, but got ')'";
-    QTest::newRow("two names") << "a b" << "column 3: expected an operator or the end, but got name 'b'";
-    QTest::newRow("bad character") << "x ^ 2" << "column 3: unexpected character '^'";
-    QTest::newRow("malformed number") << "1.2.3 + x" << "column 1: malformed number '1.2.3'";
-    QTest::newRow("unknown function") << "x + frobnicate(x)" << "column 5: unknown function 'frobnicate'";
-    QTest::newRow("too many arguments") << "sum(x, 1, 2)" << "column 1: sum takes 1 or 2 arguments (sum(x[, dim])), but got 3";
-    QTest::newRow("too few arguments") << "2 * softmax(x)" << "column 5: softmax takes 2 arguments (softmax(x, dim)), but got 1";
-    QTest::newRow("one argument") << "sqrt()" << "column 1: sqrt takes 1 argument (sqrt(x)), but got 0";
+    QTest::newRow("empty") << ""
+                           << "column 1: expected a number, a name, a call or '(', but got end of input";
+    QTest::newRow("dangling operator") << "x +"
+                                       << "column 4: expected a number, a name, a call or '(', but got end of input";
+    QTest::newRow("unclosed call") << "sum(x, "
+                                   << "column 8: expected a number";
+    QTest::newRow("missing paren") << "(a + b"
+                                   << "column 7: expected ')', but got end of input";
+    QTest::newRow("extra paren") << "a + b)"
+                                 << "column 6: expected an operator or the end, but got ')'";
+    QTest::newRow("two names") << "a b"
+                               << "column 3: expected an operator or the end, but got name 'b'";
+    QTest::newRow("bad character") << "x ^ 2"
+                                   << "column 3: unexpected character '^'";
+    QTest::newRow("malformed number") << "1.2.3 + x"
+                                      << "column 1: malformed number '1.2.3'";
+    QTest::newRow("unknown function") << "x + frobnicate(x)"
+                                      << "column 5: unknown function 'frobnicate'";
+    QTest::newRow("too many arguments") << "sum(x, 1, 2)"
+                                        << "column 1: sum takes 1 or 2 arguments (sum(x[, dim])), but got 3";
+    QTest::newRow("too few arguments") << "2 * softmax(x)"
+                                       << "column 5: softmax takes 2 arguments (softmax(x, dim)), but got 1";
+    QTest::newRow("one argument") << "sqrt()"
+                                  << "column 1: sqrt takes 1 argument (sqrt(x)), but got 0";
 }
 
 void TestExpression::errors()

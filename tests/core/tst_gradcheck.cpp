@@ -28,7 +28,8 @@ namespace {
 
 core::Tensor denseTensor(core::Shape shape, std::vector<double> values)
 {
-    return core::Tensor(core::Storage{core::DenseTensor<double>{std::move(shape), core::Buffer<double>(values.begin(), values.end())}});
+    return core::Tensor(
+        core::Storage{core::DenseTensor<double>{std::move(shape), core::Buffer<double>(values.begin(), values.end())}});
 }
 
 // x = [[0, 1], [2, 3]] as sparse COO: x[0, 0] is not stored (unspecified).
@@ -38,8 +39,8 @@ std::vector<core::NamedTensor> instructiveInputs()
     return {{"x", x, false}, {"m", denseTensor({2, 2}, {0, 1, 1, 1}), true}};
 }
 
-core::GradcheckReport check(const std::string &expression, const std::vector<core::NamedTensor> &inputs, bool masked,
-                            bool fast = false)
+core::GradcheckReport
+check(const std::string &expression, const std::vector<core::NamedTensor> &inputs, bool masked, bool fast = false)
 {
     core::GradcheckOptions options;
     options.masked = masked;
@@ -66,7 +67,7 @@ void TestGradcheck::instructiveCaseNonMaskedFails()
     QCOMPARE(j.rows, std::int64_t{4});
     QCOMPARE(j.cols, std::int64_t{4});
     for (const auto &m : j.mismatches)
-        QCOMPARE(m[0], std::int64_t{0});   // only x[0, 0]'s row differs
+        QCOMPARE(m[0], std::int64_t{0}); // only x[0, 0]'s row differs
     const std::string why = allExplanations(j);
     QVERIFY2(why.find("x[0, 0] is unspecified; non-masked gradcheck perturbs it") != std::string::npos, why.c_str());
     QVERIFY2(why.find("masked backward of sparse_mm operand 1") != std::string::npos, why.c_str());
@@ -78,7 +79,7 @@ void TestGradcheck::instructiveCaseMaskedFails()
     QVERIFY(!report.passed);
     const auto &j = report.inputs.at(0);
     for (std::int64_t c = 0; c < j.cols; ++c)
-        QCOMPARE(j.numerical[static_cast<std::size_t>(c)], 0.0);   // x[0, 0] is not perturbed
+        QCOMPARE(j.numerical[static_cast<std::size_t>(c)], 0.0); // x[0, 0] is not perturbed
     const std::string why = allExplanations(j);
     QVERIFY2(why.find("masked gradcheck does not perturb it") != std::string::npos, why.c_str());
     QVERIFY2(why.find("sparse_mm operand 2 and mm operand 2") != std::string::npos, why.c_str());
@@ -86,10 +87,10 @@ void TestGradcheck::instructiveCaseMaskedFails()
 
 void TestGradcheck::instructiveCaseMaskedPassesWithSparseMask()
 {
-    const auto report = check("mm(sparse_mm(sparse_mask(x, m), sparse_mask(x, m)), sparse_mask(x, m))",
-                              instructiveInputs(), true);
+    const auto report =
+        check("mm(sparse_mm(sparse_mask(x, m), sparse_mask(x, m)), sparse_mask(x, m))", instructiveInputs(), true);
     QVERIFY(report.passed);
-    QCOMPARE(report.inputs.size(), std::size_t{1});   // m is a bool mask: no Jacobian
+    QCOMPARE(report.inputs.size(), std::size_t{1}); // m is a bool mask: no Jacobian
     for (const auto &use : report.inputs[0].uses)
         QVERIFY2(use.find("masked backward") != std::string::npos, use.c_str());
 }
@@ -97,12 +98,39 @@ void TestGradcheck::instructiveCaseMaskedPassesWithSparseMask()
 void TestGradcheck::everyBackwardMatchesCentralDifferences_data()
 {
     QTest::addColumn<QString>("expression");
-    for (const char *e : {"-x", "abs(x)", "sqrt(p)", "rsqrt(p)", "square(x)", "exp(x)", "log(p)", "sign(x) * x",
-                          "x + y", "x - y", "x * y", "x / p", "maximum(x, y)", "minimum(x, y)", "pow(p, 2.5)",
-                          "pow(p, y)", "clamp(x, -0.5, 0.5)", "where(c, x, y)", "x * 2 - 3 / p", "sum(x)", "sum(x * y, 1)",
-                          "mean(x, 0)", "amax(x, 1)", "amin(x)", "norm(x, 1)", "norm(x)", "softmax(x, 1)",
-                          "log_softmax(x, 0)", "softmax(x, -1)", "mm(x, transpose)", "sum(softmax(mm(x, w), 1) * y)",
-                          "to_dense(to_sparse(x))", "data(x) + 1"})
+    for (const char *e : {"-x",
+                          "abs(x)",
+                          "sqrt(p)",
+                          "rsqrt(p)",
+                          "square(x)",
+                          "exp(x)",
+                          "log(p)",
+                          "sign(x) * x",
+                          "x + y",
+                          "x - y",
+                          "x * y",
+                          "x / p",
+                          "maximum(x, y)",
+                          "minimum(x, y)",
+                          "pow(p, 2.5)",
+                          "pow(p, y)",
+                          "clamp(x, -0.5, 0.5)",
+                          "where(c, x, y)",
+                          "x * 2 - 3 / p",
+                          "sum(x)",
+                          "sum(x * y, 1)",
+                          "mean(x, 0)",
+                          "amax(x, 1)",
+                          "amin(x)",
+                          "norm(x, 1)",
+                          "norm(x)",
+                          "softmax(x, 1)",
+                          "log_softmax(x, 0)",
+                          "softmax(x, -1)",
+                          "mm(x, transpose)",
+                          "sum(softmax(mm(x, w), 1) * y)",
+                          "to_dense(to_sparse(x))",
+                          "data(x) + 1"})
         QTest::newRow(e) << QString(e);
 }
 
@@ -125,16 +153,18 @@ void TestGradcheck::everyBackwardMatchesCentralDifferences()
     const auto report = check(expression.toStdString(), inputs, false);
     for (const auto &j : report.inputs)
         QVERIFY2(j.mismatches.empty(), qPrintable(QStringLiteral("%1: %2 mismatches, max |diff| %3")
-                                                     .arg(QString::fromStdString(j.name)).arg(j.mismatches.size()).arg(j.maxAbsDiff)));
+                                                      .arg(QString::fromStdString(j.name))
+                                                      .arg(j.mismatches.size())
+                                                      .arg(j.maxAbsDiff)));
     QVERIFY(report.passed);
 }
 
 void TestGradcheck::maskedInputsKeepMaskedGradients_data()
 {
     QTest::addColumn<QString>("expression");
-    for (const char *e : {"sum(masked(x, m) * y, 1)", "softmax(masked(x, m), 1)", "mean(masked(x, m), 0)",
-                          "amax(masked(x, m), 1)", "log_softmax(masked(x, m), 0) * 2", "mm(masked(x, m), w)",
-                          "sparse_mm(to_sparse(masked(x, m)), w)"})
+    for (const char *e :
+         {"sum(masked(x, m) * y, 1)", "softmax(masked(x, m), 1)", "mean(masked(x, m), 0)", "amax(masked(x, m), 1)",
+          "log_softmax(masked(x, m), 0) * 2", "mm(masked(x, m), w)", "sparse_mm(to_sparse(masked(x, m)), w)"})
         QTest::newRow(e) << QString(e);
 }
 
@@ -144,7 +174,7 @@ void TestGradcheck::maskedInputsKeepMaskedGradients()
     const std::vector<core::NamedTensor> inputs{
         {"x", core::Tensor(core::Storage{test::randomDense<double>({3, 4}, 1.0, 21)}), false},
         {"y", core::Tensor(core::Storage{test::randomDense<double>({3, 4}, 1.0, 22)}), false},
-        {"m", denseTensor({3, 4}, {1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0}), true},   // row 2 unspecified
+        {"m", denseTensor({3, 4}, {1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0}), true}, // row 2 unspecified
         {"w", core::Tensor(core::Storage{test::randomDense<double>({4, 2}, 1.0, 23)}), false},
     };
     const auto report = check(expression.toStdString(), inputs, true);
@@ -153,7 +183,7 @@ void TestGradcheck::maskedInputsKeepMaskedGradients()
     const auto &j = report.inputs.at(0);
     QCOMPARE(j.name, std::string("x"));
     for (std::int64_t c = 0; c < j.cols; ++c)
-        QCOMPARE(j.analytical[static_cast<std::size_t>(1 * j.cols + c)], 0.0);   // x[0, 1]
+        QCOMPARE(j.analytical[static_cast<std::size_t>(1 * j.cols + c)], 0.0); // x[0, 1]
 }
 
 void TestGradcheck::fastModeAgreesAndCatchesAWrongBackward()

@@ -10,7 +10,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <filesystem>
 #include <fstream>
 
@@ -54,8 +53,10 @@ void TestH5Io::roundTrip_data()
     QTest::addColumn<DType>("dtype");
     QTest::addColumn<IndexWidth>("width");
     QTest::addColumn<Shape>("shape");
-    const std::pair<const char *, Shape> shapes[] = {{"2d", {9, 13}}, {"empty", {0, 3}}, {"1d", {17}}, {"3d", {2, 3, 4}}, {"0d", {}}};
-    const std::pair<const char *, IndexWidth> widths[] = {{"auto", IndexWidth::Auto}, {"int32", IndexWidth::Int32}, {"int64", IndexWidth::Int64}};
+    const std::pair<const char *, Shape> shapes[] = {
+        {"2d", {9, 13}}, {"empty", {0, 3}}, {"1d", {17}}, {"3d", {2, 3, 4}}, {"0d", {}}};
+    const std::pair<const char *, IndexWidth> widths[] = {
+        {"auto", IndexWidth::Auto}, {"int32", IndexWidth::Int32}, {"int64", IndexWidth::Int64}};
     for (const auto &layout : core::allLayouts())
         for (DType dtype : {DType::Float32, DType::Float64})
             for (const auto &[widthName, width] : widths)
@@ -124,14 +125,15 @@ void TestH5Io::listingReadsMetadata()
         auto file = core::H5File::create(path("list.h5"));
         core::writeTensor(file, "/a", test::randomTensor(DType::Float32, {4, 4}, 0.5, 1));
         core::writeTensor(file, "/nested/b", core::toLayout(test::randomTensor(DType::Float64, {5, 6}, 0.5, 2), Layout::Csr));
-        core::writeTensor(file, "/nested/c", core::toLayout(test::randomTensor(DType::Float32, {7, 2}, 0.5, 3), Layout::RowSparse));
+        core::writeTensor(file, "/nested/c",
+                          core::toLayout(test::randomTensor(DType::Float32, {7, 2}, 0.5, 3), Layout::RowSparse));
         file.close();
     }
     const auto file = core::H5File::openRead(path("list.h5"));
     const auto elements = core::listElements(file);
     QCOMPARE(elements.size(), std::size_t{3});
     QCOMPARE(elements[0].path, std::string("/a"));
-    QVERIFY(!elements[0].nnz.has_value());   // dense: unknown without --count
+    QVERIFY(!elements[0].nnz.has_value()); // dense: unknown without --count
     QCOMPARE(elements[1].path, std::string("/nested/b"));
     QCOMPARE(elements[1].encoding, core::Encoding::CsrMatrix);
     QCOMPARE(*elements[1].nnz, core::toLayout(test::randomTensor(DType::Float64, {5, 6}, 0.5, 2), Layout::Csr).storedCount());
@@ -210,7 +212,9 @@ void TestH5Io::atomicOutputLeavesNothingOnFailure()
 
 void TestH5Io::refusesOutputEqualToInput()
 {
-    { std::ofstream(path("in.h5")) << "x"; }
+    {
+        std::ofstream(path("in.h5")) << "x";
+    }
     QVERIFY(core::isSameFile(path("in.h5"), m_dir.filePath("./in.h5").toStdString()));
     std::filesystem::create_symlink(path("in.h5"), path("link.h5"));
     QVERIFY_THROWS_EXCEPTION(core::InputError, core::refuseOverwritingInput(path("link.h5"), path("in.h5")));
@@ -229,7 +233,9 @@ void TestH5Io::fileErrors()
         }
     };
     expectIo(path("missing.h5"), "no such file");
-    { std::ofstream(path("text.h5")) << "not hdf5 at all"; }
+    {
+        std::ofstream(path("text.h5")) << "not hdf5 at all";
+    }
     expectIo(path("text.h5"), "not an HDF5 file");
     {
         auto file = core::H5File::create(path("full.h5"));

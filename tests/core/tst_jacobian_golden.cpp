@@ -8,7 +8,6 @@
 #include "core/tensor/tensor_ops.h"
 
 #include <QTest>
-
 #include <cmath>
 
 using namespace sparsity;
@@ -51,11 +50,17 @@ void TestJacobianGolden::matchesTorchJacobian()
         for (std::size_t i = 0; i < expected.values.size(); ++i) {
             const double torch = expected.values[i];
             if (!(std::abs(j.analytical[i] - torch) <= 1e-10 * (1.0 + std::abs(torch))))
-                QFAIL(qPrintable(QStringLiteral("%1 analytical[%2] = %3, torch %4").arg(QString::fromStdString(j.name)).arg(i)
-                                     .arg(j.analytical[i], 0, 'g', 15).arg(torch, 0, 'g', 15)));
+                QFAIL(qPrintable(QStringLiteral("%1 analytical[%2] = %3, torch %4")
+                                     .arg(QString::fromStdString(j.name))
+                                     .arg(i)
+                                     .arg(j.analytical[i], 0, 'g', 15)
+                                     .arg(torch, 0, 'g', 15)));
             if (!(std::abs(j.numerical[i] - torch) <= 1e-6 * (1.0 + std::abs(torch))))
-                QFAIL(qPrintable(QStringLiteral("%1 numerical[%2] = %3, torch %4").arg(QString::fromStdString(j.name)).arg(i)
-                                     .arg(j.numerical[i], 0, 'g', 15).arg(torch, 0, 'g', 15)));
+                QFAIL(qPrintable(QStringLiteral("%1 numerical[%2] = %3, torch %4")
+                                     .arg(QString::fromStdString(j.name))
+                                     .arg(i)
+                                     .arg(j.numerical[i], 0, 'g', 15)
+                                     .arg(torch, 0, 'g', 15)));
         }
     }
 }

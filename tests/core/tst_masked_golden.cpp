@@ -7,7 +7,6 @@
 #include "core/tensor/tensor_ops.h"
 
 #include <QTest>
-
 #include <cmath>
 
 using namespace sparsity;
@@ -70,20 +69,23 @@ void TestMaskedGolden::matchesTorchMasked()
     const auto parsed = core::parseExpression(expression);
     const auto result = core::evaluateExpression(*parsed, expression, readInputs(file, caseName, layout));
     const core::Tensor tensor = core::toTensor(result);
-    const auto values = core::toDenseAs<double>(core::Tensor(tensor.storage()));   // data, mask ignored
+    const auto values = core::toDenseAs<double>(core::Tensor(tensor.storage())); // data, mask ignored
     const auto specified = core::specifiedMaskDense(tensor);
 
     const auto expected = core::toDenseDouble(core::readTensor(file, "/" + caseName + "/expected/data"));
     QCOMPARE(core::shapeToString(values.shape), core::shapeToString(expected.shape));
     const bool masked = core::linkExists(file.id(), "/" + caseName + "/expected/mask");
     QCOMPARE(tensor.isMasked(), masked);
-    const auto expectedMask = masked ? maskFrom(core::readTensor(file, "/" + caseName + "/expected/mask"))
-                                     : core::Mask(expected.values.size(), 1);
+    const auto expectedMask =
+        masked ? maskFrom(core::readTensor(file, "/" + caseName + "/expected/mask")) : core::Mask(expected.values.size(), 1);
     const bool isDouble = tensor.dtype() == core::DType::Float64;
     for (std::size_t i = 0; i < expected.values.size(); ++i) {
         if ((specified[i] != 0) != (expectedMask[i] != 0))
             QFAIL(qPrintable(QStringLiteral("%1: mask[%2] = %3, torch.masked has %4")
-                                 .arg(name).arg(i).arg(specified[i]).arg(expectedMask[i])));
+                                 .arg(name)
+                                 .arg(i)
+                                 .arg(specified[i])
+                                 .arg(expectedMask[i])));
         if (!expectedMask[i])
             continue;
         const double ours = values.values[i], theirs = expected.values[i];
@@ -91,7 +93,10 @@ void TestMaskedGolden::matchesTorchMasked()
         const double tolerance = isDouble ? 1e-12 * (1.0 + std::abs(theirs)) : 1e-6 + 4e-6 * std::abs(theirs);
         if (!(std::abs(ours - theirs) <= tolerance) && !(std::isnan(ours) && std::isnan(theirs)))
             QFAIL(qPrintable(QStringLiteral("%1: value[%2] = %3, torch.masked has %4")
-                                 .arg(name).arg(i).arg(ours, 0, 'g', 9).arg(theirs, 0, 'g', 9)));
+                                 .arg(name)
+                                 .arg(i)
+                                 .arg(ours, 0, 'g', 9)
+                                 .arg(theirs, 0, 'g', 9)));
     }
     const std::string text = attribute(file, "/" + caseName, "text");
     if (!text.empty())

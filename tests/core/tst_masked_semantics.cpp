@@ -5,7 +5,6 @@
 #include "test_tensors.h"
 
 #include <QTest>
-
 #include <cmath>
 #include <limits>
 
@@ -41,11 +40,13 @@ core::DenseTensor<float> dense(core::Shape shape, std::vector<float> values)
     return {std::move(shape), core::Buffer<float>(values.begin(), values.end())};
 }
 
-core::MaskedValue<float> eval(const std::string &expression, const std::vector<core::NamedTensor> &tensors,
+core::MaskedValue<float> eval(const std::string &expression,
+                              const std::vector<core::NamedTensor> &tensors,
                               core::MaskPolicy policy = core::MaskPolicy::Strict)
 {
     const auto parsed = core::parseExpression(expression);
-    return std::get<core::MaskedValue<float>>(core::evaluateExpression(*parsed, expression, core::makeEvalInputs(tensors), policy));
+    return std::get<core::MaskedValue<float>>(
+        core::evaluateExpression(*parsed, expression, core::makeEvalInputs(tensors), policy));
 }
 
 // The reduction the slow, obvious way, in double.
@@ -70,7 +71,7 @@ double naiveReduce(const std::string &op, const std::vector<double> &values)
 void TestMaskedSemantics::fusedReductionsEqualNaiveOracle_data()
 {
     QTest::addColumn<QString>("op");
-    QTest::addColumn<int>("dim");   // -1: all dims
+    QTest::addColumn<int>("dim"); // -1: all dims
     QTest::addColumn<bool>("isMasked");
     for (const char *op : {"sum", "mean", "amax", "amin", "norm"})
         for (int dim : {-1, 0, 1, 2})
@@ -133,10 +134,10 @@ void TestMaskedSemantics::maskedProductSumsBothSpecifiedTerms()
     const auto b = masked(dense({2, 2}, {10, 20, 30, 40}), {1, 1, 1, 0});
     const auto c = eval("mm(a, b)", {{"a", a}, {"b", b}});
     QCOMPARE(c.kind, core::ValueKind::Masked);
-    QCOMPARE(c.values[0], 10.0f);   // 1*10 (a[0,1] unspecified: its term is left out)
+    QCOMPARE(c.values[0], 10.0f); // 1*10 (a[0,1] unspecified: its term is left out)
     QCOMPARE(c.values[1], 20.0f);
     QVERIFY(c.specified(0) && c.specified(1));
-    QVERIFY(!c.specified(2) && !c.specified(3));   // row 1 of a has nothing specified
+    QVERIFY(!c.specified(2) && !c.specified(3)); // row 1 of a has nothing specified
 }
 
 void TestMaskedSemantics::sparseProductHasStructuralPattern()
@@ -217,14 +218,22 @@ void TestMaskedSemantics::refusesMisuse_data()
 {
     QTest::addColumn<QString>("expression");
     QTest::addColumn<QString>("message");
-    QTest::newRow("dim not a literal") << "sum(x, x)" << "column 8: sum: the dim must be an integer literal";
-    QTest::newRow("dim not an integer") << "softmax(x, 1.5)" << "column 12: softmax: the dim must be an integer literal";
-    QTest::newRow("masked condition") << "where(m, x, x)" << "where: the condition must be a plain (unmasked) tensor";
-    QTest::newRow("masked_grad flag") << "to_dense(x, 2)" << "column 13: to_dense: masked_grad must be 0 or 1";
-    QTest::newRow("mask of numbers") << "masked(x, p)" << "masked's second operand must be sparse, masked or bool";
-    QTest::newRow("amax of nothing") << "amax(e)" << "amax over zero elements has no value";
-    QTest::newRow("mm of 1-d") << "mm(sum(p, 0), p)" << "mm: needs 2-d operands, but got [2] and [2, 2]";
-    QTest::newRow("to_sparse of a scalar") << "to_sparse(sum(p))" << "to_sparse: a 0-d value has no sparse layout";
+    QTest::newRow("dim not a literal") << "sum(x, x)"
+                                       << "column 8: sum: the dim must be an integer literal";
+    QTest::newRow("dim not an integer") << "softmax(x, 1.5)"
+                                        << "column 12: softmax: the dim must be an integer literal";
+    QTest::newRow("masked condition") << "where(m, x, x)"
+                                      << "where: the condition must be a plain (unmasked) tensor";
+    QTest::newRow("masked_grad flag") << "to_dense(x, 2)"
+                                      << "column 13: to_dense: masked_grad must be 0 or 1";
+    QTest::newRow("mask of numbers") << "masked(x, p)"
+                                     << "masked's second operand must be sparse, masked or bool";
+    QTest::newRow("amax of nothing") << "amax(e)"
+                                     << "amax over zero elements has no value";
+    QTest::newRow("mm of 1-d") << "mm(sum(p, 0), p)"
+                               << "mm: needs 2-d operands, but got [2] and [2, 2]";
+    QTest::newRow("to_sparse of a scalar") << "to_sparse(sum(p))"
+                                           << "to_sparse: a 0-d value has no sparse layout";
 }
 
 void TestMaskedSemantics::refusesMisuse()

@@ -4,7 +4,6 @@
 #include "golden_cases.h"
 
 #include <QTest>
-
 #include <cmath>
 
 using namespace sparsity;
@@ -24,7 +23,11 @@ void compareClose(const std::vector<double> &actual, const std::vector<double> &
     for (std::size_t k = 0; k < actual.size(); ++k) {
         const double scale = std::max({std::abs(actual[k]), std::abs(expected[k]), 1e-6});
         if (std::abs(actual[k] - expected[k]) > 2e-6 * scale)
-            QFAIL(qPrintable(QStringLiteral("%1[%2]: %3 vs reference %4").arg(what).arg(k).arg(actual[k], 0, 'g', 9).arg(expected[k], 0, 'g', 9)));
+            QFAIL(qPrintable(QStringLiteral("%1[%2]: %3 vs reference %4")
+                                 .arg(what)
+                                 .arg(k)
+                                 .arg(actual[k], 0, 'g', 9)
+                                 .arg(expected[k], 0, 'g', 9)));
     }
 }
 

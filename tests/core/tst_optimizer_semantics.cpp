@@ -38,7 +38,7 @@ core::OptimizerOptions options(core::OptimizerKind kind, Semantics semantics, co
     return core::resolveOptions(kind, semantics, rule, hp);
 }
 
-core::Tensor rowGradient()   // rows 1 and 3 of a [5, 4] tensor, with a duplicate of row 3
+core::Tensor rowGradient() // rows 1 and 3 of a [5, 4] tensor, with a duplicate of row 3
 {
     core::CooTensor<float> coo{{5, 4}, 1, 3, {3, 1, 3}, {}, false};
     for (int k = 0; k < 12; ++k)
@@ -76,7 +76,7 @@ void TestOptimizerSemantics::lazyTouchesOnlyThePattern()
             for (std::size_t b = 0; b < state.buffers.size(); ++b)
                 QCOMPARE(state.buffers[b].value.values[k], stateBefore.buffers[b].value.values[k]);
         }
-    QVERIFY(param.values[4] != before.values[4]);   // row 1 moved
+    QVERIFY(param.values[4] != before.values[4]); // row 1 moved
     QCOMPARE((std::vector<std::int64_t>(state.lastUpdate.begin(), state.lastUpdate.end())),
              (std::vector<std::int64_t>{0, 2, 0, 2, 0}));
 }
@@ -113,8 +113,8 @@ void TestOptimizerSemantics::maskDecidesNotStorage()
     const std::vector<core::NamedGradient> grads{{"g", core::Tensor(core::Storage{stored})}};
     core::runSteps(param, state, opts, grads, &mask);
     QCOMPARE(param.values[0], before.values[0] - 0.5 * (1.0 + 0.1 * before.values[0]));
-    QCOMPARE(param.values[1], before.values[1] - 0.5 * (0.0 + 0.1 * before.values[1]));   // specified zero
-    QCOMPARE(param.values[5], before.values[5]);   // stored outside the mask: ignored
+    QCOMPARE(param.values[1], before.values[1] - 0.5 * (0.0 + 0.1 * before.values[1])); // specified zero
+    QCOMPARE(param.values[5], before.values[5]);                                        // stored outside the mask: ignored
     QCOMPARE((std::vector<std::int64_t>(state.lastUpdate.begin(), state.lastUpdate.end())), (std::vector<std::int64_t>{1, 0}));
 }
 
@@ -148,7 +148,7 @@ void TestOptimizerSemantics::ruleRefusalsNameTheRule()
                              core::resolveOptions(core::OptimizerKind::Adam, Semantics::Lazy, core::Rule::Torch, wd));
     QVERIFY_THROWS_EXCEPTION(core::InputError,
                              core::resolveOptions(core::OptimizerKind::Adagrad, Semantics::Lazy, core::Rule::Mxnet, wd));
-    core::resolveOptions(core::OptimizerKind::Adagrad, Semantics::Masked, core::Rule::Torch, wd);   // allowed
+    core::resolveOptions(core::OptimizerKind::Adagrad, Semantics::Masked, core::Rule::Torch, wd); // allowed
     core::HyperparameterInput nesterov;
     nesterov.lr = 0.1;
     nesterov.nesterov = true;
@@ -175,7 +175,7 @@ void TestOptimizerSemantics::divergenceCountsRows()
     QCOMPARE(report.front().name, std::string("param"));
     QVERIFY(report.front().maxAbsDiff > 0);
     QCOMPARE(report.back().name, std::string("last_update"));
-    QCOMPARE(report.back().differingRows, std::int64_t{3});   // rows 0, 2, 4: dense writes them
+    QCOMPARE(report.back().differingRows, std::int64_t{3}); // rows 0, 2, 4: dense writes them
 }
 
 void TestOptimizerSemantics::comparisonRunsEachSemanticsFromTheSameStart()
@@ -231,7 +231,7 @@ void TestOptimizerSemantics::comparisonNamesTheRefusingSemantics()
     core::DenseTensor<float> start{{5, 4}, core::Buffer<float>(20, 1.0f)};
     const std::vector<core::NamedGradient> grads{{"g", rowGradient()}};
     core::HyperparameterInput hp;
-    hp.weightDecay = 0.01;   // torch's SparseAdam refuses weight decay
+    hp.weightDecay = 0.01; // torch's SparseAdam refuses weight decay
     const std::vector<core::Semantics> semantics{core::Semantics::Dense, core::Semantics::Lazy};
     try {
         core::compareSemantics(core::Tensor(core::Storage{start}), grads, nullptr, core::OptimizerKind::Adam, core::Rule::Torch,

@@ -7,9 +7,8 @@
 #include "core/sparsify/scheduler.h"
 #include "core/tensor/tensor_ops.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 using namespace sparsity;
 

@@ -8,7 +8,6 @@
 #include "core/util/errors.h"
 
 #include <QTest>
-
 #include <functional>
 
 using namespace sparsity::core;
@@ -29,8 +28,7 @@ Q_DECLARE_METATYPE(Check)
 
 namespace {
 
-CompressedTensor<float> csr(Buffer<std::int64_t> indptr, Buffer<std::int64_t> indices, Buffer<float> values,
-                            Shape shape = {2, 3})
+CompressedTensor<float> csr(Buffer<std::int64_t> indptr, Buffer<std::int64_t> indices, Buffer<float> values, Shape shape = {2, 3})
 {
     return {std::move(shape), CompressedAxis::Row, std::move(indptr), std::move(indices), std::move(values)};
 }
@@ -56,15 +54,18 @@ void TestValidation::rejects_data()
 {
     QTest::addColumn<Check>("check");
     QTest::addColumn<QString>("message");
-    QTest::newRow("dense D1") << Check([] { validateDense(DenseTensor<float>{{2, 2}, {1, 2, 3}}); })
-                              << "dense D1: values must have numel(shape)=4 entries, but got 3";
+    QTest::newRow("dense D1") << Check([] {
+        validateDense(DenseTensor<float>{{2, 2}, {1, 2, 3}});
+    }) << "dense D1: values must have numel(shape)=4 entries, but got 3";
     QTest::newRow("shape negative") << Check([] { checkedNumel({3, -1}); }) << "must have non-negative extents";
-    QTest::newRow("shape overflow") << Check([] { checkedNumel({std::int64_t{1} << 40, std::int64_t{1} << 40}); })
-                                    << "must have at most 2^63-1 elements";
+    QTest::newRow("shape overflow") << Check([] {
+        checkedNumel({std::int64_t{1} << 40, std::int64_t{1} << 40});
+    }) << "must have at most 2^63-1 elements";
     QTest::newRow("CSR I1") << checkCsr(csr({0, 0}, {}, {}, {3})) << "CSR I1: shape must be 2-d";
     QTest::newRow("CSR I2") << checkCsr(csr({0, 1}, {0}, {1})) << "CSR I2: indptr must have 3 entries, but got 2";
     QTest::newRow("CSR I3") << checkCsr(csr({1, 1, 1}, {0}, {1})) << "CSR I3: indptr[0] must be 0";
-    QTest::newRow("CSR I4") << checkCsr(csr({0, 1, 2}, {0, 1}, {1})) << "CSR I4: indptr[2], len(indices) and len(data) must agree";
+    QTest::newRow("CSR I4") << checkCsr(csr({0, 1, 2}, {0, 1}, {1}))
+                            << "CSR I4: indptr[2], len(indices) and len(data) must agree";
     QTest::newRow("CSR I5 decreasing") << checkCsr(csr({0, 2, 1, 2}, {0, 1}, {1, 2}, {3, 3}))
                                        << "CSR I5: indptr must be non-decreasing, but indptr[1]=2 > indptr[2]=1";
     QTest::newRow("CSR I6") << checkCsr(csr({0, 1, 1}, {3}, {1})) << "CSR I6: indices must be in [0, 3), but indices[0]=3";
@@ -74,12 +75,14 @@ void TestValidation::rejects_data()
     QTest::newRow("COO C4") << checkCoo({{2, 2}, 2, 1, {0, 2}, {1}, false})
                             << "COO C4: indices[1, k] must be in [0, 2), but indices[1, 0]=2";
     QTest::newRow("COO C4 negative") << checkCoo({{2, 2}, 2, 1, {-1, 0}, {1}, false}) << "indices[0, 0]=-1";
-    QTest::newRow("COO C5") << checkCoo({{4}, 1, 2, {2, 1}, {1, 2}, true}) << "COO C5: a coalesced tensor must have sorted unique indices";
+    QTest::newRow("COO C5") << checkCoo({{4}, 1, 2, {2, 1}, {1, 2}, true})
+                            << "COO C5: a coalesced tensor must have sorted unique indices";
     QTest::newRow("RSP R1") << checkRsp({{}, {}, {}}) << "row_sparse R1: rank must be >= 1";
     QTest::newRow("RSP R2") << checkRsp({{4, 2}, {1}, {1, 2, 3}}) << "row_sparse R2: data must have shape [1, ...]";
     QTest::newRow("RSP R3") << checkRsp({{4, 1}, {4}, {1}}) << "row_sparse R3: indices must be in [0, 4), but indices[0]=4";
-    QTest::newRow("RSP R4 unsorted") << checkRsp({{4, 1}, {2, 1}, {1, 2}})
-                                     << "row_sparse R4: indices must be strictly increasing (sorted, unique), but indices[0]=2 >= indices[1]=1";
+    QTest::newRow("RSP R4 unsorted")
+        << checkRsp({{4, 1}, {2, 1}, {1, 2}})
+        << "row_sparse R4: indices must be strictly increasing (sorted, unique), but indices[0]=2 >= indices[1]=1";
     QTest::newRow("RSP R4 duplicate") << checkRsp({{4, 1}, {1, 1}, {1, 2}}) << "indices[0]=1 >= indices[1]=1";
 }
 

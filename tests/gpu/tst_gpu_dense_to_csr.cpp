@@ -1,9 +1,9 @@
 // CUDA dense -> CSR equals the CPU kernel exactly. Skips cleanly without a CUDA device.
+#include "../core/test_tensors.h"
 #include "core/device/device.h"
 #include "core/device/gpu_conversions.h"
 #include "core/tensor/conversions.h"
 #include "core/util/errors.h"
-#include "../core/test_tensors.h"
 
 #include <QTest>
 

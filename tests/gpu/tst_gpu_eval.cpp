@@ -1,11 +1,10 @@
 // The evaluator's fused programs and reductions on CUDA equal the CPU kernels to float
 // rounding. Skips cleanly without a CUDA device.
+#include "../core/test_tensors.h"
 #include "core/device/device.h"
 #include "core/expr/evaluator.h"
-#include "../core/test_tensors.h"
 
 #include <QTest>
-
 #include <cmath>
 
 using namespace sparsity;
@@ -28,9 +27,8 @@ void TestGpuEval::matchesCpu_data()
     QTest::addColumn<QString>("expression");
     QTest::addColumn<bool>("isDouble");
     for (const char *e : {"sqrt(abs(x)) * x + 1.5", "clamp(exp(x) - y, -1, 2) / (y * y + 1)", "where(c, x, maximum(x, y))",
-                          "sum(sqrt(abs(x)) * x + 1.5, 1)", "sum(x * y)", "mean(x, 0)", "amax(exp(x) - y, 0)",
-                          "amin(x, 2)", "norm(x - y, 1)", "sum(masked(x, c) * 2, 1)", "amax(masked(x, c))",
-                          "mean(masked(x, c) + y, 0)"})
+                          "sum(sqrt(abs(x)) * x + 1.5, 1)", "sum(x * y)", "mean(x, 0)", "amax(exp(x) - y, 0)", "amin(x, 2)",
+                          "norm(x - y, 1)", "sum(masked(x, c) * 2, 1)", "amax(masked(x, c))", "mean(masked(x, c) + y, 0)"})
         for (bool isDouble : {false, true})
             QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(e).arg(isDouble ? "f64" : "f32"))) << QString(e) << isDouble;
 }
@@ -39,7 +37,7 @@ void TestGpuEval::matchesCpu()
 {
     QFETCH(QString, expression);
     QFETCH(bool, isDouble);
-    const core::Shape shape{7, 1300, 3};   // several blocks per slab, inner dims wrap
+    const core::Shape shape{7, 1300, 3}; // several blocks per slab, inner dims wrap
     const auto dtype = isDouble ? core::DType::Float64 : core::DType::Float32;
     core::Tensor c(core::Storage{test::randomDense<float>(shape, 0.5, 3)});
     const auto inputs = core::makeEvalInputs({{"x", test::randomTensor(dtype, shape, 0.9, 1), false},
@@ -48,7 +46,8 @@ void TestGpuEval::matchesCpu()
     const std::string source = expression.toStdString();
     const auto parsed = core::parseExpression(source);
     const auto cpu = core::toTensor(core::evaluateExpression(*parsed, source, inputs));
-    const auto gpu = core::toTensor(core::evaluateExpression(*parsed, source, inputs, core::MaskPolicy::Strict, core::Device::Cuda));
+    const auto gpu =
+        core::toTensor(core::evaluateExpression(*parsed, source, inputs, core::MaskPolicy::Strict, core::Device::Cuda));
     QCOMPARE(core::shapeToString(gpu.shape()), core::shapeToString(cpu.shape()));
     QCOMPARE(gpu.isMasked(), cpu.isMasked());
     const auto a = core::toDenseDouble(cpu), b = core::toDenseDouble(gpu);

@@ -1,12 +1,11 @@
 // Optimizer steps on CUDA equal the CPU steps on every golden case (relative 2e-6: nvcc may
 // contract multiply-adds, like PyTorch's AVX2 kernels). Skips cleanly without a device.
+#include "../core/golden_cases.h"
 #include "core/device/device.h"
 #include "core/device/gpu_steps.h"
 #include "core/optim/semantics_comparison.h"
-#include "../core/golden_cases.h"
 
 #include <QTest>
-
 #include <cmath>
 
 using namespace sparsity;
@@ -64,14 +63,15 @@ void TestGpuOptimizer::semanticsComparisonMatchesCpu()
     core::CooTensor<float> grad{{6, 3}, 1, 2, {4, 1}, {}, true};
     for (int k = 0; k < 6; ++k)
         grad.values.push_back(0.3f * static_cast<float>(k) - 0.7f);
-    const std::vector<core::NamedGradient> grads{{"g", core::Tensor(core::Storage{grad})}, {"g", core::Tensor(core::Storage{grad})}};
+    const std::vector<core::NamedGradient> grads{{"g", core::Tensor(core::Storage{grad})},
+                                                 {"g", core::Tensor(core::Storage{grad})}};
     core::HyperparameterInput hp;
     hp.lr = 0.1;
     const std::vector<core::Semantics> semantics{core::Semantics::Dense, core::Semantics::Lazy, core::Semantics::Masked};
     const core::Tensor start(core::Storage{param});
     const auto cpu = core::compareSemantics(start, grads, nullptr, core::OptimizerKind::Adam, core::Rule::Torch, hp, semantics);
-    const auto gpu = core::compareSemantics(start, grads, nullptr, core::OptimizerKind::Adam, core::Rule::Torch, hp, semantics, {},
-                                            core::Device::Cuda);
+    const auto gpu = core::compareSemantics(start, grads, nullptr, core::OptimizerKind::Adam, core::Rule::Torch, hp, semantics,
+                                            {}, core::Device::Cuda);
     QCOMPARE(gpu.results.size(), cpu.results.size());
     for (std::size_t r = 0; r < cpu.results.size(); ++r)
         for (std::size_t t = 0; t < cpu.results[r].tensors.size(); ++t) {

@@ -1,12 +1,11 @@
 // Sparsifier kernels on CUDA equal the CPU kernels. Skips cleanly without a CUDA device.
+#include "../core/test_tensors.h"
 #include "core/device/device.h"
 #include "core/device/gpu_sparsify.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
-#include "../core/test_tensors.h"
 
 #include <QTest>
-
 #include <cmath>
 
 using namespace sparsity;
@@ -41,7 +40,7 @@ void TestGpuSparsify::thresholdMatchesCpu()
 
 void TestGpuSparsify::nmMatchesCpu()
 {
-    auto x = test::randomDense<float>({300, 16}, 0.7, 2);   // zeros give ties: lower index wins on both
+    auto x = test::randomDense<float>({300, 16}, 0.7, 2); // zeros give ties: lower index wins on both
     core::Mask cpu(x.values.size());
     core::nmMask(x.values.data(), cpu.data(), x.numel() / 8, 3, 8);
     QVERIFY(core::nmMaskOnGpu(x, 3, 8) == cpu);
@@ -60,7 +59,7 @@ void TestGpuSparsify::blockScoresAndMaskMatchCpu()
         const auto cpu = core::blockScores(x.values.data(), 97, 131, c);
         const auto gpu = core::blockScoresOnGpu(x.values.data(), 97, 131, c);
         QCOMPARE(gpu.size(), cpu.size());
-        for (std::size_t b = 0; b < cpu.size(); ++b)   // nvcc may contract x*x + sum into an FMA
+        for (std::size_t b = 0; b < cpu.size(); ++b) // nvcc may contract x*x + sum into an FMA
             QVERIFY(std::abs(gpu[b] - cpu[b]) <= 1e-6f * std::max(1.0f, std::abs(cpu[b])));
         const auto maskCpu = core::computeMask(core::Tensor(core::Storage{x}), c);
         QVERIFY(core::dataNormMaskOnGpu(x, c, nullptr) == maskCpu);

@@ -87,10 +87,14 @@ void TestExportAndBatch::savedBatchReplaysToTheExportedFile_data()
     QTest::addColumn<QString>("layout");
     QTest::addColumn<QStringList>("datasets");
     QTest::addColumn<int>("gzip");
-    QTest::newRow("threshold csr gzip") << "threshold" << "csr" << QStringList{"/emb", "/W"} << 4;
-    QTest::newRow("data-norm masked") << "data-norm" << "masked" << QStringList{"/emb"} << 0;
-    QTest::newRow("n-m coo") << "n-m" << "coo" << QStringList{"/emb", "/pixels"} << 0;
-    QTest::newRow("row-norm row_sparse") << "row-norm" << "row_sparse" << QStringList{"/emb"} << 1;
+    QTest::newRow("threshold csr gzip") << "threshold"
+                                        << "csr" << QStringList{"/emb", "/W"} << 4;
+    QTest::newRow("data-norm masked") << "data-norm"
+                                      << "masked" << QStringList{"/emb"} << 0;
+    QTest::newRow("n-m coo") << "n-m"
+                             << "coo" << QStringList{"/emb", "/pixels"} << 0;
+    QTest::newRow("row-norm row_sparse") << "row-norm"
+                                         << "row_sparse" << QStringList{"/emb"} << 1;
 }
 
 void TestExportAndBatch::savedBatchReplaysToTheExportedFile()
@@ -123,7 +127,8 @@ void TestExportAndBatch::savedBatchReplaysToTheExportedFile()
     const auto recipe = core::parseBatch(batch.toStdString());
     QCOMPARE(recipe.gzipLevel, gzip);
     QCOMPARE(QString::fromStdString(recipe.layout), layout);
-    QCOMPARE(core::listElements(core::H5File::openRead(exported.toStdString())).size(), static_cast<std::size_t>(datasets.size()));
+    QCOMPARE(core::listElements(core::H5File::openRead(exported.toStdString())).size(),
+             static_cast<std::size_t>(datasets.size()));
     replayEquals(batch, exported);
     QCOMPARE(window.issuesList()->count(), 0);
 }
@@ -184,12 +189,12 @@ void TestExportAndBatch::cancelledExportWritesNothing()
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     const QString output = dir.filePath(QStringLiteral("cancelled.h5"));
     QVERIFY(window.documentJobs()->startExport(output));
-    window.jobs()->cancel();   // before the first dataset: the core stops at its first checkpoint
+    window.jobs()->cancel(); // before the first dataset: the core stops at its first checkpoint
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().at(0).toBool(), false);
     QCOMPARE(finished.first().at(1).toBool(), true);
     QVERIFY(!QFile::exists(output));
-    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{});   // no temp file left either
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{}); // no temp file left either
     QCOMPARE(document->values().values, values);
     QCOMPARE(document->undoStack()->count(), history);
     QCOMPARE(window.issuesList()->count(), 0);
@@ -204,7 +209,7 @@ void TestExportAndBatch::failedExportGoesToIssues()
     core::SparsifierConfig config;
     config.method = core::SparsifierMethod::NM;
     config.n = 1;
-    config.m = 3;   // /emb has 64 columns: not groups of 3
+    config.m = 3; // /emb has 64 columns: not groups of 3
     window.document()->changeSparsifier(config);
     window.document()->changeExportSettings({{QStringLiteral("/emb")}, QStringLiteral("dense"), 0});
     const QString output = dir.filePath(QStringLiteral("failed.h5"));

@@ -10,8 +10,6 @@
 #include "ui/panels/gradcheck_panel.h"
 #include "ui/views/matrix_view.h"
 
-#include <cmath>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
@@ -25,6 +23,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 namespace core = sparsity::core;
 namespace ui = sparsity::ui;
@@ -66,7 +65,8 @@ void TestGradcheckPanel::initTestCase()
     core::writeTensor(file, "/x", core::Tensor(core::Storage{x}));
     m_other = m_dir.filePath(QStringLiteral("other.h5"));
     auto other = core::H5File::create(m_other.toStdString());
-    core::writeTensor(other, "/w", core::Tensor(core::Storage{core::DenseTensor<double>{{2, 3}, {0.5, -1.0, 2.0, 1.5, 0.25, -0.75}}}));
+    core::writeTensor(other, "/w",
+                      core::Tensor(core::Storage{core::DenseTensor<double>{{2, 3}, {0.5, -1.0, 2.0, 1.5, 0.25, -0.75}}}));
     core::DenseTensor<double> big{{64, 64}, {}};
     for (int i = 0; i < 64 * 64; ++i)
         big.values.push_back(std::sin(0.1 * i));
@@ -129,7 +129,7 @@ void TestGradcheckPanel::instructiveCaseEqualsTheCli()
     window.document()->setSelection({});
     QCOMPARE(panel->differenceView()->title(), QStringLiteral("analytical − numerical"));
 
-    QStringList arguments{QStringLiteral("gradcheck"), QStringLiteral("--expr"), expression, QStringLiteral("--input"),
+    QStringList arguments{QStringLiteral("gradcheck"),           QStringLiteral("--expr"), expression, QStringLiteral("--input"),
                           QStringLiteral("x=%1:/x").arg(m_file), QStringLiteral("--json")};
     if (masked)
         arguments << QStringLiteral("--masked");
@@ -140,7 +140,8 @@ void TestGradcheckPanel::instructiveCaseEqualsTheCli()
     const auto report = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
     const auto input = report[QStringLiteral("inputs")].toArray()[0].toObject();
     const auto &j = run->report.inputs[0];
-    for (const auto &[key, values] : {std::pair{QStringLiteral("numerical"), &j.numerical}, {QStringLiteral("analytical"), &j.analytical}}) {
+    for (const auto &[key, values] :
+         {std::pair{QStringLiteral("numerical"), &j.numerical}, {QStringLiteral("analytical"), &j.analytical}}) {
         const auto rows = input[key].toArray();
         QCOMPARE(rows.size(), 4);
         for (int r = 0; r < 4; ++r)
@@ -190,9 +191,10 @@ void TestGradcheckPanel::inputsFromEveryOpenFile()
     QVERIFY(panel->numericalView()->link() == ui::CellLink::None);
 
     QProcess cli;
-    cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("gradcheck"), QStringLiteral("--expr"), expression, QStringLiteral("--input"),
-                                            QStringLiteral("x=%1:/x").arg(m_file), QStringLiteral("--input"),
-                                            QStringLiteral("w=%1:/w").arg(m_other), QStringLiteral("--json")});
+    cli.start(QStringLiteral(SPARSITY_CLI),
+              {QStringLiteral("gradcheck"), QStringLiteral("--expr"), expression, QStringLiteral("--input"),
+               QStringLiteral("x=%1:/x").arg(m_file), QStringLiteral("--input"), QStringLiteral("w=%1:/w").arg(m_other),
+               QStringLiteral("--json")});
     QVERIFY(cli.waitForFinished(60000));
     QCOMPARE(cli.exitCode(), 0);
     const auto inputs = QJsonDocument::fromJson(cli.readAllStandardOutput()).object()[QStringLiteral("inputs")].toArray();
@@ -225,7 +227,8 @@ void TestGradcheckPanel::cancelledCheckChangesNothing()
     // A check of 4096 perturbed rows (seconds of work): Cancel right away stops it early.
     QVERIFY(window.openFile(m_other));
     panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(mm(big, big), 1)"));
-    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.big"))->currentText(), QStringLiteral("other.h5:/big"));
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.big"))->currentText(),
+             QStringLiteral("other.h5:/big"));
     QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
     window.jobs()->cancel();
     QVERIFY(finished.wait(60000));

@@ -5,7 +5,6 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <fstream>
 
 using sparsity::ui::H5BrowserModel;

@@ -3,10 +3,9 @@
 #include "ui/views/heatmap_image.h"
 #include "ui/views/row_overview.h"
 
+#include <QTest>
 #include <cmath>
 #include <limits>
-
-#include <QTest>
 
 using namespace sparsity;
 
@@ -26,7 +25,7 @@ void TestHeatmapImage::divergingScale()
 {
     QCOMPARE(ui::divergingColour(0.0, 2.0), QColor(255, 255, 255));
     QCOMPARE(ui::divergingColour(2.0, 2.0), QColor(178, 24, 43));
-    QCOMPARE(ui::divergingColour(-5.0, 2.0), QColor(33, 102, 172));   // clamped
+    QCOMPARE(ui::divergingColour(-5.0, 2.0), QColor(33, 102, 172)); // clamped
     QCOMPARE(ui::divergingColour(std::nan(""), 2.0), QColor(255, 0, 255));
 }
 
@@ -37,11 +36,11 @@ void TestHeatmapImage::unspecifiedElementsAreDistinct()
     const auto heatmap = ui::renderHeatmap(values, &mask);
     QCOMPARE(heatmap.image.size(), QSize(2, 2));
     QCOMPARE(heatmap.maxAbs, 1.0);
-    QCOMPARE(heatmap.image.pixelColor(0, 0), QColor(255, 255, 255));   // a specified zero is white
+    QCOMPARE(heatmap.image.pixelColor(0, 0), QColor(255, 255, 255)); // a specified zero is white
     QCOMPARE(heatmap.image.pixelColor(1, 0), QColor(178, 24, 43));
     QCOMPARE(heatmap.image.pixelColor(0, 1), QColor(33, 102, 172));
     const auto unspecified = heatmap.image.pixelColor(1, 1);
-    QVERIFY(unspecified.red() == unspecified.green() && unspecified.red() < 255);   // grey, not white
+    QVERIFY(unspecified.red() == unspecified.green() && unspecified.red() < 255); // grey, not white
 }
 
 void TestHeatmapImage::oneDimensionalIsOneRow()
@@ -96,20 +95,20 @@ void TestHeatmapImage::rowOverviewKeepsTheStrongestValue()
     QCOMPARE(overview.bins(), std::int64_t{4});
     std::vector<double> rows(20);
     for (int r = 0; r < 10; ++r) {
-        rows[static_cast<std::size_t>(2 * r)] = r % 2 ? -r : r;   // signs alternate: |value| = row
+        rows[static_cast<std::size_t>(2 * r)] = r % 2 ? -r : r; // signs alternate: |value| = row
         rows[static_cast<std::size_t>(2 * r + 1)] = 0.5;
     }
-    rows[2 * 4 + 1] = std::numeric_limits<double>::quiet_NaN();   // a NaN in bin 1 always shows
+    rows[2 * 4 + 1] = std::numeric_limits<double>::quiet_NaN(); // a NaN in bin 1 always shows
     // Chunks in any order give the same overview.
     overview.addRows(6, rows.data() + 12, 8);
     QVERIFY(!overview.complete());
     overview.addRows(0, rows.data(), 12);
     QVERIFY(overview.complete());
     const auto &v = overview.values().values;
-    QCOMPARE(v[0], 2.0);    // rows 0..2: 0, -1, 2
-    QCOMPARE(v[2], -5.0);   // rows 3..5: -3, 4, -5
-    QCOMPARE(v[4], 8.0);    // rows 6..8: 6, -7, 8
-    QCOMPARE(v[6], -9.0);   // row 9
+    QCOMPARE(v[0], 2.0);  // rows 0..2: 0, -1, 2
+    QCOMPARE(v[2], -5.0); // rows 3..5: -3, 4, -5
+    QCOMPARE(v[4], 8.0);  // rows 6..8: 6, -7, 8
+    QCOMPARE(v[6], -9.0); // row 9
     QVERIFY(std::isnan(v[3]));
     QCOMPARE(v[1], 0.5);
 }

@@ -123,7 +123,7 @@ void TestHistogramView::oneDragIsOneUndoStep()
     QTest::mousePress(viewport, Qt::LeftButton, {}, positionOf(-0.1));
     QTest::mouseRelease(viewport, Qt::LeftButton, {}, positionOf(-0.1));
     QCOMPARE(m_document->undoStack()->count(), 2);
-    QVERIFY(std::abs(*m_document->threshold() - 0.1) < 0.02);   // |value|: the lines sit at ±T
+    QVERIFY(std::abs(*m_document->threshold() - 0.1) < 0.02); // |value|: the lines sit at ±T
 }
 
 void TestHistogramView::doubleClickClears()

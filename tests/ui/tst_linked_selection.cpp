@@ -13,7 +13,6 @@
 #include <QSlider>
 #include <QTest>
 #include <QWheelEvent>
-
 #include <cmath>
 
 namespace core = sparsity::core;
@@ -52,7 +51,7 @@ private:
     ui::TensorPreview *m_preview = nullptr;
     ui::HistogramView *m_histogram = nullptr;
     ui::InspectorPanel *m_inspector = nullptr;
-    QRgb m_heatmapRed = 0;   // element [7, 5] as drawn without a selection
+    QRgb m_heatmapRed = 0; // element [7, 5] as drawn without a selection
 };
 
 namespace {
@@ -110,7 +109,7 @@ std::int64_t TestLinkedSelection::histogramSelectedCount() const
 {
     const auto points = m_histogram->selectedPoints();
     double total = 0.0;
-    for (int i = 0; i < points.size(); i += 2)   // two points per bin
+    for (int i = 0; i < points.size(); i += 2) // two points per bin
         total += std::pow(10.0, points[i].y()) - 1.0;
     return std::llround(total);
 }
@@ -123,7 +122,7 @@ int TestLinkedSelection::unwashedPixels()
         for (int c = 0; c < wash.width(); ++c)
             clear += qAlpha(wash.pixel(c, r)) == 0;
     // And it is drawn: a washed element looks lighter on screen than without the selection.
-    const QPoint washed = m_preview->positionOf(7, 5);   // +2.3, strongly red, never selected here
+    const QPoint washed = m_preview->positionOf(7, 5); // +2.3, strongly red, never selected here
     const QImage shown = m_preview->grab().toImage();
     if (m_document->selected()[7 * 6 + 5] == 0 && qGreen(shown.pixel(washed)) <= qGreen(m_heatmapRed))
         return -1;
@@ -171,10 +170,10 @@ void TestLinkedSelection::histogramValueRangeReachesHeatmap()
     int expected = 0;
     for (double v : m_document->values().values)
         expected += v >= s.lo && v <= s.hi;
-    QVERIFY2(expected >= 9 && expected <= 11, qPrintable(QString::number(expected)));   // about -0.5 .. 0.5
+    QVERIFY2(expected >= 9 && expected <= 11, qPrintable(QString::number(expected))); // about -0.5 .. 0.5
     QCOMPARE(m_document->selectedCount(), expected);
     QCOMPARE(unwashedPixels(), expected);
-    QVERIFY(!m_document->threshold().has_value());   // Shift+drag selects; it sets no threshold
+    QVERIFY(!m_document->threshold().has_value()); // Shift+drag selects; it sets no threshold
 }
 
 void TestLinkedSelection::hoverShowsTheElement()
@@ -219,7 +218,7 @@ void TestLinkedSelection::zoomAndPanKeepTheMapping()
     QTest::mouseRelease(m_preview, Qt::RightButton, {}, to);
     QVERIFY(m_preview->view().x() < before.x() || m_preview->view().x() == 0.0);
     QVERIFY(m_preview->view().x() >= 0.0 && m_preview->view().y() >= 0.0);
-    QCOMPARE(m_document->selectedCount(), 4);   // panning does not select
+    QCOMPARE(m_document->selectedCount(), 4); // panning does not select
     // Home shows everything again.
     QTest::keyClick(m_preview, Qt::Key_Home);
     QCOMPARE(m_preview->view(), QRectF(0, 0, 6, 8));
@@ -344,7 +343,7 @@ void TestLinkedSelection::jacobianRowsAreTheInputsElements()
     drag(view.get(), view->positionOf(10, 1), view->positionOf(13, 0));
     QCOMPARE(m_document->selection(), ui::ElementSelection::flatRange(10, 13));
     QCOMPARE(m_document->selectedCount(), 4);
-    QCOMPARE(unwashedPixels(), 4);   // [1, 4], [1, 5], [2, 0], [2, 1] on the heatmap
+    QCOMPARE(unwashedPixels(), 4); // [1, 4], [1, 5], [2, 0], [2, 1] on the heatmap
     QCOMPARE(histogramSelectedCount(), 4);
     hover(view.get(), view->positionOf(7, 2));
     QCOMPARE(m_document->hover().value(), 7);

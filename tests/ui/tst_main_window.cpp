@@ -1,9 +1,9 @@
 // The main window on the sample: open, select, preview; errors go to the Issues dock.
 #include "core/io/h5_writer.h"
 #include "ui/document/tensor_document.h"
+#include "ui/jobs/overview_builder.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
-#include "ui/jobs/overview_builder.h"
 #include "ui/views/overview_strip.h"
 #include "ui/views/tensor_preview.h"
 
@@ -12,7 +12,6 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <fstream>
 
 using sparsity::ui::MainWindow;
@@ -50,7 +49,7 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     {
         sparsity::core::DenseTensor<float> t{{70000, 64}, {}};
         for (int row = 0; row < 70000; ++row)
-            t.values.insert(t.values.end(), 64, static_cast<float>(row));   // each row holds its index
+            t.values.insert(t.values.end(), 64, static_cast<float>(row)); // each row holds its index
         auto file = sparsity::core::H5File::create(path);
         sparsity::core::writeTensor(file, "/tall", sparsity::core::Tensor(sparsity::core::Storage{t}));
     }
@@ -79,7 +78,8 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QCOMPARE(overview.totalRows(), std::int64_t{70000});
     QCOMPARE(overview.bins(), std::int64_t{2000});
     for (std::int64_t bin = 0; bin < 2000; ++bin)
-        QCOMPARE(overview.values().values[static_cast<std::size_t>(bin * 64 + 63)], static_cast<double>(std::min<std::int64_t>(bin * 35 + 34, 69999)));
+        QCOMPARE(overview.values().values[static_cast<std::size_t>(bin * 64 + 63)],
+                 static_cast<double>(std::min<std::int64_t>(bin * 35 + 34, 69999)));
     auto *strip = window.overviewStrip();
     QVERIFY(strip->isVisible());
     QVERIFY(!strip->image().isNull());

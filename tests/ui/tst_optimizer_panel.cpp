@@ -61,7 +61,7 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
     auto *panel = window.optimizerPanel();
     QAbstractItemModelTester tester(panel->divergenceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     auto *gradients = panel->findChild<QListWidget *>(QStringLiteral("optimizer.gradients"));
-    QVERIFY(gradients->count() >= 2);   // the file's elements are offered
+    QVERIFY(gradients->count() >= 2); // the file's elements are offered
 
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
@@ -74,12 +74,16 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
     QTemporaryDir dir;
     const QString output = dir.filePath(QStringLiteral("step.h5"));
     QProcess cli;
-    cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("step"), kSample, QStringLiteral("-o"), output, QStringLiteral("--optimizer"),
-                                             QStringLiteral("adam"), QStringLiteral("--semantics"), QStringLiteral("dense"),
-                                             QStringLiteral("--param"), QStringLiteral("/emb"), QStringLiteral("--grad"), QStringLiteral("/g0"),
-                                             QStringLiteral("--grad"), QStringLiteral("/g1"), QStringLiteral("--lr"), QStringLiteral("0.1"),
-                                             QStringLiteral("--compare"), QStringLiteral("lazy"), QStringLiteral("masked"),
-                                             QStringLiteral("--json")});
+    cli.start(QStringLiteral(SPARSITY_CLI), {QStringLiteral("step"),        kSample,
+                                             QStringLiteral("-o"),          output,
+                                             QStringLiteral("--optimizer"), QStringLiteral("adam"),
+                                             QStringLiteral("--semantics"), QStringLiteral("dense"),
+                                             QStringLiteral("--param"),     QStringLiteral("/emb"),
+                                             QStringLiteral("--grad"),      QStringLiteral("/g0"),
+                                             QStringLiteral("--grad"),      QStringLiteral("/g1"),
+                                             QStringLiteral("--lr"),        QStringLiteral("0.1"),
+                                             QStringLiteral("--compare"),   QStringLiteral("lazy"),
+                                             QStringLiteral("masked"),      QStringLiteral("--json")});
     QVERIFY(cli.waitForFinished(60000));
     QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
     const auto report = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
@@ -118,7 +122,8 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
     window.document()->setHover(5 * 64 + 7);
     const auto states = window.inspector()->statesText().split(QLatin1Char('\n'));
     QCOMPARE(states.size(), 3);
-    QVERIFY2(states[1].startsWith(QStringLiteral("lazy: param %1, exp_avg ").arg(run->comparison.results[1].tensors[0].second.values[5 * 64 + 7], 0, 'g', 6)),
+    QVERIFY2(states[1].startsWith(QStringLiteral("lazy: param %1, exp_avg ")
+                                      .arg(run->comparison.results[1].tensors[0].second.values[5 * 64 + 7], 0, 'g', 6)),
              qPrintable(states[1]));
 
     views->setCurrentText(QStringLiteral("lazy: row staleness"));
@@ -150,7 +155,7 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
     QCOMPARE(model->rowCount(), row);
 
     views->setCurrentText(QStringLiteral("lazy − dense: param"));
-    QVERIFY(window.selectElement(QStringLiteral("/pixels")));   // same shape, another tensor
+    QVERIFY(window.selectElement(QStringLiteral("/pixels"))); // same shape, another tensor
     QVERIFY(panel->matrixView()->link() == ui::CellLink::None);
     QVERIFY(window.selectElement(QStringLiteral("/emb")));
     QVERIFY(panel->matrixView()->link() == ui::CellLink::Elements);
@@ -162,7 +167,7 @@ void TestOptimizerPanel::refusalGoesToIssues()
     QVERIFY(window.openFile(kSample));
     QVERIFY(window.selectElement(QStringLiteral("/emb")));
     auto request = adamRequest();
-    request.hyperparameters.weightDecay = 0.01;   // torch's SparseAdam refuses weight decay
+    request.hyperparameters.weightDecay = 0.01; // torch's SparseAdam refuses weight decay
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     QVERIFY(window.documentJobs()->runOptimizer(request));
     QVERIFY(finished.wait(60000));

@@ -37,7 +37,10 @@ private slots:
 
 private:
     template <class W>
-    W *child(const char *name) const { return m_panel->findChild<W *>(QString::fromLatin1(name)); }
+    W *child(const char *name) const
+    {
+        return m_panel->findChild<W *>(QString::fromLatin1(name));
+    }
 
     ui::TensorDocument *m_document = nullptr;
     ui::SparsifierPanel *m_panel = nullptr;
@@ -93,7 +96,7 @@ void TestSparsifierPanel::editsOfOneFieldAreOneUndoStep()
     auto *threshold = child<QDoubleSpinBox>("sparsifier.threshold");
     for (double t : {0.1, 0.2, 0.3, 0.4})
         threshold->setValue(t);
-    QCOMPARE(m_document->undoStack()->count(), 2);   // the method, then the threshold edits
+    QCOMPARE(m_document->undoStack()->count(), 2); // the method, then the threshold edits
     QCOMPARE(m_document->threshold().value(), 0.4);
     m_document->undoStack()->undo();
     QCOMPARE(m_document->threshold().value(), 0.0);
@@ -133,7 +136,7 @@ void TestSparsifierPanel::applySquashesAndUndoesExactly()
 void TestSparsifierPanel::recipeThatDoesNotFitIsExplained()
 {
     child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("n-m"));
-    child<QSpinBox>("sparsifier.m")->setValue(3);   // 8 columns are not groups of 3
+    child<QSpinBox>("sparsifier.m")->setValue(3); // 8 columns are not groups of 3
     QVERIFY(!m_document->hasPreview());
     QVERIFY(!m_document->previewError().isEmpty());
     QCOMPARE(child<QLabel>("sparsifier.status")->text(), m_document->previewError());
@@ -156,7 +159,7 @@ void TestSparsifierPanel::scheduleLevelBecomesTheSparsityLevel()
     child<QSpinBox>("sparsifier.at_step")->setValue(5);
     QTest::mouseClick(child<QPushButton>("sparsifier.use_level"), Qt::LeftButton);
     const double expected = core::parseSchedule("cubic:0,0.8,0,1,20")->level(5);
-    QVERIFY(std::abs(m_document->sparsifier()->sparsityLevel - expected) < 1e-3);   // the spin box's 3 decimals
+    QVERIFY(std::abs(m_document->sparsifier()->sparsityLevel - expected) < 1e-3); // the spin box's 3 decimals
 }
 
 void TestSparsifierPanel::widgetsFollowTheDocument()
@@ -171,7 +174,7 @@ void TestSparsifierPanel::exportSettingsUndoAndRedo()
 {
     const ui::ExportSettings first{{QStringLiteral("/t")}, QStringLiteral("csr"), 4}, second{{}, QStringLiteral("masked"), 0};
     m_document->changeExportSettings(first);
-    m_document->changeExportSettings(first);   // no change, no undo step
+    m_document->changeExportSettings(first); // no change, no undo step
     m_document->changeExportSettings(second);
     QCOMPARE(m_document->undoStack()->count(), 2);
     m_document->undoStack()->undo();
@@ -183,7 +186,6 @@ void TestSparsifierPanel::exportSettingsUndoAndRedo()
     QVERIFY(m_document->exportSettings() == second);
 }
 
-
 void TestSparsifierPanel::datasetOwnRecipeOverridesTheShared()
 {
     auto *scope = child<QComboBox>("sparsifier.scope");
@@ -194,7 +196,7 @@ void TestSparsifierPanel::datasetOwnRecipeOverridesTheShared()
     child<QDoubleSpinBox>("sparsifier.threshold")->setValue(0.5);
     scope->setCurrentIndex(1);
     QVERIFY(m_document->hasOwnSparsifier());
-    QCOMPARE(m_document->sparsifier()->threshold, 0.5);   // starts as a copy of the shared recipe
+    QCOMPARE(m_document->sparsifier()->threshold, 0.5); // starts as a copy of the shared recipe
     method->setCurrentText(QStringLiteral("n-m"));
     QVERIFY(m_document->sparsifier()->method == core::SparsifierMethod::NM);
     QVERIFY(m_document->sharedSparsifier()->method == core::SparsifierMethod::Threshold);

@@ -103,7 +103,7 @@ void TestWorkspace::savedWorkspaceReopens()
     QVERIFY(own.at(QStringLiteral("/emb")).method == core::SparsifierMethod::Threshold);
     QCOMPARE(own.at(QStringLiteral("/emb")).threshold, 2.5);
     QVERIFY(window.document()->exportSettings() == settings);
-    QVERIFY(window.document()->hasPreview());   // the recipe previews on the reopened tensor
+    QVERIFY(window.document()->hasPreview()); // the recipe previews on the reopened tensor
     const auto optimizer = window.optimizerPanel()->request();
     QVERIFY(optimizer.kind == core::OptimizerKind::Sgd);
     QVERIFY(optimizer.rule == core::Rule::Mxnet);
@@ -116,7 +116,7 @@ void TestWorkspace::savedWorkspaceReopens()
     QCOMPARE(window.document()->selectedCount(), 9);
     const auto gradcheck = window.gradcheckPanel()->request();
     QCOMPARE(gradcheck.expression, QStringLiteral("softmax(mm(emb, W), 1)"));
-    QCOMPARE(gradcheck.inputs.value(QStringLiteral("emb")).path, QStringLiteral("/ink"));   // as chosen, not by name
+    QCOMPARE(gradcheck.inputs.value(QStringLiteral("emb")).path, QStringLiteral("/ink")); // as chosen, not by name
     QCOMPARE(gradcheck.inputs.value(QStringLiteral("W")).path, QStringLiteral("/W"));
     QVERIFY(gradcheck.options.masked && !gradcheck.options.fast);
     QCOMPARE(gradcheck.options.eps, 1e-5);
@@ -174,14 +174,17 @@ void TestWorkspace::brokenWorkspaceChangesNothing_data()
     QTest::newRow("invalid recipe") << QByteArray(R"({"version": 1, "sparsifier": {"method": "n-m", "n": 5, "m": 4}})")
                                     << QStringLiteral("ws.json: $.sparsifier: --n must be at most --m (4), but got 5");
     QTest::newRow("relative dataset") << QByteArray(R"({"version": 1, "dataset_sparsifiers": {"emb": {"method": "n-m"}}})")
-                                      << QStringLiteral("ws.json: $.dataset_sparsifiers[\"emb\"] must name a dataset by its absolute path");
+                                      << QStringLiteral(
+                                             "ws.json: $.dataset_sparsifiers[\"emb\"] must name a dataset by its absolute path");
     QTest::newRow("bad slice") << QByteArray(R"({"version": 1, "current": {"file": "a.h5", "element": "/x", "slice": [-1]}})")
                                << QStringLiteral("ws.json: $.current.slice must be an array of indices >= 0, but got [-1]");
-    QTest::newRow("bad selection") << QByteArray(R"({"version": 1, "current": {"file": "a.h5", "element": "/x", "selection": {"rectangle": [1, 2]}}})")
-                                   << QStringLiteral("ws.json: $.current.selection.rectangle must be an array of 4 numbers, but got [1,2]");
+    QTest::newRow("bad selection")
+        << QByteArray(R"({"version": 1, "current": {"file": "a.h5", "element": "/x", "selection": {"rectangle": [1, 2]}}})")
+        << QStringLiteral("ws.json: $.current.selection.rectangle must be an array of 4 numbers, but got [1,2]");
     QTest::newRow("gradcheck eps") << QByteArray(R"({"version": 1, "gradcheck": {"expression": "x", "eps": 0}})")
                                    << QStringLiteral("ws.json: $.gradcheck.eps must be a number > 0, but got 0");
-    QTest::newRow("wrong version") << QByteArray(R"({"version": 2})") << QStringLiteral("ws.json: $.version must be 1, but got 2");
+    QTest::newRow("wrong version") << QByteArray(R"({"version": 2})")
+                                   << QStringLiteral("ws.json: $.version must be 1, but got 2");
     QTest::newRow("unknown optimizer") << QByteArray(R"({"version": 1, "optimizer": {"optimizer": "lion", "rule": "torch"}})")
                                        << QStringLiteral("ws.json: $.optimizer.optimizer: ");
     QTest::newRow("bad layout") << QByteArray(R"({"version": 1, "export": {"layout": "bsr"}})")
@@ -204,14 +207,15 @@ void TestWorkspace::brokenWorkspaceChangesNothing()
     QCOMPARE(window.document()->undoStack()->count(), 0);
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
-    QCOMPARE(file.readAll(), text);   // never modified
+    QCOMPARE(file.readAll(), text); // never modified
 }
 
 void TestWorkspace::unwritableWorkspaceIsReported()
 {
     ui::MainWindow window;
     QVERIFY(!window.saveWorkspaceTo(QStringLiteral("/nonexistent-folder/ws.json")));
-    QVERIFY(window.issuesList()->item(0)->text().contains(QStringLiteral("/nonexistent-folder/ws.json: cannot write the workspace")));
+    QVERIFY(
+        window.issuesList()->item(0)->text().contains(QStringLiteral("/nonexistent-folder/ws.json: cannot write the workspace")));
 }
 
 QTEST_MAIN(TestWorkspace)

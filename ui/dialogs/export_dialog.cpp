@@ -25,7 +25,9 @@ QString recipeOf(const TensorDocument &document, const QString &dataset)
 
 } // namespace
 
-ExportDialog::ExportDialog(const QStringList &datasets, const TensorDocument &document, const QString &suggestedOutput,
+ExportDialog::ExportDialog(const QStringList &datasets,
+                           const TensorDocument &document,
+                           const QString &suggestedOutput,
                            QWidget *parent)
     : QDialog(parent), m_datasets(new QListWidget), m_layout(new QComboBox), m_gzip(new QSpinBox), m_output(new QLineEdit)
 {

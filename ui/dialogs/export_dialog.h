@@ -19,7 +19,9 @@ class ExportDialog : public QDialog {
 
 public:
     // `datasets`: every numeric element of the file; `suggestedOutput`: the initial file name.
-    ExportDialog(const QStringList &datasets, const TensorDocument &document, const QString &suggestedOutput,
+    ExportDialog(const QStringList &datasets,
+                 const TensorDocument &document,
+                 const QString &suggestedOutput,
                  QWidget *parent = nullptr);
 
     // All checked: an empty list (every numeric dataset, as the CLI's default).

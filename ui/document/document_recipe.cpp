@@ -15,9 +15,9 @@ core::BatchRecipe documentRecipe(const TensorDocument &document, const QString &
             sparsify.perDataset[dataset.toStdString()] = config;
     // Without a shared recipe every exported dataset needs its own; the recipe's top-level
     // sparsifier is then never used, and the first dataset's stands in for it.
-    const bool allOwn = !settings.datasets.isEmpty() && std::all_of(settings.datasets.begin(), settings.datasets.end(), [&](const QString &d) {
-        return document.datasetSparsifiers().count(d) > 0;
-    });
+    const bool allOwn = !settings.datasets.isEmpty()
+                        && std::all_of(settings.datasets.begin(), settings.datasets.end(),
+                                       [&](const QString &d) { return document.datasetSparsifiers().count(d) > 0; });
     if (document.sharedSparsifier())
         sparsify.config = *document.sharedSparsifier();
     else if (allOwn)

@@ -11,7 +11,7 @@ namespace sparsity::ui {
 
 struct GradcheckRun {
     QString expression;
-    QMap<QString, ElementRef> inputs;   // name -> the element bound to it
+    QMap<QString, ElementRef> inputs; // name -> the element bound to it
     core::GradcheckReport report;
 };
 

@@ -9,8 +9,8 @@
 namespace sparsity::ui {
 
 struct OptimizerRun {
-    QString description;   // "adagrad (torch) lr 0.1 on /emb, 2 steps: /g0, /g1"
-    ElementRef param;      // the tensor stepped (loaded whole)
+    QString description; // "adagrad (torch) lr 0.1 on /emb, 2 steps: /g0, /g1"
+    ElementRef param;    // the tensor stepped (loaded whole)
     core::SemanticsComparison comparison;
 };
 

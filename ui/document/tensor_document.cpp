@@ -28,7 +28,8 @@ QString describeSparsifier(const core::SparsifierConfig &c)
 {
     const QString method = QString::fromUtf8(core::methodName(c.method).data());
     switch (c.method) {
-    case core::SparsifierMethod::Threshold: return QStringLiteral("%1 T=%2").arg(method).arg(c.threshold, 0, 'g', 4);
+    case core::SparsifierMethod::Threshold:
+        return QStringLiteral("%1 T=%2").arg(method).arg(c.threshold, 0, 'g', 4);
     case core::SparsifierMethod::DataNorm:
         return QStringLiteral("%1 %2x%3 %4 level %5%6")
             .arg(method)
@@ -37,8 +38,10 @@ QString describeSparsifier(const core::SparsifierConfig &c)
             .arg(c.norm == core::BlockNorm::L2 ? QStringLiteral("L2") : QStringLiteral("L1"))
             .arg(c.sparsityLevel, 0, 'g', 4)
             .arg(c.zerosPerBlock ? QStringLiteral(" zeros/block %1").arg(*c.zerosPerBlock) : QString());
-    case core::SparsifierMethod::NM: return QStringLiteral("%1 %2:%3").arg(method).arg(c.n).arg(c.m);
-    case core::SparsifierMethod::RowNorm: return QStringLiteral("%1 keep %2").arg(method).arg(c.keep, 0, 'g', 4);
+    case core::SparsifierMethod::NM:
+        return QStringLiteral("%1 %2:%3").arg(method).arg(c.n).arg(c.m);
+    case core::SparsifierMethod::RowNorm:
+        return QStringLiteral("%1 keep %2").arg(method).arg(c.keep, 0, 'g', 4);
     }
     return method;
 }
@@ -105,7 +108,7 @@ void TensorDocument::setSlice(std::size_t dim, std::int64_t index)
     m_slice[dim] = index;
     m_hover.reset();
     if (m_selection.kind == ElementSelection::Kind::Rectangle)
-        m_selection = {};   // a rectangle belongs to the slice it was drawn on
+        m_selection = {}; // a rectangle belongs to the slice it was drawn on
     updateSelected();
     emit sliceChanged();
     emit selectionChanged();
@@ -154,7 +157,8 @@ void TensorDocument::updateSelected()
         return;
     }
     for (std::size_t k = 0; k < m_values.values.size(); ++k) {
-        const bool in = (!m_specified || (*m_specified)[k]) && m_values.values[k] >= m_selection.lo && m_values.values[k] <= m_selection.hi;
+        const bool in =
+            (!m_specified || (*m_specified)[k]) && m_values.values[k] >= m_selection.lo && m_values.values[k] <= m_selection.hi;
         m_selected[k] = in;
         m_selectedCount += in;
     }
@@ -171,7 +175,7 @@ void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor,
     m_hover.reset();
     m_slice.assign(tensor.rank() > 2 ? static_cast<std::size_t>(tensor.rank() - 2) : 0, 0);
     setValues(tensor);
-    emit sparsifierChanged();   // the recipe in effect is the new dataset's
+    emit sparsifierChanged(); // the recipe in effect is the new dataset's
     emit applicationsChanged();
     emit selectionChanged();
     emit hoverChanged();
@@ -231,7 +235,8 @@ void TensorDocument::changeOwnSparsifier(bool own)
     if (dataset.isEmpty() || own == hasOwnSparsifier())
         return;
     if (own)
-        m_undoStack.push(new ChangeSparsifierCommand(this, dataset, std::nullopt, sparsifier().value_or(core::SparsifierConfig{}), -1));
+        m_undoStack.push(
+            new ChangeSparsifierCommand(this, dataset, std::nullopt, sparsifier().value_or(core::SparsifierConfig{}), -1));
     else
         m_undoStack.push(new ChangeSparsifierCommand(this, dataset, sparsifier(), std::nullopt, -1));
 }
@@ -244,7 +249,8 @@ void TensorDocument::changeSparsifier(std::optional<core::SparsifierConfig> conf
         m_undoStack.push(new ChangeSparsifierCommand(this, QString(), m_sparsifier, std::move(config), gesture));
 }
 
-void TensorDocument::changeAllSparsifiers(std::optional<core::SparsifierConfig> shared, std::map<QString, core::SparsifierConfig> perDataset)
+void TensorDocument::changeAllSparsifiers(std::optional<core::SparsifierConfig> shared,
+                                          std::map<QString, core::SparsifierConfig> perDataset)
 {
     m_undoStack.beginMacro(tr("Set sparsifiers"));
     m_undoStack.push(new ChangeSparsifierCommand(this, QString(), m_sparsifier, std::move(shared), -1));
@@ -345,13 +351,15 @@ void TensorDocument::changeExportSettings(const ExportSettings &settings)
 void TensorDocument::changeOptimizerRun(std::shared_ptr<const OptimizerRun> run)
 {
     const QString text = run ? tr("Run %1").arg(run->description) : tr("Clear optimizer run");
-    m_undoStack.push(new SetRunCommand<OptimizerRun>(this, &TensorDocument::setOptimizerRun, m_optimizerRun, std::move(run), text));
+    m_undoStack.push(
+        new SetRunCommand<OptimizerRun>(this, &TensorDocument::setOptimizerRun, m_optimizerRun, std::move(run), text));
 }
 
 void TensorDocument::changeGradcheckRun(std::shared_ptr<const GradcheckRun> run)
 {
     const QString text = run ? tr("Gradcheck %1").arg(run->expression) : tr("Clear gradcheck");
-    m_undoStack.push(new SetRunCommand<GradcheckRun>(this, &TensorDocument::setGradcheckRun, m_gradcheckRun, std::move(run), text));
+    m_undoStack.push(
+        new SetRunCommand<GradcheckRun>(this, &TensorDocument::setGradcheckRun, m_gradcheckRun, std::move(run), text));
 }
 
 void TensorDocument::setGradcheckRun(std::shared_ptr<const GradcheckRun> run)

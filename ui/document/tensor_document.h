@@ -14,7 +14,6 @@
 #include <QObject>
 #include <QStringList>
 #include <QUndoStack>
-
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,7 +32,7 @@ struct TensorSource {
 // One Apply of the sparsifier to the loaded values (a row of the report table).
 struct SparsifierApplication {
     QString element;
-    QString recipe;               // "threshold T=0.5", "n-m 2:4", ...
+    QString recipe; // "threshold T=0.5", "n-m 2:4", ...
     std::int64_t numel = 0;
     std::int64_t nnzBefore = 0;
     std::int64_t nnzAfter = 0;
@@ -55,9 +54,9 @@ struct ExportSettings {
 struct ElementSelection {
     enum class Kind { None, Rectangle, ValueRange, FlatRange };
     Kind kind = Kind::None;
-    std::int64_t row0 = 0, row1 = -1, col0 = 0, col1 = -1;   // inclusive
+    std::int64_t row0 = 0, row1 = -1, col0 = 0, col1 = -1; // inclusive
     double lo = 0.0, hi = -1.0;
-    std::int64_t first = 0, last = -1;                       // inclusive flat indices
+    std::int64_t first = 0, last = -1; // inclusive flat indices
 
     static ElementSelection rectangle(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1);
     static ElementSelection valueRange(double lo, double hi);
@@ -173,8 +172,8 @@ public:
     void setGradcheckRun(std::shared_ptr<const GradcheckRun> run);
 
 signals:
-    void tensorChanged();        // a new tensor, or its values changed (apply, undo); its preview too
-    void sparsifierChanged();    // the recipe or its preview changed
+    void tensorChanged();     // a new tensor, or its values changed (apply, undo); its preview too
+    void sparsifierChanged(); // the recipe or its preview changed
     void applicationsChanged();
     void exportSettingsChanged();
     void selectionChanged();
@@ -185,7 +184,7 @@ signals:
 
 private:
     void updatePruned();
-    QString datasetKey() const;   // the tensor shown, as a key of m_datasetSparsifiers
+    QString datasetKey() const; // the tensor shown, as a key of m_datasetSparsifiers
     void updateSelected();
 
     QString m_title;

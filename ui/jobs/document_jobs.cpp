@@ -29,12 +29,15 @@ bool DocumentJobs::launch(const QString &what, const QString &title, JobRunner::
 {
     if (!m_runner->start(title, std::move(work)))
         return refuse(what, tr("another job is running (%1)").arg(m_runner->title()));
-    connect(m_runner, &JobRunner::finished, this, [this, what](bool, bool cancelled, const QString &error) {
-        if (cancelled)
-            emit status(tr("%1 cancelled; nothing changed").arg(what));
-        else if (!error.isEmpty())
-            emit issue(QStringLiteral("%1: %2").arg(what, error));
-    }, Qt::SingleShotConnection);
+    connect(
+        m_runner, &JobRunner::finished, this,
+        [this, what](bool, bool cancelled, const QString &error) {
+            if (cancelled)
+                emit status(tr("%1 cancelled; nothing changed").arg(what));
+            else if (!error.isEmpty())
+                emit issue(QStringLiteral("%1: %2").arg(what, error));
+        },
+        Qt::SingleShotConnection);
     return true;
 }
 
@@ -51,12 +54,13 @@ bool DocumentJobs::startExport(const QString &output)
         return refuse(what, QString::fromStdString(error.what()));
     }
     const core::BatchJob job{input.toStdString(), output.toStdString()};
-    return launch(what, tr("export %1").arg(QFileInfo(output).fileName()), [this, recipe, job, output](const core::ProgressCallback &progress) {
-        const auto report = core::runBatchJob(recipe, job, progress);
-        if (!report.ok)
-            throw core::InputError(report.error);
-        return JobRunner::Continuation([this, output] { emit status(tr("Exported %1").arg(output)); });
-    });
+    return launch(what, tr("export %1").arg(QFileInfo(output).fileName()),
+                  [this, recipe, job, output](const core::ProgressCallback &progress) {
+                      const auto report = core::runBatchJob(recipe, job, progress);
+                      if (!report.ok)
+                          throw core::InputError(report.error);
+                      return JobRunner::Continuation([this, output] { emit status(tr("Exported %1").arg(output)); });
+                  });
 }
 
 bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
@@ -69,7 +73,7 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
         return refuse(what, tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath));
     if (request.gradients.isEmpty())
         return refuse(what, tr("check at least one gradient (one step each)"));
-    if (m_runner->isRunning())   // the inputs are read here, on the GUI thread
+    if (m_runner->isRunning()) // the inputs are read here, on the GUI thread
         return refuse(what, tr("another job is running (%1)").arg(m_runner->title()));
     std::vector<core::NamedGradient> gradients;
     std::optional<core::Tensor> mask;
@@ -98,8 +102,9 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
     return launch(what, tr("optimizer steps"),
                   [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
                    param = m_document->tensor()](const core::ProgressCallback &progress) {
-                      run->comparison = core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
-                                                               request.hyperparameters, request.semantics, progress, request.device);
+                      run->comparison =
+                          core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
+                                                 request.hyperparameters, request.semantics, progress, request.device);
                       return JobRunner::Continuation([this, run] { m_document->changeOptimizerRun(run); });
                   });
 }
@@ -113,7 +118,7 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
     run->expression = request.expression;
     core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
     run->inputs = request.inputs;
-    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it)   // as `sparsity gradcheck --input`
+    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) // as `sparsity gradcheck --input`
         check.inputs.push_back(QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path).toStdString());
     return launch(what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &progress) {
         core::ValidationReport notes;

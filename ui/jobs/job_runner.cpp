@@ -31,10 +31,13 @@ bool JobRunner::start(const QString &title, Work work)
     QPointer<JobRunner> self(this);
     core::ProgressCallback progress = [self, cancel = m_cancel](std::int64_t done, std::int64_t total) {
         if (self)
-            QMetaObject::invokeMethod(self, [self, done, total] {
-                if (self)
-                    emit self->progressed(done, total);
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                self,
+                [self, done, total] {
+                    if (self)
+                        emit self->progressed(done, total);
+                },
+                Qt::QueuedConnection);
         return !cancel->load();
     };
     m_watcher.setFuture(QtConcurrent::run([work = std::move(work), progress, outcome = m_outcome] {

@@ -9,7 +9,6 @@
 
 #include <QFutureWatcher>
 #include <QObject>
-
 #include <atomic>
 #include <functional>
 #include <memory>

@@ -23,7 +23,7 @@ JobsWidget::JobsWidget(JobRunner *runner, QWidget *parent)
     connect(m_cancel, &QPushButton::clicked, runner, &JobRunner::cancel);
     connect(runner, &JobRunner::started, this, [this](const QString &title) {
         m_title->setText(tr("Jobs: %1").arg(title));
-        m_bar->setRange(0, 0);   // busy until the first report
+        m_bar->setRange(0, 0); // busy until the first report
         show();
     });
     connect(runner, &JobRunner::progressed, this, [this](qint64 done, qint64 total) {

@@ -33,7 +33,7 @@ void OverviewBuilder::stop()
 void OverviewBuilder::step()
 {
     if (m_mayRead && !m_mayRead())
-        return;   // a job is using HDF5: try again on a later turn
+        return; // a job is using HDF5: try again on a later turn
     try {
         if (!m_file)
             m_file.emplace(core::H5File::openRead(m_element.file.toStdString()));

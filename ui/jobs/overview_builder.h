@@ -4,14 +4,12 @@
 // thread: Debian's HDF5 is not thread-safe, and the single background job slot stays free
 // for the user's work. While `mayRead` says no (a job is using HDF5) it waits. The overview
 // grows as it is built, so the view can draw what is there.
+#include "core/io/h5_handle.h"
 #include "ui/document/element_ref.h"
 #include "ui/views/row_overview.h"
 
-#include "core/io/h5_handle.h"
-
 #include <QObject>
 #include <QTimer>
-
 #include <functional>
 #include <optional>
 
@@ -33,7 +31,7 @@ public:
     static constexpr std::int64_t kBins = 2048;
 
 signals:
-    void progressed();   // more rows are in the overview
+    void progressed(); // more rows are in the overview
     void finished();
     void failed(const QString &error);
 

@@ -42,7 +42,6 @@
 #include <QStatusBar>
 #include <QTreeView>
 #include <QVBoxLayout>
-
 #include <utility>
 
 namespace sparsity::ui {
@@ -84,13 +83,15 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_optimizer = new OptimizerPanel(m_document);
     auto *optimizerDock = addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea);
     tabifyDockWidget(sparsifierDock, optimizerDock);
-    connect(m_optimizer, &OptimizerPanel::runRequested, this, [this](const OptimizerRequest &r) { m_documentJobs->runOptimizer(r); });
+    connect(m_optimizer, &OptimizerPanel::runRequested, this,
+            [this](const OptimizerRequest &r) { m_documentJobs->runOptimizer(r); });
 
     m_gradcheck = new GradcheckPanel(m_document);
     auto *gradcheckDock = addDock(tr("Gradcheck"), QStringLiteral("GradcheckDock"), m_gradcheck, Qt::RightDockWidgetArea);
     tabifyDockWidget(optimizerDock, gradcheckDock);
     sparsifierDock->raise();
-    connect(m_gradcheck, &GradcheckPanel::runRequested, this, [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
+    connect(m_gradcheck, &GradcheckPanel::runRequested, this,
+            [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
     connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::offerElements);
@@ -105,7 +106,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     centreLayout->setContentsMargins(0, 0, 0, 0);
     m_rowScroll = new QScrollBar(Qt::Vertical);
     m_rowScroll->setObjectName(QStringLiteral("heatmap.rows"));
-    m_rowScroll->setTracking(false);   // load the rows where the handle is let go
+    m_rowScroll->setTracking(false); // load the rows where the handle is let go
     m_rowScroll->setToolTip(tr("Rows of a table too large to load whole"));
     m_rowScroll->hide();
     connect(m_rowScroll, &QScrollBar::valueChanged, this, [this](int first) { loadRows(first); });
@@ -128,7 +129,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         m_overviewStrip->hide();
         addIssue(error);
     });
-    connect(m_overviewStrip, &OverviewStrip::windowRequested, this, [this](std::int64_t first) { m_rowScroll->setValue(static_cast<int>(first)); });
+    connect(m_overviewStrip, &OverviewStrip::windowRequested, this,
+            [this](std::int64_t first) { m_rowScroll->setValue(static_cast<int>(first)); });
     m_documentJobs = new DocumentJobs(m_document, m_jobs, this);
     connect(m_documentJobs, &DocumentJobs::issue, this, &MainWindow::addIssue);
     connect(m_documentJobs, &DocumentJobs::status, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
@@ -136,9 +138,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     createActions();
     const auto &device = core::deviceStatus();
-    statusBar()->addPermanentWidget(new QLabel(
-        device.cudaDevices > 0 ? tr("Device: CUDA (%1)").arg(QString::fromStdString(device.cudaDescription))
-                               : tr("Device: CPU")));
+    statusBar()->addPermanentWidget(new QLabel(device.cudaDevices > 0
+                                                   ? tr("Device: CUDA (%1)").arg(QString::fromStdString(device.cudaDescription))
+                                                   : tr("Device: CPU")));
 
     resize(1200, 720);
     resizeDocks({filesDock, sparsifierDock}, {420, 330}, Qt::Horizontal);
@@ -155,7 +157,7 @@ MainWindow::~MainWindow() = default;
 QDockWidget *MainWindow::addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area)
 {
     auto *dock = new QDockWidget(title, this);
-    dock->setObjectName(objectName);   // saveState()/restoreState() find docks by name
+    dock->setObjectName(objectName); // saveState()/restoreState() find docks by name
     dock->setWidget(widget);
     addDockWidget(area, dock);
     return dock;
@@ -165,8 +167,8 @@ void MainWindow::createActions()
 {
     auto *fileMenu = menuBar()->addMenu(tr("&File"));
     auto *open = fileMenu->addAction(tr("&Open…"), this, [this] {
-        const auto path = QFileDialog::getOpenFileName(this, tr("Open HDF5 file"), {},
-                                                       tr("HDF5 files (*.h5 *.hdf5 *.h5ad);;All files (*)"));
+        const auto path =
+            QFileDialog::getOpenFileName(this, tr("Open HDF5 file"), {}, tr("HDF5 files (*.h5 *.hdf5 *.h5ad);;All files (*)"));
         if (!path.isEmpty())
             openFile(path);
     });
@@ -182,8 +184,8 @@ void MainWindow::createActions()
     });
     openWorkspaceAction->setObjectName(QStringLiteral("action.file.open_workspace"));
     auto *saveWorkspaceAction = fileMenu->addAction(tr("Save Works&pace…"), this, [this] {
-        const auto path = QFileDialog::getSaveFileName(this, tr("Save workspace"), QStringLiteral("workspace.json"),
-                                                       tr("Workspaces (*.json)"));
+        const auto path =
+            QFileDialog::getSaveFileName(this, tr("Save workspace"), QStringLiteral("workspace.json"), tr("Workspaces (*.json)"));
         if (!path.isEmpty())
             saveWorkspaceTo(path);
     });
@@ -218,7 +220,8 @@ void MainWindow::createActions()
     auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });
     apply->setObjectName(QStringLiteral("action.sparsify.apply"));
     apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
-    auto *clearRecipe = sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
+    auto *clearRecipe =
+        sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
     clearRecipe->setObjectName(QStringLiteral("action.sparsify.clear"));
 
     auto *viewMenu = menuBar()->addMenu(tr("&View"));
@@ -300,12 +303,13 @@ void MainWindow::loadRows(std::int64_t firstRow)
         m_preview->showMessage(tr("Select a tensor in the Files panel to preview it."));
         return;
     }
-    const auto title = QStringLiteral("%1  %2").arg(QFileInfo(m_model->filePath(index)).fileName(),
-                                                    QString::fromStdString(element->path));
+    const auto title =
+        QStringLiteral("%1  %2").arg(QFileInfo(m_model->filePath(index)).fileName(), QString::fromStdString(element->path));
     const std::int64_t totalRows = element->shape.empty() ? 1 : element->shape[0];
     try {
         const auto file = core::H5File::openRead(m_model->filePath(index).toStdString());
-        const std::int64_t rowWidth = element->shape.empty() ? 1 : core::numel(element->shape) / std::max<std::int64_t>(totalRows, 1);
+        const std::int64_t rowWidth =
+            element->shape.empty() ? 1 : core::numel(element->shape) / std::max<std::int64_t>(totalRows, 1);
         const std::int64_t rowsLoaded = std::max<std::int64_t>(1, kMaxLoadedElements / std::max<std::int64_t>(rowWidth, 1));
         const bool rowRange = !element->masked && (element->layout == core::Layout::Dense || element->layout == core::Layout::Csr)
                               && !element->shape.empty() && totalRows > rowsLoaded;
@@ -327,7 +331,8 @@ void MainWindow::loadRows(std::int64_t firstRow)
         m_rowScroll->setSingleStep(static_cast<int>(std::max<std::int64_t>(rowsLoaded / 8, 1)));
         m_rowScroll->setValue(static_cast<int>(firstRow));
         if (rowRange)
-            showOverview({m_model->filePath(index), QString::fromStdString(element->path)}, totalRows, rowWidth, firstRow, rowsLoaded);
+            showOverview({m_model->filePath(index), QString::fromStdString(element->path)}, totalRows, rowWidth, firstRow,
+                         rowsLoaded);
         else
             hideOverview();
     } catch (const core::Error &error) {
@@ -338,8 +343,8 @@ void MainWindow::loadRows(std::int64_t firstRow)
     }
 }
 
-void MainWindow::showOverview(const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow,
-                              std::int64_t rowsLoaded)
+void MainWindow::showOverview(
+    const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded)
 {
     // Built once per table: moving the window keeps it.
     if (m_overviewBuilder->element() != element || m_overviewBuilder->overview().totalRows() != totalRows) {
@@ -489,12 +494,14 @@ void MainWindow::exportWithDialog()
 
 void MainWindow::saveBatchWithDialog()
 {
-    const auto path = QFileDialog::getSaveFileName(this, tr("Save as batch"), QStringLiteral("batch.json"), tr("Batch files (*.json)"));
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Save as batch"), QStringLiteral("batch.json"), tr("Batch files (*.json)"));
     if (path.isEmpty())
         return;
     bool ok = false;
-    const auto pattern = QInputDialog::getText(this, tr("Save as batch"), tr("Output path ({stem}, {name}; relative to the batch file)"),
-                                               QLineEdit::Normal, QStringLiteral("out/{stem}.sparsified.h5"), &ok);
+    const auto pattern =
+        QInputDialog::getText(this, tr("Save as batch"), tr("Output path ({stem}, {name}; relative to the batch file)"),
+                              QLineEdit::Normal, QStringLiteral("out/{stem}.sparsified.h5"), &ok);
     if (ok)
         saveBatch(path, pattern);
 }

@@ -4,7 +4,6 @@
 // sparsifier recipe, with undo). Views are linked only through the document; long work runs
 // in the JobRunner; errors go to the Issues dock, never a crash.
 #include <QMainWindow>
-
 #include <functional>
 #include <vector>
 
@@ -84,7 +83,7 @@ private:
     void saveBatchWithDialog();
     QList<ElementRef> elementsOfOpenFiles() const;
     QStringList elementsOfDocumentFile() const;
-    void offerElements();   // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
+    void offerElements(); // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
     // Debian's HDF5 is built without thread safety: while a job uses HDF5 on its thread the
     // GUI thread must not call it. Returns true and keeps `action` for when the job ends.
     bool deferWhileJobRuns(std::function<void()> action);
@@ -93,8 +92,8 @@ private:
     // Loads the selected tensor (a table too large to load whole: its rows from firstRow on).
     void loadRows(std::int64_t firstRow);
     // The overview strip of a table loaded a window of rows at a time (built in the background).
-    void showOverview(const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow,
-                      std::int64_t rowsLoaded);
+    void showOverview(
+        const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded);
     void hideOverview();
     void addIssue(const QString &text);
     void rememberRecent(const QString &path);

@@ -39,11 +39,16 @@ QVariant DivergenceModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case Semantics: return row.semantics;
-    case Tensor: return row.tensor;
-    case MaxAbsDiff: return QString::number(row.maxAbsDiff, 'g', 4);
-    case DifferingRows: return row.differingRows;
-    default: return {};
+    case Semantics:
+        return row.semantics;
+    case Tensor:
+        return row.tensor;
+    case MaxAbsDiff:
+        return QString::number(row.maxAbsDiff, 'g', 4);
+    case DifferingRows:
+        return row.differingRows;
+    default:
+        return {};
     }
 }
 
@@ -52,11 +57,16 @@ QVariant DivergenceModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Semantics: return tr("Semantics");
-    case Tensor: return tr("Tensor");
-    case MaxAbsDiff: return tr("max |diff|");
-    case DifferingRows: return tr("Rows differing");
-    default: return {};
+    case Semantics:
+        return tr("Semantics");
+    case Tensor:
+        return tr("Tensor");
+    case MaxAbsDiff:
+        return tr("max |diff|");
+    case DifferingRows:
+        return tr("Rows differing");
+    default:
+        return {};
     }
 }
 

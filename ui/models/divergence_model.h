@@ -31,7 +31,7 @@ private:
     void rebuild();
 
     TensorDocument *m_document;
-    QList<Row> m_rows;   // flattened from the run when it changes
+    QList<Row> m_rows; // flattened from the run when it changes
 };
 
 } // namespace sparsity::ui

@@ -21,7 +21,7 @@ bool H5BrowserModel::addFile(const QString &path)
     for (std::size_t row = 0; row < m_files.size(); ++row) {
         if (m_files[row].path != path)
             continue;
-        beginResetModel();   // re-listing may change every element row of that file
+        beginResetModel(); // re-listing may change every element row of that file
         m_files[row] = std::move(file);
         endResetModel();
         return true;

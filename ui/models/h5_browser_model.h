@@ -6,7 +6,6 @@
 
 #include <QAbstractItemModel>
 #include <QString>
-
 #include <vector>
 
 namespace sparsity::ui {

@@ -30,15 +30,22 @@ QVariant SparsifyReportModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case Element: return a.element;
-    case Recipe: return a.recipe;
-    case Elements: return QVariant::fromValue(a.numel);
-    case NnzBefore: return QVariant::fromValue(a.nnzBefore);
-    case NnzAfter: return QVariant::fromValue(a.nnzAfter);
+    case Element:
+        return a.element;
+    case Recipe:
+        return a.recipe;
+    case Elements:
+        return QVariant::fromValue(a.numel);
+    case NnzBefore:
+        return QVariant::fromValue(a.nnzBefore);
+    case NnzAfter:
+        return QVariant::fromValue(a.nnzAfter);
     case Sparsity:
-        return a.numel ? QStringLiteral("%1%").arg(100.0 * static_cast<double>(a.numel - a.nnzAfter) / static_cast<double>(a.numel), 0, 'f', 1)
+        return a.numel ? QStringLiteral("%1%").arg(
+                   100.0 * static_cast<double>(a.numel - a.nnzAfter) / static_cast<double>(a.numel), 0, 'f', 1)
                        : QStringLiteral("-");
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -47,13 +54,20 @@ QVariant SparsifyReportModel::headerData(int section, Qt::Orientation orientatio
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Element: return tr("Element");
-    case Recipe: return tr("Recipe");
-    case Elements: return tr("Elements");
-    case NnzBefore: return tr("nnz before");
-    case NnzAfter: return tr("nnz after");
-    case Sparsity: return tr("Sparsity");
-    default: return {};
+    case Element:
+        return tr("Element");
+    case Recipe:
+        return tr("Recipe");
+    case Elements:
+        return tr("Elements");
+    case NnzBefore:
+        return tr("nnz before");
+    case NnzAfter:
+        return tr("nnz after");
+    case Sparsity:
+        return tr("Sparsity");
+    default:
+        return {};
     }
 }
 

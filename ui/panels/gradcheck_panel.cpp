@@ -108,7 +108,7 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
     });
     connect(m_input, &QComboBox::currentIndexChanged, this, &GradcheckPanel::showInput);
     connect(document, &TensorDocument::gradcheckRunChanged, this, &GradcheckPanel::showRun);
-    connect(document, &TensorDocument::tensorChanged, this, &GradcheckPanel::showInput);   // links follow the tensor shown
+    connect(document, &TensorDocument::tensorChanged, this, &GradcheckPanel::showInput); // links follow the tensor shown
     checkExpression();
     showRun();
 }
@@ -146,7 +146,8 @@ void GradcheckPanel::checkExpression()
     } else {
         // The expression with a caret under the column the parser names.
         const auto column = QRegularExpression(QStringLiteral("column (\\d+)")).match(message).captured(1).toInt();
-        m_error->setText(column > 0 ? QStringLiteral("%1\n%2^\n%3").arg(source, QString(column - 1, QLatin1Char(' ')), message) : message);
+        m_error->setText(column > 0 ? QStringLiteral("%1\n%2^\n%3").arg(source, QString(column - 1, QLatin1Char(' ')), message)
+                                    : message);
     }
     // One chooser per input name, keeping what was chosen.
     QMap<QString, ElementRef> chosen;
@@ -160,8 +161,9 @@ void GradcheckPanel::checkExpression()
         auto *chooser = new QComboBox;
         chooser->setObjectName(QStringLiteral("gradcheck.input.") + name);
         for (const auto &element : m_elements)
-            chooser->addItem(element.file == m_currentFile ? element.path
-                                                           : QStringLiteral("%1:%2").arg(QFileInfo(element.file).fileName(), element.path));
+            chooser->addItem(element.file == m_currentFile
+                                 ? element.path
+                                 : QStringLiteral("%1:%2").arg(QFileInfo(element.file).fileName(), element.path));
         chooser->setCurrentIndex(chosen.contains(name) ? static_cast<int>(m_elements.indexOf(chosen[name])) : defaultFor(name));
         chooser->setToolTip(tr("Tensors of every open file; the shown tensor's file by path alone"));
         m_inputsForm->addRow(name, chooser);
@@ -171,7 +173,7 @@ void GradcheckPanel::checkExpression()
 
 void GradcheckPanel::setRequest(const GradcheckPanelRequest &r)
 {
-    m_expression->setText(r.expression);   // rebuilds the input choosers
+    m_expression->setText(r.expression); // rebuilds the input choosers
     for (auto it = r.inputs.begin(); it != r.inputs.end(); ++it)
         if (auto *chooser = m_inputChoosers.value(it.key()); chooser && m_elements.contains(it.value()))
             chooser->setCurrentIndex(static_cast<int>(m_elements.indexOf(it.value())));
@@ -248,12 +250,13 @@ void GradcheckPanel::showInput()
     m_numerical->showMatrix(tr("numerical"), matrix(j.rows, j.cols, j.numerical), link);
     m_analytical->showMatrix(tr("analytical"), matrix(j.rows, j.cols, j.analytical), link);
     m_difference->showMatrix(tr("analytical − numerical"), matrix(j.rows, j.cols, std::move(difference)), link);
-    m_findings->addItem(tr("%1 %2: Jacobian %3 x %4 (rows: input elements, columns: output elements), max |diff| %5, %6 mismatching")
-                            .arg(QString::fromStdString(j.name), QString::fromStdString(core::shapeToString(j.shape)))
-                            .arg(j.rows)
-                            .arg(j.cols)
-                            .arg(j.maxAbsDiff, 0, 'g', 4)
-                            .arg(j.mismatches.size()));
+    m_findings->addItem(
+        tr("%1 %2: Jacobian %3 x %4 (rows: input elements, columns: output elements), max |diff| %5, %6 mismatching")
+            .arg(QString::fromStdString(j.name), QString::fromStdString(core::shapeToString(j.shape)))
+            .arg(j.rows)
+            .arg(j.cols)
+            .arg(j.maxAbsDiff, 0, 'g', 4)
+            .arg(j.mismatches.size()));
     for (const auto &use : j.uses)
         m_findings->addItem(tr("use: %1").arg(QString::fromStdString(use)));
     for (const auto &explanation : j.explanations)

@@ -28,7 +28,7 @@ class TensorDocument;
 
 struct GradcheckPanelRequest {
     QString expression;
-    QMap<QString, ElementRef> inputs;   // name -> the element bound to it
+    QMap<QString, ElementRef> inputs; // name -> the element bound to it
     core::GradcheckOptions options;
 };
 

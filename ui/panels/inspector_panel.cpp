@@ -4,7 +4,6 @@
 
 #include <QFormLayout>
 #include <QLabel>
-
 #include <algorithm>
 #include <limits>
 
@@ -53,7 +52,8 @@ InspectorPanel::InspectorPanel(TensorDocument *document, QWidget *parent)
 
 QString InspectorPanel::elementText() const
 {
-    return QStringLiteral("%1 = %2 (mask %3; %4)").arg(m_coordinates->text(), m_value->text(), m_specified->text(), m_preview->text());
+    return QStringLiteral("%1 = %2 (mask %3; %4)")
+        .arg(m_coordinates->text(), m_value->text(), m_specified->text(), m_preview->text());
 }
 
 QString InspectorPanel::selectionText() const { return m_selection->text(); }

@@ -122,7 +122,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
     connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
-    connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::showChosenView);   // links follow the tensor shown
+    connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::showChosenView); // links follow the tensor shown
     showRun();
 }
 
@@ -178,7 +178,9 @@ void OptimizerPanel::setRequest(const OptimizerRequest &r)
     m_lr->setValue(r.hyperparameters.lr.value_or(0.1));
     m_weightDecay->setValue(r.hyperparameters.weightDecay.value_or(0.0));
     m_momentum->setValue(r.hyperparameters.momentum.value_or(0.0));
-    const auto has = [&r](core::Semantics s) { return std::find(r.semantics.begin(), r.semantics.end(), s) != r.semantics.end(); };
+    const auto has = [&r](core::Semantics s) {
+        return std::find(r.semantics.begin(), r.semantics.end(), s) != r.semantics.end();
+    };
     m_dense->setChecked(has(core::Semantics::Dense));
     m_lazy->setChecked(has(core::Semantics::Lazy));
     m_masked->setChecked(has(core::Semantics::Masked));
@@ -231,7 +233,9 @@ void OptimizerPanel::showChosenView()
     const bool linked = run->param == ElementRef{m_document->source().filePath, m_document->source().elementPath};
     const auto link = [linked](CellLink l) { return linked ? l : CellLink::None; };
     switch (kind) {
-    case ViewKind::Tensor: m_matrix->showMatrix(m_view->currentText(), result.tensors[t].second, link(CellLink::Elements)); break;
+    case ViewKind::Tensor:
+        m_matrix->showMatrix(m_view->currentText(), result.tensors[t].second, link(CellLink::Elements));
+        break;
     case ViewKind::Staleness: {
         // Steps since each row was last written, as one column (0: written by the last step).
         const auto rows = static_cast<std::int64_t>(result.lastUpdate.size());

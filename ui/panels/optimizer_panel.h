@@ -9,7 +9,6 @@
 
 #include <QStringList>
 #include <QWidget>
-
 #include <vector>
 
 class QCheckBox;
@@ -31,8 +30,8 @@ struct OptimizerRequest {
     core::Rule rule = core::Rule::Torch;
     core::HyperparameterInput hyperparameters;
     std::vector<core::Semantics> semantics;
-    QStringList gradients;   // element paths in the document's file, one step each
-    QString mask;            // empty: none
+    QStringList gradients; // element paths in the document's file, one step each
+    QString mask;          // empty: none
     core::Device device = core::Device::Cpu;
 };
 

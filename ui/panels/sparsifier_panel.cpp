@@ -26,7 +26,19 @@ namespace {
 using core::SparsifierMethod;
 
 // Fields, for grouping edits into undo steps.
-enum Field { MethodField, ThresholdField, LevelField, BlockRowsField, BlockColsField, ZerosField, NormField, NField, MField, KeepField, ScheduleField };
+enum Field {
+    MethodField,
+    ThresholdField,
+    LevelField,
+    BlockRowsField,
+    BlockColsField,
+    ZerosField,
+    NormField,
+    NField,
+    MField,
+    KeepField,
+    ScheduleField
+};
 
 constexpr SparsifierMethod kMethods[] = {SparsifierMethod::Threshold, SparsifierMethod::DataNorm, SparsifierMethod::NM,
                                          SparsifierMethod::RowNorm};
@@ -189,7 +201,8 @@ QWidget *SparsifierPanel::scheduleBox()
     auto *box = new QGroupBox(tr("Schedule"));
     m_schedule = new QLineEdit(QStringLiteral("cubic:0,0.8,0,1,20"));
     m_schedule->setObjectName(QStringLiteral("sparsifier.schedule"));
-    m_schedule->setToolTip(tr("cubic:S0,SF,T0,DT,N[,zero] | linear:S0,SF,T0,T1 | list:L0,L1,... (as sparsity sparsify --schedule)"));
+    m_schedule->setToolTip(
+        tr("cubic:S0,SF,T0,DT,N[,zero] | linear:S0,SF,T0,T1 | list:L0,L1,... (as sparsity sparsify --schedule)"));
     m_scheduleSteps = countBox(QStringLiteral("sparsifier.schedule_steps"), 1, 100000);
     m_scheduleSteps->setValue(25);
     m_atStep = countBox(QStringLiteral("sparsifier.at_step"), 0, 100000);
@@ -255,9 +268,10 @@ void SparsifierPanel::edited(int field)
 void SparsifierPanel::showDocument()
 {
     const auto config = m_document->sparsifier().value_or(core::SparsifierConfig{});
-    const QSignalBlocker blockers[] = {QSignalBlocker(m_scope), QSignalBlocker(m_method), QSignalBlocker(m_threshold), QSignalBlocker(m_level),
-                                       QSignalBlocker(m_blockRows), QSignalBlocker(m_blockCols), QSignalBlocker(m_zerosPerBlock),
-                                       QSignalBlocker(m_norm), QSignalBlocker(m_n), QSignalBlocker(m_m), QSignalBlocker(m_keep)};
+    const QSignalBlocker blockers[] = {
+        QSignalBlocker(m_scope),     QSignalBlocker(m_method),    QSignalBlocker(m_threshold),     QSignalBlocker(m_level),
+        QSignalBlocker(m_blockRows), QSignalBlocker(m_blockCols), QSignalBlocker(m_zerosPerBlock), QSignalBlocker(m_norm),
+        QSignalBlocker(m_n),         QSignalBlocker(m_m),         QSignalBlocker(m_keep)};
     int methodIndex = 0;
     if (m_document->sparsifier())
         for (int i = 0; i < 4; ++i)
@@ -322,7 +336,7 @@ void SparsifierPanel::useScheduleLevel()
     try {
         level = m_scheduleChart->setSchedule(m_schedule->text(), m_scheduleSteps->value(), m_atStep->value());
     } catch (const core::Error &) {
-        return;   // the status line already says why
+        return; // the status line already says why
     }
     if (m_method->currentIndex() == 2)
         m_level->setValue(level);

@@ -36,7 +36,7 @@ const std::array<QRgb, 2 * kStepsPerUnit + 1> &colourTable()
 QRgb colourOf(double value, double maxAbs)
 {
     if (!std::isfinite(value))
-        return qRgb(255, 0, 255);   // NaN/Inf stand out in magenta
+        return qRgb(255, 0, 255); // NaN/Inf stand out in magenta
     const double t = maxAbs > 0.0 ? std::clamp(value / maxAbs, -1.0, 1.0) : 0.0;
     return colourTable()[static_cast<std::size_t>((t + 1.0) * kStepsPerUnit + 0.5)];
 }
@@ -64,13 +64,14 @@ ColourScale colourScaleOf(const double *values, std::size_t count, const core::M
     return scale;
 }
 
-HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified, const core::Mask *pruned,
+HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
+                           const core::Mask *specified,
+                           const core::Mask *pruned,
                            const ColourScale *scale)
 {
     const auto rank = values.shape.size();
     const int rows = rank >= 2 ? static_cast<int>(values.shape[0]) : 1;
-    const int cols = rank >= 2 ? static_cast<int>(core::numel(values.shape, 1, rank))
-                               : static_cast<int>(values.values.size());
+    const int cols = rank >= 2 ? static_cast<int>(core::numel(values.shape, 1, rank)) : static_cast<int>(values.values.size());
     HeatmapImage result;
     const ColourScale own = scale ? *scale : colourScaleOf(values, specified);
     result.maxAbs = own.maxAbs;
@@ -112,7 +113,7 @@ QImage renderMaxAbsPooled(const core::DenseTensor<double> &values, double maxAbs
                     if (!std::isfinite(v) || std::abs(v) > std::abs(pick)) {
                         pick = v;
                         if (!std::isfinite(v))
-                            break;   // non-finite values always show
+                            break; // non-finite values always show
                     }
                 }
             line[x] = colourOf(pick, maxAbs);

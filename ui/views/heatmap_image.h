@@ -14,8 +14,8 @@
 namespace sparsity::ui {
 
 struct HeatmapImage {
-    QImage image;          // one pixel per element
-    double maxAbs = 0.0;   // the value that maps to full colour
+    QImage image;        // one pixel per element
+    double maxAbs = 0.0; // the value that maps to full colour
     double trueMaxAbs = 0.0;
 };
 
@@ -42,8 +42,10 @@ inline ColourScale colourScaleOf(const core::DenseTensor<double> &values, const 
 // null or one byte per element. The colour scale ignores pruning, so a preview does not
 // rescale what it keeps; `scale` (else the values' own) lets the slices of an N-d tensor
 // share the whole tensor's.
-HeatmapImage renderHeatmap(const core::DenseTensor<double> &values, const core::Mask *specified,
-                           const core::Mask *pruned = nullptr, const ColourScale *scale = nullptr);
+HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
+                           const core::Mask *specified,
+                           const core::Mask *pruned = nullptr,
+                           const ColourScale *scale = nullptr);
 
 // `values` drawn into at most `size` pixels with the colour scale `maxAbs`: each pixel shows
 // the element of largest |value| in its block, so a few large entries (a sparse difference

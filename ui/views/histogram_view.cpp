@@ -7,7 +7,6 @@
 #include <QLineSeries>
 #include <QMouseEvent>
 #include <QValueAxis>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -140,10 +139,7 @@ double HistogramView::valueAt(const QPoint &position) const
     return chart()->mapToValue(chart()->mapFromScene(mapToScene(position))).x();
 }
 
-void HistogramView::dragTo(const QPoint &position)
-{
-    m_document->changeThreshold(std::abs(valueAt(position)), m_gesture);
-}
+void HistogramView::dragTo(const QPoint &position) { m_document->changeThreshold(std::abs(valueAt(position)), m_gesture); }
 
 void HistogramView::mousePressEvent(QMouseEvent *event)
 {

@@ -6,7 +6,6 @@
 // Shift+drag selects a value range in the document; whatever is selected (here or in another
 // view) is drawn as a second distribution in front of the first.
 #include <QChartView>
-
 #include <functional>
 #include <optional>
 
@@ -49,8 +48,8 @@ private:
     QAreaSeries *m_area = nullptr;
     QLineSeries *m_selectedCounts = nullptr;
     QAreaSeries *m_selectedArea = nullptr;
-    double m_lo = 0.0, m_binWidth = 0.0;   // bins of the current histogram; m_binWidth 0: none
-    std::optional<double> m_rangeStart;    // value where a Shift+drag started
+    double m_lo = 0.0, m_binWidth = 0.0; // bins of the current histogram; m_binWidth 0: none
+    std::optional<double> m_rangeStart;  // value where a Shift+drag started
     QLineSeries *m_lower = nullptr;
     QLineSeries *m_upper = nullptr;
     QValueAxis *m_axisX = nullptr;

@@ -5,7 +5,6 @@
 
 #include <QMouseEvent>
 #include <QPainter>
-
 #include <algorithm>
 
 namespace sparsity::ui {
@@ -39,10 +38,14 @@ bool MatrixView::linkFits(CellLink link) const
     const auto rows = m_values.shape[0], cols = m_values.shape[1];
     const bool flatGrid = m_document->slice().empty();
     switch (link) {
-    case CellLink::Elements: return flatGrid && rows == m_document->gridRows() && cols == m_document->gridCols();
-    case CellLink::Rows: return flatGrid && rows == m_document->gridRows() && cols == 1;
-    case CellLink::ElementRows: return rows == static_cast<std::int64_t>(m_document->values().values.size());
-    case CellLink::None: break;
+    case CellLink::Elements:
+        return flatGrid && rows == m_document->gridRows() && cols == m_document->gridCols();
+    case CellLink::Rows:
+        return flatGrid && rows == m_document->gridRows() && cols == 1;
+    case CellLink::ElementRows:
+        return rows == static_cast<std::int64_t>(m_document->values().values.size());
+    case CellLink::None:
+        break;
     }
     return false;
 }
@@ -88,7 +91,9 @@ void MatrixView::renderSelection()
                     line[c] = selected[row * gridCols + static_cast<std::size_t>(c)] ? kSelectedWash : kUnselectedWash;
             } else if (m_link == CellLink::Rows) {
                 const auto begin = selected.begin() + static_cast<std::ptrdiff_t>(row * gridCols);
-                line[0] = std::any_of(begin, begin + static_cast<std::ptrdiff_t>(gridCols), [](auto b) { return b != 0; }) ? kSelectedWash : kUnselectedWash;
+                line[0] = std::any_of(begin, begin + static_cast<std::ptrdiff_t>(gridCols), [](auto b) { return b != 0; })
+                              ? kSelectedWash
+                              : kUnselectedWash;
             } else {
                 line[0] = selected[row] ? kSelectedWash : kUnselectedWash;
             }
@@ -135,10 +140,14 @@ QPoint MatrixView::positionOf(std::int64_t row, std::int64_t col) const
 std::int64_t MatrixView::elementOf(const QPoint &cell) const
 {
     switch (m_link) {
-    case CellLink::Elements: return static_cast<std::int64_t>(cell.y()) * m_values.shape[1] + cell.x();
-    case CellLink::Rows: return static_cast<std::int64_t>(cell.y()) * m_document->gridCols();
-    case CellLink::ElementRows: return cell.y();
-    case CellLink::None: break;
+    case CellLink::Elements:
+        return static_cast<std::int64_t>(cell.y()) * m_values.shape[1] + cell.x();
+    case CellLink::Rows:
+        return static_cast<std::int64_t>(cell.y()) * m_document->gridCols();
+    case CellLink::ElementRows:
+        return cell.y();
+    case CellLink::None:
+        break;
     }
     return -1;
 }
@@ -147,10 +156,17 @@ void MatrixView::selectTo(const QPoint &cell)
 {
     const auto r0 = std::int64_t{m_anchor->y()}, r1 = std::int64_t{cell.y()};
     switch (m_link) {
-    case CellLink::Elements: m_document->setSelection(ElementSelection::rectangle(r0, r1, m_anchor->x(), cell.x())); break;
-    case CellLink::Rows: m_document->setSelection(ElementSelection::rectangle(r0, r1, 0, m_document->gridCols() - 1)); break;
-    case CellLink::ElementRows: m_document->setSelection(ElementSelection::flatRange(r0, r1)); break;
-    case CellLink::None: break;
+    case CellLink::Elements:
+        m_document->setSelection(ElementSelection::rectangle(r0, r1, m_anchor->x(), cell.x()));
+        break;
+    case CellLink::Rows:
+        m_document->setSelection(ElementSelection::rectangle(r0, r1, 0, m_document->gridCols() - 1));
+        break;
+    case CellLink::ElementRows:
+        m_document->setSelection(ElementSelection::flatRange(r0, r1));
+        break;
+    case CellLink::None:
+        break;
     }
 }
 

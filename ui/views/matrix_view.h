@@ -11,7 +11,6 @@
 #include "ui/views/heatmap_image.h"
 
 #include <QWidget>
-
 #include <optional>
 
 namespace sparsity::ui {
@@ -20,9 +19,9 @@ class TensorDocument;
 
 enum class CellLink {
     None,
-    Elements,      // cell [r, c] is element [r, c] of the document's 2-d grid (same shape)
-    Rows,          // row r (one column: row staleness) is row r of the document's grid
-    ElementRows,   // row r is the document's element r in row-major order (a Jacobian's rows)
+    Elements,    // cell [r, c] is element [r, c] of the document's 2-d grid (same shape)
+    Rows,        // row r (one column: row staleness) is row r of the document's grid
+    ElementRows, // row r is the document's element r in row-major order (a Jacobian's rows)
 };
 
 class MatrixView : public QWidget {
@@ -64,11 +63,11 @@ private:
     QString m_message;
     HeatmapImage m_heatmap;
     core::DenseTensor<double> m_values;
-    QImage m_pooled;   // m_values pooled to the last drawn area
+    QImage m_pooled; // m_values pooled to the last drawn area
     CellLink m_link = CellLink::None;
     QImage m_selectionWash;
-    QRect m_area;      // where the matrix is drawn
-    std::optional<QPoint> m_anchor;   // (col, row) where the selecting drag started
+    QRect m_area;                   // where the matrix is drawn
+    std::optional<QPoint> m_anchor; // (col, row) where the selecting drag started
 };
 
 } // namespace sparsity::ui

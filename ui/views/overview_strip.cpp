@@ -4,7 +4,6 @@
 
 #include <QMouseEvent>
 #include <QPainter>
-
 #include <algorithm>
 #include <cmath>
 
@@ -30,7 +29,7 @@ OverviewStrip::OverviewStrip(QWidget *parent) : QWidget(parent)
     setCursor(Qt::PointingHandCursor);
     setToolTip(tr("The whole table: click or drag to choose the rows shown"));
     m_renderSoon.setSingleShot(true);
-    m_renderSoon.setInterval(150);   // a growing overview is redrawn a few times a second, not per chunk
+    m_renderSoon.setInterval(150); // a growing overview is redrawn a few times a second, not per chunk
     connect(&m_renderSoon, &QTimer::timeout, this, &OverviewStrip::render);
 }
 

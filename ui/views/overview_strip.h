@@ -8,7 +8,6 @@
 #include <QImage>
 #include <QTimer>
 #include <QWidget>
-
 #include <optional>
 
 namespace sparsity::ui {
@@ -47,10 +46,10 @@ private:
 
     const RowOverview *m_overview = nullptr;
     QImage m_image;
-    std::int64_t m_imageRows = 0;   // the overview's rows read when m_image was made
+    std::int64_t m_imageRows = 0; // the overview's rows read when m_image was made
     QTimer m_renderSoon;
     std::int64_t m_firstRow = 0, m_rows = 0;
-    std::optional<std::int64_t> m_dragFirst;   // where a drag has moved the window to
+    std::optional<std::int64_t> m_dragFirst; // where a drag has moved the window to
 };
 
 } // namespace sparsity::ui

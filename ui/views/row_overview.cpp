@@ -6,7 +6,8 @@
 namespace sparsity::ui {
 
 RowOverview::RowOverview(std::int64_t totalRows, std::int64_t cols, std::int64_t maxBins)
-    : m_totalRows(totalRows), m_rowsPerBin(std::max<std::int64_t>(1, (totalRows + maxBins - 1) / std::max<std::int64_t>(maxBins, 1)))
+    : m_totalRows(totalRows),
+      m_rowsPerBin(std::max<std::int64_t>(1, (totalRows + maxBins - 1) / std::max<std::int64_t>(maxBins, 1)))
 {
     const std::int64_t bins = (totalRows + m_rowsPerBin - 1) / m_rowsPerBin;
     m_values.shape = {bins, cols};

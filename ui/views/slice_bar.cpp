@@ -28,7 +28,7 @@ void SliceBar::rebuild()
     const auto &shape = m_document->values().shape;
     const std::vector<std::int64_t> leading(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(slice.size()));
     if (leading == m_leading && static_cast<std::size_t>(m_sliders.size()) == slice.size())
-        return;   // the same leading dims: keep the sliders (Apply and undo change values only)
+        return; // the same leading dims: keep the sliders (Apply and undo change values only)
     m_leading = leading;
     auto *row = static_cast<QHBoxLayout *>(layout());
     while (auto *item = row->takeAt(0)) {

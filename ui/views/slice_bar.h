@@ -2,7 +2,6 @@
 // SliceBar: one slider per leading dim of an N-d tensor, choosing the 2-d slice the heatmap
 // shows (the document's slice()); hidden for tensors of rank 2 or less.
 #include <QWidget>
-
 #include <cstdint>
 #include <vector>
 
@@ -25,7 +24,7 @@ private:
 
     TensorDocument *m_document;
     QList<QSlider *> m_sliders;
-    std::vector<std::int64_t> m_leading;   // the extents the sliders were made for
+    std::vector<std::int64_t> m_leading; // the extents the sliders were made for
 };
 
 } // namespace sparsity::ui

@@ -5,11 +5,10 @@
 
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QWheelEvent>
-
 #include <algorithm>
 #include <cmath>
-#include <QPainter>
 
 namespace sparsity::ui {
 
@@ -45,12 +44,14 @@ void TensorPreview::render()
         core::DenseTensor<double> grid{{m_document->gridRows(), m_document->gridCols()}, {}};
         grid.values.assign(values.values.begin() + offset, values.values.begin() + offset + count);
         const auto part = [&](const core::Mask *mask) {
-            return mask ? std::optional<core::Mask>(core::Mask(mask->begin() + offset, mask->begin() + offset + count)) : std::nullopt;
+            return mask ? std::optional<core::Mask>(core::Mask(mask->begin() + offset, mask->begin() + offset + count))
+                        : std::nullopt;
         };
         const auto specifiedPart = part(m_document->specified()), prunedPart = part(pruned);
         if (!m_tensorScale)
             m_tensorScale = colourScaleOf(values, m_document->specified());
-        m_heatmap = renderHeatmap(grid, specifiedPart ? &*specifiedPart : nullptr, prunedPart ? &*prunedPart : nullptr, &*m_tensorScale);
+        m_heatmap =
+            renderHeatmap(grid, specifiedPart ? &*specifiedPart : nullptr, prunedPart ? &*prunedPart : nullptr, &*m_tensorScale);
     }
     if (m_heatmap.image.size() != before)
         resetView();
@@ -81,9 +82,10 @@ void TensorPreview::renderSelection()
         for (int r = 0; r < m_selectionWash.height(); ++r) {
             auto *line = reinterpret_cast<QRgb *>(m_selectionWash.scanLine(r));
             for (int c = 0; c < cols; ++c)
-                line[c] = selected[offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)]
-                              ? kSelectedWash
-                              : kUnselectedWash;
+                line[c] =
+                    selected[offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)]
+                        ? kSelectedWash
+                        : kUnselectedWash;
         }
     }
     update();
@@ -135,7 +137,8 @@ void TensorPreview::setView(const QRectF &view)
     const QSizeF full(m_heatmap.image.size());
     QSizeF size(std::clamp(view.width(), std::min(1.0, full.width()), full.width()),
                 std::clamp(view.height(), std::min(1.0, full.height()), full.height()));
-    const QPointF topLeft(std::clamp(view.x(), 0.0, full.width() - size.width()), std::clamp(view.y(), 0.0, full.height() - size.height()));
+    const QPointF topLeft(std::clamp(view.x(), 0.0, full.width() - size.width()),
+                          std::clamp(view.y(), 0.0, full.height() - size.height()));
     m_view = QRectF(topLeft, size);
     update();
 }
@@ -153,7 +156,7 @@ void TensorPreview::wheelEvent(QWheelEvent *event)
 {
     if (m_heatmap.image.isNull())
         return;
-    zoomAt(event->position().toPoint(), std::pow(2.0, event->angleDelta().y() / 240.0));   // a notch: x1.33
+    zoomAt(event->position().toPoint(), std::pow(2.0, event->angleDelta().y() / 240.0)); // a notch: x1.33
     event->accept();
 }
 
@@ -162,11 +165,19 @@ void TensorPreview::keyPressEvent(QKeyEvent *event)
     const QPoint centre = imageArea().center();
     switch (event->key()) {
     case Qt::Key_Plus:
-    case Qt::Key_Equal: zoomAt(centre, 2.0); break;
-    case Qt::Key_Minus: zoomAt(centre, 0.5); break;
+    case Qt::Key_Equal:
+        zoomAt(centre, 2.0);
+        break;
+    case Qt::Key_Minus:
+        zoomAt(centre, 0.5);
+        break;
     case Qt::Key_Home:
-    case Qt::Key_0: resetView(); break;
-    default: QWidget::keyPressEvent(event); return;
+    case Qt::Key_0:
+        resetView();
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
     }
     event->accept();
 }
@@ -207,7 +218,8 @@ void TensorPreview::mouseMoveEvent(QMouseEvent *event)
     }
     const auto element = elementAt(event->position().toPoint());
     m_document->setHover(element ? std::optional<std::int64_t>(m_document->gridOffset()
-                                                               + static_cast<std::int64_t>(element->y()) * m_heatmap.image.width() + element->x())
+                                                               + static_cast<std::int64_t>(element->y()) * m_heatmap.image.width()
+                                                               + element->x())
                                  : std::nullopt);
     if (m_anchor && element && (event->buttons() & Qt::LeftButton))
         selectTo(*element, event->modifiers() & Qt::ShiftModifier);

@@ -9,7 +9,6 @@
 #include "ui/views/heatmap_image.h"
 
 #include <QWidget>
-
 #include <optional>
 
 namespace sparsity::ui {
@@ -72,8 +71,8 @@ private:
         QSize size;
         bool operator==(const PoolKey &) const = default;
     };
-    PoolKey m_pooledKey;              // what m_pooled was made from
-    QImage m_pooled;                  // the level-of-detail image last drawn
+    PoolKey m_pooledKey; // what m_pooled was made from
+    QImage m_pooled;     // the level-of-detail image last drawn
 };
 
 } // namespace sparsity::ui

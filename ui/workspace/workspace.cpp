@@ -6,7 +6,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSaveFile>
-
 #include <algorithm>
 #include <fstream>
 
@@ -56,19 +55,27 @@ void saveWorkspace(const Workspace &w, const QString &path)
             semantics.push_back(core::semanticsName(s));
         for (const auto &g : o.gradients)
             grads.push_back(text(g));
-        root["optimizer"] = {{"optimizer", core::optimizerName(o.kind)}, {"rule", core::ruleName(o.rule)},
-                             {"device", core::deviceName(o.device)}, {"lr", o.hyperparameters.lr.value_or(0.1)},
+        root["optimizer"] = {{"optimizer", core::optimizerName(o.kind)},
+                             {"rule", core::ruleName(o.rule)},
+                             {"device", core::deviceName(o.device)},
+                             {"lr", o.hyperparameters.lr.value_or(0.1)},
                              {"weight_decay", o.hyperparameters.weightDecay.value_or(0.0)},
-                             {"momentum", o.hyperparameters.momentum.value_or(0.0)}, {"semantics", semantics},
-                             {"grads", grads}, {"mask", text(o.mask)}};
+                             {"momentum", o.hyperparameters.momentum.value_or(0.0)},
+                             {"semantics", semantics},
+                             {"grads", grads},
+                             {"mask", text(o.mask)}};
     }
     if (w.gradcheck) {
         const auto &g = *w.gradcheck;
         nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
         for (auto it = g.inputs.begin(); it != g.inputs.end(); ++it)
-            inputs[text(it.key())] = {{"file", text(QFileInfo(it.value().file).absoluteFilePath())}, {"path", text(it.value().path)}};
-        root["gradcheck"] = {{"expression", text(g.expression)}, {"inputs", inputs}, {"masked", g.options.masked},
-                             {"fast", g.options.fast}, {"eps", g.options.eps}};
+            inputs[text(it.key())] = {{"file", text(QFileInfo(it.value().file).absoluteFilePath())},
+                                      {"path", text(it.value().path)}};
+        root["gradcheck"] = {{"expression", text(g.expression)},
+                             {"inputs", inputs},
+                             {"masked", g.options.masked},
+                             {"fast", g.options.fast},
+                             {"eps", g.options.eps}};
     }
     root["window"] = {{"geometry", w.windowGeometry.toBase64().toStdString()}, {"state", w.windowState.toBase64().toStdString()}};
     const std::string json = root.dump(2) + "\n";
@@ -104,7 +111,8 @@ Workspace loadWorkspace(const QString &path)
         w.currentFile = resolve(*current->string("file", true));
         w.currentElement = qtext(*current->string("element", true));
         if (const auto *slice = current->get("slice", false)) {
-            if (!slice->is_array() || !std::all_of(slice->begin(), slice->end(), [](const auto &i) { return i.is_number_integer() && i >= 0; }))
+            if (!slice->is_array()
+                || !std::all_of(slice->begin(), slice->end(), [](const auto &i) { return i.is_number_integer() && i >= 0; }))
                 current->fail("$.current.slice", "must be an array of indices >= 0", "got " + slice->dump());
             w.slice = slice->get<std::vector<std::int64_t>>();
         }
@@ -113,9 +121,10 @@ Workspace loadWorkspace(const QString &path)
                 const auto *v = selection->get(key, false);
                 if (!v)
                     return std::nullopt;
-                if (!v->is_array() || v->size() != count || !std::all_of(v->begin(), v->end(), [](const auto &x) { return x.is_number(); }))
-                    selection->fail(std::string("$.current.selection.") + key, "must be an array of " + std::to_string(count) + " numbers",
-                                    "got " + v->dump());
+                if (!v->is_array() || v->size() != count
+                    || !std::all_of(v->begin(), v->end(), [](const auto &x) { return x.is_number(); }))
+                    selection->fail(std::string("$.current.selection.") + key,
+                                    "must be an array of " + std::to_string(count) + " numbers", "got " + v->dump());
                 return v->get<std::vector<double>>();
             };
             const auto index = [](double x) { return static_cast<std::int64_t>(x); };
@@ -185,7 +194,8 @@ Workspace loadWorkspace(const QString &path)
         if (auto inputs = g->object("inputs")) {
             for (const auto &[inputName, value] : root["gradcheck"]["inputs"].items()) {
                 auto input = inputs->object(inputName);
-                r.inputs[qtext(inputName)] = ElementRef{resolve(*input->string("file", true)), qtext(*input->string("path", true))};
+                r.inputs[qtext(inputName)] =
+                    ElementRef{resolve(*input->string("file", true)), qtext(*input->string("path", true))};
                 input->rejectUnknown();
             }
         }

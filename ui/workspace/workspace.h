@@ -11,7 +11,6 @@
 
 #include <QByteArray>
 #include <QStringList>
-
 #include <map>
 #include <optional>
 #include <vector>
@@ -21,14 +20,14 @@ namespace sparsity::ui {
 struct Workspace {
     QStringList files;
     QString currentFile, currentElement;
-    std::vector<std::int64_t> slice;      // of an N-d current tensor
-    ElementSelection selection;           // in the current tensor
-    std::optional<core::SparsifierConfig> sparsifier;                 // the shared recipe
-    std::map<QString, core::SparsifierConfig> datasetSparsifiers;      // datasets' own recipes
+    std::vector<std::int64_t> slice;                              // of an N-d current tensor
+    ElementSelection selection;                                   // in the current tensor
+    std::optional<core::SparsifierConfig> sparsifier;             // the shared recipe
+    std::map<QString, core::SparsifierConfig> datasetSparsifiers; // datasets' own recipes
     ExportSettings exportSettings;
-    std::optional<OptimizerRequest> optimizer;   // the Optimizer panel's form
-    std::optional<GradcheckPanelRequest> gradcheck;   // the Gradcheck panel's form
-    QByteArray windowGeometry, windowState;   // QMainWindow::saveGeometry/saveState
+    std::optional<OptimizerRequest> optimizer;      // the Optimizer panel's form
+    std::optional<GradcheckPanelRequest> gradcheck; // the Gradcheck panel's form
+    QByteArray windowGeometry, windowState;         // QMainWindow::saveGeometry/saveState
 };
 
 // Throws core::IoError when the file cannot be written (nothing is left behind then).

@@ -4,7 +4,9 @@
 
 namespace sparsity::ui {
 
-ApplySparsifierCommand::ApplySparsifierCommand(TensorDocument *document, core::Tensor before, core::Tensor after,
+ApplySparsifierCommand::ApplySparsifierCommand(TensorDocument *document,
+                                               core::Tensor before,
+                                               core::Tensor after,
                                                SparsifierApplication application)
     : m_document(document), m_before(std::move(before)), m_after(std::move(after)), m_application(std::move(application))
 {

@@ -10,8 +10,7 @@ namespace sparsity::ui {
 
 class ApplySparsifierCommand : public QUndoCommand {
 public:
-    ApplySparsifierCommand(TensorDocument *document, core::Tensor before, core::Tensor after,
-                           SparsifierApplication application);
+    ApplySparsifierCommand(TensorDocument *document, core::Tensor before, core::Tensor after, SparsifierApplication application);
 
     void undo() override;
     void redo() override;

@@ -6,10 +6,13 @@
 
 namespace sparsity::ui {
 
-ChangeSparsifierCommand::ChangeSparsifierCommand(TensorDocument *document, QString dataset,
+ChangeSparsifierCommand::ChangeSparsifierCommand(TensorDocument *document,
+                                                 QString dataset,
                                                  std::optional<core::SparsifierConfig> before,
-                                                 std::optional<core::SparsifierConfig> after, int gesture)
-    : m_document(document), m_dataset(std::move(dataset)), m_before(std::move(before)), m_after(std::move(after)), m_gesture(gesture)
+                                                 std::optional<core::SparsifierConfig> after,
+                                                 int gesture)
+    : m_document(document), m_dataset(std::move(dataset)), m_before(std::move(before)), m_after(std::move(after)),
+      m_gesture(gesture)
 {
     updateText();
 }

@@ -7,7 +7,6 @@
 
 #include <QString>
 #include <QUndoCommand>
-
 #include <optional>
 
 namespace sparsity::ui {
@@ -17,8 +16,11 @@ class TensorDocument;
 class ChangeSparsifierCommand : public QUndoCommand {
 public:
     // `dataset` empty: the shared recipe; else that dataset's own.
-    ChangeSparsifierCommand(TensorDocument *document, QString dataset, std::optional<core::SparsifierConfig> before,
-                            std::optional<core::SparsifierConfig> after, int gesture);
+    ChangeSparsifierCommand(TensorDocument *document,
+                            QString dataset,
+                            std::optional<core::SparsifierConfig> before,
+                            std::optional<core::SparsifierConfig> after,
+                            int gesture);
 
     void undo() override;
     void redo() override;

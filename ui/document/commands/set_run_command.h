@@ -4,7 +4,6 @@
 #include "ui/document/tensor_document.h"
 
 #include <QUndoCommand>
-
 #include <memory>
 
 namespace sparsity::ui {
@@ -14,8 +13,11 @@ class SetRunCommand : public QUndoCommand {
 public:
     using Setter = void (TensorDocument::*)(std::shared_ptr<const Run>);
 
-    SetRunCommand(TensorDocument *document, Setter setter, std::shared_ptr<const Run> before,
-                  std::shared_ptr<const Run> after, const QString &text)
+    SetRunCommand(TensorDocument *document,
+                  Setter setter,
+                  std::shared_ptr<const Run> before,
+                  std::shared_ptr<const Run> after,
+                  const QString &text)
         : QUndoCommand(text), m_document(document), m_setter(setter), m_before(std::move(before)), m_after(std::move(after))
     {
     }
