@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages the build (and, with --test, the test suite) needs, and
-# only those that are missing. Runs apt-get as root, or through sudo.
+# Installs the Debian 12 packages the build (and, with --test, the test suite, the format check
+# and the fuzzers) needs, and only those that are missing. Runs apt-get as root, or through sudo.
+# --print lists the packages instead (scripts/check-deps-closure.py reads it).
+#
+# Every package whose headers, libraries or CMake config the build uses must be named here or
+# reached through a named package's Depends: --no-install-recommends leaves Recommends out, so a
+# package that only a Recommends brings in (libqt6opengl6-dev, which Qt6Charts' CMake config
+# needs, is one of qt6-base-dev) is missing on a fresh machine. CI checks this with
+# scripts/check-deps-closure.py.
 set -euo pipefail
 
 build=(build-essential cmake ninja-build pkg-config file dpkg-dev
        qt6-base-dev libqt6opengl6-dev qt6-charts-dev libxkbcommon-dev libgl-dev
        libhdf5-dev hdf5-tools libeigen3-dev libcli11-dev nlohmann-json3-dev)
-test=(python3 python3-h5py python3-numpy python3-scipy python3-anndata xvfb xauth imagemagick
-      desktop-file-utils appstream man-db)
+test=(python3 python3-h5py python3-numpy python3-scipy python3-anndata xvfb xauth xfonts-base imagemagick
+      desktop-file-utils appstream man-db clang-format clang-14 libclang-rt-14-dev)
+
+print=false with_test=false
+for arg in "$@"; do
+    case "$arg" in
+        --print) print=true ;;
+        --test) with_test=true ;;
+        *) echo "usage: $0 [--test] [--print]" >&2; exit 2 ;;
+    esac
+done
 
 wanted=("${build[@]}")
-[[ "${1:-}" == "--test" ]] && wanted+=("${test[@]}")
+$with_test && wanted+=("${test[@]}")
+if $print; then
+    printf '%s\n' "${wanted[@]}"
+    exit 0
+fi
 
 missing=()
 for pkg in "${wanted[@]}"; do
@@ -23,4 +43,4 @@ sudo=""
 [[ $(id -u) -ne 0 ]] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" xfonts-base >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
