@@ -299,6 +299,14 @@ private:
         return m;
     }
 
+    // target += full where `operand` is specified (everywhere for a dense operand).
+    static void addOnPattern(Eigen::Map<Matrix> &target, const Matrix &full, const MaskedValue<double> &operand)
+    {
+        for (Eigen::Index i = 0; i < full.size(); ++i)
+            if (specifiedAt(operand, at(i)))
+                target.data()[i] += full.data()[i];
+    }
+
     void matmul(const Expression &node, const Gradient &g, bool sparseProduct)
     {
         const auto &a = m_tape.valueOf(*node.operands[0]);
@@ -310,16 +318,16 @@ private:
         for (std::size_t r = 0; r < m_batch; ++r) {
             const Eigen::Map<const Matrix> G(g.data() + r * at(m * n), m, n);
             Eigen::Map<Matrix> dA(ta.data() + r * at(m * k), m, k);
+            Eigen::Map<Matrix> dB(tb.data() + r * at(k * n), k, n);
             if (sparseProduct) {
-                // sparse_mm's backward is masked for its sparse operand: the pattern only.
-                const Matrix full = G * B.transpose();
-                for (Eigen::Index i = 0; i < full.size(); ++i)
-                    if (specifiedAt(a, at(i)))
-                        dA.data()[i] += full.data()[i];
+                // sparse_mm's backward is masked for each sparse operand: each gradient is projected onto
+                // that operand's own pattern, the second operand's too (docs/SEMANTICS.md, "gradcheck").
+                addOnPattern(dA, G * B.transpose(), a);
+                addOnPattern(dB, A.transpose() * G, b);
             } else {
                 dA.noalias() += G * B.transpose();
+                dB.noalias() += A.transpose() * G;
             }
-            Eigen::Map<Matrix>(tb.data() + r * at(k * n), k, n).noalias() += A.transpose() * G;
         }
     }
 
@@ -339,7 +347,7 @@ GradientTreatment operandTreatment(const Expression &node, std::size_t k)
     if (k == 1 && (f == "sparse_mask" || f == "masked" || f == "intersect"))
         return GradientTreatment::PatternOnly;
     const bool maskedGrad = f == "to_dense" && node.operands.size() > 1 && node.operands[1]->number != 0.0;
-    if (k == 0 && (f == "sparse_mm" || f == "sparse_mask" || maskedGrad))
+    if (f == "sparse_mm" || (k == 0 && (f == "sparse_mask" || maskedGrad)))
         return GradientTreatment::Masked;
     return GradientTreatment::NonMasked;
 }

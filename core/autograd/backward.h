@@ -1,12 +1,13 @@
 #pragma once
 // Reverse mode over a recorded evaluation (tape.h). Each op's backward states how it treats
-// sparse and masked operands (SPEC 7):
+// sparse and masked operands (docs/SEMANTICS.md, "gradcheck"):
 //
 //   non-masked  a gradient for every element, unspecified ones included (unstored = 0):
-//               elementwise ops, reductions, softmax, mm, sparse_mm's second operand,
-//               to_dense(x) and to_dense(x, 0), to_sparse, data
+//               elementwise ops, reductions, softmax, mm, to_dense(x) and to_dense(x, 0),
+//               to_sparse, data
 //   masked      the gradient projected onto the operand's specified pattern:
-//               sparse_mm's first operand, sparse_mask, to_dense(x, 1)
+//               both operands of sparse_mm (each onto its own pattern; a dense operand's
+//               pattern is every element), sparse_mask's first, to_dense(x, 1)
 //
 // and a masked value's gradient stays masked: whatever flows into a Masked value is
 // projected onto its mask (torch.masked: unspecified gradients stay unspecified). Inputs

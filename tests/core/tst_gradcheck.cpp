@@ -15,6 +15,7 @@ private slots:
     void instructiveCaseNonMaskedFails();
     void instructiveCaseMaskedFails();
     void instructiveCaseMaskedPassesWithSparseMask();
+    void instructiveCaseJacobiansArePyTorchs();
     void everyBackwardMatchesCentralDifferences_data();
     void everyBackwardMatchesCentralDifferences();
     void maskedInputsKeepMaskedGradients_data();
@@ -70,7 +71,25 @@ void TestGradcheck::instructiveCaseNonMaskedFails()
         QCOMPARE(m[0], std::int64_t{0}); // only x[0, 0]'s row differs
     const std::string why = allExplanations(j);
     QVERIFY2(why.find("x[0, 0] is unspecified; non-masked gradcheck perturbs it") != std::string::npos, why.c_str());
-    QVERIFY2(why.find("masked backward of sparse_mm operand 1") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("masked backward of sparse_mm operand 1 and sparse_mm operand 2") != std::string::npos, why.c_str());
+}
+
+// The seed's exact Jacobians, as PyTorch 2.x computes them (PyTorch 1.13 cannot differentiate mm
+// with a sparse second operand): rows = x's elements, columns = the output's. Row 0's zeros at
+// columns 1 and 3 are sparse_mm's backward projecting each operand's gradient onto its pattern.
+void TestGradcheck::instructiveCaseJacobiansArePyTorchs()
+{
+    const std::vector<double> analytical = {2, 0, 6, 0, 6, 13, 4, 12, 3, 1, 13, 6, 2, 6, 12, 31};
+    const std::vector<double> numericalDense = {4, 3, 6, 2, 6, 13, 4, 12, 3, 1, 13, 6, 2, 6, 12, 31};
+    for (const bool masked : {false, true}) {
+        const auto report = check("mm(sparse_mm(x, x), x)", instructiveInputs(), masked);
+        const auto &j = report.inputs.at(0);
+        for (std::size_t i = 0; i < analytical.size(); ++i) {
+            QCOMPARE(j.analytical[i], analytical[i]);
+            const double numerical = masked && i < 4 ? 0.0 : numericalDense[i]; // masked: x[0, 0] not perturbed
+            QVERIFY2(std::abs(j.numerical[i] - numerical) <= 1e-6, qPrintable(QString::number(i)));
+        }
+    }
 }
 
 void TestGradcheck::instructiveCaseMaskedFails()
@@ -82,7 +101,9 @@ void TestGradcheck::instructiveCaseMaskedFails()
         QCOMPARE(j.numerical[static_cast<std::size_t>(c)], 0.0); // x[0, 0] is not perturbed
     const std::string why = allExplanations(j);
     QVERIFY2(why.find("masked gradcheck does not perturb it") != std::string::npos, why.c_str());
-    QVERIFY2(why.find("sparse_mm operand 2 and mm operand 2") != std::string::npos, why.c_str());
+    // Only mm's (non-masked) backward reaches x[0, 0]: sparse_mm projects both operands' gradients.
+    QVERIFY2(why.find("non-masked backward of mm operand 2 gives it a gradient") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("sparse_mm operand 2 and") == std::string::npos, why.c_str());
 }
 
 void TestGradcheck::instructiveCaseMaskedPassesWithSparseMask()

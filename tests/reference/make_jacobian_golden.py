@@ -3,11 +3,15 @@
 
     /usr/bin/python3 tests/reference/make_jacobian_golden.py tests/data/golden/jacobian.h5
 
-torch.autograd.functional.jacobian (PyTorch 1.13, float64) of dense expressions, stored in
-gradcheck's layout: rows = input elements (row-major), columns = output elements.
+torch.autograd.functional.jacobian (PyTorch 1.13, float64) of dense expressions, and
+torch.autograd.grad row by row for sparse ones, stored in gradcheck's layout: rows = input
+elements (row-major), columns = output elements.
 
-Each case is a group: attr `expr`; `inputs/<name>` (float64, or bool for masks);
-`jacobian/<name>` (rows x cols) for every input that takes a gradient."""
+Each case is a group: attr `expr`; `inputs/<name>` (float64, or bool for masks; a sparse input
+as a `coo_tensor` group); `jacobian/<name>` (rows x cols) for every input that takes a gradient.
+Attr `masked` = 1 marks a case to check with masked gradcheck: PyTorch's gradient of a sparse
+leaf has no rows for unspecified elements, which is masked gradcheck's numerical Jacobian.
+"""
 import sys
 
 import h5py
@@ -41,8 +45,56 @@ CASES = [
 ]
 
 
+# sparse_mm of two sparse operands with different patterns: PyTorch projects the gradient of
+# each operand onto that operand's own pattern, the second too (docs/SEMANTICS.md, "gradcheck").
+SPARSE_CASES = [
+    ("sparse_mm_both_sparse", "to_dense(sparse_mm(x, y))", lambda x, y: torch.sparse.mm(x, y).to_dense(),
+     {"x": np.array([[0.0, 1.5, -2.0], [3.0, 0.0, 0.5]]), "y": np.array([[1.0, 0.0], [0.0, -2.0], [0.75, 0.0]])}),
+    ("sparse_mm_sparse_dense", "sparse_mm(x, w)", lambda x, w: torch.sparse.mm(x, w),
+     {"x": np.array([[0.0, 1.5, -2.0], [3.0, 0.0, 0.5]]), "w": randn(3, 2)}),
+]
+SPARSE_INPUTS = {"x", "y"}
+
+
+def write_coo(group, value):
+    group.attrs["encoding-type"] = "coo_tensor"
+    group.attrs["encoding-version"] = "0.1.0"
+    group.attrs["shape"] = np.array(value.shape, dtype=np.int64)
+    nz = np.nonzero(value)
+    group["indices"] = np.stack(nz).astype(np.int64)
+    group["values"] = value[nz]
+
+
+def row_by_row_jacobian(fn, inputs):
+    """rows = input elements, columns = output elements; sparse leaves give their projected gradient."""
+    def leaves():
+        return [torch.from_numpy(v).to_sparse().requires_grad_(True) if n in SPARSE_INPUTS
+                else torch.from_numpy(v).requires_grad_(True) for n, v in inputs.items()]
+    out = fn(*leaves())
+    columns = {name: [] for name in inputs}
+    for o in range(out.numel()):
+        xs = leaves()
+        seed = torch.zeros(out.numel(), dtype=torch.float64)
+        seed[o] = 1.0
+        grads = torch.autograd.grad(fn(*xs), xs, seed.reshape(out.shape))
+        for name, g in zip(inputs, grads):
+            columns[name].append((g.to_dense() if g.is_sparse else g).reshape(-1))
+    return {name: torch.stack(cols, 1).numpy() for name, cols in columns.items()}
+
+
 def main(path):
     with h5py.File(path, "w") as f:
+        for name, expr, fn, inputs in SPARSE_CASES:
+            g = f.create_group(name)
+            g.attrs["expr"] = expr
+            g.attrs["masked"] = 1
+            for input_name, value in inputs.items():
+                if input_name in SPARSE_INPUTS:
+                    write_coo(g.create_group(f"inputs/{input_name}"), value)
+                else:
+                    g[f"inputs/{input_name}"] = value
+            for input_name, j in row_by_row_jacobian(fn, inputs).items():
+                g[f"jacobian/{input_name}"] = j
         for name, expr, fn, inputs in CASES:
             g = f.create_group(name)
             g.attrs["expr"] = expr
