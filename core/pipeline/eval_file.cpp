@@ -3,6 +3,7 @@
 #include "core/io/atomic_output.h"
 #include "core/io/h5_writer.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace sparsity::core {
@@ -23,6 +24,10 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     result.device = resolveDevice(request.device);
 
     auto tensors = readBoundInputs(result.inputs, report);
+    // The result's precision follows the inputs the expression uses (as torch's type promotion
+    // does): a float64 input bound but unused must not turn a float32 computation into float64.
+    const auto used = expression->inputNames();
+    std::erase_if(tensors, [&](const NamedTensor &t) { return std::find(used.begin(), used.end(), t.name) == used.end(); });
     const auto inputs = makeEvalInputs(tensors);
     tensors.clear();
     const auto inputsRead = Clock::now();

@@ -3,12 +3,13 @@
 
     eval_cases.py SPARSITY WORKDIR
 
-* the seed computation of REFERENCE.md prints as torch.masked prints it;
+* the seed computation (docs/SEMANTICS.md) prints as torch.masked prints it;
 * /result comes in the result's own encoding: masked_tensor (dense and COO data), coo_tensor
   for a sparse result, a plain dataset for a dense one, each readable with h5py and equal to
   numpy's computation;
 * sparse_mm takes a CSR input; --mask-policy intersect combines different masks;
-* the JSON report has shapes, nnz, compute_seconds and io_seconds."""
+* the JSON report has shapes, nnz, compute_seconds and io_seconds;
+* the result's dtype follows the inputs the expression uses."""
 import json
 import os
 import subprocess
@@ -71,6 +72,7 @@ def main(cli, work):
         grad[0, 2], grad[1, 0], grad[1, 2] = 3, 4, 5
         f["grad"], f["gmask"] = grad, grad != 0
         f["sum"] = np.full((2, 4), 0.5, np.float32)
+        f["x64"] = x.astype(np.float64)
     out = lambda name: os.path.join(work, name + ".h5")
     bind = lambda name, dataset=None: f"{name}={path}:/{dataset or name}"
 
@@ -90,6 +92,14 @@ def main(cli, work):
     check(np.array_equal(specified, m.any(1)), "sum's mask is not any(mask, 1)")
     check(np.allclose(values[specified], expected[specified], rtol=1e-6), f"{values} != {expected}")
     check(report["result"]["nnz"] == int(m.any(1).sum()), f"nnz {report['result']['nnz']}")
+
+    # The result's dtype follows the inputs the expression uses, not every bound one (torch's
+    # promotion): a float64 input bound but unused leaves a float32 computation float32.
+    evaluate(cli, out("dtype32"), "x * 2", bind("x"), bind("z", "x64"))
+    evaluate(cli, out("dtype64"), "x * z", bind("x"), bind("z", "x64"))
+    with h5py.File(out("dtype32"), "r") as f32, h5py.File(out("dtype64"), "r") as f64:
+        check(f32["result"].dtype == np.float32, f"unused float64 input made the result {f32['result'].dtype}")
+        check(f64["result"].dtype == np.float64, f"float32 * float64 gave {f64['result'].dtype}")
 
     # Masked COO storage in, masked COO out.
     evaluate(cli, out("coo_input"), "to_sparse(masked(x, m))", bind("x"), bind("m"))
