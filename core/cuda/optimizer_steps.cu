@@ -28,23 +28,15 @@ __global__ void sweepAll(Rule rule, const T *g, std::int64_t n, bool firstStep)
 }
 
 // Rows: value e belongs to row rows[e / width], column e % width. Elements: value e is
-// element indices[e]. `perRow`: lazy momentum starts on a row's first write.
+// element indices[e]. A momentum buffer starts on the parameter's first step.
 template <class T, class Rule>
-__global__ void sweepIndexed(Rule rule,
-                             const std::int64_t *indices,
-                             const T *g,
-                             std::int64_t valueCount,
-                             std::int64_t width,
-                             bool rows,
-                             const std::int64_t *lastUpdate,
-                             bool perRow,
-                             bool firstStep)
+__global__ void sweepIndexed(
+    Rule rule, const std::int64_t *indices, const T *g, std::int64_t valueCount, std::int64_t width, bool rows, bool firstStep)
 {
     for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < valueCount;
          e += std::int64_t(gridDim.x) * blockDim.x) {
         const std::int64_t i = rows ? indices[e / width] * width + e % width : indices[e];
-        const bool first = perRow ? lastUpdate[i / width] == 0 : firstStep;
-        rule(i, g[e], first);
+        rule(i, g[e], firstStep);
     }
 }
 
@@ -75,7 +67,6 @@ bool optimizerSteps(const GpuStepJob<T> &job, std::string *error)
     if (!param.upload(job.param, n, error) || (job.state0 && !state0.upload(job.state0, n, error))
         || (job.state1 && !state1.upload(job.state1, n, error)) || !lastUpdate.upload(job.lastUpdate, rows, error))
         return false;
-    const bool lazy = job.options.semantics == Semantics::Lazy;
     for (std::int64_t k = 0; k < job.patternCount; ++k) {
         const auto &p = job.patterns[k];
         if (!values.upload(p.values, static_cast<std::size_t>(p.valueCount), error)
@@ -88,7 +79,7 @@ bool optimizerSteps(const GpuStepJob<T> &job, std::string *error)
                 sweepAll<<<blocksFor(p.valueCount), kThreads>>>(rule, values.ptr, p.valueCount, firstStep);
             else if (p.valueCount > 0)
                 sweepIndexed<<<blocksFor(p.valueCount), kThreads>>>(rule, indices.ptr, values.ptr, p.valueCount, p.rowWidth,
-                                                                    p.kind == 1, lastUpdate.ptr, lazy, firstStep);
+                                                                    p.kind == 1, firstStep);
         });
         if (failed(cudaGetLastError(), "optimizer step kernel", error))
             return false;

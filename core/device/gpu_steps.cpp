@@ -19,8 +19,14 @@ void runStepsOnGpu(DenseTensor<T> &param,
     // run before anything is uploaded.
     std::vector<UpdatePattern<T>> patterns;
     std::vector<GpuPatternView<T>> views;
-    for (std::size_t k = 0; k < gradients.size(); ++k)
-        patterns.push_back(checkedPattern<T>(gradients[k], options, mask, state.step + 1 + static_cast<std::int64_t>(k)));
+    const bool torchSparseSgd = widensToTorchSparseSgd(options);
+    auto bufferRows = torchSparseSgd ? rowsHeldByBuffer(state.lastUpdate) : std::vector<char>{};
+    for (std::size_t k = 0; k < gradients.size(); ++k) {
+        auto pattern = checkedPattern<T>(gradients[k], options, mask, state.step + 1 + static_cast<std::int64_t>(k));
+        if (torchSparseSgd)
+            pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
+        patterns.push_back(std::move(pattern));
+    }
     for (const auto &p : patterns) {
         GpuPatternView<T> view;
         view.kind = static_cast<int>(p.kind);

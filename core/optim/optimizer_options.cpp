@@ -154,6 +154,10 @@ OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule ru
         if (torch && kind == OptimizerKind::Adagrad)
             throw InputError("weight_decay is not compatible with sparse gradients (torch rule, lazy adagrad): "
                              "use --semantics masked or dense, or drop --weight-decay");
+        if (torch && kind == OptimizerKind::Sgd)
+            throw InputError("weight_decay is not compatible with sparse gradients (torch rule, lazy sgd: PyTorch 1.13 "
+                             "fails with \"add(sparse, dense) is not supported\"): use --semantics masked or dense, or drop "
+                             "--weight-decay");
         if (torch && kind == OptimizerKind::Adam)
             throw InputError("SparseAdam has no weight_decay (torch rule, lazy adam): "
                              "use --semantics masked or dense, or drop --weight-decay");

@@ -11,11 +11,10 @@ namespace {
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 // Runs `rule` over the pattern. The semantics only chose the elements; the rule is the
-// formula. `perRowFirstTouch`: a momentum buffer starts on the first step that writes its
-// row (lazy); otherwise on the parameter's first step.
+// formula. A momentum buffer starts on the parameter's first step, whatever the semantics (a
+// lazy one's rows new to it later start from 0, as PyTorch's sparse buffer does).
 template <class T, class Rule>
-void sweep(
-    const Rule &rule, const UpdatePattern<T> &p, const Buffer<std::int64_t> &lastUpdate, bool firstStep, bool perRowFirstTouch)
+void sweep(const Rule &rule, const UpdatePattern<T> &p, bool firstStep)
 {
     using Kind = typename UpdatePattern<T>::Kind;
     const auto width = p.rowWidth;
@@ -33,11 +32,10 @@ void sweep(
 #pragma omp parallel for schedule(static)
         for (std::int64_t k = 0; k < rows; ++k) {
             const auto r = p.rows[at(k)];
-            const bool first = perRowFirstTouch ? lastUpdate[at(r)] == 0 : firstStep;
             const T *g = p.values.data() + k * width;
 #pragma omp simd
             for (std::int64_t j = 0; j < width; ++j)
-                rule(r * width + j, g[j], first);
+                rule(r * width + j, g[j], firstStep);
         }
         break;
     }
@@ -45,9 +43,7 @@ void sweep(
         const auto n = static_cast<std::int64_t>(p.elements.size());
 #pragma omp parallel for schedule(static)
         for (std::int64_t k = 0; k < n; ++k) {
-            const auto i = p.elements[at(k)];
-            const bool first = perRowFirstTouch ? lastUpdate[at(i / width)] == 0 : firstStep;
-            rule(i, p.values[at(k)], first);
+            rule(p.elements[at(k)], p.values[at(k)], firstStep);
         }
         break;
     }
@@ -103,9 +99,7 @@ void applyStep(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerO
 {
     const bool firstStep = state.step == 0;
     const auto t = ++state.step;
-    const bool lazy = options.semantics == Semantics::Lazy;
-    withRule(options, t, statePointers(param, state),
-             [&](const auto &rule) { sweep(rule, p, state.lastUpdate, firstStep, lazy); });
+    withRule(options, t, statePointers(param, state), [&](const auto &rule) { sweep(rule, p, firstStep); });
     markTouchedRows(p, state.lastUpdate, t);
 }
 
@@ -146,10 +140,14 @@ void runSteps(DenseTensor<T> &param,
               const ProgressCallback &progress)
 {
     validateStepInputs(param.shape, options, gradients, mask);
+    const bool torchSparseSgd = widensToTorchSparseSgd(options);
+    auto bufferRows = torchSparseSgd ? rowsHeldByBuffer(state.lastUpdate) : std::vector<char>{};
     std::int64_t done = 0;
     for (const auto &gradient : gradients) {
         reportProgress(progress, done++, static_cast<std::int64_t>(gradients.size()));
-        const auto pattern = checkedPattern<T>(gradient, options, mask, state.step + 1);
+        auto pattern = checkedPattern<T>(gradient, options, mask, state.step + 1);
+        if (torchSparseSgd)
+            pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
         applyStep(param, state, options, pattern);
     }
     reportProgress(progress, done, static_cast<std::int64_t>(gradients.size()));

@@ -162,7 +162,56 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
     return pattern;
 }
 
+bool widensToTorchSparseSgd(const OptimizerOptions &options)
+{
+    return options.rule == Rule::Torch && options.kind == OptimizerKind::Sgd && options.semantics == Semantics::Lazy
+           && options.hp.momentum != 0;
+}
+
+std::vector<char> rowsHeldByBuffer(std::span<const std::int64_t> lastUpdate)
+{
+    std::vector<char> rows(lastUpdate.size());
+    std::transform(lastUpdate.begin(), lastUpdate.end(), rows.begin(), [](std::int64_t step) { return step > 0; });
+    return rows;
+}
+
+template <class T>
+UpdatePattern<T> torchSparseSgdPattern(UpdatePattern<T> step, std::vector<char> &bufferRows)
+{
+    using Kind = typename UpdatePattern<T>::Kind;
+    const auto width = step.rowWidth;
+    const auto rowCount = static_cast<std::int64_t>(bufferRows.size());
+    // The step's gradient by row: Rows values are already row-major; Elements scatter.
+    const auto rowOf = [&](std::size_t k) {
+        return step.kind == Kind::Rows ? step.rows[k / static_cast<std::size_t>(width)] : step.elements[k] / width;
+    };
+    for (std::size_t k = 0; k < step.values.size(); ++k)
+        bufferRows[static_cast<std::size_t>(rowOf(k))] = 1;
+
+    UpdatePattern<T> widened;
+    widened.kind = Kind::Rows;
+    widened.rowWidth = width;
+    // Where each parameter row's values start in the widened pattern (-1: not in it).
+    std::vector<std::int64_t> slot(bufferRows.size(), -1);
+    for (std::int64_t r = 0; r < rowCount; ++r) {
+        if (!bufferRows[static_cast<std::size_t>(r)])
+            continue;
+        slot[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(widened.rows.size());
+        widened.rows.push_back(r);
+    }
+    const auto slots = static_cast<std::int64_t>(widened.rows.size());
+    Buffer<T> values(static_cast<std::size_t>(slots * width), T(0));
+    for (std::size_t k = 0; k < step.values.size(); ++k) {
+        const auto column = step.kind == Kind::Rows ? static_cast<std::int64_t>(k) % width : step.elements[k] % width;
+        values[static_cast<std::size_t>(slot[static_cast<std::size_t>(rowOf(k))] * width + column)] = step.values[k];
+    }
+    widened.own(std::move(values));
+    return widened;
+}
+
 template UpdatePattern<float> buildUpdatePattern<float>(const Tensor &, Semantics, const Tensor *);
 template UpdatePattern<double> buildUpdatePattern<double>(const Tensor &, Semantics, const Tensor *);
+template UpdatePattern<float> torchSparseSgdPattern<float>(UpdatePattern<float>, std::vector<char> &);
+template UpdatePattern<double> torchSparseSgdPattern<double>(UpdatePattern<double>, std::vector<char> &);
 
 } // namespace sparsity::core

@@ -1,6 +1,6 @@
 #pragma once
 // Which elements one optimizer step touches, and with which gradient values: the semantics
-// made concrete (SPEC 2.1 "Which entries a step touches").
+// made concrete (docs/SEMANTICS.md, "Which elements a step touches").
 //   dense  — All: every element, unstored gradient entries are 0;
 //   lazy   — exactly the gradient's stored pattern, duplicates summed: Rows for row_sparse,
 //            hybrid COO with one sparse dim and dense gradients (all-zero rows dropped),
@@ -14,6 +14,7 @@
 #include "core/tensor/tensor.h"
 
 #include <span>
+#include <vector>
 
 namespace sparsity::core {
 
@@ -49,5 +50,18 @@ struct UpdatePattern {
 // Throws InputError when the masked semantics has no mask to use.
 template <class T>
 UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, const Tensor *mask);
+
+// PyTorch 1.13's SGD with a sparse gradient and momentum (docs/SEMANTICS.md, "SGD"): the buffer
+// is itself sparse, its pattern the union of every row touched so far, so each row of that union
+// moves (its buffer decaying) at every later step. True when `options` (torch rule, sgd, lazy,
+// momentum) need that widening.
+bool widensToTorchSparseSgd(const OptimizerOptions &options);
+// The rows the momentum buffer holds, one flag per parameter row, read from a state's
+// last_update (the buffer holds exactly the rows a step has written).
+std::vector<char> rowsHeldByBuffer(std::span<const std::int64_t> lastUpdate);
+// `step` (a lazy pattern) widened as above: Rows over `bufferRows` and the step's own rows, the
+// gradient 0 where it stores nothing. Adds the step's rows to `bufferRows`.
+template <class T>
+UpdatePattern<T> torchSparseSgdPattern(UpdatePattern<T> step, std::vector<char> &bufferRows);
 
 } // namespace sparsity::core

@@ -4,10 +4,9 @@
 // parameter's dtype), as PyTorch and MXNet compute float32 tensors with float scalars.
 //
 // A rule is applied as rule(i, g, firstTouch): i is the element's linear index, g its
-// gradient (already summed over duplicates), firstTouch whether this is the first update of
-// the element's momentum buffer. Kernels decide *which* elements are updated (the semantics);
-// rules decide *how*. This header is plain C++17 and host/device, so the CUDA kernels apply
-// the very same formulas.
+// gradient (already summed over duplicates), firstTouch whether this is the parameter's first
+// step (a momentum buffer starts there, as PyTorch's per-parameter state does). Kernels decide *which* elements are updated (the
+// semantics); rules decide *how*. This header is plain C++17 and host/device, so the CUDA kernels apply the very same formulas.
 #include <cmath>
 #include <cstdint>
 
@@ -82,7 +81,8 @@ struct SparseAdamTorch {
     }
 };
 
-// torch.optim.SGD. buf <- d on the first touch, else μ·buf + (1-dampening)·d.
+// torch.optim.SGD. buf <- d on the first step, else μ·buf + (1-dampening)·d (a lazy step's
+// pattern includes every row the sparse buffer holds: update_pattern.h).
 template <class T>
 struct SgdTorch {
     T *param;

@@ -4,12 +4,13 @@
     /usr/bin/python3 tests/reference/make_optim_golden.py tests/data/golden/optim.h5
 
 torch rule: PyTorch 1.13 (Debian's python3-torch) runs the real optimizers: Adagrad (dense
-and sparse COO gradients), Adam, SparseAdam, SGD (dense, momentum, nesterov, sparse), and the
+and sparse COO gradients), Adam, SparseAdam, SGD (dense, momentum, nesterov, sparse with and
+without momentum), and the
 seed's masked Adagrad written with torch.masked exactly as in the MaskedTensor tutorial.
 Masked Adam/SGD (our definition: the dense formula where the mask is true) are written with
 torch ops in torch's order plus torch.where.
 mxnet rule: MXNet 1.9.1's C++ kernels transcribed in float32 numpy, operation for operation
-(MXNet itself is not packaged in Debian); REFERENCE.md's checked SGD-momentum example is a
+(MXNet itself is not packaged in Debian); the checked SGD-momentum example of docs/SEMANTICS.md is a
 case of its own.
 
 Each case is a group: attrs `options` (JSON with the CLI's option names) and `steps`;
@@ -292,12 +293,58 @@ def mxnet_cases(f):
                clip_gradient=0.6), param, [("rsp", (r, g, shape)) for r, g in steps], w, {"sum": h}, last)
 
 
+def torch_sparse_sgd_momentum_cases(f):
+    """PyTorch 1.13's SGD with sparse gradients and momentum: the buffer is a sparse tensor whose
+    pattern is the union of every row touched so far, so a row touched once keeps moving, its
+    buffer decaying, at every later step. Gradients with duplicate rows, row sets that differ
+    from step to step, a row-granular (hybrid COO) and an element-wise (2 sparse dims) case."""
+    shape = (9, 3)
+    param = rng.standard_normal(shape).astype(f32)
+    hg = hybrid_grads(shape, 4, 3)
+
+    def run(grads, **kw):
+        p, st = run_torch(torch.optim.SGD, param, grads, **kw)
+        buf = st["momentum_buffer"]
+        return p, {"momentum_buffer": buf.to_dense().numpy()}
+
+    def union_last_update(rows_per_step):
+        # Every row in the buffer's pattern is written at every step after it enters.
+        last = np.zeros(shape[0], dtype=np.int64)
+        seen = set()
+        for step, rows in enumerate(rows_per_step, start=1):
+            seen.update(int(r) for r in rows)
+            last[sorted(seen)] = step
+        return last
+
+    rows_per_step = [r for r, _ in hg]
+    coo = [("coo", (r[None, :], v, shape)) for r, v in hg]
+    tg = lambda: [torch.sparse_coo_tensor(torch.tensor(r[None, :]), torch.tensor(v), shape) for r, v in hg]
+    for name, kw in [("torch_sgd_lazy_momentum", dict(momentum=0.9, dampening=0.1)),
+                     ("torch_sgd_lazy_nesterov", dict(momentum=0.5, nesterov=True))]:
+        p, states = run(tg(), lr=0.1, **kw)
+        write_case(f, name, dict(optimizer="sgd", semantics="lazy", rule="torch", lr=0.1, **kw), param, coo, p, states,
+                   union_last_update(rows_per_step))
+
+    # Element-wise sparse gradients (2 sparse dims): the buffer holds elements; rows are what
+    # last_update counts.
+    eg = []
+    for _ in range(3):
+        idx = np.stack([rng.integers(0, shape[0], 4), rng.integers(0, shape[1], 4)])
+        idx[:, -1] = idx[:, 0]  # a duplicate element
+        eg.append((idx, rng.standard_normal(4).astype(f32)))
+    p, states = run([torch.sparse_coo_tensor(torch.tensor(i), torch.tensor(v), shape) for i, v in eg], lr=0.05, momentum=0.8)
+    write_case(f, "torch_sgd_lazy_momentum_elements", dict(optimizer="sgd", semantics="lazy", rule="torch", lr=0.05,
+               momentum=0.8), param, [("coo", (i, v, shape)) for i, v in eg], p, states,
+               union_last_update([i[0] for i, _ in eg]))
+
+
 def main(path):
     with h5py.File(path, "w", track_order=True) as f:
         torch_cases(f)
         seed_cases(f)
         masked_generic_cases(f)
         mxnet_cases(f)
+        torch_sparse_sgd_momentum_cases(f)
 
 
 if __name__ == "__main__":
