@@ -1,6 +1,6 @@
 #pragma once
 // Which elements one optimizer step touches, and with which gradient values: the semantics
-// made concrete (SPEC 2.1 "Which entries a step touches").
+// made concrete (docs/SEMANTICS.md, "Which elements a step touches").
 //   dense  — All: every element, unstored gradient entries are 0;
 //   lazy   — exactly the gradient's stored pattern, duplicates summed: Rows for row_sparse,
 //            hybrid COO with one sparse dim and dense gradients (all-zero rows dropped),

@@ -39,7 +39,7 @@ struct SparsifierApplication {
 };
 
 // What Export and Save as batch write besides the sparsifier: which datasets of the file
-// (empty: every numeric one), the output layout (SPEC 2.1's --layout) and the gzip level.
+// (empty: every numeric one), the output layout (sparsify's --layout) and the gzip level.
 struct ExportSettings {
     QStringList datasets;
     QString layout = QStringLiteral("dense");
