@@ -1,6 +1,7 @@
 // sparsity: the command-line tool. Parses arguments, runs the subcommand, and maps error
-// families to exit codes (SPEC 2.1): 0 ok, 2 bad usage or input, 3 unreadable or unwritable
-// file, 70 internal error. Errors are one line on stderr: "error: ...".
+// families to exit codes (docs/CLI.md, "Exit codes and errors"): 0 ok, 1 a check or a batch
+// input failed, 2 bad usage or input, 3 unreadable or unwritable file, 70 internal error.
+// Errors are one line on stderr: "error: ...".
 #include "app/cli/cli_output.h"
 #include "app/cli/convert_command.h"
 #include "app/cli/eval_command.h"

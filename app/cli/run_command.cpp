@@ -99,7 +99,7 @@ void addRunCommand(CLI::App &app)
 {
     auto o = std::make_shared<RunOptions>();
     auto *c = app.add_subcommand("run", "Replay a batch recipe (BATCH.json) over many input files");
-    c->add_option("BATCH", o->batch, "Batch file (SPEC 9)")->required();
+    c->add_option("BATCH", o->batch, "Batch file (BATCH.json, see docs/CLI.md)")->required();
     c->add_flag("--dry-run", o->dryRun, "Check the batch file and list inputs and outputs; open and write nothing");
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runBatch(*o); });

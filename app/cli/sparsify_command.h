@@ -3,7 +3,7 @@
 
 namespace sparsity::cli {
 
-// sparsity sparsify IN.h5 -o OUT.h5 --method ... (SPEC 2.1)
+// sparsity sparsify IN.h5 -o OUT.h5 --method ... (docs/CLI.md, "sparsify")
 void addSparsifyCommand(CLI::App &app);
 
 } // namespace sparsity::cli

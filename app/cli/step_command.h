@@ -3,7 +3,7 @@
 
 namespace sparsity::cli {
 
-// sparsity step IN.h5 -o OUT.h5 --optimizer ... --semantics ... (SPEC 2.1)
+// sparsity step IN.h5 -o OUT.h5 --optimizer ... --semantics ... (docs/CLI.md, "step")
 void addStepCommand(CLI::App &app);
 
 } // namespace sparsity::cli

@@ -1,5 +1,5 @@
 #pragma once
-// gradcheck (SPEC 7, REFERENCE "gradcheck"): the numerical Jacobian by central differences
+// gradcheck (docs/SEMANTICS.md, "gradcheck"): the numerical Jacobian by central differences
 // against the analytical one by backward passes, in float64.
 //
 // Jacobian rows are input elements (row-major), columns output elements (PyTorch's layout);

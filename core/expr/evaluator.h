@@ -1,5 +1,5 @@
 #pragma once
-// Evaluates a parsed expression over named inputs with torch.masked semantics (SPEC 3, 7).
+// Evaluates a parsed expression over named inputs with torch.masked semantics (docs/SEMANTICS.md, "Masked tensors").
 //
 // Elementwise subexpressions are fused: a maximal elementwise subtree becomes one
 // ElementwiseProgram evaluated in cache-sized blocks, and a reduction over it consumes the

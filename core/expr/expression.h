@@ -1,5 +1,5 @@
 #pragma once
-// The expression language of `eval`, `gradcheck` and the GUI (SPEC 7):
+// The expression language of `eval`, `gradcheck` and the GUI (docs/SEMANTICS.md, "Expressions"):
 //   expr    := term (('+' | '-') term)*          left-associative
 //   term    := unary (('*' | '/') unary)*        left-associative
 //   unary   := '-' unary | primary

@@ -5,7 +5,7 @@
 namespace sparsity::core {
 namespace {
 
-// SPEC 3 "Ops" and SPEC 7: unary, binary (as functions too), reductions over all dims or one,
+// docs/SEMANTICS.md, "Expressions": unary, binary (as functions too), reductions over all dims or one,
 // softmax along a dim, where, products, and the sparse/masked conversions.
 constexpr std::array kFunctions{
     FunctionSignature{"neg", 1, 1, "neg(x)"},

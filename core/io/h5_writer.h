@@ -1,5 +1,5 @@
 #pragma once
-// Writes Tensors in our encodings (SPEC 4), every element tagged with encoding-type and
+// Writes Tensors in our encodings (docs/HDF5_ENCODINGS.md), every element tagged with encoding-type and
 // encoding-version; csr/csc exactly as anndata writes them. Datasets are chunked (about 1 MiB
 // per chunk along dim 0) with optional shuffle+gzip.
 #include "core/io/h5_handle.h"

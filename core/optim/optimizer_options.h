@@ -1,8 +1,8 @@
 #pragma once
 // What an optimizer step is asked to do: optimizer, semantics, rule and hyperparameters.
 //
-// resolveOptions() fills the rule's defaults (SPEC 2.1) and refuses, by name, every value
-// and combination that the rule's reference refuses or does not have (REFERENCE.md):
+// resolveOptions() fills the rule's defaults (docs/CLI.md, "step") and refuses, by name, every value
+// and combination that the rule's reference refuses or does not have (docs/SEMANTICS.md):
 //  * lr < 0, eps <= 0, betas outside [0, 1), negative momentum/weight decay/lr decay;
 //  * options the optimizer or rule has no notion of (--beta1 for sgd, --clip-gradient under
 //    the torch rule, --nesterov under mxnet, ...);

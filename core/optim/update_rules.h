@@ -1,6 +1,6 @@
 #pragma once
 // Per-element update formulas of every optimizer under each rule, in the reference's order of
-// floating-point operations (REFERENCE.md "Optimizers"). All arithmetic is in T (the
+// floating-point operations (docs/SEMANTICS.md, "Optimizer steps"). All arithmetic is in T (the
 // parameter's dtype), as PyTorch and MXNet compute float32 tensors with float scalars.
 //
 // A rule is applied as rule(i, g, firstTouch): i is the element's linear index, g its

@@ -1,5 +1,5 @@
 #pragma once
-// BATCH.json (SPEC 9): the recipe `sparsity run` replays and the GUI writes. Keys are the CLI
+// BATCH.json (docs/CLI.md, "BATCH.json"): the recipe `sparsity run` replays and the GUI writes. Keys are the CLI
 // option names with '-' written '_'. parseBatch() checks every key and type and names what is
 // wrong by its JSON path ("batch.json: $.sparsify.threshold must be a number, but got a
 // string"); planBatch() expands the input globs and the output path pattern, without opening

@@ -2,10 +2,11 @@
 // Typed conversions between the storage layouts. Each function takes valid input (see the
 // layout headers) and returns valid output.
 //
-// Pattern rules (SPEC 3, MXNet cast_storage): dense -> sparse keeps only nonzeros (for
-// row_sparse: rows with any nonzero); sparse -> sparse keeps the stored pattern, explicit
-// zeros included, widening it where the target stores coarser units (whole rows for
-// row_sparse, every dense slot of a hybrid COO entry). Duplicate COO entries are summed.
+// Pattern rules (docs/SEMANTICS.md, "Layouts and conversions"; MXNet cast_storage): dense ->
+// sparse keeps only nonzeros (for row_sparse: rows with any nonzero); sparse -> sparse keeps
+// the stored pattern, explicit zeros included, widening it where the target stores coarser
+// units (whole rows for row_sparse, every dense slot of a hybrid COO entry). Duplicate COO
+// entries are summed.
 #include "core/tensor/compressed_tensor.h"
 #include "core/tensor/coo_tensor.h"
 #include "core/tensor/dense_tensor.h"

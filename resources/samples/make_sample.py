@@ -6,7 +6,7 @@ python3-sklearn, so the sample is reproducible offline:
 
     /usr/bin/python3 resources/samples/make_sample.py resources/samples/sample.h5
 
-Contents (encodings as in SPEC 4; written with h5py so reading them also exercises files made
+Contents (encodings as in docs/HDF5_ENCODINGS.md; written with h5py so reading them also exercises files made
 by another tool):
   /emb        float32 [1797, 64]  standardised pixel intensities: an embedding-like table
   /W          float32 [64, 10]    ridge-regression weights mapping /emb rows to digit classes

@@ -3,9 +3,9 @@
 
     gradcheck_cases.py SPARSITY WORKDIR
 
-* REFERENCE's instructive case: non-masked fails (exit 1), masked fails (exit 1), masked with
+* the instructive case (docs/SEMANTICS.md, "gradcheck"): non-masked fails (exit 1), masked fails (exit 1), masked with
   sparse_mask passes (exit 0), and the text says why;
-* --json has the SPEC 2.1 fields; Jacobian rows are input elements, columns output elements;
+* --json has the fields of docs/CLI.md, "gradcheck"; Jacobian rows are input elements, columns output elements;
   bool inputs get no Jacobian;
 * --fast passes on a 64 x 64 softmax(mm(x, w), 1)."""
 import json

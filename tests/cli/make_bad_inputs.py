@@ -103,7 +103,7 @@ def main(out):
         f["m2"] = np.array([[1, 1, 1], [0, 1, 0]], dtype=bool)
         f["k"] = np.arange(6, dtype=np.int32).reshape(2, 3)
 
-    # Batch files (SPEC 9), each wrong in one way; inputs are relative to this folder.
+    # Batch files (docs/CLI.md, "BATCH.json"), each wrong in one way; inputs are relative to this folder.
     def batch(name, text):
         with open(j(name), "w") as f:
             f.write(text)

@@ -1,4 +1,4 @@
-// gradcheck: REFERENCE's instructive case with all three outcomes and the report's reasons,
+// gradcheck: the instructive case (docs/SEMANTICS.md) with all three outcomes and the report's reasons,
 // every op's backward against central differences, and masked inputs.
 #include "core/autograd/gradcheck.h"
 #include "core/tensor/tensor_ops.h"

@@ -1,4 +1,4 @@
-// Masked semantics where torch.masked has no answer (our definitions, SPEC 3) and the fused
+// Masked semantics where torch.masked has no answer (our definitions, docs/SEMANTICS.md) and the fused
 // kernels against a naive oracle on shapes that cross block boundaries.
 #include "core/expr/evaluator.h"
 #include "core/masked/mask_algebra.h"

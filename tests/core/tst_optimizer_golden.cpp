@@ -1,6 +1,6 @@
 // Every golden case of tests/data/golden/optim.h5 (made by tests/reference/make_optim_golden.py
 // from PyTorch 1.13 and MXNet's kernel formulas): parameter, every state, step count and
-// per-row last update must equal the reference to float32 rounding (relative 2e-6, SPEC 6).
+// per-row last update must equal the reference to float32 rounding (relative 2e-6, docs/SEMANTICS.md).
 #include "golden_cases.h"
 
 #include <QTest>

@@ -1,4 +1,4 @@
-// What each semantics touches (SPEC 2.1), independent of any reference file: lazy never
+// What each semantics touches (docs/SEMANTICS.md), independent of any reference file: lazy never
 // writes outside the gradient's pattern, masked follows the mask and not the storage, a NaN
 // gradient is refused before anything changes, and rule refusals carry the rule's reason.
 #include "core/optim/divergence.h"

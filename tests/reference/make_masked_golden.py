@@ -6,7 +6,7 @@
 Every case is evaluated by PyTorch 1.13's torch.masked.MaskedTensor (masked_tensor(data,
 mask) with strided, or sparse COO, data and mask), written as the expression our evaluator
 takes plus the torch code that computed it. Where torch.masked has no op (the explicit
-intersect policy) the case says so and numpy computes the definition from SPEC 3.
+intersect policy) the case says so and numpy computes the definition from docs/SEMANTICS.md.
 
 Each case is a group: attrs `expr`, `layout` (the inputs' storage: dense or coo), `torch`
 (the torch code); `inputs/<name>/data` and, for masked inputs, `inputs/<name>/mask`;
@@ -148,7 +148,7 @@ def main(path):
         case(f, "float64_softmax_sum", "sum(softmax(x, 1) * x, 0)",
              lambda x: torch.sum(torch.softmax(x, 1) * x, 0), {"x": xd})
 
-        # The seed computation of REFERENCE.md "Masked tensors".
+        # The seed computation of docs/SEMANTICS.md, "Masked tensors".
         param = np.arange(8, dtype=np.float32).reshape(2, 4)
         grad = np.zeros((2, 4), np.float32)
         grad[0, 2], grad[1, 0], grad[1, 2] = 3, 4, 5
@@ -166,7 +166,7 @@ def main(path):
               "param + (-lr) * (masked_grad / std2).get_data()", seed, param2,
               text="[[0.0000, 1.0000, 1.9027, 3.0000], [3.9015, 5.0000, 5.9010, 7.0000]]")
 
-        # No torch op: the explicit intersect policy of SPEC 3, (v1 + v2, m1 AND m2).
+        # No torch op: the explicit intersect policy of docs/SEMANTICS.md, (v1 + v2, m1 AND m2).
         a, b = random_masked((4, 6)), random_masked((4, 6))
         write(f, "intersect_add", "intersect(a, b) + intersect(b, a)", "numpy: (a + b, ma & mb)",
               {"a": a, "b": b}, (a[0] + b[0], a[1] & b[1]))

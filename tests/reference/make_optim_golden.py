@@ -10,7 +10,7 @@ seed's masked Adagrad written with torch.masked exactly as in the MaskedTensor t
 Masked Adam/SGD (our definition: the dense formula where the mask is true) are written with
 torch ops in torch's order plus torch.where.
 mxnet rule: MXNet 1.9.1's C++ kernels transcribed in float32 numpy, operation for operation
-(MXNet itself is not packaged in Debian); the checked SGD-momentum example of docs/SEMANTICS.md is a
+(MXNet itself is not packaged in Debian); MXNet's checked SGD-momentum example (docs/SEMANTICS.md) is a
 case of its own.
 
 Each case is a group: attrs `options` (JSON with the CLI's option names) and `steps`;
@@ -173,7 +173,7 @@ def torch_cases(f):
 
 
 def seed_cases(f):
-    """REFERENCE.md's seed computation, written with torch.masked as in the tutorial."""
+    """The seed computation (docs/SEMANTICS.md), written with torch.masked as in the tutorial."""
     from torch.masked import masked_tensor
     param = torch.arange(8).reshape(2, 4).float()
     i = torch.tensor([[0, 1, 1], [2, 0, 2]])
@@ -189,7 +189,7 @@ def seed_cases(f):
     options = dict(optimizer="adagrad", rule="torch", lr=0.1, eps=1e-10, initial_accumulator_value=0.5)
     write_case(f, "seed_masked_adagrad", dict(options, semantics="masked"), param.numpy(),
                [("masked", (grad.to_dense().numpy(), mask.numpy()))], param2.numpy(), {"sum": expected_sum}, [1, 1])
-    # The same step, lazy with the sparse gradient, must agree (SPEC 6).
+    # The same step, lazy with the sparse gradient, must agree (docs/SEMANTICS.md, "Masked semantics").
     write_case(f, "seed_lazy_adagrad", dict(options, semantics="lazy"), param.numpy(),
                [("coo", (i.numpy(), v.numpy(), (2, 4)))], param2.numpy(), {"sum": expected_sum}, [1, 1])
 
@@ -230,7 +230,7 @@ def clip(x, c):
 
 
 def mxnet_cases(f):
-    # REFERENCE.md's checked example: lazy SGD with momentum.
+    # MXNet's checked example (docs/SEMANTICS.md, "Rule mxnet"): lazy SGD with momentum.
     w = np.ones((4, 2), f32)
     rows, data = np.array([1, 2]), np.array([[1, 2], [4, 5]], f32)
     mom = np.zeros_like(w)

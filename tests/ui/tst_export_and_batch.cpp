@@ -1,5 +1,5 @@
 // Export and Save as batch run one recipe: what the GUI exports equals what `sparsity run`
-// writes from the BATCH.json the GUI saved (SPEC 9, issue 8). A cancelled export writes
+// writes from the BATCH.json the GUI saved (docs/CLI.md, issue 8). A cancelled export writes
 // nothing and leaves the document unchanged; a failed one reports the file in the Issues
 // dock.
 #include "core/io/h5_catalog.h"

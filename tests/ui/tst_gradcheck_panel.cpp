@@ -1,4 +1,4 @@
-// The Gradcheck panel on REFERENCE's instructive case x = [[--, 1], [2, 3]] (COO): syntax
+// The Gradcheck panel on the instructive case (docs/SEMANTICS.md) x = [[--, 1], [2, 3]] (COO): syntax
 // errors point at their column as they are typed, inputs bind by name, the check runs as a
 // job and its Jacobians equal `sparsity gradcheck --json` on the same file; non-masked and
 // masked both fail, each with its reason listed; undo takes the result back.

@@ -3,7 +3,8 @@
 // MapDocument, in small). It owns the loaded values, the specified mask, the sparsifier
 // recipes (a shared one and datasets' own, which Export and Save as batch run on the whole
 // file; the one in effect for the tensor shown is previewed), the sparsifier
-// applications made to the loaded values, the export settings, and the undo stack every
+// applications made to the loaded values, the export settings, the Optimizer and Gradcheck
+// panels' last runs, the shared selection and hover, and the undo stack every
 // change goes through. Views never talk to each other: they read the document, change it
 // through commands, and repaint on its signals.
 #include "core/sparsify/sparsifier_config.h"
@@ -39,7 +40,7 @@ struct SparsifierApplication {
 };
 
 // What Export and Save as batch write besides the sparsifier: which datasets of the file
-// (empty: every numeric one), the output layout (SPEC 2.1's --layout) and the gzip level.
+// (empty: every numeric one), the output layout (sparsify's --layout) and the gzip level.
 struct ExportSettings {
     QStringList datasets;
     QString layout = QStringLiteral("dense");

@@ -1,6 +1,6 @@
 #pragma once
-// JobRunner: runs long work off the GUI thread, one job at a time (STYLE.md: background jobs
-// with progress and cancel). The work gets a core::ProgressCallback; Cancel makes the next
+// JobRunner: runs long work off the GUI thread, one job at a time (docs/ARCHITECTURE.md: long
+// work is cancellable). The work gets a core::ProgressCallback; Cancel makes the next
 // progress report throw core::Cancelled, so core functions stop at their next checkpoint and
 // leave no output. The work returns a continuation that runs on the GUI thread when it
 // succeeded — the only place a job may change the document, so a failed or cancelled job

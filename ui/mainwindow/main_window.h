@@ -1,8 +1,9 @@
 #pragma once
-// MainWindow: composes the Files browser, the tensor preview, the histogram, the Sparsifier
-// panel and the Issues list around one TensorDocument (the previewed tensor and the
-// sparsifier recipe, with undo). Views are linked only through the document; long work runs
-// in the JobRunner; errors go to the Issues dock, never a crash.
+// MainWindow: composes the docks (Files, Issues, Histogram, Sparsifier, Optimizer, Gradcheck,
+// Inspector) around the central heatmap with its row scroll bar and overview strip, all on one
+// TensorDocument (the previewed tensor, the recipes and the panels' runs, with undo). Views are
+// linked only through the document; long work runs in the JobRunner (DocumentJobs); errors go to
+// the Issues dock, never a crash.
 #include <QMainWindow>
 #include <functional>
 #include <vector>

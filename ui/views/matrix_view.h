@@ -4,7 +4,7 @@
 // and keeps a copy to redraw: larger than the widget, it is shrunk by max-|value| pooling so
 // sparse structure (a difference map's few changed rows) stays visible.
 //
-// Linked to a document (SPEC 8's linked selection), its cells stand for the document's
+// Linked to a document (linked selection, docs/ARCHITECTURE.md), its cells stand for the document's
 // loaded elements in one of the ways CellLink names: the document's selection is drawn
 // (everything else washed out), hovering a cell hovers its element (the Inspector shows it),
 // and a drag selects — through the document only, like every view.

@@ -1,5 +1,5 @@
 #pragma once
-// WORKSPACE.json (SPEC 8): what the user set up, to reopen later — open files, the tensor
+// WORKSPACE.json (README.md, "Desktop application"): what the user set up, to reopen later — open files, the tensor
 // shown with its slice and selection, the sparsifier recipes (shared and per dataset), the
 // Gradcheck panel's form, the export settings, the optimizer form, the dock layout.
 // Data stays in the HDF5 files; a workspace only points at them. Paths are stored absolute
