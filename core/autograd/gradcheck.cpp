@@ -3,6 +3,7 @@
 #include "core/autograd/backward.h"
 #include "core/masked/mask_algebra.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -71,6 +72,19 @@ std::string joined(const std::vector<std::string> &parts)
     for (std::size_t i = 0; i < parts.size(); ++i)
         out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
     return out;
+}
+
+// How the masked uses of `name` treat its gradient, e.g. "the masked backward of sparse_mm
+// operand 1 and sparse_mm operand 2 keeps only x's pattern (sparse_mm's backward projects
+// each sparse operand's gradient onto that operand's own pattern)".
+std::string projectingUses(const std::string &name, const std::vector<std::string> &maskedUses)
+{
+    if (maskedUses.empty())
+        return "no use of " + name + " has a masked backward";
+    std::string why = "the masked backward of " + joined(maskedUses) + " keeps only " + name + "'s pattern";
+    if (std::any_of(maskedUses.begin(), maskedUses.end(), [](const std::string &use) { return use.starts_with("sparse_mm "); }))
+        why += " (sparse_mm's backward projects each sparse operand's gradient onto that operand's own pattern)";
+    return why;
 }
 
 class Checker {
@@ -304,17 +318,17 @@ private:
             const std::string element = j.name + coordinatesOf(r, x.shape);
             std::string line = "row " + std::to_string(r) + " (" + element + "): ";
             if (!specifiedAt(x, r) && !m_options.masked) {
-                line += element
-                        + " is unspecified; non-masked gradcheck perturbs it like a dense element, but the masked "
-                          "backward of "
-                        + (maskedUses.empty() ? std::string("no use") : joined(maskedUses)) + " keeps only " + j.name
-                        + "'s pattern, so the analytical row misses those paths";
+                line += element + " is unspecified; non-masked gradcheck perturbs it like a dense element, but "
+                        + projectingUses(j.name, maskedUses) + ", so "
+                        + (denseUses.empty() ? "no backward" : "only the non-masked backward of " + joined(denseUses))
+                        + " reaches " + element + ": the analytical row misses the paths through the masked uses";
             } else if (!specifiedAt(x, r)) {
                 line += element
                         + " is unspecified; masked gradcheck does not perturb it (its numerical row is 0), but the "
                           "non-masked backward of "
-                        + (denseUses.empty() ? std::string("no use") : joined(denseUses)) + " gives it a gradient; sparse_mask("
-                        + j.name + ", mask) around the input makes every use masked";
+                        + (denseUses.empty() ? std::string("no use") : joined(denseUses))
+                        + " gives it a gradient: " + projectingUses(j.name, maskedUses) + ", so only that backward reaches "
+                        + element + "; sparse_mask(" + j.name + ", mask) around the input makes every use masked";
             } else {
                 line += element
                         + " is specified and the Jacobians still differ: a backward on this path does not match "

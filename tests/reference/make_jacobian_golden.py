@@ -11,6 +11,9 @@ Each case is a group: attr `expr`; `inputs/<name>` (float64, or bool for masks; 
 as a `coo_tensor` group); `jacobian/<name>` (rows x cols) for every input that takes a gradient.
 Attr `masked` = 1 marks a case to check with masked gradcheck: PyTorch's gradient of a sparse
 leaf has no rows for unspecified elements, which is masked gradcheck's numerical Jacobian.
+
+`instructive_mm_sparse_mm` is the case that fails in both modes: instead of `jacobian/x` it has
+`analytical/x` (both modes), `numerical/x` (non-masked) and `numerical_masked/x`.
 """
 import sys
 
@@ -82,8 +85,50 @@ def row_by_row_jacobian(fn, inputs):
     return {name: torch.stack(cols, 1).numpy() for name, cols in columns.items()}
 
 
+# The instructive case: x = [[--, 1], [2, 3]] as COO, f(x) = mm(sparse_mm(x, x), x); gradcheck
+# fails in both modes, and these are its exact Jacobians as PyTorch 2.x computes them (the
+# numbers of docs/SEMANTICS.md, "gradcheck"). PyTorch 1.13 cannot differentiate mm with a sparse
+# operand ("requires the 'mat2' tensor to be strided"), so they are written here, and
+# instructive_case_check() below re-derives them with 1.13 from dense ops: a gradient hook
+# projects each sparse_mm operand's gradient onto x's pattern.
+INSTRUCTIVE_X = np.array([[0.0, 1.0], [2.0, 3.0]])
+INSTRUCTIVE_ANALYTICAL = np.array([[2, 0, 6, 0], [6, 13, 4, 12], [3, 1, 13, 6], [2, 6, 12, 31]], dtype=np.float64)
+INSTRUCTIVE_NUMERICAL = np.array([[4, 3, 6, 2], [6, 13, 4, 12], [3, 1, 13, 6], [2, 6, 12, 31]], dtype=np.float64)
+INSTRUCTIVE_NUMERICAL_MASKED = np.vstack([np.zeros((1, 4)), INSTRUCTIVE_NUMERICAL[1:]])  # x[0, 0] not perturbed
+
+
+def instructive_case_check():
+    x0 = torch.from_numpy(INSTRUCTIVE_X)
+    pattern = torch.tensor([[0.0, 1.0], [1.0, 1.0]], dtype=torch.float64)
+    columns = []
+    for o in range(4):
+        x = x0.clone().requires_grad_(True)
+        a, b = x * 1, x * 1
+        a.register_hook(lambda g: g * pattern)  # sparse_mm's first operand: projected
+        b.register_hook(lambda g: g * pattern)  # and its second
+        seed = torch.zeros(4, dtype=torch.float64)
+        seed[o] = 1.0
+        columns.append(torch.autograd.grad(torch.mm(torch.mm(a, b), x), x, seed.reshape(2, 2))[0].reshape(-1))
+    analytical = torch.stack(columns, 1).numpy()
+    # Non-masked numerical: x[0, 0] perturbed like a dense element, so the dense x @ x @ x's Jacobian.
+    dense = torch.autograd.functional.jacobian(lambda x: torch.mm(torch.mm(x, x), x), x0).reshape(4, 4).T.numpy()
+    assert np.array_equal(analytical, INSTRUCTIVE_ANALYTICAL), analytical
+    assert np.allclose(dense, INSTRUCTIVE_NUMERICAL), dense
+
+
+def write_instructive_case(f):
+    instructive_case_check()
+    g = f.create_group("instructive_mm_sparse_mm")
+    g.attrs["expr"] = "mm(sparse_mm(x, x), x)"
+    write_coo(g.create_group("inputs/x"), INSTRUCTIVE_X)
+    g["analytical/x"] = INSTRUCTIVE_ANALYTICAL
+    g["numerical/x"] = INSTRUCTIVE_NUMERICAL
+    g["numerical_masked/x"] = INSTRUCTIVE_NUMERICAL_MASKED
+
+
 def main(path):
     with h5py.File(path, "w") as f:
+        write_instructive_case(f)
         for name, expr, fn, inputs in SPARSE_CASES:
             g = f.create_group(name)
             g.attrs["expr"] = expr
