@@ -446,6 +446,28 @@ private:
     std::map<std::string, ValuePtr<T>> m_inputs;
 };
 
+// Input names whose values reach the result: all but those under the pattern operand of
+// sparse_mask, masked and intersect.
+void collectValueInputs(const Expression &node, std::vector<std::string> &names)
+{
+    if (node.kind == Expression::Kind::Name) {
+        names.push_back(node.name);
+        return;
+    }
+    const bool secondIsPattern =
+        node.kind == Expression::Kind::Call && (node.name == "sparse_mask" || node.name == "masked" || node.name == "intersect");
+    for (std::size_t k = 0; k < node.operands.size(); ++k)
+        if (!(secondIsPattern && k == 1))
+            collectValueInputs(*node.operands[k], names);
+}
+
+EvalInput converted(const NamedTensor &t, bool useDouble)
+{
+    if (useDouble)
+        return {t.name, std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(t.tensor, t.isBool))};
+    return {t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(t.tensor, t.isBool))};
+}
+
 bool needsDouble(const std::vector<EvalInput> &inputs)
 {
     return std::any_of(inputs.begin(), inputs.end(), [](const EvalInput &i) { return i.value.index() == 1; });
@@ -459,11 +481,29 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, b
                                return t.tensor.dtype() == DType::Float64;
                            });
     std::vector<EvalInput> inputs;
+    for (const auto &t : tensors)
+        inputs.push_back(converted(t, useDouble));
+    return inputs;
+}
+
+bool computesInDouble(const Expression &expression, const std::vector<NamedTensor> &tensors)
+{
+    std::vector<std::string> valued;
+    collectValueInputs(expression, valued);
+    return std::any_of(tensors.begin(), tensors.end(), [&](const NamedTensor &t) {
+        return !t.isBool && t.tensor.dtype() == DType::Float64 && std::find(valued.begin(), valued.end(), t.name) != valued.end();
+    });
+}
+
+std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, const Expression &expression)
+{
+    const bool useDouble = computesInDouble(expression, tensors);
+    const auto referenced = expression.inputNames();
+    std::vector<EvalInput> inputs;
     for (const auto &t : tensors) {
-        if (useDouble)
-            inputs.push_back({t.name, std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(t.tensor, t.isBool))});
-        else
-            inputs.push_back({t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(t.tensor, t.isBool))});
+        if (std::find(referenced.begin(), referenced.end(), t.name) == referenced.end())
+            continue; // bound but unused: never converted
+        inputs.push_back(converted(t, useDouble));
     }
     return inputs;
 }

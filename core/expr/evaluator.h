@@ -4,8 +4,8 @@
 // Elementwise subexpressions are fused: a maximal elementwise subtree becomes one
 // ElementwiseProgram evaluated in cache-sized blocks, and a reduction over it consumes the
 // blocks directly. Non-elementwise ops (softmax, products, layout changes) materialise their
-// operands. Values compute in float64 when any input is float64, else in float32, as torch's
-// type promotion would.
+// operands. Values compute in float64 when an input whose values reach the result is float64,
+// else in float32, as torch's type promotion would (computesInDouble).
 //
 // Binary ops on two masked operands need equal masks (MaskPolicy::Strict, torch's rule); the
 // error says how they differ. MaskPolicy::Intersect combines them as (v1 op v2, m1 AND m2).
@@ -40,6 +40,17 @@ struct NamedTensor {
 // Converts tensors to evaluator inputs once (as torch builds a MaskedTensor once): in float64
 // when any of them is float64 (or `forceDouble`), else in float32.
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble = false);
+
+// Whether `expression` computes in float64, by torch's type promotion over the inputs whose
+// values reach the result: float32 op float32 is float32, any float64 makes it float64. An
+// input the expression does not reference does not count, nor one used only as the pattern of
+// sparse_mask, masked or intersect (torch's x.sparse_mask(m) and masked_tensor(data, mask)
+// keep the data's dtype), nor a bool mask.
+bool computesInDouble(const Expression &expression, const std::vector<NamedTensor> &tensors);
+
+// The evaluator inputs of `expression`: the tensors it references, in the precision
+// computesInDouble() decides.
+std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, const Expression &expression);
 
 // Throws InputError naming the expression and column for unknown inputs, shape mismatches,
 // differing masks, bad dims and misuse of an op.

@@ -3,7 +3,6 @@
 #include "core/io/atomic_output.h"
 #include "core/io/h5_writer.h"
 
-#include <algorithm>
 #include <chrono>
 
 namespace sparsity::core {
@@ -24,11 +23,10 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     result.device = resolveDevice(request.device);
 
     auto tensors = readBoundInputs(result.inputs, report);
-    // The result's precision follows the inputs the expression uses (as torch's type promotion
-    // does): a float64 input bound but unused must not turn a float32 computation into float64.
-    const auto used = expression->inputNames();
-    std::erase_if(tensors, [&](const NamedTensor &t) { return std::find(used.begin(), used.end(), t.name) == used.end(); });
-    const auto inputs = makeEvalInputs(tensors);
+    // The result's precision follows the inputs whose values the expression uses (torch's type
+    // promotion): a float64 input bound but unused, or used only as a pattern, leaves a float32
+    // computation float32.
+    const auto inputs = makeEvalInputs(tensors, *expression);
     tensors.clear();
     const auto inputsRead = Clock::now();
     result.result = evaluateExpression(*expression, request.expression, inputs, request.policy, result.device);

@@ -9,7 +9,8 @@
   numpy's computation;
 * sparse_mm takes a CSR input; --mask-policy intersect combines different masks;
 * the JSON report has shapes, nnz, compute_seconds and io_seconds;
-* the result's dtype follows the inputs the expression uses."""
+* the result's dtype follows the inputs whose values the expression uses (not an unused one,
+  nor one used only as a pattern)."""
 import json
 import os
 import subprocess
@@ -35,6 +36,13 @@ def evaluate(cli, out, expression, *inputs, extra=()):
     for binding in inputs:
         args += ["--input", binding]
     return json.loads(run(cli, *args))
+
+
+def value_dtype(element):
+    """The dtype of an element's values: a dataset's, a coo_tensor's values', a masked_tensor's data's."""
+    if isinstance(element, h5py.Dataset):
+        return element.dtype
+    return element["values"].dtype if "values" in element else value_dtype(element["data"])
 
 
 def decode(element):
@@ -73,6 +81,11 @@ def main(cli, work):
         f["grad"], f["gmask"] = grad, grad != 0
         f["sum"] = np.full((2, 4), 0.5, np.float32)
         f["x64"] = x.astype(np.float64)
+        p64 = f.create_group("p64")  # a float64 COO used only as a pattern
+        p64.attrs["encoding-type"], p64.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        p64.attrs["shape"] = np.array(m.shape, np.int64)
+        p64["indices"] = np.stack(np.nonzero(m)).astype(np.int64)
+        p64["values"] = np.ones(int(m.sum()))
     out = lambda name: os.path.join(work, name + ".h5")
     bind = lambda name, dataset=None: f"{name}={path}:/{dataset or name}"
 
@@ -100,6 +113,14 @@ def main(cli, work):
     with h5py.File(out("dtype32"), "r") as f32, h5py.File(out("dtype64"), "r") as f64:
         check(f32["result"].dtype == np.float32, f"unused float64 input made the result {f32['result'].dtype}")
         check(f64["result"].dtype == np.float64, f"float32 * float64 gave {f64['result'].dtype}")
+    # Only the pattern of sparse_mask's and masked's second operand is used: x.sparse_mask(p) and
+    # masked_tensor(x, mask) keep x's dtype in torch, a float64 pattern included.
+    for expr in ("sparse_mask(x, p)", "masked(x, p) * 2", "intersect(masked(x, m), p)"):
+        evaluate(cli, out("dtype_pattern"), expr, bind("x"), bind("m"), bind("p", "p64"))
+        with h5py.File(out("dtype_pattern"), "r") as f:
+            dtype = value_dtype(f["result"])
+            check(dtype == np.float32, f"{expr}: a float64 pattern made the result {dtype}")
+        os.remove(out("dtype_pattern"))
 
     # Masked COO storage in, masked COO out.
     evaluate(cli, out("coo_input"), "to_sparse(masked(x, m))", bind("x"), bind("m"))
