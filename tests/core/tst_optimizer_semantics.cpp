@@ -20,6 +20,8 @@ private slots:
     void comparisonNamesTheRefusingSemantics();
     void lazyTouchesOnlyThePattern_data();
     void lazyTouchesOnlyThePattern();
+    void lazyTorchMomentumKeepsMovingTouchedRows_data();
+    void lazyTorchMomentumKeepsMovingTouchedRows();
     void csrGradientEqualsCoo();
     void maskDecidesNotStorage();
     void nanGradientChangesNothing();
@@ -79,6 +81,35 @@ void TestOptimizerSemantics::lazyTouchesOnlyThePattern()
     QVERIFY(param.values[4] != before.values[4]); // row 1 moved
     QCOMPARE((std::vector<std::int64_t>(state.lastUpdate.begin(), state.lastUpdate.end())),
              (std::vector<std::int64_t>{0, 2, 0, 2, 0}));
+}
+
+void TestOptimizerSemantics::lazyTorchMomentumKeepsMovingTouchedRows_data()
+{
+    QTest::addColumn<int>("rule");
+    QTest::addColumn<std::vector<std::int64_t>>("lastUpdate");
+    // PyTorch's buffer is sparse and holds rows 1 and 3 from step 1 on: d = buf moves them at
+    // step 2 too. MXNet's lazy momentum updates only the rows of the step's gradient.
+    QTest::newRow("torch") << int(core::Rule::Torch) << std::vector<std::int64_t>{2, 2, 0, 2, 0};
+    QTest::newRow("mxnet") << int(core::Rule::Mxnet) << std::vector<std::int64_t>{2, 1, 0, 1, 0};
+}
+
+void TestOptimizerSemantics::lazyTorchMomentumKeepsMovingTouchedRows()
+{
+    QFETCH(int, rule);
+    QFETCH(std::vector<std::int64_t>, lastUpdate);
+    const auto opts = options(core::OptimizerKind::Sgd, Semantics::Lazy, core::Rule(rule));
+    auto param = test::randomDense<float>({5, 4}, 1.0, 3);
+    auto state = core::initialState<float>(opts, param.shape);
+    const core::CooTensor<float> row0{{5, 4}, 1, 1, {0}, {1.0f, 2.0f, 3.0f, 4.0f}, true};
+    core::runSteps(param, state, opts, std::vector<core::NamedGradient>{{"g", rowGradient()}}, nullptr);
+    const auto afterFirst = param;
+    core::runSteps(param, state, opts, std::vector<core::NamedGradient>{{"g", core::Tensor(core::Storage{row0})}}, nullptr);
+    QCOMPARE((std::vector<std::int64_t>(state.lastUpdate.begin(), state.lastUpdate.end())), lastUpdate);
+    for (std::int64_t r = 0; r < 5; ++r)
+        for (int j = 0; j < 4; ++j) {
+            const auto k = static_cast<std::size_t>(r * 4 + j);
+            QCOMPARE(param.values[k] != afterFirst.values[k], lastUpdate[static_cast<std::size_t>(r)] == 2);
+        }
 }
 
 void TestOptimizerSemantics::csrGradientEqualsCoo()
