@@ -14,7 +14,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
 {
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
-    const auto elements = selectElements(input, request.datasets);
+    const auto elements = selectElements(input, request.datasets, &report);
     for (const auto &element : elements) {
         try {
             requireLayoutCanHold(request.layout, element.shape);

@@ -271,7 +271,7 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
     const bool useGpu = resolveDevice(request.device) == Device::Cuda;
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
-    const auto elements = selectElements(input, request.datasets);
+    const auto elements = selectElements(input, request.datasets, &report);
     checkPerDataset(request, input, elements);
     for (const auto &e : elements)
         checkElement(request, input, e);

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Fault classes found by fuzzing the CLI, one case each:
+
+    fault_cases.py SPARSITY WORKDIR CASE
+
+Every case builds its own inputs under WORKDIR/CASE and checks the contract: a clear one-line
+`error:` naming the file and dataset, exit 1/2/3 (never 70, never a crash), no output or
+temporary file left, inputs unchanged, a batch going on past an input it cannot process.
+Exit 77 means the case cannot run here (e.g. the disk-full case needs root to mount a tmpfs)."""
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+SKIP = 77
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def run(cli, *args, code, timeout=20):
+    r = subprocess.run([cli, *args], capture_output=True, text=True, timeout=timeout)
+    check(r.returncode == code, f"{' '.join(args)}: exit {r.returncode}, expected {code}; stderr: {r.stderr}")
+    return r
+
+
+def leftovers(folder):
+    """Temporary files of our writers left in `folder`."""
+    return [n for n in os.listdir(folder) if n.startswith(".sw-") or ".tmp" in n]
+
+
+def one_error(r, pattern):
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
+    check(len(errors) == 1, f"expected one error line, got {r.stderr!r}")
+    check(re.search(pattern, errors[0]), f"error {errors[0]!r} does not match {pattern!r}")
+    return errors[0]
+
+
+def link_cycle(cli, work):
+    """A group holding a hard link to itself: every command lists each object once and notes
+    the repeating link, instead of walking forever."""
+    path = os.path.join(work, "loop.h5")
+    with h5py.File(path, "w") as f:
+        g = f.create_group("g")
+        g["x"] = np.arange(6.0).reshape(2, 3)
+        g["loop"] = g
+        f["z_alias"] = g["x"]  # listed after /g/x: h5py files list links by name
+        f["names"] = np.array([b"a", b"b"])
+        f["dangling"] = h5py.SoftLink("/nowhere")
+    before = digest(path)
+    note_cycle = "note: .*loop.h5:/g/loop: skipped: this link repeats the object already listed as /g \\(a link cycle\\)"
+    r = run(cli, "inspect", path, code=0)
+    check(r.stdout.count("/g/x") == 1 and "/z_alias" not in r.stdout, f"inspect lists /g/x once: {r.stdout}")
+    check(re.search(note_cycle, r.stderr), f"inspect notes the cycle: {r.stderr}")
+    check(re.search("note: .*:/z_alias: skipped: this link repeats the object already listed as /g/x$", r.stderr, re.M),
+          f"inspect notes the alias: {r.stderr}")
+    out = os.path.join(work, "converted.h5")
+    r = run(cli, "convert", path, out, "--layout", "coo", code=0)
+    check(re.search(note_cycle, r.stderr), f"convert notes the cycle: {r.stderr}")
+    check(re.search("note: .*:/names: skipped: not a numeric or bool dataset", r.stderr), f"convert notes /names: {r.stderr}")
+    check(re.search("note: .*:/dangling: skipped: the link points at no object", r.stderr),
+          f"convert notes the dangling link: {r.stderr}")
+    with h5py.File(out, "r") as f:
+        check(sorted(f["g"].keys()) == ["x"] and "z_alias" not in f, f"convert writes /g/x once: {list(f['g'].keys())}")
+    out = os.path.join(work, "sparsified.h5")
+    r = run(cli, "sparsify", path, "-o", out, "--method", "threshold", "--threshold", "1", code=0)
+    check(re.search(note_cycle, r.stderr), f"sparsify notes the cycle: {r.stderr}")
+    batch = os.path.join(work, "loop.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": ["loop.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                   "output": {"path": "out/{name}"}}, f)
+    r = run(cli, "run", batch, code=0)
+    check(re.search(note_cycle, r.stderr), f"run notes the cycle: {r.stderr}")
+    check(digest(path) == before, "the input was modified")
+
+
+CASES = {f.__name__: f for f in [link_cycle]}
+
+
+def main():
+    cli, workdir, case = sys.argv[1:4]
+    work = os.path.join(workdir, case)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    CASES[case](cli, work)
+    check(not leftovers(work), f"temporary files left in {work}: {leftovers(work)}")
+    print("ok:", case)
+
+
+if __name__ == "__main__":
+    main()
