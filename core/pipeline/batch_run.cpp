@@ -96,6 +96,8 @@ BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job, con
         report.error = error.what();
     } catch (const std::bad_alloc &) {
         report.error = job.input + ": out of memory";
+    } catch (const std::length_error &) {
+        report.error = job.input + ": out of memory (a size larger than any allocation)";
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;

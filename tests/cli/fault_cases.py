@@ -40,8 +40,8 @@ def run(cli, *args, code, timeout=20):
 
 
 def leftovers(folder):
-    """Temporary files of our writers left in `folder`."""
-    return [n for n in os.listdir(folder) if n.startswith(".sw-") or ".tmp" in n]
+    """Temporary files of our writers left in `folder` or below."""
+    return [os.path.join(d, n) for d, _, names in os.walk(folder) for n in names if n.startswith(".sw-") or ".tmp" in n]
 
 
 def one_error(r, pattern):
@@ -89,7 +89,52 @@ def link_cycle(cli, work):
     check(digest(path) == before, "the input was modified")
 
 
-CASES = {f.__name__: f for f in [link_cycle]}
+def huge_dataset(cli, work):
+    """A dataset declaring 2^62 elements with nothing written: a clear exit-3 error naming it
+    (never 70), `inspect --count` counts the written chunks only, and `run` goes on past it."""
+    huge = os.path.join(work, "a_huge.h5")
+    with h5py.File(huge, "w") as f:
+        f.create_dataset("x", shape=(2**31, 2**31), dtype="f8", chunks=(1, 1024))
+        written = f.create_dataset("w", shape=(2**31, 2**31), dtype="f4", chunks=(1, 1024))
+        written[5, 0:2000] = np.arange(2000.0)
+        f.create_dataset("ones", shape=(2**20, 2**20), dtype="f4", chunks=(64, 64), fillvalue=1.5)[0:10, 0:10] = 0
+        coo = f.create_group("t")
+        coo.attrs["encoding-type"] = "coo_tensor"
+        coo.attrs["encoding-version"] = "0.1.0"
+        coo.attrs["shape"] = np.array([2**31, 2**31], dtype="i8")
+        coo["indices"] = np.array([[1], [2]], dtype="i8")
+        coo["values"] = np.array([1.0])
+    before = digest(huge)
+    too_big = "a_huge\\.h5:{}: declares 4611686018427387904 elements; holding them takes .* EiB, more than this machine's memory"
+    out = os.path.join(work, "out.h5")
+    for args in (["convert", huge, out, "--layout", "csr", "--dataset", "/x"],
+                 ["sparsify", huge, "-o", out, "--method", "threshold", "--threshold", "1", "--dataset", "/x"],
+                 ["eval", "--expr", "x * 2", "--input", f"x={huge}:/x", "-o", out]):
+        one_error(run(cli, *args, code=3), too_big.format("/x"))
+    for args in (["convert", huge, out, "--layout", "dense", "--dataset", "/t"],
+                 ["sparsify", huge, "-o", out, "--method", "n-m", "--dataset", "/t"],
+                 ["eval", "--expr", "x + 1", "--input", f"x={huge}:/t", "-o", out]):
+        one_error(run(cli, *args, code=3), too_big.format("/t"))
+    check(not os.path.exists(out), "an output was written")
+    r = run(cli, "inspect", "--count", "--json", huge, code=0)
+    counts = {d["path"]: d["nnz"] for d in json.loads(r.stdout)["datasets"]}
+    check(counts == {"/x": 0, "/w": 1999, "/ones": 2**40 - 100, "/t": 1}, f"inspect --count: {counts}")
+    good = os.path.join(work, "b_good.h5")
+    with h5py.File(good, "w") as f:
+        f["x"] = np.arange(12.0).reshape(3, 4)
+    batch = os.path.join(work, "batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": ["a_huge.h5", "b_good.h5"], "datasets": ["/x"],
+                   "sparsify": {"method": "threshold", "threshold": 1}, "output": {"path": "out/{name}"}}, f)
+    r = run(cli, "run", batch, code=1)
+    one_error(r, too_big.format("/x"))
+    check(os.path.exists(os.path.join(work, "out", "b_good.h5")), "run went on to the good input")
+    check(not os.path.exists(os.path.join(work, "out", "a_huge.h5")), "run wrote an output for the huge input")
+    check("1 of 2 inputs done" in r.stdout, f"run report: {r.stdout}")
+    check(digest(huge) == before, "the input was modified")
+
+
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset]}
 
 
 def main():
