@@ -134,7 +134,55 @@ def huge_dataset(cli, work):
     check(digest(huge) == before, "the input was modified")
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset]}
+def good_input(work, name="good.h5"):
+    path = os.path.join(work, name)
+    with h5py.File(path, "w") as f:
+        f["x"] = np.arange(12.0).reshape(3, 4)
+    return path
+
+
+def batch_json(cli, work):
+    """BATCH.json values the JSON parser or the file system refuse: exit 2 naming the JSON path,
+    with and without --dry-run (was 70), and nothing written."""
+    good = good_input(work)
+    cases = {
+        "overflow.json": ('{"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "threshold", "threshold": -1e400},'
+                          ' "output": {"path": "out/{name}"}}',
+                          "overflow\\.json: \\$\\.sparsify\\.threshold must be a number within double's range .* but got '-1e400'"),
+        "overflow_in_array.json": ('{"version": 1, "inputs": ["good.h5"], "datasets": ["/x"], "step": {"optimizer": "sgd",'
+                                   ' "semantics": "dense", "param": "/x", "grads": ["/x"], "lr": [1, 2e999]},'
+                                   ' "output": {"path": "out/{name}"}}',
+                                   "\\$\\.step\\.lr\\[1\\] must be a number within double's range"),
+        "long_path.json": (json.dumps({"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                                       "output": {"path": "out/" + "a" * 5000 + ".h5"}}),
+                           "long_path\\.json: \\$\\.output\\.path gives .*good\\.h5 an output path that must be at most 4095 bytes"
+                           " long \\(PATH_MAX\\), but has 50"),
+        "long_name.json": (json.dumps({"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                                       "output": {"path": "out/" + "a" * 300 + ".h5"}}),
+                           "\\$\\.output\\.path gives .* an output path that must have names of at most 255 bytes \\(NAME_MAX\\), but"
+                           " 'aaaaaaaaaaaaaaaa\\.\\.\\.' has 303"),
+        "nul_path.json": (json.dumps({"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                                      "output": {"path": "out/cut\u0000tail.h5"}}),
+                          "nul_path\\.json: \\$\\.output\\.path must not contain a NUL character \\(\\\\u0000\\), but it has one at"
+                          " byte 7"),
+        "nul_input.json": (json.dumps({"version": 1, "inputs": ["good.h5\u0000.bak"], "sparsify": {"method": "threshold",
+                                       "threshold": 1}, "output": {"path": "out/{name}"}}),
+                           "\\$\\.inputs\\[0\\] must not contain a NUL character"),
+    }
+    before = digest(good)
+    for name, (text, pattern) in cases.items():
+        batch = os.path.join(work, name)
+        with open(batch, "w") as f:
+            f.write(text)
+        for dry in ([], ["--dry-run"]):
+            r = run(cli, "run", *dry, batch, code=2)
+            one_error(r, pattern)
+            check(not r.stdout, f"{name}: stdout must be empty, got {r.stdout!r}")
+    check(not os.path.exists(os.path.join(work, "out")), "an output was written")
+    check(digest(good) == before, "the input was modified")
+
+
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json]}
 
 
 def main():
