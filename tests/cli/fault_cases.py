@@ -182,7 +182,72 @@ def batch_json(cli, work):
     check(digest(good) == before, "the input was modified")
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json]}
+def wait_for_temporary(process, folder, seconds=20):
+    """Waits until `process` has a temporary output file in `folder`: it is writing."""
+    prefix = f".sw-tmp-{process.pid}-"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if any(n.startswith(prefix) and os.path.getsize(os.path.join(folder, n)) > 1 << 16 for n in os.listdir(folder)):
+            return
+        check(process.poll() is None, f"the writer ended (exit {process.returncode}) before writing")
+        time.sleep(0.02)
+    raise SystemExit("FAIL: no temporary file appeared")
+
+
+def signals(cli, work):
+    """SIGTERM or SIGINT (Ctrl-C) during a long write: the temporary file is removed and the
+    process ends by the signal (shell status 143 / 130)."""
+    big = os.path.join(work, "big.h5")
+    with h5py.File(big, "w") as f:
+        f["x"] = np.random.default_rng(0).standard_normal((2048, 2048))
+    batch = os.path.join(work, "batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": ["big.h5"], "sparsify": {"method": "threshold", "threshold": 0.1},
+                   "step": {"optimizer": "adagrad", "semantics": "dense", "param": "/x", "grads": ["/x"]},
+                   "output": {"path": "out/{name}", "gzip": 9}}, f)
+    os.makedirs(os.path.join(work, "out"))
+    commands = {
+        "convert": ([cli, "convert", big, os.path.join(work, "converted.h5"), "--layout", "csr", "--gzip", "9"], work),
+        "run": ([cli, "run", batch], os.path.join(work, "out")),
+    }
+    for name, (command, folder) in commands.items():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            wait_for_temporary(process, folder)
+            process.send_signal(sig)
+            process.communicate(timeout=20)
+            check(process.returncode == -sig, f"{name}: ended with {process.returncode}, expected -{int(sig)} ({sig.name})")
+            check(not leftovers(work), f"{name} after {sig.name}: temporary files left: {leftovers(work)}")
+    check(not os.path.exists(os.path.join(work, "converted.h5")), "an output was written")
+
+
+def long_name(cli, work):
+    """Output names of 236-255 bytes are legal and written (the temporary name is short); one of
+    256 is refused with exit 2, never cut."""
+    good = good_input(work)
+    for length in (236, 255):
+        out = os.path.join(work, "o" * (length - 3) + ".h5")
+        run(cli, "convert", good, out, "--layout", "coo", code=0)
+        check(os.path.exists(out), f"the {length}-byte output name was not written")
+        os.remove(out)
+        run(cli, "sparsify", good, "-o", out, "--method", "threshold", "--threshold", "1", code=0)
+        check(os.path.exists(out), f"sparsify: the {length}-byte output name was not written")
+        os.remove(out)
+        batch = os.path.join(work, "batch.json")
+        with open(batch, "w") as f:
+            json.dump({"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                       "step": {"optimizer": "adagrad", "semantics": "dense", "param": "/x", "grads": ["/x"]},
+                       "output": {"path": os.path.basename(out)}}, f)
+        run(cli, "run", batch, code=0)
+        check(os.path.exists(out), f"run: the {length}-byte output name was not written")
+        os.remove(out)
+    out = os.path.join(work, "o" * 253 + ".h5")
+    one_error(run(cli, "convert", good, out, "--layout", "coo", code=2),
+              "output path .* must have names of at most 255 bytes \\(NAME_MAX\\), but 'oooooooooooooooo\\.\\.\\.' has 256")
+    check(not any(n.startswith("ooo") for n in os.listdir(work)), "a cut name was written")
+
+
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name]}
 
 
 def main():
