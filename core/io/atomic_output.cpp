@@ -21,13 +21,15 @@ AtomicOutput::AtomicOutput(std::string target) : m_target(std::move(target))
     if (::access(folder.c_str(), W_OK) != 0)
         throw IoError(m_target + ": cannot write: folder " + folder.string() + " is not writable");
     m_temporary.emplace(m_target);
-    m_file.emplace(H5File::create(m_temporary->path()));
+    m_file.emplace(H5File::create(m_temporary->path(), m_target));
 }
 
 AtomicOutput::~AtomicOutput()
 {
     if (m_committed)
         return;
+    if (m_file)
+        m_file->discard();
     m_file.reset();
     m_temporary.reset();
 }

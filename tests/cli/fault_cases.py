@@ -247,7 +247,41 @@ def long_name(cli, work):
     check(not any(n.startswith("ooo") for n in os.listdir(work)), "a cut name was written")
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name]}
+def disk_full(cli, work):
+    """Writing to a full disk (a 2 MB tmpfs): exit 3 with the output and dataset named, no crash
+    in HDF5's exit handler (was a segfault, 139), no temporary file left. Needs root to mount."""
+    if os.geteuid() != 0:
+        print("skipped: mounting a tmpfs needs root")
+        sys.exit(SKIP)
+    full = os.path.join(work, "full")
+    os.makedirs(full)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", full], capture_output=True).returncode != 0:
+        print("skipped: cannot mount a tmpfs here")
+        sys.exit(SKIP)
+    try:
+        source = os.path.join(work, "mid.h5")
+        with h5py.File(source, "w") as f:
+            f["x"] = np.random.default_rng(0).standard_normal((1000, 1000))
+        out = os.path.join(full, "o.h5")
+        disk_full_error = "o\\.h5:/(x|result)[/a-z]*: cannot write values \\(disk full\\?\\)"
+        commands = [["convert", source, out, "--layout", layout] for layout in ("coo", "csr", "csc", "row_sparse", "dense")]
+        commands += [["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.1", "--layout", "csr"],
+                     ["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out]]
+        for args in commands:
+            one_error(run(cli, *args, code=3), disk_full_error)
+            check(not os.listdir(full), f"{args[0]}: files left on the full disk: {os.listdir(full)}")
+        batch = os.path.join(work, "batch.json")
+        with open(batch, "w") as f:
+            json.dump({"version": 1, "inputs": ["mid.h5"], "sparsify": {"method": "threshold", "threshold": 0.1},
+                       "output": {"path": "full/{name}", "layout": "coo"}}, f)
+        r = run(cli, "run", batch, code=1)
+        one_error(r, "mid\\.h5:/x[/a-z]*: cannot write values \\(disk full\\?\\)")
+        check(not os.listdir(full), f"run: files left on the full disk: {os.listdir(full)}")
+    finally:
+        subprocess.run(["umount", full])
+
+
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name, disk_full]}
 
 
 def main():
