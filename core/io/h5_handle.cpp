@@ -2,6 +2,7 @@
 
 #include "core/util/errors.h"
 
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
@@ -16,6 +17,26 @@ void H5Handle::reset()
         m_closer(m_id);
     m_id = H5I_INVALID_HID;
 }
+
+namespace {
+
+// Whether the error HDF5 just recorded says another process holds the file's lock: HDF5
+// 1.10 locks a file it opens (flock; HDF5_USE_FILE_LOCKING=FALSE turns that off), and a
+// file open for writing elsewhere then fails to open with EAGAIN, which must not read as
+// "corrupt".
+bool failedOnFileLock()
+{
+    bool locked = false;
+    auto visit = [](unsigned, const H5E_error2_t *error, void *data) -> herr_t {
+        if (error->min_num == H5E_CANTLOCKFILE || (error->desc && std::strstr(error->desc, "unable to lock file")))
+            *static_cast<bool *>(data) = true;
+        return 0;
+    };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, visit, &locked);
+    return locked;
+}
+
+} // namespace
 
 void silenceHdf5Errors()
 {
@@ -35,6 +56,10 @@ H5File H5File::openRead(const std::string &path)
     if (isHdf5 <= 0)
         throw IoError(path + ": cannot open: not an HDF5 file (no HDF5 signature)");
     hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0 && failedOnFileLock())
+        throw IoError(path
+                      + ": cannot open: is locked by another process (HDF5 file locking; another program has it open"
+                        " for writing)");
     if (id < 0)
         throw IoError(path + ": cannot open: HDF5 file is truncated or corrupt");
     return H5File(H5Handle(id, H5Fclose), path);

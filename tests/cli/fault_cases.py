@@ -281,7 +281,31 @@ def disk_full(cli, work):
         subprocess.run(["umount", full])
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name, disk_full]}
+def file_lock(cli, work):
+    """An input held open for writing by another HDF5 process: exit 3 saying it is locked (it is
+    not corrupt), and `run` goes on to the next input."""
+    os.environ.pop("HDF5_USE_FILE_LOCKING", None)  # locking on, as HDF5 1.10 has it by default
+    locked = good_input(work, "a_locked.h5")
+    good_input(work, "b_good.h5")
+    holder = subprocess.Popen([sys.executable, "-c", "import h5py, sys\nf = h5py.File(sys.argv[1], 'a')\nprint('open', flush=True)\n"
+                               "sys.stdin.read()", locked], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        check(holder.stdout.readline().strip() == "open", "the holder did not open the file")
+        locked_error = "a_locked\\.h5: cannot open: is locked by another process \\(HDF5 file locking"
+        one_error(run(cli, "inspect", locked, code=3), locked_error)
+        one_error(run(cli, "convert", locked, os.path.join(work, "out.h5"), "--layout", "coo", code=3), locked_error)
+        batch = os.path.join(work, "batch.json")
+        with open(batch, "w") as f:
+            json.dump({"version": 1, "inputs": ["*.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                       "output": {"path": "out/{name}"}}, f)
+        one_error(run(cli, "run", batch, code=1), locked_error)
+        check(os.path.exists(os.path.join(work, "out", "b_good.h5")), "run went on to the next input")
+    finally:
+        holder.communicate("")
+    check(not os.path.exists(os.path.join(work, "out.h5")), "an output was written")
+
+
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name, disk_full, file_lock]}
 
 
 def main():
