@@ -305,7 +305,50 @@ def file_lock(cli, work):
     check(not os.path.exists(os.path.join(work, "out.h5")), "an output was written")
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name, disk_full, file_lock]}
+def limited_memory():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+
+def run_reports(cli, work):
+    """`run` prints a failed input's error line before its notes; running out of memory names
+    the file and dataset (was "error: out of memory"), in `run` and in `convert`/`sparsify`."""
+    with h5py.File(os.path.join(work, "a_fail.h5"), "w") as f:
+        f["names"] = np.array([b"a", b"b"])
+        f["cube"] = np.ones((2, 3, 4))
+    good_input(work, "b_good.h5")
+    batch = os.path.join(work, "batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": ["a_fail.h5", "b_good.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                   "output": {"path": "out/{name}", "layout": "csr"}}, f)
+    r = run(cli, "run", batch, code=1)
+    lines = [line for line in r.stderr.splitlines() if "a_fail.h5" in line]
+    check(len(lines) == 2 and re.match("error: .*a_fail\\.h5:/cube: layout csr needs a 2-d tensor", lines[0])
+          and re.match("note: .*a_fail\\.h5:/names: skipped: not a numeric or bool dataset", lines[1]),
+          f"the error line must come first, then its notes: {r.stderr}")
+    with open(cli, "rb") as f:
+        if b"__asan_init" in f.read():
+            print("out-of-memory part skipped: AddressSanitizer cannot start under an address-space limit")
+            return
+    # 4 GiB declared (below physical memory, so not refused up front) under a 3 GiB address space.
+    big = os.path.join(work, "c_big.h5")
+    with h5py.File(big, "w") as f:
+        f.create_dataset("x", shape=(2**15, 2**14), dtype="f8", chunks=(64, 1024))
+    for args in (["convert", big, os.path.join(work, "o.h5"), "--layout", "coo"],
+                 ["sparsify", big, "-o", os.path.join(work, "o.h5"), "--method", "threshold", "--threshold", "1"]):
+        r = subprocess.run([cli, *args], capture_output=True, text=True, preexec_fn=limited_memory, timeout=20)
+        check(r.returncode == 3, f"{args[0]} out of memory: exit {r.returncode}, expected 3: {r.stderr}")
+        one_error(r, "c_big\\.h5:/x: out of memory (reading|sparsifying) it")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": ["c_big.h5", "b_good.h5"], "sparsify": {"method": "threshold", "threshold": 1},
+                   "output": {"path": "out2/{name}"}}, f)
+    r = subprocess.run([cli, "run", batch], capture_output=True, text=True, preexec_fn=limited_memory, timeout=20)
+    check(r.returncode == 1, f"run out of memory: exit {r.returncode}, expected 1: {r.stderr}")
+    one_error(r, "c_big\\.h5:/x: out of memory sparsifying it")
+    check(os.path.exists(os.path.join(work, "out2", "b_good.h5")), "run went on past the input out of memory")
+
+
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name, disk_full, file_lock, run_reports]}
 
 
 def main():
