@@ -139,7 +139,7 @@ std::optional<ElementInfo> describeDataset(const H5File &file, const std::string
     info.path = path;
     info.encoding = Encoding::Array;
     info.layout = Layout::Dense;
-    info.tagged = readStringAttribute(dataset.id(), "encoding-type").has_value();
+    info.tagged = hasStringAttribute(dataset.id(), "encoding-type"); // no need to read its value
     info.shape = datasetShape(dataset.id());
     info.dtype = *dtype;
     return info;

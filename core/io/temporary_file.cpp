@@ -26,9 +26,7 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 extern "C" void removeTemporariesAndDie(int signal)
 {
-    for (auto &slot : slots)
-        if (slot.used.load(std::memory_order_acquire))
-            ::unlink(slot.path);
+    removeTemporaryFilesNow();
     // The default action, so the parent sees "killed by SIGINT" (shell status 130, 143).
     struct sigaction defaultAction {};
     defaultAction.sa_handler = SIG_DFL;
@@ -80,6 +78,13 @@ void unregisterSlot(int slot)
 }
 
 } // namespace
+
+void removeTemporaryFilesNow()
+{
+    for (auto &slot : slots)
+        if (slot.used.load(std::memory_order_acquire))
+            ::unlink(slot.path);
+}
 
 TemporaryFile::TemporaryFile(const std::string &target)
 {

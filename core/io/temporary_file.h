@@ -32,4 +32,7 @@ private:
     bool m_released = false;
 };
 
+// Unlinks every registered temporary file; async-signal-safe, for other fatal-signal handlers.
+void removeTemporaryFilesNow();
+
 } // namespace sparsity::core
