@@ -152,7 +152,8 @@ struct Walk {
     const H5File &file;
     std::vector<ElementInfo> &out;
     ValidationReport *notes;
-    std::map<haddr_t, std::string> visited;
+    // (file number, address): an external link reaches another file, whose addresses may repeat ours.
+    std::map<std::pair<unsigned long, haddr_t>, std::string> visited;
 
     void skip(const std::string &path, const std::string &why)
     {
@@ -163,7 +164,7 @@ struct Walk {
     // False (with a note) when the object at `path` was reached before under another name.
     bool firstVisit(const std::string &path, const H5O_info_t &info)
     {
-        const auto [seen, fresh] = visited.emplace(info.addr, path);
+        const auto [seen, fresh] = visited.emplace(std::pair{info.fileno, info.addr}, path);
         if (!fresh)
             skip(path, "skipped: this link repeats the object already listed as " + seen->second
                            + (path.rfind(seen->second + "/", 0) == 0 ? " (a link cycle)" : ""));
@@ -287,7 +288,7 @@ std::vector<ElementInfo> listElements(const H5File &file, ValidationReport *note
     Walk walk{file, elements, notes, {}};
     H5O_info_t root{};
     if (H5Oget_info_by_name2(file.id(), "/", &root, H5O_INFO_BASIC, H5P_DEFAULT) >= 0)
-        walk.visited.emplace(root.addr, "/");
+        walk.visited.emplace(std::pair{root.fileno, root.addr}, "/");
     walk.group("");
     return elements;
 }

@@ -50,13 +50,11 @@ def main():
         problems.append(f"stdout must be empty, got {result.stdout!r}")
     if args.output:
         folder = os.path.dirname(os.path.abspath(args.output))
-        base = os.path.basename(args.output)
         if os.path.exists(args.output):
             problems.append(f"output {args.output} was written")
         if os.path.isdir(folder):
             # Our writers' temporary files are named .sw-tmp-<pid>-<n> (core/io/temporary_file.h).
-            leftovers = [n for n in os.listdir(folder)
-                         if n.startswith(f".sw-tmp-{process.pid}-") or n.startswith("." + base + ".tmp")]
+            leftovers = [n for n in os.listdir(folder) if n.startswith(f".sw-tmp-{process.pid}-")]
             if leftovers:
                 problems.append(f"temporary files left: {leftovers}")
     for path, old in before.items():
