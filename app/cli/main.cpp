@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 namespace {
@@ -82,6 +83,10 @@ int main(int argc, char **argv)
         return fail(1, "cancelled");
     } catch (const std::bad_alloc &) {
         return fail(3, "out of memory");
+    } catch (const std::filesystem::filesystem_error &e) {
+        // A path the file system refused (too long, a loop of symlinks, no permission): the
+        // environment's or the input's doing, not a bug.
+        return fail(3, e.path1().string() + ": " + e.code().message());
     } catch (const std::exception &e) {
         return fail(70, std::string("internal error: ") + e.what());
     }
