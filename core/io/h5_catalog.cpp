@@ -165,10 +165,12 @@ struct Walk {
     bool firstVisit(const std::string &path, const H5O_info_t &info)
     {
         const auto [seen, fresh] = visited.emplace(std::pair{info.fileno, info.addr}, path);
-        if (!fresh)
-            skip(path, "skipped: this link repeats the object already listed as " + seen->second
-                           + (path.rfind(seen->second + "/", 0) == 0 ? " (a link cycle)" : ""));
-        return fresh;
+        if (fresh)
+            return true;
+        const std::string &first = seen->second;
+        const bool ancestor = path.rfind(first == "/" ? first : first + "/", 0) == 0;
+        skip(path, "skipped: this link repeats the object already listed as " + first + (ancestor ? " (a link cycle)" : ""));
+        return false;
     }
 
     void group(const std::string &groupPath)

@@ -59,6 +59,7 @@ def link_cycle(cli, work):
         g = f.create_group("g")
         g["x"] = np.arange(6.0).reshape(2, 3)
         g["loop"] = g
+        g["root"] = f
         f["z_alias"] = g["x"]  # listed after /g/x: h5py files list links by name
         f["names"] = np.array([b"a", b"b"])
         f["dangling"] = h5py.SoftLink("/nowhere")
@@ -67,6 +68,8 @@ def link_cycle(cli, work):
     r = run(cli, "inspect", path, code=0)
     check(r.stdout.count("/g/x") == 1 and "/z_alias" not in r.stdout, f"inspect lists /g/x once: {r.stdout}")
     check(re.search(note_cycle, r.stderr), f"inspect notes the cycle: {r.stderr}")
+    check(re.search("note: .*:/g/root: skipped: this link repeats the object already listed as / \\(a link cycle\\)", r.stderr),
+          f"inspect notes the link to the root: {r.stderr}")
     check(re.search("note: .*:/z_alias: skipped: this link repeats the object already listed as /g/x$", r.stderr, re.M),
           f"inspect notes the alias: {r.stderr}")
     out = os.path.join(work, "converted.h5")
