@@ -1,5 +1,6 @@
 #include "app/cli/inspect_command.h"
 
+#include "app/cli/cli_output.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 
@@ -25,7 +26,9 @@ std::string encodingLabel(const core::ElementInfo &e) { return std::string(core:
 void runInspect(const InspectOptions &options)
 {
     const auto file = core::H5File::openRead(options.file);
-    auto elements = core::listElements(file);
+    core::ValidationReport skipped;
+    auto elements = core::listElements(file, &skipped);
+    printNotes(skipped);
     if (options.count)
         for (auto &element : elements)
             element.nnz = core::countNonzeros(file, element);

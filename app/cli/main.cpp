@@ -11,11 +11,14 @@
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
 #include "core/device/device.h"
+#include "core/io/read_guard.h"
 #include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
 #include "core/util/progress.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 namespace {
@@ -26,6 +29,18 @@ std::string versionText()
     return std::string("sparsity ") + SPARSITY_VERSION + "\nCUDA: "
            + (status.cudaDevices > 0 ? status.cudaDescription
                                      : (status.cudaCompiled ? "compiled in, unavailable: " : "") + status.cudaDescription);
+}
+
+// How long one attribute read may take before it counts as HDF5 looping on a corrupt file
+// (docs/KNOWN_LIMITS.md); SPARSITY_READ_GUARD_SECONDS changes it (a slow network file system).
+unsigned readGuardSeconds()
+{
+    if (const char *text = std::getenv("SPARSITY_READ_GUARD_SECONDS")) {
+        const long seconds = std::strtol(text, nullptr, 10);
+        if (seconds > 0 && seconds < 86400)
+            return static_cast<unsigned>(seconds);
+    }
+    return 10;
 }
 
 int fail(int code, const std::string &message)
@@ -39,6 +54,7 @@ int fail(int code, const std::string &message)
 int main(int argc, char **argv)
 {
     sparsity::core::retainFreedHeapMemory();
+    sparsity::core::enableReadGuards(readGuardSeconds());
     CLI::App app{"Sparsity Workbench command-line tool: sparse and masked tensors in HDF5", "sparsity"};
     app.set_version_flag("--version", versionText);
     app.require_subcommand(1);
@@ -68,6 +84,10 @@ int main(int argc, char **argv)
         return fail(1, "cancelled");
     } catch (const std::bad_alloc &) {
         return fail(3, "out of memory");
+    } catch (const std::filesystem::filesystem_error &e) {
+        // A path the file system refused (too long, a loop of symlinks, no permission): the
+        // environment's or the input's doing, not a bug.
+        return fail(3, e.path1().string() + ": " + e.code().message());
     } catch (const std::exception &e) {
         return fail(70, std::string("internal error: ") + e.what());
     }

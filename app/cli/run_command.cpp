@@ -76,13 +76,14 @@ void runBatch(const RunOptions &o)
         if (terminal)
             std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, jobs.size(), jobs[i].input.c_str());
         const auto r = core::runBatchJob(recipe, jobs[i]);
-        printNotes(r.notes);
+        // An input's error line comes first, its notes after it: they belong to it.
         if (!r.ok) {
             ++failed;
             std::cerr << "error: " << r.error << '\n';
-        } else if (!o.json) {
-            std::cout << r.job.input << " -> " << r.job.output << '\n';
         }
+        printNotes(r.notes);
+        if (r.ok && !o.json)
+            std::cout << r.job.input << " -> " << r.job.output << '\n';
         reports.push_back(reportJson(r));
     }
     if (o.json)

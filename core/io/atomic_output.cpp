@@ -1,9 +1,8 @@
 #include "core/io/atomic_output.h"
 
+#include "core/io/output_path.h"
 #include "core/util/errors.h"
 
-#include <atomic>
-#include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
@@ -14,27 +13,25 @@ AtomicOutput::AtomicOutput(std::string target) : m_target(std::move(target))
     namespace fs = std::filesystem;
     const fs::path targetPath(m_target);
     const fs::path folder = targetPath.has_parent_path() ? targetPath.parent_path() : fs::path(".");
+    if (const auto problem = outputPathProblem(m_target))
+        throw InputError("output path " + m_target + " " + *problem);
     std::error_code ec;
     if (!fs::is_directory(folder, ec))
         throw IoError(m_target + ": cannot write: folder " + folder.string() + " does not exist");
     if (::access(folder.c_str(), W_OK) != 0)
         throw IoError(m_target + ": cannot write: folder " + folder.string() + " is not writable");
-    static std::atomic<int> counter{0};
-    // Appends rather than operator+: GCC 12 warns falsely (-Wrestrict) on "." + std::string.
-    std::string name(".");
-    name.append(targetPath.filename().string()).append(".tmp-").append(std::to_string(::getpid()));
-    name.append("-").append(std::to_string(counter++));
-    m_temporary = (folder / name).string();
-    m_file.emplace(H5File::create(m_temporary));
+    m_temporary.emplace(m_target);
+    m_file.emplace(H5File::create(m_temporary->path(), m_target));
 }
 
 AtomicOutput::~AtomicOutput()
 {
     if (m_committed)
         return;
+    if (m_file)
+        m_file->discard();
     m_file.reset();
-    std::error_code ec;
-    std::filesystem::remove(m_temporary, ec);
+    m_temporary.reset();
 }
 
 void AtomicOutput::commit()
@@ -42,9 +39,10 @@ void AtomicOutput::commit()
     m_file->close();
     m_file.reset();
     std::error_code ec;
-    std::filesystem::rename(m_temporary, m_target, ec);
+    std::filesystem::rename(m_temporary->path(), m_target, ec);
     if (ec)
         throw IoError(m_target + ": cannot write: rename from temporary file failed: " + ec.message());
+    m_temporary->release();
     m_committed = true;
 }
 

@@ -1,8 +1,28 @@
 #include "core/io/h5_attributes.h"
 
+#include "core/io/read_guard.h"
 #include "core/util/errors.h"
 
 namespace sparsity::core {
+
+namespace {
+
+// Attributes we read are short: a name, a shape. Sizes past these come from a corrupt header.
+constexpr hssize_t kMaxAttributeValues = 1 << 16;
+constexpr std::size_t kMaxFixedStringBytes = 1 << 16;
+
+} // namespace
+
+bool hasStringAttribute(hid_t object, const char *name)
+{
+    if (H5Aexists(object, name) <= 0)
+        return false;
+    H5Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+    if (!attr.isValid())
+        return false;
+    H5Handle type(H5Aget_type(attr.id()), H5Tclose);
+    return type.isValid() && H5Tget_class(type.id()) == H5T_STRING;
+}
 
 std::optional<std::string> readStringAttribute(hid_t object, const char *name)
 {
@@ -16,17 +36,27 @@ std::optional<std::string> readStringAttribute(hid_t object, const char *name)
     if (H5Sget_simple_extent_npoints(space.id()) != 1)
         return std::nullopt;
     if (H5Tis_variable_str(type.id()) > 0) {
+        // One heap reference (length, collection address, index): nothing else is a vlen string.
+        if (H5Aget_storage_size(attr.id()) > 32)
+            return std::nullopt;
         H5Handle memType(H5Tcopy(H5T_C_S1), H5Tclose);
         H5Tset_size(memType.id(), H5T_VARIABLE);
         H5Tset_cset(memType.id(), H5Tget_cset(type.id()));
         char *value = nullptr;
-        if (H5Aread(attr.id(), memType.id(), &value) < 0 || !value)
+        herr_t status = 0;
+        {
+            const ReadGuard guard(object, name); // the value lives in the global heap
+            status = H5Aread(attr.id(), memType.id(), &value);
+        }
+        if (status < 0 || !value)
             return std::nullopt;
         std::string result(value);
         H5free_memory(value);
         return result;
     }
     const auto size = H5Tget_size(type.id());
+    if (size == 0 || size > kMaxFixedStringBytes)
+        return std::nullopt;
     std::string buffer(size, '\0');
     H5Handle memType(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(memType.id(), size);
@@ -46,7 +76,7 @@ std::optional<std::vector<std::int64_t>> readIntArrayAttribute(hid_t object, con
         return std::nullopt;
     H5Handle space(H5Aget_space(attr.id()), H5Sclose);
     const auto count = H5Sget_simple_extent_npoints(space.id());
-    if (count < 0)
+    if (count < 0 || count > kMaxAttributeValues)
         return std::nullopt;
     std::vector<std::int64_t> values(static_cast<std::size_t>(count));
     if (count > 0 && H5Aread(attr.id(), H5T_NATIVE_INT64, values.data()) < 0)
@@ -63,6 +93,9 @@ std::optional<double> readDoubleAttribute(hid_t object, const char *name)
     const auto typeClass = H5Tget_class(type.id());
     if (typeClass != H5T_FLOAT && typeClass != H5T_INTEGER)
         return std::nullopt;
+    H5Handle space(H5Aget_space(attr.id()), H5Sclose);
+    if (H5Sget_simple_extent_npoints(space.id()) != 1)
+        return std::nullopt; // one number, or it is not this attribute
     double value = 0;
     if (H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &value) < 0)
         return std::nullopt;

@@ -10,6 +10,10 @@
 
 namespace sparsity::core {
 
+// Whether `object` has a string attribute `name`, from its header alone: the value (of a
+// variable-length string, in the global heap) is not read.
+bool hasStringAttribute(hid_t object, const char *name);
+// nullopt when absent, not a string, not scalar, or of an implausible size.
 std::optional<std::string> readStringAttribute(hid_t object, const char *name);
 // Integer attribute of any width, scalar or 1-d; nullopt when absent or not integer.
 std::optional<std::vector<std::int64_t>> readIntArrayAttribute(hid_t object, const char *name);

@@ -4,7 +4,7 @@
 #include "core/io/h5_types.h"
 #include "core/util/errors.h"
 
-#include <functional>
+#include <map>
 
 namespace sparsity::core {
 namespace {
@@ -139,31 +139,68 @@ std::optional<ElementInfo> describeDataset(const H5File &file, const std::string
     info.path = path;
     info.encoding = Encoding::Array;
     info.layout = Layout::Dense;
-    info.tagged = readStringAttribute(dataset.id(), "encoding-type").has_value();
+    info.tagged = hasStringAttribute(dataset.id(), "encoding-type"); // no need to read its value
     info.shape = datasetShape(dataset.id());
     info.dtype = *dtype;
     return info;
 }
 
-void walk(const H5File &file, const std::string &groupPath, std::vector<ElementInfo> &out)
-{
-    for (const auto &name : childNames(file, groupPath.empty() ? "/" : groupPath)) {
-        const std::string path = groupPath + "/" + name;
-        H5O_info_t info{};
-        if (H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
-            continue; // dangling soft or external link
-        if (info.type == H5O_TYPE_DATASET) {
-            if (auto element = describeDataset(file, path))
-                out.push_back(std::move(*element));
-        } else if (info.type == H5O_TYPE_GROUP) {
+// Objects already visited, by address: a group holding a hard link to itself or to an
+// ancestor (h5py's g["loop"] = g) would otherwise be walked forever, and an object with two
+// names would be listed twice.
+struct Walk {
+    const H5File &file;
+    std::vector<ElementInfo> &out;
+    ValidationReport *notes;
+    // (file number, address): an external link reaches another file, whose addresses may repeat ours.
+    std::map<std::pair<unsigned long, haddr_t>, std::string> visited;
+
+    void skip(const std::string &path, const std::string &why)
+    {
+        if (notes)
+            notes->add(Severity::Notice, "", file.where(path), why);
+    }
+
+    // False (with a note) when the object at `path` was reached before under another name.
+    bool firstVisit(const std::string &path, const H5O_info_t &info)
+    {
+        const auto [seen, fresh] = visited.emplace(std::pair{info.fileno, info.addr}, path);
+        if (fresh)
+            return true;
+        const std::string &first = seen->second;
+        const bool ancestor = path.rfind(first == "/" ? first : first + "/", 0) == 0;
+        skip(path, "skipped: this link repeats the object already listed as " + first + (ancestor ? " (a link cycle)" : ""));
+        return false;
+    }
+
+    void group(const std::string &groupPath)
+    {
+        for (const auto &name : childNames(file, groupPath.empty() ? "/" : groupPath)) {
+            const std::string path = groupPath + "/" + name;
+            H5O_info_t info{};
+            if (H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+                skip(path, "skipped: the link points at no object (a dangling soft or external link)");
+                continue;
+            }
+            if (info.type != H5O_TYPE_DATASET && info.type != H5O_TYPE_GROUP)
+                continue; // a named datatype: not data
+            if (!firstVisit(path, info))
+                continue;
+            if (info.type == H5O_TYPE_DATASET) {
+                if (auto element = describeDataset(file, path))
+                    out.push_back(std::move(*element));
+                else
+                    skip(path, "skipped: not a numeric or bool dataset");
+                continue;
+            }
             H5Handle child(H5Gopen2(file.id(), path.c_str(), H5P_DEFAULT), H5Gclose);
             if (auto element = describeGroup(file, path, child.id()))
                 out.push_back(std::move(*element));
             else
-                walk(file, path, out);
+                group(path);
         }
     }
-}
+};
 
 std::string normalise(const std::string &path) { return path.empty() || path[0] != '/' ? "/" + path : path; }
 
@@ -233,10 +270,10 @@ std::vector<std::string> childNames(const H5File &file, const std::string &path)
     return names;
 }
 
-std::vector<ElementInfo> selectElements(const H5File &file, const std::vector<std::string> &paths)
+std::vector<ElementInfo> selectElements(const H5File &file, const std::vector<std::string> &paths, ValidationReport *notes)
 {
     if (paths.empty()) {
-        auto elements = listElements(file);
+        auto elements = listElements(file, notes);
         if (elements.empty())
             throw InputError(file.path() + ": must hold at least one numeric dataset, but has none");
         return elements;
@@ -247,10 +284,14 @@ std::vector<ElementInfo> selectElements(const H5File &file, const std::vector<st
     return elements;
 }
 
-std::vector<ElementInfo> listElements(const H5File &file)
+std::vector<ElementInfo> listElements(const H5File &file, ValidationReport *notes)
 {
     std::vector<ElementInfo> elements;
-    walk(file, "", elements);
+    Walk walk{file, elements, notes, {}};
+    H5O_info_t root{};
+    if (H5Oget_info_by_name2(file.id(), "/", &root, H5O_INFO_BASIC, H5P_DEFAULT) >= 0)
+        walk.visited.emplace(std::pair{root.fileno, root.addr}, "/");
+    walk.group("");
     return elements;
 }
 

@@ -8,6 +8,7 @@
 #include "core/tensor/dtype.h"
 #include "core/tensor/layout.h"
 #include "core/tensor/shape.h"
+#include "core/util/validation_report.h"
 
 #include <optional>
 #include <string>
@@ -45,11 +46,15 @@ struct ElementInfo {
 std::optional<ElementInfo> describeElement(const H5File &file, const std::string &path);
 // Throws InputError "dataset not found" / "is not a numeric tensor".
 ElementInfo requireElement(const H5File &file, const std::string &path);
-// Every element in the file, depth first in link order.
-std::vector<ElementInfo> listElements(const H5File &file);
+// Every element in the file, depth first in link order, each object once however many links
+// reach it (a link back to a group being walked is not followed). `notes`, when given, gets a
+// note for each link skipped: one repeating an object already listed, a dangling link, a
+// non-numeric dataset.
+std::vector<ElementInfo> listElements(const H5File &file, ValidationReport *notes = nullptr);
 // `paths` resolved with requireElement(), or every element when `paths` is empty (then a
 // file without any is an InputError).
-std::vector<ElementInfo> selectElements(const H5File &file, const std::vector<std::string> &paths);
+std::vector<ElementInfo>
+selectElements(const H5File &file, const std::vector<std::string> &paths, ValidationReport *notes = nullptr);
 // Names of the links in group `path`, in creation order when the file tracks it, else by name.
 std::vector<std::string> childNames(const H5File &file, const std::string &path);
 

@@ -2,9 +2,12 @@
 
 #include "core/util/errors.h"
 
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
+#include <unistd.h>
+#include <vector>
 
 namespace sparsity::core {
 
@@ -14,6 +17,26 @@ void H5Handle::reset()
         m_closer(m_id);
     m_id = H5I_INVALID_HID;
 }
+
+namespace {
+
+// Whether the error HDF5 just recorded says another process holds the file's lock: HDF5
+// 1.10 locks a file it opens (flock; HDF5_USE_FILE_LOCKING=FALSE turns that off), and a
+// file open for writing elsewhere then fails to open with EAGAIN, which must not read as
+// "corrupt".
+bool failedOnFileLock()
+{
+    bool locked = false;
+    auto visit = [](unsigned, const H5E_error2_t *error, void *data) -> herr_t {
+        if (error->min_num == H5E_CANTLOCKFILE || (error->desc && std::strstr(error->desc, "unable to lock file")))
+            *static_cast<bool *>(data) = true;
+        return 0;
+    };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, visit, &locked);
+    return locked;
+}
+
+} // namespace
 
 void silenceHdf5Errors()
 {
@@ -33,12 +56,16 @@ H5File H5File::openRead(const std::string &path)
     if (isHdf5 <= 0)
         throw IoError(path + ": cannot open: not an HDF5 file (no HDF5 signature)");
     hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0 && failedOnFileLock())
+        throw IoError(path
+                      + ": cannot open: is locked by another process (HDF5 file locking; another program has it open"
+                        " for writing)");
     if (id < 0)
         throw IoError(path + ": cannot open: HDF5 file is truncated or corrupt");
     return H5File(H5Handle(id, H5Fclose), path);
 }
 
-H5File H5File::create(const std::string &path)
+H5File H5File::create(const std::string &path, const std::string &label)
 {
     silenceHdf5Errors();
     H5Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
@@ -46,8 +73,8 @@ H5File H5File::create(const std::string &path)
     H5Pset_link_creation_order(fcpl.id(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
     hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), H5P_DEFAULT);
     if (id < 0)
-        throw IoError(path + ": cannot create file (directory missing or not writable?)");
-    return H5File(H5Handle(id, H5Fclose), path);
+        throw IoError((label.empty() ? path : label) + ": cannot create file (directory missing or not writable?)");
+    return H5File(H5Handle(id, H5Fclose), label.empty() ? path : label);
 }
 
 void H5File::close()
@@ -56,6 +83,27 @@ void H5File::close()
         return;
     if (H5Fflush(m_handle.id(), H5F_SCOPE_GLOBAL) < 0)
         throw IoError(m_path + ": cannot write: flush failed (disk full?)");
+    m_handle.reset();
+}
+
+void H5File::discard()
+{
+    if (!m_handle.isValid())
+        return;
+    const hid_t file = m_handle.id();
+    const unsigned objects = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL;
+    const ssize_t open = H5Fget_obj_count(file, objects);
+    if (open > 0) {
+        std::vector<hid_t> ids(static_cast<std::size_t>(open));
+        const ssize_t listed = H5Fget_obj_ids(file, objects, ids.size(), ids.data());
+        for (ssize_t i = 0; i < listed; ++i)
+            H5Idec_ref(ids[static_cast<std::size_t>(i)]);
+    }
+    // Freeing the file's space lets the close write the little metadata it still holds.
+    void *handle = nullptr;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle && ::ftruncate(*static_cast<int *>(handle), 0) != 0) {
+        // Not truncated (not a plain file): the close below may still succeed.
+    }
     m_handle.reset();
 }
 

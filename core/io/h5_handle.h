@@ -43,14 +43,20 @@ class H5File {
 public:
     // Throws IoError (exit 3): "<path>: no such file", "<path>: not an HDF5 file or truncated".
     static H5File openRead(const std::string &path);
-    // Creates or truncates `path`. Throws IoError when it cannot.
-    static H5File create(const std::string &path);
+    // Creates or truncates `path`. Throws IoError when it cannot. `label` is the name messages
+    // use (an output's target rather than its temporary file); `path` when empty.
+    static H5File create(const std::string &path, const std::string &label = {});
 
     hid_t id() const { return m_handle.id(); }
     const std::string &path() const { return m_path; }
     // "file:/dataset", the location prefix of every message about an element.
     std::string where(const std::string &element) const { return m_path + ":" + element; }
     void close(); // flushes; throws IoError when the flush fails
+    // Closes a file whose contents are thrown away (a failed output's temporary file): every
+    // object still open in it is closed and the file is truncated first, so that HDF5 need not
+    // write anything to close it. On a full disk a plain close fails, leaves the file half closed
+    // in HDF5's table, and the library's exit handler then crashes on it (HDF5 1.10).
+    void discard();
 
 private:
     H5File(H5Handle handle, std::string path) : m_handle(std::move(handle)), m_path(std::move(path)) {}

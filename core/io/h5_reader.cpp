@@ -1,10 +1,12 @@
 #include "core/io/h5_reader.h"
 
 #include "core/io/h5_attributes.h"
+#include "core/io/h5_chunk_count.h"
 #include "core/io/h5_types.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
+#include "core/util/memory_bound.h"
 
 #include <algorithm>
 
@@ -52,6 +54,7 @@ Buffer<T> readValues(const DatasetView &view, std::optional<RowRange> rows = std
     Shape selected = view.shape;
     if (rows)
         selected[0] = rows->end - rows->begin;
+    requireAllocatable(numel(selected), sizeof(T), view.where, rows ? "a read of" : "declares");
     Buffer<T> out(at(numel(selected)));
     if (out.empty())
         return out;
@@ -332,6 +335,8 @@ std::int64_t countNonzeros(const H5File &file, const ElementInfo &element)
         return element.nnz.value_or(0);
     if (element.shape.empty())
         return toDenseDouble(readTensor(file, element.path)).values[0] != 0.0;
+    if (const auto count = countNonzerosByChunk(file, element))
+        return *count;
     // About 16 MiB of rows per read.
     const auto rowElements = std::max<std::int64_t>(1, numel(element.shape, 1, element.shape.size()));
     const auto chunkRows = std::max<std::int64_t>(1, (std::int64_t{1} << 21) / rowElements);

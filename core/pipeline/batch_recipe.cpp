@@ -1,5 +1,6 @@
 #include "core/pipeline/batch_recipe.h"
 
+#include "core/io/output_path.h"
 #include "core/util/errors.h"
 #include "core/util/json_fields.h"
 
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <glob.h>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -95,6 +97,73 @@ StepRequest parseStep(Fields &f, const std::string &file)
     return r;
 }
 
+// The JSON path of the value being parsed, kept by nlohmann's parse callback, so that a value
+// the parser itself refuses (a number outside double's range, such as -1e400) is named where it
+// stands: "$.sparsify.threshold".
+class JsonPathTracker {
+public:
+    bool operator()(int depth, Json::parse_event_t event, Json &parsed)
+    {
+        (void)depth;
+        switch (event) {
+        case Json::parse_event_t::object_start:
+            m_frames.push_back({false, {}, 0});
+            break;
+        case Json::parse_event_t::array_start:
+            m_frames.push_back({true, {}, 0});
+            break;
+        case Json::parse_event_t::key:
+            m_frames.back().key = parsed.get<std::string>();
+            break;
+        case Json::parse_event_t::object_end:
+        case Json::parse_event_t::array_end:
+            m_frames.pop_back();
+            [[fallthrough]];
+        case Json::parse_event_t::value:
+            if (!m_frames.empty() && m_frames.back().array)
+                ++m_frames.back().index;
+            break;
+        }
+        return true;
+    }
+
+    std::string path() const
+    {
+        std::string path = "$";
+        for (const auto &frame : m_frames)
+            path += frame.array ? "[" + std::to_string(frame.index) + "]" : "." + frame.key;
+        return path;
+    }
+
+private:
+    struct Frame {
+        bool array;
+        std::string key;
+        std::size_t index;
+    };
+    std::vector<Frame> m_frames;
+};
+
+Json parseJson(std::istream &in, const std::string &file)
+{
+    auto tracker = std::make_shared<JsonPathTracker>();
+    try {
+        return Json::parse(
+            in, [tracker](int depth, Json::parse_event_t event, Json &parsed) { return (*tracker)(depth, event, parsed); });
+    } catch (const Json::parse_error &error) {
+        throw InputError(file + ": not a JSON file: " + error.what());
+    } catch (const Json::out_of_range &error) {
+        // nlohmann's message ends "number overflow parsing '-1e400'".
+        const std::string what = error.what();
+        const auto quote = what.find('\'');
+        const std::string token = quote == std::string::npos ? what : what.substr(quote);
+        throw InputError(file + ": " + tracker->path() + " must be a number within double's range (about 1.8e308), but got "
+                         + token);
+    } catch (const Json::exception &error) {
+        throw InputError(file + ": " + tracker->path() + " cannot be read: " + error.what());
+    }
+}
+
 fs::path resolved(const BatchRecipe &recipe, const std::string &path)
 {
     const fs::path p(path);
@@ -108,12 +177,7 @@ BatchRecipe parseBatch(const std::string &path)
     std::ifstream in(path);
     if (!in)
         throw IoError(path + ": cannot open the batch file");
-    Json root;
-    try {
-        root = Json::parse(in);
-    } catch (const Json::parse_error &error) {
-        throw InputError(path + ": not a JSON file: " + error.what());
-    }
+    const Json root = parseJson(in, path);
     BatchRecipe recipe;
     recipe.file = fs::absolute(path);
     Fields f(root, "$", path);
@@ -204,6 +268,8 @@ parsePerDatasetJson(const nlohmann::json &object, const std::string &file, const
     std::map<std::string, SparsifierConfig> perDataset;
     for (const auto &[dataset, config] : object.items()) {
         const std::string at = path + "[\"" + dataset + "\"]";
+        if (dataset.find('\0') != std::string::npos)
+            throw InputError(file + ": " + path + " must not name a dataset with a NUL character (\\u0000), but one does");
         if (dataset.empty() || dataset.front() != '/')
             throw InputError(file + ": " + at
                              + " must name a dataset by its absolute path (\"/emb\"), but it does not start with /");
@@ -283,7 +349,14 @@ std::vector<BatchJob> planBatch(const BatchRecipe &recipe)
              {std::pair{std::string("{stem}"), in.stem().string()}, std::pair{std::string("{name}"), in.filename().string()}})
             for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + value.size()))
                 out.replace(at, key.size(), value);
-        const std::string output = fs::weakly_canonical(resolved(recipe, out)).string();
+        const std::string unresolved = resolved(recipe, out).string();
+        if (const auto problem = outputPathProblem(unresolved))
+            throw InputError(file + ": $.output.path gives " + input + " an output path that " + *problem);
+        std::error_code ec;
+        const std::string output = fs::weakly_canonical(unresolved, ec).string();
+        if (ec)
+            throw InputError(file + ": $.output.path '" + recipe.outputPattern + "' gives " + input
+                             + " an output path that cannot be resolved: " + ec.message());
         if (inputs.count(output))
             throw InputError(file + ": $.output.path '" + recipe.outputPattern + "' would overwrite the input " + output);
         if (const auto [other, fresh] = outputs.emplace(output, input); !fresh)

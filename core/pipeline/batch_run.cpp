@@ -2,6 +2,7 @@
 
 #include "core/io/atomic_output.h"
 #include "core/io/h5_catalog.h"
+#include "core/io/temporary_file.h"
 #include "core/util/errors.h"
 
 #include <chrono>
@@ -11,16 +12,6 @@ namespace sparsity::core {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A file that exists for the length of a scope.
-struct StagedFile {
-    std::string path;
-    ~StagedFile()
-    {
-        std::error_code ec;
-        fs::remove(path, ec);
-    }
-};
 
 SparsifyRequest sparsifyRequest(const BatchRecipe &recipe, const std::string &input, const std::string &output)
 {
@@ -71,14 +62,15 @@ void run(const BatchRecipe &recipe, const BatchJob &job, BatchInputReport &repor
         report.step = stepFile(stepRequest(recipe, job.input, job.output), report.notes, progress);
         return;
     }
-    const StagedFile sparsified{job.output + ".sparsified.tmp"}, stepped{job.output + ".step.tmp"};
-    report.sparsified = sparsifyFile(sparsifyRequest(recipe, job.input, sparsified.path), report.notes, progress);
-    auto step = stepRequest(recipe, job.input, stepped.path);
-    step.paramFile = sparsified.path;
+    // Intermediates beside the output, removed when this scope ends (or on SIGINT/SIGTERM).
+    const TemporaryFile sparsified(job.output), stepped(job.output);
+    report.sparsified = sparsifyFile(sparsifyRequest(recipe, job.input, sparsified.path()), report.notes, progress);
+    auto step = stepRequest(recipe, job.input, stepped.path());
+    step.paramFile = sparsified.path();
     report.step = stepFile(step, report.notes, progress);
     AtomicOutput output(job.output);
-    copyElements(stepped.path, output.file(), job.output);
-    copyElements(sparsified.path, output.file(), job.output);
+    copyElements(stepped.path(), output.file(), job.output);
+    copyElements(sparsified.path(), output.file(), job.output);
     output.commit();
 }
 
@@ -96,6 +88,8 @@ BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job, con
         report.error = error.what();
     } catch (const std::bad_alloc &) {
         report.error = job.input + ": out of memory";
+    } catch (const std::length_error &) {
+        report.error = job.input + ": out of memory (a size larger than any allocation)";
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;

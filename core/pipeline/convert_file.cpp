@@ -6,6 +6,7 @@
 #include "core/io/h5_reader.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
+#include "core/util/memory_bound.h"
 
 namespace sparsity::core {
 
@@ -14,13 +15,15 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
 {
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
-    const auto elements = selectElements(input, request.datasets);
+    const auto elements = selectElements(input, request.datasets, &report);
     for (const auto &element : elements) {
         try {
             requireLayoutCanHold(request.layout, element.shape);
         } catch (const Error &error) {
             rethrowWithContext(error, input.where(element.path));
         }
+        if (request.layout == Layout::Dense)
+            requireAllocatable(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)), input.where(element.path));
     }
 
     AtomicOutput output(request.output);
@@ -28,13 +31,16 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
     std::int64_t done = 0;
     for (const auto &element : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
-        const Tensor tensor = readTensor(input, element.path, &report);
-        Tensor result;
-        try {
-            result = toLayout(tensor, request.layout);
-        } catch (const Error &error) {
-            rethrowWithContext(error, input.where(element.path));
-        }
+        const auto where = input.where(element.path);
+        const Tensor tensor =
+            withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); });
+        const Tensor result = withAllocationContext(where, "converting it", [&] {
+            try {
+                return toLayout(tensor, request.layout);
+            } catch (const Error &error) {
+                rethrowWithContext(error, where);
+            }
+        });
         writeTensor(output.file(), element.path, result, request.writeOptions);
         converted.push_back({element.path, tensor.storedCount(), result.storedCount()});
     }

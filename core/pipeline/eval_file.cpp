@@ -2,7 +2,9 @@
 
 #include "core/io/atomic_output.h"
 #include "core/io/h5_writer.h"
+#include "core/util/memory_bound.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace sparsity::core {
@@ -22,15 +24,28 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     result.inputs = bindInputs(request.inputs, *expression, request.expression, request.output);
     result.device = resolveDevice(request.device);
 
-    auto tensors = readBoundInputs(result.inputs, report);
+    // readBoundInputs names the input it reads; an allocation failing in it or in the
+    // evaluation is named by the expression.
+    const std::string where = "expression '" + request.expression + "'";
+    auto tensors = withAllocationContext(where, "reading its inputs", [&] { return readBoundInputs(result.inputs, report); });
+    // Evaluation holds every operand densely: a sparse input may declare far more elements
+    // than it stores.
+    const auto used = expression->inputNames();
+    for (const auto &input : result.inputs)
+        if (std::find(used.begin(), used.end(), input.binding.name) != used.end())
+            requireAllocatable(numel(input.shape), dtypeSize(computeTypeFor(input.dtype)),
+                               input.binding.file + ":" + input.binding.path);
     // The result's precision follows the inputs whose values the expression uses (torch's type
     // promotion): a float64 input bound but unused, or used only as a pattern, leaves a float32
     // computation float32.
-    const auto inputs = makeEvalInputs(tensors, *expression);
+    const auto inputs =
+        withAllocationContext(where, "holding its inputs densely", [&] { return makeEvalInputs(tensors, *expression); });
     tensors.clear();
     const auto inputsRead = Clock::now();
-    result.result = evaluateExpression(*expression, request.expression, inputs, request.policy, result.device);
-    const Tensor tensor = toTensor(result.result);
+    result.result = withAllocationContext(where, "evaluating it", [&] {
+        return evaluateExpression(*expression, request.expression, inputs, request.policy, result.device);
+    });
+    const Tensor tensor = withAllocationContext(where, "storing its result", [&] { return toTensor(result.result); });
     const auto computed = Clock::now();
 
     AtomicOutput output(request.output);

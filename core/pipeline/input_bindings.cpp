@@ -4,6 +4,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/util/errors.h"
+#include "core/util/memory_bound.h"
 
 #include <algorithm>
 #include <set>
@@ -75,7 +76,8 @@ std::vector<NamedTensor> readBoundInputs(std::vector<BoundInput> &inputs, Valida
         const ElementInfo element = requireElement(file, input.binding.path);
         // A bool dataset is a mask here, which is what the conversion notice would question.
         const bool isBool = element.dtype == DType::Bool;
-        Tensor tensor = readTensor(file, input.binding.path, isBool ? nullptr : &report);
+        Tensor tensor = withAllocationContext(file.where(element.path), "reading it",
+                                              [&] { return readTensor(file, input.binding.path, isBool ? nullptr : &report); });
         input.shape = tensor.shape();
         input.layout = tensor.layout();
         input.dtype = element.dtype;

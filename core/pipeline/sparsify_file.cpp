@@ -11,6 +11,7 @@
 #include "core/sparsify/mask_kernels.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
+#include "core/util/memory_bound.h"
 
 #include <algorithm>
 #include <chrono>
@@ -71,6 +72,9 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
     } catch (const Error &error) {
         rethrowWithContext(error, where);
     }
+    // In memory the element is held densely (about three copies: data, squashed, mask).
+    if (!streamable(request, e))
+        requireAllocatable(numel(e.shape), 3 * dtypeSize(computeTypeFor(e.dtype)), where);
 }
 
 // The method's mask for `original`, with `dense` (a copy of it) squashed in place. Threshold
@@ -271,7 +275,7 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
     const bool useGpu = resolveDevice(request.device) == Device::Cuda;
     refuseOverwritingInput(request.output, request.input);
     const H5File input = H5File::openRead(request.input);
-    const auto elements = selectElements(input, request.datasets);
+    const auto elements = selectElements(input, request.datasets, &report);
     checkPerDataset(request, input, elements);
     for (const auto &e : elements)
         checkElement(request, input, e);
@@ -286,10 +290,12 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState && !stream ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
-        auto r = stream ? (f32 ? streamed<float>(request, input, e, output.file())
-                               : streamed<double>(request, input, e, output.file()))
-                        : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, useGpu)
-                               : inMemory<double>(request, input, e, output.file(), report, stateEntry, useGpu));
+        auto r = withAllocationContext(input.where(e.path), "sparsifying it", [&] {
+            return stream ? (f32 ? streamed<float>(request, input, e, output.file())
+                                 : streamed<double>(request, input, e, output.file()))
+                          : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, useGpu)
+                                 : inMemory<double>(request, input, e, output.file(), report, stateEntry, useGpu));
+        });
         const auto count = numel(e.shape);
         r.sparsity = count == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(count);
         results.push_back(r);

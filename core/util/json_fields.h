@@ -88,7 +88,7 @@ public:
             return std::nullopt;
         if (!v->is_string())
             fail(at(key), "must be a string", "got " + jsonTypeName(*v));
-        return v->get<std::string>();
+        return withoutNul(v->get<std::string>(), at(key));
     }
     bool boolean(const std::string &key)
     {
@@ -108,7 +108,7 @@ public:
         for (std::size_t i = 0; i < v->size(); ++i) {
             if (!(*v)[i].is_string())
                 fail(at(key) + "[" + std::to_string(i) + "]", "must be a string", "got " + jsonTypeName((*v)[i]));
-            out.push_back((*v)[i].get<std::string>());
+            out.push_back(withoutNul((*v)[i].get<std::string>(), at(key) + "[" + std::to_string(i) + "]"));
         }
         return out;
     }
@@ -133,6 +133,14 @@ public:
     }
 
 private:
+    // JSON allows "\u0000" in a string; every C call taking the string as a name would stop there.
+    std::string withoutNul(std::string value, const std::string &path) const
+    {
+        if (const auto nul = value.find('\0'); nul != std::string::npos)
+            fail(path, "must not contain a NUL character (\\u0000)", "it has one at byte " + std::to_string(nul));
+        return value;
+    }
+
     const nlohmann::json &m_object;
     std::string m_path;
     std::string m_file;

@@ -34,7 +34,9 @@ def main():
     before = {path: digest(path) for path in args.input}
     if args.output and os.path.exists(args.output):
         os.remove(args.output)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = process.communicate(timeout=120)
+    result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     problems = []
     if result.returncode != args.code:
         problems.append(f"exit code {result.returncode}, expected {args.code}")
@@ -48,11 +50,11 @@ def main():
         problems.append(f"stdout must be empty, got {result.stdout!r}")
     if args.output:
         folder = os.path.dirname(os.path.abspath(args.output))
-        base = os.path.basename(args.output)
         if os.path.exists(args.output):
             problems.append(f"output {args.output} was written")
         if os.path.isdir(folder):
-            leftovers = [n for n in os.listdir(folder) if n.startswith("." + base + ".tmp")]
+            # Our writers' temporary files are named .sw-tmp-<pid>-<n> (core/io/temporary_file.h).
+            leftovers = [n for n in os.listdir(folder) if n.startswith(f".sw-tmp-{process.pid}-")]
             if leftovers:
                 problems.append(f"temporary files left: {leftovers}")
     for path, old in before.items():

@@ -1,0 +1,43 @@
+#include "core/util/memory_bound.h"
+
+#include "core/util/errors.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace sparsity::core {
+
+std::uint64_t physicalMemoryBytes()
+{
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long pageSize = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || pageSize <= 0)
+        return std::uint64_t{1} << 40; // unknown: let the allocator decide below 1 TiB
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
+}
+
+std::string byteSizeText(double bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
+    int unit = 0;
+    while (bytes >= 1024.0 && unit < 7) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
+    return text;
+}
+
+void requireAllocatable(std::int64_t count, std::size_t elementSize, const std::string &where, const std::string &what)
+{
+    // In double: count * elementSize may not fit 64 bits.
+    const double bytes = static_cast<double>(count) * static_cast<double>(elementSize);
+    const auto memory = physicalMemoryBytes();
+    if (bytes <= static_cast<double>(memory))
+        return;
+    throw IoError(where + ": " + what + " " + std::to_string(count) + " elements; holding them takes " + byteSizeText(bytes)
+                  + ", more than this machine's memory (" + byteSizeText(static_cast<double>(memory)) + ")");
+}
+
+} // namespace sparsity::core

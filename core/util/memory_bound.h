@@ -1,0 +1,44 @@
+#pragma once
+// A check made before allocating room for a dataset's values: the sizes come from the file,
+// and a file may declare any extents (a 2^31 x 2^31 dataset of which nothing is written costs
+// a few hundred bytes on disk). Allocating such a size fails deep inside std::vector with a
+// message that names nothing; this names the element and the size instead.
+#include "core/util/errors.h"
+
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace sparsity::core {
+
+// Bytes of physical memory of this machine (an allocation above it cannot be served).
+std::uint64_t physicalMemoryBytes();
+
+// "12.5 GiB", "512.0 MiB", "64 B".
+std::string byteSizeText(double bytes);
+
+// Throws IoError (exit 3) "<where>: declares N elements; holding them takes X GiB, more than
+// this machine's memory (Y GiB)" when `count` elements of `elementSize` bytes exceed physical
+// memory. `where` is "file:/dataset"; `what` says which part is read ("declares", "a row of").
+void requireAllocatable(std::int64_t count,
+                        std::size_t elementSize,
+                        const std::string &where,
+                        const std::string &what = "declares");
+
+// Runs `f`; an allocation that fails inside it (std::bad_alloc, or std::length_error for a
+// size no container can hold) becomes IoError "<where>: out of memory <doing>", so the message
+// names the file and dataset that needed the memory.
+template <class F>
+decltype(auto) withAllocationContext(const std::string &where, const char *doing, F &&f)
+{
+    try {
+        return f();
+    } catch (const std::bad_alloc &) {
+        throw IoError(where + ": out of memory " + doing);
+    } catch (const std::length_error &) {
+        throw IoError(where + ": out of memory " + doing + " (a size larger than any allocation)");
+    }
+}
+
+} // namespace sparsity::core
