@@ -11,7 +11,6 @@
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
 #include "core/device/device.h"
-#include "core/io/read_guard.h"
 #include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
 #include "core/util/progress.h"
@@ -31,18 +30,6 @@ std::string versionText()
                                      : (status.cudaCompiled ? "compiled in, unavailable: " : "") + status.cudaDescription);
 }
 
-// How long one attribute read may take before it counts as HDF5 looping on a corrupt file
-// (docs/KNOWN_LIMITS.md); SPARSITY_READ_GUARD_SECONDS changes it (a slow network file system).
-unsigned readGuardSeconds()
-{
-    if (const char *text = std::getenv("SPARSITY_READ_GUARD_SECONDS")) {
-        const long seconds = std::strtol(text, nullptr, 10);
-        if (seconds > 0 && seconds < 86400)
-            return static_cast<unsigned>(seconds);
-    }
-    return 10;
-}
-
 int fail(int code, const std::string &message)
 {
     std::cerr << "error: " << message << '\n';
@@ -54,7 +41,6 @@ int fail(int code, const std::string &message)
 int main(int argc, char **argv)
 {
     sparsity::core::retainFreedHeapMemory();
-    sparsity::core::enableReadGuards(readGuardSeconds());
     CLI::App app{"Sparsity Workbench command-line tool: sparse and masked tensors in HDF5", "sparsity"};
     app.set_version_flag("--version", versionText);
     app.require_subcommand(1);

