@@ -13,7 +13,7 @@ seconds=${1:-120}
 per_target=$((seconds / 2))
 
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_h5_decoders fuzz_batch_recipe
+cmake --build --preset fuzz --target fuzz_h5_structured fuzz_batch_recipe
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sparsity-fuzz.XXXXXX")
 failed=0
@@ -32,13 +32,16 @@ export TMPDIR=$work
 run_fuzzer() {
     local target=$1 corpus=$2
     shift 2
-    cp -r "tests/fuzz/corpus/$corpus" "$work/$corpus"
+    mkdir -p "$work/$corpus"
+    if [[ -d tests/fuzz/corpus/$corpus ]]; then
+        cp tests/fuzz/corpus/"$corpus"/* "$work/$corpus"/
+    fi
     # Inputs that once failed (tests/fuzz/regressions/) start the run too.
     if [[ -d tests/fuzz/regressions/$corpus ]]; then
         cp tests/fuzz/regressions/"$corpus"/* "$work/$corpus"/ 2>/dev/null || true
     fi
     mkdir -p "$work/artifacts-$target"
-    echo "fuzz: $target for ${per_target}s on a copy of tests/fuzz/corpus/$corpus"
+    echo "fuzz: $target for ${per_target}s on a copy of tests/fuzz/corpus/$corpus (and regressions/$corpus)"
     # -timeout=10: one input running 10 s is a hang, reported as a failure. The memory caps
     # make an absurd declared size fail here rather than swap the CI machine.
     if ! "build/fuzz/tests/fuzz/$target" "$work/$corpus" "$@" \
@@ -56,7 +59,10 @@ run_fuzzer() {
     fi
 }
 
-run_fuzzer fuzz_h5_decoders h5
+# fuzz_h5_structured, not fuzz_h5_decoders: raw images reach memory errors inside libhdf5
+# 1.10.8 itself that no check of ours can prevent (docs/TESTING.md), which would fail CI at
+# random. Its inputs are generator choices, so it starts from an empty corpus.
+run_fuzzer fuzz_h5_structured h5_structured
 run_fuzzer fuzz_batch_recipe batch -dict=tests/fuzz/batch_recipe.dict
 
 if [[ $failed -ne 0 ]]; then

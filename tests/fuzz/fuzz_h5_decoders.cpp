@@ -1,66 +1,22 @@
-// libFuzzer target: the HDF5 decoders fed file images from memory.
+// libFuzzer target: the HDF5 decoders fed raw file images from memory.
 //
 // Each input is opened as an HDF5 file image (H5File::openImage: core driver, no disk) and
-// goes through what `sparsity inspect --count` and `sparsity convert` do with a file: catalog
-// every element (listElements), count its nonzeros, read it with its encoding (readTensor,
-// which validates every sparse layout's invariants) and convert it to each other layout its
-// rank allows. The product's own refusals (core::Error: InputError, IoError) are the expected
-// outcome for most inputs. A crash, a sanitizer report, a hang (-timeout), an uncaught
-// exception -- std::bad_alloc from an absurd declared size included -- is a bug.
-#include "core/io/h5_catalog.h"
+// goes through runDecoders (decoder_workload.h). Mutating raw bytes corrupts HDF5's own
+// metadata, and libhdf5 1.10.8 has memory errors of its own on such files (an overflow while
+// decoding a corrupted attribute message under H5Aexists, see docs/TESTING.md) that no check
+// in our code can prevent. So this target is for runs by hand, and scripts/fuzz.sh (CI) runs
+// fuzz_h5_structured, which only ever hands libhdf5 well-formed files.
 #include "core/io/h5_handle.h"
-#include "core/io/h5_reader.h"
-#include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
+#include "tests/fuzz/decoder_workload.h"
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <span>
-#include <string>
 
 namespace {
 
 using namespace sparsity::core;
-
-constexpr std::array kLayouts{Layout::Dense, Layout::Coo, Layout::Csr, Layout::Csc, Layout::RowSparse};
-
-// Converting to another layout allocates for the declared shape (a dense result holds every
-// element, CSR one index pointer per row): a file may legitimately declare a sparse tensor
-// too large to densify, and the user asking for that conversion is not a decoding defect.
-// Conversions of larger tensors are skipped; decoding them is still fuzzed.
-constexpr std::int64_t kConvertElementBudget = std::int64_t{1} << 22;
-
-void requireSameShape(const ElementInfo &element, const Tensor &tensor, const char *what)
-{
-    if (tensor.shape() != element.shape) {
-        std::fprintf(stderr, "%s: %s has shape %s, but the catalog said %s\n", element.path.c_str(), what,
-                     shapeToString(tensor.shape()).c_str(), shapeToString(element.shape).c_str());
-        std::abort();
-    }
-}
-
-void convertToEveryLayout(const ElementInfo &element, const Tensor &tensor)
-{
-    if (numel(tensor.shape()) > kConvertElementBudget)
-        return;
-    for (const Layout target : kLayouts) {
-        if (target == tensor.layout() || !layoutAcceptsRank(target, static_cast<int>(tensor.shape().size())))
-            continue;
-        requireSameShape(element, toLayout(tensor, target), std::string(layoutName(target)).c_str());
-    }
-}
-
-void decodeElement(const H5File &file, const ElementInfo &element)
-{
-    countNonzeros(file, element); // inspect --count
-    ValidationReport report;
-    const Tensor tensor = readTensor(file, element.path, &report);
-    requireSameShape(element, tensor, "the tensor read");
-    convertToEveryLayout(element, tensor);
-}
 
 // libhdf5 1.10.8 itself cannot read a corrupted variable-length attribute safely: a flipped
 // sequence length makes H5T__conv_vlen allocate what the file says (38 GB seen; abort under
@@ -104,18 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         const H5File file = H5File::openImage(std::as_bytes(std::span(data, size)), "fuzz.h5");
         if (hasVariableLengthAttribute(file))
             return -1; // not added to the corpus; see hasVariableLengthAttribute()
-        const auto elements = listElements(file);
-        // Every element on its own (convert stops at the first refusal; going on reaches the
-        // decoders of the elements after it, too).
-        for (const auto &element : elements) {
-            try {
-                decodeElement(file, element);
-            } catch (const Error &) {
-                // A refusal naming the file, the dataset and the violated condition.
-            }
-        }
+        sparsity::fuzz::runDecoders(file);
     } catch (const Error &) {
-        // The file as a whole refused: not HDF5, truncated, unreadable catalog.
+        // Not HDF5, or truncated: refused at the open, as openRead refuses it.
     }
     return 0;
 }

@@ -7,6 +7,10 @@ row_sparse, masked_tensor (dense and sparse masks), 10x Genomics, h5sparse, and 
 own style (creation order tracked, chunked, shuffle + gzip). Each stays a few KiB so that
 libFuzzer's mutations land in metadata as often as in values.
 
+corpus/h5_structured/: byte strings for fuzz_h5_structured, whose input drives a generator of
+well-formed files: random (fixed seeds), long enough for a few elements each, so libFuzzer
+starts at a useful length instead of growing from one byte.
+
 corpus/batch/: the example BATCH.json files (resources/examples/) plus recipes that reach
 the keys the examples do not (a step with every hyperparameter, per-dataset sparsifiers).
 
@@ -14,6 +18,7 @@ Run with the Python that has h5py (/usr/bin/python3); it rewrites both folders.
 """
 import json
 import pathlib
+import random
 import shutil
 
 import h5py
@@ -23,6 +28,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 H5_DIR = HERE / "corpus" / "h5"
 BATCH_DIR = HERE / "corpus" / "batch"
+STRUCTURED_DIR = HERE / "corpus" / "h5_structured"
 
 
 def tag(obj, encoding, version="0.1.0"):
@@ -135,6 +141,11 @@ def write_ours_file():
                          np.array([0, 0, 1], dtype=np.int32))
 
 
+def write_structured_seeds():
+    for seed in range(8):
+        (STRUCTURED_DIR / f"seed_{seed}.bin").write_bytes(random.Random(seed).randbytes(384))
+
+
 def write_batch_files():
     for example in sorted((REPO / "resources" / "examples").glob("*.json")):
         shutil.copyfile(example, BATCH_DIR / example.name)
@@ -170,7 +181,7 @@ def write_batch_files():
 
 
 def main():
-    for folder in (H5_DIR, BATCH_DIR):
+    for folder in (H5_DIR, BATCH_DIR, STRUCTURED_DIR):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
     write_dense_files()
@@ -180,6 +191,7 @@ def main():
     write_masked_files()
     write_foreign_files()
     write_ours_file()
+    write_structured_seeds()
     write_batch_files()
     total = sum(p.stat().st_size for p in (HERE / "corpus").rglob("*") if p.is_file())
     print(f"wrote {sum(1 for _ in (HERE / 'corpus').rglob('*.*'))} seed files, {total} bytes")
