@@ -15,3 +15,16 @@ if(SPARSITY_SANITIZE)
     $<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined>)
   target_link_options(sparsity_options INTERFACE -fsanitize=address,undefined)
 endif()
+
+# libFuzzer targets (tests/fuzz), clang only. The first-party code gets coverage
+# instrumentation plus ASan/UBSan; the fuzz executables add libFuzzer's main (tests/fuzz).
+option(SPARSITY_FUZZ "Build the libFuzzer targets under tests/fuzz (clang only)" OFF)
+if(SPARSITY_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "SPARSITY_FUZZ needs clang (libFuzzer); use the 'fuzz' preset")
+  endif()
+  target_compile_options(sparsity_options INTERFACE
+    $<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+      -fno-sanitize-recover=undefined>)
+  target_link_options(sparsity_options INTERFACE -fsanitize=address,undefined)
+endif()

@@ -56,6 +56,9 @@ std::optional<std::string> readStringAttribute(hid_t object, const char *name)
     std::string buffer(size, '\0');
     H5Handle memType(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(memType.id(), size);
+    // Null-padded, not null-terminated: a string filling its whole fixed size ("csr_matrix" in
+    // 10 bytes, as numpy.bytes_ writes it) must not lose its last character to a terminator.
+    H5Tset_strpad(memType.id(), H5T_STR_NULLPAD);
     if (H5Aread(attr.id(), memType.id(), buffer.data()) < 0)
         return std::nullopt;
     buffer.resize(buffer.find('\0') == std::string::npos ? buffer.size() : buffer.find('\0'));

@@ -65,6 +65,23 @@ H5File H5File::openRead(const std::string &path)
     return H5File(H5Handle(id, H5Fclose), path);
 }
 
+H5File H5File::openImage(std::span<const std::byte> image, const std::string &name)
+{
+    silenceHdf5Errors();
+    if (image.empty())
+        throw IoError(name + ": cannot open: not an HDF5 file (empty image)");
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    // No backing store: the core driver never writes the image back to a file called `name`.
+    // H5Pset_file_image copies the bytes, so the caller's buffer may go away after the open.
+    if (!fapl.isValid() || H5Pset_fapl_core(fapl.id(), 64 * 1024, 0) < 0
+        || H5Pset_file_image(fapl.id(), const_cast<std::byte *>(image.data()), image.size()) < 0)
+        throw IoError(name + ": cannot open: HDF5 file image rejected");
+    hid_t id = H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl.id());
+    if (id < 0)
+        throw IoError(name + ": cannot open: HDF5 file is truncated or corrupt");
+    return H5File(H5Handle(id, H5Fclose), name);
+}
+
 H5File H5File::create(const std::string &path, const std::string &label)
 {
     silenceHdf5Errors();

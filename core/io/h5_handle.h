@@ -2,7 +2,9 @@
 // RAII for HDF5 identifiers, and H5File, an open file that remembers its path so every error
 // can name it. HDF5's automatic error-stack printing is switched off the first time a file is
 // opened: users see only our one-line messages.
+#include <cstddef>
 #include <hdf5.h>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -43,6 +45,10 @@ class H5File {
 public:
     // Throws IoError (exit 3): "<path>: no such file", "<path>: not an HDF5 file or truncated".
     static H5File openRead(const std::string &path);
+    // Opens an in-memory copy of a file image read-only (HDF5's core driver, nothing touches
+    // the disk); `name` stands for the file in messages. For the fuzz targets (tests/fuzz),
+    // which feed every decoder bytes without a file. Throws IoError as openRead does.
+    static H5File openImage(std::span<const std::byte> image, const std::string &name);
     // Creates or truncates `path`. Throws IoError when it cannot. `label` is the name messages
     // use (an output's target rather than its temporary file); `path` when empty.
     static H5File create(const std::string &path, const std::string &label = {});

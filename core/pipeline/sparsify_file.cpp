@@ -231,7 +231,9 @@ void checkPerDataset(const SparsifyRequest &request, const H5File &input, const 
 {
     for (const auto &[path, config] : request.perDataset) {
         config.validate();
-        const bool selected = std::any_of(elements.begin(), elements.end(), [&](const auto &e) { return e.path == path; });
+        // An init-capture: clang before 16 cannot capture a structured binding.
+        const bool selected =
+            std::any_of(elements.begin(), elements.end(), [&name = path](const auto &e) { return e.path == name; });
         if (!selected)
             throw InputError(input.where(path) + ": has its own sparsifier but is not among the datasets sparsified");
     }
