@@ -9,6 +9,9 @@ namespace sparsity::core {
 namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+// Below this many elements a kernel runs on one thread: the block pipeline calls them on
+// small blocks, where waking the team costs more than the work.
+constexpr std::int64_t kParallelFrom = 1 << 15;
 
 // Ascending with NaN last, as torch.sort orders; equal keys keep index order (stable sorts).
 template <class T>
@@ -60,7 +63,7 @@ std::int64_t countKept(const std::uint8_t *mask, std::int64_t count)
 template <class T>
 void nmMask(const T *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (groups * m >= kParallelFrom)
     for (std::int64_t g = 0; g < groups; ++g) {
         const T *v = x + g * m;
         for (std::int64_t i = 0; i < m; ++i) {
@@ -80,7 +83,7 @@ void nmMask(const T *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n,
 template <class T>
 void rowNorms(const T *x, double *norms, std::int64_t rows, std::int64_t width)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * width >= kParallelFrom)
     for (std::int64_t r = 0; r < rows; ++r) {
         double sum = 0.0;
         for (std::int64_t j = 0; j < width; ++j) {
