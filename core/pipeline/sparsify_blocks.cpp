@@ -56,7 +56,12 @@ public:
         m_rows = e.shape[0];
         m_width = numel(e.shape, 1, e.shape.size());
         m_needMask = m_masked || m_config.method != SparsifierMethod::Threshold;
-        const auto rowBytes = std::max<std::int64_t>(1, m_width * static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0)));
+        m_sparse = !m_masked && request.layout != Layout::Dense;
+        // Per value: the block, its mask, and for sparse layouts what the writer gathers
+        // (the value and its coordinates).
+        const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
+                              + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 * e.shape.size()) : 0);
+        const auto rowBytes = std::max<std::int64_t>(1, m_width * perValue);
         const auto blockBytes = std::min(kBlockBytes, std::max<std::int64_t>(1, budget / (kSlots + 1)));
         m_blockRows = std::clamp<std::int64_t>(blockBytes / rowBytes, 1, std::max<std::int64_t>(m_rows, 1));
         // Whole output chunks per block (h5_writer's ~1 MiB chunks), so no chunk is written twice.
@@ -73,11 +78,20 @@ public:
             m_mask.resize(at(kSlots * blockValues));
         if (m_config.method == SparsifierMethod::RowNorm)
             m_norms.resize(at(m_rows));
+        if (m_sparse)
+            m_storedPerRow.assign(at(m_rows), 0);
+        m_output = &output;
+        m_writeOptions = request.writeOptions;
+        m_layout = request.layout;
+        m_type = dtypeOf<T>();
+        m_shape = e.shape;
+        m_path = e.path;
 
         const std::string dataPath = m_masked ? e.path + "/data" : e.path;
         if (m_masked)
             createEncodedGroup(output, e.path, "masked_tensor");
-        m_data.emplace(output, dataPath, e.shape, dtypeOf<T>(), request.writeOptions);
+        if (!m_sparse)
+            m_data.emplace(output, dataPath, e.shape, dtypeOf<T>(), request.writeOptions);
         if (m_masked)
             m_maskWriter.emplace(output, e.path + "/mask", e.shape, DType::Bool, request.writeOptions);
     }
@@ -91,6 +105,10 @@ public:
             // Declared last so it stops before anything its tasks use goes away.
             SerialWorker io;
             firstPass(io, range, r.computeSeconds);
+            if (m_sparse) // its sizes are known now; created here, before the I/O thread writes
+                io.submit([this] {
+                      m_sparseWriter.emplace(*m_output, m_path, m_layout, m_shape, m_type, m_storedPerRow, m_writeOptions);
+                  }).get();
             secondPass(io, SparsifyTally(range.bounds()), r);
         }
         r.ioSeconds = m_ioSeconds;
@@ -120,7 +138,10 @@ private:
     {
         return io.submit([this, k] {
             const auto t0 = Clock::now();
-            m_data->writeRows(firstRow(k), endRow(k) - firstRow(k), valuesOf(k));
+            if (m_sparseWriter)
+                m_sparseWriter->writeRows(firstRow(k), endRow(k) - firstRow(k), valuesOf(k));
+            else
+                m_data->writeRows(firstRow(k), endRow(k) - firstRow(k), valuesOf(k));
             if (m_maskWriter)
                 m_maskWriter->writeRows(firstRow(k), endRow(k) - firstRow(k), maskOf(k));
             m_ioSeconds += since(t0);
@@ -142,11 +163,16 @@ private:
             finiteRangeOf(valuesOf(k), countOf(k), range);
             if (m_config.method == SparsifierMethod::RowNorm)
                 rowNorms(valuesOf(k), m_norms.data() + firstRow(k), endRow(k) - firstRow(k), m_width);
+            if (m_sparse)
+                countStored(k);
             computeSeconds += since(t0);
         }
         if (m_config.method == SparsifierMethod::RowNorm) {
             const auto t0 = Clock::now();
             m_keepRow = rowsKept(m_norms, m_config.keep);
+            if (m_sparse)
+                for (std::int64_t row = 0; row < m_rows; ++row)
+                    m_storedPerRow[at(row)] *= m_keepRow[at(row)];
             computeSeconds += since(t0);
         }
     }
@@ -177,6 +203,32 @@ private:
         r.histogramAfter = tally.histogramAfter();
     }
 
+    // Nonzeros each row of block k keeps: the sizes of a sparse output. Row-norm counts every
+    // nonzero here; rows it drops are zeroed once the ranking is known.
+    void countStored(std::int64_t k)
+    {
+        const T *values = valuesOf(k);
+        const auto rows = endRow(k) - firstRow(k);
+        std::uint8_t *mask = maskOf(k);
+        if (m_config.method == SparsifierMethod::NM)
+            nmMask(values, mask, rows * m_width / m_config.m, m_config.n, m_config.m);
+        const auto threshold = static_cast<T>(m_config.threshold);
+        const auto method = m_config.method;
+        const auto width = m_width;
+        std::int64_t *stored = m_storedPerRow.data() + firstRow(k);
+#pragma omp parallel for schedule(static) if (rows * width >= (1 << 15))
+        for (std::int64_t r = 0; r < rows; ++r) {
+            std::int64_t n = 0;
+            for (std::int64_t j = r * width; j < (r + 1) * width; ++j) {
+                const bool keep = method == SparsifierMethod::Threshold ? !(std::abs(values[j]) < threshold)
+                                  : method == SparsifierMethod::NM      ? mask[j] != 0
+                                                                        : true;
+                n += keep && values[j] != T(0);
+            }
+            stored[r] = n;
+        }
+    }
+
     void computeBlock(std::int64_t k, SparsifyTally &tally)
     {
         T *values = valuesOf(k);
@@ -204,6 +256,15 @@ private:
     bool m_masked;
     DenseRowReader m_reader;
     std::optional<RowStreamWriter> m_data, m_maskWriter;
+    std::optional<SparseRowStreamWriter> m_sparseWriter; // csr, coo, row_sparse
+    bool m_sparse = false;
+    std::vector<std::int64_t> m_storedPerRow;
+    H5File *m_output = nullptr;
+    WriteOptions m_writeOptions;
+    Layout m_layout = Layout::Dense;
+    DType m_type = DType::Float32;
+    Shape m_shape;
+    std::string m_path;
     std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1, m_blocks = 0;
     bool m_needMask = false, m_resident = false;
     Buffer<T> m_values;
@@ -219,7 +280,7 @@ bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e)
 {
     const auto &c = request.configFor(e.path);
     return c.method != SparsifierMethod::DataNorm && e.layout == Layout::Dense && !e.masked && !e.shape.empty()
-           && (request.masked || request.layout == Layout::Dense) && !request.saveState;
+           && (request.masked || request.layout != Layout::Csc) && !request.saveState;
 }
 
 SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,

@@ -61,8 +61,8 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
             if (e.layout != Layout::Dense || e.masked || e.shape.empty())
                 throw errors::mustBe("an input larger than --memory-limit", "be a dense dataset of rank >= 1 to stream",
                                      std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
-            if (!request.masked && request.layout != Layout::Dense)
-                throw errors::mustBe("--layout with a streamed input", "be dense or masked",
+            if (!request.masked && request.layout == Layout::Csc)
+                throw errors::mustBe("--layout with a streamed input", "be dense, masked, csr, coo or row_sparse",
                                      std::string(layoutName(request.layout)));
             if (request.saveState)
                 throw errors::mustBe("--save-state", "have every input within --memory-limit (the state holds whole tensors)",
