@@ -24,7 +24,7 @@ void runConvert(ConvertOptions &options)
     static const std::map<std::string, core::IndexWidth> widths{
         {"auto", core::IndexWidth::Auto}, {"int32", core::IndexWidth::Int32}, {"int64", core::IndexWidth::Int64}};
     options.request.writeOptions.indexWidth = widths.at(options.indexWidth);
-    applyMemoryLimit(options.memoryLimit);
+    options.request.memoryLimit = applyMemoryLimit(options.memoryLimit);
     core::ValidationReport report;
     const auto converted = core::convertFile(options.request, report, terminalProgress("converting"));
     printNotes(report);

@@ -6,9 +6,11 @@
 * every subcommand takes --memory-limit SIZE|auto, and its --json report gives
   memory_limit_bytes (the budget it ran under) and peak_memory_bytes (VmHWM);
 * --help names the auto rule (half of the memory available, cgroup limits included);
-* commands that hold whole tensors (convert, eval, gradcheck, step) refuse an array larger
-  than the budget with exit 2, one error line naming the file and dataset, and no output;
-  inspect --count and sparsify threshold work under the same small budget;
+* commands that hold whole tensors (eval, gradcheck, step, convert to csc) refuse an array
+  larger than the budget with exit 2, one error line naming the file and dataset, and no
+  output; inspect --count and sparsify threshold work under the same small budget;
+* convert streams dense datasets larger than the budget to dense, csr, coo and row_sparse,
+  writing exactly the arrays and attributes of the whole-tensor conversion;
 * BATCH.json memory_limit is every input's budget, and run's --memory-limit overrides it."""
 import json
 import os
@@ -82,11 +84,37 @@ def main(cli, work):
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "64M")
     check(r["memory_limit_bytes"] == 64 * MIB, "step: memory_limit_bytes")
 
-    refused(cli, out("c.h5"), "convert", data, out("c.h5"), "--layout", "csr", "--dataset", "/x", "--memory-limit", "1K")
+    refused(cli, out("c.h5"), "convert", data, out("c.h5"), "--layout", "csc", "--dataset", "/x", "--memory-limit", "1K")
     refused(cli, out("e2.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e2.h5"), "--memory-limit", "1K")
     refused(cli, out("st2.h5"), "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense",
             "--param", "/x", "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
     refused(cli, out("none"), "gradcheck", "--expr", "x * x", "--input", f"x={data}:/x", "--memory-limit", "1K")
+
+    mixed = out("mixed.h5")
+    with h5py.File(mixed, "w") as f:
+        m = rng.standard_normal((300, 20))
+        m[m < 0.5] = 0
+        m[7] = 0
+        f["x"] = m.astype(np.float32)
+        f["cube"] = np.where(rng.random((60, 5, 4)) < 0.3, rng.standard_normal((60, 5, 4)), 0)
+        f["ints"] = rng.integers(-1, 2, (100, 6)).astype(np.int32)
+    for layout in ["dense", "csr", "coo", "row_sparse"]:
+        picks = ["--dataset", "/x", "--dataset", "/ints"] if layout == "csr" else []
+        run(cli, "convert", mixed, out("whole.h5"), "--layout", layout, *picks)
+        streamed = run(cli, "convert", mixed, out("blocks.h5"), "--layout", layout, *picks, "--memory-limit", "3K")
+        check("stored values" in streamed.stdout, f"convert {layout}: {streamed.stdout!r}")
+        with h5py.File(out("whole.h5")) as fw, h5py.File(out("blocks.h5")) as fb:
+            names = []
+            fw.visit(names.append)
+            other = []
+            fb.visit(other.append)
+            check(names == other, f"convert {layout}: {names} vs {other}")
+            for name in names:
+                a, b = fw[name], fb[name]
+                check(sorted(a.attrs) == sorted(b.attrs), f"convert {layout} {name}: attributes")
+                if isinstance(a, h5py.Dataset):
+                    check(a.dtype == b.dtype and a.shape == b.shape and a[()].tobytes() == b[()].tobytes(),
+                          f"convert {layout} {name}: differs from the whole-tensor conversion")
 
     batch = out("batch.json")
     with open(batch, "w") as f:
