@@ -69,6 +69,9 @@ public:
             std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, m_width * std::int64_t(sizeof(T))));
         if (m_blockRows > chunkRows && m_blockRows < m_rows)
             m_blockRows -= m_blockRows % chunkRows;
+        // data-norm's blocks never straddle two row blocks.
+        if (m_config.method == SparsifierMethod::DataNorm && m_blockRows < m_rows)
+            m_blockRows = std::max(m_config.blockRows, m_blockRows - m_blockRows % m_config.blockRows);
         m_blocks = (m_rows + m_blockRows - 1) / m_blockRows;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
@@ -112,6 +115,7 @@ public:
             secondPass(io, SparsifyTally(range.bounds()), r);
         }
         r.ioSeconds = m_ioSeconds;
+        r.blocksRemoved = m_blocksRemoved;
         return r;
     }
 
@@ -163,9 +167,22 @@ private:
             finiteRangeOf(valuesOf(k), countOf(k), range);
             if (m_config.method == SparsifierMethod::RowNorm)
                 rowNorms(valuesOf(k), m_norms.data() + firstRow(k), endRow(k) - firstRow(k), m_width);
-            if (m_sparse)
+            if (m_config.method == SparsifierMethod::DataNorm) {
+                const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
+                m_scores.insert(m_scores.end(), scores.begin(), scores.end());
+            } else if (m_sparse) {
                 countStored(k);
+            }
             computeSeconds += since(t0);
+        }
+        if (m_config.method == SparsifierMethod::DataNorm) {
+            // Bands of whole blocks, in order: the scores are the whole tensor's, row-major.
+            const auto t0 = Clock::now();
+            m_sparsifiedBlocks = sparsifiedBlocks(m_scores, m_config.sparsityLevel);
+            m_blocksRemoved = std::count(m_sparsifiedBlocks.begin(), m_sparsifiedBlocks.end(), std::uint8_t{1});
+            computeSeconds += since(t0);
+            if (m_sparse) // its counts need the mask, known only now: the blocks once more
+                countingPass(io, computeSeconds);
         }
         if (m_config.method == SparsifierMethod::RowNorm) {
             const auto t0 = Clock::now();
@@ -203,6 +220,27 @@ private:
         r.histogramAfter = tally.histogramAfter();
     }
 
+    void countingPass(SerialWorker &io, double &computeSeconds)
+    {
+        std::future<void> pending[kSlots];
+        if (!m_resident && m_blocks > 0)
+            pending[0] = read(io, 0);
+        for (std::int64_t k = 0; k < m_blocks; ++k) {
+            if (!m_resident && k + 1 < m_blocks)
+                pending[(k + 1) % kSlots] = read(io, k + 1);
+            wait(pending[k % kSlots]);
+            const auto t0 = Clock::now();
+            countStored(k);
+            computeSeconds += since(t0);
+        }
+    }
+
+    const std::uint8_t *sparsifiedOf(std::int64_t k) const
+    {
+        return m_sparsifiedBlocks.data()
+               + (firstRow(k) / m_config.blockRows) * ((m_width + m_config.blockCols - 1) / m_config.blockCols);
+    }
+
     // Nonzeros each row of block k keeps: the sizes of a sparse output. Row-norm counts every
     // nonzero here; rows it drops are zeroed once the ranking is known.
     void countStored(std::int64_t k)
@@ -212,6 +250,8 @@ private:
         std::uint8_t *mask = maskOf(k);
         if (m_config.method == SparsifierMethod::NM)
             nmMask(values, mask, rows * m_width / m_config.m, m_config.n, m_config.m);
+        if (m_config.method == SparsifierMethod::DataNorm)
+            dataNormMaskForBlocks(values, mask, rows, m_width, m_config, sparsifiedOf(k));
         const auto threshold = static_cast<T>(m_config.threshold);
         const auto method = m_config.method;
         const auto width = m_width;
@@ -221,8 +261,8 @@ private:
             std::int64_t n = 0;
             for (std::int64_t j = r * width; j < (r + 1) * width; ++j) {
                 const bool keep = method == SparsifierMethod::Threshold ? !(std::abs(values[j]) < threshold)
-                                  : method == SparsifierMethod::NM      ? mask[j] != 0
-                                                                        : true;
+                                  : method == SparsifierMethod::RowNorm ? true
+                                                                        : mask[j] != 0;
                 n += keep && values[j] != T(0);
             }
             stored[r] = n;
@@ -247,7 +287,8 @@ private:
                 std::fill_n(mask + (row - firstRow(k)) * m_width, m_width, m_keepRow[at(row)]);
             break;
         case SparsifierMethod::DataNorm:
-            throw InternalError("data-norm has no block pipeline");
+            dataNormMaskForBlocks(values, mask, endRow(k) - firstRow(k), m_width, m_config, sparsifiedOf(k));
+            break;
         }
         applyMaskAndTally(values, mask, count, squash, tally);
     }
@@ -271,6 +312,9 @@ private:
     Buffer<std::uint8_t> m_mask;
     std::vector<double> m_norms;
     std::vector<std::uint8_t> m_keepRow;
+    std::vector<T> m_scores;                      // data-norm: every block's score, row-major
+    std::vector<std::uint8_t> m_sparsifiedBlocks; // data-norm: the blocks the level sparsifies
+    std::int64_t m_blocksRemoved = 0;
     double m_ioSeconds = 0.0; // written on the I/O thread, read after its futures are waited for
 };
 
@@ -279,8 +323,10 @@ private:
 bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e)
 {
     const auto &c = request.configFor(e.path);
-    return c.method != SparsifierMethod::DataNorm && e.layout == Layout::Dense && !e.masked && !e.shape.empty()
-           && (request.masked || request.layout != Layout::Csc) && !request.saveState;
+    // data-norm bands rows of its 2-d view: the dataset's own rows when it is 2-d with no extent of 1.
+    const bool rowsAreViewRows = e.shape.size() == 2 && e.shape[0] > 1 && e.shape[1] > 1;
+    return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && e.layout == Layout::Dense && !e.masked
+           && !e.shape.empty() && (request.masked || request.layout != Layout::Csc) && !request.saveState;
 }
 
 SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,

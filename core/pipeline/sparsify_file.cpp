@@ -55,8 +55,9 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));
         if (overBudget(e, budget)) {
-            if (c.method == SparsifierMethod::DataNorm)
-                throw errors::mustBe("data-norm input", "fit --memory-limit (block ranking needs the whole tensor)",
+            if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
+                throw errors::mustBe("data-norm input",
+                                     "fit --memory-limit (block ranking needs the whole tensor unless it is 2-d)",
                                      std::to_string(elementBytes(e)) + " bytes");
             if (e.layout != Layout::Dense || e.masked || e.shape.empty())
                 throw errors::mustBe("an input larger than --memory-limit", "be a dense dataset of rank >= 1 to stream",
