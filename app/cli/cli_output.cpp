@@ -1,5 +1,7 @@
 #include "app/cli/cli_output.h"
 
+#include "core/util/memory_budget.h"
+
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -27,6 +29,27 @@ core::ProgressCallback terminalProgress(std::string what)
         std::fflush(stderr);
         return true;
     };
+}
+
+CLI::Option *addMemoryLimitOption(CLI::App *command, std::string &text)
+{
+    static const std::string help =
+        "Memory budget for tensor data: SIZE (64K, 512M, 2G) or auto (default; " + core::autoMemoryBudgetDescription() + ")";
+    text = "auto";
+    return command->add_option("--memory-limit", text, help);
+}
+
+std::int64_t applyMemoryLimit(const std::string &text)
+{
+    const auto budget = core::resolveMemoryLimit(core::parseMemoryLimit(text));
+    core::setWholeTensorBudget(budget);
+    return budget;
+}
+
+void addMemoryReport(nlohmann::ordered_json &json, std::int64_t budget)
+{
+    json["memory_limit_bytes"] = budget;
+    json["peak_memory_bytes"] = core::peakResidentBytes();
 }
 
 } // namespace sparsity::cli

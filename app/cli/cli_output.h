@@ -3,6 +3,9 @@
 #include "core/util/progress.h"
 #include "core/util/validation_report.h"
 
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace sparsity::cli {
@@ -14,5 +17,13 @@ struct CheckFailed {};
 void printNotes(const core::ValidationReport &report);
 // A progress printer labelled `what`, or an empty callback when stderr is not a terminal.
 core::ProgressCallback terminalProgress(std::string what);
+
+// --memory-limit SIZE|auto on `command` (every subcommand has one); `text` starts as "auto".
+CLI::Option *addMemoryLimitOption(CLI::App *command, std::string &text);
+// The budget `text` names, in bytes (auto: core/util/memory_budget.h); whole-tensor reads
+// are checked against it from now on.
+std::int64_t applyMemoryLimit(const std::string &text);
+// "memory_limit_bytes" and "peak_memory_bytes" (resident, so far) in a --json report.
+void addMemoryReport(nlohmann::ordered_json &json, std::int64_t budget);
 
 } // namespace sparsity::cli

@@ -15,6 +15,7 @@ struct ConvertOptions {
     core::ConvertRequest request;
     std::string layout;
     std::string indexWidth = "auto";
+    std::string memoryLimit;
 };
 
 void runConvert(ConvertOptions &options)
@@ -23,6 +24,7 @@ void runConvert(ConvertOptions &options)
     static const std::map<std::string, core::IndexWidth> widths{
         {"auto", core::IndexWidth::Auto}, {"int32", core::IndexWidth::Int32}, {"int64", core::IndexWidth::Int64}};
     options.request.writeOptions.indexWidth = widths.at(options.indexWidth);
+    options.request.memoryLimit = applyMemoryLimit(options.memoryLimit);
     core::ValidationReport report;
     const auto converted = core::convertFile(options.request, report, terminalProgress("converting"));
     printNotes(report);
@@ -46,6 +48,7 @@ void addConvertCommand(CLI::App &app)
         ->check(CLI::Range(0, 9));
     command->add_option("--index-width", options->indexWidth, "csr/csc index type (auto: int32 when it fits)")
         ->check(CLI::IsMember({"auto", "int32", "int64"}));
+    addMemoryLimitOption(command, options->memoryLimit);
     command->callback([options] { runConvert(*options); });
 }
 

@@ -14,6 +14,7 @@ namespace {
 struct EvalOptions {
     core::EvalRequest request;
     std::string maskPolicy = "strict";
+    std::string memoryLimit;
     bool json = false;
     bool print = false;
 };
@@ -26,6 +27,7 @@ std::string resultKind(const core::AnyValue &value)
 void runEval(EvalOptions &o)
 {
     o.request.policy = o.maskPolicy == "intersect" ? core::MaskPolicy::Intersect : core::MaskPolicy::Strict;
+    const auto budget = applyMemoryLimit(o.memoryLimit);
     core::ValidationReport report;
     const auto r = core::evalFile(o.request, report);
     printNotes(report);
@@ -58,6 +60,7 @@ void runEval(EvalOptions &o)
                                     {"io_seconds", r.ioSeconds}};
         if (o.print)
             json["text"] = core::formatValue(r.result);
+        addMemoryReport(json, budget);
         std::cout << json.dump(2) << '\n';
         return;
     }
@@ -81,6 +84,7 @@ void addEvalCommand(CLI::App &app)
     c->add_option("--device", o->request.device, "cpu, cuda or auto (elementwise work and reductions)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
     c->add_flag("--print", o->print, "Print the result as torch.masked does (-- for unspecified)");
+    addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runEval(*o); });
 }

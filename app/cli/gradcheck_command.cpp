@@ -14,6 +14,7 @@ namespace {
 
 struct GradcheckOptions {
     core::GradcheckRequest request;
+    std::string memoryLimit; // gradcheck works on whole tensors: an input over it is refused
     bool json = false;
 };
 
@@ -38,6 +39,7 @@ void printMatrix(const char *title, const std::vector<double> &values, std::int6
 
 void runGradcheck(const GradcheckOptions &o)
 {
+    const auto budget = applyMemoryLimit(o.memoryLimit);
     core::ValidationReport report;
     const auto r = core::gradcheckFile(o.request, report);
     printNotes(report);
@@ -54,18 +56,18 @@ void runGradcheck(const GradcheckOptions &o)
                               {"mismatches", j.mismatches},
                               {"uses", j.uses},
                               {"explanations", j.explanations}});
-        std::cout << nlohmann::ordered_json{{"passed", check.passed},
-                                            {"masked", options.masked},
-                                            {"fast", options.fast},
-                                            {"eps", options.eps},
-                                            {"atol", options.atol},
-                                            {"rtol", options.rtol},
-                                            {"output_shape", check.outputShape},
-                                            {"inputs", inputs},
-                                            {"compute_seconds", r.computeSeconds},
-                                            {"io_seconds", r.ioSeconds}}
-                         .dump(2)
-                  << '\n';
+        nlohmann::ordered_json json{{"passed", check.passed},
+                                    {"masked", options.masked},
+                                    {"fast", options.fast},
+                                    {"eps", options.eps},
+                                    {"atol", options.atol},
+                                    {"rtol", options.rtol},
+                                    {"output_shape", check.outputShape},
+                                    {"inputs", inputs},
+                                    {"compute_seconds", r.computeSeconds},
+                                    {"io_seconds", r.ioSeconds}};
+        addMemoryReport(json, budget);
+        std::cout << json.dump(2) << '\n';
     } else {
         std::cout << "gradcheck " << o.request.expression << ": " << (check.passed ? "passed" : "FAILED") << " ("
                   << (options.masked ? "masked" : "non-masked") << (options.fast ? ", fast" : "") << ", eps " << options.eps
@@ -101,6 +103,7 @@ void addGradcheckCommand(CLI::App &app)
     c->add_option("--atol", options.atol, "Absolute tolerance (default 1e-5)");
     c->add_option("--rtol", options.rtol, "Relative tolerance (default 1e-3)");
     c->add_flag("--fast", options.fast, "Compare one random projection per input instead of whole Jacobians");
+    addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runGradcheck(*o); });
 }

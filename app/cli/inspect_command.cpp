@@ -17,6 +17,7 @@ struct InspectOptions {
     std::string file;
     bool json = false;
     bool count = false;
+    std::string memoryLimit;
 };
 
 std::string layoutLabel(const core::ElementInfo &e) { return e.masked ? "masked" : std::string(core::layoutName(e.layout)); }
@@ -25,6 +26,7 @@ std::string encodingLabel(const core::ElementInfo &e) { return std::string(core:
 
 void runInspect(const InspectOptions &options)
 {
+    const auto budget = applyMemoryLimit(options.memoryLimit);
     const auto file = core::H5File::openRead(options.file);
     core::ValidationReport skipped;
     auto elements = core::listElements(file, &skipped);
@@ -52,7 +54,9 @@ void runInspect(const InspectOptions &options)
                                 {"density", d ? nlohmann::ordered_json(*d) : nlohmann::ordered_json(nullptr)},
                                 {"encoding", encodingLabel(e)}});
         }
-        std::cout << nlohmann::ordered_json{{"file", options.file}, {"datasets", datasets}}.dump(2) << '\n';
+        nlohmann::ordered_json json{{"file", options.file}, {"datasets", datasets}};
+        addMemoryReport(json, budget);
+        std::cout << json.dump(2) << '\n';
         return;
     }
     std::cout << options.file << ": " << elements.size() << " tensor" << (elements.size() == 1 ? "" : "s") << '\n';
@@ -81,6 +85,7 @@ void addInspectCommand(CLI::App &app)
     command->add_option("FILE", options->file, "HDF5 file")->required();
     command->add_flag("--json", options->json, "Print one JSON object on stdout");
     command->add_flag("--count", options->count, "Count nonzeros of dense data and specified elements of masked data");
+    addMemoryLimitOption(command, options->memoryLimit);
     command->callback([options] { runInspect(*options); });
 }
 

@@ -15,6 +15,8 @@ namespace {
 
 struct RunOptions {
     std::string batch;
+    std::string memoryLimit;
+    CLI::Option *memoryLimitOption = nullptr; // given: overrides the recipe's memory_limit
     bool dryRun = false;
     bool json = false;
 };
@@ -53,7 +55,13 @@ nlohmann::ordered_json reportJson(const core::BatchInputReport &r)
 
 void runBatch(const RunOptions &o)
 {
-    const auto recipe = core::parseBatch(o.batch);
+    auto recipe = core::parseBatch(o.batch);
+    if (o.memoryLimitOption->count() > 0) {
+        recipe.memoryLimit = core::parseMemoryLimit(o.memoryLimit);
+        if (recipe.sparsify)
+            recipe.sparsify->memoryLimit = recipe.memoryLimit;
+    }
+    const auto budget = applyMemoryLimit(recipe.memoryLimit ? std::to_string(*recipe.memoryLimit) : "auto");
     const auto jobs = core::planBatch(recipe);
     if (o.dryRun) {
         if (o.json) {
@@ -86,9 +94,11 @@ void runBatch(const RunOptions &o)
             std::cout << r.job.input << " -> " << r.job.output << '\n';
         reports.push_back(reportJson(r));
     }
-    if (o.json)
-        std::cout << nlohmann::ordered_json{{"batch", o.batch}, {"inputs", reports}, {"failed", failed}}.dump(2) << '\n';
-    else
+    if (o.json) {
+        nlohmann::ordered_json json{{"batch", o.batch}, {"inputs", reports}, {"failed", failed}};
+        addMemoryReport(json, budget);
+        std::cout << json.dump(2) << '\n';
+    } else
         std::cout << jobs.size() - failed << " of " << jobs.size() << " inputs done\n";
     if (failed > 0)
         throw CheckFailed{};
@@ -101,6 +111,7 @@ void addRunCommand(CLI::App &app)
     auto o = std::make_shared<RunOptions>();
     auto *c = app.add_subcommand("run", "Replay a batch recipe (BATCH.json) over many input files");
     c->add_option("BATCH", o->batch, "Batch file (BATCH.json, see docs/CLI.md)")->required();
+    o->memoryLimitOption = addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--dry-run", o->dryRun, "Check the batch file and list inputs and outputs; open and write nothing");
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runBatch(*o); });

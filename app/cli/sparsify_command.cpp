@@ -21,7 +21,8 @@ struct SparsifyOptions {
     std::optional<std::int64_t> zerosPerBlock, n, m, atStep;
     std::string block = "1x4";
     std::string norm = "L1";
-    std::optional<std::string> memoryLimit, schedule;
+    std::string memoryLimit;
+    std::optional<std::string> schedule;
     bool json = false;
 };
 
@@ -45,8 +46,8 @@ void runSparsify(SparsifyOptions &o)
     }
     o.request.masked = o.layout == "masked";
     o.request.layout = o.request.masked ? core::Layout::Dense : *core::parseLayout(o.layout);
-    if (o.memoryLimit)
-        o.request.memoryLimit = core::parseMemorySize(*o.memoryLimit);
+    const auto budget = applyMemoryLimit(o.memoryLimit);
+    o.request.memoryLimit = budget;
     core::ValidationReport report;
     const auto results = core::sparsifyFile(o.request, report, terminalProgress("sparsify"));
     printNotes(report);
@@ -74,10 +75,10 @@ void runSparsify(SparsifyOptions &o)
             compute += r.computeSeconds;
             io += r.ioSeconds;
         }
-        std::cout << nlohmann::ordered_json{{"output", o.request.output}, {"method", o.method},         {"layout", o.layout},
-                                            {"datasets", datasets},       {"compute_seconds", compute}, {"io_seconds", io}}
-                         .dump(2)
-                  << '\n';
+        nlohmann::ordered_json json{{"output", o.request.output}, {"method", o.method},         {"layout", o.layout},
+                                    {"datasets", datasets},       {"compute_seconds", compute}, {"io_seconds", io}};
+        addMemoryReport(json, budget);
+        std::cout << json.dump(2) << '\n';
         return;
     }
     for (const auto &r : results)
@@ -109,7 +110,7 @@ void addSparsifyCommand(CLI::App &app)
     c->add_option("--keep", o->keep, "row-norm: fraction of rows kept");
     c->add_option("--schedule", o->schedule, "cubic:S0,SF,T0,DT,N[,zero] | linear:S0,SF,T0,T1 | list:L0,L1,...");
     c->add_option("--at-step", o->atStep, "Step at which the schedule's level is taken");
-    c->add_option("--memory-limit", o->memoryLimit, "Stream inputs larger than SIZE in row chunks (e.g. 512M)");
+    addMemoryLimitOption(c, o->memoryLimit);
     c->add_option("--gzip", o->request.writeOptions.gzipLevel, "gzip level 1-9")->check(CLI::Range(0, 9));
     c->add_option("--device", o->request.device, "cpu, cuda or auto (threshold, n-m, data-norm on CUDA)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}));

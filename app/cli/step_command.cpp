@@ -19,6 +19,7 @@ struct StepOptions {
     std::optional<std::string> param;
     std::optional<std::string> mask;
     std::optional<std::string> stateFrom;
+    std::string memoryLimit;
     bool json = false;
 };
 
@@ -46,6 +47,7 @@ void runStep(StepOptions &o)
     r.compareWith.clear();
     for (const auto &name : o.compare)
         r.compareWith.push_back(core::parseSemantics(name));
+    const auto budget = applyMemoryLimit(o.memoryLimit);
     core::ValidationReport report;
     const auto result = core::stepFile(r, report, terminalProgress("step"));
     printNotes(report);
@@ -64,6 +66,7 @@ void runStep(StepOptions &o)
                                     {"io_seconds", result.ioSeconds}};
         if (!result.divergence.empty())
             json["divergence"] = divergenceJson(result.divergence, r.semantics);
+        addMemoryReport(json, budget);
         std::cout << json.dump(2) << '\n';
         return;
     }
@@ -108,6 +111,7 @@ void addStepCommand(CLI::App &app)
     c->add_option("--rescale-grad", hp.rescaleGrad, "Gradient rescale factor (mxnet)");
     c->add_option("--dampening", hp.dampening, "SGD dampening (torch)");
     c->add_flag("--nesterov", hp.nesterov, "Nesterov momentum (sgd, torch)");
+    addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runStep(*o); });
 }

@@ -7,13 +7,16 @@
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
+#include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace sparsity::core {
 namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
 
 struct DatasetView {
     H5Handle dataset;
@@ -45,42 +48,58 @@ DatasetView viewDataset(const H5File &file, const std::string &path)
     return view;
 }
 
-// Reads the whole dataset, or rows [begin, end) of dim 0, converting to T.
+// Reads the whole dataset, or rows [begin, end) of dim 0, into `out` (numel of the selection),
+// converting to T; HDF5 reads straight into `out` when the stored type is T.
 template <class T>
-Buffer<T> readValues(const DatasetView &view, std::optional<RowRange> rows = std::nullopt)
+void readValuesInto(
+    hid_t dataset, const Shape &shape, std::optional<DType> dtype, const std::string &where, std::optional<RowRange> rows, T *out)
 {
-    if (!view.dtype)
-        throw errors::mustBe(view.where, "be a numeric dataset", "a non-numeric type");
-    Shape selected = view.shape;
+    if (!dtype)
+        throw errors::mustBe(where, "be a numeric dataset", "a non-numeric type");
+    Shape selected = shape;
     if (rows)
         selected[0] = rows->end - rows->begin;
-    requireAllocatable(numel(selected), sizeof(T), view.where, rows ? "a read of" : "declares");
-    Buffer<T> out(at(numel(selected)));
-    if (out.empty())
-        return out;
-    H5Handle fileSpace = datasetSpace(view.dataset.id());
+    const auto count = numel(selected);
+    if (count == 0)
+        return;
+    H5Handle fileSpace = datasetSpace(dataset);
     H5Handle memSpace;
     if (rows) {
-        std::vector<hsize_t> start(view.shape.size(), 0);
-        std::vector<hsize_t> count(selected.begin(), selected.end());
+        std::vector<hsize_t> start(shape.size(), 0);
+        std::vector<hsize_t> extent(selected.begin(), selected.end());
         start[0] = static_cast<hsize_t>(rows->begin);
-        H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-        memSpace = H5Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+        H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr);
+        memSpace = H5Handle(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), H5Sclose);
     }
     const hid_t mem = rows ? memSpace.id() : H5S_ALL;
     const hid_t fileSel = rows ? fileSpace.id() : H5S_ALL;
     herr_t status = 0;
-    if (*view.dtype == DType::Bool) {
+    if (*dtype == DType::Bool) {
         // HDF5 1.10 cannot convert an enum to a number: read the raw 0/1 bytes.
         H5Handle boolType = makeBoolType();
-        Buffer<std::uint8_t> raw(out.size());
-        status = H5Dread(view.dataset.id(), boolType.id(), mem, fileSel, H5P_DEFAULT, raw.data());
-        std::transform(raw.begin(), raw.end(), out.begin(), [](std::uint8_t b) { return static_cast<T>(b != 0); });
+        Buffer<std::uint8_t> raw(at(count));
+        status = H5Dread(dataset, boolType.id(), mem, fileSel, H5P_DEFAULT, raw.data());
+        std::transform(raw.begin(), raw.end(), out, [](std::uint8_t b) { return static_cast<T>(b != 0); });
     } else {
-        status = H5Dread(view.dataset.id(), nativeH5Type<T>(), mem, fileSel, H5P_DEFAULT, out.data());
+        status = H5Dread(dataset, nativeH5Type<T>(), mem, fileSel, H5P_DEFAULT, out);
     }
     if (status < 0)
-        throw IoError(view.where + ": cannot read values (file truncated or corrupt)");
+        throw IoError(where + ": cannot read values (file truncated or corrupt)");
+}
+
+// Reads the whole dataset, or rows [begin, end) of dim 0, converting to T, within the
+// whole-tensor memory budget.
+template <class T>
+Buffer<T> readValues(const DatasetView &view, std::optional<RowRange> rows = std::nullopt)
+{
+    Shape selected = view.shape;
+    if (rows)
+        selected[0] = rows->end - rows->begin;
+    // Overflow-safe against the machine's memory first (a declared 2^62 elements), then the budget.
+    requireAllocatable(numel(selected), sizeof(T), view.where, rows ? "a read of" : "declares");
+    requireWithinBudget(numel(selected) * static_cast<std::int64_t>(sizeof(T)), view.where, "reading it");
+    Buffer<T> out(at(numel(selected)));
+    readValuesInto(view.dataset.id(), view.shape, view.dtype, view.where, rows, out.data());
     return out;
 }
 
@@ -327,6 +346,29 @@ Tensor readTensor(const H5File &file, const std::string &path, ValidationReport 
     throw InternalError("unknown layout");
 }
 
+DenseRowReader::DenseRowReader(const H5File &file, const std::string &path)
+{
+    auto view = viewDataset(file, path);
+    m_dataset = std::move(view.dataset);
+    m_shape = std::move(view.shape);
+    m_dtype = view.dtype;
+    m_where = std::move(view.where);
+    if (m_shape.empty())
+        throw errors::mustBe(m_where, "have rank >= 1 to be read by rows", "a 0-d dataset");
+}
+
+template <class T>
+void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) const
+{
+    if (begin < 0 || end < begin || end > m_shape[0])
+        throw errors::mustBe(m_where + " row range", "lie within the dataset's rows",
+                             "[" + std::to_string(begin) + ", " + std::to_string(end) + ")");
+    readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, RowRange{begin, end}, into);
+}
+
+template void DenseRowReader::readRows<float>(std::int64_t, std::int64_t, float *) const;
+template void DenseRowReader::readRows<double>(std::int64_t, std::int64_t, double *) const;
+
 std::int64_t countNonzeros(const H5File &file, const ElementInfo &element)
 {
     if (element.masked)
@@ -337,9 +379,10 @@ std::int64_t countNonzeros(const H5File &file, const ElementInfo &element)
         return toDenseDouble(readTensor(file, element.path)).values[0] != 0.0;
     if (const auto count = countNonzerosByChunk(file, element))
         return *count;
-    // About 16 MiB of rows per read.
+    // About 16 MiB of rows per read, less under a smaller memory budget.
     const auto rowElements = std::max<std::int64_t>(1, numel(element.shape, 1, element.shape.size()));
-    const auto chunkRows = std::max<std::int64_t>(1, (std::int64_t{1} << 21) / rowElements);
+    const auto chunkBytes = std::min<std::int64_t>(std::int64_t{16} << 20, wholeTensorBudget().value_or(kUnbounded) / 2);
+    const auto chunkRows = std::max<std::int64_t>(1, chunkBytes / (8 * rowElements));
     std::int64_t count = 0;
     for (std::int64_t begin = 0; begin < element.shape[0]; begin += chunkRows) {
         const auto end = std::min(element.shape[0], begin + chunkRows);

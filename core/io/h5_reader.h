@@ -23,6 +23,24 @@ Tensor readTensor(const H5File &file,
                   ValidationReport *report = nullptr,
                   std::optional<RowRange> rows = std::nullopt);
 
+// Rows of one dense dataset read straight into the caller's buffer (no copy when the stored
+// type is T; HDF5 converts otherwise): the input of the streaming pipelines. Keeps the dataset
+// open between reads.
+class DenseRowReader {
+public:
+    DenseRowReader(const H5File &file, const std::string &path);
+    const Shape &shape() const { return m_shape; }
+    // Rows [begin, end) into `into`, which holds (end - begin) * numel(shape[1:]) values.
+    template <class T>
+    void readRows(std::int64_t begin, std::int64_t end, T *into) const;
+
+private:
+    H5Handle m_dataset;
+    Shape m_shape;
+    std::optional<DType> m_dtype;
+    std::string m_where;
+};
+
 // Number of nonzero (unmasked) or specified (masked) elements, read in row chunks so memory
 // stays bounded; for `inspect --count`.
 std::int64_t countNonzeros(const H5File &file, const ElementInfo &element);

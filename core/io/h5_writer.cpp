@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace sparsity::core {
 namespace {
@@ -213,6 +214,158 @@ void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const 
     if (H5Dwrite(m_dataset.id(), memType, memSpace.id(), fileSpace.id(), H5P_DEFAULT, values) < 0)
         throw IoError(m_file.where(m_path) + ": cannot write rows (disk full?)");
 }
+
+namespace {
+
+// Writes `values` into the box [start, start + count) of `dataset`.
+template <class T>
+void writeBox(H5File &file,
+              const std::string &path,
+              const H5Handle &dataset,
+              const std::vector<hsize_t> &start,
+              const std::vector<hsize_t> &count,
+              const T *values)
+{
+    if (std::any_of(count.begin(), count.end(), [](hsize_t c) { return c == 0; }))
+        return;
+    H5Handle fileSpace = datasetSpace(dataset.id());
+    H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    H5Handle memSpace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    if (H5Dwrite(dataset.id(), valueType<T>().memory, memSpace.id(), fileSpace.id(), H5P_DEFAULT, values) < 0)
+        throw IoError(file.where(path) + ": cannot write values (disk full?)");
+}
+
+} // namespace
+
+SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
+                                             const std::string &path,
+                                             Layout layout,
+                                             const Shape &shape,
+                                             DType type,
+                                             const std::vector<std::int64_t> &storedPerRow,
+                                             const WriteOptions &options)
+    : m_file(file), m_path(normalise(path)), m_layout(layout), m_shape(shape), m_width(numel(shape, 1, shape.size()))
+{
+    if (shape.empty() || (type != DType::Float32 && type != DType::Float64)
+        || (layout != Layout::Csr && layout != Layout::Coo && layout != Layout::RowSparse)
+        || (layout == Layout::Csr && shape.size() != 2) || static_cast<std::int64_t>(storedPerRow.size()) != shape[0])
+        throw InternalError("SparseRowStreamWriter: unsupported element");
+    Writer writer(file, options);
+    const auto nnz = std::accumulate(storedPerRow.begin(), storedPerRow.end(), std::int64_t{0});
+    auto createValues = [&](const Shape &valueShape) {
+        return type == DType::Float32
+                   ? writer.createArray<float>(m_path + "/" + (layout == Layout::RowSparse ? "data" : "values"), valueShape)
+                   : writer.createArray<double>(m_path + "/" + (layout == Layout::RowSparse ? "data" : "values"), valueShape);
+    };
+    switch (layout) {
+    case Layout::Csr: {
+        H5Handle group = writer.createGroup(m_path, "csr_matrix");
+        writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
+        m_values = type == DType::Float32 ? writer.createArray<float>(m_path + "/data", {nnz})
+                                          : writer.createArray<double>(m_path + "/data", {nnz});
+        Buffer<std::int64_t> indptr{0};
+        indptr.reserve(storedPerRow.size() + 1);
+        for (const auto stored : storedPerRow)
+            indptr.push_back(indptr.back() + stored);
+        const auto bound = std::max({nnz, shape[0], shape[1]});
+        const bool fits32 = bound <= std::numeric_limits<std::int32_t>::max();
+        if (options.indexWidth == IndexWidth::Int32 && !fits32)
+            throw errors::mustBe(file.where(m_path + "/indices"), "fit int32 indices (max 2147483647)",
+                                 "an index bound of " + std::to_string(bound));
+        m_wideIndices = options.indexWidth == IndexWidth::Int64 || !fits32;
+        m_indices = m_wideIndices ? writer.createArray<std::int64_t>(m_path + "/indices", {nnz})
+                                  : writer.createArray<std::int32_t>(m_path + "/indices", {nnz});
+        writer.writeIndexArray(m_path + "/indptr", indptr, bound);
+        break;
+    }
+    case Layout::Coo: {
+        H5Handle group = writer.createGroup(m_path, "coo_tensor");
+        writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
+        m_indices = writer.createArray<std::int64_t>(m_path + "/indices", {static_cast<std::int64_t>(shape.size()), nnz});
+        m_values = createValues({nnz});
+        break;
+    }
+    default: { // RowSparse
+        H5Handle group = writer.createGroup(m_path, "row_sparse");
+        writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
+        const auto stored = std::count_if(storedPerRow.begin(), storedPerRow.end(), [](auto n) { return n > 0; });
+        m_indices = writer.createArray<std::int64_t>(m_path + "/indices", {stored});
+        Shape dataShape = shape;
+        dataShape[0] = stored;
+        m_values = createValues(dataShape);
+        break;
+    }
+    }
+}
+
+template <class T>
+void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const T *values)
+{
+    if (firstRow != m_nextRow)
+        throw InternalError("SparseRowStreamWriter: rows out of order");
+    m_nextRow += rows;
+    const auto count = rows * m_width;
+    if (m_layout == Layout::RowSparse) {
+        Buffer<std::int64_t> kept;
+        Buffer<T> data;
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const T *row = values + r * m_width;
+            if (std::any_of(row, row + m_width, [](T x) { return x != T{}; })) {
+                kept.push_back(firstRow + r);
+                data.insert(data.end(), row, row + m_width);
+            }
+        }
+        const auto n = static_cast<hsize_t>(kept.size());
+        std::vector<hsize_t> start(m_shape.size(), 0), extent(m_shape.begin(), m_shape.end());
+        start[0] = static_cast<hsize_t>(m_nextStoredRow);
+        extent[0] = n;
+        writeBox(m_file, m_path + "/indices", m_indices, {start[0]}, {n}, kept.data());
+        writeBox(m_file, m_path + "/data", m_values, start, extent, data.data());
+        m_nextStoredRow += static_cast<std::int64_t>(n);
+        return;
+    }
+    // Nonzeros in row-major order: csr's (row, column) order and coo's coalesced order alike.
+    Buffer<std::int64_t> positions;
+    Buffer<T> kept;
+    for (std::int64_t i = 0; i < count; ++i)
+        if (values[i] != T{}) {
+            positions.push_back(i);
+            kept.push_back(values[i]);
+        }
+    const auto n = static_cast<hsize_t>(kept.size());
+    const auto offset = static_cast<hsize_t>(m_nextEntry);
+    m_nextEntry += static_cast<std::int64_t>(n);
+    if (m_layout == Layout::Csr) {
+        writeBox(m_file, m_path + "/data", m_values, {offset}, {n}, kept.data());
+        if (m_wideIndices) {
+            for (auto &p : positions)
+                p %= m_width;
+            writeBox(m_file, m_path + "/indices", m_indices, {offset}, {n}, positions.data());
+        } else {
+            Buffer<std::int32_t> narrow(positions.size());
+            std::transform(positions.begin(), positions.end(), narrow.begin(),
+                           [&](std::int64_t p) { return static_cast<std::int32_t>(p % m_width); });
+            writeBox(m_file, m_path + "/indices", m_indices, {offset}, {n}, narrow.data());
+        }
+        return;
+    }
+    // coo: indices [rank, nnz], one coordinate row per dim.
+    const auto rank = m_shape.size();
+    Buffer<std::int64_t> coordinates(rank * n);
+    for (hsize_t k = 0; k < n; ++k) {
+        auto rest = positions[k];
+        for (std::size_t d = rank; d-- > 1;) {
+            coordinates[d * n + k] = rest % m_shape[d];
+            rest /= m_shape[d];
+        }
+        coordinates[k] = firstRow + rest;
+    }
+    writeBox(m_file, m_path + "/indices", m_indices, {0, offset}, {static_cast<hsize_t>(rank), n}, coordinates.data());
+    writeBox(m_file, m_path + "/values", m_values, {offset}, {n}, kept.data());
+}
+
+template void SparseRowStreamWriter::writeRows<float>(std::int64_t, std::int64_t, const float *);
+template void SparseRowStreamWriter::writeRows<double>(std::int64_t, std::int64_t, const double *);
 
 void createEncodedGroup(H5File &file, const std::string &path, const std::string &encoding)
 {

@@ -5,6 +5,8 @@
 #include "core/io/h5_handle.h"
 #include "core/tensor/tensor.h"
 
+#include <vector>
+
 namespace sparsity::core {
 
 enum class IndexWidth { Auto, Int32, Int64 };
@@ -32,6 +34,35 @@ private:
     Shape m_shape;
     DType m_type;
     H5Handle m_dataset;
+};
+
+// A csr, coo or row_sparse element written a block of rows at a time, in row order, holding
+// what writeTensor() writes for the same tensor converted with toLayout() (zeros dropped,
+// coo with every dim sparse, csr index width chosen by the same rule). The sizes come from a
+// counting pass: storedPerRow[r] is the number of nonzeros of row r.
+class SparseRowStreamWriter {
+public:
+    // `type` is Float32 or Float64; `layout` Csr (2-d), Coo or RowSparse.
+    SparseRowStreamWriter(H5File &file,
+                          const std::string &path,
+                          Layout layout,
+                          const Shape &shape,
+                          DType type,
+                          const std::vector<std::int64_t> &storedPerRow,
+                          const WriteOptions &options = {});
+    // Rows [firstRow, firstRow + rows) of the dense tensor, rows * numel(shape[1:]) values.
+    template <class T>
+    void writeRows(std::int64_t firstRow, std::int64_t rows, const T *values);
+
+private:
+    H5File &m_file;
+    std::string m_path;
+    Layout m_layout;
+    Shape m_shape;
+    std::int64_t m_width = 0;
+    bool m_wideIndices = true; // csr indices as int64 (else int32)
+    std::int64_t m_nextEntry = 0, m_nextRow = 0, m_nextStoredRow = 0;
+    H5Handle m_values, m_indices;
 };
 
 // Creates a group tagged with `encoding` (e.g. masked_tensor) for streamed children.

@@ -61,7 +61,7 @@ SparsifyRequest parseSparsify(Fields &f, const std::string &file)
     if (const auto *own = f.get("per_dataset", false))
         r.perDataset = parsePerDatasetJson(*own, file, f.at("per_dataset"));
     if (const auto limit = f.string("memory_limit"))
-        r.memoryLimit = withPath(file, f.at("memory_limit"), [&] { return parseMemorySize(*limit); });
+        r.memoryLimit = withPath(file, f.at("memory_limit"), [&] { return parseMemoryLimit(*limit); });
     f.rejectUnknown();
     return r;
 }
@@ -193,6 +193,8 @@ BatchRecipe parseBatch(const std::string &path)
     recipe.device = f.string("device").value_or("auto");
     if (recipe.device != "cpu" && recipe.device != "cuda" && recipe.device != "auto")
         f.fail("$.device", "must be cpu, cuda or auto", "got '" + recipe.device + "'");
+    if (const auto limit = f.string("memory_limit"))
+        recipe.memoryLimit = withPath(path, f.at("memory_limit"), [&] { return parseMemoryLimit(*limit); });
     if (auto sparsify = f.object("sparsify"))
         recipe.sparsify = parseSparsify(*sparsify, path);
     if (auto step = f.object("step"))
@@ -284,6 +286,8 @@ std::string batchJson(const BatchRecipe &recipe)
     if (!recipe.datasets.empty())
         root["datasets"] = recipe.datasets;
     root["device"] = recipe.device;
+    if (recipe.memoryLimit)
+        root["memory_limit"] = std::to_string(*recipe.memoryLimit);
     if (recipe.sparsify) {
         auto s = sparsifierJson(recipe.sparsify->config);
         if (recipe.sparsify->memoryLimit)

@@ -21,6 +21,7 @@ struct BatchRecipe {
     std::vector<std::string> inputs;   // file names or globs
     std::vector<std::string> datasets; // empty: every numeric dataset
     std::string device = "auto";
+    std::optional<std::int64_t> memoryLimit; // memory_limit: every input's budget; nullopt: auto
     std::optional<SparsifyRequest> sparsify; // input/output left empty
     std::optional<StepRequest> step;         // input/output left empty
     std::string layout = "dense";            // output.layout

@@ -22,6 +22,8 @@ SparsifyRequest sparsifyRequest(const BatchRecipe &recipe, const std::string &in
     r.masked = recipe.layout == "masked";
     r.layout = r.masked ? Layout::Dense : *parseLayout(recipe.layout);
     r.device = recipe.device;
+    if (!r.memoryLimit) // sparsify.memory_limit, else the recipe's
+        r.memoryLimit = recipe.memoryLimit;
     r.writeOptions.gzipLevel = recipe.gzipLevel;
     return r;
 }

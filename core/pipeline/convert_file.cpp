@@ -4,9 +4,11 @@
 #include "core/io/file_identity.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
+#include "core/pipeline/convert_blocks.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
+#include "core/util/memory_budget.h"
 
 namespace sparsity::core {
 
@@ -26,11 +28,17 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
             requireAllocatable(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)), input.where(element.path));
     }
 
+    const auto budget = resolveMemoryLimit(request.memoryLimit);
     AtomicOutput output(request.output);
     std::vector<ConvertedElement> converted;
     std::int64_t done = 0;
     for (const auto &element : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
+        const auto bytes = numel(element.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(element.dtype)));
+        if (bytes > budget && convertInBlocksCan(request, element)) {
+            converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
+            continue;
+        }
         const auto where = input.where(element.path);
         const Tensor tensor =
             withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); });

@@ -10,6 +10,7 @@
 #include "core/util/progress.h"
 #include "core/util/validation_report.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct ConvertRequest {
     Layout layout = Layout::Dense;
     std::vector<std::string> datasets; // empty: every element of the input
     WriteOptions writeOptions;
+    std::optional<std::int64_t> memoryLimit; // bytes; nullopt: auto. Dense inputs larger stream in row blocks
 };
 
 struct ConvertedElement {

@@ -7,6 +7,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/io/sparsifier_state_io.h"
+#include "core/pipeline/sparsify_blocks.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
 #include "core/tensor/tensor_ops.h"
@@ -39,14 +40,10 @@ std::int64_t elementBytes(const ElementInfo &e)
     return numel(e.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
 }
 
-bool streamable(const SparsifyRequest &request, const ElementInfo &e)
-{
-    return request.memoryLimit && elementBytes(e) > *request.memoryLimit && e.layout == Layout::Dense && !e.masked
-           && !e.shape.empty() && request.configFor(e.path).method != SparsifierMethod::DataNorm;
-}
+bool overBudget(const ElementInfo &e, std::int64_t budget) { return elementBytes(e) > budget; }
 
 // Everything that can be known from metadata is checked before any output exists.
-void checkElement(const SparsifyRequest &request, const H5File &input, const ElementInfo &e)
+void checkElement(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, std::int64_t budget)
 {
     const auto where = input.where(e.path);
     try {
@@ -58,22 +55,26 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));
-        if (request.memoryLimit && elementBytes(e) > *request.memoryLimit) {
-            if (c.method == SparsifierMethod::DataNorm)
-                throw errors::mustBe("data-norm input", "fit --memory-limit (block ranking needs the whole tensor)",
+        if (overBudget(e, budget)) {
+            if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
+                throw errors::mustBe("data-norm input",
+                                     "fit --memory-limit (block ranking needs the whole tensor unless it is 2-d)",
                                      std::to_string(elementBytes(e)) + " bytes");
-            if (!streamable(request, e))
+            if (e.layout != Layout::Dense || e.masked || e.shape.empty())
                 throw errors::mustBe("an input larger than --memory-limit", "be a dense dataset of rank >= 1 to stream",
                                      std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
-            if (!request.masked && request.layout != Layout::Dense)
-                throw errors::mustBe("--layout with a streamed input", "be dense or masked",
+            if (!request.masked && request.layout == Layout::Csc)
+                throw errors::mustBe("--layout with a streamed input", "be dense, masked, csr, coo or row_sparse",
                                      std::string(layoutName(request.layout)));
+            if (request.saveState)
+                throw errors::mustBe("--save-state", "have every input within --memory-limit (the state holds whole tensors)",
+                                     std::to_string(elementBytes(e)) + " bytes");
         }
     } catch (const Error &error) {
         rethrowWithContext(error, where);
     }
     // In memory the element is held densely (about three copies: data, squashed, mask).
-    if (!streamable(request, e))
+    if (!overBudget(e, budget))
         requireAllocatable(numel(e.shape), 3 * dtypeSize(computeTypeFor(e.dtype)), where);
 }
 
@@ -145,87 +146,6 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
     return r;
 }
 
-// Row chunks of at most `limit` bytes of working memory (input + output rows + mask).
-template <class T>
-SparsifiedElement streamed(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &out)
-{
-    SparsifiedElement r;
-    r.path = e.path;
-    r.shape = e.shape;
-    r.streamed = true;
-    const auto rows = e.shape[0];
-    const auto width = numel(e.shape, 1, e.shape.size());
-    const auto perRow = std::max<std::int64_t>(1, width * static_cast<std::int64_t>(2 * sizeof(T) + 1));
-    const auto chunkRows = std::clamp<std::int64_t>(*request.memoryLimit / perRow, 1, std::max<std::int64_t>(rows, 1));
-    const auto &c = request.configFor(e.path);
-    auto readRows = [&](std::int64_t begin, std::int64_t end) {
-        const auto t0 = Clock::now();
-        auto chunk = toDenseAs<T>(readTensor(input, e.path, nullptr, RowRange{begin, end}));
-        r.ioSeconds += since(t0);
-        return chunk;
-    };
-
-    // row-norm ranks rows globally: one pass for the norms, then the same selection as in memory.
-    std::vector<std::uint8_t> keepRow;
-    if (c.method == SparsifierMethod::RowNorm) {
-        std::vector<double> norms(static_cast<std::size_t>(rows));
-        for (std::int64_t b = 0; b < rows; b += chunkRows) {
-            const auto end = std::min(rows, b + chunkRows);
-            const auto chunk = readRows(b, end);
-            const auto t0 = Clock::now();
-            rowNorms(chunk.values.data(), norms.data() + b, end - b, width);
-            r.computeSeconds += since(t0);
-        }
-        const auto t0 = Clock::now();
-        const auto keep = static_cast<std::int64_t>(std::nearbyint(c.keep * static_cast<double>(rows)));
-        std::vector<std::int64_t> order(static_cast<std::size_t>(rows));
-        std::iota(order.begin(), order.end(), std::int64_t{0});
-        std::stable_sort(order.begin(), order.end(),
-                         [&](auto a, auto b) { return norms[static_cast<std::size_t>(a)] > norms[static_cast<std::size_t>(b)]; });
-        keepRow.assign(static_cast<std::size_t>(rows), 0);
-        for (std::int64_t k = 0; k < keep; ++k)
-            keepRow[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = 1;
-        r.computeSeconds += since(t0);
-    }
-
-    const std::string dataPath = request.masked ? e.path + "/data" : e.path;
-    if (request.masked)
-        createEncodedGroup(out, e.path, "masked_tensor");
-    RowStreamWriter data(out, dataPath, e.shape, dtypeOf<T>(), request.writeOptions);
-    std::optional<RowStreamWriter> maskWriter;
-    if (request.masked)
-        maskWriter.emplace(out, e.path + "/mask", e.shape, DType::Bool, request.writeOptions);
-    Mask mask;
-    for (std::int64_t b = 0; b < rows; b += chunkRows) {
-        const auto end = std::min(rows, b + chunkRows);
-        auto chunk = readRows(b, end);
-        const auto t0 = Clock::now();
-        const auto count = chunk.numel();
-        mask.resize(static_cast<std::size_t>(count));
-        if (c.method == SparsifierMethod::Threshold)
-            thresholdMask(chunk.values.data(), mask.data(), count, static_cast<T>(c.threshold));
-        else if (c.method == SparsifierMethod::NM)
-            nmMask(chunk.values.data(), mask.data(), count / c.m, c.n, c.m);
-        else
-            for (std::int64_t row = b; row < end; ++row)
-                std::fill_n(mask.begin() + (row - b) * width, width, keepRow[static_cast<std::size_t>(row)]);
-        r.nnzBefore += nonzeros(chunk.values.data(), count);
-        for (std::size_t k = 0; k < mask.size(); ++k) {
-            r.pruned += !mask[k];
-            r.nnzAfter += mask[k] && chunk.values[k] != T(0);
-            if (!request.masked && !mask[k])
-                chunk.values[k] = T(0);
-        }
-        r.computeSeconds += since(t0);
-        const auto t1 = Clock::now();
-        data.writeRows(b, end - b, chunk.values.data());
-        if (maskWriter)
-            maskWriter->writeRows(b, end - b, mask.data());
-        r.ioSeconds += since(t1);
-    }
-    return r;
-}
-
 // Every element given its own sparsifier must be one that is sparsified.
 void checkPerDataset(const SparsifyRequest &request, const H5File &input, const std::vector<ElementInfo> &elements)
 {
@@ -247,29 +167,6 @@ const SparsifierConfig &SparsifyRequest::configFor(const std::string &path) cons
     return own == perDataset.end() ? config : own->second;
 }
 
-std::int64_t parseMemorySize(const std::string &text)
-{
-    std::size_t used = 0;
-    double value = -1;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::logic_error &) {
-    }
-    const std::string suffix = text.substr(used);
-    double factor = 0;
-    if (suffix.empty() || suffix == "B")
-        factor = 1;
-    else if (suffix == "K" || suffix == "KB" || suffix == "KiB")
-        factor = 1024.0;
-    else if (suffix == "M" || suffix == "MB" || suffix == "MiB")
-        factor = 1024.0 * 1024;
-    else if (suffix == "G" || suffix == "GB" || suffix == "GiB")
-        factor = 1024.0 * 1024 * 1024;
-    if (!(value > 0) || factor == 0)
-        throw errors::mustBe("--memory-limit", "be a positive size such as 512M or 2G", "'" + text + "'");
-    return static_cast<std::int64_t>(value * factor);
-}
-
 std::vector<SparsifiedElement>
 sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
@@ -279,8 +176,9 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
     const H5File input = H5File::openRead(request.input);
     const auto elements = selectElements(input, request.datasets, &report);
     checkPerDataset(request, input, elements);
+    const auto budget = resolveMemoryLimit(request.memoryLimit);
     for (const auto &e : elements)
-        checkElement(request, input, e);
+        checkElement(request, input, e, budget);
 
     AtomicOutput output(request.output);
     std::vector<SparsifiedElement> results;
@@ -288,15 +186,15 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
     std::int64_t done = 0;
     for (const auto &e : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
-        const bool stream = streamable(request, e);
+        // The block pipeline unless the GPU is asked for and the element fits in memory.
+        const bool inBlocks = blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget));
         SparsifierStateEntry entry;
-        SparsifierStateEntry *stateEntry = request.saveState && !stream ? &entry : nullptr;
+        SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
         auto r = withAllocationContext(input.where(e.path), "sparsifying it", [&] {
-            return stream ? (f32 ? streamed<float>(request, input, e, output.file())
-                                 : streamed<double>(request, input, e, output.file()))
-                          : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, useGpu)
-                                 : inMemory<double>(request, input, e, output.file(), report, stateEntry, useGpu));
+            return inBlocks ? sparsifyInBlocks(request, input, e, output.file(), report, budget)
+                            : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, useGpu)
+                                   : inMemory<double>(request, input, e, output.file(), report, stateEntry, useGpu));
         });
         const auto count = numel(e.shape);
         r.sparsity = count == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(count);

@@ -6,12 +6,14 @@
 //   coo/csr/csc/row_sparse   the squashed values in that layout (zeros dropped)
 // Every element is checked against its method and the layout before anything is written.
 // An element named in perDataset gets that sparsifier instead of `config`.
-// With a memory limit, threshold, n-m and row-norm stream dense datasets larger than the limit
-// in row chunks (hyperslab reads and writes), with the same result as in memory.
+// Threshold, n-m and row-norm on dense datasets written dense or masked go through the block
+// pipeline (core/pipeline/sparsify_blocks.h): one pass, bounded by the memory limit, the same
+// result as in memory. Other elements are read whole and must fit the limit.
 #include "core/io/h5_writer.h"
 #include "core/sparsify/sparsifier_config.h"
 #include "core/tensor/histogram.h"
 #include "core/tensor/layout.h"
+#include "core/util/memory_budget.h"
 #include "core/util/progress.h"
 #include "core/util/validation_report.h"
 
@@ -30,7 +32,7 @@ struct SparsifyRequest {
     std::vector<std::string> datasets;                  // empty: every element
     Layout layout = Layout::Dense;
     bool masked = false;                     // --layout masked
-    std::optional<std::int64_t> memoryLimit; // bytes
+    std::optional<std::int64_t> memoryLimit; // bytes; nullopt: auto (core/util/memory_budget.h)
     bool saveState = false;                  // also write /sparsifier_state (data_sparsifier_state)
     std::string device = "cpu";              // cuda: threshold, n-m and data-norm scores on the GPU (float32)
     WriteOptions writeOptions;
@@ -55,8 +57,5 @@ struct SparsifiedElement {
 
 std::vector<SparsifiedElement>
 sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
-
-// "512M", "2G", "64K", "1000": bytes. InputError for anything else.
-std::int64_t parseMemorySize(const std::string &text);
 
 } // namespace sparsity::core

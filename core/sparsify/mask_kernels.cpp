@@ -9,6 +9,9 @@ namespace sparsity::core {
 namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+// Below this many elements a kernel runs on one thread: the block pipeline calls them on
+// small blocks, where waking the team costs more than the work.
+constexpr std::int64_t kParallelFrom = 1 << 15;
 
 // Ascending with NaN last, as torch.sort orders; equal keys keep index order (stable sorts).
 template <class T>
@@ -60,7 +63,7 @@ std::int64_t countKept(const std::uint8_t *mask, std::int64_t count)
 template <class T>
 void nmMask(const T *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n, std::int64_t m)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (groups * m >= kParallelFrom)
     for (std::int64_t g = 0; g < groups; ++g) {
         const T *v = x + g * m;
         for (std::int64_t i = 0; i < m; ++i) {
@@ -80,7 +83,7 @@ void nmMask(const T *x, std::uint8_t *mask, std::int64_t groups, std::int64_t n,
 template <class T>
 void rowNorms(const T *x, double *norms, std::int64_t rows, std::int64_t width)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * width >= kParallelFrom)
     for (std::int64_t r = 0; r < rows; ++r) {
         double sum = 0.0;
         for (std::int64_t j = 0; j < width; ++j) {
@@ -125,26 +128,14 @@ std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, s
 }
 
 template <class T>
-std::int64_t dataNormMaskFromScores(const T *x,
-                                    std::uint8_t *mask,
-                                    std::int64_t height,
-                                    std::int64_t width,
-                                    const SparsifierConfig &config,
-                                    const std::vector<T> &scores)
+std::vector<std::uint8_t> sparsifiedBlocks(const std::vector<T> &scores, double sparsityLevel)
 {
-    const auto bh = config.blockRows, bw = config.blockCols;
-    const auto blockCols = (width + bw - 1) / bw;
     const auto blocks = static_cast<std::int64_t>(scores.size());
-    const bool l1 = config.norm == BlockNorm::L1;
-    auto norm = [&](std::int64_t r, std::int64_t c) {
-        const T v = x[r * width + c];
-        return l1 ? std::abs(v) : v * v;
-    };
-    std::fill(mask, mask + height * width, std::uint8_t{1});
+    std::vector<std::uint8_t> flags(at(blocks), 0);
     const auto sparsified = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::nearbyint(config.sparsityLevel * static_cast<double>(blocks))), 0, blocks);
+        static_cast<std::int64_t>(std::nearbyint(sparsityLevel * static_cast<double>(blocks))), 0, blocks);
     if (sparsified == 0)
-        return 0;
+        return flags;
     // The k lowest blocks by (score, index): the first k of a stable sort, found in O(#blocks).
     std::vector<std::int64_t> order(at(blocks));
     std::iota(order.begin(), order.end(), std::int64_t{0});
@@ -154,11 +145,34 @@ std::int64_t dataNormMaskFromScores(const T *x,
         return !lessNanLast(scores[at(b)], scores[at(a)]) && a < b;
     };
     std::nth_element(order.begin(), order.begin() + (sparsified - 1), order.end(), byScore);
+    for (std::int64_t k = 0; k < sparsified; ++k)
+        flags[at(order[at(k)])] = 1;
+    return flags;
+}
+
+template <class T>
+void dataNormMaskForBlocks(const T *x,
+                           std::uint8_t *mask,
+                           std::int64_t height,
+                           std::int64_t width,
+                           const SparsifierConfig &config,
+                           const std::uint8_t *sparsified)
+{
+    const auto bh = config.blockRows, bw = config.blockCols;
+    const auto blockCols = (width + bw - 1) / bw;
+    const auto blocks = ((height + bh - 1) / bh) * blockCols;
+    const bool l1 = config.norm == BlockNorm::L1;
+    auto norm = [&](std::int64_t r, std::int64_t c) {
+        const T v = x[r * width + c];
+        return l1 ? std::abs(v) : v * v;
+    };
+    std::fill(mask, mask + height * width, std::uint8_t{1});
     const auto zeros = config.resolvedZerosPerBlock();
     const bool wholeBlocks = zeros >= bh * bw;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < sparsified; ++k) {
-        const auto b = order[at(k)];
+#pragma omp parallel for schedule(static) if (height * width >= kParallelFrom)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        if (!sparsified[b])
+            continue;
         const auto r0 = (b / blockCols) * bh, c0 = (b % blockCols) * bw;
         const auto r1 = std::min(height, r0 + bh), c1 = std::min(width, c0 + bw);
         if (wholeBlocks) {
@@ -179,7 +193,19 @@ std::int64_t dataNormMaskFromScores(const T *x,
         for (std::int64_t e = 0; e < pruned; ++e)
             mask[entries[at(e)]] = 0;
     }
-    return sparsified;
+}
+
+template <class T>
+std::int64_t dataNormMaskFromScores(const T *x,
+                                    std::uint8_t *mask,
+                                    std::int64_t height,
+                                    std::int64_t width,
+                                    const SparsifierConfig &config,
+                                    const std::vector<T> &scores)
+{
+    const auto flags = sparsifiedBlocks(scores, config.sparsityLevel);
+    dataNormMaskForBlocks(x, mask, height, width, config, flags.data());
+    return std::count(flags.begin(), flags.end(), std::uint8_t{1});
 }
 
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \
@@ -191,7 +217,10 @@ std::int64_t dataNormMaskFromScores(const T *x,
     template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &);      \
     template std::vector<T> blockScores<T>(const T *, std::int64_t, std::int64_t, const SparsifierConfig &);                     \
     template std::int64_t dataNormMaskFromScores<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t,                       \
-                                                    const SparsifierConfig &, const std::vector<T> &);
+                                                    const SparsifierConfig &, const std::vector<T> &);                           \
+    template std::vector<std::uint8_t> sparsifiedBlocks<T>(const std::vector<T> &, double);                                      \
+    template void dataNormMaskForBlocks<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &,      \
+                                           const std::uint8_t *);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)
 #undef SPARSITY_INSTANTIATE

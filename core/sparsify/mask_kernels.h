@@ -50,4 +50,17 @@ std::int64_t dataNormMaskFromScores(const T *x,
                                     const SparsifierConfig &config,
                                     const std::vector<T> &scores);
 
+// The two halves of dataNormMaskFromScores, so row bands can be masked one at a time: which
+// blocks the level sparsifies (the k lowest (score, index), as one flag per block), and the
+// mask of a [height x width] view whose blocks' flags are given (row-major block grid).
+template <class T>
+std::vector<std::uint8_t> sparsifiedBlocks(const std::vector<T> &scores, double sparsityLevel);
+template <class T>
+void dataNormMaskForBlocks(const T *x,
+                           std::uint8_t *mask,
+                           std::int64_t height,
+                           std::int64_t width,
+                           const SparsifierConfig &config,
+                           const std::uint8_t *sparsified);
+
 } // namespace sparsity::core

@@ -55,7 +55,7 @@ void TestBatchRecipe::everyKeyRoundTrips()
     QTemporaryDir folder;
     const std::string path = (folder.path() + "/full.json").toStdString();
     std::ofstream(path) << R"({"version": 1, "inputs": ["a.h5", "more/*.h5"], "datasets": ["/emb"], "device": "cpu",
-        "sparsify": {"method": "data-norm", "sparsity_level": 0.25, "block": "2x3", "zeros_per_block": 4,
+        "memory_limit": "1G", "sparsify": {"method": "data-norm", "sparsity_level": 0.25, "block": "2x3", "zeros_per_block": 4,
                      "norm": "L2", "memory_limit": "64M", "per_dataset": {"/emb": {"method": "row-norm", "keep": 0.75}}},
         "step": {"optimizer": "sgd", "semantics": "masked", "rule": "torch", "param": "/emb", "grads": ["/g0"],
                  "mask": "/m", "lr": 0.5, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01, "nesterov": false},
@@ -70,6 +70,7 @@ void TestBatchRecipe::everyKeyRoundTrips()
     QCOMPARE(c.zerosPerBlock.value(), std::int64_t{4});
     QVERIFY(c.norm == core::BlockNorm::L2);
     QCOMPARE(again.sparsify->memoryLimit.value(), std::int64_t{64} << 20);
+    QCOMPARE(again.memoryLimit.value(), std::int64_t{1} << 30);
     QVERIFY(again.sparsify->perDataset.at("/emb").method == core::SparsifierMethod::RowNorm);
     QCOMPARE(again.sparsify->perDataset.at("/emb").keep, 0.75);
     const auto &hp = again.step->hyperparameters;

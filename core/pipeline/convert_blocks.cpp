@@ -1,0 +1,82 @@
+#include "core/pipeline/convert_blocks.h"
+
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "core/tensor/buffer.h"
+#include "core/util/errors.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+template <class T>
+ConvertedElement
+convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e, H5File &output, std::int64_t budget)
+{
+    const DenseRowReader reader(input, e.path);
+    const auto rows = e.shape[0];
+    const auto width = numel(e.shape, 1, e.shape.size());
+    const bool sparse = request.layout != Layout::Dense;
+    // The block, and for sparse layouts what the writer gathers per value (value, coordinates).
+    const auto perValue =
+        static_cast<std::int64_t>(sizeof(T)) + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 * e.shape.size()) : 0);
+    const auto blockRows =
+        std::clamp<std::int64_t>(budget / std::max<std::int64_t>(1, width * perValue), 1, std::max<std::int64_t>(rows, 1));
+    Buffer<T> block(at(blockRows * width));
+    auto forEachBlock = [&](auto &&f) {
+        for (std::int64_t first = 0; first < rows; first += blockRows) {
+            const auto end = std::min(rows, first + blockRows);
+            reader.readRows(first, end, block.data());
+            f(first, end - first);
+        }
+    };
+
+    ConvertedElement converted{e.path, numel(e.shape), numel(e.shape)};
+    if (!sparse) {
+        RowStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), request.writeOptions);
+        forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
+        return converted;
+    }
+    std::vector<std::int64_t> storedPerRow(at(rows));
+    forEachBlock([&](std::int64_t first, std::int64_t count) {
+#pragma omp parallel for schedule(static) if (count * width >= (1 << 15))
+        for (std::int64_t r = 0; r < count; ++r)
+            storedPerRow[at(first + r)] =
+                std::count_if(block.data() + r * width, block.data() + (r + 1) * width, [](T x) { return x != T{}; });
+    });
+    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(), storedPerRow, request.writeOptions);
+    forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
+    if (request.layout == Layout::RowSparse)
+        converted.storedAfter = width * std::count_if(storedPerRow.begin(), storedPerRow.end(), [](auto n) { return n > 0; });
+    else
+        converted.storedAfter = std::accumulate(storedPerRow.begin(), storedPerRow.end(), std::int64_t{0});
+    return converted;
+}
+
+} // namespace
+
+bool convertInBlocksCan(const ConvertRequest &request, const ElementInfo &e)
+{
+    return e.layout == Layout::Dense && !e.masked && !e.shape.empty() && request.layout != Layout::Csc;
+}
+
+ConvertedElement convertInBlocks(const ConvertRequest &request,
+                                 const H5File &input,
+                                 const ElementInfo &e,
+                                 H5File &output,
+                                 ValidationReport &report,
+                                 std::int64_t budgetBytes)
+{
+    const auto where = input.where(e.path);
+    if (e.dtype != DType::Float32 && e.dtype != DType::Float64)
+        report.add(Severity::Notice, "", where,
+                   "converted " + std::string(dtypeName(e.dtype)) + " to " + std::string(dtypeName(computeTypeFor(e.dtype))));
+    return computeTypeFor(e.dtype) == DType::Float32 ? convert<float>(request, input, e, output, budgetBytes)
+                                                     : convert<double>(request, input, e, output, budgetBytes);
+}
+
+} // namespace sparsity::core

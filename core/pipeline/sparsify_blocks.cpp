@@ -1,0 +1,356 @@
+#include "core/pipeline/sparsify_blocks.h"
+
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "core/sparsify/mask_kernels.h"
+#include "core/sparsify/sparsify_tally.h"
+#include "core/tensor/buffer.h"
+#include "core/util/errors.h"
+#include "core/util/serial_worker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <numeric>
+
+namespace sparsity::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// Blocks of a few MiB keep the I/O thread and the compute overlapped; a smaller budget
+// makes them smaller.
+constexpr std::int64_t kBlockBytes = std::int64_t{8} << 20;
+constexpr int kSlots = 3; // block k+1 read, block k computed, block k-1 written
+
+void wait(std::future<void> &f)
+{
+    if (f.valid())
+        f.get();
+}
+
+// row-norm's rows kept: round-half-even(keep * rows) largest norms, ties to the lower row,
+// as computeMask() chooses them.
+std::vector<std::uint8_t> rowsKept(const std::vector<double> &norms, double keepFraction)
+{
+    const auto rows = static_cast<std::int64_t>(norms.size());
+    const auto keep = static_cast<std::int64_t>(std::nearbyint(keepFraction * static_cast<double>(rows)));
+    std::vector<std::int64_t> order(at(rows));
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return norms[at(a)] > norms[at(b)]; });
+    std::vector<std::uint8_t> kept(at(rows), 0);
+    for (std::int64_t k = 0; k < keep; ++k)
+        kept[at(order[at(k)])] = 1;
+    return kept;
+}
+
+template <class T>
+class BlockPipeline {
+public:
+    BlockPipeline(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &output, std::int64_t budget)
+        : m_config(request.configFor(e.path)), m_masked(request.masked), m_reader(input, e.path)
+    {
+        m_rows = e.shape[0];
+        m_width = numel(e.shape, 1, e.shape.size());
+        m_needMask = m_masked || m_config.method != SparsifierMethod::Threshold;
+        m_sparse = !m_masked && request.layout != Layout::Dense;
+        // Per value: the block, its mask, and for sparse layouts what the writer gathers
+        // (the value and its coordinates).
+        const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
+                              + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 * e.shape.size()) : 0);
+        const auto rowBytes = std::max<std::int64_t>(1, m_width * perValue);
+        const auto blockBytes = std::min(kBlockBytes, std::max<std::int64_t>(1, budget / (kSlots + 1)));
+        m_blockRows = std::clamp<std::int64_t>(blockBytes / rowBytes, 1, std::max<std::int64_t>(m_rows, 1));
+        // Whole output chunks per block (h5_writer's ~1 MiB chunks), so no chunk is written twice.
+        const auto chunkRows =
+            std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, m_width * std::int64_t(sizeof(T))));
+        if (m_blockRows > chunkRows && m_blockRows < m_rows)
+            m_blockRows -= m_blockRows % chunkRows;
+        // data-norm's blocks never straddle two row blocks.
+        if (m_config.method == SparsifierMethod::DataNorm && m_blockRows < m_rows)
+            m_blockRows = std::max(m_config.blockRows, m_blockRows - m_blockRows % m_config.blockRows);
+        m_blocks = (m_rows + m_blockRows - 1) / m_blockRows;
+        const auto blockValues = m_blockRows * m_width;
+        const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
+        m_resident = m_rows * m_width * static_cast<std::int64_t>(sizeof(T)) + maskBytes <= budget;
+        m_values.resize(at(m_resident ? m_rows * m_width : kSlots * blockValues));
+        if (m_needMask)
+            m_mask.resize(at(kSlots * blockValues));
+        if (m_config.method == SparsifierMethod::RowNorm)
+            m_norms.resize(at(m_rows));
+        if (m_sparse)
+            m_storedPerRow.assign(at(m_rows), 0);
+        m_output = &output;
+        m_writeOptions = request.writeOptions;
+        m_layout = request.layout;
+        m_type = dtypeOf<T>();
+        m_shape = e.shape;
+        m_path = e.path;
+
+        const std::string dataPath = m_masked ? e.path + "/data" : e.path;
+        if (m_masked)
+            createEncodedGroup(output, e.path, "masked_tensor");
+        if (!m_sparse)
+            m_data.emplace(output, dataPath, e.shape, dtypeOf<T>(), request.writeOptions);
+        if (m_masked)
+            m_maskWriter.emplace(output, e.path + "/mask", e.shape, DType::Bool, request.writeOptions);
+    }
+
+    SparsifiedElement run()
+    {
+        SparsifiedElement r;
+        r.streamed = !m_resident;
+        FiniteRange range;
+        {
+            // Declared last so it stops before anything its tasks use goes away.
+            SerialWorker io;
+            firstPass(io, range, r.computeSeconds);
+            if (m_sparse) // its sizes are known now; created here, before the I/O thread writes
+                io.submit([this] {
+                      m_sparseWriter.emplace(*m_output, m_path, m_layout, m_shape, m_type, m_storedPerRow, m_writeOptions);
+                  }).get();
+            secondPass(io, SparsifyTally(range.bounds()), r);
+        }
+        r.ioSeconds = m_ioSeconds;
+        r.blocksRemoved = m_blocksRemoved;
+        return r;
+    }
+
+private:
+    std::int64_t firstRow(std::int64_t k) const { return k * m_blockRows; }
+    std::int64_t endRow(std::int64_t k) const { return std::min(m_rows, (k + 1) * m_blockRows); }
+    std::int64_t countOf(std::int64_t k) const { return (endRow(k) - firstRow(k)) * m_width; }
+    T *valuesOf(std::int64_t k)
+    {
+        return m_values.data() + (m_resident ? firstRow(k) * m_width : (k % kSlots) * m_blockRows * m_width);
+    }
+    std::uint8_t *maskOf(std::int64_t k) { return m_needMask ? m_mask.data() + (k % kSlots) * m_blockRows * m_width : nullptr; }
+
+    // Runs on the I/O thread; its time is the I/O time of the report.
+    std::future<void> read(SerialWorker &io, std::int64_t k)
+    {
+        return io.submit([this, k] {
+            const auto t0 = Clock::now();
+            m_reader.readRows(firstRow(k), endRow(k), valuesOf(k));
+            m_ioSeconds += since(t0);
+        });
+    }
+    std::future<void> write(SerialWorker &io, std::int64_t k)
+    {
+        return io.submit([this, k] {
+            const auto t0 = Clock::now();
+            if (m_sparseWriter)
+                m_sparseWriter->writeRows(firstRow(k), endRow(k) - firstRow(k), valuesOf(k));
+            else
+                m_data->writeRows(firstRow(k), endRow(k) - firstRow(k), valuesOf(k));
+            if (m_maskWriter)
+                m_maskWriter->writeRows(firstRow(k), endRow(k) - firstRow(k), maskOf(k));
+            m_ioSeconds += since(t0);
+        });
+    }
+
+    // The histogram range and row-norm's norms: every block read once. A resident element
+    // stays in memory for the second pass; a streamed one is read again there.
+    void firstPass(SerialWorker &io, FiniteRange &range, double &computeSeconds)
+    {
+        std::future<void> pending[kSlots];
+        if (m_blocks > 0)
+            pending[0] = read(io, 0);
+        for (std::int64_t k = 0; k < m_blocks; ++k) {
+            if (k + 1 < m_blocks)
+                pending[(k + 1) % kSlots] = read(io, k + 1);
+            pending[k % kSlots].get();
+            const auto t0 = Clock::now();
+            finiteRangeOf(valuesOf(k), countOf(k), range);
+            if (m_config.method == SparsifierMethod::RowNorm)
+                rowNorms(valuesOf(k), m_norms.data() + firstRow(k), endRow(k) - firstRow(k), m_width);
+            if (m_config.method == SparsifierMethod::DataNorm) {
+                const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
+                m_scores.insert(m_scores.end(), scores.begin(), scores.end());
+            } else if (m_sparse) {
+                countStored(k);
+            }
+            computeSeconds += since(t0);
+        }
+        if (m_config.method == SparsifierMethod::DataNorm) {
+            // Bands of whole blocks, in order: the scores are the whole tensor's, row-major.
+            const auto t0 = Clock::now();
+            m_sparsifiedBlocks = sparsifiedBlocks(m_scores, m_config.sparsityLevel);
+            m_blocksRemoved = std::count(m_sparsifiedBlocks.begin(), m_sparsifiedBlocks.end(), std::uint8_t{1});
+            computeSeconds += since(t0);
+            if (m_sparse) // its counts need the mask, known only now: the blocks once more
+                countingPass(io, computeSeconds);
+        }
+        if (m_config.method == SparsifierMethod::RowNorm) {
+            const auto t0 = Clock::now();
+            m_keepRow = rowsKept(m_norms, m_config.keep);
+            if (m_sparse)
+                for (std::int64_t row = 0; row < m_rows; ++row)
+                    m_storedPerRow[at(row)] *= m_keepRow[at(row)];
+            computeSeconds += since(t0);
+        }
+    }
+
+    // Mask, report and squash in one pass per block, written from the same buffer.
+    void secondPass(SerialWorker &io, SparsifyTally tally, SparsifiedElement &r)
+    {
+        std::future<void> pending[kSlots];
+        if (!m_resident && m_blocks > 0)
+            pending[0] = read(io, 0);
+        for (std::int64_t k = 0; k < m_blocks; ++k) {
+            if (!m_resident && k + 1 < m_blocks) {
+                wait(pending[(k + 1) % kSlots]); // block k-2's write: its slot is read into next
+                pending[(k + 1) % kSlots] = read(io, k + 1);
+            }
+            wait(pending[k % kSlots]); // this block's read, or the write of the block that had its mask slot
+            const auto t0 = Clock::now();
+            computeBlock(k, tally);
+            r.computeSeconds += since(t0);
+            pending[k % kSlots] = write(io, k);
+        }
+        for (auto &p : pending)
+            wait(p);
+        r.nnzBefore = tally.nnzBefore;
+        r.nnzAfter = tally.nnzAfter;
+        r.pruned = tally.pruned;
+        r.histogramBefore = tally.histogramBefore();
+        r.histogramAfter = tally.histogramAfter();
+    }
+
+    void countingPass(SerialWorker &io, double &computeSeconds)
+    {
+        std::future<void> pending[kSlots];
+        if (!m_resident && m_blocks > 0)
+            pending[0] = read(io, 0);
+        for (std::int64_t k = 0; k < m_blocks; ++k) {
+            if (!m_resident && k + 1 < m_blocks)
+                pending[(k + 1) % kSlots] = read(io, k + 1);
+            wait(pending[k % kSlots]);
+            const auto t0 = Clock::now();
+            countStored(k);
+            computeSeconds += since(t0);
+        }
+    }
+
+    const std::uint8_t *sparsifiedOf(std::int64_t k) const
+    {
+        return m_sparsifiedBlocks.data()
+               + (firstRow(k) / m_config.blockRows) * ((m_width + m_config.blockCols - 1) / m_config.blockCols);
+    }
+
+    // Nonzeros each row of block k keeps: the sizes of a sparse output. Row-norm counts every
+    // nonzero here; rows it drops are zeroed once the ranking is known.
+    void countStored(std::int64_t k)
+    {
+        const T *values = valuesOf(k);
+        const auto rows = endRow(k) - firstRow(k);
+        std::uint8_t *mask = maskOf(k);
+        if (m_config.method == SparsifierMethod::NM)
+            nmMask(values, mask, rows * m_width / m_config.m, m_config.n, m_config.m);
+        if (m_config.method == SparsifierMethod::DataNorm)
+            dataNormMaskForBlocks(values, mask, rows, m_width, m_config, sparsifiedOf(k));
+        const auto threshold = static_cast<T>(m_config.threshold);
+        const auto method = m_config.method;
+        const auto width = m_width;
+        std::int64_t *stored = m_storedPerRow.data() + firstRow(k);
+#pragma omp parallel for schedule(static) if (rows * width >= (1 << 15))
+        for (std::int64_t r = 0; r < rows; ++r) {
+            std::int64_t n = 0;
+            for (std::int64_t j = r * width; j < (r + 1) * width; ++j) {
+                const bool keep = method == SparsifierMethod::Threshold ? !(std::abs(values[j]) < threshold)
+                                  : method == SparsifierMethod::RowNorm ? true
+                                                                        : mask[j] != 0;
+                n += keep && values[j] != T(0);
+            }
+            stored[r] = n;
+        }
+    }
+
+    void computeBlock(std::int64_t k, SparsifyTally &tally)
+    {
+        T *values = valuesOf(k);
+        std::uint8_t *mask = maskOf(k);
+        const auto count = countOf(k);
+        const bool squash = !m_masked;
+        switch (m_config.method) {
+        case SparsifierMethod::Threshold:
+            thresholdAndTally(values, mask, count, static_cast<T>(m_config.threshold), squash, tally);
+            return;
+        case SparsifierMethod::NM:
+            nmMask(values, mask, count / m_config.m, m_config.n, m_config.m);
+            break;
+        case SparsifierMethod::RowNorm:
+            for (auto row = firstRow(k); row < endRow(k); ++row)
+                std::fill_n(mask + (row - firstRow(k)) * m_width, m_width, m_keepRow[at(row)]);
+            break;
+        case SparsifierMethod::DataNorm:
+            dataNormMaskForBlocks(values, mask, endRow(k) - firstRow(k), m_width, m_config, sparsifiedOf(k));
+            break;
+        }
+        applyMaskAndTally(values, mask, count, squash, tally);
+    }
+
+    const SparsifierConfig &m_config;
+    bool m_masked;
+    DenseRowReader m_reader;
+    std::optional<RowStreamWriter> m_data, m_maskWriter;
+    std::optional<SparseRowStreamWriter> m_sparseWriter; // csr, coo, row_sparse
+    bool m_sparse = false;
+    std::vector<std::int64_t> m_storedPerRow;
+    H5File *m_output = nullptr;
+    WriteOptions m_writeOptions;
+    Layout m_layout = Layout::Dense;
+    DType m_type = DType::Float32;
+    Shape m_shape;
+    std::string m_path;
+    std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1, m_blocks = 0;
+    bool m_needMask = false, m_resident = false;
+    Buffer<T> m_values;
+    Buffer<std::uint8_t> m_mask;
+    std::vector<double> m_norms;
+    std::vector<std::uint8_t> m_keepRow;
+    std::vector<T> m_scores;                      // data-norm: every block's score, row-major
+    std::vector<std::uint8_t> m_sparsifiedBlocks; // data-norm: the blocks the level sparsifies
+    std::int64_t m_blocksRemoved = 0;
+    double m_ioSeconds = 0.0; // written on the I/O thread, read after its futures are waited for
+};
+
+} // namespace
+
+bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e)
+{
+    const auto &c = request.configFor(e.path);
+    // data-norm bands rows of its 2-d view: the dataset's own rows when it is 2-d with no extent of 1.
+    const bool rowsAreViewRows = e.shape.size() == 2 && e.shape[0] > 1 && e.shape[1] > 1;
+    return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && e.layout == Layout::Dense && !e.masked
+           && !e.shape.empty() && (request.masked || request.layout != Layout::Csc) && !request.saveState;
+}
+
+SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
+                                   const H5File &input,
+                                   const ElementInfo &e,
+                                   H5File &output,
+                                   ValidationReport &report,
+                                   std::int64_t budgetBytes)
+{
+    const auto where = input.where(e.path);
+    if (e.dtype != DType::Float32 && e.dtype != DType::Float64)
+        report.add(Severity::Notice, "", where,
+                   "converted " + std::string(dtypeName(e.dtype)) + " to " + std::string(dtypeName(computeTypeFor(e.dtype))));
+    try {
+        auto r = computeTypeFor(e.dtype) == DType::Float32 ? BlockPipeline<float>(request, input, e, output, budgetBytes).run()
+                                                           : BlockPipeline<double>(request, input, e, output, budgetBytes).run();
+        r.path = e.path;
+        r.shape = e.shape;
+        return r;
+    } catch (const Error &error) {
+        if (std::string(error.what()).rfind(where, 0) == 0)
+            throw;
+        rethrowWithContext(error, where);
+    }
+}
+
+} // namespace sparsity::core

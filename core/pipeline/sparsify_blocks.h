@@ -1,0 +1,27 @@
+#pragma once
+// The block pipeline of `sparsify` for threshold, n-m and row-norm on a dense dataset written
+// dense, masked, csr, coo or row_sparse (csc needs the whole tensor): rows are read by hyperslab straight into reused buffers,
+// the mask is computed and applied in place with the report tallied in the same pass (OpenMP), and the rows are written from the
+// same buffer. One I/O thread makes every HDF5 call, reading block k+1 and writing block k-1 while block k is computed.
+//
+// Memory: when the element fits the budget it is read once into one buffer (the histogram
+// range and row-norm's ranking come from that read); otherwise a ring of three blocks
+// streams it in two passes (the first for the range, the row norms and, for sparse layouts,
+// the nonzeros each row keeps, which size the output before it is written). Either way the file
+// and the report are those of the whole-tensor computation, bit for bit.
+#include "core/io/h5_catalog.h"
+#include "core/pipeline/sparsify_file.h"
+
+namespace sparsity::core {
+
+// Whether sparsifyInBlocks can do `e` with `config` (method, layout, rank).
+bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e);
+
+SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
+                                   const H5File &input,
+                                   const ElementInfo &e,
+                                   H5File &output,
+                                   ValidationReport &report,
+                                   std::int64_t budgetBytes);
+
+} // namespace sparsity::core

@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""--memory-limit on every subcommand:
+
+    memory_limit_cases.py SPARSITY WORKDIR
+
+* every subcommand takes --memory-limit SIZE|auto, and its --json report gives
+  memory_limit_bytes (the budget it ran under) and peak_memory_bytes (VmHWM);
+* --help names the auto rule (half of the memory available, cgroup limits included);
+* commands that hold whole tensors (eval, gradcheck, step, convert to csc) refuse an array
+  larger than the budget with exit 2, one error line naming the file and dataset, and no
+  output; inspect --count and sparsify threshold work under the same small budget;
+* convert streams dense datasets larger than the budget to dense, csr, coo and row_sparse,
+  writing exactly the arrays and attributes of the whole-tensor conversion;
+* BATCH.json memory_limit is every input's budget, and run's --memory-limit overrides it."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+MIB = 1 << 20
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+
+
+def run(cli, *args, code=0):
+    r = subprocess.run([cli, *map(str, args)], capture_output=True, text=True)
+    check(r.returncode == code, f"{args}: exit {r.returncode}, expected {code}: {r.stderr}")
+    return r
+
+
+def report(cli, *args):
+    r = json.loads(run(cli, *args, "--json").stdout)
+    check(isinstance(r.get("memory_limit_bytes"), int), f"{args[0]}: memory_limit_bytes missing: {sorted(r)}")
+    check(isinstance(r.get("peak_memory_bytes"), int) and r["peak_memory_bytes"] > MIB,
+          f"{args[0]}: peak_memory_bytes {r.get('peak_memory_bytes')}")
+    return r
+
+
+def refused(cli, output, *args):
+    r = run(cli, *args, code=2)
+    lines = r.stderr.strip().splitlines()
+    check(len(lines) == 1 and re.search(r"^error: .*data\.h5:/x.*needs .* in memory, more than the memory limit of 1\.0 KiB",
+                                        lines[0]), f"{args[0]}: {r.stderr!r}")
+    check(not os.path.exists(output), f"{args[0]}: left {output}")
+
+
+def main(cli, work):
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    data = os.path.join(work, "data.h5")
+    rng = np.random.default_rng(5)
+    with h5py.File(data, "w") as f:
+        f["x"] = rng.standard_normal((200, 100)).astype(np.float32)   # 78 KiB
+        f["g"] = rng.standard_normal((200, 100)).astype(np.float32)
+        f["small"] = rng.standard_normal((3, 3))
+    out = lambda name: os.path.join(work, name)
+
+    for command in ["inspect", "convert", "sparsify", "step", "eval", "gradcheck", "run"]:
+        text = run(cli, command, "--help").stdout
+        check("--memory-limit" in text and "half of the memory available" in text and "cgroup" in text,
+              f"{command} --help does not describe --memory-limit auto")
+
+    r = report(cli, "inspect", data, "--count", "--memory-limit", "1K")
+    check(r["memory_limit_bytes"] == 1024, "inspect: memory_limit_bytes")
+    check(sorted(d["nnz"] for d in r["datasets"]) == [9, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
+    r = report(cli, "sparsify", data, "-o", out("s.h5"), "--method", "threshold", "--threshold", "1", "--dataset", "/x",
+               "--memory-limit", "1K")
+    check(r["memory_limit_bytes"] == 1024 and r["datasets"][0]["streamed"], f"sparsify under 1K: {r}")
+    r = report(cli, "sparsify", data, "-o", out("s.h5"), "--method", "threshold", "--threshold", "1", "--memory-limit", "auto")
+    check(r["memory_limit_bytes"] >= 16 * MIB, f"auto budget {r['memory_limit_bytes']}")
+    r = report(cli, "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e.h5"), "--memory-limit", "64M")
+    check(r["memory_limit_bytes"] == 64 * MIB, "eval: memory_limit_bytes")
+    r = report(cli, "gradcheck", "--expr", "x * x", "--input", f"x={data}:/small", "--memory-limit", "64M")
+    check(r["memory_limit_bytes"] == 64 * MIB, "gradcheck: memory_limit_bytes")
+    r = report(cli, "step", data, "-o", out("st.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
+               "--grad", "/g", "--lr", "0.1", "--memory-limit", "64M")
+    check(r["memory_limit_bytes"] == 64 * MIB, "step: memory_limit_bytes")
+
+    refused(cli, out("c.h5"), "convert", data, out("c.h5"), "--layout", "csc", "--dataset", "/x", "--memory-limit", "1K")
+    refused(cli, out("e2.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e2.h5"), "--memory-limit", "1K")
+    refused(cli, out("st2.h5"), "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense",
+            "--param", "/x", "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
+    refused(cli, out("none"), "gradcheck", "--expr", "x * x", "--input", f"x={data}:/x", "--memory-limit", "1K")
+
+    mixed = out("mixed.h5")
+    with h5py.File(mixed, "w") as f:
+        m = rng.standard_normal((300, 20))
+        m[m < 0.5] = 0
+        m[7] = 0
+        f["x"] = m.astype(np.float32)
+        f["cube"] = np.where(rng.random((60, 5, 4)) < 0.3, rng.standard_normal((60, 5, 4)), 0)
+        f["ints"] = rng.integers(-1, 2, (100, 6)).astype(np.int32)
+    for layout in ["dense", "csr", "coo", "row_sparse"]:
+        picks = ["--dataset", "/x", "--dataset", "/ints"] if layout == "csr" else []
+        run(cli, "convert", mixed, out("whole.h5"), "--layout", layout, *picks)
+        streamed = run(cli, "convert", mixed, out("blocks.h5"), "--layout", layout, *picks, "--memory-limit", "3K")
+        check("stored values" in streamed.stdout, f"convert {layout}: {streamed.stdout!r}")
+        with h5py.File(out("whole.h5")) as fw, h5py.File(out("blocks.h5")) as fb:
+            names = []
+            fw.visit(names.append)
+            other = []
+            fb.visit(other.append)
+            check(names == other, f"convert {layout}: {names} vs {other}")
+            for name in names:
+                a, b = fw[name], fb[name]
+                check(sorted(a.attrs) == sorted(b.attrs), f"convert {layout} {name}: attributes")
+                if isinstance(a, h5py.Dataset):
+                    check(a.dtype == b.dtype and a.shape == b.shape and a[()].tobytes() == b[()].tobytes(),
+                          f"convert {layout} {name}: differs from the whole-tensor conversion")
+
+    batch = out("batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": ["data.h5"], "datasets": ["/x"], "memory_limit": "2K",
+                   "sparsify": {"method": "threshold", "threshold": 1.0}, "output": {"path": "out/{stem}.h5"}}, f)
+    r = report(cli, "run", batch)
+    check(r["memory_limit_bytes"] == 2048 and r["failed"] == 0, f"run with memory_limit 2K: {r}")
+    r = report(cli, "run", batch, "--memory-limit", "3K")
+    check(r["memory_limit_bytes"] == 3072, "run --memory-limit overrides the batch file")
+    with h5py.File(data) as f, h5py.File(out("out/data.h5")) as g:
+        x = f["x"][()]
+        check(np.array_equal(g["x"][()], np.where(np.abs(x) >= 1.0, x, 0)), "batch output under 3K differs")
+    print("ok: --memory-limit on every subcommand, budgets reported and enforced")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

@@ -1,0 +1,179 @@
+// The one-pass sparsify report (core/sparsify/sparsify_tally.h) against the whole-tensor
+// computations it replaces: finiteRange(), histogram() with and without the mask, nonzero
+// and kept counts, thresholdSquash() and applyMask() — equal, bin for bin and bit for bit,
+// however the tensor is cut into blocks, on values that sit exactly on bin edges, NaN, Inf,
+// signed zeros and a constant tensor.
+#include "core/sparsify/mask_kernels.h"
+#include "core/sparsify/sparsify_tally.h"
+#include "core/tensor/histogram.h"
+
+#include <QTest>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace sparsity;
+
+class TestSparsifyTally : public QObject {
+    Q_OBJECT
+
+private slots:
+    void thresholdFloat();
+    void thresholdDouble();
+    void givenMaskFloat();
+    void givenMaskDouble();
+    void constantAndEmpty();
+};
+
+namespace {
+
+// Normal values, values on and one ulp around every bin edge of their range, and specials.
+template <class T>
+std::vector<T> awkwardValues(std::size_t count, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<T> v(count);
+    for (auto &x : v)
+        x = static_cast<T>(normal(rng));
+    v[0] = T(-3.5);
+    v[1] = T(4.25); // the range is [-3.5, 4.25]: bin width 0.2421875, edges exact in T
+    const double lo = -3.5, width = (4.25 - lo) / 32;
+    std::size_t at = 2;
+    for (int k = 0; k <= 32 && at + 3 < count; ++k) {
+        const auto edge = static_cast<T>(lo + k * width);
+        v[at++] = edge;
+        v[at++] = std::nextafter(edge, T(-10));
+        v[at++] = std::nextafter(edge, T(10));
+    }
+    const T specials[] = {std::numeric_limits<T>::quiet_NaN(),
+                          std::numeric_limits<T>::infinity(),
+                          -std::numeric_limits<T>::infinity(),
+                          T(0),
+                          T(-0.0),
+                          T(0.5),
+                          T(-0.5)};
+    for (const T s : specials)
+        if (at < count)
+            v[at++] = s;
+    std::shuffle(v.begin(), v.end(), rng);
+    return v;
+}
+
+std::int64_t nonzeros(const auto &v)
+{
+    std::int64_t n = 0;
+    for (auto x : v)
+        n += x != 0;
+    return n;
+}
+
+// Runs `tallyBlock(begin, count, tally)` over blocks of `block` elements after the range pass.
+template <class T, class TallyBlock>
+core::SparsifyTally inBlocks(std::vector<T> &values, std::int64_t block, TallyBlock tallyBlock)
+{
+    core::FiniteRange range;
+    const auto total = static_cast<std::int64_t>(values.size());
+    for (std::int64_t b = 0; b < total; b += block)
+        core::finiteRangeOf(values.data() + b, std::min(block, total - b), range);
+    core::SparsifyTally tally(range.bounds());
+    for (std::int64_t b = 0; b < total; b += block)
+        tallyBlock(b, std::min(block, total - b), tally);
+    return tally;
+}
+
+template <class T>
+void compareWithWholeTensor(const std::vector<T> &original,
+                            const std::vector<std::uint8_t> &mask,
+                            const std::vector<T> &squashed,
+                            const std::vector<T> &ours,
+                            const core::SparsifyTally &tally)
+{
+    const auto n = static_cast<std::int64_t>(original.size());
+    const auto [lo, hi] = core::finiteRange(original.data(), n);
+    QCOMPARE(tally.lo, lo);
+    QCOMPARE(tally.hi, hi);
+    QCOMPARE(tally.histogramBefore().counts, core::histogram(original.data(), n, 32, lo, hi).counts);
+    QCOMPARE(tally.histogramAfter().counts, core::histogram(original.data(), n, 32, lo, hi, mask.data()).counts);
+    QCOMPARE(tally.nnzBefore, nonzeros(original));
+    QCOMPARE(tally.nnzAfter, nonzeros(squashed));
+    QCOMPARE(tally.pruned, n - core::countKept(mask.data(), n));
+    QCOMPARE(std::memcmp(ours.data(), squashed.data(), sizeof(T) * ours.size()), 0);
+}
+
+template <class T>
+void thresholdMatchesWholeTensor()
+{
+    const auto original = awkwardValues<T>(10007, 7);
+    const auto n = static_cast<std::int64_t>(original.size());
+    std::vector<std::uint8_t> mask(original.size());
+    std::vector<T> squashed(original.size());
+    core::thresholdSquash(original.data(), squashed.data(), mask.data(), n, T(0.5));
+    for (const std::int64_t block : {std::int64_t{1}, std::int64_t{97}, std::int64_t{4096}, n}) {
+        auto values = original;
+        std::vector<std::uint8_t> ourMask(original.size(), 7);
+        const auto tally = inBlocks(values, block, [&](std::int64_t b, std::int64_t count, core::SparsifyTally &t) {
+            core::thresholdAndTally(values.data() + b, ourMask.data() + b, count, T(0.5), true, t);
+        });
+        compareWithWholeTensor(original, mask, squashed, values, tally);
+        QCOMPARE(ourMask, mask);
+        // Masked output: the values stay, the report is the same.
+        auto kept = original;
+        const auto unsquashed = inBlocks(kept, block, [&](std::int64_t b, std::int64_t count, core::SparsifyTally &t) {
+            core::thresholdAndTally(kept.data() + b, static_cast<std::uint8_t *>(nullptr), count, T(0.5), false, t);
+        });
+        QCOMPARE(std::memcmp(kept.data(), original.data(), sizeof(T) * kept.size()), 0);
+        QCOMPARE(unsquashed.histogramAfter().counts, tally.histogramAfter().counts);
+        QCOMPARE(unsquashed.nnzAfter, tally.nnzAfter);
+    }
+}
+
+template <class T>
+void givenMaskMatchesWholeTensor()
+{
+    const auto original = awkwardValues<T>(4096, 11);
+    const auto n = static_cast<std::int64_t>(original.size());
+    std::vector<std::uint8_t> mask(original.size());
+    core::nmMask(original.data(), mask.data(), n / 4, 2, 4);
+    auto squashed = original;
+    core::applyMask(squashed.data(), mask.data(), n);
+    for (const std::int64_t block : {std::int64_t{4}, std::int64_t{1000}, n}) {
+        auto values = original;
+        const auto tally = inBlocks(values, block, [&](std::int64_t b, std::int64_t count, core::SparsifyTally &t) {
+            core::applyMaskAndTally(values.data() + b, mask.data() + b, count, true, t);
+        });
+        compareWithWholeTensor(original, mask, squashed, values, tally);
+    }
+}
+
+} // namespace
+
+void TestSparsifyTally::thresholdFloat() { thresholdMatchesWholeTensor<float>(); }
+void TestSparsifyTally::thresholdDouble() { thresholdMatchesWholeTensor<double>(); }
+void TestSparsifyTally::givenMaskFloat() { givenMaskMatchesWholeTensor<float>(); }
+void TestSparsifyTally::givenMaskDouble() { givenMaskMatchesWholeTensor<double>(); }
+
+void TestSparsifyTally::constantAndEmpty()
+{
+    std::vector<float> constant(100, 2.0f);
+    std::vector<std::uint8_t> mask(constant.size());
+    auto squashed = constant;
+    core::thresholdSquash(constant.data(), squashed.data(), mask.data(), 100, 3.0f);
+    auto values = constant;
+    const auto tally = inBlocks(values, 33, [&](std::int64_t b, std::int64_t count, core::SparsifyTally &t) {
+        core::thresholdAndTally(values.data() + b, static_cast<std::uint8_t *>(nullptr), count, 3.0f, true, t);
+    });
+    compareWithWholeTensor(constant, mask, squashed, values, tally);
+    QCOMPARE(tally.histogramBefore().counts[0], std::int64_t{100});
+
+    std::vector<double> none{std::nan(""), std::numeric_limits<double>::infinity()};
+    core::FiniteRange range;
+    core::finiteRangeOf(none.data(), 2, range);
+    QCOMPARE(range.bounds(), (std::pair{0.0, 0.0}));
+    QCOMPARE(core::finiteRange(none.data(), 2), range.bounds());
+}
+
+QTEST_GUILESS_MAIN(TestSparsifyTally)
+#include "tst_sparsify_tally.moc"
