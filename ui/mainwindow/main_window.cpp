@@ -24,6 +24,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -36,10 +37,13 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <utility>
@@ -69,25 +73,28 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { showSelected(); });
 
-    auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea);
+    auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea, false);
 
     m_issues = new QListWidget;
-    auto *issuesDock = addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea);
+    auto *issuesDock = addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea, false);
 
     m_histogram = new HistogramView(m_document);
-    auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea);
+    auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea, false);
 
     m_sparsifier = new SparsifierPanel(m_document);
-    auto *sparsifierDock = addDock(tr("Sparsifier"), QStringLiteral("SparsifierDock"), m_sparsifier, Qt::RightDockWidgetArea);
+    auto *sparsifierDock =
+        addDock(tr("Sparsifier"), QStringLiteral("SparsifierDock"), m_sparsifier, Qt::RightDockWidgetArea, true);
 
     m_optimizer = new OptimizerPanel(m_document);
-    auto *optimizerDock = addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea);
+    auto *optimizerDock = m_optimizerDock =
+        addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea, true);
     tabifyDockWidget(sparsifierDock, optimizerDock);
     connect(m_optimizer, &OptimizerPanel::runRequested, this,
             [this](const OptimizerRequest &r) { m_documentJobs->runOptimizer(r); });
 
     m_gradcheck = new GradcheckPanel(m_document);
-    auto *gradcheckDock = addDock(tr("Gradcheck"), QStringLiteral("GradcheckDock"), m_gradcheck, Qt::RightDockWidgetArea);
+    auto *gradcheckDock = m_gradcheckDock =
+        addDock(tr("Gradcheck"), QStringLiteral("GradcheckDock"), m_gradcheck, Qt::RightDockWidgetArea, true);
     tabifyDockWidget(optimizerDock, gradcheckDock);
     sparsifierDock->raise();
     connect(m_gradcheck, &GradcheckPanel::runRequested, this,
@@ -98,7 +105,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::offerElements);
 
     m_inspector = new InspectorPanel(m_document);
-    auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea);
+    auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea, true);
 
     m_preview = new TensorPreview(m_document);
     auto *centre = new QWidget;
@@ -142,8 +149,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
                                                    ? tr("Device: CUDA (%1)").arg(QString::fromStdString(device.cudaDescription))
                                                    : tr("Device: CPU")));
 
-    resize(1200, 720);
-    resizeDocks({filesDock, sparsifierDock}, {420, 330}, Qt::Horizontal);
+    // The first window fills most of the screen it is on, never more.
+    const QSize available = screen() ? screen()->availableSize() : QSize(1280, 690);
+    resize(QSize(1500, 950).boundedTo(available - QSize(0, 30)));
+    resizeDocks({filesDock, sparsifierDock}, {340, 400}, Qt::Horizontal);
     resizeDocks({sparsifierDock, inspectorDock}, {560, 160}, Qt::Vertical);
     resizeDocks({filesDock, histogramDock}, {300, 300}, Qt::Vertical);
     resizeDocks({issuesDock}, {110}, Qt::Vertical);
@@ -154,10 +163,21 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
 MainWindow::~MainWindow() = default;
 
-QDockWidget *MainWindow::addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area)
+QDockWidget *
+MainWindow::addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area, bool scrolls)
 {
     auto *dock = new QDockWidget(title, this);
     dock->setObjectName(objectName); // saveState()/restoreState() find docks by name
+    // A panel taller or wider than its dock scrolls instead of growing the window past the
+    // screen (the window must fit 1280 x 720, see docs/ARCHITECTURE.md).
+    if (scrolls) {
+        auto *scroll = new QScrollArea;
+        scroll->setObjectName(objectName + QStringLiteral(".scroll"));
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(widget);
+        widget = scroll;
+    }
     dock->setWidget(widget);
     addDockWidget(area, dock);
     return dock;
@@ -216,6 +236,10 @@ void MainWindow::createActions()
     selectNone->setObjectName(QStringLiteral("action.edit.select_none"));
     selectNone->setShortcut(QKeySequence(Qt::Key_Escape));
 
+    auto *viewMenu = menuBar()->addMenu(tr("&View"));
+    for (auto *dock : findChildren<QDockWidget *>())
+        viewMenu->addAction(dock->toggleViewAction());
+
     auto *sparsifyMenu = menuBar()->addMenu(tr("&Sparsify"));
     auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });
     apply->setObjectName(QStringLiteral("action.sparsify.apply"));
@@ -224,9 +248,32 @@ void MainWindow::createActions()
         sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
     clearRecipe->setObjectName(QStringLiteral("action.sparsify.clear"));
 
-    auto *viewMenu = menuBar()->addMenu(tr("&View"));
-    for (auto *dock : findChildren<QDockWidget *>())
-        viewMenu->addAction(dock->toggleViewAction());
+    // The Optimizer and Gradcheck docks share a tab with the Sparsifier: these raise them.
+    const auto raise = [](QDockWidget *dock) {
+        dock->show();
+        dock->raise();
+        dock->widget()->setFocus();
+    };
+    auto *optimizeMenu = menuBar()->addMenu(tr("&Optimize"));
+    auto *showOptimizer = optimizeMenu->addAction(tr("Show &Optimizer"), this, [this, raise] { raise(m_optimizerDock); });
+    showOptimizer->setObjectName(QStringLiteral("action.optimize.show"));
+    showOptimizer->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    auto *gradcheckMenu = menuBar()->addMenu(tr("&Gradcheck"));
+    auto *showGradcheck = gradcheckMenu->addAction(tr("Show &Gradcheck"), this, [this, raise] { raise(m_gradcheckDock); });
+    showGradcheck->setObjectName(QStringLiteral("action.gradcheck.show"));
+    showGradcheck->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+
+    auto *toolbar = addToolBar(tr("Toolbar"));
+    toolbar->setObjectName(QStringLiteral("MainToolBar"));
+    toolbar->setMovable(false);
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    for (auto *action : {open, undo, redo, exportAction})
+        toolbar->addAction(action);
+    auto *spacer = new QWidget;
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    toolbar->addWidget(spacer);
+    toolbar->addWidget(new QLabel(tr("device ")));
+    toolbar->addWidget(m_optimizer->deviceChooser());
 
     auto *helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About"), this, [this] {

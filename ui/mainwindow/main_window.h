@@ -78,7 +78,7 @@ protected:
 
 private:
     void createActions();
-    QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area);
+    QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area, bool scrolls);
     void exportWithDialog();
     void saveBatchWithDialog();
     QList<ElementRef> elementsOfOpenFiles() const;
@@ -115,6 +115,8 @@ private:
     DocumentJobs *m_documentJobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
+    QDockWidget *m_optimizerDock = nullptr;
+    QDockWidget *m_gradcheckDock = nullptr;
     std::vector<std::function<void()>> m_deferred;
 };
 

@@ -52,7 +52,10 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_rule = new QComboBox;
     m_rule->setObjectName(QStringLiteral("optimizer.rule"));
     m_rule->addItems({QStringLiteral("torch"), QStringLiteral("mxnet")});
+    // The device choice lives in the main window's toolbar (deviceChooser()), which takes
+    // ownership; a panel on its own deletes it.
     m_device = new QComboBox;
+    m_device->setToolTip(tr("Device the Optimizer runs on"));
     m_device->setObjectName(QStringLiteral("optimizer.device"));
     m_device->addItem(QStringLiteral("cpu"));
     // CUDA is offered only where a device is present (core::deviceStatus probes once).
@@ -86,7 +89,6 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     auto *form = new QFormLayout;
     form->addRow(tr("Optimizer"), m_optimizer);
     form->addRow(tr("Rule"), m_rule);
-    form->addRow(tr("Device"), m_device);
     form->addRow(tr("Learning rate"), m_lr);
     form->addRow(tr("Weight decay"), m_weightDecay);
     form->addRow(tr("Momentum"), m_momentum);
@@ -124,6 +126,12 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
     connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::showChosenView); // links follow the tensor shown
     showRun();
+}
+
+OptimizerPanel::~OptimizerPanel()
+{
+    if (m_device && !m_device->parent())
+        delete m_device.data();
 }
 
 void OptimizerPanel::setElements(const QStringList &elements)

@@ -20,7 +20,7 @@ constexpr int kBins = 64;
 
 HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChartView(parent), m_document(document)
 {
-    setMinimumSize(240, 160);
+    setMinimumSize(200, 120);
     auto *chart = new QChart;
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_counts = new QLineSeries(chart);

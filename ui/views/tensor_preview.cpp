@@ -14,7 +14,7 @@ namespace sparsity::ui {
 
 TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
 {
-    setMinimumSize(320, 240);
+    setMinimumSize(240, 160);
     setAutoFillBackground(true);
     connect(document, &TensorDocument::tensorChanged, this, [this] {
         m_tensorScale.reset();
