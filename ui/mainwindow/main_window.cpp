@@ -45,6 +45,7 @@
 #include <QStatusBar>
 #include <QToolBar>
 #include <QTreeView>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <utility>
 
@@ -60,7 +61,7 @@ constexpr std::int64_t kMaxLoadedElements = std::int64_t{4} << 20;
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
-    setWindowTitle(tr("Sparsity Workbench"));
+    setWindowTitle(tr("Sparsity Workbench[*]"));
     setAcceptDrops(true);
 
     m_document = new TensorDocument(this);
@@ -100,6 +101,15 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_gradcheck, &GradcheckPanel::runRequested, this,
             [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
     connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::offerElements);
+    connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::updateTitle);
+    connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+    // Undoing an edit of a tensor not shown brings that tensor back on screen.
+    connect(m_document, &TensorDocument::showRequested, this, [this](const TensorSource &source) {
+        selectElement(source.elementPath, source.filePath);
+        const auto &shown = m_document->source();
+        if (shown.filePath != source.filePath || shown.elementPath != source.elementPath || shown.firstRow != source.firstRow)
+            loadRows(source.firstRow);
+    });
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::offerElements);
@@ -140,6 +150,12 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
             [this](std::int64_t first) { m_rowScroll->setValue(static_cast<int>(first)); });
     m_documentJobs = new DocumentJobs(m_document, m_jobs, this);
     connect(m_documentJobs, &DocumentJobs::issue, this, &MainWindow::addIssue);
+    connect(m_documentJobs, &DocumentJobs::failed, this, [this](DocumentJobs::Kind kind, const QString &error) {
+        if (kind == DocumentJobs::Kind::Gradcheck)
+            m_gradcheck->showFailure(error);
+        else if (kind == DocumentJobs::Kind::Optimizer)
+            m_optimizer->showFailure(error);
+    });
     connect(m_documentJobs, &DocumentJobs::status, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
     statusBar()->addPermanentWidget(new JobsWidget(m_jobs));
 
@@ -219,7 +235,17 @@ void MainWindow::createActions()
     saveBatchAction->setObjectName(QStringLiteral("action.file.save_batch"));
     saveBatchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     fileMenu->addSeparator();
+    auto *closeAction = fileMenu->addAction(tr("&Close File"), this, [this] {
+        const auto index = m_tree->currentIndex();
+        const QString path = index.isValid() ? m_model->filePath(index) : m_document->source().filePath;
+        if (!path.isEmpty())
+            closeFile(path);
+    });
+    closeAction->setObjectName(QStringLiteral("action.file.close"));
+    closeAction->setShortcut(QKeySequence::Close);
+    fileMenu->addSeparator();
     auto *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setObjectName(QStringLiteral("action.file.quit"));
     quit->setShortcut(QKeySequence::Quit);
 
     auto *editMenu = menuBar()->addMenu(tr("&Edit"));
@@ -313,6 +339,62 @@ bool MainWindow::openFile(const QString &path)
     m_tree->expand(fileIndex);
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
     return true;
+}
+
+bool MainWindow::closeFile(const QString &path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    int row = -1;
+    for (int r = 0; r < m_model->fileCount(); ++r)
+        if (m_model->filePath(m_model->index(r, 0)) == absolute)
+            row = r;
+    if (row < 0)
+        return false;
+    if (m_document->hasEdits(absolute)
+        && !maybeSave(tr("%1 has applied edits that closing it loses.").arg(QFileInfo(absolute).fileName())))
+        return false;
+    if (deferWhileJobRuns([this, absolute] { closeFile(absolute); }))
+        return true;
+    m_document->dropEdits(absolute);
+    m_model->removeFile(row);
+    if (m_document->source().filePath == absolute)
+        loadRows(0); // the tree's current element now, if any
+    statusBar()->showMessage(tr("Closed %1").arg(QFileInfo(absolute).fileName()), 5000);
+    return true;
+}
+
+bool MainWindow::maybeSave(const QString &why)
+{
+    if (!isWindowModified())
+        return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"), why + QLatin1Char('\n') + tr("Save the workspace first?"),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedChanges"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save: {
+        QString path = m_workspacePath;
+        if (path.isEmpty())
+            path = QFileDialog::getSaveFileName(this, tr("Save workspace"), QStringLiteral("workspace.json"),
+                                                tr("Workspaces (*.json)"));
+        return !path.isEmpty() && saveWorkspaceTo(path);
+    }
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void MainWindow::updateTitle()
+{
+    const auto &source = m_document->source();
+    QString shown;
+    if (!source.filePath.isEmpty())
+        shown = QStringLiteral("%1 %2 — ").arg(QFileInfo(source.filePath).fileName(), source.elementPath);
+    else if (!m_workspacePath.isEmpty())
+        shown = QFileInfo(m_workspacePath).fileName() + QStringLiteral(" — ");
+    setWindowTitle(shown + tr("Sparsity Workbench") + QStringLiteral("[*]"));
 }
 
 bool MainWindow::selectElement(const QString &elementPath, const QString &filePath)
@@ -465,6 +547,9 @@ bool MainWindow::saveWorkspaceTo(const QString &path)
         addIssue(QString::fromStdString(error.what()));
         return false;
     }
+    m_workspacePath = path;
+    m_document->undoStack()->setClean();
+    updateTitle();
     statusBar()->showMessage(tr("Saved workspace %1").arg(path), 8000);
     return true;
 }
@@ -475,6 +560,8 @@ bool MainWindow::openWorkspace(const QString &path)
         addIssue(tr("%1: wait for %2 to finish before opening a workspace").arg(path, m_jobs->title()));
         return false;
     }
+    if (!maybeSave(tr("Opening %1 replaces the edits made since the workspace was last saved.").arg(path)))
+        return false;
     Workspace w;
     try {
         w = loadWorkspace(path);
@@ -502,6 +589,9 @@ bool MainWindow::openWorkspace(const QString &path)
         restoreGeometry(w.windowGeometry);
     if (!w.windowState.isEmpty())
         restoreState(w.windowState);
+    m_workspacePath = path;
+    m_document->undoStack()->setClean(); // as saved: nothing to ask about yet
+    updateTitle();
     statusBar()->showMessage(tr("Opened workspace %1").arg(path), 8000);
     return complete;
 }
@@ -582,6 +672,10 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!maybeSave(tr("The edits made since the workspace was last saved are lost on quitting."))) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

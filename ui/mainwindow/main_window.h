@@ -43,6 +43,9 @@ public:
     // Selects the element `path` of `filePath` (default: the most recently opened file) and
     // previews it.
     bool selectElement(const QString &elementPath, const QString &filePath = {});
+    // Closes an open file (File > Close); with applied edits in it, asks first (Save /
+    // Discard / Cancel). False when it is not open or the user cancelled.
+    bool closeFile(const QString &path);
 
     // The workspace as it stands, and saving/opening WORKSPACE.json; failures go to the
     // Issues dock (opening a broken workspace changes nothing).
@@ -96,6 +99,10 @@ private:
         const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded);
     void hideOverview();
     void addIssue(const QString &text);
+    // With unsaved changes, asks whether to save the workspace first; `why` says what would
+    // be lost. True to go on (saved or discarded), false when cancelled.
+    bool maybeSave(const QString &why);
+    void updateTitle(); // the shown tensor's file and path, and the unsaved mark
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
 
@@ -115,6 +122,7 @@ private:
     DocumentJobs *m_documentJobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
+    QString m_workspacePath; // the workspace last opened or saved (Save in maybeSave)
     QDockWidget *m_optimizerDock = nullptr;
     QDockWidget *m_gradcheckDock = nullptr;
     std::vector<std::function<void()>> m_deferred;

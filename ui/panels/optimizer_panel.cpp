@@ -121,6 +121,13 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     layout->addWidget(m_run);
     layout->addWidget(results, 1);
 
+    connect(m_gradients, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
+        m_ticked.removeAll(item->text());
+        if (item->checkState() == Qt::Checked)
+            m_ticked << item->text();
+    });
+    connect(m_mask, &QComboBox::currentIndexChanged, this,
+            [this](int index) { m_maskChoice = index > 0 ? m_mask->currentText() : QString(); });
     connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
     connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
@@ -136,21 +143,28 @@ OptimizerPanel::~OptimizerPanel()
 
 void OptimizerPanel::setElements(const QStringList &elements)
 {
-    QStringList checked;
-    for (int row = 0; row < m_gradients->count(); ++row)
-        if (m_gradients->item(row)->checkState() == Qt::Checked)
-            checked << m_gradients->item(row)->text();
-    m_gradients->clear();
-    for (const auto &element : elements) {
-        auto *item = new QListWidgetItem(element, m_gradients);
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(checked.contains(element) ? Qt::Checked : Qt::Unchecked);
+    // The ticks and the mask are the user's: they outlive a list without them (a file row or
+    // another file selected for a moment) and come back with it.
+    {
+        const QSignalBlocker blocker(m_gradients);
+        m_gradients->clear();
+        for (const auto &element : elements) {
+            auto *item = new QListWidgetItem(element, m_gradients);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            item->setCheckState(m_ticked.contains(element) ? Qt::Checked : Qt::Unchecked);
+        }
     }
-    const QString mask = m_mask->currentText();
+    const QSignalBlocker blocker(m_mask);
     m_mask->clear();
     m_mask->addItem(tr("(none)"));
     m_mask->addItems(elements);
-    m_mask->setCurrentText(mask);
+    m_mask->setCurrentIndex(std::max(m_mask->findText(m_maskChoice), 0));
+}
+
+void OptimizerPanel::showFailure(const QString &error)
+{
+    m_summary->setText(tr("Run did not happen: %1").arg(error));
+    m_summary->setStyleSheet(QStringLiteral("color: #b00020"));
 }
 
 OptimizerRequest OptimizerPanel::request() const
@@ -172,8 +186,9 @@ OptimizerRequest OptimizerPanel::request() const
     for (int row = 0; row < m_gradients->count(); ++row)
         if (m_gradients->item(row)->checkState() == Qt::Checked)
             r.gradients << m_gradients->item(row)->text();
-    if (m_mask->currentIndex() > 0)
-        r.mask = m_mask->currentText();
+    if (m_gradients->count() == 0) // nothing listed right now: the ticks as they stand
+        r.gradients = m_ticked;
+    r.mask = m_maskChoice;
     r.device = m_device->currentText() == QStringLiteral("cuda") ? core::Device::Cuda : core::Device::Cpu;
     return r;
 }
@@ -192,6 +207,8 @@ void OptimizerPanel::setRequest(const OptimizerRequest &r)
     m_dense->setChecked(has(core::Semantics::Dense));
     m_lazy->setChecked(has(core::Semantics::Lazy));
     m_masked->setChecked(has(core::Semantics::Masked));
+    m_ticked = r.gradients;
+    m_maskChoice = r.mask;
     for (int row = 0; row < m_gradients->count(); ++row)
         m_gradients->item(row)->setCheckState(r.gradients.contains(m_gradients->item(row)->text()) ? Qt::Checked : Qt::Unchecked);
     m_mask->setCurrentIndex(std::max(m_mask->findText(r.mask), 0));
@@ -221,6 +238,7 @@ void OptimizerPanel::showRun()
         }
     }
     m_summary->setText(run ? run->description : tr("Choose gradients and semantics, then Run."));
+    m_summary->setStyleSheet(QString());
     showChosenView();
 }
 

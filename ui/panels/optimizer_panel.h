@@ -54,6 +54,8 @@ public:
     MatrixView *matrixView() const { return m_matrix; }
     // The device the runs use (cpu, cuda where present), for the main window's toolbar.
     QComboBox *deviceChooser() const { return m_device.data(); }
+    // A run that was refused or failed: said in the panel.
+    void showFailure(const QString &error);
 
 signals:
     void runRequested(const sparsity::ui::OptimizerRequest &request);
@@ -73,6 +75,8 @@ private:
     DivergenceModel *m_divergence;
     QTableView *m_divergenceView;
     MatrixView *m_matrix;
+    QStringList m_ticked; // gradients ticked, listed or not, in the order ticked
+    QString m_maskChoice; // empty: none
 };
 
 } // namespace sparsity::ui
