@@ -5,6 +5,7 @@
 #include "core/util/errors.h"
 #include "ui/dialogs/export_dialog.h"
 #include "ui/document/document_recipe.h"
+#include "ui/document/recipe_fit.h"
 #include "ui/document/tensor_document.h"
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
@@ -77,7 +78,18 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea, false);
 
     m_issues = new QListWidget;
-    auto *issuesDock = addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea, false);
+    m_issues->setObjectName(QStringLiteral("issues"));
+    m_issues->setWordWrap(true);
+    m_issues->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *clearIssues = new QAction(tr("Clear Issues"), m_issues);
+    clearIssues->setObjectName(QStringLiteral("action.issues.clear"));
+    connect(clearIssues, &QAction::triggered, this, [this] {
+        m_issues->clear();
+        updateIssuesTitle();
+    });
+    m_issues->addAction(clearIssues);
+    auto *issuesDock = m_issuesDock =
+        addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea, false);
 
     m_histogram = new HistogramView(m_document);
     auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea, false);
@@ -596,10 +608,45 @@ bool MainWindow::openWorkspace(const QString &path)
     return complete;
 }
 
+QMap<QString, QString> MainWindow::recipeMisfits() const
+{
+    QMap<QString, QString> misfits;
+    for (int row = 0; row < m_model->fileCount(); ++row) {
+        const auto fileIndex = m_model->index(row, 0);
+        if (m_model->filePath(fileIndex) != m_document->source().filePath)
+            continue;
+        for (int child = 0; child < m_model->rowCount(fileIndex); ++child) {
+            const auto *element = m_model->element(m_model->index(child, 0, fileIndex));
+            const auto path = QString::fromStdString(element->path);
+            if (const auto why = recipeMisfit(m_document->sparsifierFor(path), *element); !why.isEmpty())
+                misfits[path] = why;
+        }
+    }
+    return misfits;
+}
+
+QString MainWindow::batchProblem() const
+{
+    if (m_document->source().filePath.isEmpty())
+        return tr("open a file and select a tensor first");
+    const auto misfits = recipeMisfits();
+    auto datasets = m_document->exportSettings().datasets;
+    if (datasets.isEmpty())
+        datasets = elementsOfDocumentFile();
+    QStringList problems;
+    for (const auto &dataset : datasets)
+        if (misfits.contains(dataset))
+            problems << tr("%1: the recipe does not fit it: %2").arg(dataset, misfits[dataset]);
+    if (problems.isEmpty())
+        return {};
+    return tr("%1 (untick it in File > Export Sparsified's list, or give it its own recipe)")
+        .arg(problems.join(QStringLiteral("; ")));
+}
+
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 {
-    if (m_document->source().filePath.isEmpty()) {
-        addIssue(tr("Save as batch: open a file and select a tensor first"));
+    if (const auto problem = batchProblem(); !problem.isEmpty()) {
+        addIssue(tr("Save as batch: %1").arg(problem));
         return false;
     }
     std::string json;
@@ -621,7 +668,7 @@ bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 void MainWindow::exportWithDialog()
 {
     const QFileInfo input(m_document->source().filePath);
-    ExportDialog dialog(elementsOfDocumentFile(), *m_document,
+    ExportDialog dialog(elementsOfDocumentFile(), recipeMisfits(), *m_document,
                         input.dir().filePath(input.completeBaseName() + QStringLiteral(".sparsified.h5")), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
@@ -631,6 +678,10 @@ void MainWindow::exportWithDialog()
 
 void MainWindow::saveBatchWithDialog()
 {
+    if (const auto problem = batchProblem(); !problem.isEmpty()) {
+        QMessageBox::warning(this, tr("Save as batch"), tr("The batch would fail: %1").arg(problem));
+        return;
+    }
     const auto path =
         QFileDialog::getSaveFileName(this, tr("Save as batch"), QStringLiteral("batch.json"), tr("Batch files (*.json)"));
     if (path.isEmpty())
@@ -647,6 +698,15 @@ void MainWindow::addIssue(const QString &text)
 {
     m_issues->addItem(text);
     m_issues->scrollToBottom();
+    // Seen even with the Issues dock hidden or tabbed away: its title counts, the status bar
+    // says the latest.
+    updateIssuesTitle();
+    statusBar()->showMessage(tr("Error: %1").arg(text), 20000);
+}
+
+void MainWindow::updateIssuesTitle()
+{
+    m_issuesDock->setWindowTitle(m_issues->count() > 0 ? tr("Issues (%1)").arg(m_issues->count()) : tr("Issues"));
 }
 
 void MainWindow::rememberRecent(const QString &path)

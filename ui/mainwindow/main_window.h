@@ -4,6 +4,7 @@
 // sparsifier recipe, with undo). Views are linked only through the document; long work runs
 // in the JobRunner; errors go to the Issues dock, never a crash.
 #include <QMainWindow>
+#include <QMap>
 #include <functional>
 #include <vector>
 
@@ -84,6 +85,10 @@ private:
     QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area, bool scrolls);
     void exportWithDialog();
     void saveBatchWithDialog();
+    // Datasets of the shown tensor's file the recipe in effect for them cannot run on, with
+    // why; and why the batch (Save as batch) would fail as set (empty: it would not).
+    QMap<QString, QString> recipeMisfits() const;
+    QString batchProblem() const;
     QList<ElementRef> elementsOfOpenFiles() const;
     QStringList elementsOfDocumentFile() const;
     void offerElements(); // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
@@ -99,6 +104,7 @@ private:
         const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded);
     void hideOverview();
     void addIssue(const QString &text);
+    void updateIssuesTitle(); // "Issues (2)"
     // With unsaved changes, asks whether to save the workspace first; `why` says what would
     // be lost. True to go on (saved or discarded), false when cancelled.
     bool maybeSave(const QString &why);
@@ -123,6 +129,7 @@ private:
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
     QString m_workspacePath; // the workspace last opened or saved (Save in maybeSave)
+    QDockWidget *m_issuesDock = nullptr;
     QDockWidget *m_optimizerDock = nullptr;
     QDockWidget *m_gradcheckDock = nullptr;
     std::vector<std::function<void()>> m_deferred;

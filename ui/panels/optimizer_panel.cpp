@@ -81,6 +81,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_run->setObjectName(QStringLiteral("optimizer.run"));
     m_run->setToolTip(tr("Run the steps on the tensor shown, once per chosen semantics, in the background"));
     m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("optimizer.summary"));
     m_summary->setWordWrap(true);
 
     auto *semantics = new QHBoxLayout;
