@@ -22,6 +22,7 @@
 #include "ui/views/tensor_preview.h"
 #include "ui/workspace/workspace.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -33,7 +34,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -275,6 +278,40 @@ void MainWindow::createActions()
     selectNone->setShortcut(QKeySequence(Qt::Key_Escape));
 
     auto *viewMenu = menuBar()->addMenu(tr("&View"));
+    // The heatmap's keys work from anywhere in the window, except where the key means
+    // something to the focused widget: a combo or spin box ignores it (Home in the Method box
+    // must not pick its first method), a list or tree gets it (Home goes to its first row).
+    const auto heatmapAction = [this, viewMenu](const QString &text, const QString &name, QList<QKeySequence> keys,
+                                                std::function<void()> act) {
+        const auto key = static_cast<Qt::Key>(keys.first()[0].key());
+        auto *action = viewMenu->addAction(text);
+        connect(action, &QAction::triggered, this, [action, key, act = std::move(act)] {
+            auto *focus = QApplication::focusWidget();
+            if (qobject_cast<QComboBox *>(focus) || qobject_cast<QAbstractSpinBox *>(focus) || qobject_cast<QLineEdit *>(focus))
+                return;
+            if (qobject_cast<QAbstractItemView *>(focus)) {
+                // Delivered past this shortcut: a key event sent to a widget is tried as a
+                // shortcut first, so the action is off while it goes.
+                action->setEnabled(false);
+                QKeyEvent press(QEvent::KeyPress, key, Qt::NoModifier);
+                QCoreApplication::sendEvent(focus, &press);
+                action->setEnabled(true);
+                return;
+            }
+            act();
+        });
+        action->setObjectName(name);
+        action->setShortcuts(keys);
+        action->setShortcutContext(Qt::WindowShortcut);
+    };
+    heatmapAction(tr("Zoom &In"), QStringLiteral("action.view.zoom_in"),
+                  {QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal), QKeySequence::ZoomIn},
+                  [this] { m_preview->zoomBy(2.0); });
+    heatmapAction(tr("Zoom &Out"), QStringLiteral("action.view.zoom_out"), {QKeySequence(Qt::Key_Minus), QKeySequence::ZoomOut},
+                  [this] { m_preview->zoomBy(0.5); });
+    heatmapAction(tr("Show &All"), QStringLiteral("action.view.show_all"), {QKeySequence(Qt::Key_Home)},
+                  [this] { m_preview->resetView(); });
+    viewMenu->addSeparator();
     for (auto *dock : findChildren<QDockWidget *>())
         viewMenu->addAction(dock->toggleViewAction());
 

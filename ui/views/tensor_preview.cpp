@@ -74,7 +74,9 @@ void TensorPreview::renderSelection()
 {
     m_selectionWash = {};
     const auto &selected = m_document->selected();
-    if (!selected.empty() && !m_heatmap.image.isNull()) {
+    // One element (a plain click) is outlined, not washed: washing out the whole map for one
+    // element hides the picture the user clicked on.
+    if (!selected.empty() && !m_heatmap.image.isNull() && m_document->selectedCount() > 1) {
         // Unselected elements are washed towards white so the selection stands out in colour.
         m_selectionWash = QImage(m_heatmap.image.size(), QImage::Format_ARGB32);
         const int cols = m_heatmap.image.width();
@@ -159,6 +161,8 @@ void TensorPreview::wheelEvent(QWheelEvent *event)
     zoomAt(event->position().toPoint(), std::pow(2.0, event->angleDelta().y() / 240.0)); // a notch: x1.33
     event->accept();
 }
+
+void TensorPreview::zoomBy(double factor) { zoomAt(imageArea().center(), factor); }
 
 void TensorPreview::keyPressEvent(QKeyEvent *event)
 {
@@ -286,6 +290,20 @@ void TensorPreview::paintEvent(QPaintEvent *)
     }
     if (!m_selectionWash.isNull())
         painter.drawImage(target, m_selectionWash, m_view);
+    if (const auto &s = m_document->selection();
+        m_document->selectedCount() == 1 && s.kind == ElementSelection::Kind::Rectangle && s.row0 == s.row1) {
+        const double w = static_cast<double>(target.width()) / m_view.width();
+        const double h = static_cast<double>(target.height()) / m_view.height();
+        const QRectF cell(target.left() + (static_cast<double>(s.col0) - m_view.x()) * w,
+                          target.top() + (static_cast<double>(s.row0) - m_view.y()) * h, std::max(w, 3.0), std::max(h, 3.0));
+        painter.save();
+        painter.setClipRect(target);
+        painter.setPen(QPen(Qt::black, 2));
+        painter.drawRect(cell.adjusted(-1, -1, 1, 1));
+        painter.setPen(QPen(Qt::white, 1));
+        painter.drawRect(cell.adjusted(-2.5, -2.5, 2.5, 2.5));
+        painter.restore();
+    }
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(target.adjusted(0, 0, -1, -1));
 

@@ -2,7 +2,7 @@
 // TensorPreview: the document's tensor (its loaded rows) as a heatmap scaled to the widget,
 // with a title line and a colour legend; elements the sparsifier preview prunes are drawn
 // dark, unselected elements are washed out while a selection exists. The mouse hovers
-// elements (the Inspector shows them) and selects: drag for a rectangle of elements,
+// elements (the Inspector shows them) and selects: a click one element (outlined), drag for a rectangle of elements,
 // Shift+drag for whole rows, a click outside the image clears. The wheel zooms about the
 // mouse, a right or middle drag pans, + and - zoom, Home shows everything. It repaints on the
 // document's signals and holds no data of its own beyond the rendered images.
@@ -35,6 +35,7 @@ public:
     // The part of the element grid shown, in element units (x = column, y = row).
     const QRectF &view() const { return m_view; }
     void zoomAt(const QPoint &position, double factor);
+    void zoomBy(double factor); // about the centre (View > Zoom In / Out)
     void resetView();
 
 protected:
