@@ -28,10 +28,37 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
     showMessage(tr("Select a tensor in the Files panel to preview it."));
 }
 
+QString TensorPreview::nothingToDraw() const
+{
+    const auto &values = m_document->values();
+    const auto shape = QString::fromStdString(core::shapeToString(values.shape));
+    if (values.values.empty())
+        return tr("%1 is empty (shape %2): it has no elements to draw.").arg(m_document->title(), shape);
+    if (values.shape.empty())
+        return tr("%1 is a scalar (0-d): %2").arg(m_document->title()).arg(values.values[0], 0, 'g', 8);
+    const auto *specified = m_document->specified();
+    std::int64_t finite = 0, specifiedCount = 0;
+    for (std::size_t k = 0; k < values.values.size(); ++k)
+        if (!specified || (*specified)[k]) {
+            ++specifiedCount;
+            finite += std::isfinite(values.values[k]);
+        }
+    if (specifiedCount == 0)
+        return tr("%1 (shape %2): none of its elements is specified.").arg(m_document->title(), shape);
+    if (finite == 0)
+        return tr("%1 (shape %2): none of its %3 specified elements is a finite number (all NaN or ±Inf).")
+            .arg(m_document->title(), shape)
+            .arg(specifiedCount);
+    return {};
+}
+
 void TensorPreview::render()
 {
     if (!m_document->hasTensor())
         return;
+    // A message instead of a plot with nothing on it.
+    if (const auto nothing = nothingToDraw(); !nothing.isEmpty())
+        return showMessage(nothing);
     const auto &values = m_document->values();
     const QSize before = m_heatmap.image.size();
     const core::Mask *pruned = m_document->hasPreview() ? &m_document->pruned() : nullptr;
@@ -308,9 +335,9 @@ void TensorPreview::paintEvent(QPaintEvent *)
     painter.drawRect(target.adjusted(0, 0, -1, -1));
 
     const QRect bar(area.right() + margin, area.top(), 16, std::min(area.height(), 200));
-    drawColourLegend(painter, bar, m_heatmap, palette());
+    const int below = drawColourLegend(painter, bar, m_heatmap, palette());
     if (m_document->hasPreview()) {
-        const QRect swatch(bar.left(), bar.bottom() + 2 * margin, 16, 16);
+        const QRect swatch(bar.left(), below + margin, 16, 16);
         painter.fillRect(swatch, QColor::fromRgb(kPrunedColour));
         painter.drawText(swatch.right() + 4, swatch.bottom() - 2, tr("pruned"));
     }

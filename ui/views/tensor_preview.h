@@ -23,6 +23,8 @@ public:
 
     // Shows `message` instead of a tensor (nothing selected, a read error).
     void showMessage(const QString &message);
+    // What is shown instead of a tensor (empty while one is drawn).
+    const QString &message() const { return m_message; }
     const QImage &image() const { return m_heatmap.image; }
     // One pixel per element: transparent where selected, a white wash elsewhere; null
     // without a selection.
@@ -49,6 +51,9 @@ protected:
 
 private:
     void render();
+    // Why the document's tensor has nothing to draw (no elements, 0-d, no finite value);
+    // empty when it has.
+    QString nothingToDraw() const;
     void renderSelection();
     QRect imageArea() const;
     void selectTo(const QPoint &element, bool wholeRows);
