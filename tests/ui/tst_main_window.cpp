@@ -5,6 +5,7 @@
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/panels/sparsifier_panel.h"
+#include "ui/views/histogram_view.h"
 #include "ui/views/overview_strip.h"
 #include "ui/views/tensor_preview.h"
 
@@ -71,6 +72,11 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QCOMPARE(window.document()->source().firstRow, std::int64_t{4000});
     QCOMPARE(window.document()->values().shape.at(0), std::int64_t{65536});
     QCOMPARE(window.document()->values().values.at(0), 4000.0);
+    // Statistics of the loaded rows say which rows they cover.
+    window.document()->changeThreshold(100.0);
+    QVERIFY2(window.histogram()->titleText().contains(QStringLiteral("(rows 4000–69535 of 70000)")),
+             qPrintable(window.histogram()->titleText()));
+    window.document()->changeThreshold(std::nullopt);
 
     // The overview strip shows the whole table, built in the background; each of its 2000
     // bins of 35 rows keeps the strongest value, the last row index of the bin.

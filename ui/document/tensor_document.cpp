@@ -106,6 +106,13 @@ std::int64_t TensorDocument::gridOffset() const
     return offset * gridRows() * gridCols();
 }
 
+QString TensorDocument::coverage() const
+{
+    if (m_values.shape.empty() || m_totalRows <= m_values.shape[0])
+        return {};
+    return tr("rows %1–%2 of %3").arg(m_source.firstRow).arg(m_source.firstRow + m_values.shape[0] - 1).arg(m_totalRows);
+}
+
 void TensorDocument::setSlice(std::size_t dim, std::int64_t index)
 {
     if (dim >= m_slice.size() || index < 0 || index >= m_values.shape[dim] || m_slice[dim] == index)

@@ -94,6 +94,9 @@ public:
     const QString &title() const { return m_title; }
     const TensorSource &source() const { return m_source; }
     std::int64_t totalRows() const { return m_totalRows; }
+    // Which rows the loaded values (and so every statistic of them) cover: "rows 0–65535 of
+    // 70000" for a table loaded a window at a time; empty when the whole tensor is loaded.
+    QString coverage() const;
     const core::Tensor &tensor() const { return m_tensor; }
     const core::DenseTensor<double> &values() const { return m_values; }
     const core::Mask *specified() const { return m_specified ? &*m_specified : nullptr; }
