@@ -7,18 +7,23 @@
 #include "core/pipeline/batch_recipe.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/tensor/tensor_ops.h"
+#include "ui/dialogs/export_dialog.h"
 #include "ui/document/tensor_document.h"
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
 
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QListWidget>
 #include <QProcess>
+#include <QPushButton>
 #include <QSemaphore>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -37,6 +42,9 @@ private slots:
     void failedExportGoesToIssues();
     void noRecipeNoBatch();
     void hdf5WaitsForTheRunningJob();
+    void exportDialogRefusesWhatWouldFail();
+    void batchRefusesAMisfit();
+    void issuesAreCountedAndShown();
 };
 
 namespace {
@@ -252,6 +260,81 @@ void TestExportAndBatch::hdf5WaitsForTheRunningJob()
     release.release();
     QVERIFY(finished.wait(10000));
     QCOMPARE(window.document()->source().elementPath, QStringLiteral("/W"));
+}
+
+namespace {
+
+core::SparsifierConfig nm24()
+{
+    core::SparsifierConfig config;
+    config.method = core::SparsifierMethod::NM;
+    config.n = 2;
+    config.m = 4;
+    return config;
+}
+
+} // namespace
+
+void TestExportAndBatch::exportDialogRefusesWhatWouldFail()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.document()->changeSparsifier(nm24());
+    // /W is 64 x 10 and /labels 1797 long: not groups of 4 along their last dim.
+    const QMap<QString, QString> misfits{{QStringLiteral("/W"), QStringLiteral("the last dim (10) must be a multiple of M=4")}};
+    ui::ExportDialog dialog({QStringLiteral("/emb"), QStringLiteral("/W")}, misfits, *window.document(),
+                            QStringLiteral("out.h5"));
+    auto *list = dialog.findChild<QListWidget *>(QStringLiteral("export.datasets"));
+    auto *exportButton = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+    QCOMPARE(list->item(0)->checkState(), Qt::Checked);
+    QCOMPARE(list->item(1)->checkState(), Qt::Unchecked); // does not fit: not pre-ticked
+    QVERIFY(list->item(1)->text().contains(QStringLiteral("multiple of M=4")));
+    QVERIFY(dialog.problem().isEmpty());
+    QVERIFY(exportButton->isEnabled());
+    QCOMPARE(dialog.settings().datasets, QStringList{QStringLiteral("/emb")});
+    list->item(1)->setCheckState(Qt::Checked);
+    QVERIFY2(dialog.problem().contains(QStringLiteral("/W")) && dialog.problem().contains(QStringLiteral("multiple of M=4")),
+             qPrintable(dialog.problem()));
+    QVERIFY(!exportButton->isEnabled());
+    list->item(0)->setCheckState(Qt::Unchecked);
+    list->item(1)->setCheckState(Qt::Unchecked);
+    QVERIFY(dialog.problem().contains(QStringLiteral("Tick at least one")));
+    QVERIFY(!exportButton->isEnabled());
+}
+
+void TestExportAndBatch::batchRefusesAMisfit()
+{
+    QTemporaryDir dir;
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.document()->changeSparsifier(nm24());
+    const QString batch = dir.filePath(QStringLiteral("batch.json"));
+    // Every dataset (the default) includes /W and /labels: refused, naming them and why.
+    QVERIFY(!window.saveBatch(batch, QStringLiteral("{stem}.out.h5")));
+    QVERIFY(!QFile::exists(batch));
+    const QString issue = window.issuesList()->item(0)->text();
+    QVERIFY2(issue.contains(QStringLiteral("/W: the recipe does not fit it")) && issue.contains(QStringLiteral("/labels")),
+             qPrintable(issue));
+    QVERIFY(!issue.contains(QStringLiteral("/emb:")));
+    window.document()->changeExportSettings({{QStringLiteral("/emb"), QStringLiteral("/pixels")}, QStringLiteral("dense"), 0});
+    QVERIFY(window.saveBatch(batch, QStringLiteral("{stem}.out.h5")));
+    QVERIFY(QFile::exists(batch));
+}
+
+void TestExportAndBatch::issuesAreCountedAndShown()
+{
+    ui::MainWindow window;
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("IssuesDock"));
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Issues"));
+    QVERIFY(!window.openFile(QStringLiteral("/nonexistent/a.h5")));
+    QVERIFY(!window.openFile(QStringLiteral("/nonexistent/b.h5")));
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Issues (2)"));
+    QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("b.h5")),
+             qPrintable(window.statusBar()->currentMessage()));
+    window.issuesList()->findChild<QAction *>(QStringLiteral("action.issues.clear"))->trigger();
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Issues"));
 }
 
 QTEST_MAIN(TestExportAndBatch)

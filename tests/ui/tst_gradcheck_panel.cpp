@@ -20,6 +20,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -38,6 +39,8 @@ private slots:
     void instructiveCaseEqualsTheCli();
     void inputsFromEveryOpenFile();
     void cancelledCheckChangesNothing();
+    void bindingsSurviveTensorsAndFiles();
+    void failedRunReplacesTheVerdict();
 
 private:
     QTemporaryDir m_dir;
@@ -237,6 +240,92 @@ void TestGradcheckPanel::cancelledCheckChangesNothing()
     QCOMPARE(window.document()->gradcheckRun(), first);
     QCOMPARE(window.document()->undoStack()->count(), history);
     QCOMPARE(window.issuesList()->count(), 0);
+}
+
+namespace {
+
+ui::ElementRef bound(ui::GradcheckPanel *panel, const QString &name) { return panel->request().inputs.value(name); }
+
+// Clicks Check and waits for the job it starts, if any.
+void clickCheck(ui::MainWindow &window)
+{
+    QSignalSpy started(window.jobs(), &ui::JobRunner::started);
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    window.gradcheckPanel()->findChild<QPushButton *>(QStringLiteral("gradcheck.run"))->click();
+    if (!started.isEmpty())
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 60000);
+}
+
+} // namespace
+
+void TestGradcheckPanel::bindingsSurviveTensorsAndFiles()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_file));
+    QVERIFY(window.openFile(m_other));
+    QVERIFY(window.selectElement(QStringLiteral("/x"), m_file));
+    auto *panel = window.gradcheckPanel();
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(mm(x, w))"));
+    const ui::ElementRef x{m_file, QStringLiteral("/x")}, w{m_other, QStringLiteral("/w")}, big{m_other, QStringLiteral("/big")};
+    QCOMPARE(bound(panel, QStringLiteral("x")), x);
+    QCOMPARE(bound(panel, QStringLiteral("w")), w);
+    // The user binds w to /big, then looks at other.h5: its elements now come first in every
+    // chooser, and each binding stays where it was.
+    auto *wChooser = panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.w"));
+    const int bigIndex = wChooser->findText(QStringLiteral("other.h5:/big"));
+    QVERIFY(bigIndex >= 0);
+    wChooser->setCurrentIndex(bigIndex);
+    emit wChooser->activated(bigIndex);
+    QCOMPARE(bound(panel, QStringLiteral("w")), big);
+    QVERIFY(window.selectElement(QStringLiteral("/w"), m_other));
+    QCOMPARE(bound(panel, QStringLiteral("x")), x);
+    QCOMPARE(bound(panel, QStringLiteral("w")), big);
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentText(), QStringLiteral("inst.h5:/x"));
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.w"))->currentText(), QStringLiteral("/big"));
+    wChooser = panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.w"));
+    const int wIndex = wChooser->findText(QStringLiteral("/w"));
+    wChooser->setCurrentIndex(wIndex);
+    emit wChooser->activated(wIndex);
+
+    // Closing inst.h5 keeps x bound to it, shown as not open; Check refuses in the panel.
+    QVERIFY(window.closeFile(m_file));
+    QCOMPARE(bound(panel, QStringLiteral("x")), x);
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentText(),
+             QStringLiteral("inst.h5:/x (not open)"));
+    QVERIFY(panel->unboundInputs().contains(QStringLiteral("not open")));
+    clickCheck(window);
+    QVERIFY(!window.document()->gradcheckRun());
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("did not run")), qPrintable(panel->verdict()->text()));
+    // Reopened, x is bound to it again, and the result names what it was computed on.
+    QVERIFY(window.openFile(m_file));
+    QCOMPARE(bound(panel, QStringLiteral("x")), x);
+    QVERIFY(panel->unboundInputs().isEmpty());
+    clickCheck(window);
+    const auto run = window.document()->gradcheckRun();
+    QVERIFY(run);
+    QCOMPARE(run->inputs.value(QStringLiteral("x")), x);
+    QCOMPARE(run->inputs.value(QStringLiteral("w")), w);
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("x = /x (inst.h5)"))
+                 && panel->verdict()->text().contains(QStringLiteral("w = /w (other.h5)")),
+             qPrintable(panel->verdict()->text()));
+}
+
+void TestGradcheckPanel::failedRunReplacesTheVerdict()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_other));
+    QVERIFY(window.selectElement(QStringLiteral("/w")));
+    auto *panel = window.gradcheckPanel();
+    auto *expression = panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"));
+    expression->setText(QStringLiteral("sum(w * w)"));
+    clickCheck(window);
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("PASSED")), qPrintable(panel->verdict()->text()));
+    // mm of a 2 x 3 by a 2 x 3 cannot run: the panel says so, and PASSED is gone.
+    expression->setText(QStringLiteral("sum(mm(w, w))"));
+    clickCheck(window);
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("did not run")), qPrintable(panel->verdict()->text()));
+    QVERIFY(!panel->verdict()->text().contains(QStringLiteral("PASSED")));
+    QCOMPARE(panel->findings()->count(), 0);
 }
 
 QTEST_MAIN(TestGradcheckPanel)

@@ -19,6 +19,7 @@ private slots:
     void poolingKeepsSparseEntries();
     void imagePoolingKeepsStrongPixels();
     void rowOverviewKeepsTheStrongestValue();
+    void poolingShowsThePrunedFraction();
 };
 
 void TestHeatmapImage::divergingScale()
@@ -111,6 +112,33 @@ void TestHeatmapImage::rowOverviewKeepsTheStrongestValue()
     QCOMPARE(v[6], -9.0); // row 9
     QVERIFY(std::isnan(v[3]));
     QCOMPARE(v[1], 0.5);
+}
+
+void TestHeatmapImage::poolingShowsThePrunedFraction()
+{
+    // n-m 2:4 on a 64 x 64 image of one pale value, pooled 8:1: half of every block is pruned,
+    // so every pooled pixel is clearly darker than the same image pooled unpruned, and
+    // lighter than fully pruned (the kept values still show).
+    sparsity::core::DenseTensor<double> values{{64, 64}, {}};
+    values.values.assign(64 * 64, 0.3);
+    sparsity::core::Mask pruned(64 * 64, 0);
+    for (std::size_t i = 0; i < pruned.size(); ++i)
+        pruned[i] = i % 4 < 2;
+    const sparsity::ui::ColourScale scale{1.0, 1.0};
+    const auto kept = sparsity::ui::renderHeatmap(values, nullptr, nullptr, &scale).image;
+    const auto nm = sparsity::ui::renderHeatmap(values, nullptr, &pruned, &scale).image;
+    const QImage plain = sparsity::ui::poolImage(kept, kept.rect(), QSize(8, 8));
+    const QImage shown = sparsity::ui::poolImage(nm, nm.rect(), QSize(8, 8));
+    QCOMPARE(shown.size(), QSize(8, 8));
+    const int darkest = qGray(sparsity::ui::kPrunedColour);
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; ++x) {
+            const int half = (qGray(plain.pixel(x, y)) + darkest) / 2;
+            QVERIFY2(
+                std::abs(qGray(shown.pixel(x, y)) - half) <= 3,
+                qPrintable(QStringLiteral("(%1, %2): %3, half-dark %4").arg(x).arg(y).arg(qGray(shown.pixel(x, y))).arg(half)));
+            QVERIFY(qGray(plain.pixel(x, y)) - qGray(shown.pixel(x, y)) > 50);
+        }
 }
 
 QTEST_MAIN(TestHeatmapImage)

@@ -4,14 +4,19 @@
 #include "ui/jobs/overview_builder.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/panels/sparsifier_panel.h"
+#include "ui/views/histogram_view.h"
 #include "ui/views/overview_strip.h"
 #include "ui/views/tensor_preview.h"
 
+#include <QComboBox>
 #include <QListWidget>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <fstream>
 
 using sparsity::ui::MainWindow;
@@ -25,6 +30,8 @@ private slots:
     void tallTensorLoadsFirstRows();
     void previewsMaskedAndSparse();
     void badFileGoesToIssues();
+    void heatmapKeysRespectFocus();
+    void clickOutlinesWithoutWashing();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -65,6 +72,11 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QCOMPARE(window.document()->source().firstRow, std::int64_t{4000});
     QCOMPARE(window.document()->values().shape.at(0), std::int64_t{65536});
     QCOMPARE(window.document()->values().values.at(0), 4000.0);
+    // Statistics of the loaded rows say which rows they cover.
+    window.document()->changeThreshold(100.0);
+    QVERIFY2(window.histogram()->titleText().contains(QStringLiteral("(rows 4000–69535 of 70000)")),
+             qPrintable(window.histogram()->titleText()));
+    window.document()->changeThreshold(std::nullopt);
 
     // The overview strip shows the whole table, built in the background; each of its 2000
     // bins of 35 rows keeps the strongest value, the last row index of the bin.
@@ -117,6 +129,60 @@ void TestMainWindow::badFileGoesToIssues()
     QCOMPARE(window.issuesList()->count(), 1);
     QVERIFY(window.issuesList()->item(0)->text().contains(QStringLiteral("broken.h5: cannot open: not an HDF5 file")));
     QCOMPARE(window.browserModel()->rowCount(), 0);
+}
+
+void TestMainWindow::heatmapKeysRespectFocus()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.document()->changeThreshold(0.5);
+    const QRectF all = window.preview()->view();
+    // Focus on a button of the Sparsifier panel, not on the heatmap: + still zooms it, Home
+    // shows it all again.
+    auto *apply = window.sparsifierPanel()->findChild<QPushButton *>(QStringLiteral("sparsifier.apply"));
+    apply->setFocus();
+    QCOMPARE(QApplication::focusWidget(), apply);
+    QTest::keyClick(apply, Qt::Key_Plus);
+    QVERIFY(window.preview()->view().width() < all.width());
+    QTest::keyClick(apply, Qt::Key_Home);
+    QCOMPARE(window.preview()->view(), all);
+    // In the Files tree Home is the tree's (its first row), not the heatmap's.
+    QTest::keyClick(apply, Qt::Key_Plus);
+    const QRectF zoomed = window.preview()->view();
+    auto *tree = window.findChild<QTreeView *>();
+    tree->setFocus();
+    QTest::keyClick(tree, Qt::Key_Home);
+    QCOMPARE(window.preview()->view(), zoomed);
+    QCOMPARE(tree->currentIndex(), window.browserModel()->index(0, 0));
+    // Focus on the Method box: Home changes neither the method nor the view.
+    auto *method = window.sparsifierPanel()->findChild<QComboBox *>(QStringLiteral("sparsifier.method"));
+    method->setFocus();
+    const QString before = method->currentText();
+    QTest::keyClick(method, Qt::Key_Home);
+    QCOMPARE(method->currentText(), before);
+    QVERIFY(window.document()->threshold().has_value());
+    QCOMPARE(window.preview()->view(), zoomed);
+}
+
+void TestMainWindow::clickOutlinesWithoutWashing()
+{
+    MainWindow window;
+    window.resize(1200, 680);
+    window.show();
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/W")));
+    auto *preview = window.preview();
+    const QImage before = preview->grab().toImage();
+    QTest::mouseClick(preview, Qt::LeftButton, {}, preview->positionOf(10, 3));
+    QCOMPARE(window.document()->selectedCount(), 1);
+    QVERIFY(preview->selectionWash().isNull());
+    // Away from the clicked element the map looks as it did.
+    const QImage after = preview->grab().toImage();
+    const QPoint far = preview->positionOf(50, 8);
+    QCOMPARE(after.pixel(far), before.pixel(far));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -19,8 +19,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QListWidget>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -35,6 +37,7 @@ private slots:
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
     void threeSemanticsEqualTheCli();
     void refusalGoesToIssues();
+    void runWithoutGradientsSaysSoInThePanel();
 };
 
 namespace {
@@ -177,6 +180,20 @@ void TestOptimizerPanel::refusalGoesToIssues()
     QCOMPARE(window.issuesList()->count(), 1);
     QVERIFY2(window.issuesList()->item(0)->text().contains(QStringLiteral("lazy semantics")),
              qPrintable(window.issuesList()->item(0)->text()));
+    // ... and is said in the panel itself.
+    auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("lazy semantics")), qPrintable(summary->text()));
+}
+
+void TestOptimizerPanel::runWithoutGradientsSaysSoInThePanel()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.optimizerPanel()->findChild<QPushButton *>(QStringLiteral("optimizer.run"))->click();
+    QVERIFY(!window.jobs()->isRunning());
+    auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("gradient")), qPrintable(summary->text()));
 }
 
 QTEST_MAIN(TestOptimizerPanel)

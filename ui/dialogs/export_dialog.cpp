@@ -1,10 +1,12 @@
 #include "ui/dialogs/export_dialog.h"
 
+#include <QColor>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -26,19 +28,32 @@ QString recipeOf(const TensorDocument &document, const QString &dataset)
 } // namespace
 
 ExportDialog::ExportDialog(const QStringList &datasets,
+                           const QMap<QString, QString> &misfits,
                            const TensorDocument &document,
                            const QString &suggestedOutput,
                            QWidget *parent)
-    : QDialog(parent), m_datasets(new QListWidget), m_layout(new QComboBox), m_gzip(new QSpinBox), m_output(new QLineEdit)
+    : QDialog(parent), m_datasets(new QListWidget), m_layout(new QComboBox), m_gzip(new QSpinBox), m_output(new QLineEdit),
+      m_misfits(misfits), m_problem(new QLabel)
 {
     setWindowTitle(tr("Export sparsified datasets"));
     const auto &settings = document.exportSettings();
     for (const auto &dataset : datasets) {
-        auto *item = new QListWidgetItem(QStringLiteral("%1  —  %2").arg(dataset, recipeOf(document, dataset)), m_datasets);
+        const bool fits = !misfits.contains(dataset);
+        auto *item = new QListWidgetItem(
+            QStringLiteral("%1  —  %2%3")
+                .arg(dataset, recipeOf(document, dataset), fits ? QString() : tr("  —  does not fit: %1").arg(misfits[dataset])),
+            m_datasets);
         item->setData(Qt::UserRole, dataset);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(settings.datasets.isEmpty() || settings.datasets.contains(dataset) ? Qt::Checked : Qt::Unchecked);
+        if (!fits)
+            item->setForeground(QColor(0xb0, 0x00, 0x20));
+        const bool all = settings.datasets.isEmpty();
+        item->setCheckState((all && fits) || settings.datasets.contains(dataset) ? Qt::Checked : Qt::Unchecked);
     }
+    m_datasets->setObjectName(QStringLiteral("export.datasets"));
+    m_problem->setObjectName(QStringLiteral("export.problem"));
+    m_problem->setWordWrap(true);
+    m_problem->setStyleSheet(QStringLiteral("color: #b00020"));
     m_layout->addItems({QStringLiteral("dense"), QStringLiteral("masked"), QStringLiteral("coo"), QStringLiteral("csr"),
                         QStringLiteral("csc"), QStringLiteral("row_sparse")});
     m_layout->setCurrentText(settings.layout);
@@ -56,7 +71,8 @@ ExportDialog::ExportDialog(const QStringList &datasets,
     output->addWidget(m_output);
     output->addWidget(browse);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+    m_export = buttons->button(QDialogButtonBox::Ok);
+    m_export->setText(tr("Export"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *form = new QFormLayout(this);
@@ -64,7 +80,31 @@ ExportDialog::ExportDialog(const QStringList &datasets,
     form->addRow(tr("Layout"), m_layout);
     form->addRow(tr("gzip level"), m_gzip);
     form->addRow(tr("Output file"), output);
+    form->addRow(m_problem);
     form->addRow(buttons);
+    connect(m_datasets, &QListWidget::itemChanged, this, &ExportDialog::checkTicked);
+    checkTicked();
+}
+
+QString ExportDialog::problem() const { return m_problem->text(); }
+
+void ExportDialog::checkTicked()
+{
+    QStringList problems;
+    int ticked = 0;
+    for (int row = 0; row < m_datasets->count(); ++row) {
+        if (m_datasets->item(row)->checkState() != Qt::Checked)
+            continue;
+        ++ticked;
+        const auto dataset = m_datasets->item(row)->data(Qt::UserRole).toString();
+        if (m_misfits.contains(dataset))
+            problems << tr("%1: the recipe does not fit it: %2").arg(dataset, m_misfits[dataset]);
+    }
+    if (ticked == 0)
+        problems << tr("Tick at least one dataset to export.");
+    m_problem->setText(problems.join(QLatin1Char('\n')));
+    m_problem->setVisible(!problems.isEmpty());
+    m_export->setEnabled(problems.isEmpty());
 }
 
 ExportSettings ExportDialog::settings() const

@@ -6,8 +6,11 @@
 #include "ui/document/tensor_document.h"
 
 #include <QDialog>
+#include <QMap>
 
 class QComboBox;
+class QLabel;
+class QPushButton;
 class QLineEdit;
 class QListWidget;
 class QSpinBox;
@@ -18,8 +21,12 @@ class ExportDialog : public QDialog {
     Q_OBJECT
 
 public:
-    // `datasets`: every numeric element of the file; `suggestedOutput`: the initial file name.
+    // `datasets`: every numeric element of the file; `misfits`: those the recipe in effect
+    // for them cannot run on, with why (recipeMisfit); `suggestedOutput`: the initial file
+    // name. A dataset that does not fit starts unticked; ticked, or with nothing ticked,
+    // Export is refused in the dialog with the reason.
     ExportDialog(const QStringList &datasets,
+                 const QMap<QString, QString> &misfits,
                  const TensorDocument &document,
                  const QString &suggestedOutput,
                  QWidget *parent = nullptr);
@@ -27,8 +34,15 @@ public:
     // All checked: an empty list (every numeric dataset, as the CLI's default).
     ExportSettings settings() const;
     QString outputPath() const;
+    // Why Export is refused as ticked; empty when it can run.
+    QString problem() const;
 
 private:
+    void checkTicked();
+
+    QMap<QString, QString> m_misfits;
+    QLabel *m_problem;
+    QPushButton *m_export;
     QListWidget *m_datasets;
     QComboBox *m_layout;
     QSpinBox *m_gzip;

@@ -22,6 +22,11 @@ std::int64_t countNonzero(const core::DenseTensor<double> &values, const core::M
     return count;
 }
 
+std::tuple<QString, QString, std::int64_t> editKey(const TensorSource &source)
+{
+    return {source.filePath, source.elementPath, source.firstRow};
+}
+
 } // namespace
 
 QString describeSparsifier(const core::SparsifierConfig &c)
@@ -101,6 +106,13 @@ std::int64_t TensorDocument::gridOffset() const
     return offset * gridRows() * gridCols();
 }
 
+QString TensorDocument::coverage() const
+{
+    if (m_values.shape.empty() || m_totalRows <= m_values.shape[0])
+        return {};
+    return tr("rows %1–%2 of %3").arg(m_source.firstRow).arg(m_source.firstRow + m_values.shape[0] - 1).arg(m_totalRows);
+}
+
 void TensorDocument::setSlice(std::size_t dim, std::int64_t index)
 {
     if (dim >= m_slice.size() || index < 0 || index >= m_values.shape[dim] || m_slice[dim] == index)
@@ -169,12 +181,13 @@ void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor,
     m_title = title;
     m_source = std::move(source);
     m_totalRows = totalRows;
-    m_undoStack.clear();
-    m_applications.clear();
+    const auto edits = m_edits.find(editKey(m_source));
+    const bool edited = edits != m_edits.end() && !m_source.filePath.isEmpty();
+    m_applications = edited ? edits->second.applications : std::vector<SparsifierApplication>{};
     m_selection = {};
     m_hover.reset();
     m_slice.assign(tensor.rank() > 2 ? static_cast<std::size_t>(tensor.rank() - 2) : 0, 0);
-    setValues(tensor);
+    setValues(edited ? edits->second.values : tensor);
     emit sparsifierChanged(); // the recipe in effect is the new dataset's
     emit applicationsChanged();
     emit selectionChanged();
@@ -189,8 +202,7 @@ void TensorDocument::clear()
     m_tensor = {};
     m_values = {};
     m_specified.reset();
-    m_undoStack.clear();
-    m_applications.clear();
+    m_applications.clear(); // the shown tensor's; its edits stay in m_edits
     m_selection = {};
     m_hover.reset();
     m_slice.clear();
@@ -323,22 +335,42 @@ bool TensorDocument::applySparsifier()
     application.recipe = describeSparsifier(*sparsifier());
     application.numel = static_cast<std::int64_t>(m_values.values.size());
     application.nnzBefore = countNonzero(m_values, specified());
-    m_undoStack.push(new ApplySparsifierCommand(this, m_tensor, std::move(after), application));
+    application.nnzAfter = 0;
+    for (std::size_t i = 0; i < m_values.values.size(); ++i)
+        application.nnzAfter += (!m_specified || (*m_specified)[i]) && m_values.values[i] != 0.0 && !m_pruned[i];
+    TensorEdits before{m_tensor, m_applications};
+    TensorEdits edited{std::move(after), m_applications};
+    edited.applications.push_back(application);
+    m_undoStack.push(new ApplySparsifierCommand(this, m_source, std::move(before), std::move(edited), application.recipe));
     return true;
 }
 
-void TensorDocument::pushApplication(const SparsifierApplication &application)
+void TensorDocument::setEdits(const TensorSource &source, const TensorEdits &edits)
 {
-    m_applications.push_back(application);
-    m_applications.back().nnzAfter = countNonzero(m_values, specified());
+    m_edits[editKey(source)] = edits;
+    if (editKey(source) != editKey(m_source)) {
+        emit showRequested(source);
+        return;
+    }
+    m_applications = edits.applications;
+    setValues(edits.values);
     emit applicationsChanged();
 }
 
-void TensorDocument::popApplication()
+bool TensorDocument::hasEdits(const QString &filePath) const
 {
-    if (!m_applications.empty())
-        m_applications.pop_back();
-    emit applicationsChanged();
+    for (const auto &[key, edits] : m_edits)
+        if ((filePath.isEmpty() || std::get<0>(key) == filePath) && !edits.applications.empty())
+            return true;
+    return false;
+}
+
+void TensorDocument::dropEdits(const QString &filePath)
+{
+    if (!hasEdits(filePath))
+        return;
+    std::erase_if(m_edits, [&filePath](const auto &entry) { return std::get<0>(entry.first) == filePath; });
+    m_undoStack.clear();
 }
 
 void TensorDocument::changeExportSettings(const ExportSettings &settings)

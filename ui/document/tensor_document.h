@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 namespace sparsity::ui {
@@ -30,6 +31,10 @@ struct TensorSource {
     std::int64_t firstRow = 0;
 };
 
+// The edits applied to one tensor (its values after them and the report rows), kept while
+// the user looks at other tensors and given back when it is shown again.
+struct TensorEdits;
+
 // One Apply of the sparsifier to the loaded values (a row of the report table).
 struct SparsifierApplication {
     QString element;
@@ -37,6 +42,11 @@ struct SparsifierApplication {
     std::int64_t numel = 0;
     std::int64_t nnzBefore = 0;
     std::int64_t nnzAfter = 0;
+};
+
+struct TensorEdits {
+    core::Tensor values;
+    std::vector<SparsifierApplication> applications;
 };
 
 // What Export and Save as batch write besides the sparsifier: which datasets of the file
@@ -75,8 +85,9 @@ public:
     explicit TensorDocument(QObject *parent = nullptr);
 
     // Shows `tensor` (the rows loaded for viewing; `totalRows` is the whole tensor's). Not an
-    // undoable change: choosing what to look at is navigation. Clears the undo history and
-    // the applications; the sparsifier recipe and export settings stay (they are the user's).
+    // undoable change: choosing what to look at is navigation. Edits applied to `source`
+    // before (kept while other tensors were shown) come back with it, and the undo history
+    // stays: undoing an edit of another tensor shows that tensor again (showRequested).
     void setTensor(const QString &title, const core::Tensor &tensor, std::int64_t totalRows, TensorSource source = {});
     void clear();
 
@@ -84,6 +95,9 @@ public:
     const QString &title() const { return m_title; }
     const TensorSource &source() const { return m_source; }
     std::int64_t totalRows() const { return m_totalRows; }
+    // Which rows the loaded values (and so every statistic of them) cover: "rows 0–65535 of
+    // 70000" for a table loaded a window at a time; empty when the whole tensor is loaded.
+    QString coverage() const;
     const core::Tensor &tensor() const { return m_tensor; }
     const core::DenseTensor<double> &values() const { return m_values; }
     const core::Mask *specified() const { return m_specified ? &*m_specified : nullptr; }
@@ -126,6 +140,11 @@ public:
     // False (and nothing changes) without a preview.
     bool applySparsifier();
     const std::vector<SparsifierApplication> &applications() const { return m_applications; }
+    // Whether any tensor (of `filePath`, when given) has applied edits.
+    bool hasEdits(const QString &filePath = {}) const;
+    // Forgets the edits of `filePath`'s tensors (the file was closed) and, as its undo steps
+    // could not be replayed, the undo history.
+    void dropEdits(const QString &filePath);
 
     // The [rows x cols] grid the views draw: a 2-d tensor as it is, a 1-d one as one row, and
     // an N-d one (rank >= 3) as the 2-d slice over its last two dims at slice(), one index
@@ -166,8 +185,9 @@ public:
     // `dataset` empty: the shared recipe; else that dataset's own (nullopt: none of its own).
     void setSparsifier(const QString &dataset, const std::optional<core::SparsifierConfig> &config);
     void setValues(const core::Tensor &tensor);
-    void pushApplication(const SparsifierApplication &application);
-    void popApplication();
+    // The edits of `source` become `edits`: shown when it is the tensor shown, else kept and
+    // showRequested(source) asks for it to be shown.
+    void setEdits(const TensorSource &source, const TensorEdits &edits);
     void setExportSettings(const ExportSettings &settings);
     void setOptimizerRun(std::shared_ptr<const OptimizerRun> run);
     void setGradcheckRun(std::shared_ptr<const GradcheckRun> run);
@@ -182,6 +202,8 @@ signals:
     void hoverChanged();
     void optimizerRunChanged();
     void gradcheckRunChanged();
+    // An undo or redo changed a tensor that is not shown: the main window shows it.
+    void showRequested(const sparsity::ui::TensorSource &source);
 
 private:
     void updatePruned();
@@ -200,6 +222,8 @@ private:
     QString m_previewError;
     double m_prunedFraction = 0.0;
     std::vector<SparsifierApplication> m_applications;
+    // (file, element, first row) -> the edits applied to that tensor.
+    std::map<std::tuple<QString, QString, std::int64_t>, TensorEdits> m_edits;
     ExportSettings m_exportSettings;
     std::shared_ptr<const OptimizerRun> m_optimizerRun;
     std::shared_ptr<const GradcheckRun> m_gradcheckRun;

@@ -19,23 +19,27 @@ DocumentJobs::DocumentJobs(TensorDocument *document, JobRunner *runner, QObject 
 {
 }
 
-bool DocumentJobs::refuse(const QString &what, const QString &why)
+bool DocumentJobs::refuse(Kind kind, const QString &what, const QString &why)
 {
     emit issue(QStringLiteral("%1: %2").arg(what, why));
+    emit failed(kind, why);
     return false;
 }
 
-bool DocumentJobs::launch(const QString &what, const QString &title, JobRunner::Work work)
+bool DocumentJobs::launch(Kind kind, const QString &what, const QString &title, JobRunner::Work work)
 {
     if (!m_runner->start(title, std::move(work)))
-        return refuse(what, tr("another job is running (%1)").arg(m_runner->title()));
+        return refuse(kind, what, tr("another job is running (%1)").arg(m_runner->title()));
     connect(
         m_runner, &JobRunner::finished, this,
-        [this, what](bool, bool cancelled, const QString &error) {
-            if (cancelled)
+        [this, kind, what](bool, bool cancelled, const QString &error) {
+            if (cancelled) {
                 emit status(tr("%1 cancelled; nothing changed").arg(what));
-            else if (!error.isEmpty())
+                emit failed(kind, tr("cancelled"));
+            } else if (!error.isEmpty()) {
                 emit issue(QStringLiteral("%1: %2").arg(what, error));
+                emit failed(kind, error);
+            }
         },
         Qt::SingleShotConnection);
     return true;
@@ -46,15 +50,15 @@ bool DocumentJobs::startExport(const QString &output)
     const QString what = tr("Export");
     const QString input = m_document->source().filePath;
     if (input.isEmpty())
-        return refuse(what, tr("open a file and select a tensor first"));
+        return refuse(Kind::Export, what, tr("open a file and select a tensor first"));
     core::BatchRecipe recipe;
     try {
         recipe = documentRecipe(*m_document, input, output);
     } catch (const core::Error &error) {
-        return refuse(what, QString::fromStdString(error.what()));
+        return refuse(Kind::Export, what, QString::fromStdString(error.what()));
     }
     const core::BatchJob job{input.toStdString(), output.toStdString()};
-    return launch(what, tr("export %1").arg(QFileInfo(output).fileName()),
+    return launch(Kind::Export, what, tr("export %1").arg(QFileInfo(output).fileName()),
                   [this, recipe, job, output](const core::ProgressCallback &progress) {
                       const auto report = core::runBatchJob(recipe, job, progress);
                       if (!report.ok)
@@ -68,13 +72,14 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
     const QString what = tr("Optimizer");
     const auto &source = m_document->source();
     if (source.filePath.isEmpty())
-        return refuse(what, tr("select the parameter tensor in the Files panel first"));
+        return refuse(Kind::Optimizer, what, tr("select the parameter tensor in the Files panel first"));
     if (!m_document->values().shape.empty() && m_document->totalRows() > m_document->values().shape[0])
-        return refuse(what, tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath));
+        return refuse(Kind::Optimizer, what,
+                      tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath));
     if (request.gradients.isEmpty())
-        return refuse(what, tr("check at least one gradient (one step each)"));
+        return refuse(Kind::Optimizer, what, tr("check at least one gradient (one step each)"));
     if (m_runner->isRunning()) // the inputs are read here, on the GUI thread
-        return refuse(what, tr("another job is running (%1)").arg(m_runner->title()));
+        return refuse(Kind::Optimizer, what, tr("another job is running (%1)").arg(m_runner->title()));
     std::vector<core::NamedGradient> gradients;
     std::optional<core::Tensor> mask;
     try {
@@ -84,7 +89,7 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
         if (!request.mask.isEmpty())
             mask = core::readTensor(file, request.mask.toStdString());
     } catch (const core::Error &error) {
-        return refuse(what, QString::fromStdString(error.what()));
+        return refuse(Kind::Optimizer, what, QString::fromStdString(error.what()));
     }
     QStringList semantics;
     for (const auto s : request.semantics)
@@ -99,7 +104,7 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
                            .arg(source.elementPath)
                            .arg(request.gradients.size())
                            .arg(request.gradients.join(QStringLiteral(", ")), semantics.join(QStringLiteral(" | ")));
-    return launch(what, tr("optimizer steps"),
+    return launch(Kind::Optimizer, what, tr("optimizer steps"),
                   [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
                    param = m_document->tensor()](const core::ProgressCallback &progress) {
                       run->comparison =
@@ -113,14 +118,14 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
 {
     const QString what = tr("Gradcheck");
     if (request.inputs.isEmpty())
-        return refuse(what, tr("the expression uses no tensor: open a file and name its tensors"));
+        return refuse(Kind::Gradcheck, what, tr("the expression uses no tensor: open a file and name its tensors"));
     auto run = std::make_shared<GradcheckRun>();
     run->expression = request.expression;
     core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
     run->inputs = request.inputs;
     for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) // as `sparsity gradcheck --input`
         check.inputs.push_back(QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path).toStdString());
-    return launch(what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &progress) {
+    return launch(Kind::Gradcheck, what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &progress) {
         core::ValidationReport notes;
         run->report = core::gradcheckFile(check, notes, progress).check;
         return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });

@@ -19,6 +19,9 @@ class DocumentJobs : public QObject {
     Q_OBJECT
 
 public:
+    enum class Kind { Export, Optimizer, Gradcheck };
+    Q_ENUM(Kind)
+
     DocumentJobs(TensorDocument *document, JobRunner *runner, QObject *parent = nullptr);
 
     // Each returns false (the reason on issue()) when the job could not start.
@@ -28,13 +31,15 @@ public:
 
 signals:
     void issue(const QString &text);
+    // The job of `kind` was refused, failed or was cancelled (the panel that asked says so).
+    void failed(sparsity::ui::DocumentJobs::Kind kind, const QString &error);
     void status(const QString &text);
 
 private:
     // "<what>: <why>" on issue(); returns false for `return refuse(...)`.
-    bool refuse(const QString &what, const QString &why);
+    bool refuse(Kind kind, const QString &what, const QString &why);
     // Starts `work` as the job `title`; its error is reported as "<what>: <error>".
-    bool launch(const QString &what, const QString &title, JobRunner::Work work);
+    bool launch(Kind kind, const QString &what, const QString &title, JobRunner::Work work);
 
     TensorDocument *m_document;
     JobRunner *m_runner;

@@ -5,6 +5,7 @@
 #include "core/util/errors.h"
 #include "ui/dialogs/export_dialog.h"
 #include "ui/document/document_recipe.h"
+#include "ui/document/recipe_fit.h"
 #include "ui/document/tensor_document.h"
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
@@ -21,9 +22,11 @@
 #include "ui/views/tensor_preview.h"
 #include "ui/workspace/workspace.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -31,16 +34,22 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QTreeView>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <utility>
 
@@ -56,7 +65,7 @@ constexpr std::int64_t kMaxLoadedElements = std::int64_t{4} << 20;
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
-    setWindowTitle(tr("Sparsity Workbench"));
+    setWindowTitle(tr("Sparsity Workbench[*]"));
     setAcceptDrops(true);
 
     m_document = new TensorDocument(this);
@@ -69,36 +78,59 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { showSelected(); });
 
-    auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea);
+    auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea, false);
 
     m_issues = new QListWidget;
-    auto *issuesDock = addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea);
+    m_issues->setObjectName(QStringLiteral("issues"));
+    m_issues->setWordWrap(true);
+    m_issues->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *clearIssues = new QAction(tr("Clear Issues"), m_issues);
+    clearIssues->setObjectName(QStringLiteral("action.issues.clear"));
+    connect(clearIssues, &QAction::triggered, this, [this] {
+        m_issues->clear();
+        updateIssuesTitle();
+    });
+    m_issues->addAction(clearIssues);
+    auto *issuesDock = m_issuesDock =
+        addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea, false);
 
     m_histogram = new HistogramView(m_document);
-    auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea);
+    auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea, false);
 
     m_sparsifier = new SparsifierPanel(m_document);
-    auto *sparsifierDock = addDock(tr("Sparsifier"), QStringLiteral("SparsifierDock"), m_sparsifier, Qt::RightDockWidgetArea);
+    auto *sparsifierDock =
+        addDock(tr("Sparsifier"), QStringLiteral("SparsifierDock"), m_sparsifier, Qt::RightDockWidgetArea, true);
 
     m_optimizer = new OptimizerPanel(m_document);
-    auto *optimizerDock = addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea);
+    auto *optimizerDock = m_optimizerDock =
+        addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea, true);
     tabifyDockWidget(sparsifierDock, optimizerDock);
     connect(m_optimizer, &OptimizerPanel::runRequested, this,
             [this](const OptimizerRequest &r) { m_documentJobs->runOptimizer(r); });
 
     m_gradcheck = new GradcheckPanel(m_document);
-    auto *gradcheckDock = addDock(tr("Gradcheck"), QStringLiteral("GradcheckDock"), m_gradcheck, Qt::RightDockWidgetArea);
+    auto *gradcheckDock = m_gradcheckDock =
+        addDock(tr("Gradcheck"), QStringLiteral("GradcheckDock"), m_gradcheck, Qt::RightDockWidgetArea, true);
     tabifyDockWidget(optimizerDock, gradcheckDock);
     sparsifierDock->raise();
     connect(m_gradcheck, &GradcheckPanel::runRequested, this,
             [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
     connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::offerElements);
+    connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::updateTitle);
+    connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+    // Undoing an edit of a tensor not shown brings that tensor back on screen.
+    connect(m_document, &TensorDocument::showRequested, this, [this](const TensorSource &source) {
+        selectElement(source.elementPath, source.filePath);
+        const auto &shown = m_document->source();
+        if (shown.filePath != source.filePath || shown.elementPath != source.elementPath || shown.firstRow != source.firstRow)
+            loadRows(source.firstRow);
+    });
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::offerElements);
 
     m_inspector = new InspectorPanel(m_document);
-    auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea);
+    auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea, true);
 
     m_preview = new TensorPreview(m_document);
     auto *centre = new QWidget;
@@ -133,6 +165,12 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
             [this](std::int64_t first) { m_rowScroll->setValue(static_cast<int>(first)); });
     m_documentJobs = new DocumentJobs(m_document, m_jobs, this);
     connect(m_documentJobs, &DocumentJobs::issue, this, &MainWindow::addIssue);
+    connect(m_documentJobs, &DocumentJobs::failed, this, [this](DocumentJobs::Kind kind, const QString &error) {
+        if (kind == DocumentJobs::Kind::Gradcheck)
+            m_gradcheck->showFailure(error);
+        else if (kind == DocumentJobs::Kind::Optimizer)
+            m_optimizer->showFailure(error);
+    });
     connect(m_documentJobs, &DocumentJobs::status, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
     statusBar()->addPermanentWidget(new JobsWidget(m_jobs));
 
@@ -142,8 +180,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
                                                    ? tr("Device: CUDA (%1)").arg(QString::fromStdString(device.cudaDescription))
                                                    : tr("Device: CPU")));
 
-    resize(1200, 720);
-    resizeDocks({filesDock, sparsifierDock}, {420, 330}, Qt::Horizontal);
+    // The first window fills most of the screen it is on, never more.
+    const QSize available = screen() ? screen()->availableSize() : QSize(1280, 690);
+    resize(QSize(1500, 950).boundedTo(available - QSize(0, 30)));
+    resizeDocks({filesDock, sparsifierDock}, {340, 400}, Qt::Horizontal);
     resizeDocks({sparsifierDock, inspectorDock}, {560, 160}, Qt::Vertical);
     resizeDocks({filesDock, histogramDock}, {300, 300}, Qt::Vertical);
     resizeDocks({issuesDock}, {110}, Qt::Vertical);
@@ -154,10 +194,21 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
 MainWindow::~MainWindow() = default;
 
-QDockWidget *MainWindow::addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area)
+QDockWidget *
+MainWindow::addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area, bool scrolls)
 {
     auto *dock = new QDockWidget(title, this);
     dock->setObjectName(objectName); // saveState()/restoreState() find docks by name
+    // A panel taller or wider than its dock scrolls instead of growing the window past the
+    // screen (the window must fit 1280 x 720, see docs/ARCHITECTURE.md).
+    if (scrolls) {
+        auto *scroll = new QScrollArea;
+        scroll->setObjectName(objectName + QStringLiteral(".scroll"));
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(widget);
+        widget = scroll;
+    }
     dock->setWidget(widget);
     addDockWidget(area, dock);
     return dock;
@@ -199,7 +250,17 @@ void MainWindow::createActions()
     saveBatchAction->setObjectName(QStringLiteral("action.file.save_batch"));
     saveBatchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     fileMenu->addSeparator();
+    auto *closeAction = fileMenu->addAction(tr("&Close File"), this, [this] {
+        const auto index = m_tree->currentIndex();
+        const QString path = index.isValid() ? m_model->filePath(index) : m_document->source().filePath;
+        if (!path.isEmpty())
+            closeFile(path);
+    });
+    closeAction->setObjectName(QStringLiteral("action.file.close"));
+    closeAction->setShortcut(QKeySequence::Close);
+    fileMenu->addSeparator();
     auto *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setObjectName(QStringLiteral("action.file.quit"));
     quit->setShortcut(QKeySequence::Quit);
 
     auto *editMenu = menuBar()->addMenu(tr("&Edit"));
@@ -216,6 +277,44 @@ void MainWindow::createActions()
     selectNone->setObjectName(QStringLiteral("action.edit.select_none"));
     selectNone->setShortcut(QKeySequence(Qt::Key_Escape));
 
+    auto *viewMenu = menuBar()->addMenu(tr("&View"));
+    // The heatmap's keys work from anywhere in the window, except where the key means
+    // something to the focused widget: a combo or spin box ignores it (Home in the Method box
+    // must not pick its first method), a list or tree gets it (Home goes to its first row).
+    const auto heatmapAction = [this, viewMenu](const QString &text, const QString &name, QList<QKeySequence> keys,
+                                                std::function<void()> act) {
+        const auto key = static_cast<Qt::Key>(keys.first()[0].key());
+        auto *action = viewMenu->addAction(text);
+        connect(action, &QAction::triggered, this, [action, key, act = std::move(act)] {
+            auto *focus = QApplication::focusWidget();
+            if (qobject_cast<QComboBox *>(focus) || qobject_cast<QAbstractSpinBox *>(focus) || qobject_cast<QLineEdit *>(focus))
+                return;
+            if (qobject_cast<QAbstractItemView *>(focus)) {
+                // Delivered past this shortcut: a key event sent to a widget is tried as a
+                // shortcut first, so the action is off while it goes.
+                action->setEnabled(false);
+                QKeyEvent press(QEvent::KeyPress, key, Qt::NoModifier);
+                QCoreApplication::sendEvent(focus, &press);
+                action->setEnabled(true);
+                return;
+            }
+            act();
+        });
+        action->setObjectName(name);
+        action->setShortcuts(keys);
+        action->setShortcutContext(Qt::WindowShortcut);
+    };
+    heatmapAction(tr("Zoom &In"), QStringLiteral("action.view.zoom_in"),
+                  {QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal), QKeySequence::ZoomIn},
+                  [this] { m_preview->zoomBy(2.0); });
+    heatmapAction(tr("Zoom &Out"), QStringLiteral("action.view.zoom_out"), {QKeySequence(Qt::Key_Minus), QKeySequence::ZoomOut},
+                  [this] { m_preview->zoomBy(0.5); });
+    heatmapAction(tr("Show &All"), QStringLiteral("action.view.show_all"), {QKeySequence(Qt::Key_Home)},
+                  [this] { m_preview->resetView(); });
+    viewMenu->addSeparator();
+    for (auto *dock : findChildren<QDockWidget *>())
+        viewMenu->addAction(dock->toggleViewAction());
+
     auto *sparsifyMenu = menuBar()->addMenu(tr("&Sparsify"));
     auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });
     apply->setObjectName(QStringLiteral("action.sparsify.apply"));
@@ -224,9 +323,32 @@ void MainWindow::createActions()
         sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
     clearRecipe->setObjectName(QStringLiteral("action.sparsify.clear"));
 
-    auto *viewMenu = menuBar()->addMenu(tr("&View"));
-    for (auto *dock : findChildren<QDockWidget *>())
-        viewMenu->addAction(dock->toggleViewAction());
+    // The Optimizer and Gradcheck docks share a tab with the Sparsifier: these raise them.
+    const auto raise = [](QDockWidget *dock) {
+        dock->show();
+        dock->raise();
+        dock->widget()->setFocus();
+    };
+    auto *optimizeMenu = menuBar()->addMenu(tr("&Optimize"));
+    auto *showOptimizer = optimizeMenu->addAction(tr("Show &Optimizer"), this, [this, raise] { raise(m_optimizerDock); });
+    showOptimizer->setObjectName(QStringLiteral("action.optimize.show"));
+    showOptimizer->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    auto *gradcheckMenu = menuBar()->addMenu(tr("&Gradcheck"));
+    auto *showGradcheck = gradcheckMenu->addAction(tr("Show &Gradcheck"), this, [this, raise] { raise(m_gradcheckDock); });
+    showGradcheck->setObjectName(QStringLiteral("action.gradcheck.show"));
+    showGradcheck->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+
+    auto *toolbar = addToolBar(tr("Toolbar"));
+    toolbar->setObjectName(QStringLiteral("MainToolBar"));
+    toolbar->setMovable(false);
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    for (auto *action : {open, undo, redo, exportAction})
+        toolbar->addAction(action);
+    auto *spacer = new QWidget;
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    toolbar->addWidget(spacer);
+    toolbar->addWidget(new QLabel(tr("device ")));
+    toolbar->addWidget(m_optimizer->deviceChooser());
 
     auto *helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About"), this, [this] {
@@ -266,6 +388,62 @@ bool MainWindow::openFile(const QString &path)
     m_tree->expand(fileIndex);
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
     return true;
+}
+
+bool MainWindow::closeFile(const QString &path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    int row = -1;
+    for (int r = 0; r < m_model->fileCount(); ++r)
+        if (m_model->filePath(m_model->index(r, 0)) == absolute)
+            row = r;
+    if (row < 0)
+        return false;
+    if (m_document->hasEdits(absolute)
+        && !maybeSave(tr("%1 has applied edits that closing it loses.").arg(QFileInfo(absolute).fileName())))
+        return false;
+    if (deferWhileJobRuns([this, absolute] { closeFile(absolute); }))
+        return true;
+    m_document->dropEdits(absolute);
+    m_model->removeFile(row);
+    if (m_document->source().filePath == absolute)
+        loadRows(0); // the tree's current element now, if any
+    statusBar()->showMessage(tr("Closed %1").arg(QFileInfo(absolute).fileName()), 5000);
+    return true;
+}
+
+bool MainWindow::maybeSave(const QString &why)
+{
+    if (!isWindowModified())
+        return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"), why + QLatin1Char('\n') + tr("Save the workspace first?"),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedChanges"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save: {
+        QString path = m_workspacePath;
+        if (path.isEmpty())
+            path = QFileDialog::getSaveFileName(this, tr("Save workspace"), QStringLiteral("workspace.json"),
+                                                tr("Workspaces (*.json)"));
+        return !path.isEmpty() && saveWorkspaceTo(path);
+    }
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void MainWindow::updateTitle()
+{
+    const auto &source = m_document->source();
+    QString shown;
+    if (!source.filePath.isEmpty())
+        shown = QStringLiteral("%1 %2 — ").arg(QFileInfo(source.filePath).fileName(), source.elementPath);
+    else if (!m_workspacePath.isEmpty())
+        shown = QFileInfo(m_workspacePath).fileName() + QStringLiteral(" — ");
+    setWindowTitle(shown + tr("Sparsity Workbench") + QStringLiteral("[*]"));
 }
 
 bool MainWindow::selectElement(const QString &elementPath, const QString &filePath)
@@ -418,6 +596,9 @@ bool MainWindow::saveWorkspaceTo(const QString &path)
         addIssue(QString::fromStdString(error.what()));
         return false;
     }
+    m_workspacePath = path;
+    m_document->undoStack()->setClean();
+    updateTitle();
     statusBar()->showMessage(tr("Saved workspace %1").arg(path), 8000);
     return true;
 }
@@ -428,6 +609,8 @@ bool MainWindow::openWorkspace(const QString &path)
         addIssue(tr("%1: wait for %2 to finish before opening a workspace").arg(path, m_jobs->title()));
         return false;
     }
+    if (!maybeSave(tr("Opening %1 replaces the edits made since the workspace was last saved.").arg(path)))
+        return false;
     Workspace w;
     try {
         w = loadWorkspace(path);
@@ -455,14 +638,52 @@ bool MainWindow::openWorkspace(const QString &path)
         restoreGeometry(w.windowGeometry);
     if (!w.windowState.isEmpty())
         restoreState(w.windowState);
+    m_workspacePath = path;
+    m_document->undoStack()->setClean(); // as saved: nothing to ask about yet
+    updateTitle();
     statusBar()->showMessage(tr("Opened workspace %1").arg(path), 8000);
     return complete;
 }
 
+QMap<QString, QString> MainWindow::recipeMisfits() const
+{
+    QMap<QString, QString> misfits;
+    for (int row = 0; row < m_model->fileCount(); ++row) {
+        const auto fileIndex = m_model->index(row, 0);
+        if (m_model->filePath(fileIndex) != m_document->source().filePath)
+            continue;
+        for (int child = 0; child < m_model->rowCount(fileIndex); ++child) {
+            const auto *element = m_model->element(m_model->index(child, 0, fileIndex));
+            const auto path = QString::fromStdString(element->path);
+            if (const auto why = recipeMisfit(m_document->sparsifierFor(path), *element); !why.isEmpty())
+                misfits[path] = why;
+        }
+    }
+    return misfits;
+}
+
+QString MainWindow::batchProblem() const
+{
+    if (m_document->source().filePath.isEmpty())
+        return tr("open a file and select a tensor first");
+    const auto misfits = recipeMisfits();
+    auto datasets = m_document->exportSettings().datasets;
+    if (datasets.isEmpty())
+        datasets = elementsOfDocumentFile();
+    QStringList problems;
+    for (const auto &dataset : datasets)
+        if (misfits.contains(dataset))
+            problems << tr("%1: the recipe does not fit it: %2").arg(dataset, misfits[dataset]);
+    if (problems.isEmpty())
+        return {};
+    return tr("%1 (untick it in File > Export Sparsified's list, or give it its own recipe)")
+        .arg(problems.join(QStringLiteral("; ")));
+}
+
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 {
-    if (m_document->source().filePath.isEmpty()) {
-        addIssue(tr("Save as batch: open a file and select a tensor first"));
+    if (const auto problem = batchProblem(); !problem.isEmpty()) {
+        addIssue(tr("Save as batch: %1").arg(problem));
         return false;
     }
     std::string json;
@@ -484,7 +705,7 @@ bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 void MainWindow::exportWithDialog()
 {
     const QFileInfo input(m_document->source().filePath);
-    ExportDialog dialog(elementsOfDocumentFile(), *m_document,
+    ExportDialog dialog(elementsOfDocumentFile(), recipeMisfits(), *m_document,
                         input.dir().filePath(input.completeBaseName() + QStringLiteral(".sparsified.h5")), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
@@ -494,6 +715,10 @@ void MainWindow::exportWithDialog()
 
 void MainWindow::saveBatchWithDialog()
 {
+    if (const auto problem = batchProblem(); !problem.isEmpty()) {
+        QMessageBox::warning(this, tr("Save as batch"), tr("The batch would fail: %1").arg(problem));
+        return;
+    }
     const auto path =
         QFileDialog::getSaveFileName(this, tr("Save as batch"), QStringLiteral("batch.json"), tr("Batch files (*.json)"));
     if (path.isEmpty())
@@ -510,6 +735,15 @@ void MainWindow::addIssue(const QString &text)
 {
     m_issues->addItem(text);
     m_issues->scrollToBottom();
+    // Seen even with the Issues dock hidden or tabbed away: its title counts, the status bar
+    // says the latest.
+    updateIssuesTitle();
+    statusBar()->showMessage(tr("Error: %1").arg(text), 20000);
+}
+
+void MainWindow::updateIssuesTitle()
+{
+    m_issuesDock->setWindowTitle(m_issues->count() > 0 ? tr("Issues (%1)").arg(m_issues->count()) : tr("Issues"));
 }
 
 void MainWindow::rememberRecent(const QString &path)
@@ -535,6 +769,10 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!maybeSave(tr("The edits made since the workspace was last saved are lost on quitting."))) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

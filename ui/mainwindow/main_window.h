@@ -5,6 +5,7 @@
 // linked only through the document; long work runs in the JobRunner (DocumentJobs); errors go to
 // the Issues dock, never a crash.
 #include <QMainWindow>
+#include <QMap>
 #include <functional>
 #include <vector>
 
@@ -44,6 +45,9 @@ public:
     // Selects the element `path` of `filePath` (default: the most recently opened file) and
     // previews it.
     bool selectElement(const QString &elementPath, const QString &filePath = {});
+    // Closes an open file (File > Close); with applied edits in it, asks first (Save /
+    // Discard / Cancel). False when it is not open or the user cancelled.
+    bool closeFile(const QString &path);
 
     // The workspace as it stands, and saving/opening WORKSPACE.json; failures go to the
     // Issues dock (opening a broken workspace changes nothing).
@@ -79,9 +83,13 @@ protected:
 
 private:
     void createActions();
-    QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area);
+    QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area, bool scrolls);
     void exportWithDialog();
     void saveBatchWithDialog();
+    // Datasets of the shown tensor's file the recipe in effect for them cannot run on, with
+    // why; and why the batch (Save as batch) would fail as set (empty: it would not).
+    QMap<QString, QString> recipeMisfits() const;
+    QString batchProblem() const;
     QList<ElementRef> elementsOfOpenFiles() const;
     QStringList elementsOfDocumentFile() const;
     void offerElements(); // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
@@ -97,6 +105,11 @@ private:
         const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded);
     void hideOverview();
     void addIssue(const QString &text);
+    void updateIssuesTitle(); // "Issues (2)"
+    // With unsaved changes, asks whether to save the workspace first; `why` says what would
+    // be lost. True to go on (saved or discarded), false when cancelled.
+    bool maybeSave(const QString &why);
+    void updateTitle(); // the shown tensor's file and path, and the unsaved mark
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
 
@@ -116,6 +129,10 @@ private:
     DocumentJobs *m_documentJobs = nullptr;
     QListWidget *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
+    QString m_workspacePath; // the workspace last opened or saved (Save in maybeSave)
+    QDockWidget *m_issuesDock = nullptr;
+    QDockWidget *m_optimizerDock = nullptr;
+    QDockWidget *m_gradcheckDock = nullptr;
     std::vector<std::function<void()>> m_deferred;
 };
 

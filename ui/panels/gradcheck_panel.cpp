@@ -33,6 +33,20 @@ QString elementName(const std::string &name, std::int64_t flat, const core::Shap
     return QStringLiteral("%1[%2]").arg(QString::fromStdString(name), parts.join(QStringLiteral(", ")));
 }
 
+// Item data of an input chooser: the element, as {file, path}.
+constexpr int kBindingRole = Qt::UserRole + 1;
+
+QStringList bindingKey(const ElementRef &element) { return {element.file, element.path}; }
+
+// "x = /x (inst.h5), w = /w (other.h5)": what a result was computed on.
+QString describeInputs(const QMap<QString, ElementRef> &inputs)
+{
+    QStringList parts;
+    for (auto it = inputs.begin(); it != inputs.end(); ++it)
+        parts << QStringLiteral("%1 = %2 (%3)").arg(it.key(), it.value().path, QFileInfo(it.value().file).fileName());
+    return parts.join(QStringLiteral(", "));
+}
+
 core::DenseTensor<double> matrix(std::int64_t rows, std::int64_t cols, std::vector<double> values)
 {
     core::DenseTensor<double> m{{rows, cols}, {}};
@@ -103,8 +117,14 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
 
     connect(m_expression, &QLineEdit::textChanged, this, &GradcheckPanel::checkExpression);
     connect(run, &QPushButton::clicked, this, [this] {
-        if (expressionError().isEmpty())
-            emit runRequested(request());
+        if (!expressionError().isEmpty())
+            return showFailure(tr("the expression does not parse"));
+        if (const auto unbound = unboundInputs(); !unbound.isEmpty())
+            return showFailure(unbound);
+        const auto r = request();
+        // The old verdict goes: what is on screen is this run's, pending until it lands.
+        showVerdict(tr("Checking %1 on %2…").arg(r.expression, describeInputs(r.inputs)), QString());
+        emit runRequested(r);
     });
     connect(m_input, &QComboBox::currentIndexChanged, this, &GradcheckPanel::showInput);
     connect(document, &TensorDocument::gradcheckRunChanged, this, &GradcheckPanel::showRun);
@@ -149,46 +169,79 @@ void GradcheckPanel::checkExpression()
         m_error->setText(column > 0 ? QStringLiteral("%1\n%2^\n%3").arg(source, QString(column - 1, QLatin1Char(' ')), message)
                                     : message);
     }
-    // One chooser per input name, keeping what was chosen.
-    QMap<QString, ElementRef> chosen;
-    for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it)
-        if (it.value()->currentIndex() >= 0)
-            chosen[it.key()] = m_elements.value(it.value()->currentIndex());
+    // One chooser per input name, each bound to an element by file and path (never by its
+    // position in the list, which changes as files open and the shown tensor changes).
     while (m_inputsForm->rowCount() > 0)
         m_inputsForm->removeRow(0);
     m_inputChoosers.clear();
     for (const auto &name : names) {
+        if (!m_bindings.contains(name))
+            if (const auto binding = defaultFor(name))
+                m_bindings[name] = *binding;
         auto *chooser = new QComboBox;
         chooser->setObjectName(QStringLiteral("gradcheck.input.") + name);
         for (const auto &element : m_elements)
-            chooser->addItem(element.file == m_currentFile
-                                 ? element.path
-                                 : QStringLiteral("%1:%2").arg(QFileInfo(element.file).fileName(), element.path));
-        chooser->setCurrentIndex(chosen.contains(name) ? static_cast<int>(m_elements.indexOf(chosen[name])) : defaultFor(name));
+            addElementItem(chooser, element, QString());
+        if (m_bindings.contains(name)) {
+            const auto &binding = m_bindings[name];
+            if (!m_elements.contains(binding)) // its file was closed: kept, and Check refuses it
+                addElementItem(chooser, binding, tr(" (not open)"));
+            chooser->setCurrentIndex(chooser->findData(bindingKey(binding), kBindingRole));
+        }
         chooser->setToolTip(tr("Tensors of every open file; the shown tensor's file by path alone"));
+        connect(chooser, &QComboBox::activated, this, [this, name, chooser](int index) {
+            const auto key = chooser->itemData(index, kBindingRole).toStringList();
+            if (key.size() == 2)
+                m_bindings[name] = ElementRef{key[0], key[1]};
+        });
         m_inputsForm->addRow(name, chooser);
         m_inputChoosers[name] = chooser;
     }
 }
 
+void GradcheckPanel::addElementItem(QComboBox *chooser, const ElementRef &element, const QString &suffix) const
+{
+    const QString text = element.file == m_currentFile
+                             ? element.path
+                             : QStringLiteral("%1:%2").arg(QFileInfo(element.file).fileName(), element.path);
+    chooser->addItem(text + suffix);
+    chooser->setItemData(chooser->count() - 1, bindingKey(element), kBindingRole);
+    chooser->setItemData(chooser->count() - 1, QStringLiteral("%1:%2").arg(element.file, element.path), Qt::ToolTipRole);
+}
+
 void GradcheckPanel::setRequest(const GradcheckPanelRequest &r)
 {
-    m_expression->setText(r.expression); // rebuilds the input choosers
     for (auto it = r.inputs.begin(); it != r.inputs.end(); ++it)
-        if (auto *chooser = m_inputChoosers.value(it.key()); chooser && m_elements.contains(it.value()))
-            chooser->setCurrentIndex(static_cast<int>(m_elements.indexOf(it.value())));
+        m_bindings[it.key()] = it.value();
+    m_expression->setText(r.expression);
+    checkExpression(); // rebuilds the input choosers on the bindings
     m_masked->setChecked(r.options.masked);
     m_fast->setChecked(r.options.fast);
     m_eps->setValue(r.options.eps);
 }
 
-int GradcheckPanel::defaultFor(const QString &name) const
+std::optional<ElementRef> GradcheckPanel::defaultFor(const QString &name) const
 {
     // m_elements lists the shown tensor's file first: its "/x" wins over another file's.
-    for (int i = 0; i < m_elements.size(); ++i)
-        if (m_elements[i].path == QStringLiteral("/") + name)
-            return i;
-    return m_elements.isEmpty() ? -1 : 0;
+    for (const auto &element : m_elements)
+        if (element.path == QStringLiteral("/") + name)
+            return element;
+    if (m_elements.isEmpty())
+        return std::nullopt;
+    return m_elements.first();
+}
+
+QString GradcheckPanel::unboundInputs() const
+{
+    QStringList problems;
+    for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it) {
+        if (!m_bindings.contains(it.key()))
+            problems << tr("%1 is bound to no tensor (open a file)").arg(it.key());
+        else if (!m_elements.contains(m_bindings[it.key()]))
+            problems << tr("%1 is bound to %2:%3, which is not open")
+                            .arg(it.key(), QFileInfo(m_bindings[it.key()].file).fileName(), m_bindings[it.key()].path);
+    }
+    return problems.join(QStringLiteral("; "));
 }
 
 GradcheckPanelRequest GradcheckPanel::request() const
@@ -196,8 +249,8 @@ GradcheckPanelRequest GradcheckPanel::request() const
     GradcheckPanelRequest r;
     r.expression = m_expression->text();
     for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it)
-        if (it.value()->currentIndex() >= 0)
-            r.inputs[it.key()] = m_elements.value(it.value()->currentIndex());
+        if (m_bindings.contains(it.key()))
+            r.inputs[it.key()] = m_bindings[it.key()];
     r.options.masked = m_masked->isChecked();
     r.options.fast = m_fast->isChecked();
     r.options.eps = m_eps->value();
@@ -215,18 +268,37 @@ void GradcheckPanel::showRun()
                 m_input->addItem(QString::fromStdString(input.name));
     }
     if (!run) {
-        m_verdict->setText(tr("Type an expression over the open files' tensors, then Check."));
+        showVerdict(tr("Type an expression over the open files' tensors, then Check."), QString());
     } else {
         const auto &o = run->report.options;
-        m_verdict->setText(tr("%1: %2 (%3, eps %4, atol %5, rtol %6)")
-                               .arg(run->expression, run->report.passed ? tr("PASSED") : tr("FAILED"),
-                                    o.masked ? tr("masked") : tr("non-masked"))
-                               .arg(o.eps)
-                               .arg(o.atol)
-                               .arg(o.rtol));
-        m_verdict->setStyleSheet(run->report.passed ? QStringLiteral("color: #1b5e20") : QStringLiteral("color: #b00020"));
+        showVerdict(tr("%1 on %2: %3 (%4, eps %5, atol %6, rtol %7)")
+                        .arg(run->expression, describeInputs(run->inputs), run->report.passed ? tr("PASSED") : tr("FAILED"),
+                             o.masked ? tr("masked") : tr("non-masked"))
+                        .arg(o.eps)
+                        .arg(o.atol)
+                        .arg(o.rtol),
+                    run->report.passed ? QStringLiteral("#1b5e20") : QStringLiteral("#b00020"));
     }
     showInput();
+}
+
+void GradcheckPanel::showVerdict(const QString &text, const QString &colour)
+{
+    m_verdict->setText(text);
+    m_verdict->setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("color: %1").arg(colour));
+}
+
+void GradcheckPanel::showFailure(const QString &error)
+{
+    // An older verdict must not stay beside this error: the views are cleared too.
+    showVerdict(tr("Check did not run: %1").arg(error), QStringLiteral("#b00020"));
+    m_findings->clear();
+    {
+        const QSignalBlocker blocker(m_input);
+        m_input->clear();
+    }
+    for (auto *view : {m_numerical, m_analytical, m_difference})
+        view->showMessage(tr("No result: the check did not run"));
 }
 
 void GradcheckPanel::showInput()

@@ -1,7 +1,8 @@
 #pragma once
 // GradcheckPanel: an expression over tensors of the open files, checked as it is typed (a
 // syntax error is shown with a caret under its column), one input chooser per name it uses
-// (the shown tensor's file first, as "/path"; other open files as "file.h5:/path"),
+// (the shown tensor's file first, as "/path"; other open files as "file.h5:/path"), bound by
+// file and path so a binding survives files opening and closing and the shown tensor changing,
 // masked and fast toggles and eps. Run becomes a GradcheckPanelRequest the main window runs
 // as a background job (core::gradcheckFile, as `sparsity gradcheck`); the result lands in the
 // document (undoable) and the panel shows it: verdict, numerical / analytical / difference
@@ -12,6 +13,7 @@
 #include <QMap>
 #include <QStringList>
 #include <QWidget>
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -47,6 +49,12 @@ public:
     void setRequest(const GradcheckPanelRequest &request);
     // The syntax check's message: empty when the expression parses.
     QString expressionError() const;
+    // Why Check cannot run as bound (an input bound to nothing or to a file not open); empty
+    // when it can.
+    QString unboundInputs() const;
+    // A run that failed or was refused: said in the panel, any older verdict and Jacobians gone.
+    void showFailure(const QString &error);
+    QLabel *verdict() const { return m_verdict; }
     QListWidget *findings() const { return m_findings; }
     MatrixView *numericalView() const { return m_numerical; }
     MatrixView *analyticalView() const { return m_analytical; }
@@ -59,7 +67,9 @@ private:
     void checkExpression();
     // The element an input name binds to until one is chosen: "/name" of the shown tensor's
     // file, else of another open file, else the first element.
-    int defaultFor(const QString &name) const;
+    std::optional<ElementRef> defaultFor(const QString &name) const;
+    void addElementItem(QComboBox *chooser, const ElementRef &element, const QString &suffix) const;
+    void showVerdict(const QString &text, const QString &colour);
     void showRun();
     void showInput();
 
@@ -71,6 +81,9 @@ private:
     QWidget *m_inputsBox;
     QFormLayout *m_inputsForm;
     QMap<QString, QComboBox *> m_inputChoosers;
+    // name -> the element the user chose (or the default it first got); kept while the
+    // expression changes and files open and close.
+    QMap<QString, ElementRef> m_bindings;
     QCheckBox *m_masked, *m_fast;
     QDoubleSpinBox *m_eps;
     QLabel *m_verdict;

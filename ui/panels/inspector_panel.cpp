@@ -76,8 +76,9 @@ void InspectorPanel::showElement()
     }
     const auto k = static_cast<std::size_t>(*element);
     m_coordinates->setText(coordinatesOf(*element, values.shape, m_document->source().firstRow));
-    m_value->setText(QString::number(values.values[k], 'g', 8));
     const bool specified = !m_document->specified() || (*m_document->specified())[k];
+    // An unspecified element has no value (its stored 0 is a placeholder, not data).
+    m_value->setText(specified ? QString::number(values.values[k], 'g', 8) : tr("unspecified"));
     m_specified->setText(specified ? QStringLiteral("1") : tr("0 (unspecified)"));
     if (!m_document->sparsifier())
         m_preview->setText(tr("no recipe"));
@@ -123,8 +124,8 @@ void InspectorPanel::showSelection()
         m_selection->setText(tr("%1 elements, none specified").arg(m_document->selectedCount()));
         return;
     }
-    m_selection->setText(tr("%1 elements: sum %2, mean %3, min %4, max %5")
-                             .arg(count)
+    m_selection->setText((count == 1 ? tr("1 element: sum %2, mean %3, min %4, max %5")
+                                     : tr("%1 elements: sum %2, mean %3, min %4, max %5").arg(count))
                              .arg(sum, 0, 'g', 6)
                              .arg(sum / static_cast<double>(count), 0, 'g', 6)
                              .arg(lo, 0, 'g', 6)

@@ -52,7 +52,10 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_rule = new QComboBox;
     m_rule->setObjectName(QStringLiteral("optimizer.rule"));
     m_rule->addItems({QStringLiteral("torch"), QStringLiteral("mxnet")});
+    // The device choice lives in the main window's toolbar (deviceChooser()), which takes
+    // ownership; a panel on its own deletes it.
     m_device = new QComboBox;
+    m_device->setToolTip(tr("Device the Optimizer runs on"));
     m_device->setObjectName(QStringLiteral("optimizer.device"));
     m_device->addItem(QStringLiteral("cpu"));
     // CUDA is offered only where a device is present (core::deviceStatus probes once).
@@ -78,6 +81,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_run->setObjectName(QStringLiteral("optimizer.run"));
     m_run->setToolTip(tr("Run the steps on the tensor shown, once per chosen semantics, in the background"));
     m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("optimizer.summary"));
     m_summary->setWordWrap(true);
 
     auto *semantics = new QHBoxLayout;
@@ -86,7 +90,6 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     auto *form = new QFormLayout;
     form->addRow(tr("Optimizer"), m_optimizer);
     form->addRow(tr("Rule"), m_rule);
-    form->addRow(tr("Device"), m_device);
     form->addRow(tr("Learning rate"), m_lr);
     form->addRow(tr("Weight decay"), m_weightDecay);
     form->addRow(tr("Momentum"), m_momentum);
@@ -119,6 +122,13 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     layout->addWidget(m_run);
     layout->addWidget(results, 1);
 
+    connect(m_gradients, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
+        m_ticked.removeAll(item->text());
+        if (item->checkState() == Qt::Checked)
+            m_ticked << item->text();
+    });
+    connect(m_mask, &QComboBox::currentIndexChanged, this,
+            [this](int index) { m_maskChoice = index > 0 ? m_mask->currentText() : QString(); });
     connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
     connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
@@ -126,23 +136,36 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     showRun();
 }
 
+OptimizerPanel::~OptimizerPanel()
+{
+    if (m_device && !m_device->parent())
+        delete m_device.data();
+}
+
 void OptimizerPanel::setElements(const QStringList &elements)
 {
-    QStringList checked;
-    for (int row = 0; row < m_gradients->count(); ++row)
-        if (m_gradients->item(row)->checkState() == Qt::Checked)
-            checked << m_gradients->item(row)->text();
-    m_gradients->clear();
-    for (const auto &element : elements) {
-        auto *item = new QListWidgetItem(element, m_gradients);
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(checked.contains(element) ? Qt::Checked : Qt::Unchecked);
+    // The ticks and the mask are the user's: they outlive a list without them (a file row or
+    // another file selected for a moment) and come back with it.
+    {
+        const QSignalBlocker blocker(m_gradients);
+        m_gradients->clear();
+        for (const auto &element : elements) {
+            auto *item = new QListWidgetItem(element, m_gradients);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            item->setCheckState(m_ticked.contains(element) ? Qt::Checked : Qt::Unchecked);
+        }
     }
-    const QString mask = m_mask->currentText();
+    const QSignalBlocker blocker(m_mask);
     m_mask->clear();
     m_mask->addItem(tr("(none)"));
     m_mask->addItems(elements);
-    m_mask->setCurrentText(mask);
+    m_mask->setCurrentIndex(std::max(m_mask->findText(m_maskChoice), 0));
+}
+
+void OptimizerPanel::showFailure(const QString &error)
+{
+    m_summary->setText(tr("Run did not happen: %1").arg(error));
+    m_summary->setStyleSheet(QStringLiteral("color: #b00020"));
 }
 
 OptimizerRequest OptimizerPanel::request() const
@@ -164,8 +187,9 @@ OptimizerRequest OptimizerPanel::request() const
     for (int row = 0; row < m_gradients->count(); ++row)
         if (m_gradients->item(row)->checkState() == Qt::Checked)
             r.gradients << m_gradients->item(row)->text();
-    if (m_mask->currentIndex() > 0)
-        r.mask = m_mask->currentText();
+    if (m_gradients->count() == 0) // nothing listed right now: the ticks as they stand
+        r.gradients = m_ticked;
+    r.mask = m_maskChoice;
     r.device = m_device->currentText() == QStringLiteral("cuda") ? core::Device::Cuda : core::Device::Cpu;
     return r;
 }
@@ -184,6 +208,8 @@ void OptimizerPanel::setRequest(const OptimizerRequest &r)
     m_dense->setChecked(has(core::Semantics::Dense));
     m_lazy->setChecked(has(core::Semantics::Lazy));
     m_masked->setChecked(has(core::Semantics::Masked));
+    m_ticked = r.gradients;
+    m_maskChoice = r.mask;
     for (int row = 0; row < m_gradients->count(); ++row)
         m_gradients->item(row)->setCheckState(r.gradients.contains(m_gradients->item(row)->text()) ? Qt::Checked : Qt::Unchecked);
     m_mask->setCurrentIndex(std::max(m_mask->findText(r.mask), 0));
@@ -213,6 +239,7 @@ void OptimizerPanel::showRun()
         }
     }
     m_summary->setText(run ? run->description : tr("Choose gradients and semantics, then Run."));
+    m_summary->setStyleSheet(QString());
     showChosenView();
 }
 

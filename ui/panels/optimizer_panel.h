@@ -7,6 +7,8 @@
 #include "core/device/device.h"
 #include "core/optim/optimizer_options.h"
 
+#include <QComboBox>
+#include <QPointer>
 #include <QStringList>
 #include <QWidget>
 #include <vector>
@@ -40,6 +42,7 @@ class OptimizerPanel : public QWidget {
 
 public:
     explicit OptimizerPanel(TensorDocument *document, QWidget *parent = nullptr);
+    ~OptimizerPanel() override;
 
     // The elements of the document's file the gradients and the mask are chosen from.
     void setElements(const QStringList &elements);
@@ -49,6 +52,10 @@ public:
     void setRequest(const OptimizerRequest &request);
     DivergenceModel *divergenceModel() const { return m_divergence; }
     MatrixView *matrixView() const { return m_matrix; }
+    // The device the runs use (cpu, cuda where present), for the main window's toolbar.
+    QComboBox *deviceChooser() const { return m_device.data(); }
+    // A run that was refused or failed: said in the panel.
+    void showFailure(const QString &error);
 
 signals:
     void runRequested(const sparsity::ui::OptimizerRequest &request);
@@ -58,7 +65,8 @@ private:
     void showChosenView();
 
     TensorDocument *m_document;
-    QComboBox *m_optimizer, *m_rule, *m_device, *m_mask, *m_view;
+    QComboBox *m_optimizer, *m_rule, *m_mask, *m_view;
+    QPointer<QComboBox> m_device;
     QDoubleSpinBox *m_lr, *m_weightDecay, *m_momentum;
     QCheckBox *m_dense, *m_lazy, *m_masked;
     QListWidget *m_gradients;
@@ -67,6 +75,8 @@ private:
     DivergenceModel *m_divergence;
     QTableView *m_divergenceView;
     MatrixView *m_matrix;
+    QStringList m_ticked; // gradients ticked, listed or not, in the order ticked
+    QString m_maskChoice; // empty: none
 };
 
 } // namespace sparsity::ui

@@ -314,7 +314,10 @@ void SparsifierPanel::showDocument()
     else if (!m_document->hasTensor())
         m_status->setText(tr("Select a tensor to preview the recipe."));
     else
-        m_status->setText(tr("→ %1% pruned").arg(100.0 * m_document->prunedFraction(), 0, 'f', 1));
+        m_status->setText(
+            tr("→ %1% pruned%2")
+                .arg(100.0 * m_document->prunedFraction(), 0, 'f', 1)
+                .arg(m_document->coverage().isEmpty() ? QString() : tr(" of the loaded %1").arg(m_document->coverage())));
     m_apply->setEnabled(m_document->hasPreview());
 }
 

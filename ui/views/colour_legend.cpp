@@ -3,10 +3,11 @@
 #include <QLinearGradient>
 #include <QPainter>
 #include <QPalette>
+#include <tuple>
 
 namespace sparsity::ui {
 
-void drawColourLegend(QPainter &painter, const QRect &bar, const HeatmapImage &heatmap, const QPalette &palette)
+int drawColourLegend(QPainter &painter, const QRect &bar, const HeatmapImage &heatmap, const QPalette &palette)
 {
     QLinearGradient gradient(bar.topLeft(), bar.bottomLeft());
     gradient.setColorAt(0.0, divergingColour(1.0, 1.0));
@@ -22,6 +23,18 @@ void drawColourLegend(QPainter &painter, const QRect &bar, const HeatmapImage &h
     painter.drawText(bar.right() + 4, bar.top() + ascent, (saturated ? QStringLiteral("≥") : QString()) + label(heatmap.maxAbs));
     painter.drawText(bar.right() + 4, bar.center().y() + ascent / 2, QStringLiteral("0"));
     painter.drawText(bar.right() + 4, bar.bottom(), (saturated ? QStringLiteral("≤") : QString()) + label(-heatmap.maxAbs));
+    int y = bar.bottom() + 8;
+    for (const auto &[present, colour, text] : {std::tuple{heatmap.hasNaN, kNaNColour, QStringLiteral("NaN")},
+                                                std::tuple{heatmap.hasPosInf, kPosInfColour, QStringLiteral("+Inf")},
+                                                std::tuple{heatmap.hasNegInf, kNegInfColour, QStringLiteral("−Inf")}}) {
+        if (!present)
+            continue;
+        const QRect swatch(bar.left(), y, bar.width(), 14);
+        painter.fillRect(swatch, QColor::fromRgb(colour));
+        painter.drawText(swatch.right() + 4, swatch.bottom() - 1, text);
+        y += 18;
+    }
+    return y;
 }
 
 } // namespace sparsity::ui

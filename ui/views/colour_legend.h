@@ -1,6 +1,6 @@
 #pragma once
 // The colour-scale legend every heatmap draws beside its image: the diverging bar with its
-// top, zero and bottom values (≥/≤ when the scale saturates).
+// top, zero and bottom values (≥/≤ when the scale saturates), and NaN / ±Inf swatches.
 #include "ui/views/heatmap_image.h"
 
 class QPainter;
@@ -9,7 +9,9 @@ class QRect;
 
 namespace sparsity::ui {
 
-// Draws the bar in `bar` (its labels go to the right of it) in the widget's `palette`.
-void drawColourLegend(QPainter &painter, const QRect &bar, const HeatmapImage &heatmap, const QPalette &palette);
+// Draws the bar in `bar` (its labels go to the right of it) in the widget's `palette`, and
+// below it a swatch for each of NaN, +Inf and -Inf the heatmap has. Returns the y below
+// what it drew.
+int drawColourLegend(QPainter &painter, const QRect &bar, const HeatmapImage &heatmap, const QPalette &palette);
 
 } // namespace sparsity::ui

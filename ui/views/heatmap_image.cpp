@@ -35,8 +35,10 @@ const std::array<QRgb, 2 * kStepsPerUnit + 1> &colourTable()
 
 QRgb colourOf(double value, double maxAbs)
 {
-    if (!std::isfinite(value))
-        return qRgb(255, 0, 255); // NaN/Inf stand out in magenta
+    if (std::isnan(value))
+        return kNaNColour;
+    if (std::isinf(value))
+        return value > 0 ? kPosInfColour : kNegInfColour;
     const double t = maxAbs > 0.0 ? std::clamp(value / maxAbs, -1.0, 1.0) : 0.0;
     return colourTable()[static_cast<std::size_t>((t + 1.0) * kStepsPerUnit + 0.5)];
 }
@@ -88,6 +90,11 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
                 line[c] = kPrunedColour;
             else
                 line[c] = colourOf(values.values[k], result.maxAbs);
+            if (const double v = values.values[k]; !std::isfinite(v) && (!specified || (*specified)[k])) {
+                result.hasNaN |= std::isnan(v);
+                result.hasPosInf |= v > 0 && std::isinf(v);
+                result.hasNegInf |= v < 0 && std::isinf(v);
+            }
         }
     }
     return result;
@@ -143,15 +150,24 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size)
             const int c1 = std::max(c0 + 1, from.left() + (x + 1) * from.width() / width);
             QRgb pick = qRgb(255, 255, 255);
             int farthest = -1;
+            int pruned = 0;
             for (int r = r0; r < r1; ++r) {
                 const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(r));
-                for (int c = c0; c < c1; ++c)
+                for (int c = c0; c < c1; ++c) {
+                    pruned += (line[c] | 0xff000000) == kPrunedColour;
                     if (const int d = strength(line[c]); d > farthest) {
                         farthest = d;
                         pick = line[c];
                     }
+                }
             }
-            out[x] = pick;
+            // The block's pruned fraction darkens its kept colour in proportion, so 2:4 (half
+            // pruned) reads as half dark at any zoom instead of untouched.
+            const double f = static_cast<double>(pruned) / static_cast<double>((r1 - r0) * (c1 - c0));
+            const auto mix = [f](int kept, int dark) { return static_cast<int>(std::lround(kept + f * (dark - kept))); };
+            out[x] = pruned == 0 ? pick
+                                 : qRgb(mix(qRed(pick), qRed(kPrunedColour)), mix(qGreen(pick), qGreen(kPrunedColour)),
+                                        mix(qBlue(pick), qBlue(kPrunedColour)));
         }
     }
     return pooled;

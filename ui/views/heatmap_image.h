@@ -17,9 +17,15 @@ struct HeatmapImage {
     QImage image;        // one pixel per element
     double maxAbs = 0.0; // the value that maps to full colour
     double trueMaxAbs = 0.0;
+    // Which non-finite values it has (specified ones), for the legend's entries.
+    bool hasNaN = false, hasPosInf = false, hasNegInf = false;
 };
 
 inline constexpr QRgb kPrunedColour = 0xff2b2b2b;
+// Non-finite values, each its own colour, none on the diverging scale.
+inline constexpr QRgb kNaNColour = 0xffff00ff;    // magenta
+inline constexpr QRgb kPosInfColour = 0xffffd700; // gold: beyond the reds
+inline constexpr QRgb kNegInfColour = 0xff00c8c8; // cyan: beyond the blues
 // A selection is drawn as a wash over the heatmap: selected elements clear, the rest whitened.
 inline constexpr QRgb kSelectedWash = qRgba(0, 0, 0, 0);
 inline constexpr QRgb kUnselectedWash = qRgba(255, 255, 255, 170);
@@ -55,7 +61,8 @@ QImage renderMaxAbsPooled(const core::DenseTensor<double> &values, double maxAbs
 // The part `source` (in pixels) of a rendered heatmap shrunk to `size`: each pixel shows the
 // most coloured pixel of its block (the strongest value kept), or the darkest when none has
 // a colour (pruned, unspecified), so single elements stay visible when thousands of rows
-// share a screen row.
+// share a screen row; darkened towards kPrunedColour by the block's pruned fraction, so
+// pruning stays visible too.
 QImage poolImage(const QImage &image, const QRect &source, QSize size);
 
 } // namespace sparsity::ui

@@ -20,7 +20,7 @@ constexpr int kBins = 64;
 
 HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChartView(parent), m_document(document)
 {
-    setMinimumSize(240, 160);
+    setMinimumSize(200, 120);
     auto *chart = new QChart;
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_counts = new QLineSeries(chart);
@@ -130,8 +130,13 @@ QString HistogramView::titleText() const
         return tr("Press and drag to preview a threshold");
     if (!m_document->hasPreview())
         return tr("%1 does not fit this tensor").arg(describeSparsifier(*sparsifier));
-    // Plain text only: the chart title is rich text, where '<' would open a tag.
-    return tr("%1: %2% pruned").arg(describeSparsifier(*sparsifier)).arg(100.0 * m_document->prunedFraction(), 0, 'f', 1);
+    // Plain text only: the chart title is rich text, where '<' would open a tag. A table
+    // loaded a window at a time says which rows the percentage covers.
+    const QString rows = m_document->coverage();
+    return tr("%1: %2% pruned%3")
+        .arg(describeSparsifier(*sparsifier))
+        .arg(100.0 * m_document->prunedFraction(), 0, 'f', 1)
+        .arg(rows.isEmpty() ? QString() : tr(" (%1)").arg(rows));
 }
 
 double HistogramView::valueAt(const QPoint &position) const

@@ -14,7 +14,7 @@ namespace sparsity::ui {
 
 TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
 {
-    setMinimumSize(320, 240);
+    setMinimumSize(240, 160);
     setAutoFillBackground(true);
     connect(document, &TensorDocument::tensorChanged, this, [this] {
         m_tensorScale.reset();
@@ -28,10 +28,37 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
     showMessage(tr("Select a tensor in the Files panel to preview it."));
 }
 
+QString TensorPreview::nothingToDraw() const
+{
+    const auto &values = m_document->values();
+    const auto shape = QString::fromStdString(core::shapeToString(values.shape));
+    if (values.values.empty())
+        return tr("%1 is empty (shape %2): it has no elements to draw.").arg(m_document->title(), shape);
+    if (values.shape.empty())
+        return tr("%1 is a scalar (0-d): %2").arg(m_document->title()).arg(values.values[0], 0, 'g', 8);
+    const auto *specified = m_document->specified();
+    std::int64_t finite = 0, specifiedCount = 0;
+    for (std::size_t k = 0; k < values.values.size(); ++k)
+        if (!specified || (*specified)[k]) {
+            ++specifiedCount;
+            finite += std::isfinite(values.values[k]);
+        }
+    if (specifiedCount == 0)
+        return tr("%1 (shape %2): none of its elements is specified.").arg(m_document->title(), shape);
+    if (finite == 0)
+        return tr("%1 (shape %2): none of its %3 specified elements is a finite number (all NaN or ±Inf).")
+            .arg(m_document->title(), shape)
+            .arg(specifiedCount);
+    return {};
+}
+
 void TensorPreview::render()
 {
     if (!m_document->hasTensor())
         return;
+    // A message instead of a plot with nothing on it.
+    if (const auto nothing = nothingToDraw(); !nothing.isEmpty())
+        return showMessage(nothing);
     const auto &values = m_document->values();
     const QSize before = m_heatmap.image.size();
     const core::Mask *pruned = m_document->hasPreview() ? &m_document->pruned() : nullptr;
@@ -74,7 +101,9 @@ void TensorPreview::renderSelection()
 {
     m_selectionWash = {};
     const auto &selected = m_document->selected();
-    if (!selected.empty() && !m_heatmap.image.isNull()) {
+    // One element (a plain click) is outlined, not washed: washing out the whole map for one
+    // element hides the picture the user clicked on.
+    if (!selected.empty() && !m_heatmap.image.isNull() && m_document->selectedCount() > 1) {
         // Unselected elements are washed towards white so the selection stands out in colour.
         m_selectionWash = QImage(m_heatmap.image.size(), QImage::Format_ARGB32);
         const int cols = m_heatmap.image.width();
@@ -159,6 +188,8 @@ void TensorPreview::wheelEvent(QWheelEvent *event)
     zoomAt(event->position().toPoint(), std::pow(2.0, event->angleDelta().y() / 240.0)); // a notch: x1.33
     event->accept();
 }
+
+void TensorPreview::zoomBy(double factor) { zoomAt(imageArea().center(), factor); }
 
 void TensorPreview::keyPressEvent(QKeyEvent *event)
 {
@@ -286,13 +317,27 @@ void TensorPreview::paintEvent(QPaintEvent *)
     }
     if (!m_selectionWash.isNull())
         painter.drawImage(target, m_selectionWash, m_view);
+    if (const auto &s = m_document->selection();
+        m_document->selectedCount() == 1 && s.kind == ElementSelection::Kind::Rectangle && s.row0 == s.row1) {
+        const double w = static_cast<double>(target.width()) / m_view.width();
+        const double h = static_cast<double>(target.height()) / m_view.height();
+        const QRectF cell(target.left() + (static_cast<double>(s.col0) - m_view.x()) * w,
+                          target.top() + (static_cast<double>(s.row0) - m_view.y()) * h, std::max(w, 3.0), std::max(h, 3.0));
+        painter.save();
+        painter.setClipRect(target);
+        painter.setPen(QPen(Qt::black, 2));
+        painter.drawRect(cell.adjusted(-1, -1, 1, 1));
+        painter.setPen(QPen(Qt::white, 1));
+        painter.drawRect(cell.adjusted(-2.5, -2.5, 2.5, 2.5));
+        painter.restore();
+    }
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(target.adjusted(0, 0, -1, -1));
 
     const QRect bar(area.right() + margin, area.top(), 16, std::min(area.height(), 200));
-    drawColourLegend(painter, bar, m_heatmap, palette());
+    const int below = drawColourLegend(painter, bar, m_heatmap, palette());
     if (m_document->hasPreview()) {
-        const QRect swatch(bar.left(), bar.bottom() + 2 * margin, 16, 16);
+        const QRect swatch(bar.left(), below + margin, 16, 16);
         painter.fillRect(swatch, QColor::fromRgb(kPrunedColour));
         painter.drawText(swatch.right() + 4, swatch.bottom() - 2, tr("pruned"));
     }

@@ -2,7 +2,7 @@
 // TensorPreview: the document's tensor (its loaded rows) as a heatmap scaled to the widget,
 // with a title line and a colour legend; elements the sparsifier preview prunes are drawn
 // dark, unselected elements are washed out while a selection exists. The mouse hovers
-// elements (the Inspector shows them) and selects: drag for a rectangle of elements,
+// elements (the Inspector shows them) and selects: a click one element (outlined), drag for a rectangle of elements,
 // Shift+drag for whole rows, a click outside the image clears. The wheel zooms about the
 // mouse, a right or middle drag pans, + and - zoom, Home shows everything. It repaints on the
 // document's signals and holds no data of its own beyond the rendered images.
@@ -23,6 +23,8 @@ public:
 
     // Shows `message` instead of a tensor (nothing selected, a read error).
     void showMessage(const QString &message);
+    // What is shown instead of a tensor (empty while one is drawn).
+    const QString &message() const { return m_message; }
     const QImage &image() const { return m_heatmap.image; }
     // One pixel per element: transparent where selected, a white wash elsewhere; null
     // without a selection.
@@ -35,6 +37,7 @@ public:
     // The part of the element grid shown, in element units (x = column, y = row).
     const QRectF &view() const { return m_view; }
     void zoomAt(const QPoint &position, double factor);
+    void zoomBy(double factor); // about the centre (View > Zoom In / Out)
     void resetView();
 
 protected:
@@ -48,6 +51,9 @@ protected:
 
 private:
     void render();
+    // Why the document's tensor has nothing to draw (no elements, 0-d, no finite value);
+    // empty when it has.
+    QString nothingToDraw() const;
     void renderSelection();
     QRect imageArea() const;
     void selectTo(const QPoint &element, bool wholeRows);

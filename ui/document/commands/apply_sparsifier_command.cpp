@@ -4,25 +4,15 @@
 
 namespace sparsity::ui {
 
-ApplySparsifierCommand::ApplySparsifierCommand(TensorDocument *document,
-                                               core::Tensor before,
-                                               core::Tensor after,
-                                               SparsifierApplication application)
-    : m_document(document), m_before(std::move(before)), m_after(std::move(after)), m_application(std::move(application))
+ApplySparsifierCommand::ApplySparsifierCommand(
+    TensorDocument *document, TensorSource source, TensorEdits before, TensorEdits after, const QString &recipe)
+    : m_document(document), m_source(std::move(source)), m_before(std::move(before)), m_after(std::move(after))
 {
-    setText(QCoreApplication::translate("ApplySparsifierCommand", "Apply %1").arg(m_application.recipe));
+    setText(QCoreApplication::translate("ApplySparsifierCommand", "Apply %1 to %2").arg(recipe, m_source.elementPath));
 }
 
-void ApplySparsifierCommand::undo()
-{
-    m_document->setValues(m_before);
-    m_document->popApplication();
-}
+void ApplySparsifierCommand::undo() { m_document->setEdits(m_source, m_before); }
 
-void ApplySparsifierCommand::redo()
-{
-    m_document->setValues(m_after);
-    m_document->pushApplication(m_application);
-}
+void ApplySparsifierCommand::redo() { m_document->setEdits(m_source, m_after); }
 
 } // namespace sparsity::ui

@@ -1,7 +1,8 @@
 #pragma once
-// ApplySparsifierCommand: replaces the document's loaded values by their sparsified version
-// and adds a row to the report; undo puts the original values back exactly.
-#include "core/tensor/tensor.h"
+// ApplySparsifierCommand: replaces a tensor's loaded values by their sparsified version and
+// adds a row to its report; undo puts the original values back exactly. The command names
+// its tensor: undone or redone while another tensor is shown, it changes that tensor's kept
+// edits and has it shown again.
 #include "ui/document/tensor_document.h"
 
 #include <QUndoCommand>
@@ -10,15 +11,16 @@ namespace sparsity::ui {
 
 class ApplySparsifierCommand : public QUndoCommand {
 public:
-    ApplySparsifierCommand(TensorDocument *document, core::Tensor before, core::Tensor after, SparsifierApplication application);
+    ApplySparsifierCommand(
+        TensorDocument *document, TensorSource source, TensorEdits before, TensorEdits after, const QString &recipe);
 
     void undo() override;
     void redo() override;
 
 private:
     TensorDocument *m_document;
-    core::Tensor m_before, m_after;
-    SparsifierApplication m_application;
+    TensorSource m_source;
+    TensorEdits m_before, m_after;
 };
 
 } // namespace sparsity::ui

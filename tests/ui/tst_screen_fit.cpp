@@ -1,0 +1,95 @@
+// The main window fits a 1280 x 720 screen (a title bar taken off): its minimum size, and
+// every dock's, with each panel raised in turn; docks shown side by side never overlap.
+#include "ui/mainwindow/main_window.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QTest>
+
+using sparsity::ui::MainWindow;
+
+namespace {
+
+const QSize kScreen(1280, 690); // 1280 x 720 less a title bar
+
+bool fits(const QSize &size) { return size.width() <= kScreen.width() && size.height() <= kScreen.height(); }
+
+QString describe(const QSize &size) { return QStringLiteral("%1 x %2").arg(size.width()).arg(size.height()); }
+
+} // namespace
+
+class TestScreenFit : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests-screen-fit")); }
+    void minimumSizeFitsWithEveryPanelRaised();
+    void menusRaiseOptimizerAndGradcheck();
+};
+
+static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+
+void TestScreenFit::minimumSizeFitsWithEveryPanelRaised()
+{
+    MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.show();
+    window.resize(kScreen);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const auto docks = window.findChildren<QDockWidget *>();
+    QVERIFY(docks.size() >= 6);
+    for (auto *raised : docks) {
+        raised->show();
+        raised->raise();
+        QCoreApplication::processEvents();
+        const QString context = QStringLiteral("with %1 raised").arg(raised->windowTitle());
+        QVERIFY2(fits(window.minimumSizeHint()), qPrintable(context + ": window minimum " + describe(window.minimumSizeHint())));
+        QVERIFY2(fits(window.minimumSize().expandedTo(window.minimumSizeHint())), qPrintable(context));
+        QVERIFY2(window.size().height() <= kScreen.height(), qPrintable(context + ": window " + describe(window.size())));
+        QVERIFY2(!raised->visibleRegion().isEmpty(), qPrintable(context + ": it is not visible"));
+        QVERIFY2(window.rect().contains(raised->geometry()), qPrintable(context + ": off the window"));
+        QList<QDockWidget *> shown;
+        for (auto *dock : docks)
+            if (!dock->visibleRegion().isEmpty())
+                shown << dock;
+        for (auto *dock : shown) {
+            QVERIFY2(fits(dock->minimumSizeHint()),
+                     qPrintable(context + ": " + dock->windowTitle() + " minimum " + describe(dock->minimumSizeHint())));
+            for (auto *other : shown)
+                if (other != dock)
+                    QVERIFY2(!dock->geometry().intersects(other->geometry()),
+                             qPrintable(context + ": " + dock->windowTitle() + " overlaps " + other->windowTitle()));
+        }
+    }
+}
+
+void TestScreenFit::menusRaiseOptimizerAndGradcheck()
+{
+    MainWindow window;
+    window.show();
+    window.resize(kScreen);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QList<std::pair<QString, QString>> menus{{QStringLiteral("action.optimize.show"), QStringLiteral("OptimizerDock")},
+                                                   {QStringLiteral("action.gradcheck.show"), QStringLiteral("GradcheckDock")}};
+    for (const auto &[actionName, dockName] : menus) {
+        auto *action = window.findChild<QAction *>(actionName);
+        QVERIFY2(action, qPrintable(actionName));
+        auto *dock = window.findChild<QDockWidget *>(dockName);
+        QVERIFY(dock);
+        window.findChild<QDockWidget *>(QStringLiteral("SparsifierDock"))->raise();
+        QCoreApplication::processEvents();
+        QVERIFY(dock->visibleRegion().isEmpty());
+        action->trigger();
+        QCoreApplication::processEvents();
+        QVERIFY2(!dock->visibleRegion().isEmpty(), qPrintable(dockName));
+    }
+    QCOMPARE(window.findChild<QAction *>(QStringLiteral("action.optimize.show"))->shortcut(),
+             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    QCOMPARE(window.findChild<QAction *>(QStringLiteral("action.gradcheck.show"))->shortcut(),
+             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+}
+
+QTEST_MAIN(TestScreenFit)
+#include "tst_screen_fit.moc"

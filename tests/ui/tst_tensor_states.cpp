@@ -1,0 +1,127 @@
+// The heatmap and the Inspector on the tensors that have little or nothing to draw: an empty
+// (0 x 5) one, a 0-d one, an all-NaN one and a 1 x 1 one; non-finite values with their own
+// colours and legend entries; unspecified elements read "unspecified", never "Value 0".
+#include "ui/document/tensor_document.h"
+#include "ui/panels/inspector_panel.h"
+#include "ui/views/heatmap_image.h"
+#include "ui/views/tensor_preview.h"
+
+#include <QTest>
+#include <cmath>
+#include <limits>
+
+namespace core = sparsity::core;
+namespace ui = sparsity::ui;
+
+namespace {
+
+core::Tensor dense(core::Shape shape, std::vector<double> values)
+{
+    core::DenseTensor<double> tensor{std::move(shape), {}};
+    tensor.values.assign(values.begin(), values.end());
+    return core::Tensor(core::Storage{std::move(tensor)});
+}
+
+} // namespace
+
+class TestTensorStates : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+    void emptyTensorSaysSo();
+    void scalarSaysItsValue();
+    void allNaNSaysSo();
+    void oneByOneIsDrawn();
+    void nonFiniteValuesHaveTheirOwnColours();
+    void unspecifiedReadsUnspecified();
+
+private:
+    ui::TensorDocument *m_document = nullptr;
+    ui::TensorPreview *m_preview = nullptr;
+    ui::InspectorPanel *m_inspector = nullptr;
+};
+
+void TestTensorStates::init()
+{
+    m_document = new ui::TensorDocument;
+    m_preview = new ui::TensorPreview(m_document);
+    m_inspector = new ui::InspectorPanel(m_document);
+    m_preview->resize(400, 300);
+}
+
+void TestTensorStates::cleanup()
+{
+    delete m_inspector;
+    delete m_preview;
+    delete m_document;
+}
+
+void TestTensorStates::emptyTensorSaysSo()
+{
+    m_document->setTensor(QStringLiteral("empty"), dense({0, 5}, {}), 0);
+    QVERIFY(m_preview->image().isNull());
+    QVERIFY2(m_preview->message().contains(QStringLiteral("[0, 5]")), qPrintable(m_preview->message()));
+    QVERIFY(m_preview->message().contains(QStringLiteral("no elements")));
+    QVERIFY(!m_preview->grab().isNull());
+}
+
+void TestTensorStates::scalarSaysItsValue()
+{
+    m_document->setTensor(QStringLiteral("scalar"), dense({}, {2.5}), 1);
+    QVERIFY(m_preview->image().isNull());
+    QVERIFY2(m_preview->message().contains(QStringLiteral("0-d")) && m_preview->message().contains(QStringLiteral("2.5")),
+             qPrintable(m_preview->message()));
+}
+
+void TestTensorStates::allNaNSaysSo()
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    m_document->setTensor(QStringLiteral("nan"), dense({2, 3}, std::vector<double>(6, nan)), 2);
+    QVERIFY(m_preview->image().isNull());
+    QVERIFY2(m_preview->message().contains(QStringLiteral("finite")), qPrintable(m_preview->message()));
+    // Another tensor afterwards is drawn again.
+    m_document->setTensor(QStringLiteral("ok"), dense({2, 3}, {1, 2, 3, 4, 5, 6}), 2);
+    QCOMPARE(m_preview->image().size(), QSize(3, 2));
+    QVERIFY(m_preview->message().isEmpty());
+}
+
+void TestTensorStates::oneByOneIsDrawn()
+{
+    m_document->setTensor(QStringLiteral("one"), dense({1, 1}, {-0.75}), 1);
+    QCOMPARE(m_preview->image().size(), QSize(1, 1));
+    QCOMPARE(m_preview->image().pixel(0, 0), ui::divergingColour(-0.75, 0.75).rgb());
+    m_document->setHover(0);
+    QVERIFY2(m_inspector->elementText().contains(QStringLiteral("-0.75")), qPrintable(m_inspector->elementText()));
+    m_document->setSelection(ui::ElementSelection::rectangle(0, 0, 0, 0));
+    QVERIFY2(m_inspector->selectionText().startsWith(QStringLiteral("1 element:")), qPrintable(m_inspector->selectionText()));
+}
+
+void TestTensorStates::nonFiniteValuesHaveTheirOwnColours()
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto heatmap = ui::renderHeatmap(core::DenseTensor<double>{{1, 4}, {std::nan(""), inf, -inf, 1.0}}, nullptr);
+    QCOMPARE(heatmap.image.pixel(0, 0), ui::kNaNColour);
+    QCOMPARE(heatmap.image.pixel(1, 0), ui::kPosInfColour);
+    QCOMPARE(heatmap.image.pixel(2, 0), ui::kNegInfColour);
+    QVERIFY(heatmap.hasNaN && heatmap.hasPosInf && heatmap.hasNegInf);
+    QCOMPARE(heatmap.maxAbs, 1.0); // the finite values set the scale
+    const auto finite = ui::renderHeatmap(core::DenseTensor<double>{{1, 2}, {1.0, -1.0}}, nullptr);
+    QVERIFY(!finite.hasNaN && !finite.hasPosInf && !finite.hasNegInf);
+}
+
+void TestTensorStates::unspecifiedReadsUnspecified()
+{
+    core::Mask mask{1, 0, 1, 1};
+    m_document->setTensor(QStringLiteral("masked"),
+                          core::Tensor(core::Storage{core::DenseTensor<double>{{2, 2}, {1, 0, 3, 4}}}, mask), 2);
+    m_document->setHover(1);
+    QVERIFY2(m_inspector->elementText().contains(QStringLiteral("unspecified")), qPrintable(m_inspector->elementText()));
+    QVERIFY(!m_inspector->elementText().contains(QStringLiteral("= 0")));
+    m_document->setHover(2);
+    QVERIFY(m_inspector->elementText().contains(QStringLiteral("3")));
+}
+
+QTEST_MAIN(TestTensorStates)
+#include "tst_tensor_states.moc"
