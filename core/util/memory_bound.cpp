@@ -1,6 +1,7 @@
 #include "core/util/memory_bound.h"
 
 #include "core/util/errors.h"
+#include "core/util/memory_budget.h"
 
 #include <cstdio>
 #include <unistd.h>
@@ -16,19 +17,6 @@ std::uint64_t physicalMemoryBytes()
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
 }
 
-std::string byteSizeText(double bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
-    int unit = 0;
-    while (bytes >= 1024.0 && unit < 7) {
-        bytes /= 1024.0;
-        ++unit;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
-    return text;
-}
-
 void requireAllocatable(std::int64_t count, std::size_t elementSize, const std::string &where, const std::string &what)
 {
     // In double: count * elementSize may not fit 64 bits.
@@ -36,8 +24,8 @@ void requireAllocatable(std::int64_t count, std::size_t elementSize, const std::
     const auto memory = physicalMemoryBytes();
     if (bytes <= static_cast<double>(memory))
         return;
-    throw IoError(where + ": " + what + " " + std::to_string(count) + " elements; holding them takes " + byteSizeText(bytes)
-                  + ", more than this machine's memory (" + byteSizeText(static_cast<double>(memory)) + ")");
+    throw IoError(where + ": " + what + " " + std::to_string(count) + " elements; holding them takes " + formatBytes(bytes)
+                  + ", more than this machine's memory (" + formatBytes(static_cast<double>(memory)) + ")");
 }
 
 } // namespace sparsity::core

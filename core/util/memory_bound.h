@@ -15,9 +15,6 @@ namespace sparsity::core {
 // Bytes of physical memory of this machine (an allocation above it cannot be served).
 std::uint64_t physicalMemoryBytes();
 
-// "12.5 GiB", "512.0 MiB", "64 B".
-std::string byteSizeText(double bytes);
-
 // Throws IoError (exit 3) "<where>: declares N elements; holding them takes X GiB, more than
 // this machine's memory (Y GiB)" when `count` elements of `elementSize` bytes exceed physical
 // memory. `where` is "file:/dataset"; `what` says which part is read ("declares", "a row of").

@@ -170,17 +170,16 @@ std::int64_t peakResidentBytes()
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
 }
 
-std::string formatBytes(std::int64_t bytes)
+std::string formatBytes(double bytes)
 {
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double value = static_cast<double>(bytes);
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
     int unit = 0;
-    while (value >= 1024.0 && unit < 6) {
-        value /= 1024.0;
+    while (bytes >= 1024.0 && unit < 7) {
+        bytes /= 1024.0;
         ++unit;
     }
     char text[32];
-    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
     return text;
 }
 

@@ -48,6 +48,6 @@ void requireWithinBudget(std::int64_t bytes, const std::string &where, const std
 std::int64_t peakResidentBytes();
 
 // "1.5 GiB", "64 KiB", "12 B".
-std::string formatBytes(std::int64_t bytes);
+std::string formatBytes(double bytes); // in double: a declared size may not fit 64 bits
 
 } // namespace sparsity::core
