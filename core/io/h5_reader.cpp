@@ -97,7 +97,7 @@ Buffer<T> readValues(const DatasetView &view, std::optional<RowRange> rows = std
         selected[0] = rows->end - rows->begin;
     // Overflow-safe against the machine's memory first (a declared 2^62 elements), then the budget.
     requireAllocatable(numel(selected), sizeof(T), view.where, rows ? "a read of" : "declares");
-    requireWithinBudget(numel(selected) * static_cast<std::int64_t>(sizeof(T)), view.where, "reading it");
+    requireWithinBudget(bytesFor(numel(selected), sizeof(T)), view.where, "reading it");
     Buffer<T> out(at(numel(selected)));
     readValuesInto(view.dataset.id(), view.shape, view.dtype, view.where, rows, out.data());
     return out;

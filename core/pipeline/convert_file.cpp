@@ -34,7 +34,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
     std::int64_t done = 0;
     for (const auto &element : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
-        const auto bytes = numel(element.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(element.dtype)));
+        const auto bytes = bytesFor(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)));
         if (bytes > budget && convertInBlocksCan(request, element)) {
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;

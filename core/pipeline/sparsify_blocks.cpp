@@ -6,6 +6,7 @@
 #include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/buffer.h"
 #include "core/util/errors.h"
+#include "core/util/memory_budget.h"
 #include "core/util/serial_worker.h"
 
 #include <algorithm>
@@ -75,7 +76,7 @@ public:
         m_blocks = (m_rows + m_blockRows - 1) / m_blockRows;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
-        m_resident = m_rows * m_width * static_cast<std::int64_t>(sizeof(T)) + maskBytes <= budget;
+        m_resident = bytesFor(m_rows * m_width, sizeof(T)) <= budget - maskBytes;
         m_values.resize(at(m_resident ? m_rows * m_width : kSlots * blockValues));
         if (m_needMask)
             m_mask.resize(at(kSlots * blockValues));

@@ -13,6 +13,7 @@
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
+#include "core/util/memory_budget.h"
 
 #include <algorithm>
 #include <chrono>
@@ -35,10 +36,7 @@ std::int64_t nonzeros(const T *values, std::int64_t count)
     return n;
 }
 
-std::int64_t elementBytes(const ElementInfo &e)
-{
-    return numel(e.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
-}
+std::int64_t elementBytes(const ElementInfo &e) { return bytesFor(numel(e.shape), dtypeSize(computeTypeFor(e.dtype))); }
 
 bool overBudget(const ElementInfo &e, std::int64_t budget) { return elementBytes(e) > budget; }
 

@@ -170,6 +170,14 @@ std::int64_t peakResidentBytes()
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
 }
 
+std::int64_t bytesFor(std::int64_t count, std::size_t elementSize)
+{
+    const auto size = static_cast<std::int64_t>(elementSize);
+    if (count <= 0 || size <= 0)
+        return 0;
+    return count > std::numeric_limits<std::int64_t>::max() / size ? std::numeric_limits<std::int64_t>::max() : count * size;
+}
+
 std::string formatBytes(double bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
