@@ -35,7 +35,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
     for (const auto &element : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
         const auto bytes = bytesFor(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)));
-        if (bytes > budget && convertInBlocksCan(request, element)) {
+        if (bytes > budget && convertInBlocksCan(request, element) && fitsFreeSpaceOf(request.output, bytes)) {
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;
         }

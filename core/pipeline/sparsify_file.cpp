@@ -40,6 +40,13 @@ std::int64_t elementBytes(const ElementInfo &e) { return bytesFor(numel(e.shape)
 
 bool overBudget(const ElementInfo &e, std::int64_t budget) { return elementBytes(e) > budget; }
 
+// Over the budget and writable at all: streamed block by block (else held whole, and refused
+// by the allocation check when even that cannot be).
+bool streams(const SparsifyRequest &request, const ElementInfo &e, std::int64_t budget)
+{
+    return overBudget(e, budget) && fitsFreeSpaceOf(request.output, elementBytes(e));
+}
+
 // Everything that can be known from metadata is checked before any output exists.
 void checkElement(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, std::int64_t budget)
 {
@@ -53,7 +60,7 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));
-        if (overBudget(e, budget)) {
+        if (streams(request, e, budget)) {
             if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
                 throw errors::mustBe("data-norm input",
                                      "fit --memory-limit (block ranking needs the whole tensor unless it is 2-d)",
@@ -72,7 +79,7 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         rethrowWithContext(error, where);
     }
     // In memory the element is held densely (about three copies: data, squashed, mask).
-    if (!overBudget(e, budget))
+    if (!streams(request, e, budget))
         requireAllocatable(numel(e.shape), 3 * dtypeSize(computeTypeFor(e.dtype)), where);
 }
 
@@ -185,7 +192,8 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
     for (const auto &e : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
         // The block pipeline unless the GPU is asked for and the element fits in memory.
-        const bool inBlocks = blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget));
+        const bool inBlocks = blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget))
+                              && fitsFreeSpaceOf(request.output, elementBytes(e));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;

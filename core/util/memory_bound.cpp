@@ -4,6 +4,8 @@
 #include "core/util/memory_budget.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace sparsity::core {
@@ -26,6 +28,16 @@ void requireAllocatable(std::int64_t count, std::size_t elementSize, const std::
         return;
     throw IoError(where + ": " + what + " " + std::to_string(count) + " elements; holding them takes " + formatBytes(bytes)
                   + ", more than this machine's memory (" + formatBytes(static_cast<double>(memory)) + ")");
+}
+
+bool fitsFreeSpaceOf(const std::string &outputPath, std::int64_t bytes)
+{
+    const auto parent = std::filesystem::path(outputPath).parent_path();
+    struct statvfs fs {};
+    if (::statvfs(parent.empty() ? "." : parent.c_str(), &fs) != 0)
+        return true; // unknown: the write itself will say
+    const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    return static_cast<double>(bytes) <= free;
 }
 
 } // namespace sparsity::core

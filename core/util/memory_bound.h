@@ -23,6 +23,11 @@ void requireAllocatable(std::int64_t count,
                         const std::string &where,
                         const std::string &what = "declares");
 
+// Whether `bytes` of values could be written beside `outputPath`: at most the free space of its
+// file system. A streamed element is read and written in full; one declaring more (a 2^62-element
+// dataset of which nothing is written) is not streamed for ages first but refused as too large.
+bool fitsFreeSpaceOf(const std::string &outputPath, std::int64_t bytes);
+
 // Runs `f`; an allocation that fails inside it (std::bad_alloc, or std::length_error for a
 // size no container can hold) becomes IoError "<where>: out of memory <doing>", so the message
 // names the file and dataset that needed the memory.
