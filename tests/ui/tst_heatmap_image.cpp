@@ -36,7 +36,7 @@ void TestHeatmapImage::unspecifiedElementsAreDistinct()
     core::Mask mask{1, 1, 1, 0};
     const auto heatmap = ui::renderHeatmap(values, &mask);
     QCOMPARE(heatmap.image.size(), QSize(2, 2));
-    QCOMPARE(heatmap.maxAbs, 1.0);
+    QCOMPARE(heatmap.scale.high, 1.0);
     QCOMPARE(heatmap.image.pixelColor(0, 0), QColor(255, 255, 255)); // a specified zero is white
     QCOMPARE(heatmap.image.pixelColor(1, 0), QColor(178, 24, 43));
     QCOMPARE(heatmap.image.pixelColor(0, 1), QColor(33, 102, 172));
@@ -58,7 +58,7 @@ void TestHeatmapImage::poolingKeepsSparseEntries()
     values.values.resize(10000, 0.0);
     values.values[537 * 10 + 4] = -3.0;
     values.values[12 * 10 + 9] = 2.0;
-    const QImage pooled = sparsity::ui::renderMaxAbsPooled(values, 3.0, QSize(5, 10));
+    const QImage pooled = sparsity::ui::renderPooled(values, sparsity::ui::ColourScale{-3.0, 3.0, -3.0, 3.0}, QSize(5, 10));
     QCOMPARE(pooled.size(), QSize(5, 10));
     QCOMPARE(QColor(pooled.pixel(2, 5)), sparsity::ui::divergingColour(-3.0, 3.0));
     QCOMPARE(QColor(pooled.pixel(4, 0)), sparsity::ui::divergingColour(2.0, 3.0));
@@ -124,7 +124,7 @@ void TestHeatmapImage::poolingShowsThePrunedFraction()
     sparsity::core::Mask pruned(64 * 64, 0);
     for (std::size_t i = 0; i < pruned.size(); ++i)
         pruned[i] = i % 4 < 2;
-    const sparsity::ui::ColourScale scale{1.0, 1.0};
+    const sparsity::ui::ColourScale scale{-1.0, 1.0, -1.0, 1.0};
     const auto kept = sparsity::ui::renderHeatmap(values, nullptr, nullptr, &scale).image;
     const auto nm = sparsity::ui::renderHeatmap(values, nullptr, &pruned, &scale).image;
     const QImage plain = sparsity::ui::poolImage(kept, kept.rect(), QSize(8, 8));

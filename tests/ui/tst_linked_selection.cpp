@@ -244,7 +244,7 @@ void TestLinkedSelection::slicesOfAnNdTensor()
     // Slice 2 holds 40 .. 59: its first element is not white any more, and every slice is
     // coloured on the whole tensor's scale (a colour means one value in every slice).
     QVERIFY(QColor(m_preview->image().pixel(0, 0)) != ui::divergingColour(0.0, 1.0));
-    const double scale = ui::colourScaleOf(m_document->values(), nullptr).maxAbs;
+    const double scale = ui::colourScaleOf(m_document->values(), nullptr).high;
     QCOMPARE(QColor(m_preview->image().pixel(0, 0)), ui::divergingColour(40.0, scale));
     bar.slider(0)->setValue(1);
     QCOMPARE(QColor(m_preview->image().pixel(0, 0)), ui::divergingColour(20.0, scale));

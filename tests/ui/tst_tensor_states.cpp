@@ -106,7 +106,7 @@ void TestTensorStates::nonFiniteValuesHaveTheirOwnColours()
     QCOMPARE(heatmap.image.pixel(1, 0), ui::kPosInfColour);
     QCOMPARE(heatmap.image.pixel(2, 0), ui::kNegInfColour);
     QVERIFY(heatmap.hasNaN && heatmap.hasPosInf && heatmap.hasNegInf);
-    QCOMPARE(heatmap.maxAbs, 1.0); // the finite values set the scale
+    QCOMPARE(heatmap.scale.high, 1.0); // the finite values set the scale
     const auto finite = ui::renderHeatmap(core::DenseTensor<double>{{1, 2}, {1.0, -1.0}}, nullptr);
     QVERIFY(!finite.hasNaN && !finite.hasPosInf && !finite.hasNegInf);
 }

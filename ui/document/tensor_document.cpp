@@ -106,6 +106,31 @@ std::int64_t TensorDocument::gridOffset() const
     return offset * gridRows() * gridCols();
 }
 
+QString TensorDocument::coordinatesOf(std::int64_t flat) const
+{
+    QStringList parts;
+    for (auto d = static_cast<std::ptrdiff_t>(m_values.shape.size()) - 1; d >= 0; --d) {
+        const auto extent = std::max<std::int64_t>(m_values.shape[static_cast<std::size_t>(d)], 1);
+        parts.prepend(QString::number(flat % extent + (d == 0 ? m_source.firstRow : 0)));
+        flat /= extent;
+    }
+    return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
+}
+
+QString TensorDocument::describeElement(std::int64_t flat) const
+{
+    if (flat < 0 || flat >= static_cast<std::int64_t>(m_values.values.size()))
+        return {};
+    const auto k = static_cast<std::size_t>(flat);
+    // An unspecified element has no value (its stored 0 is a placeholder, not data).
+    if (m_specified && !(*m_specified)[k])
+        return tr("%1 unspecified").arg(coordinatesOf(flat));
+    QString text = QStringLiteral("%1 = %2").arg(coordinatesOf(flat), QString::number(m_values.values[k], 'g', 8));
+    if (hasPreview() && pruned()[k])
+        text += tr(" — pruned by the preview");
+    return text;
+}
+
 QString TensorDocument::coverage() const
 {
     if (m_values.shape.empty() || m_totalRows <= m_values.shape[0])

@@ -101,6 +101,12 @@ public:
     const core::Tensor &tensor() const { return m_tensor; }
     const core::DenseTensor<double> &values() const { return m_values; }
     const core::Mask *specified() const { return m_specified ? &*m_specified : nullptr; }
+    // "[12, 40]": the loaded element `flat` in the whole tensor's coordinates (the loaded rows
+    // start at source().firstRow).
+    QString coordinatesOf(std::int64_t flat) const;
+    // One line on the loaded element `flat`: "[12, 40] = 0.53", "[3, 1] unspecified", with
+    // "pruned by the preview" when the recipe prunes it (hover tooltips).
+    QString describeElement(std::int64_t flat) const;
 
     // The sparsifier recipe in effect for the tensor shown, previewed on the loaded values:
     // its dataset's own recipe if it has one, else the shared recipe; nullopt: none.

@@ -17,6 +17,7 @@
 #include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
+#include "ui/views/matrix_view.h"
 #include "ui/views/overview_strip.h"
 #include "ui/views/slice_bar.h"
 #include "ui/views/tensor_preview.h"
@@ -311,6 +312,14 @@ void MainWindow::createActions()
                   [this] { m_preview->zoomBy(0.5); });
     heatmapAction(tr("Show &All"), QStringLiteral("action.view.show_all"), {QKeySequence(Qt::Key_Home)},
                   [this] { m_preview->resetView(); });
+    // The heatmap's colour map is every heatmap's (the overview strip, the panels' matrices).
+    viewMenu->addMenu(m_preview->colourMapMenu());
+    viewMenu->addMenu(m_preview->colourRangeMenu());
+    connect(m_preview, &TensorPreview::colourSettingsChanged, this, [this](const ColourSettings &settings) {
+        m_overviewStrip->setColourMap(settings.map);
+        for (auto *view : findChildren<MatrixView *>())
+            view->setColourMap(settings.map);
+    });
     viewMenu->addSeparator();
     for (auto *dock : findChildren<QDockWidget *>())
         viewMenu->addAction(dock->toggleViewAction());

@@ -8,22 +8,6 @@
 #include <limits>
 
 namespace sparsity::ui {
-namespace {
-
-// "[12, 40]": the loaded element `flat` in the whole tensor's coordinates (the loaded rows
-// start at `firstRow`).
-QString coordinatesOf(std::int64_t flat, const core::Shape &shape, std::int64_t firstRow)
-{
-    QStringList parts;
-    for (auto d = static_cast<std::ptrdiff_t>(shape.size()) - 1; d >= 0; --d) {
-        const auto extent = std::max<std::int64_t>(shape[static_cast<std::size_t>(d)], 1);
-        parts.prepend(QString::number(flat % extent + (d == 0 ? firstRow : 0)));
-        flat /= extent;
-    }
-    return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
-}
-
-} // namespace
 
 InspectorPanel::InspectorPanel(TensorDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_coordinates(new QLabel), m_value(new QLabel), m_specified(new QLabel),
@@ -75,7 +59,7 @@ void InspectorPanel::showElement()
         return;
     }
     const auto k = static_cast<std::size_t>(*element);
-    m_coordinates->setText(coordinatesOf(*element, values.shape, m_document->source().firstRow));
+    m_coordinates->setText(m_document->coordinatesOf(*element));
     const bool specified = !m_document->specified() || (*m_document->specified())[k];
     // An unspecified element has no value (its stored 0 is a placeholder, not data).
     m_value->setText(specified ? QString::number(values.values[k], 'g', 8) : tr("unspecified"));

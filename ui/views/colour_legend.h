@@ -1,6 +1,6 @@
 #pragma once
-// The colour-scale legend every heatmap draws beside its image: the diverging bar with its
-// top, zero and bottom values (≥/≤ when the scale saturates), and NaN / ±Inf swatches.
+// The colour-scale legend every heatmap draws beside its image: the colour map's bar with its
+// top, middle and bottom values (≥/≤ when the data goes beyond), and NaN / ±Inf swatches.
 #include "ui/views/heatmap_image.h"
 
 class QPainter;

@@ -1,10 +1,13 @@
 #include "ui/views/matrix_view.h"
 
 #include "ui/document/tensor_document.h"
+#include "ui/views/axis_ticks.h"
 #include "ui/views/colour_legend.h"
 
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
 
 namespace sparsity::ui {
@@ -54,12 +57,45 @@ void MatrixView::showMatrix(const QString &title, const core::DenseTensor<double
 {
     m_title = title;
     m_message.clear();
-    m_heatmap = renderHeatmap(values, nullptr);
+    const auto scale = colourScaleOf(values, nullptr, ColourSettings{m_map});
+    m_heatmap = renderHeatmap(values, nullptr, nullptr, &scale);
     m_values = values;
     m_pooled = {};
     m_link = linkFits(link) ? link : CellLink::None;
     layoutArea();
     renderSelection();
+}
+
+void MatrixView::setColourMap(ColourMap map)
+{
+    if (map == m_map)
+        return;
+    m_map = map;
+    if (!m_heatmap.image.isNull())
+        showMatrix(m_title, core::DenseTensor<double>(m_values), m_link);
+}
+
+QString MatrixView::toolTipAt(const QPoint &position) const
+{
+    const auto cell = cellAt(position);
+    if (!cell)
+        return {};
+    const auto cols = m_values.shape.size() == 2 ? m_values.shape[1] : static_cast<std::int64_t>(m_values.values.size());
+    const double value = m_values.values[static_cast<std::size_t>(cell->y() * cols + cell->x())];
+    return QStringLiteral("[%1, %2] = %3").arg(cell->y()).arg(cell->x()).arg(value, 0, 'g', 8);
+}
+
+bool MatrixView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        if (const auto text = toolTipAt(help->pos()); !text.isEmpty())
+            QToolTip::showText(help->globalPos(), text, this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
 }
 
 void MatrixView::showMessage(const QString &message)
@@ -105,7 +141,11 @@ void MatrixView::renderSelection()
 void MatrixView::layoutArea()
 {
     const int titleHeight = fontMetrics().height() + kMargin;
-    m_area = QRect(kMargin, titleHeight, width() - kLegendWidth - 3 * kMargin, height() - titleHeight - kMargin);
+    // Room for the row indices at the left and the column indices below.
+    const int rowLabels = fontMetrics().horizontalAdvance(QString::number(std::max(m_heatmap.image.height() - 1, 0))) + 6;
+    const int columnLabels = fontMetrics().height() + 4;
+    m_area = QRect(kMargin + rowLabels, titleHeight, width() - kLegendWidth - 3 * kMargin - rowLabels,
+                   height() - titleHeight - kMargin - columnLabels);
     const QSize elements = m_heatmap.image.size();
     if (!elements.isEmpty() && elements.width() <= m_area.width() && elements.height() <= m_area.height()) {
         // Small matrices (Jacobians) keep square cells, so rows and columns read as such.
@@ -218,13 +258,28 @@ void MatrixView::paintEvent(QPaintEvent *)
     painter.drawText(QRect(kMargin, 0, width() - 2 * kMargin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
     if (m_heatmap.image.width() > m_area.width() || m_heatmap.image.height() > m_area.height()) {
         if (m_pooled.isNull() || m_pooled.size() != m_heatmap.image.size().boundedTo(m_area.size()))
-            m_pooled = renderMaxAbsPooled(m_values, m_heatmap.maxAbs, m_area.size());
+            m_pooled = renderPooled(m_values, m_heatmap.scale, m_area.size());
         painter.drawImage(m_area, m_pooled);
     } else {
         painter.drawImage(m_area, m_heatmap.image);
     }
     if (!m_selectionWash.isNull())
         painter.drawImage(m_area, m_selectionWash);
+    // Axes: cell indices, a tick at each label.
+    const QSize cells = m_heatmap.image.size();
+    const int textHeight = fontMetrics().height();
+    for (const auto r : tickIndices(0, cells.height(), m_area.height(), 2 * textHeight)) {
+        const int y = m_area.top() + static_cast<int>((static_cast<double>(r) + 0.5) * m_area.height() / cells.height());
+        painter.drawLine(m_area.left() - 3, y, m_area.left() - 1, y);
+        painter.drawText(QRect(0, y - textHeight / 2, m_area.left() - 4, textHeight), Qt::AlignRight | Qt::AlignVCenter,
+                         QString::number(r));
+    }
+    const int spacing = fontMetrics().horizontalAdvance(QString::number(cells.width() - 1)) + 16;
+    for (const auto c : tickIndices(0, cells.width(), m_area.width(), spacing)) {
+        const int x = m_area.left() + static_cast<int>((static_cast<double>(c) + 0.5) * m_area.width() / cells.width());
+        painter.drawLine(x, m_area.bottom() + 1, x, m_area.bottom() + 3);
+        painter.drawText(QRect(x - 40, m_area.bottom() + 3, 80, textHeight), Qt::AlignHCenter | Qt::AlignTop, QString::number(c));
+    }
     const QRect bar(m_area.right() + kMargin, m_area.top(), 14, std::min(m_area.height(), 160));
     drawColourLegend(painter, bar, m_heatmap, palette());
 }

@@ -1,8 +1,9 @@
 #pragma once
 // MatrixView: one 2-d array (a parameter, an optimizer state, a difference, a Jacobian) as a
 // heatmap filling the widget, with a title and the colour legend. It shows what it is given
-// and keeps a copy to redraw: larger than the widget, it is shrunk by max-|value| pooling so
-// sparse structure (a difference map's few changed rows) stays visible.
+// and keeps a copy to redraw: larger than the widget, it is shrunk by pooling that keeps the
+// most prominent value, so sparse structure (a difference map's few changed rows) stays
+// visible. Axes label row and column indices; a tooltip gives a cell's index and value.
 //
 // Linked to a document (linked selection, docs/ARCHITECTURE.md), its cells stand for the document's
 // loaded elements in one of the ways CellLink names: the document's selection is drawn
@@ -42,8 +43,13 @@ public:
     // Where cell [row, col] is drawn (its centre), and the cell drawn at `position`.
     QPoint positionOf(std::int64_t row, std::int64_t col) const;
     std::optional<QPoint> cellAt(const QPoint &position) const;
+    // What the tooltip says of the cell at `position` (empty: none there).
+    QString toolTipAt(const QPoint &position) const;
+    // The colour map (the range stays the matrix's own robust one).
+    void setColourMap(ColourMap map);
 
 protected:
+    bool event(QEvent *event) override; // tooltips
     void paintEvent(QPaintEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
@@ -68,6 +74,7 @@ private:
     QImage m_selectionWash;
     QRect m_area;                   // where the matrix is drawn
     std::optional<QPoint> m_anchor; // (col, row) where the selecting drag started
+    ColourMap m_map = ColourMap::Diverging;
 };
 
 } // namespace sparsity::ui

@@ -12,11 +12,11 @@ namespace {
 
 // The strip's colour scale: the heatmap's rule over the blocks read so far — of their
 // strongest values, so it reads hotter than any one window.
-double scaleOf(const RowOverview &overview)
+ColourScale scaleOf(const RowOverview &overview, ColourMap map)
 {
     const auto binsRead = std::min(overview.bins(), (overview.rowsAdded() + overview.rowsPerBin() - 1) / overview.rowsPerBin());
     const auto &v = overview.values();
-    return colourScaleOf(v.values.data(), static_cast<std::size_t>(binsRead * v.shape.at(1)), nullptr).maxAbs;
+    return colourScaleOf(v.values.data(), static_cast<std::size_t>(binsRead * v.shape.at(1)), nullptr, ColourSettings{map});
 }
 
 } // namespace
@@ -47,6 +47,14 @@ void OverviewStrip::overviewChanged(bool immediately)
         m_renderSoon.start();
 }
 
+void OverviewStrip::setColourMap(ColourMap map)
+{
+    if (map == m_map)
+        return;
+    m_map = map;
+    render();
+}
+
 void OverviewStrip::setWindow(std::int64_t firstRow, std::int64_t rows)
 {
     m_firstRow = firstRow;
@@ -62,7 +70,7 @@ void OverviewStrip::render()
     m_image = {};
     m_imageRows = m_overview ? m_overview->rowsAdded() : 0;
     if (m_overview && m_overview->bins() > 0 && !imageArea().isEmpty())
-        m_image = renderMaxAbsPooled(m_overview->values(), scaleOf(*m_overview), imageArea().size());
+        m_image = renderPooled(m_overview->values(), scaleOf(*m_overview, m_map), imageArea().size());
     update();
 }
 

@@ -3,6 +3,7 @@
 // the heatmap — each pixel the strongest value of its rows and columns (RowOverview), on the
 // strip's own colour scale — with the loaded window of rows outlined and the rows not read yet
 // greyed. A click or drag moves the outline; the window's rows load when the mouse is let go.
+#include "ui/views/colour_map.h"
 #include "ui/views/row_overview.h"
 
 #include <QImage>
@@ -22,6 +23,8 @@ public:
     void setOverview(const RowOverview *overview);
     // The overview grew: redrawn soon (now, when `immediately`).
     void overviewChanged(bool immediately = false);
+    // The heatmap's colour map (the strip keeps its own robust range).
+    void setColourMap(ColourMap map);
     // The rows loaded: [firstRow, firstRow + rows).
     void setWindow(std::int64_t firstRow, std::int64_t rows);
     const QImage &image() const { return m_image; }
@@ -46,6 +49,7 @@ private:
 
     const RowOverview *m_overview = nullptr;
     QImage m_image;
+    ColourMap m_map = ColourMap::Diverging;
     std::int64_t m_imageRows = 0; // the overview's rows read when m_image was made
     QTimer m_renderSoon;
     std::int64_t m_firstRow = 0, m_rows = 0;

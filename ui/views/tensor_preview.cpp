@@ -1,11 +1,23 @@
 #include "ui/views/tensor_preview.h"
 
 #include "ui/document/tensor_document.h"
+#include "ui/views/axis_ticks.h"
 #include "ui/views/colour_legend.h"
 
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPushButton>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -17,7 +29,15 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
     setMinimumSize(240, 160);
     setAutoFillBackground(true);
     connect(document, &TensorDocument::tensorChanged, this, [this] {
-        m_tensorScale.reset();
+        // Another element gets its own scale; the same one (a scroll, an edit, undo) keeps it,
+        // so a colour means one value while the user moves through it.
+        const auto &source = m_document->source();
+        const QString element =
+            m_document->title() + QLatin1Char('\n') + source.filePath + QLatin1Char('\n') + source.elementPath;
+        if (element != m_scaleOf) {
+            m_tensorScale.reset();
+            m_scaleOf = element;
+        }
         render();
     });
     connect(document, &TensorDocument::sparsifierChanged, this, &TensorPreview::render);
@@ -25,6 +45,9 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
     connect(document, &TensorDocument::sliceChanged, this, &TensorPreview::render);
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
+    // A right click opens the menu on release, unless the right button dragged (a pan).
+    setContextMenuPolicy(Qt::PreventContextMenu);
+    createColourMenus();
     showMessage(tr("Select a tensor in the Files panel to preview it."));
 }
 
@@ -62,8 +85,13 @@ void TensorPreview::render()
     const auto &values = m_document->values();
     const QSize before = m_heatmap.image.size();
     const core::Mask *pruned = m_document->hasPreview() ? &m_document->pruned() : nullptr;
+    if (!m_tensorScale)
+        m_tensorScale = colourScaleOf(values, m_document->specified(), m_colourSettings);
+    // The kept range, with the extremes of the values loaded now (the legend's ≥ / ≤).
+    const ColourScale scale = colourScaleOf(values, m_document->specified(),
+                                            {m_tensorScale->map, ColourRange::Manual, m_tensorScale->low, m_tensorScale->high});
     if (m_document->slice().empty()) {
-        m_heatmap = renderHeatmap(values, m_document->specified(), pruned);
+        m_heatmap = renderHeatmap(values, m_document->specified(), pruned, &scale);
     } else {
         // An N-d tensor: the 2-d slice the document has chosen.
         const auto offset = static_cast<std::ptrdiff_t>(m_document->gridOffset());
@@ -75,10 +103,7 @@ void TensorPreview::render()
                         : std::nullopt;
         };
         const auto specifiedPart = part(m_document->specified()), prunedPart = part(pruned);
-        if (!m_tensorScale)
-            m_tensorScale = colourScaleOf(values, m_document->specified());
-        m_heatmap =
-            renderHeatmap(grid, specifiedPart ? &*specifiedPart : nullptr, prunedPart ? &*prunedPart : nullptr, &*m_tensorScale);
+        m_heatmap = renderHeatmap(grid, specifiedPart ? &*specifiedPart : nullptr, prunedPart ? &*prunedPart : nullptr, &scale);
     }
     if (m_heatmap.image.size() != before)
         resetView();
@@ -120,12 +145,201 @@ void TensorPreview::renderSelection()
     update();
 }
 
+std::int64_t TensorPreview::rowBase() const { return m_document->values().shape.size() == 2 ? m_document->source().firstRow : 0; }
+
+std::int64_t TensorPreview::columnBase() const
+{
+    return m_document->values().shape.size() == 1 ? m_document->source().firstRow : 0;
+}
+
 QRect TensorPreview::imageArea() const
 {
     const int margin = 8;
-    const int titleHeight = fontMetrics().height() + margin;
+    const auto metrics = fontMetrics();
+    const int titleHeight = metrics.height() + margin;
     const int legendWidth = 70;
-    return QRect(margin, titleHeight + margin, width() - legendWidth - 3 * margin, height() - titleHeight - 2 * margin);
+    // Room for the row labels at the left (the widest is the last row's) and the column labels below.
+    const std::int64_t lastRow = rowBase() + std::max(m_heatmap.image.height(), 1) - 1;
+    const int rowLabels = metrics.horizontalAdvance(QString::number(lastRow)) + 6;
+    const int columnLabels = metrics.height() + 4;
+    return QRect(margin + rowLabels, titleHeight + margin, width() - legendWidth - 3 * margin - rowLabels,
+                 height() - titleHeight - 2 * margin - columnLabels);
+}
+
+QList<AxisTick> TensorPreview::rowTicks() const
+{
+    QList<AxisTick> ticks;
+    if (m_heatmap.image.isNull())
+        return ticks;
+    const QRect area = imageArea();
+    const double perElement = area.height() / m_view.height();
+    for (const auto i : tickIndices(m_view.y(), m_view.height(), area.height(), 2 * fontMetrics().height()))
+        ticks.append({rowBase() + i, area.top() + static_cast<int>((static_cast<double>(i) + 0.5 - m_view.y()) * perElement)});
+    return ticks;
+}
+
+QList<AxisTick> TensorPreview::columnTicks() const
+{
+    QList<AxisTick> ticks;
+    if (m_heatmap.image.isNull())
+        return ticks;
+    const QRect area = imageArea();
+    const double perElement = area.width() / m_view.width();
+    const std::int64_t widest = columnBase() + m_heatmap.image.width() - 1;
+    const int spacing = fontMetrics().horizontalAdvance(QString::number(widest)) + 16;
+    for (const auto i : tickIndices(m_view.x(), m_view.width(), area.width(), spacing))
+        ticks.append(
+            {columnBase() + i, area.left() + static_cast<int>((static_cast<double>(i) + 0.5 - m_view.x()) * perElement)});
+    return ticks;
+}
+
+QString TensorPreview::toolTipAt(const QPoint &position) const
+{
+    const auto element = elementAt(position);
+    if (!element)
+        return {};
+    return m_document->describeElement(m_document->gridOffset()
+                                       + static_cast<std::int64_t>(element->y()) * m_heatmap.image.width() + element->x());
+}
+
+bool TensorPreview::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        if (const auto text = toolTipAt(help->pos()); !text.isEmpty())
+            QToolTip::showText(help->globalPos(), text, this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void TensorPreview::createColourMenus()
+{
+    m_mapMenu = new QMenu(tr("Colour &Map"), this);
+    m_mapMenu->setObjectName(QStringLiteral("menu.colour.map"));
+    auto *maps = new QActionGroup(this);
+    for (const auto &info : kColourMaps) {
+        auto *action = m_mapMenu->addAction(tr(info.label));
+        action->setObjectName(QStringLiteral("action.colour.map.")
+                              + QString::fromUtf8(info.key.data(), static_cast<qsizetype>(info.key.size())));
+        action->setCheckable(true);
+        action->setChecked(info.map == m_colourSettings.map);
+        maps->addAction(action);
+        connect(action, &QAction::triggered, this, [this, map = info.map] {
+            auto settings = m_colourSettings;
+            settings.map = map;
+            setColourSettings(settings);
+        });
+    }
+    m_rangeMenu = new QMenu(tr("Colour &Range"), this);
+    m_rangeMenu->setObjectName(QStringLiteral("menu.colour.range"));
+    auto *ranges = new QActionGroup(this);
+    const auto addRange = [&](const QString &text, const QString &name, ColourRange range) {
+        auto *action = m_rangeMenu->addAction(text);
+        action->setObjectName(name);
+        action->setCheckable(true);
+        action->setChecked(range == m_colourSettings.range);
+        ranges->addAction(action);
+        return action;
+    };
+    connect(addRange(tr("&Robust (0.5th–99.5th percentile)"), QStringLiteral("action.colour.range.robust"), ColourRange::Robust),
+            &QAction::triggered, this, [this] {
+                auto settings = m_colourSettings;
+                settings.range = ColourRange::Robust;
+                setColourSettings(settings);
+            });
+    connect(addRange(tr("&Full (smallest to largest)"), QStringLiteral("action.colour.range.full"), ColourRange::Full),
+            &QAction::triggered, this, [this] {
+                auto settings = m_colourSettings;
+                settings.range = ColourRange::Full;
+                setColourSettings(settings);
+            });
+    connect(addRange(tr("&Set Range…"), QStringLiteral("action.colour.range.manual"), ColourRange::Manual), &QAction::triggered,
+            this, &TensorPreview::askColourRange);
+}
+
+void TensorPreview::askColourRange()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Colour range"));
+    auto *form = new QFormLayout(&dialog);
+    const auto spin = [&](double value) {
+        auto *box = new QDoubleSpinBox;
+        box->setRange(-1e300, 1e300);
+        box->setDecimals(6);
+        box->setValue(value);
+        return box;
+    };
+    const auto &scale = m_heatmap.scale;
+    auto *low = spin(m_colourSettings.range == ColourRange::Manual ? m_colourSettings.low : scale.low);
+    auto *high = spin(m_colourSettings.range == ColourRange::Manual ? m_colourSettings.high : scale.high);
+    form->addRow(tr("Lowest colour at"), low);
+    form->addRow(tr("Highest colour at"), high);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    const auto check = [&] { buttons->button(QDialogButtonBox::Ok)->setEnabled(low->value() < high->value()); };
+    connect(low, &QDoubleSpinBox::valueChanged, &dialog, check);
+    connect(high, &QDoubleSpinBox::valueChanged, &dialog, check);
+    if (dialog.exec() != QDialog::Accepted) {
+        setColourSettings(m_colourSettings); // the menu's check marks go back
+        return;
+    }
+    auto settings = m_colourSettings;
+    settings.range = ColourRange::Manual;
+    settings.low = low->value();
+    settings.high = high->value();
+    setColourSettings(settings);
+}
+
+void TensorPreview::setColourSettings(const ColourSettings &settings)
+{
+    const bool changed = !(settings == m_colourSettings);
+    m_colourSettings = settings;
+    for (auto *action : m_mapMenu->actions())
+        action->setChecked(action->objectName().endsWith(QString::fromUtf8(infoOf(settings.map).key.data())));
+    const char *range = settings.range == ColourRange::Robust ? "robust"
+                        : settings.range == ColourRange::Full ? "full"
+                                                              : "manual";
+    for (auto *action : m_rangeMenu->actions())
+        action->setChecked(action->objectName().endsWith(QLatin1String(range)));
+    if (!changed)
+        return;
+    m_tensorScale.reset();
+    render();
+    emit colourSettingsChanged(m_colourSettings);
+}
+
+std::unique_ptr<QMenu> TensorPreview::contextMenuAt(const QPoint &position)
+{
+    auto menu = std::make_unique<QMenu>(this);
+    const auto element = elementAt(position);
+    std::optional<double> value;
+    if (element) {
+        const auto k = static_cast<std::size_t>(
+            m_document->gridOffset() + static_cast<std::int64_t>(element->y()) * m_heatmap.image.width() + element->x());
+        if (!m_document->specified() || (*m_document->specified())[k])
+            value = m_document->values().values[k];
+    }
+    auto *copy = menu->addAction(tr("&Copy Value"), this,
+                                 [value] { QApplication::clipboard()->setText(QString::number(*value, 'g', 17)); });
+    copy->setObjectName(QStringLiteral("action.preview.copy_value"));
+    copy->setEnabled(value.has_value());
+    menu->addSeparator();
+    menu->addAction(tr("Zoom &In"), this, [this, position] { zoomAt(position, 2.0); })->setEnabled(!m_heatmap.image.isNull());
+    menu->addAction(tr("Zoom &Out"), this, [this, position] { zoomAt(position, 0.5); })->setEnabled(!m_heatmap.image.isNull());
+    menu->addAction(tr("Show &All"), this, &TensorPreview::resetView)->setEnabled(!m_heatmap.image.isNull());
+    menu->addSeparator();
+    menu->addMenu(m_mapMenu);
+    menu->addMenu(m_rangeMenu);
+    menu->addSeparator();
+    auto *none = menu->addAction(tr("Select &None"), this, [this] { m_document->setSelection({}); });
+    none->setObjectName(QStringLiteral("action.preview.select_none"));
+    none->setEnabled(m_document->selectedCount() > 0);
+    return menu;
 }
 
 std::optional<QPoint> TensorPreview::elementAt(const QPoint &position) const
@@ -206,6 +420,9 @@ void TensorPreview::keyPressEvent(QKeyEvent *event)
     case Qt::Key_0:
         resetView();
         break;
+    case Qt::Key_Menu:
+        contextMenuAt(centre)->exec(mapToGlobal(centre));
+        break;
     default:
         QWidget::keyPressEvent(event);
         return;
@@ -224,6 +441,7 @@ void TensorPreview::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() == Qt::MiddleButton || event->button() == Qt::RightButton) {
         m_panFrom = event->position();
+        m_panned = false;
         return;
     }
     if (event->button() != Qt::LeftButton)
@@ -243,6 +461,7 @@ void TensorPreview::mouseMoveEvent(QMouseEvent *event)
         const QRect area = imageArea();
         const QPointF delta = event->position() - *m_panFrom;
         m_panFrom = event->position();
+        m_panned |= !delta.isNull();
         setView(m_view.translated(-delta.x() * m_view.width() / std::max(area.width(), 1),
                                   -delta.y() * m_view.height() / std::max(area.height(), 1)));
         return;
@@ -258,8 +477,13 @@ void TensorPreview::mouseMoveEvent(QMouseEvent *event)
 
 void TensorPreview::mouseReleaseEvent(QMouseEvent *event)
 {
+    const bool menu = event->button() == Qt::RightButton && m_panFrom && !m_panned;
     m_anchor.reset();
     m_panFrom.reset();
+    if (menu) {
+        contextMenuAt(event->position().toPoint())->exec(event->globalPosition().toPoint());
+        return;
+    }
     QWidget::mouseReleaseEvent(event);
 }
 
@@ -308,7 +532,7 @@ void TensorPreview::paintEvent(QPaintEvent *)
         // size changes (a repaint for a hover or a wash costs nothing then).
         const PoolKey key{m_heatmap.image.cacheKey(), shown, target.size()};
         if (!(key == m_pooledKey)) {
-            m_pooled = poolImage(m_heatmap.image, shown, target.size());
+            m_pooled = poolImage(m_heatmap.image, shown, target.size(), m_heatmap.scale.map);
             m_pooledKey = key;
         }
         painter.drawImage(target, m_pooled, QRectF(QPointF(0, 0), m_pooled.size()));
@@ -333,6 +557,19 @@ void TensorPreview::paintEvent(QPaintEvent *)
     }
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(target.adjusted(0, 0, -1, -1));
+    // Axes: row indices at the left, column indices below, each with a short tick.
+    painter.setPen(palette().color(QPalette::WindowText));
+    const int textHeight = fontMetrics().height();
+    for (const auto &tick : rowTicks()) {
+        painter.drawLine(target.left() - 3, tick.position, target.left() - 1, tick.position);
+        painter.drawText(QRect(0, tick.position - textHeight / 2, target.left() - 4, textHeight),
+                         Qt::AlignRight | Qt::AlignVCenter, QString::number(tick.index));
+    }
+    for (const auto &tick : columnTicks()) {
+        painter.drawLine(tick.position, target.bottom() + 1, tick.position, target.bottom() + 3);
+        painter.drawText(QRect(tick.position - 40, target.bottom() + 3, 80, textHeight), Qt::AlignHCenter | Qt::AlignTop,
+                         QString::number(tick.index));
+    }
 
     const QRect bar(area.right() + margin, area.top(), 16, std::min(area.height(), 200));
     const int below = drawColourLegend(painter, bar, m_heatmap, palette());

@@ -1,0 +1,167 @@
+#include "ui/views/colour_map.h"
+
+#include "ui/views/colour_map_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace sparsity::ui {
+namespace {
+
+// Each map is tabulated at 1/1024 steps of its range — finer than 8-bit colour can show — so
+// drawing millions of elements is a table lookup, not three roundings each.
+constexpr int kSteps = 1024;
+using Table = std::array<QRgb, kSteps + 1>;
+
+int mix(int from, int to, double f) { return static_cast<int>(std::lround(from + (to - from) * f)); }
+
+QRgb divergingAt(double t)
+{
+    // White at the middle, towards (33, 102, 172) below it and (178, 24, 43) above.
+    const double s = 2.0 * t - 1.0;
+    if (s < 0)
+        return qRgb(mix(255, 33, -s), mix(255, 102, -s), mix(255, 172, -s));
+    return qRgb(mix(255, 178, s), mix(255, 24, s), mix(255, 43, s));
+}
+
+QRgb sequentialAt(const std::array<Rgb8, 256> &entries, double t)
+{
+    const double at = t * 255.0;
+    const auto i = std::min(static_cast<std::size_t>(at), std::size_t{254});
+    const double f = at - static_cast<double>(i);
+    const Rgb8 a = entries[i], b = entries[i + 1];
+    return qRgb(mix(a.r, b.r, f), mix(a.g, b.g, f), mix(a.b, b.b, f));
+}
+
+Table tabulate(ColourMap map)
+{
+    Table table{};
+    for (int i = 0; i <= kSteps; ++i) {
+        const double t = static_cast<double>(i) / kSteps;
+        table[static_cast<std::size_t>(i)] = map == ColourMap::Viridis   ? sequentialAt(kViridis, t)
+                                             : map == ColourMap::Cividis ? sequentialAt(kCividis, t)
+                                                                         : divergingAt(t);
+    }
+    return table;
+}
+
+const Table &tableOf(ColourMap map)
+{
+    static const std::array<Table, kColourMaps.size()> tables = [] {
+        std::array<Table, kColourMaps.size()> all{};
+        for (const auto &info : kColourMaps)
+            all[static_cast<std::size_t>(info.map)] = tabulate(info.map);
+        return all;
+    }();
+    return tables[static_cast<std::size_t>(map)];
+}
+
+// Nearest rank: the smallest value with at least a fraction p of the values at or below it,
+// so a handful of values keeps its largest (a 2 x 2 tensor of 1..3 is not cut at 2).
+double percentile(std::vector<double> &values, double p)
+{
+    const auto n = static_cast<double>(values.size());
+    const auto rank = static_cast<std::size_t>(std::clamp(std::ceil(p * n) - 1.0, 0.0, n - 1.0));
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank), values.end());
+    return values[rank];
+}
+
+} // namespace
+
+const ColourMapInfo &infoOf(ColourMap map) { return kColourMaps[static_cast<std::size_t>(map)]; }
+
+std::optional<ColourMap> colourMapFromKey(std::string_view key)
+{
+    for (const auto &info : kColourMaps)
+        if (info.key == key)
+            return info.map;
+    return std::nullopt;
+}
+
+ColourScale colourScaleOf(const double *values, std::size_t count, const core::Mask *specified, const ColourSettings &settings)
+{
+    ColourScale scale;
+    scale.map = settings.map;
+    std::vector<double> finite;
+    finite.reserve(count);
+    for (std::size_t k = 0; k < count; ++k)
+        if ((!specified || (*specified)[k]) && std::isfinite(values[k]))
+            finite.push_back(values[k]);
+    if (!finite.empty()) {
+        const auto [lo, hi] = std::minmax_element(finite.begin(), finite.end());
+        scale.dataLow = *lo;
+        scale.dataHigh = *hi;
+    }
+    const bool diverging = infoOf(settings.map).diverging;
+    const double maxAbs = std::max(std::abs(scale.dataLow), std::abs(scale.dataHigh));
+    switch (settings.range) {
+    case ColourRange::Manual:
+        scale.low = settings.low;
+        scale.high = settings.high;
+        return scale;
+    case ColourRange::Full:
+        scale.low = diverging ? -maxAbs : scale.dataLow;
+        scale.high = diverging ? maxAbs : scale.dataHigh;
+        return scale;
+    case ColourRange::Robust:
+        break;
+    }
+    if (finite.empty())
+        return scale;
+    if (diverging) {
+        // Robust: one outlier must not wash out the whole picture.
+        for (auto &v : finite)
+            v = std::abs(v);
+        double robust = percentile(finite, 0.995);
+        if (robust == 0.0)
+            robust = maxAbs;
+        scale.low = -robust;
+        scale.high = robust;
+    } else {
+        scale.high = percentile(finite, 0.995);
+        scale.low = percentile(finite, 0.005);
+        if (scale.low == scale.high) {
+            scale.low = scale.dataLow;
+            scale.high = scale.dataHigh;
+        }
+    }
+    return scale;
+}
+
+QRgb colourOf(double value, const ColourScale &scale)
+{
+    if (std::isnan(value))
+        return kNaNColour;
+    if (std::isinf(value))
+        return value > 0 ? kPosInfColour : kNegInfColour;
+    const double t = scale.high > scale.low ? std::clamp((value - scale.low) / (scale.high - scale.low), 0.0, 1.0) : 0.5;
+    return tableOf(scale.map)[static_cast<std::size_t>(t * kSteps + 0.5)];
+}
+
+QColor mapColour(ColourMap map, double t)
+{
+    return QColor::fromRgb(tableOf(map)[static_cast<std::size_t>(std::clamp(t, 0.0, 1.0) * kSteps + 0.5)]);
+}
+
+QColor divergingColour(double value, double maxAbs)
+{
+    return QColor::fromRgb(colourOf(value, ColourScale{-maxAbs, maxAbs, -maxAbs, maxAbs, ColourMap::Diverging}));
+}
+
+int poolStrength(QRgb pixel, ColourMap map)
+{
+    const QRgb p = pixel | 0xff000000;
+    if (p == kNaNColour || p == kPosInfColour || p == kNegInfColour)
+        return 1 << 30;
+    const int darkness = 765 - qRed(p) - qGreen(p) - qBlue(p);
+    if (p == kPrunedColour || p == kUnspecifiedDark || p == kUnspecifiedLight)
+        return darkness;
+    if (infoOf(map).diverging) {
+        const int chroma = std::max({qRed(p), qGreen(p), qBlue(p)}) - std::min({qRed(p), qGreen(p), qBlue(p)});
+        return chroma * 1024 + darkness; // white (zero) scores 0: a pruned element beats it
+    }
+    return 1024 * (1 + qGray(p));
+}
+
+} // namespace sparsity::ui

@@ -1,0 +1,98 @@
+#pragma once
+// Value -> colour for every heatmap: the colour maps (a diverging one for signed data; viridis
+// and cividis, perceptually uniform and readable with colour-blindness, for magnitudes), the
+// range of values they span (robust percentiles, the full range, or set by hand), and the
+// colours outside any map (NaN, ±Inf, pruned, unspecified). The maps' facts live in one table,
+// kColourMaps, which the menus, the legend and workspaces read.
+#include "core/tensor/dense_tensor.h"
+#include "core/tensor/tensor.h"
+
+#include <QColor>
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace sparsity::ui {
+
+enum class ColourMap { Diverging, Viridis, Cividis };
+
+struct ColourMapInfo {
+    ColourMap map;
+    std::string_view key; // in workspaces
+    const char *label;    // in menus
+    // A diverging map is centred on its range's midpoint (white); its robust and full ranges
+    // are symmetric about 0, so zero is white and the sign reads from the hue.
+    bool diverging;
+};
+
+inline constexpr std::array kColourMaps{
+    ColourMapInfo{ColourMap::Diverging, "diverging", "Diverging (blue – white – red)", true},
+    ColourMapInfo{ColourMap::Viridis, "viridis", "Viridis", false},
+    ColourMapInfo{ColourMap::Cividis, "cividis", "Cividis", false},
+};
+static_assert(
+    [] {
+        for (std::size_t i = 0; i < kColourMaps.size(); ++i)
+            if (static_cast<std::size_t>(kColourMaps[i].map) != i)
+                return false;
+        return true;
+    }(),
+    "kColourMaps is indexed by ColourMap");
+const ColourMapInfo &infoOf(ColourMap map);
+std::optional<ColourMap> colourMapFromKey(std::string_view key);
+
+enum class ColourRange {
+    Robust, // diverging: ±99.5th percentile of |x|; sequential: 0.5th to 99.5th percentile
+    Full,   // diverging: ±max |x|; sequential: min to max
+    Manual, // low and high as set
+};
+
+struct ColourSettings {
+    ColourMap map = ColourMap::Diverging;
+    ColourRange range = ColourRange::Robust;
+    double low = -1.0, high = 1.0; // for ColourRange::Manual; low < high
+    bool operator==(const ColourSettings &) const = default;
+};
+
+// The values drawn in the map's end colours, and the finite extremes of the data (a value
+// beyond the range saturates; the legend then writes ≥ / ≤).
+struct ColourScale {
+    double low = 0.0, high = 0.0;
+    double dataLow = 0.0, dataHigh = 0.0;
+    ColourMap map = ColourMap::Diverging;
+    bool saturatesLow() const { return dataLow < low; }
+    bool saturatesHigh() const { return dataHigh > high; }
+};
+
+// Non-finite values, each its own colour, none on any map.
+inline constexpr QRgb kNaNColour = 0xffff00ff;    // magenta
+inline constexpr QRgb kPosInfColour = 0xffffd700; // gold: beyond the reds
+inline constexpr QRgb kNegInfColour = 0xff00c8c8; // cyan: beyond the blues
+// Elements a sparsifier preview prunes; unspecified elements of a masked tensor are a checker
+// of two greys, so they never read as a value.
+inline constexpr QRgb kPrunedColour = 0xff2b2b2b;
+inline constexpr QRgb kUnspecifiedDark = 0xff969696;
+inline constexpr QRgb kUnspecifiedLight = 0xffc8c8c8;
+
+// The scale of `values` (their specified, finite elements) under `settings`.
+ColourScale
+colourScaleOf(const double *values, std::size_t count, const core::Mask *specified, const ColourSettings &settings = {});
+inline ColourScale
+colourScaleOf(const core::DenseTensor<double> &values, const core::Mask *specified, const ColourSettings &settings = {})
+{
+    return colourScaleOf(values.values.data(), values.values.size(), specified, settings);
+}
+
+QRgb colourOf(double value, const ColourScale &scale);
+// The map's colour at fraction t of its range (0 low, 1 high), for legends.
+QColor mapColour(ColourMap map, double t);
+// The diverging map over [-maxAbs, maxAbs].
+QColor divergingColour(double value, double maxAbs);
+
+// How much a pixel drawn with `map` stands out, for level-of-detail pooling: non-finite values
+// most, then values (diverging: by colourfulness, far from the white zero; sequential: by
+// lightness, which viridis and cividis raise monotonically with the value), and least the
+// pruned and unspecified greys (the darker first).
+int poolStrength(QRgb pixel, ColourMap map);
+
+} // namespace sparsity::ui
