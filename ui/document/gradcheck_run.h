@@ -1,6 +1,7 @@
 #pragma once
-// The result of the Gradcheck panel's last run, as the document holds it: the expression,
-// the inputs it was bound to and core::gradcheck's report.
+// What the Gradcheck panel asks to check (GradcheckPanelRequest: jobs run it, workspaces keep
+// it) and the result of its last run as the document holds it (GradcheckRun: the expression,
+// the inputs it was bound to and core::gradcheck's report). Free of widgets.
 #include "core/autograd/gradcheck.h"
 #include "ui/document/element_ref.h"
 
@@ -8,6 +9,12 @@
 #include <QString>
 
 namespace sparsity::ui {
+
+struct GradcheckPanelRequest {
+    QString expression;
+    QMap<QString, ElementRef> inputs; // name -> the element bound to it
+    core::GradcheckOptions options;
+};
 
 struct GradcheckRun {
     QString expression;

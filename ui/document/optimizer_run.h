@@ -1,12 +1,28 @@
 #pragma once
-// The result of the Optimizer panel's last run, as the document holds it: the same steps
-// under each chosen semantics (core::compareSemantics) and what was run.
+// What the Optimizer panel asks to run (OptimizerRequest: jobs run it, workspaces keep it) and
+// the result of its last run as the document holds it (OptimizerRun: the same steps under
+// each chosen semantics, core::compareSemantics, and what was run). Free of widgets, so jobs
+// and workspaces need no panel.
+#include "core/device/device.h"
+#include "core/optim/optimizer_options.h"
 #include "core/optim/semantics_comparison.h"
 #include "ui/document/element_ref.h"
 
 #include <QString>
+#include <QStringList>
+#include <vector>
 
 namespace sparsity::ui {
+
+struct OptimizerRequest {
+    core::OptimizerKind kind = core::OptimizerKind::Adagrad;
+    core::Rule rule = core::Rule::Torch;
+    core::HyperparameterInput hyperparameters;
+    std::vector<core::Semantics> semantics;
+    QStringList gradients; // element paths in the document's file, one step each
+    QString mask;          // empty: none
+    core::Device device = core::Device::Cpu;
+};
 
 struct OptimizerRun {
     QString description; // "adagrad (torch) lr 0.1 on /emb, 2 steps: /g0, /g1"

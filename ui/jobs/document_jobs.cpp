@@ -6,9 +6,9 @@
 #include "core/pipeline/gradcheck_file.h"
 #include "core/util/errors.h"
 #include "ui/document/document_recipe.h"
+#include "ui/document/gradcheck_run.h"
+#include "ui/document/optimizer_run.h"
 #include "ui/document/tensor_document.h"
-#include "ui/panels/gradcheck_panel.h"
-#include "ui/panels/optimizer_panel.h"
 
 #include <QFileInfo>
 

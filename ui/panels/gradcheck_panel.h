@@ -7,8 +7,7 @@
 // as a background job (core::gradcheckFile, as `sparsity gradcheck`); the result lands in the
 // document (undoable) and the panel shows it: verdict, numerical / analytical / difference
 // Jacobian heatmaps per input, and the mismatches with the reasons for them.
-#include "core/autograd/gradcheck.h"
-#include "ui/document/element_ref.h"
+#include "ui/document/gradcheck_run.h"
 
 #include <QMap>
 #include <QStringList>
@@ -27,12 +26,6 @@ namespace sparsity::ui {
 
 class MatrixView;
 class TensorDocument;
-
-struct GradcheckPanelRequest {
-    QString expression;
-    QMap<QString, ElementRef> inputs; // name -> the element bound to it
-    core::GradcheckOptions options;
-};
 
 class GradcheckPanel : public QWidget {
     Q_OBJECT

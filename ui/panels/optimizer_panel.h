@@ -4,8 +4,7 @@
 // becomes an OptimizerRequest the main window runs as a background job; the result lands in
 // the document (undoable) and the panel shows it: a divergence table and one view of any
 // parameter, state, row staleness or difference between semantics.
-#include "core/device/device.h"
-#include "core/optim/optimizer_options.h"
+#include "ui/document/optimizer_run.h"
 
 #include <QComboBox>
 #include <QPointer>
@@ -26,16 +25,6 @@ namespace sparsity::ui {
 class DivergenceModel;
 class MatrixView;
 class TensorDocument;
-
-struct OptimizerRequest {
-    core::OptimizerKind kind = core::OptimizerKind::Adagrad;
-    core::Rule rule = core::Rule::Torch;
-    core::HyperparameterInput hyperparameters;
-    std::vector<core::Semantics> semantics;
-    QStringList gradients; // element paths in the document's file, one step each
-    QString mask;          // empty: none
-    core::Device device = core::Device::Cpu;
-};
 
 class OptimizerPanel : public QWidget {
     Q_OBJECT

@@ -5,9 +5,9 @@
 // Data stays in the HDF5 files; a workspace only points at them. Paths are stored absolute
 // and relative ones are read from the workspace's folder. Reading is strict: an unknown key
 // or a wrong type is an InputError naming the file and the JSON path.
+#include "ui/document/gradcheck_run.h"
+#include "ui/document/optimizer_run.h"
 #include "ui/document/tensor_document.h"
-#include "ui/panels/gradcheck_panel.h"
-#include "ui/panels/optimizer_panel.h"
 
 #include <QByteArray>
 #include <QStringList>
