@@ -104,6 +104,11 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QVERIFY(window.selectElement(QStringLiteral("/emb")));
     QVERIFY(strip->isHidden());
     QVERIFY(!builder->isBuilding());
+    // Back on the table, the strip is back, drawn from the overview already built.
+    QVERIFY(window.selectElement(QStringLiteral("/tall"), QString::fromStdString(path)));
+    QVERIFY(strip->isVisible());
+    QVERIFY(!builder->isBuilding());
+    QVERIFY(!strip->image().isNull());
     QVERIFY(window.issuesList()->count() == 0);
 }
 

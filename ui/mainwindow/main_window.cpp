@@ -533,11 +533,13 @@ void MainWindow::loadRows(std::int64_t firstRow)
 void MainWindow::showOverview(
     const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded)
 {
-    // Built once per table: moving the window keeps it.
-    if (m_overviewBuilder->element() != element || m_overviewBuilder->overview().totalRows() != totalRows) {
+    // Built once per table: moving the window keeps it, and so does looking at another tensor
+    // and coming back (a build stopped half way by that starts over).
+    const auto &overview = m_overviewBuilder->overview();
+    const bool built = m_overviewBuilder->element() == element && overview.totalRows() == totalRows;
+    if (!built || (!overview.complete() && !m_overviewBuilder->isBuilding()))
         m_overviewBuilder->start(element, totalRows, rowWidth);
-        m_overviewStrip->setOverview(&m_overviewBuilder->overview());
-    }
+    m_overviewStrip->setOverview(&m_overviewBuilder->overview());
     m_overviewStrip->setWindow(firstRow, rowsLoaded);
     m_overviewStrip->show();
 }
