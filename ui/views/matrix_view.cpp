@@ -14,7 +14,6 @@ namespace sparsity::ui {
 namespace {
 
 constexpr int kMargin = 6;
-constexpr int kLegendWidth = 64;
 
 } // namespace
 
@@ -144,7 +143,8 @@ void MatrixView::layoutArea()
     // Room for the row indices at the left and the column indices below.
     const int rowLabels = fontMetrics().horizontalAdvance(QString::number(std::max(m_heatmap.image.height() - 1, 0))) + 6;
     const int columnLabels = fontMetrics().height() + 4;
-    m_area = QRect(kMargin + rowLabels, titleHeight, width() - kLegendWidth - 3 * kMargin - rowLabels,
+    const int legendWidth = colourLegendWidth(m_heatmap, 14, fontMetrics());
+    m_area = QRect(kMargin + rowLabels, titleHeight, width() - legendWidth - 3 * kMargin - rowLabels,
                    height() - titleHeight - kMargin - columnLabels);
     const QSize elements = m_heatmap.image.size();
     if (!elements.isEmpty() && elements.width() <= m_area.width() && elements.height() <= m_area.height()) {

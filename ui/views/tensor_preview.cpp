@@ -157,7 +157,7 @@ QRect TensorPreview::imageArea() const
     const int margin = 8;
     const auto metrics = fontMetrics();
     const int titleHeight = metrics.height() + margin;
-    const int legendWidth = 70;
+    const int legendWidth = std::max(colourLegendWidth(m_heatmap, 16, metrics), 16 + 6 + metrics.horizontalAdvance(tr("pruned")));
     // Room for the row labels at the left (the widest is the last row's) and the column labels below.
     const std::int64_t lastRow = rowBase() + std::max(m_heatmap.image.height(), 1) - 1;
     const int rowLabels = metrics.horizontalAdvance(QString::number(lastRow)) + 6;
