@@ -1,7 +1,7 @@
 #pragma once
 // Non-fatal findings made while reading or validating data: unsorted but valid indices that
 // were sorted, duplicates that were summed, dtypes converted on read. The CLI prints them as
-// "note:" lines; the GUI does not show them yet (its Issues dock lists errors only).
+// "note:" lines; the GUI lists them in its Issues dock as Notes (ui/models/issue_from_core).
 #include <string>
 #include <vector>
 

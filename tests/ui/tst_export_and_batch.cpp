@@ -12,6 +12,7 @@
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/models/issues_model.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -138,7 +139,7 @@ void TestExportAndBatch::savedBatchReplaysToTheExportedFile()
     QCOMPARE(core::listElements(core::H5File::openRead(exported.toStdString())).size(),
              static_cast<std::size_t>(datasets.size()));
     replayEquals(batch, exported);
-    QCOMPARE(window.issuesList()->count(), 0);
+    QCOMPARE(window.issuesModel()->count(ui::Issue::Severity::Error), 0);
 }
 
 void TestExportAndBatch::perDatasetRecipesReplayToTheExportedFile()
@@ -205,7 +206,7 @@ void TestExportAndBatch::cancelledExportWritesNothing()
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{}); // no temp file left either
     QCOMPARE(document->values().values, values);
     QCOMPARE(document->undoStack()->count(), history);
-    QCOMPARE(window.issuesList()->count(), 0);
+    QCOMPARE(window.issuesModel()->rowCount(), 0);
 }
 
 void TestExportAndBatch::failedExportGoesToIssues()
@@ -225,9 +226,9 @@ void TestExportAndBatch::failedExportGoesToIssues()
     QVERIFY(!finished.isEmpty());
     QCOMPARE(finished.at(0).toBool(), false);
     QVERIFY(!QFile::exists(output));
-    QCOMPARE(window.issuesList()->count(), 1);
-    QVERIFY2(window.issuesList()->item(0)->text().contains(QStringLiteral("sample.h5")),
-             qPrintable(window.issuesList()->item(0)->text()));
+    QCOMPARE(window.issuesModel()->rowCount(), 1);
+    QVERIFY2(window.issuesModel()->issue(0).summary().contains(QStringLiteral("sample.h5")),
+             qPrintable(window.issuesModel()->issue(0).summary()));
 }
 
 void TestExportAndBatch::noRecipeNoBatch()
@@ -240,7 +241,7 @@ void TestExportAndBatch::noRecipeNoBatch()
     const QString batch = dir.filePath(QStringLiteral("batch.json"));
     QVERIFY(!window.saveBatch(batch, QStringLiteral("{stem}.out.h5")));
     QVERIFY(!QFile::exists(batch));
-    QVERIFY(window.issuesList()->item(0)->text().contains(QStringLiteral("no sparsifier")));
+    QVERIFY(window.issuesModel()->issue(0).summary().contains(QStringLiteral("no sparsifier")));
 }
 
 void TestExportAndBatch::hdf5WaitsForTheRunningJob()
@@ -314,7 +315,7 @@ void TestExportAndBatch::batchRefusesAMisfit()
     // Every dataset (the default) includes /W and /labels: refused, naming them and why.
     QVERIFY(!window.saveBatch(batch, QStringLiteral("{stem}.out.h5")));
     QVERIFY(!QFile::exists(batch));
-    const QString issue = window.issuesList()->item(0)->text();
+    const QString issue = window.issuesModel()->issue(0).summary();
     QVERIFY2(issue.contains(QStringLiteral("/W: the recipe does not fit it")) && issue.contains(QStringLiteral("/labels")),
              qPrintable(issue));
     QVERIFY(!issue.contains(QStringLiteral("/emb:")));
@@ -330,10 +331,10 @@ void TestExportAndBatch::issuesAreCountedAndShown()
     QCOMPARE(dock->windowTitle(), QStringLiteral("Issues"));
     QVERIFY(!window.openFile(QStringLiteral("/nonexistent/a.h5")));
     QVERIFY(!window.openFile(QStringLiteral("/nonexistent/b.h5")));
-    QCOMPARE(dock->windowTitle(), QStringLiteral("Issues (2)"));
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Issues (2 errors)"));
     QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("b.h5")),
              qPrintable(window.statusBar()->currentMessage()));
-    window.issuesList()->findChild<QAction *>(QStringLiteral("action.issues.clear"))->trigger();
+    dock->findChild<QAction *>(QStringLiteral("action.issues.clear"))->trigger();
     QCOMPARE(dock->windowTitle(), QStringLiteral("Issues"));
 }
 

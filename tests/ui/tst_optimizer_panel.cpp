@@ -9,6 +9,7 @@
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/divergence_model.h"
+#include "ui/models/issues_model.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/panels/optimizer_panel.h"
 #include "ui/views/matrix_view.h"
@@ -177,9 +178,9 @@ void TestOptimizerPanel::refusalGoesToIssues()
     QCOMPARE(finished.first().at(0).toBool(), false);
     QVERIFY(!window.document()->optimizerRun());
     QCOMPARE(window.document()->undoStack()->count(), 0);
-    QCOMPARE(window.issuesList()->count(), 1);
-    QVERIFY2(window.issuesList()->item(0)->text().contains(QStringLiteral("lazy semantics")),
-             qPrintable(window.issuesList()->item(0)->text()));
+    QCOMPARE(window.issuesModel()->rowCount(), 1);
+    QVERIFY2(window.issuesModel()->issue(0).summary().contains(QStringLiteral("lazy semantics")),
+             qPrintable(window.issuesModel()->issue(0).summary()));
     // ... and is said in the panel itself.
     auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
     QVERIFY2(summary->text().contains(QStringLiteral("lazy semantics")), qPrintable(summary->text()));

@@ -5,6 +5,7 @@
 #include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/models/issues_model.h"
 #include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/optimizer_panel.h"
 #include "ui/workspace/workspace.h"
@@ -86,7 +87,7 @@ void TestWorkspace::savedWorkspaceReopens()
     }
     ui::MainWindow window;
     QVERIFY(window.openWorkspace(path));
-    QCOMPARE(window.issuesList()->count(), 0);
+    QCOMPARE(window.issuesModel()->rowCount(), 0);
     QCOMPARE(window.browserModel()->fileCount(), 1);
     QCOMPARE(window.document()->source().filePath, QFileInfo(kSample).absoluteFilePath());
     QCOMPARE(window.document()->source().elementPath, QStringLiteral("/W"));
@@ -200,8 +201,8 @@ void TestWorkspace::brokenWorkspaceChangesNothing()
     write(path, text);
     ui::MainWindow window;
     QVERIFY(!window.openWorkspace(path));
-    QCOMPARE(window.issuesList()->count(), 1);
-    QVERIFY2(window.issuesList()->item(0)->text().contains(message), qPrintable(window.issuesList()->item(0)->text()));
+    QCOMPARE(window.issuesModel()->rowCount(), 1);
+    QVERIFY2(window.issuesModel()->issue(0).summary().contains(message), qPrintable(window.issuesModel()->issue(0).summary()));
     QCOMPARE(window.browserModel()->fileCount(), 0);
     QVERIFY(!window.document()->sparsifier());
     QCOMPARE(window.document()->undoStack()->count(), 0);
@@ -214,8 +215,8 @@ void TestWorkspace::unwritableWorkspaceIsReported()
 {
     ui::MainWindow window;
     QVERIFY(!window.saveWorkspaceTo(QStringLiteral("/nonexistent-folder/ws.json")));
-    QVERIFY(
-        window.issuesList()->item(0)->text().contains(QStringLiteral("/nonexistent-folder/ws.json: cannot write the workspace")));
+    QVERIFY(window.issuesModel()->issue(0).summary().contains(
+        QStringLiteral("/nonexistent-folder/ws.json: cannot write the workspace")));
 }
 
 QTEST_MAIN(TestWorkspace)

@@ -9,6 +9,7 @@
 #include "ui/document/gradcheck_run.h"
 #include "ui/document/optimizer_run.h"
 #include "ui/document/tensor_document.h"
+#include "ui/models/issue_from_core.h"
 
 #include <QFileInfo>
 
@@ -19,27 +20,43 @@ DocumentJobs::DocumentJobs(TensorDocument *document, JobRunner *runner, QObject 
 {
 }
 
-bool DocumentJobs::refuse(Kind kind, const QString &what, const QString &why)
+bool DocumentJobs::refuse(Kind kind, const QString &what, const QString &why, const Place &place)
 {
-    emit issue(QStringLiteral("%1: %2").arg(what, why));
+    auto located = issueFromMessage(Issue::Severity::Error, why, place.files, place.fallback);
+    located.text = QStringLiteral("%1: %2").arg(what, located.text);
+    emit issue(located);
     emit failed(kind, why);
     return false;
 }
 
-bool DocumentJobs::launch(Kind kind, const QString &what, const QString &title, JobRunner::Work work)
+void DocumentJobs::reportNotes(const core::ValidationReport &notes)
+{
+    for (const auto &note : issuesFromReport(notes))
+        emit issue(note);
+}
+
+bool DocumentJobs::launch(Kind kind,
+                          const QString &what,
+                          const QString &title,
+                          JobRunner::Work work,
+                          const Place &place,
+                          std::shared_ptr<const core::ValidationReport> notes)
 {
     if (!m_runner->start(title, std::move(work)))
         return refuse(kind, what, tr("another job is running (%1)").arg(m_runner->title()));
     connect(
         m_runner, &JobRunner::finished, this,
-        [this, kind, what](bool, bool cancelled, const QString &error) {
+        [this, kind, what, place, notes](bool, bool cancelled, const QString &error) {
             if (cancelled) {
                 emit status(tr("%1 cancelled; nothing changed").arg(what));
                 emit failed(kind, tr("cancelled"));
-            } else if (!error.isEmpty()) {
-                emit issue(QStringLiteral("%1: %2").arg(what, error));
-                emit failed(kind, error);
+                return;
             }
+            // The notes first: they were made on the way to the error, and may explain it.
+            if (notes)
+                reportNotes(*notes);
+            if (!error.isEmpty())
+                refuse(kind, what, error, place);
         },
         Qt::SingleShotConnection);
     return true;
@@ -51,20 +68,25 @@ bool DocumentJobs::startExport(const QString &output)
     const QString input = m_document->source().filePath;
     if (input.isEmpty())
         return refuse(Kind::Export, what, tr("open a file and select a tensor first"));
+    const Place place{{input, output}, {input, {}}};
     core::BatchRecipe recipe;
     try {
         recipe = documentRecipe(*m_document, input, output);
     } catch (const core::Error &error) {
-        return refuse(Kind::Export, what, QString::fromStdString(error.what()));
+        return refuse(Kind::Export, what, QString::fromStdString(error.what()), place);
     }
     const core::BatchJob job{input.toStdString(), output.toStdString()};
-    return launch(Kind::Export, what, tr("export %1").arg(QFileInfo(output).fileName()),
-                  [this, recipe, job, output](const core::ProgressCallback &progress) {
-                      const auto report = core::runBatchJob(recipe, job, progress);
-                      if (!report.ok)
-                          throw core::InputError(report.error);
-                      return JobRunner::Continuation([this, output] { emit status(tr("Exported %1").arg(output)); });
-                  });
+    auto notes = std::make_shared<core::ValidationReport>();
+    return launch(
+        Kind::Export, what, tr("export %1").arg(QFileInfo(output).fileName()),
+        [this, recipe, job, output, notes](const core::ProgressCallback &progress) {
+            const auto report = core::runBatchJob(recipe, job, progress);
+            *notes = report.notes;
+            if (!report.ok)
+                throw core::InputError(report.error);
+            return JobRunner::Continuation([this, output] { emit status(tr("Exported %1").arg(output)); });
+        },
+        place, notes);
 }
 
 bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
@@ -73,24 +95,28 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
     const auto &source = m_document->source();
     if (source.filePath.isEmpty())
         return refuse(Kind::Optimizer, what, tr("select the parameter tensor in the Files panel first"));
+    const Place place{{source.filePath}, {source.filePath, source.elementPath}};
     if (!m_document->values().shape.empty() && m_document->totalRows() > m_document->values().shape[0])
         return refuse(Kind::Optimizer, what,
-                      tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath));
+                      tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath), place);
     if (request.gradients.isEmpty())
-        return refuse(Kind::Optimizer, what, tr("check at least one gradient (one step each)"));
+        return refuse(Kind::Optimizer, what, tr("check at least one gradient (one step each)"), place);
     if (m_runner->isRunning()) // the inputs are read here, on the GUI thread
         return refuse(Kind::Optimizer, what, tr("another job is running (%1)").arg(m_runner->title()));
     std::vector<core::NamedGradient> gradients;
     std::optional<core::Tensor> mask;
+    core::ValidationReport notes; // as `sparsity step` notes them
     try {
         const auto file = core::H5File::openRead(source.filePath.toStdString());
         for (const auto &path : request.gradients)
-            gradients.push_back({file.where(path.toStdString()), core::readTensor(file, path.toStdString())});
+            gradients.push_back({file.where(path.toStdString()), core::readTensor(file, path.toStdString(), &notes)});
         if (!request.mask.isEmpty())
-            mask = core::readTensor(file, request.mask.toStdString());
+            mask = core::readTensor(file, request.mask.toStdString(), &notes);
     } catch (const core::Error &error) {
-        return refuse(Kind::Optimizer, what, QString::fromStdString(error.what()));
+        reportNotes(notes);
+        return refuse(Kind::Optimizer, what, QString::fromStdString(error.what()), place);
     }
+    reportNotes(notes);
     QStringList semantics;
     for (const auto s : request.semantics)
         semantics << QString::fromUtf8(core::semanticsName(s).data());
@@ -104,14 +130,15 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
                            .arg(source.elementPath)
                            .arg(request.gradients.size())
                            .arg(request.gradients.join(QStringLiteral(", ")), semantics.join(QStringLiteral(" | ")));
-    return launch(Kind::Optimizer, what, tr("optimizer steps"),
-                  [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
-                   param = m_document->tensor()](const core::ProgressCallback &progress) {
-                      run->comparison =
-                          core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
-                                                 request.hyperparameters, request.semantics, progress, request.device);
-                      return JobRunner::Continuation([this, run] { m_document->changeOptimizerRun(run); });
-                  });
+    return launch(
+        Kind::Optimizer, what, tr("optimizer steps"),
+        [this, run, request, gradients = std::move(gradients), mask = std::move(mask),
+         param = m_document->tensor()](const core::ProgressCallback &progress) {
+            run->comparison = core::compareSemantics(param, gradients, mask ? &*mask : nullptr, request.kind, request.rule,
+                                                     request.hyperparameters, request.semantics, progress, request.device);
+            return JobRunner::Continuation([this, run] { m_document->changeOptimizerRun(run); });
+        },
+        place);
 }
 
 bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
@@ -123,13 +150,20 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
     run->expression = request.expression;
     core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
     run->inputs = request.inputs;
-    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) // as `sparsity gradcheck --input`
+    Place place;
+    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) { // as `sparsity gradcheck --input`
         check.inputs.push_back(QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path).toStdString());
-    return launch(Kind::Gradcheck, what, tr("gradcheck"), [this, run, check](const core::ProgressCallback &progress) {
-        core::ValidationReport notes;
-        run->report = core::gradcheckFile(check, notes, progress).check;
-        return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
-    });
+        place.files << it.value().file;
+    }
+    place.files.removeDuplicates();
+    auto notes = std::make_shared<core::ValidationReport>();
+    return launch(
+        Kind::Gradcheck, what, tr("gradcheck"),
+        [this, run, check, notes](const core::ProgressCallback &progress) {
+            run->report = core::gradcheckFile(check, *notes, progress).check;
+            return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
+        },
+        place, notes);
 }
 
 } // namespace sparsity::ui

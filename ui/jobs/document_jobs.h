@@ -2,12 +2,17 @@
 // DocumentJobs: the long operations on the document's file, each run by the JobRunner off
 // the GUI thread — Export (the recipe over the whole file, core::runBatchJob), the Optimizer
 // panel's run (core::compareSemantics) and the Gradcheck panel's check (core::gradcheckFile).
-// Each checks what it needs first; whatever stops it becomes one line on issue(); results
-// reach the document only through the job's continuation, so a failed or cancelled job
-// changes nothing.
+// Each checks what it needs first; whatever stops it becomes an Error on issue(), located
+// in the file and element concerned where that is known, and what core notes while reading
+// the data (dtypes converted, indices sorted) comes as Notes; results reach the document
+// only through the job's continuation, so a failed or cancelled job changes nothing.
+#include "core/util/validation_report.h"
 #include "ui/jobs/job_runner.h"
+#include "ui/models/issue.h"
 
 #include <QObject>
+#include <QStringList>
+#include <memory>
 
 namespace sparsity::ui {
 
@@ -30,16 +35,29 @@ public:
     bool runGradcheck(const GradcheckPanelRequest &request);
 
 signals:
-    void issue(const QString &text);
+    void issue(const sparsity::ui::Issue &issue);
     // The job of `kind` was refused, failed or was cancelled (the panel that asked says so).
     void failed(sparsity::ui::DocumentJobs::Kind kind, const QString &error);
     void status(const QString &text);
 
 private:
-    // "<what>: <why>" on issue(); returns false for `return refuse(...)`.
-    bool refuse(Kind kind, const QString &what, const QString &why);
-    // Starts `work` as the job `title`; its error is reported as "<what>: <error>".
-    bool launch(Kind kind, const QString &what, const QString &title, JobRunner::Work work);
+    // Where a job's problems are: the files core's messages about it may start with
+    // ("FILE:/ELEMENT: …"), and the place named when a message starts with none of them.
+    struct Place {
+        QStringList files;
+        ElementRef fallback;
+    };
+    // "<what>: <why>" on issue(), located by `place`; returns false for `return refuse(...)`.
+    bool refuse(Kind kind, const QString &what, const QString &why, const Place &place = {});
+    // Starts `work` as the job `title`; its error is reported as refuse() would. What the work
+    // left in `notes`, if given, is reported when it ends, whether it succeeded or failed.
+    bool launch(Kind kind,
+                const QString &what,
+                const QString &title,
+                JobRunner::Work work,
+                const Place &place,
+                std::shared_ptr<const core::ValidationReport> notes = {});
+    void reportNotes(const core::ValidationReport &notes);
 
     TensorDocument *m_document;
     JobRunner *m_runner;

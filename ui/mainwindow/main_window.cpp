@@ -12,8 +12,11 @@
 #include "ui/jobs/jobs_widget.h"
 #include "ui/jobs/overview_builder.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/models/issue_from_core.h"
+#include "ui/models/issues_model.h"
 #include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/inspector_panel.h"
+#include "ui/panels/issues_panel.h"
 #include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
@@ -38,7 +41,6 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -81,19 +83,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea, false);
 
-    m_issues = new QListWidget;
-    m_issues->setObjectName(QStringLiteral("issues"));
-    m_issues->setWordWrap(true);
-    m_issues->setContextMenuPolicy(Qt::ActionsContextMenu);
-    auto *clearIssues = new QAction(tr("Clear Issues"), m_issues);
-    clearIssues->setObjectName(QStringLiteral("action.issues.clear"));
-    connect(clearIssues, &QAction::triggered, this, [this] {
-        m_issues->clear();
-        updateIssuesTitle();
-    });
-    m_issues->addAction(clearIssues);
+    m_issues = new IssuesModel(this);
+    connect(m_issues, &QAbstractItemModel::rowsInserted, this, &MainWindow::updateIssuesTitle);
+    connect(m_issues, &QAbstractItemModel::modelReset, this, &MainWindow::updateIssuesTitle);
+    auto *issuesPanel = new IssuesPanel(m_issues);
+    connect(issuesPanel, &IssuesPanel::jumpRequested, this, &MainWindow::jumpTo);
     auto *issuesDock = m_issuesDock =
-        addDock(tr("Issues"), QStringLiteral("IssuesDock"), m_issues, Qt::BottomDockWidgetArea, false);
+        addDock(tr("Issues"), QStringLiteral("IssuesDock"), issuesPanel, Qt::BottomDockWidgetArea, false);
 
     m_histogram = new HistogramView(m_document);
     auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea, false);
@@ -160,7 +156,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_overviewBuilder, &OverviewBuilder::finished, m_overviewStrip, [this] { m_overviewStrip->overviewChanged(true); });
     connect(m_overviewBuilder, &OverviewBuilder::failed, this, [this](const QString &error) {
         m_overviewStrip->hide();
-        addIssue(error);
+        const auto &element = m_overviewBuilder->element();
+        addIssue(issueFromMessage(Issue::Severity::Error, error, {element.file}, {element.file, element.path}));
     });
     connect(m_overviewStrip, &OverviewStrip::windowRequested, this,
             [this](std::int64_t first) { m_rowScroll->setValue(static_cast<int>(first)); });
@@ -387,11 +384,14 @@ bool MainWindow::openFile(const QString &path)
 {
     if (deferWhileJobRuns([this, path] { openFile(path); }))
         return true;
-    if (!m_model->addFile(QFileInfo(path).absoluteFilePath())) {
-        addIssue(m_model->errorString());
-        statusBar()->showMessage(tr("Could not open %1").arg(QFileInfo(path).fileName()), 5000);
-        return false;
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    core::ValidationReport notes; // what listing the file left out
+    if (!m_model->addFile(absolute, &notes)) {
+        addIssue(issueFromMessage(Issue::Severity::Error, m_model->errorString(), {absolute}, {absolute, {}}));
+        return false; // the status bar says why, as for every error
     }
+    for (const auto &note : issuesFromReport(notes))
+        addIssue(note);
     rememberRecent(QFileInfo(path).absoluteFilePath());
     const auto fileIndex = m_model->index(m_model->fileCount() - 1, 0);
     m_tree->expand(fileIndex);
@@ -507,7 +507,10 @@ void MainWindow::loadRows(std::int64_t firstRow)
         } else {
             firstRow = 0;
         }
-        const auto tensor = core::readTensor(file, element->path, nullptr, rows);
+        core::ValidationReport notes; // dtypes converted, indices sorted: what `sparsity` would note
+        const auto tensor = core::readTensor(file, element->path, &notes, rows);
+        for (const auto &note : issuesFromReport(notes))
+            addIssue(note);
         m_document->setTensor(title, tensor, totalRows,
                               TensorSource{m_model->filePath(index), QString::fromStdString(element->path), firstRow});
         // The scroll bar walks a table too large to load whole, one window of rows at a time.
@@ -526,7 +529,9 @@ void MainWindow::loadRows(std::int64_t firstRow)
         m_document->clear();
         hideOverview();
         m_preview->showMessage(tr("Cannot preview %1").arg(QString::fromStdString(element->path)));
-        addIssue(QString::fromStdString(error.what()));
+        const QString filePath = m_model->filePath(index);
+        addIssue(issueFromMessage(Issue::Severity::Error, QString::fromStdString(error.what()), {filePath},
+                                  {filePath, QString::fromStdString(element->path)}));
     }
 }
 
@@ -604,7 +609,7 @@ bool MainWindow::saveWorkspaceTo(const QString &path)
     try {
         saveWorkspace(workspace(), path);
     } catch (const core::Error &error) {
-        addIssue(QString::fromStdString(error.what()));
+        addIssue(issueFromMessage(Issue::Severity::Error, QString::fromStdString(error.what()), {path}, {path, {}}));
         return false;
     }
     m_workspacePath = path;
@@ -617,7 +622,10 @@ bool MainWindow::saveWorkspaceTo(const QString &path)
 bool MainWindow::openWorkspace(const QString &path)
 {
     if (m_jobs->isRunning()) {
-        addIssue(tr("%1: wait for %2 to finish before opening a workspace").arg(path, m_jobs->title()));
+        addIssue({Issue::Severity::Error,
+                  {path, {}},
+                  tr("wait for %1 to finish before opening a workspace").arg(m_jobs->title()),
+                  {}});
         return false;
     }
     if (!maybeSave(tr("Opening %1 replaces the edits made since the workspace was last saved.").arg(path)))
@@ -626,14 +634,17 @@ bool MainWindow::openWorkspace(const QString &path)
     try {
         w = loadWorkspace(path);
     } catch (const core::Error &error) {
-        addIssue(QString::fromStdString(error.what()));
+        addIssue(issueFromMessage(Issue::Severity::Error, QString::fromStdString(error.what()), {path}, {path, {}}));
         return false;
     }
     bool complete = true;
     for (const auto &file : w.files)
         complete = openFile(file) && complete;
     if (!w.currentFile.isEmpty() && !selectElement(w.currentElement, w.currentFile)) {
-        addIssue(tr("%1: %2:%3 is not there any more").arg(path, w.currentFile, w.currentElement));
+        addIssue({Issue::Severity::Error,
+                  {w.currentFile, w.currentElement},
+                  tr("is not there any more (shown in workspace %1)").arg(path),
+                  {}});
         complete = false;
     }
     for (std::size_t dim = 0; dim < w.slice.size(); ++dim)
@@ -693,20 +704,23 @@ QString MainWindow::batchProblem() const
 
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 {
+    const QString input = m_document->source().filePath;
     if (const auto problem = batchProblem(); !problem.isEmpty()) {
-        addIssue(tr("Save as batch: %1").arg(problem));
+        addIssue({Issue::Severity::Error, {input, {}}, tr("Save as batch: %1").arg(problem), {}});
         return false;
     }
     std::string json;
     try {
-        json = core::batchJson(documentRecipe(*m_document, m_document->source().filePath, outputPattern));
+        json = core::batchJson(documentRecipe(*m_document, input, outputPattern));
     } catch (const core::Error &error) {
-        addIssue(tr("Save as batch: %1").arg(QString::fromStdString(error.what())));
+        auto issue = issueFromMessage(Issue::Severity::Error, QString::fromStdString(error.what()), {input}, {input, {}});
+        issue.text = tr("Save as batch: %1").arg(issue.text);
+        addIssue(issue);
         return false;
     }
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json.data(), static_cast<qint64>(json.size())) < 0) {
-        addIssue(tr("%1: cannot write the batch file: %2").arg(path, file.errorString()));
+        addIssue({Issue::Severity::Error, {path, {}}, tr("cannot write the batch file: %1").arg(file.errorString()), {}});
         return false;
     }
     statusBar()->showMessage(tr("Saved batch %1 (replay: sparsity run %1)").arg(path), 8000);
@@ -742,19 +756,39 @@ void MainWindow::saveBatchWithDialog()
         saveBatch(path, pattern);
 }
 
-void MainWindow::addIssue(const QString &text)
+void MainWindow::addIssue(const Issue &issue)
 {
-    m_issues->addItem(text);
-    m_issues->scrollToBottom();
-    // Seen even with the Issues dock hidden or tabbed away: its title counts, the status bar
-    // says the latest.
-    updateIssuesTitle();
-    statusBar()->showMessage(tr("Error: %1").arg(text), 20000);
+    // Seen even with the Issues dock hidden or tabbed away: its title counts, and the status
+    // bar says the latest error. Notes do not take the status bar: they are what core
+    // noticed about data that loaded all the same.
+    if (m_issues->add(issue) && issue.severity == Issue::Severity::Error)
+        statusBar()->showMessage(tr("Error: %1").arg(issue.summary()), 20000);
 }
 
 void MainWindow::updateIssuesTitle()
 {
-    m_issuesDock->setWindowTitle(m_issues->count() > 0 ? tr("Issues (%1)").arg(m_issues->count()) : tr("Issues"));
+    const QString counts = m_issues->countsText();
+    m_issuesDock->setWindowTitle(counts.isEmpty() ? tr("Issues") : tr("Issues (%1)").arg(counts));
+}
+
+void MainWindow::jumpTo(const ElementRef &location)
+{
+    const QString file = location.file.isEmpty() ? m_document->source().filePath : location.file;
+    if (file.isEmpty())
+        return;
+    if (!location.path.isEmpty() && selectElement(location.path, file))
+        return;
+    const auto fileIndex = m_model->fileIndex(QFileInfo(file).absoluteFilePath());
+    if (!fileIndex.isValid()) {
+        statusBar()->showMessage(tr("%1 is not open in the Files panel").arg(QFileInfo(file).fileName()), 8000);
+        return;
+    }
+    // The file's row is selected, not made current: that would clear the preview.
+    m_tree->expand(fileIndex);
+    m_tree->scrollTo(fileIndex);
+    m_tree->selectionModel()->select(fileIndex, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (!location.path.isEmpty())
+        statusBar()->showMessage(tr("%1 is not listed in %2").arg(location.path, QFileInfo(file).fileName()), 8000);
 }
 
 void MainWindow::rememberRecent(const QString &path)

@@ -2,15 +2,14 @@
 // MainWindow: composes the docks (Files, Issues, Histogram, Sparsifier, Optimizer, Gradcheck,
 // Inspector) around the central heatmap with its row scroll bar and overview strip, all on one
 // TensorDocument (the previewed tensor, the recipes and the panels' runs, with undo). Views are
-// linked only through the document; long work runs in the JobRunner (DocumentJobs); errors go to
-// the Issues dock, never a crash.
+// linked only through the document; long work runs in the JobRunner (DocumentJobs); errors, and
+// the notes core makes while reading data, go to the Issues dock, never a crash.
 #include <QMainWindow>
 #include <QMap>
 #include <functional>
 #include <vector>
 
 class QDockWidget;
-class QListWidget;
 class QMenu;
 class QScrollBar;
 class QTreeView;
@@ -18,9 +17,11 @@ class QTreeView;
 namespace sparsity::ui {
 
 struct ElementRef;
+struct Issue;
 class H5BrowserModel;
 class HistogramView;
 class InspectorPanel;
+class IssuesModel;
 class OverviewBuilder;
 class OverviewStrip;
 class OptimizerPanel;
@@ -74,7 +75,7 @@ public:
     OverviewBuilder *overviewBuilder() const { return m_overviewBuilder; }
     HistogramView *histogram() const { return m_histogram; }
     TensorDocument *document() const { return m_document; }
-    QListWidget *issuesList() const { return m_issues; }
+    IssuesModel *issuesModel() const { return m_issues; }
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -104,8 +105,11 @@ private:
     void showOverview(
         const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded);
     void hideOverview();
-    void addIssue(const QString &text);
-    void updateIssuesTitle(); // "Issues (2)"
+    // Lists `issue` in the Issues dock; an Error is also said in the status bar.
+    void addIssue(const Issue &issue);
+    void updateIssuesTitle(); // "Issues (2 errors, 1 warning)"
+    // Selects and previews the element an issue names (its file's row, for a file alone).
+    void jumpTo(const ElementRef &location);
     // With unsaved changes, asks whether to save the workspace first; `why` says what would
     // be lost. True to go on (saved or discarded), false when cancelled.
     bool maybeSave(const QString &why);
@@ -127,7 +131,7 @@ private:
     GradcheckPanel *m_gradcheck = nullptr;
     JobRunner *m_jobs = nullptr;
     DocumentJobs *m_documentJobs = nullptr;
-    QListWidget *m_issues = nullptr;
+    IssuesModel *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
     QString m_workspacePath; // the workspace last opened or saved (Save in maybeSave)
     QDockWidget *m_issuesDock = nullptr;

@@ -8,12 +8,15 @@ namespace sparsity::ui {
 
 H5BrowserModel::H5BrowserModel(QObject *parent) : QAbstractItemModel(parent) {}
 
-bool H5BrowserModel::addFile(const QString &path)
+bool H5BrowserModel::addFile(const QString &path, core::ValidationReport *notes)
 {
     OpenFile file{path, {}};
     try {
         const auto h5 = core::H5File::openRead(path.toStdString());
-        file.elements = core::listElements(h5);
+        core::ValidationReport listed; // reaches `notes` only when the whole file lists
+        file.elements = core::listElements(h5, &listed);
+        if (notes)
+            notes->append(listed);
     } catch (const core::Error &error) {
         m_error = QString::fromStdString(error.what());
         return false;
@@ -48,6 +51,14 @@ QString H5BrowserModel::filePath(const QModelIndex &index) const
         return {};
     const auto fileRow = index.internalId() == kFileRow ? index.row() : static_cast<int>(index.internalId() - 1);
     return m_files[static_cast<std::size_t>(fileRow)].path;
+}
+
+QModelIndex H5BrowserModel::fileIndex(const QString &path) const
+{
+    for (int row = 0; row < fileCount(); ++row)
+        if (m_files[static_cast<std::size_t>(row)].path == path)
+            return index(row, 0);
+    return {};
 }
 
 const core::ElementInfo *H5BrowserModel::element(const QModelIndex &index) const

@@ -20,11 +20,15 @@ public:
 
     // Lists `path` and appends it. Returns false and sets errorString() when the file cannot
     // be read; the model is then unchanged. A file already open is listed again in place.
-    bool addFile(const QString &path);
+    // What listing leaves out (links repeating an object, non-numeric datasets) goes to
+    // `notes` when given.
+    bool addFile(const QString &path, core::ValidationReport *notes = nullptr);
     void removeFile(int row);
     int fileCount() const { return static_cast<int>(m_files.size()); }
     QString errorString() const { return m_error; }
     QString filePath(const QModelIndex &index) const;
+    // The row of the open file `path` (absolute); invalid when it is not open.
+    QModelIndex fileIndex(const QString &path) const;
     // The element behind an element row; nullptr for file rows.
     const core::ElementInfo *element(const QModelIndex &index) const;
 
