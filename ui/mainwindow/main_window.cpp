@@ -12,6 +12,7 @@
 #include "ui/jobs/jobs_widget.h"
 #include "ui/jobs/overview_builder.h"
 #include "ui/models/h5_browser_model.h"
+#include "ui/panels/attributes_panel.h"
 #include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/panels/optimizer_panel.h"
@@ -131,6 +132,17 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea, true);
+    // Attributes shares the Inspector's tab: a dock of its own would not fit 1280 x 720.
+    m_attributes = new AttributesPanel;
+    auto *attributesDock =
+        addDock(tr("Attributes"), QStringLiteral("AttributesDock"), m_attributes, Qt::RightDockWidgetArea, false);
+    tabifyDockWidget(inspectorDock, attributesDock);
+    inspectorDock->raise();
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { showAttributes(); });
+    // Closing the current row's file (or listing a file again) leaves no current row with no
+    // currentChanged: the panel must not go on showing the closed file's attributes.
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, [this] { showAttributes(); });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { showAttributes(); });
 
     m_preview = new TensorPreview(m_document);
     auto *centre = new QWidget;
@@ -468,6 +480,17 @@ bool MainWindow::selectElement(const QString &elementPath, const QString &filePa
 }
 
 void MainWindow::showSelected() { loadRows(0); }
+
+void MainWindow::showAttributes()
+{
+    if (deferWhileJobRuns([this] { showAttributes(); }))
+        return;
+    const auto index = m_tree->currentIndex();
+    if (!index.isValid())
+        m_attributes->clear();
+    else if (!m_attributes->showObject(m_model->filePath(index), m_model->objectPath(index)))
+        addIssue(m_attributes->errorString());
+}
 
 void MainWindow::loadRows(std::int64_t firstRow)
 {
