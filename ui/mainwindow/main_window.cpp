@@ -11,6 +11,7 @@
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
 #include "ui/jobs/overview_builder.h"
+#include "ui/mainwindow/files_tree_actions.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/panels/attributes_panel.h"
 #include "ui/panels/gradcheck_panel.h"
@@ -143,6 +144,23 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     // currentChanged: the panel must not go on showing the closed file's attributes.
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, [this] { showAttributes(); });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { showAttributes(); });
+    auto *treeActions = new FilesTreeActions(m_tree, m_model);
+    connect(treeActions, &FilesTreeActions::previewRequested, this, [this](const QModelIndex &row) {
+        const auto target = m_model->element(row) ? row : m_model->index(0, 0, row); // a file: its first tensor
+        if (!target.isValid())
+            return;
+        m_tree->expand(target.parent());
+        if (target == m_tree->currentIndex().siblingAtColumn(0))
+            showSelected(); // again: after a failed read, or to bring back the file's own rows
+        else
+            m_tree->setCurrentIndex(target);
+    });
+    connect(treeActions, &FilesTreeActions::closeRequested, this, [this](const QString &path) { closeFile(path); });
+    connect(treeActions, &FilesTreeActions::attributesRequested, this, [this, attributesDock] {
+        attributesDock->show();
+        attributesDock->raise();
+        showAttributes();
+    });
 
     m_preview = new TensorPreview(m_document);
     auto *centre = new QWidget;
