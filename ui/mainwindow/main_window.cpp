@@ -12,6 +12,7 @@
 #include "ui/jobs/jobs_widget.h"
 #include "ui/jobs/overview_builder.h"
 #include "ui/mainwindow/files_tree_actions.h"
+#include "ui/mainwindow/recent_files.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/panels/attributes_panel.h"
 #include "ui/panels/gradcheck_panel.h"
@@ -256,6 +257,7 @@ void MainWindow::createActions()
     open->setObjectName(QStringLiteral("action.file.open"));
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("menu.file.recent"));
     rebuildRecentMenu();
     fileMenu->addSeparator();
     auto *openWorkspaceAction = fileMenu->addAction(tr("Open &Workspace…"), this, [this] {
@@ -789,22 +791,22 @@ void MainWindow::updateIssuesTitle()
 
 void MainWindow::rememberRecent(const QString &path)
 {
-    QSettings settings;
-    auto recent = settings.value(QStringLiteral("recentFiles")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), recent);
+    rememberRecentFile(path, kMaxRecent);
     rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
-    const auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    for (const auto &path : recent)
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })->setToolTip(path);
+    const auto recent = loadRecentFiles();
+    const auto labels = recentFileLabels(recent);
+    for (qsizetype i = 0; i < recent.size(); ++i) {
+        const QString path = recent[i];
+        auto label = labels[i];
+        auto *action = m_recentMenu->addAction(label.replace(QLatin1Char('&'), QStringLiteral("&&")), this,
+                                               [this, path] { openFile(path); });
+        action->setToolTip(path);
+    }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
