@@ -3,6 +3,7 @@
 #include "core/device/device.h"
 #include "core/io/h5_reader.h"
 #include "core/util/errors.h"
+#include "ui/dialogs/export_destination.h"
 #include "ui/dialogs/export_dialog.h"
 #include "ui/document/document_recipe.h"
 #include "ui/document/recipe_fit.h"
@@ -747,11 +748,11 @@ bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 
 void MainWindow::exportWithDialog()
 {
-    const QFileInfo input(m_document->source().filePath);
-    ExportDialog dialog(elementsOfDocumentFile(), recipeMisfits(), *m_document,
-                        input.dir().filePath(input.completeBaseName() + QStringLiteral(".sparsified.h5")), this);
+    const QString input = m_document->source().filePath;
+    ExportDialog dialog(elementsOfDocumentFile(), recipeMisfits(), *m_document, suggestedExportPath(input), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
+    rememberExportPath(input, dialog.outputPath());
     m_document->changeExportSettings(dialog.settings());
     m_documentJobs->startExport(dialog.outputPath());
 }
