@@ -1,15 +1,21 @@
 // The histogram's threshold drag goes through the document: it changes the threshold and the
 // preview's pruned pixels, one drag is one undo step, undo/redo round-trip, double click
-// clears; the preview and the histogram are linked only by the document.
+// clears; the preview and the histogram are linked only by the document. The count axis has
+// ticks at whole decades; the chart takes its colours from the palette, dark ones included.
 #include "ui/document/tensor_document.h"
+#include "ui/views/chart_palette.h"
 #include "ui/views/heatmap_image.h"
 #include "ui/views/histogram_view.h"
+#include "ui/views/log_count_axis.h"
 #include "ui/views/tensor_preview.h"
 
+#include <QAreaSeries>
 #include <QChart>
+#include <QLineSeries>
 #include <QSignalSpy>
 #include <QTest>
 #include <QUndoStack>
+#include <cmath>
 
 using namespace sparsity;
 
@@ -23,6 +29,9 @@ private slots:
     void oneDragIsOneUndoStep();
     void doubleClickClears();
     void newTensorKeepsHistoryAndRecipe();
+    void countAxisTicksAtDecades();
+    void darkPaletteDarkensTheChart();
+    void seriesContrastOnBothPalettes();
 
 private:
     QPoint positionOf(double value) const;
@@ -144,6 +153,105 @@ void TestHistogramView::newTensorKeepsHistoryAndRecipe()
     QCOMPARE(m_document->undoStack()->count(), 1);
     QCOMPARE(m_document->threshold().value(), 0.5);
     QVERIFY(prunedPixels() > 0);
+}
+
+void TestHistogramView::countAxisTicksAtDecades()
+{
+    // The ramp puts at most 4 values in a bin: the scale still reaches 10.
+    auto *axis = m_histogram->countAxis();
+    QCOMPARE(axis->titleText(), QStringLiteral("count (log scale)"));
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "1", "10"}));
+    QCOMPARE(axis->max(), std::log10(11.0));
+    // 5000 zeros and one 1: the tallest bin holds 5000, so the ticks run to 10k.
+    core::DenseTensor<float> spike{{5001}, {}};
+    spike.values.assign(5000, 0.0f);
+    spike.values.push_back(1.0f);
+    m_document->setTensor(QStringLiteral("spike"), core::Tensor(core::Storage{spike}), 5001);
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "1", "10", "100", "1k", "10k"}));
+    // Each label sits where that count is drawn: log10(count + 1).
+    QCOMPARE(axis->endValue(QStringLiteral("1k")), std::log10(1001.0));
+    QCOMPARE(axis->max(), std::log10(10001.0));
+    auto *area = qobject_cast<QAreaSeries *>(m_histogram->chart()->series().first());
+    double top = 0.0;
+    for (const auto &point : area->upperSeries()->points())
+        top = std::max(top, point.y());
+    QCOMPARE(top, std::log10(5001.0));
+    QCOMPARE(ui::LogCountAxis::countLabel(1'000'000), QStringLiteral("1M"));
+    QCOMPARE(ui::LogCountAxis::countLabel(100'000), QStringLiteral("100k"));
+}
+
+namespace {
+
+QPalette darkPalette()
+{
+    QPalette palette;
+    palette.setColor(QPalette::Window, QColor(45, 45, 45));
+    palette.setColor(QPalette::Base, QColor(30, 30, 30));
+    palette.setColor(QPalette::Text, QColor(230, 230, 230));
+    palette.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    return palette;
+}
+
+QPalette lightPalette()
+{
+    QPalette palette;
+    palette.setColor(QPalette::Window, QColor(239, 239, 239));
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    palette.setColor(QPalette::WindowText, Qt::black);
+    return palette;
+}
+
+// WCAG 2 contrast ratio (1 to 21) of two opaque colours.
+double contrast(const QColor &a, const QColor &b)
+{
+    const auto luminance = [](const QColor &c) {
+        const auto linear = [](float channel) {
+            const double v = channel;
+            return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+        };
+        return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) + 0.0722 * linear(c.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+} // namespace
+
+void TestHistogramView::darkPaletteDarkensTheChart()
+{
+    auto *chart = m_histogram->chart();
+    m_histogram->setPalette(darkPalette());
+    QVERIFY2(chart->backgroundBrush().color().lightnessF() < 0.25f, qPrintable(chart->backgroundBrush().color().name()));
+    QCOMPARE(chart->titleBrush().color(), QColor(230, 230, 230));
+    for (auto *axis : chart->axes())
+        QCOMPARE(axis->labelsBrush().color(), QColor(230, 230, 230));
+    // The ±T lines take the dark palette's threshold colour.
+    m_document->changeThreshold(0.5);
+    const auto series = chart->series();
+    auto *lower = qobject_cast<QLineSeries *>(series.at(2));
+    QVERIFY(lower);
+    QCOMPARE(lower->pen().color(), ui::ChartColours::forPalette(darkPalette()).threshold);
+    // Back to light: coloured again.
+    m_histogram->setPalette(lightPalette());
+    QCOMPARE(chart->backgroundBrush().color(), QColor(Qt::white));
+    QCOMPARE(lower->pen().color(), ui::ChartColours::forPalette(lightPalette()).threshold);
+}
+
+void TestHistogramView::seriesContrastOnBothPalettes()
+{
+    // At least 3:1 against the chart background (WCAG's figure for graphics), on either palette:
+    // the ±T lines (where pruning stops) and the distribution's body and outline.
+    for (const auto &palette : {lightPalette(), darkPalette()}) {
+        const auto colours = ui::ChartColours::forPalette(palette);
+        const QString which = ui::isDarkPalette(palette) ? QStringLiteral("dark") : QStringLiteral("light");
+        for (const auto &[name, colour] :
+             {std::pair{"threshold", colours.threshold}, std::pair{"distribution", colours.distribution},
+              std::pair{"outline", colours.distributionOutline}, std::pair{"selection outline", colours.selectionOutline}})
+            QVERIFY2(contrast(colour, colours.background) >= 3.0,
+                     qPrintable(QStringLiteral("%1 on %2: %3").arg(name, which).arg(contrast(colour, colours.background))));
+        QVERIFY2(contrast(colours.text, colours.background) >= 4.5, qPrintable(which));
+    }
 }
 
 QTEST_MAIN(TestHistogramView)

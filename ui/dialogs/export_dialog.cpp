@@ -32,8 +32,8 @@ ExportDialog::ExportDialog(const QStringList &datasets,
                            const TensorDocument &document,
                            const QString &suggestedOutput,
                            QWidget *parent)
-    : QDialog(parent), m_datasets(new QListWidget), m_layout(new QComboBox), m_gzip(new QSpinBox), m_output(new QLineEdit),
-      m_misfits(misfits), m_problem(new QLabel)
+    : QDialog(parent), m_misfits(misfits), m_problem(new QLabel), m_datasets(new QListWidget), m_layout(new QComboBox),
+      m_gzip(new QSpinBox), m_output(new QLineEdit)
 {
     setWindowTitle(tr("Export sparsified datasets"));
     const auto &settings = document.exportSettings();
@@ -60,6 +60,7 @@ ExportDialog::ExportDialog(const QStringList &datasets,
     m_gzip->setRange(0, 9);
     m_gzip->setSpecialValueText(tr("none"));
     m_gzip->setValue(settings.gzipLevel);
+    m_output->setObjectName(QStringLiteral("export.output"));
     m_output->setText(suggestedOutput);
     auto *browse = new QPushButton(tr("Browse…"));
     connect(browse, &QPushButton::clicked, this, [this] {

@@ -3,6 +3,7 @@
 #include "core/device/device.h"
 #include "core/io/h5_reader.h"
 #include "core/util/errors.h"
+#include "ui/dialogs/export_destination.h"
 #include "ui/dialogs/export_dialog.h"
 #include "ui/document/document_recipe.h"
 #include "ui/document/recipe_fit.h"
@@ -11,9 +12,12 @@
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
 #include "ui/jobs/overview_builder.h"
+#include "ui/mainwindow/files_tree_actions.h"
+#include "ui/mainwindow/recent_files.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/models/issue_from_core.h"
 #include "ui/models/issues_model.h"
+#include "ui/panels/attributes_panel.h"
 #include "ui/panels/gradcheck_panel.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/panels/issues_panel.h"
@@ -128,6 +132,34 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea, true);
+    // Attributes shares the Inspector's tab: a dock of its own would not fit 1280 x 720.
+    m_attributes = new AttributesPanel;
+    auto *attributesDock =
+        addDock(tr("Attributes"), QStringLiteral("AttributesDock"), m_attributes, Qt::RightDockWidgetArea, false);
+    tabifyDockWidget(inspectorDock, attributesDock);
+    inspectorDock->raise();
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { showAttributes(); });
+    // Closing the current row's file (or listing a file again) leaves no current row with no
+    // currentChanged: the panel must not go on showing the closed file's attributes.
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, [this] { showAttributes(); });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { showAttributes(); });
+    auto *treeActions = new FilesTreeActions(m_tree, m_model);
+    connect(treeActions, &FilesTreeActions::previewRequested, this, [this](const QModelIndex &row) {
+        const auto target = m_model->element(row) ? row : m_model->index(0, 0, row); // a file: its first tensor
+        if (!target.isValid())
+            return;
+        m_tree->expand(target.parent());
+        if (target == m_tree->currentIndex().siblingAtColumn(0))
+            showSelected(); // again: after a failed read, or to bring back the file's own rows
+        else
+            m_tree->setCurrentIndex(target);
+    });
+    connect(treeActions, &FilesTreeActions::closeRequested, this, [this](const QString &path) { closeFile(path); });
+    connect(treeActions, &FilesTreeActions::attributesRequested, this, [this, attributesDock] {
+        attributesDock->show();
+        attributesDock->raise();
+        showAttributes();
+    });
 
     m_preview = new TensorPreview(m_document);
     auto *centre = new QWidget;
@@ -224,6 +256,7 @@ void MainWindow::createActions()
     open->setObjectName(QStringLiteral("action.file.open"));
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("menu.file.recent"));
     rebuildRecentMenu();
     fileMenu->addSeparator();
     auto *openWorkspaceAction = fileMenu->addAction(tr("Open &Workspace…"), this, [this] {
@@ -478,6 +511,18 @@ bool MainWindow::selectElement(const QString &elementPath, const QString &filePa
 
 void MainWindow::showSelected() { loadRows(0); }
 
+void MainWindow::showAttributes()
+{
+    if (deferWhileJobRuns([this] { showAttributes(); }))
+        return;
+    const auto index = m_tree->currentIndex();
+    if (!index.isValid())
+        m_attributes->clear();
+    else if (const auto file = m_model->filePath(index); !m_attributes->showObject(file, m_model->objectPath(index)))
+        addIssue(
+            issueFromMessage(Issue::Severity::Error, m_attributes->errorString(), {file}, {file, m_model->objectPath(index)}));
+}
+
 void MainWindow::loadRows(std::int64_t firstRow)
 {
     if (deferWhileJobRuns([this, firstRow] { loadRows(firstRow); }))
@@ -729,11 +774,11 @@ bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 
 void MainWindow::exportWithDialog()
 {
-    const QFileInfo input(m_document->source().filePath);
-    ExportDialog dialog(elementsOfDocumentFile(), recipeMisfits(), *m_document,
-                        input.dir().filePath(input.completeBaseName() + QStringLiteral(".sparsified.h5")), this);
+    const QString input = m_document->source().filePath;
+    ExportDialog dialog(elementsOfDocumentFile(), recipeMisfits(), *m_document, suggestedExportPath(input), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
+    rememberExportPath(input, dialog.outputPath());
     m_document->changeExportSettings(dialog.settings());
     m_documentJobs->startExport(dialog.outputPath());
 }
@@ -793,22 +838,22 @@ void MainWindow::jumpTo(const ElementRef &location)
 
 void MainWindow::rememberRecent(const QString &path)
 {
-    QSettings settings;
-    auto recent = settings.value(QStringLiteral("recentFiles")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), recent);
+    rememberRecentFile(path, kMaxRecent);
     rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
-    const auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    for (const auto &path : recent)
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })->setToolTip(path);
+    const auto recent = loadRecentFiles();
+    const auto labels = recentFileLabels(recent);
+    for (qsizetype i = 0; i < recent.size(); ++i) {
+        const QString path = recent[i];
+        auto label = labels[i];
+        auto *action = m_recentMenu->addAction(label.replace(QLatin1Char('&'), QStringLiteral("&&")), this,
+                                               [this, path] { openFile(path); });
+        action->setToolTip(path);
+    }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // MainWindow: composes the docks (Files, Issues, Histogram, Sparsifier, Optimizer, Gradcheck,
-// Inspector) around the central heatmap with its row scroll bar and overview strip, all on one
+// Inspector, Attributes) around the central heatmap with its row scroll bar and overview strip, all on one
 // TensorDocument (the previewed tensor, the recipes and the panels' runs, with undo). Views are
 // linked only through the document; long work runs in the JobRunner (DocumentJobs); errors, and
 // the notes core makes while reading data, go to the Issues dock, never a crash.
@@ -17,6 +17,7 @@ class QTreeView;
 namespace sparsity::ui {
 
 struct ElementRef;
+class AttributesPanel;
 struct Issue;
 class H5BrowserModel;
 class HistogramView;
@@ -63,6 +64,7 @@ public:
     H5BrowserModel *browserModel() const { return m_model; }
     SparsifierPanel *sparsifierPanel() const { return m_sparsifier; }
     InspectorPanel *inspector() const { return m_inspector; }
+    AttributesPanel *attributesPanel() const { return m_attributes; }
     OptimizerPanel *optimizerPanel() const { return m_optimizer; }
     GradcheckPanel *gradcheckPanel() const { return m_gradcheck; }
     JobRunner *jobs() const { return m_jobs; }
@@ -99,6 +101,8 @@ private:
     bool deferWhileJobRuns(std::function<void()> action);
     void runDeferred();
     void showSelected();
+    // The Attributes dock follows the Files tree's current row (deferred while a job runs).
+    void showAttributes();
     // Loads the selected tensor (a table too large to load whole: its rows from firstRow on).
     void loadRows(std::int64_t firstRow);
     // The overview strip of a table loaded a window of rows at a time (built in the background).
@@ -127,6 +131,7 @@ private:
     HistogramView *m_histogram = nullptr;
     SparsifierPanel *m_sparsifier = nullptr;
     InspectorPanel *m_inspector = nullptr;
+    AttributesPanel *m_attributes = nullptr;
     OptimizerPanel *m_optimizer = nullptr;
     GradcheckPanel *m_gradcheck = nullptr;
     JobRunner *m_jobs = nullptr;

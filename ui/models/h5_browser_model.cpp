@@ -68,6 +68,14 @@ const core::ElementInfo *H5BrowserModel::element(const QModelIndex &index) const
     return &m_files[index.internalId() - 1].elements[static_cast<std::size_t>(index.row())];
 }
 
+QString H5BrowserModel::objectPath(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return {};
+    const auto *e = element(index);
+    return e ? QString::fromStdString(e->path) : QStringLiteral("/");
+}
+
 QModelIndex H5BrowserModel::index(int row, int column, const QModelIndex &parent) const
 {
     if (row < 0 || column < 0 || column >= ColumnCount)

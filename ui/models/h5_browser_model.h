@@ -31,6 +31,9 @@ public:
     QModelIndex fileIndex(const QString &path) const;
     // The element behind an element row; nullptr for file rows.
     const core::ElementInfo *element(const QModelIndex &index) const;
+    // The HDF5 object a row stands for: the element's path, "/" (the root group) for a file
+    // row; empty for an invalid index.
+    QString objectPath(const QModelIndex &index) const;
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;

@@ -4,12 +4,17 @@
 
 namespace sparsity::ui {
 
-std::pair<QValueAxis *, QValueAxis *> installChart(QChartView *view, QChart *chart, const QString &xTitle, const QString &yTitle)
+std::pair<QValueAxis *, QValueAxis *> installChart(QChartView *view,
+                                                   QChart *chart,
+                                                   const QString &xTitle,
+                                                   const QString &yTitle,
+                                                   std::function<void(const ChartColours &)> recolourSeries,
+                                                   QValueAxis *yAxis)
 {
     chart->legend()->hide();
     auto *x = new QValueAxis(chart);
     x->setTitleText(xTitle);
-    auto *y = new QValueAxis(chart);
+    auto *y = yAxis ? yAxis : new QValueAxis(chart);
     y->setTitleText(yTitle);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
@@ -23,6 +28,7 @@ std::pair<QValueAxis *, QValueAxis *> installChart(QChartView *view, QChart *cha
     view->setChart(chart);
     delete defaultChart;
     view->setRenderHint(QPainter::Antialiasing);
+    followPalette(view, std::move(recolourSeries));
     return {x, y};
 }
 

@@ -2,6 +2,7 @@
 
 #include "ui/document/tensor_document.h"
 #include "ui/views/chart_setup.h"
+#include "ui/views/log_count_axis.h"
 
 #include <QAreaSeries>
 #include <QLineSeries>
@@ -25,21 +26,24 @@ HistogramView::HistogramView(TensorDocument *document, QWidget *parent) : QChart
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_counts = new QLineSeries(chart);
     m_area = new QAreaSeries(m_counts);
-    m_area->setColor(QColor(120, 144, 156));
-    m_area->setBorderColor(QColor(69, 90, 100));
     m_selectedCounts = new QLineSeries(chart);
     m_selectedArea = new QAreaSeries(m_selectedCounts);
-    m_selectedArea->setColor(QColor(126, 87, 194, 200));
-    m_selectedArea->setBorderColor(QColor(81, 45, 168));
     m_lower = new QLineSeries(chart);
     m_upper = new QLineSeries(chart);
-    for (auto *line : {m_lower, m_upper})
-        line->setPen(QPen(QColor(245, 166, 35), 2));
     chart->addSeries(m_area);
     chart->addSeries(m_selectedArea);
     chart->addSeries(m_lower);
     chart->addSeries(m_upper);
-    std::tie(m_axisX, m_axisY) = installChart(this, chart, tr("value"), tr("log₁₀(count + 1)"));
+    m_countAxis = new LogCountAxis(chart);
+    const auto colourSeries = [this](const ChartColours &colours) {
+        m_area->setColor(colours.distribution);
+        m_area->setBorderColor(colours.distributionOutline);
+        m_selectedArea->setColor(colours.selection);
+        m_selectedArea->setBorderColor(colours.selectionOutline);
+        for (auto *line : {m_lower, m_upper})
+            line->setPen(QPen(colours.threshold, 2));
+    };
+    std::tie(m_axisX, std::ignore) = installChart(this, chart, tr("value"), tr("count (log scale)"), colourSeries, m_countAxis);
     connect(document, &TensorDocument::tensorChanged, this, &HistogramView::rebuildHistogram);
     connect(document, &TensorDocument::sparsifierChanged, this, &HistogramView::updateThreshold);
     connect(document, &TensorDocument::selectionChanged, this, &HistogramView::updateSelection);
@@ -56,7 +60,7 @@ void HistogramView::rebuildHistogram()
             lo = std::min(lo, values[i]);
             hi = std::max(hi, values[i]);
         }
-    m_maxHeight = 1.0;
+    double maxCount = 0.0;
     m_binWidth = 0.0;
     QList<QPointF> points;
     if (lo <= hi) {
@@ -67,15 +71,15 @@ void HistogramView::rebuildHistogram()
         m_lo = lo;
         m_binWidth = (hi - lo) / kBins;
         points = binPoints([](std::size_t) { return true; });
-        for (const auto &point : points)
-            m_maxHeight = std::max(m_maxHeight, point.y());
+        for (const auto &point : points) // heights are LogCountAxis::position(count)
+            maxCount = std::max(maxCount, std::round(std::pow(10.0, point.y()) - 1.0));
         m_axisX->setRange(lo, hi);
         m_axisX->applyNiceNumbers();
     } else {
         m_axisX->setRange(-1.0, 1.0);
     }
     m_counts->replace(points);
-    m_axisY->setRange(0.0, std::ceil(m_maxHeight));
+    m_countAxis->setMaxCount(maxCount);
     updateThreshold();
     updateSelection();
 }
@@ -90,7 +94,7 @@ QList<QPointF> HistogramView::binPoints(const std::function<bool(std::size_t)> &
             ++counts[static_cast<std::size_t>(std::clamp(static_cast<int>((values[i] - m_lo) / m_binWidth), 0, kBins - 1))];
     QList<QPointF> points;
     for (int b = 0; b < kBins; ++b) {
-        const double height = std::log10(1.0 + static_cast<double>(counts[static_cast<std::size_t>(b)]));
+        const double height = LogCountAxis::position(static_cast<double>(counts[static_cast<std::size_t>(b)]));
         points << QPointF(m_lo + b * m_binWidth, height) << QPointF(m_lo + (b + 1) * m_binWidth, height);
     }
     return points;
@@ -114,7 +118,7 @@ void HistogramView::updateThreshold()
     m_lower->clear();
     m_upper->clear();
     if (threshold) {
-        const double top = std::ceil(m_maxHeight);
+        const double top = m_countAxis->max();
         m_lower->append({QPointF(-*threshold, 0.0), QPointF(-*threshold, top)});
         m_upper->append({QPointF(*threshold, 0.0), QPointF(*threshold, top)});
     }

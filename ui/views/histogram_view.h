@@ -1,6 +1,6 @@
 #pragma once
 // HistogramView: the value distribution of the document's tensor (specified elements, 64
-// bins, log counts) with the threshold preview as two draggable lines at ±T. Pressing and
+// bins, counts on a log scale with ticks at whole decades) with the threshold preview as two draggable lines at ±T. Pressing and
 // dragging sets the threshold to |value under the mouse| through the document (one undo step
 // per drag); a double click clears it. The title shows the resulting sparsity live.
 // Shift+drag selects a value range in the document; whatever is selected (here or in another
@@ -15,6 +15,7 @@ class QValueAxis;
 
 namespace sparsity::ui {
 
+class LogCountAxis;
 class TensorDocument;
 
 class HistogramView : public QChartView {
@@ -26,6 +27,7 @@ public:
     // The chart value at a widget position (what a press there sets the threshold from).
     double valueAt(const QPoint &position) const;
     QString titleText() const;
+    LogCountAxis *countAxis() const { return m_countAxis; }
     // The selected elements' bin heights (log10(count + 1)), for tests.
     QList<QPointF> selectedPoints() const;
 
@@ -53,8 +55,7 @@ private:
     QLineSeries *m_lower = nullptr;
     QLineSeries *m_upper = nullptr;
     QValueAxis *m_axisX = nullptr;
-    QValueAxis *m_axisY = nullptr;
-    double m_maxHeight = 1.0;
+    LogCountAxis *m_countAxis = nullptr;
     int m_gesture = -1;
 };
 

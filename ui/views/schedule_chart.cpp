@@ -15,13 +15,15 @@ ScheduleChart::ScheduleChart(QWidget *parent) : QChartView(parent)
     auto *chart = new QChart;
     chart->setMargins(QMargins(2, 2, 2, 2));
     m_curve = new QLineSeries(chart);
-    m_curve->setPen(QPen(QColor(69, 90, 100), 2));
     m_marker = new QScatterSeries(chart);
     m_marker->setMarkerSize(9);
-    m_marker->setColor(QColor(245, 166, 35));
     chart->addSeries(m_curve);
     chart->addSeries(m_marker);
-    std::tie(m_axisX, m_axisY) = installChart(this, chart, tr("step"), tr("level"));
+    std::tie(m_axisX, m_axisY) = installChart(this, chart, tr("step"), tr("level"), [this](const ChartColours &colours) {
+        m_curve->setPen(QPen(colours.distributionOutline, 2));
+        m_marker->setColor(colours.threshold);
+        m_marker->setBorderColor(colours.threshold);
+    });
     m_axisX->setLabelFormat(QStringLiteral("%d"));
     m_axisY->setRange(0.0, 1.0);
 }
