@@ -3,8 +3,8 @@
 // with the tensor's indices (a window of rows from its first row); tooltips naming an element,
 // its value and its state; the context menu; and one scale per element while it is shown.
 #include "ui/document/tensor_document.h"
-#include "ui/views/axis_ticks.h"
 #include "ui/views/colour_map_tables.h"
+#include "ui/views/heatmap_axes.h"
 #include "ui/views/heatmap_image.h"
 #include "ui/views/matrix_view.h"
 #include "ui/views/tensor_preview.h"

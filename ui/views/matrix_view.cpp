@@ -1,13 +1,12 @@
 #include "ui/views/matrix_view.h"
 
 #include "ui/document/tensor_document.h"
-#include "ui/views/axis_ticks.h"
+#include "ui/views/cell_tooltip.h"
 #include "ui/views/colour_legend.h"
+#include "ui/views/heatmap_axes.h"
 
-#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 
 namespace sparsity::ui {
@@ -86,15 +85,7 @@ QString MatrixView::toolTipAt(const QPoint &position) const
 
 bool MatrixView::event(QEvent *event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        const auto *help = static_cast<QHelpEvent *>(event);
-        if (const auto text = toolTipAt(help->pos()); !text.isEmpty())
-            QToolTip::showText(help->globalPos(), text, this);
-        else
-            QToolTip::hideText();
-        return true;
-    }
-    return QWidget::event(event);
+    return answerCellToolTip(this, event, [this](const QPoint &at) { return toolTipAt(at); }) || QWidget::event(event);
 }
 
 void MatrixView::showMessage(const QString &message)
@@ -265,21 +256,11 @@ void MatrixView::paintEvent(QPaintEvent *)
     }
     if (!m_selectionWash.isNull())
         painter.drawImage(m_area, m_selectionWash);
-    // Axes: cell indices, a tick at each label.
+    // Axes: cell indices.
     const QSize cells = m_heatmap.image.size();
-    const int textHeight = fontMetrics().height();
-    for (const auto r : tickIndices(0, cells.height(), m_area.height(), 2 * textHeight)) {
-        const int y = m_area.top() + static_cast<int>((static_cast<double>(r) + 0.5) * m_area.height() / cells.height());
-        painter.drawLine(m_area.left() - 3, y, m_area.left() - 1, y);
-        painter.drawText(QRect(0, y - textHeight / 2, m_area.left() - 4, textHeight), Qt::AlignRight | Qt::AlignVCenter,
-                         QString::number(r));
-    }
     const int spacing = fontMetrics().horizontalAdvance(QString::number(cells.width() - 1)) + 16;
-    for (const auto c : tickIndices(0, cells.width(), m_area.width(), spacing)) {
-        const int x = m_area.left() + static_cast<int>((static_cast<double>(c) + 0.5) * m_area.width() / cells.width());
-        painter.drawLine(x, m_area.bottom() + 1, x, m_area.bottom() + 3);
-        painter.drawText(QRect(x - 40, m_area.bottom() + 3, 80, textHeight), Qt::AlignHCenter | Qt::AlignTop, QString::number(c));
-    }
+    drawAxes(painter, m_area, axisTicks(0, cells.height(), m_area.top(), m_area.height(), 2 * fontMetrics().height()),
+             axisTicks(0, cells.width(), m_area.left(), m_area.width(), spacing), palette());
     const QRect bar(m_area.right() + kMargin, m_area.top(), 14, std::min(m_area.height(), 160));
     drawColourLegend(painter, bar, m_heatmap, palette());
 }

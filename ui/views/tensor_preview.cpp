@@ -1,7 +1,7 @@
 #include "ui/views/tensor_preview.h"
 
 #include "ui/document/tensor_document.h"
-#include "ui/views/axis_ticks.h"
+#include "ui/views/cell_tooltip.h"
 #include "ui/views/colour_legend.h"
 
 #include <QActionGroup>
@@ -11,13 +11,11 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
-#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
-#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -168,29 +166,20 @@ QRect TensorPreview::imageArea() const
 
 QList<AxisTick> TensorPreview::rowTicks() const
 {
-    QList<AxisTick> ticks;
     if (m_heatmap.image.isNull())
-        return ticks;
+        return {};
     const QRect area = imageArea();
-    const double perElement = area.height() / m_view.height();
-    for (const auto i : tickIndices(m_view.y(), m_view.height(), area.height(), 2 * fontMetrics().height()))
-        ticks.append({rowBase() + i, area.top() + static_cast<int>((static_cast<double>(i) + 0.5 - m_view.y()) * perElement)});
-    return ticks;
+    return axisTicks(m_view.y(), m_view.height(), area.top(), area.height(), 2 * fontMetrics().height(), rowBase());
 }
 
 QList<AxisTick> TensorPreview::columnTicks() const
 {
-    QList<AxisTick> ticks;
     if (m_heatmap.image.isNull())
-        return ticks;
+        return {};
     const QRect area = imageArea();
-    const double perElement = area.width() / m_view.width();
     const std::int64_t widest = columnBase() + m_heatmap.image.width() - 1;
     const int spacing = fontMetrics().horizontalAdvance(QString::number(widest)) + 16;
-    for (const auto i : tickIndices(m_view.x(), m_view.width(), area.width(), spacing))
-        ticks.append(
-            {columnBase() + i, area.left() + static_cast<int>((static_cast<double>(i) + 0.5 - m_view.x()) * perElement)});
-    return ticks;
+    return axisTicks(m_view.x(), m_view.width(), area.left(), area.width(), spacing, columnBase());
 }
 
 QString TensorPreview::toolTipAt(const QPoint &position) const
@@ -204,15 +193,7 @@ QString TensorPreview::toolTipAt(const QPoint &position) const
 
 bool TensorPreview::event(QEvent *event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        const auto *help = static_cast<QHelpEvent *>(event);
-        if (const auto text = toolTipAt(help->pos()); !text.isEmpty())
-            QToolTip::showText(help->globalPos(), text, this);
-        else
-            QToolTip::hideText();
-        return true;
-    }
-    return QWidget::event(event);
+    return answerCellToolTip(this, event, [this](const QPoint &at) { return toolTipAt(at); }) || QWidget::event(event);
 }
 
 void TensorPreview::createColourMenus()
@@ -557,19 +538,7 @@ void TensorPreview::paintEvent(QPaintEvent *)
     }
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(target.adjusted(0, 0, -1, -1));
-    // Axes: row indices at the left, column indices below, each with a short tick.
-    painter.setPen(palette().color(QPalette::WindowText));
-    const int textHeight = fontMetrics().height();
-    for (const auto &tick : rowTicks()) {
-        painter.drawLine(target.left() - 3, tick.position, target.left() - 1, tick.position);
-        painter.drawText(QRect(0, tick.position - textHeight / 2, target.left() - 4, textHeight),
-                         Qt::AlignRight | Qt::AlignVCenter, QString::number(tick.index));
-    }
-    for (const auto &tick : columnTicks()) {
-        painter.drawLine(tick.position, target.bottom() + 1, tick.position, target.bottom() + 3);
-        painter.drawText(QRect(tick.position - 40, target.bottom() + 3, 80, textHeight), Qt::AlignHCenter | Qt::AlignTop,
-                         QString::number(tick.index));
-    }
+    drawAxes(painter, target, rowTicks(), columnTicks(), palette());
 
     const QRect bar(area.right() + margin, area.top(), 16, std::min(area.height(), 200));
     const int below = drawColourLegend(painter, bar, m_heatmap, palette());

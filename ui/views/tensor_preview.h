@@ -10,6 +10,7 @@
 // follow ColourSettings (map and range, chosen in the Colours menu); one element keeps one
 // scale while it is shown (scrolling its rows, applying edits, moving through its slices).
 // It repaints on the document's signals and holds no data of its own beyond rendered images.
+#include "ui/views/heatmap_axes.h"
 #include "ui/views/heatmap_image.h"
 
 #include <QList>
@@ -22,12 +23,6 @@ class QMenu;
 namespace sparsity::ui {
 
 class TensorDocument;
-
-// A label an axis draws: the element index and where along the axis (pixels) it goes.
-struct AxisTick {
-    std::int64_t index;
-    int position;
-};
 
 class TensorPreview : public QWidget {
     Q_OBJECT
