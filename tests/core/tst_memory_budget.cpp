@@ -5,8 +5,12 @@
 #include "core/util/memory_budget.h"
 
 #include <QTest>
+#include <cstdlib>
 
 using namespace sparsity;
+
+// How far the memory available may move between two reads while other processes run.
+constexpr std::int64_t kAvailableDrift = std::int64_t{256} << 20;
 
 class TestMemoryBudget : public QObject {
     Q_OBJECT
@@ -29,7 +33,8 @@ void TestMemoryBudget::sizes()
     QCOMPARE(core::parseMemoryLimit("2G"), std::optional<std::int64_t>(std::int64_t{2} << 30));
     QVERIFY(!core::parseMemoryLimit("auto"));
     QCOMPARE(core::resolveMemoryLimit(std::int64_t{4096}), std::int64_t{4096});
-    QCOMPARE(core::resolveMemoryLimit(std::nullopt), core::autoMemoryBudget());
+    // auto reads the memory available now, which moves between two reads on a busy machine.
+    QVERIFY(std::abs(core::resolveMemoryLimit(std::nullopt) - core::autoMemoryBudget()) <= kAvailableDrift);
     QCOMPARE(core::formatBytes(std::int64_t{3} << 29), std::string("1.5 GiB"));
     QCOMPARE(core::formatBytes(12), std::string("12 B"));
 }
@@ -57,7 +62,8 @@ void TestMemoryBudget::autoIsHalfOfAvailable()
     const auto available = core::availableMemory();
     QVERIFY(available.bytes > 0);
     QVERIFY(!available.source.empty());
-    QCOMPARE(core::autoMemoryBudget(), std::max<std::int64_t>(std::int64_t{16} << 20, available.bytes / 2));
+    QVERIFY(std::abs(core::autoMemoryBudget() - std::max<std::int64_t>(std::int64_t{16} << 20, available.bytes / 2))
+            <= kAvailableDrift);
     QVERIFY(core::autoMemoryBudgetDescription().find(available.source) != std::string::npos);
 }
 
