@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace sparsity::ui {
@@ -11,7 +12,7 @@ namespace {
 
 // Each map is tabulated at 1/1024 steps of its range — finer than 8-bit colour can show — so
 // drawing millions of elements is a table lookup, not three roundings each.
-constexpr int kSteps = 1024;
+constexpr int kSteps = static_cast<int>(ColourLookup::kTableSteps);
 using Table = std::array<QRgb, kSteps + 1>;
 
 int mix(int from, int to, double f) { return static_cast<int>(std::lround(from + (to - from) * f)); }
@@ -83,15 +84,18 @@ ColourScale colourScaleOf(const double *values, std::size_t count, const core::M
 {
     ColourScale scale;
     scale.map = settings.map;
-    std::vector<double> finite;
-    finite.reserve(count);
+    // One pass for the extremes; only the robust range copies the values (for percentiles).
+    const auto counts = [&](std::size_t k) { return (!specified || (*specified)[k]) && std::isfinite(values[k]); };
+    double low = std::numeric_limits<double>::infinity(), high = -low;
     for (std::size_t k = 0; k < count; ++k)
-        if ((!specified || (*specified)[k]) && std::isfinite(values[k]))
-            finite.push_back(values[k]);
-    if (!finite.empty()) {
-        const auto [lo, hi] = std::minmax_element(finite.begin(), finite.end());
-        scale.dataLow = *lo;
-        scale.dataHigh = *hi;
+        if (counts(k)) {
+            low = std::min(low, values[k]);
+            high = std::max(high, values[k]);
+        }
+    const bool any = low <= high;
+    if (any) {
+        scale.dataLow = low;
+        scale.dataHigh = high;
     }
     const bool diverging = infoOf(settings.map).diverging;
     const double maxAbs = std::max(std::abs(scale.dataLow), std::abs(scale.dataHigh));
@@ -107,12 +111,15 @@ ColourScale colourScaleOf(const double *values, std::size_t count, const core::M
     case ColourRange::Robust:
         break;
     }
-    if (finite.empty())
+    if (!any)
         return scale;
+    std::vector<double> finite;
+    finite.reserve(count);
+    for (std::size_t k = 0; k < count; ++k)
+        if (counts(k))
+            finite.push_back(diverging ? std::abs(values[k]) : values[k]);
     if (diverging) {
         // Robust: one outlier must not wash out the whole picture.
-        for (auto &v : finite)
-            v = std::abs(v);
         double robust = percentile(finite, 0.995);
         if (robust == 0.0)
             robust = maxAbs;
@@ -129,15 +136,13 @@ ColourScale colourScaleOf(const double *values, std::size_t count, const core::M
     return scale;
 }
 
-QRgb colourOf(double value, const ColourScale &scale)
+ColourLookup::ColourLookup(const ColourScale &scale)
+    : m_table(tableOf(scale.map).data()), m_low(scale.low),
+      m_stepsPerUnit(scale.high > scale.low ? kSteps / (scale.high - scale.low) : 0.0), m_middle(m_table[kSteps / 2])
 {
-    if (std::isnan(value))
-        return kNaNColour;
-    if (std::isinf(value))
-        return value > 0 ? kPosInfColour : kNegInfColour;
-    const double t = scale.high > scale.low ? std::clamp((value - scale.low) / (scale.high - scale.low), 0.0, 1.0) : 0.5;
-    return tableOf(scale.map)[static_cast<std::size_t>(t * kSteps + 0.5)];
 }
+
+QRgb colourOf(double value, const ColourScale &scale) { return ColourLookup(scale)(value); }
 
 QColor mapColour(ColourMap map, double t)
 {
@@ -147,21 +152,6 @@ QColor mapColour(ColourMap map, double t)
 QColor divergingColour(double value, double maxAbs)
 {
     return QColor::fromRgb(colourOf(value, ColourScale{-maxAbs, maxAbs, -maxAbs, maxAbs, ColourMap::Diverging}));
-}
-
-int poolStrength(QRgb pixel, ColourMap map)
-{
-    const QRgb p = pixel | 0xff000000;
-    if (p == kNaNColour || p == kPosInfColour || p == kNegInfColour)
-        return 1 << 30;
-    const int darkness = 765 - qRed(p) - qGreen(p) - qBlue(p);
-    if (p == kPrunedColour || p == kUnspecifiedDark || p == kUnspecifiedLight)
-        return darkness;
-    if (infoOf(map).diverging) {
-        const int chroma = std::max({qRed(p), qGreen(p), qBlue(p)}) - std::min({qRed(p), qGreen(p), qBlue(p)});
-        return chroma * 1024 + darkness; // white (zero) scores 0: a pruned element beats it
-    }
-    return 1024 * (1 + qGray(p));
 }
 
 } // namespace sparsity::ui

@@ -8,7 +8,9 @@
 #include "core/tensor/tensor.h"
 
 #include <QColor>
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string_view>
 
@@ -83,16 +85,51 @@ colourScaleOf(const core::DenseTensor<double> &values, const core::Mask *specifi
     return colourScaleOf(values.values.data(), values.values.size(), specified, settings);
 }
 
+// The colour of values on one scale, as a table lookup (the scale's map tabulated at 1024
+// steps of its range): what drawing millions of elements calls per element.
+class ColourLookup {
+public:
+    explicit ColourLookup(const ColourScale &scale);
+    QRgb operator()(double value) const
+    {
+        if (!std::isfinite(value))
+            return std::isnan(value) ? kNaNColour : value > 0 ? kPosInfColour : kNegInfColour;
+        if (m_stepsPerUnit == 0.0)
+            return m_middle; // a range of one value
+        const double at = std::clamp((value - m_low) * m_stepsPerUnit, 0.0, kTableSteps);
+        return m_table[static_cast<std::size_t>(at + 0.5)];
+    }
+    static constexpr double kTableSteps = 1024;
+
+private:
+    const QRgb *m_table;
+    double m_low, m_stepsPerUnit;
+    QRgb m_middle;
+};
+
 QRgb colourOf(double value, const ColourScale &scale);
 // The map's colour at fraction t of its range (0 low, 1 high), for legends.
 QColor mapColour(ColourMap map, double t);
 // The diverging map over [-maxAbs, maxAbs].
 QColor divergingColour(double value, double maxAbs);
 
-// How much a pixel drawn with `map` stands out, for level-of-detail pooling: non-finite values
-// most, then values (diverging: by colourfulness, far from the white zero; sequential: by
-// lightness, which viridis and cividis raise monotonically with the value), and least the
-// pruned and unspecified greys (the darker first).
-int poolStrength(QRgb pixel, ColourMap map);
+// How much a pixel drawn with a (`diverging` or sequential) map stands out, for level-of-detail
+// pooling: non-finite values most, then values (diverging: by colourfulness, far from the white
+// zero; sequential: by lightness, which viridis and cividis raise monotonically with the
+// value), and least the pruned and unspecified greys (the darker first).
+inline int poolStrength(QRgb pixel, bool diverging)
+{
+    const QRgb p = pixel | 0xff000000;
+    if (p == kNaNColour || p == kPosInfColour || p == kNegInfColour)
+        return 1 << 30;
+    const int darkness = 765 - qRed(p) - qGreen(p) - qBlue(p);
+    if (p == kPrunedColour || p == kUnspecifiedDark || p == kUnspecifiedLight)
+        return darkness;
+    if (diverging) {
+        const int chroma = std::max({qRed(p), qGreen(p), qBlue(p)}) - std::min({qRed(p), qGreen(p), qBlue(p)});
+        return chroma * 1024 + darkness; // white (zero) scores 0: a pruned element beats it
+    }
+    return 1024 * (1 + qGray(p));
+}
 
 } // namespace sparsity::ui

@@ -17,8 +17,14 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
     result.scale = scale ? *scale : colourScaleOf(values, specified);
     result.image = QImage(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
     result.image.fill(QColor(224, 224, 224));
+    const ColourLookup colour(result.scale);
+    // A loaded window is millions of elements: rows are coloured in parallel.
+    auto *bits = result.image.bits();
+    const auto stride = result.image.bytesPerLine();
+    bool hasNaN = false, hasPosInf = false, hasNegInf = false;
+#pragma omp parallel for schedule(static) reduction(|| : hasNaN, hasPosInf, hasNegInf) if (rows * cols >= (1 << 16))
     for (int r = 0; r < rows; ++r) {
-        auto *line = reinterpret_cast<QRgb *>(result.image.scanLine(r));
+        auto *line = reinterpret_cast<QRgb *>(bits + static_cast<std::ptrdiff_t>(r) * stride);
         for (int c = 0; c < cols; ++c) {
             const auto k = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c);
             if (specified && !(*specified)[k])
@@ -26,14 +32,17 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
             else if (pruned && (*pruned)[k])
                 line[c] = kPrunedColour;
             else
-                line[c] = colourOf(values.values[k], result.scale);
+                line[c] = colour(values.values[k]);
             if (const double v = values.values[k]; !std::isfinite(v) && (!specified || (*specified)[k])) {
-                result.hasNaN |= std::isnan(v);
-                result.hasPosInf |= v > 0 && std::isinf(v);
-                result.hasNegInf |= v < 0 && std::isinf(v);
+                hasNaN = hasNaN || std::isnan(v);
+                hasPosInf = hasPosInf || v > 0;
+                hasNegInf = hasNegInf || v < 0;
             }
         }
     }
+    result.hasNaN = hasNaN;
+    result.hasPosInf = hasPosInf;
+    result.hasNegInf = hasNegInf;
     return result;
 }
 
@@ -49,6 +58,7 @@ QImage renderPooled(const core::DenseTensor<double> &values, const ColourScale &
     const bool diverging = infoOf(scale.map).diverging;
     const double middle = (scale.low + scale.high) / 2;
     const auto prominence = [&](double v) { return diverging ? std::abs(v - middle) : v; };
+    const ColourLookup colour(scale);
     QImage image(width, height, QImage::Format_RGB32);
     for (int y = 0; y < height; ++y) {
         const std::int64_t r0 = y * rows / height, r1 = std::max(r0 + 1, (y + 1) * rows / height);
@@ -65,7 +75,7 @@ QImage renderPooled(const core::DenseTensor<double> &values, const ColourScale &
                             break; // non-finite values always show
                     }
                 }
-            line[x] = colourOf(pick, scale);
+            line[x] = colour(pick);
         }
     }
     return image;
@@ -77,10 +87,16 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap
     const int width = std::clamp(size.width(), 1, std::max(from.width(), 1));
     const int height = std::clamp(size.height(), 1, std::max(from.height(), 1));
     QImage pooled(width, height, QImage::Format_RGB32);
+    const bool diverging = infoOf(map).diverging;
+    auto *bits = pooled.bits();
+    const auto stride = pooled.bytesPerLine();
+    const uchar *pixels = image.constBits();
+    const auto sourceStride = image.bytesPerLine();
+#pragma omp parallel for schedule(dynamic, 8) if (static_cast <qint64>(from.width()) * from.height() >= (1 << 16))
     for (int y = 0; y < height; ++y) {
         const int r0 = from.top() + y * from.height() / height;
         const int r1 = std::max(r0 + 1, from.top() + (y + 1) * from.height() / height);
-        auto *out = reinterpret_cast<QRgb *>(pooled.scanLine(y));
+        auto *out = reinterpret_cast<QRgb *>(bits + static_cast<std::ptrdiff_t>(y) * stride);
         for (int x = 0; x < width; ++x) {
             const int c0 = from.left() + x * from.width() / width;
             const int c1 = std::max(c0 + 1, from.left() + (x + 1) * from.width() / width);
@@ -88,10 +104,10 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap
             int strongest = -1;
             int pruned = 0;
             for (int r = r0; r < r1; ++r) {
-                const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(r));
+                const auto *line = reinterpret_cast<const QRgb *>(pixels + static_cast<std::ptrdiff_t>(r) * sourceStride);
                 for (int c = c0; c < c1; ++c) {
                     pruned += (line[c] | 0xff000000) == kPrunedColour;
-                    if (const int s = poolStrength(line[c], map); s > strongest) {
+                    if (const int s = poolStrength(line[c], diverging); s > strongest) {
                         strongest = s;
                         pick = line[c];
                     }
