@@ -19,21 +19,24 @@ struct EvalOptions {
     bool print = false;
 };
 
-std::string resultKind(const core::AnyValue &value)
+std::string resultKind(const core::EvalReport &report)
 {
-    return std::string(std::visit([](const auto &v) { return core::valueKindName(v.kind); }, value));
+    if (report.streamed)
+        return std::string(core::valueKindName(core::ValueKind::Plain)); // only plain inputs stream
+    return std::string(std::visit([](const auto &v) { return core::valueKindName(v.kind); }, report.result));
 }
 
 void runEval(EvalOptions &o)
 {
     o.request.policy = o.maskPolicy == "intersect" ? core::MaskPolicy::Intersect : core::MaskPolicy::Strict;
     const auto budget = applyMemoryLimit(o.memoryLimit);
+    o.request.memoryLimit = budget;
+    o.request.keepResult = o.print;
     core::ValidationReport report;
     const auto r = core::evalFile(o.request, report);
     printNotes(report);
-    const auto shape = std::visit([](const auto &v) { return v.shape; }, r.result);
-    const auto dtype =
-        std::visit([](const auto &v) { return core::dtypeOf<typename decltype(v.values)::value_type>(); }, r.result);
+    const auto &shape = r.shape;
+    const auto dtype = r.dtype;
     if (o.json) {
         auto inputs = nlohmann::ordered_json::array();
         for (const auto &input : r.inputs)
@@ -52,10 +55,11 @@ void runEval(EvalOptions &o)
                                      {{"path", "/result"},
                                       {"shape", shape},
                                       {"layout", core::layoutName(r.layout)},
-                                      {"kind", resultKind(r.result)},
+                                      {"kind", resultKind(r)},
                                       {"dtype", core::dtypeName(dtype)},
                                       {"nnz", r.specified},
-                                      {"stored", r.stored}}},
+                                      {"stored", r.stored},
+                                      {"streamed", r.streamed}}},
                                     {"compute_seconds", r.computeSeconds},
                                     {"io_seconds", r.ioSeconds}};
         if (o.print)
@@ -64,7 +68,7 @@ void runEval(EvalOptions &o)
         std::cout << json.dump(2) << '\n';
         return;
     }
-    std::cout << o.request.output << ":/result " << core::shapeToString(shape) << ' ' << resultKind(r.result) << ' '
+    std::cout << o.request.output << ":/result " << core::shapeToString(shape) << ' ' << resultKind(r) << ' '
               << core::layoutName(r.layout) << ", " << r.specified << " specified\n";
     if (o.print)
         std::cout << core::formatValue(r.result) << '\n';

@@ -5,6 +5,7 @@
 // (syntax, unknown functions and inputs, output path) runs before any file is read.
 #include "core/pipeline/input_bindings.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,20 @@ struct EvalRequest {
     std::string output;
     MaskPolicy policy = MaskPolicy::Strict;
     std::string device = "cpu"; // cpu, cuda or auto
+    // The memory budget (nullopt: auto). An elementwise expression over plain dense inputs
+    // larger than it is evaluated a block of rows at a time (core/pipeline/eval_blocks.h).
+    std::optional<std::int64_t> memoryLimit;
+    // The result is wanted in memory (to print it): never streamed.
+    bool keepResult = false;
 };
 
 struct EvalReport {
     Device device = Device::Cpu;
     std::vector<BoundInput> inputs;
-    AnyValue result;
+    AnyValue result;               // empty when streamed
+    bool streamed = false;         // evaluated a block of rows at a time
+    Shape shape;                   // of /result
+    DType dtype = DType::Float32;  // of /result
     Layout layout = Layout::Dense; // of /result
     std::int64_t specified = 0;    // elements of the result that are specified
     std::int64_t stored = 0;       // values /result stores

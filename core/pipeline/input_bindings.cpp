@@ -68,6 +68,19 @@ std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments,
     return inputs;
 }
 
+void describeBoundInputs(std::vector<BoundInput> &inputs)
+{
+    for (auto &input : inputs) {
+        const H5File file = H5File::openRead(input.binding.file);
+        const ElementInfo element = requireElement(file, input.binding.path);
+        input.shape = element.shape;
+        input.layout = element.layout;
+        input.dtype = element.dtype;
+        input.masked = element.masked;
+        input.specified = element.nnz.value_or(numel(element.shape));
+    }
+}
+
 std::vector<NamedTensor> readBoundInputs(std::vector<BoundInput> &inputs, ValidationReport &report)
 {
     std::vector<NamedTensor> tensors;

@@ -35,6 +35,10 @@ std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments,
                                    std::string_view source,
                                    const std::string &output = {});
 
+// Fills in the inputs' shapes, layouts, dtypes and stored counts from their files' metadata,
+// reading no values (whether the evaluation can stream is decided on these).
+void describeBoundInputs(std::vector<BoundInput> &inputs);
+
 // Reads the bound tensors (bool datasets become masks, without a conversion notice) and fills
 // in their shapes, layouts and dtypes.
 std::vector<NamedTensor> readBoundInputs(std::vector<BoundInput> &inputs, ValidationReport &report);

@@ -6,9 +6,14 @@
 * every subcommand takes --memory-limit SIZE|auto, and its --json report gives
   memory_limit_bytes (the budget it ran under) and peak_memory_bytes (VmHWM);
 * --help names the auto rule (half of the memory available, cgroup limits included);
-* commands that hold whole tensors (eval, gradcheck, step, convert to csc) refuse an array
-  larger than the budget with exit 2, one error line naming the file and dataset, and no
-  output; inspect --count and sparsify threshold work under the same small budget;
+* commands that hold whole tensors (gradcheck, step, convert to csc, eval of a reduction or
+  with --print) refuse an array larger than the budget with exit 2, one error line naming the
+  file and dataset, and no output; inspect --count and sparsify threshold work under the same
+  small budget;
+* eval of an elementwise expression over dense inputs streams (by default, and in many blocks
+  under a 4K budget), writing /result byte for byte as the whole-tensor evaluation (--print
+  holds the result) does: every elementwise function, float32, float64 and an int input, a
+  3-d input;
 * convert streams dense datasets larger than the budget to dense, csr, coo and row_sparse,
   writing exactly the arrays and attributes of the whole-tensor conversion;
 * BATCH.json memory_limit is every input's budget, and run's --memory-limit overrides it."""
@@ -52,6 +57,44 @@ def refused(cli, output, *args):
     check(not os.path.exists(output), f"{args[0]}: left {output}")
 
 
+def check_eval_streams(cli, work, rng):
+    """Elementwise eval streamed, by default and under a 4K budget (blocks of a few rows), writes
+    what the whole-tensor evaluation (--print: the result is held) writes, byte for byte, for every
+    elementwise function."""
+    path = os.path.join(work, "eval_inputs.h5")
+    with h5py.File(path, "w") as f:
+        f["x"] = rng.standard_normal((300, 70)).astype(np.float32)
+        f["y"] = rng.standard_normal((300, 70)).astype(np.float32)
+        f["z"] = rng.standard_normal((300, 70))
+        f["i"] = rng.integers(-3, 4, (300, 70)).astype(np.int64)
+        f["cube"] = rng.standard_normal((40, 5, 6)).astype(np.float32)
+    cases = [
+        ("sqrt(abs(x)) * y + 1.5", "x y"),
+        ("neg(x) + rsqrt(abs(y) + 1) - square(x) / 3", "x y"),
+        ("pow(abs(x), 1.7) + exp(y) - log(abs(x) + 0.5)", "x y"),
+        ("sign(x) * clamp(y, -0.5, 0.25)", "x y"),
+        ("add(x, y) - sub(x, y) + mul(x, y) / div(y, 2)", "x y"),
+        ("maximum(x, y) - minimum(x, -y)", "x y"),
+        ("x * z - i", "x z i"),       # float64 and a converted int64: computed in float64
+        ("-(c * c) + 2", "c"),         # 3-d, rows of 5 x 6
+    ]
+    names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube"}
+    for expr, used in cases:
+        inputs = [a for n in used.split() for a in ("--input", f"{n}={path}:/{names[n]}")]
+        outputs = {}
+        for name, extra in [("whole", ["--print"]), ("auto", []), ("4K", ["--memory-limit", "4K"])]:
+            output = os.path.join(work, f"eval_{name}.h5")
+            r = report(cli, "eval", "--expr", expr, *inputs, "-o", output, *extra)
+            check(r["result"]["streamed"] == (name != "whole"), f"eval {expr!r} ({name}): streamed {r['result']}")
+            with h5py.File(output) as f:
+                outputs[name] = f["result"][()]
+        whole = outputs["whole"]
+        for name in ["auto", "4K"]:
+            streamed = outputs[name]
+            check(whole.dtype == streamed.dtype and whole.shape == streamed.shape and whole.tobytes() == streamed.tobytes(),
+                  f"eval {expr!r}: the streamed /result ({name}) differs from the whole-tensor one")
+
+
 def main(cli, work):
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -85,7 +128,11 @@ def main(cli, work):
     check(r["memory_limit_bytes"] == 64 * MIB, "step: memory_limit_bytes")
 
     refused(cli, out("c.h5"), "convert", data, out("c.h5"), "--layout", "csc", "--dataset", "/x", "--memory-limit", "1K")
-    refused(cli, out("e2.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e2.h5"), "--memory-limit", "1K")
+    refused(cli, out("e2.h5"), "eval", "--expr", "sum(x * 2)", "--input", f"x={data}:/x", "-o", out("e2.h5"),
+            "--memory-limit", "1K")
+    refused(cli, out("e3.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e3.h5"), "--print",
+            "--memory-limit", "1K")
+    check_eval_streams(cli, work, rng)
     refused(cli, out("st2.h5"), "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense",
             "--param", "/x", "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
     refused(cli, out("none"), "gradcheck", "--expr", "x * x", "--input", f"x={data}:/x", "--memory-limit", "1K")
