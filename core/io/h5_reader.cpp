@@ -111,13 +111,6 @@ Buffer<std::int64_t> readIndices(const DatasetView &view, std::optional<RowRange
     return readValues<std::int64_t>(view, range);
 }
 
-void noteConversion(ValidationReport *report, const std::string &where, DType stored)
-{
-    if (report && stored != DType::Float32 && stored != DType::Float64)
-        report->add(Severity::Notice, "", where,
-                    "converted " + std::string(dtypeName(stored)) + " to " + std::string(dtypeName(computeTypeFor(stored))));
-}
-
 template <class F>
 Tensor withComputeType(DType stored, F &&read)
 {
@@ -391,6 +384,13 @@ std::int64_t countNonzeros(const H5File &file, const ElementInfo &element)
             [&](const auto &t) { count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; }); });
     }
     return count;
+}
+
+void noteConversion(ValidationReport *report, const std::string &where, DType stored)
+{
+    if (report && stored != DType::Float32 && stored != DType::Float64)
+        report->add(Severity::Notice, "", where,
+                    "converted " + std::string(dtypeName(stored)) + " to " + std::string(dtypeName(computeTypeFor(stored))));
 }
 
 } // namespace sparsity::core

@@ -41,6 +41,10 @@ private:
     std::string m_where;
 };
 
+// The notice every read of a non-float dataset gives: "converted int64 to float64" (nothing
+// for float32 and float64, or without a report).
+void noteConversion(ValidationReport *report, const std::string &where, DType stored);
+
 // Number of nonzero (unmasked) or specified (masked) elements, read in row chunks so memory
 // stays bounded; for `inspect --count`.
 std::int64_t countNonzeros(const H5File &file, const ElementInfo &element);

@@ -72,9 +72,7 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  std::int64_t budgetBytes)
 {
     const auto where = input.where(e.path);
-    if (e.dtype != DType::Float32 && e.dtype != DType::Float64)
-        report.add(Severity::Notice, "", where,
-                   "converted " + std::string(dtypeName(e.dtype)) + " to " + std::string(dtypeName(computeTypeFor(e.dtype))));
+    noteConversion(&report, where, e.dtype);
     return computeTypeFor(e.dtype) == DType::Float32 ? convert<float>(request, input, e, output, budgetBytes)
                                                      : convert<double>(request, input, e, output, budgetBytes);
 }

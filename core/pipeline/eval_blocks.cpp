@@ -112,10 +112,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
         files.push_back(H5File::openRead(input.binding.file));
         readers.emplace_back(files.back(), input.binding.path);
         valueBytes += static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
-        if (input.dtype != DType::Float32 && input.dtype != DType::Float64)
-            report.add(Severity::Notice, "", files.back().where(input.binding.path),
-                       "converted " + std::string(dtypeName(input.dtype)) + " to "
-                           + std::string(dtypeName(computeTypeFor(input.dtype))));
+        noteConversion(&report, files.back().where(input.binding.path), input.dtype);
     }
     const Shape shape = [&] {
         for (const auto &input : inputs)

@@ -338,9 +338,7 @@ SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
                                    std::int64_t budgetBytes)
 {
     const auto where = input.where(e.path);
-    if (e.dtype != DType::Float32 && e.dtype != DType::Float64)
-        report.add(Severity::Notice, "", where,
-                   "converted " + std::string(dtypeName(e.dtype)) + " to " + std::string(dtypeName(computeTypeFor(e.dtype))));
+    noteConversion(&report, where, e.dtype);
     try {
         auto r = computeTypeFor(e.dtype) == DType::Float32 ? BlockPipeline<float>(request, input, e, output, budgetBytes).run()
                                                            : BlockPipeline<double>(request, input, e, output, budgetBytes).run();
