@@ -17,6 +17,7 @@ private slots:
     void reopeningReplacesInPlace();
     void badFileLeavesModelUnchanged();
     void removeFile();
+    void closingAFileKeepsTheRowsBelow();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -72,6 +73,30 @@ void TestH5BrowserModel::removeFile()
     QVERIFY(model.addFile(kSample));
     model.removeFile(0);
     QCOMPARE(model.rowCount(), 0);
+}
+
+void TestH5BrowserModel::closingAFileKeepsTheRowsBelow()
+{
+    // An index to an element of the second file (the view's current row) still names that
+    // element after the first file is closed: element rows carry their file's id, not its row.
+    QTemporaryDir dir;
+    const QString second = dir.filePath(QStringLiteral("second.h5"));
+    QVERIFY(QFile::copy(kSample, second));
+    H5BrowserModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(model.addFile(kSample));
+    QVERIFY(model.addFile(second));
+    const QPersistentModelIndex row(model.index(2, 0, model.index(1, 0)));
+    const auto path = model.element(row)->path;
+    model.removeFile(0);
+    QVERIFY(row.isValid());
+    QCOMPARE(model.filePath(row), second);
+    QVERIFY(model.element(row) != nullptr);
+    QCOMPARE(model.element(row)->path, path);
+    QCOMPARE(model.parent(row), model.index(0, 0));
+    model.removeFile(0);
+    QVERIFY(!row.isValid());
+    QCOMPARE(model.element(model.index(0, 0)), nullptr);
 }
 
 QTEST_MAIN(TestH5BrowserModel)

@@ -21,6 +21,7 @@ bool H5BrowserModel::addFile(const QString &path, core::ValidationReport *notes)
         m_error = QString::fromStdString(error.what());
         return false;
     }
+    file.id = m_nextFileId++;
     for (std::size_t row = 0; row < m_files.size(); ++row) {
         if (m_files[row].path != path)
             continue;
@@ -45,12 +46,26 @@ void H5BrowserModel::removeFile(int row)
     endRemoveRows();
 }
 
-QString H5BrowserModel::filePath(const QModelIndex &index) const
+int H5BrowserModel::rowOfFile(quintptr id) const
+{
+    for (std::size_t row = 0; row < m_files.size(); ++row)
+        if (m_files[row].id == id)
+            return static_cast<int>(row);
+    return -1;
+}
+
+const H5BrowserModel::OpenFile *H5BrowserModel::fileOf(const QModelIndex &index) const
 {
     if (!index.isValid())
-        return {};
-    const auto fileRow = index.internalId() == kFileRow ? index.row() : static_cast<int>(index.internalId() - 1);
-    return m_files[static_cast<std::size_t>(fileRow)].path;
+        return nullptr;
+    const int row = index.internalId() == kFileRow ? index.row() : rowOfFile(index.internalId());
+    return row >= 0 && row < fileCount() ? &m_files[static_cast<std::size_t>(row)] : nullptr;
+}
+
+QString H5BrowserModel::filePath(const QModelIndex &index) const
+{
+    const auto *file = fileOf(index);
+    return file ? file->path : QString();
 }
 
 QModelIndex H5BrowserModel::fileIndex(const QString &path) const
@@ -65,7 +80,10 @@ const core::ElementInfo *H5BrowserModel::element(const QModelIndex &index) const
 {
     if (!index.isValid() || index.internalId() == kFileRow)
         return nullptr;
-    return &m_files[index.internalId() - 1].elements[static_cast<std::size_t>(index.row())];
+    const auto *file = fileOf(index);
+    if (!file || index.row() < 0 || static_cast<std::size_t>(index.row()) >= file->elements.size())
+        return nullptr;
+    return &file->elements[static_cast<std::size_t>(index.row())];
 }
 
 QString H5BrowserModel::objectPath(const QModelIndex &index) const
@@ -87,14 +105,15 @@ QModelIndex H5BrowserModel::index(int row, int column, const QModelIndex &parent
     const auto &file = m_files[static_cast<std::size_t>(parent.row())];
     if (row >= static_cast<int>(file.elements.size()))
         return {};
-    return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+    return createIndex(row, column, file.id);
 }
 
 QModelIndex H5BrowserModel::parent(const QModelIndex &child) const
 {
     if (!child.isValid() || child.internalId() == kFileRow)
         return {};
-    return createIndex(static_cast<int>(child.internalId() - 1), 0, kFileRow);
+    const int row = rowOfFile(child.internalId());
+    return row >= 0 ? createIndex(row, 0, kFileRow) : QModelIndex();
 }
 
 int H5BrowserModel::rowCount(const QModelIndex &parent) const
@@ -148,6 +167,8 @@ QVariant H5BrowserModel::data(const QModelIndex &index, int role) const
         return {};
     }
     const auto *e = element(index);
+    if (!e)
+        return {};
     if (role == Qt::DisplayRole)
         return elementData(*e, index.column());
     if (role == Qt::TextAlignmentRole && index.column() == Nnz)

@@ -46,13 +46,22 @@ private:
     struct OpenFile {
         QString path;
         std::vector<core::ElementInfo> elements;
+        quintptr id = 0; // never reused: what its element rows carry
     };
-    // Element rows carry their file's row + 1 as internal id; file rows carry 0.
+    // Element rows carry their file's id as internal id; file rows carry 0. Not the file's
+    // row: closing a file above moves the rows of the files below it, and the view's current
+    // and persistent indexes keep their internal ids.
     static constexpr quintptr kFileRow = 0;
+
+    // The row of the file with `id`, or -1 (its file was closed).
+    int rowOfFile(quintptr id) const;
+    // The file an index belongs to (itself, or its element's), null when it is gone.
+    const OpenFile *fileOf(const QModelIndex &index) const;
 
     QVariant elementData(const core::ElementInfo &element, int column) const;
 
     std::vector<OpenFile> m_files;
+    quintptr m_nextFileId = 1;
     QString m_error;
 };
 
