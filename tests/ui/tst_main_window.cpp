@@ -176,6 +176,17 @@ void TestMainWindow::heatmapKeysRespectFocus()
     QCOMPARE(method->currentText(), before);
     QVERIFY(window.document()->threshold().has_value());
     QCOMPARE(window.preview()->view(), zoomed);
+    // Esc in the Method box is the box's, not Select None: the selection stays.
+    QVERIFY(window.selectElement(QStringLiteral("/emb"))); // Home in the tree showed the file row
+    method->setFocus();
+    window.document()->setSelection(sparsity::ui::ElementSelection::rectangle(0, 3, 0, 3));
+    QCOMPARE(window.document()->selectedCount(), std::int64_t{16});
+    QTest::keyClick(method, Qt::Key_Escape);
+    QCOMPARE(window.document()->selectedCount(), std::int64_t{16});
+    // Elsewhere Esc selects nothing.
+    apply->setFocus();
+    QTest::keyClick(apply, Qt::Key_Escape);
+    QCOMPARE(window.document()->selectedCount(), std::int64_t{0});
 }
 
 void TestMainWindow::clickOutlinesWithoutWashing()

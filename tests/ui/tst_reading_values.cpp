@@ -62,7 +62,7 @@ private slots:
     void tooltipNamesElementValueAndState();
     void contextMenuCopiesTheValue();
     void oneElementKeepsOneScale();
-    void matrixViewTooltipAndMap();
+    void matrixViewTooltipAndSharedScale();
 
 private:
     ui::TensorDocument *m_document = nullptr;
@@ -208,7 +208,7 @@ void TestReadingValues::tooltipNamesElementValueAndState()
     m_document->changeThreshold(1.0);
     QVERIFY(m_document->hasPreview());
     QCOMPARE(m_preview->toolTipAt(m_preview->positionOf(0, 0)), QStringLiteral("[0, 0] = 0.25 — pruned by the preview"));
-    QCOMPARE(m_preview->toolTipAt(m_preview->positionOf(0, 1)), QStringLiteral("[0, 1] = -3"));
+    QCOMPARE(m_preview->toolTipAt(m_preview->positionOf(0, 1)), QStringLiteral("[0, 1] = -3 — kept by the preview"));
 }
 
 void TestReadingValues::contextMenuCopiesTheValue()
@@ -241,7 +241,7 @@ void TestReadingValues::oneElementKeepsOneScale()
     QCOMPARE(m_preview->colourScale().high, 4.0);
 }
 
-void TestReadingValues::matrixViewTooltipAndMap()
+void TestReadingValues::matrixViewTooltipAndSharedScale()
 {
     ui::MatrixView view;
     view.resize(300, 240);
@@ -249,8 +249,11 @@ void TestReadingValues::matrixViewTooltipAndMap()
     QCOMPARE(view.toolTipAt(view.positionOf(1, 2)), QStringLiteral("[1, 2] = 5"));
     QVERIFY(view.toolTipAt(QPoint(0, 0)).isEmpty());
     QCOMPARE(QColor(view.image().pixel(0, 0)), QColor(255, 255, 255));
-    view.setColourMap(ui::ColourMap::Viridis);
-    QCOMPARE(QColor(view.image().pixel(0, 0)), QColor(68, 1, 84));
+    QCOMPARE(QColor(view.image().pixel(2, 1)), ui::divergingColour(5.0, 5.0)); // its own range: ±5
+    // Views compared side by side share a scale: 5 is then half of ±10.
+    const ui::ColourScale shared{-10.0, 10.0, -10.0, 10.0, ui::ColourMap::Diverging};
+    view.showMatrix(QStringLiteral("J"), core::DenseTensor<double>{{2, 3}, {0, 1, 2, 3, 4, 5}}, ui::CellLink::None, &shared);
+    QCOMPARE(QColor(view.image().pixel(2, 1)), ui::divergingColour(5.0, 10.0));
     QCOMPARE(view.title(), QStringLiteral("J"));
 }
 

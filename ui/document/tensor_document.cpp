@@ -126,8 +126,8 @@ QString TensorDocument::describeElement(std::int64_t flat) const
     if (m_specified && !(*m_specified)[k])
         return tr("%1 unspecified").arg(coordinatesOf(flat));
     QString text = QStringLiteral("%1 = %2").arg(coordinatesOf(flat), QString::number(m_values.values[k], 'g', 8));
-    if (hasPreview() && pruned()[k])
-        text += tr(" — pruned by the preview");
+    if (hasPreview())
+        text += pruned()[k] ? tr(" — pruned by the preview") : tr(" — kept by the preview");
     return text;
 }
 

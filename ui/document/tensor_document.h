@@ -105,7 +105,7 @@ public:
     // start at source().firstRow).
     QString coordinatesOf(std::int64_t flat) const;
     // One line on the loaded element `flat`: "[12, 40] = 0.53", "[3, 1] unspecified", with
-    // "pruned by the preview" when the recipe prunes it (hover tooltips).
+    // "pruned by the preview" or "kept by the preview" while a recipe is previewed (tooltips).
     QString describeElement(std::int64_t flat) const;
 
     // The sparsifier recipe in effect for the tensor shown, previewed on the loaded values:

@@ -24,7 +24,6 @@
 #include "ui/panels/optimizer_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
-#include "ui/views/matrix_view.h"
 #include "ui/views/overview_strip.h"
 #include "ui/views/slice_bar.h"
 #include "ui/views/tensor_preview.h"
@@ -304,7 +303,14 @@ void MainWindow::createActions()
     editMenu->addAction(undo);
     editMenu->addAction(redo);
     editMenu->addSeparator();
-    auto *selectNone = editMenu->addAction(tr("Select &None"), this, [this] { m_document->setSelection({}); });
+    auto *selectNone = editMenu->addAction(tr("Select &None"), this, [this] {
+        // Esc that closes a popup or leaves a combo box, spin box or text field is theirs.
+        auto *focus = QApplication::focusWidget();
+        if (QApplication::activePopupWidget() || qobject_cast<QComboBox *>(focus) || qobject_cast<QAbstractSpinBox *>(focus)
+            || qobject_cast<QLineEdit *>(focus))
+            return;
+        m_document->setSelection({});
+    });
     selectNone->setObjectName(QStringLiteral("action.edit.select_none"));
     selectNone->setShortcut(QKeySequence(Qt::Key_Escape));
 
@@ -342,14 +348,12 @@ void MainWindow::createActions()
                   [this] { m_preview->zoomBy(0.5); });
     heatmapAction(tr("Show &All"), QStringLiteral("action.view.show_all"), {QKeySequence(Qt::Key_Home)},
                   [this] { m_preview->resetView(); });
-    // The heatmap's colour map is every heatmap's (the overview strip, the panels' matrices).
+    // The heatmap's colour map is the overview strip's too. The panels' matrices (parameters,
+    // states, differences, Jacobians: signed values) stay on the diverging map.
     viewMenu->addMenu(m_preview->colourMapMenu());
     viewMenu->addMenu(m_preview->colourRangeMenu());
-    connect(m_preview, &TensorPreview::colourSettingsChanged, this, [this](const ColourSettings &settings) {
-        m_overviewStrip->setColourMap(settings.map);
-        for (auto *view : findChildren<MatrixView *>())
-            view->setColourMap(settings.map);
-    });
+    connect(m_preview, &TensorPreview::colourSettingsChanged, this,
+            [this](const ColourSettings &settings) { m_overviewStrip->setColourMap(settings.map); });
     viewMenu->addSeparator();
     for (auto *dock : findChildren<QDockWidget *>())
         viewMenu->addAction(dock->toggleViewAction());

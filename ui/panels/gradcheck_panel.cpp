@@ -128,7 +128,7 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
     });
     connect(m_input, &QComboBox::currentIndexChanged, this, &GradcheckPanel::showInput);
     connect(document, &TensorDocument::gradcheckRunChanged, this, &GradcheckPanel::showRun);
-    connect(document, &TensorDocument::tensorChanged, this, &GradcheckPanel::showInput); // links follow the tensor shown
+    connect(document, &TensorDocument::tensorChanged, this, &GradcheckPanel::relink); // links follow the tensor shown
     checkExpression();
     showRun();
 }
@@ -301,6 +301,27 @@ void GradcheckPanel::showFailure(const QString &error)
         view->showMessage(tr("No result: the check did not run"));
 }
 
+CellLink GradcheckPanel::linkToShown() const
+{
+    // An input that is the tensor shown links its Jacobian rows (its elements) to it.
+    const auto &run = m_document->gradcheckRun();
+    const int index = m_input->currentIndex();
+    if (!run || index < 0 || static_cast<std::size_t>(index) >= run->report.inputs.size())
+        return CellLink::None;
+    const auto &name = run->report.inputs[static_cast<std::size_t>(index)].name;
+    const bool linked = run->inputs.value(QString::fromStdString(name))
+                        == ElementRef{m_document->source().filePath, m_document->source().elementPath};
+    return linked ? CellLink::ElementRows : CellLink::None;
+}
+
+void GradcheckPanel::relink()
+{
+    // Only the links change: drawing 4096 x 4096 Jacobians again took seconds per tensor switch.
+    const auto link = linkToShown();
+    for (auto *view : {m_numerical, m_analytical, m_difference})
+        view->setLink(link);
+}
+
 void GradcheckPanel::showInput()
 {
     m_findings->clear();
@@ -315,12 +336,14 @@ void GradcheckPanel::showInput()
     std::vector<double> difference(j.numerical.size());
     for (std::size_t i = 0; i < difference.size(); ++i)
         difference[i] = j.analytical[i] - j.numerical[i];
-    // An input that is the tensor shown links its Jacobian rows (its elements) to it.
-    const bool linked = run->inputs.value(QString::fromStdString(j.name))
-                        == ElementRef{m_document->source().filePath, m_document->source().elementPath};
-    const auto link = linked ? CellLink::ElementRows : CellLink::None;
-    m_numerical->showMatrix(tr("numerical"), matrix(j.rows, j.cols, j.numerical), link);
-    m_analytical->showMatrix(tr("analytical"), matrix(j.rows, j.cols, j.analytical), link);
+    // Numerical and analytical are compared side by side: one scale, the wider of their two.
+    auto numerical = matrix(j.rows, j.cols, j.numerical), analytical = matrix(j.rows, j.cols, j.analytical);
+    const auto n = colourScaleOf(numerical, nullptr), a = colourScaleOf(analytical, nullptr);
+    const ColourScale shared{std::min(n.low, a.low), std::max(n.high, a.high), std::min(n.dataLow, a.dataLow),
+                             std::max(n.dataHigh, a.dataHigh), ColourMap::Diverging};
+    const auto link = linkToShown();
+    m_numerical->showMatrix(tr("numerical"), numerical, link, &shared);
+    m_analytical->showMatrix(tr("analytical"), analytical, link, &shared);
     m_difference->showMatrix(tr("analytical − numerical"), matrix(j.rows, j.cols, std::move(difference)), link);
     m_findings->addItem(
         tr("%1 %2: Jacobian %3 x %4 (rows: input elements, columns: output elements), max |diff| %5, %6 mismatching")

@@ -24,6 +24,7 @@ class QListWidget;
 
 namespace sparsity::ui {
 
+enum class CellLink;
 class MatrixView;
 class TensorDocument;
 
@@ -58,6 +59,9 @@ signals:
 
 private:
     void checkExpression();
+    // How the Jacobians' rows link to the tensor shown (ElementRows when the input is it).
+    CellLink linkToShown() const;
+    void relink();
     // The element an input name binds to until one is chosen: "/name" of the shown tensor's
     // file, else of another open file, else the first element.
     std::optional<ElementRef> defaultFor(const QString &name) const;

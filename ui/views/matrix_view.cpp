@@ -51,12 +51,14 @@ bool MatrixView::linkFits(CellLink link) const
     return false;
 }
 
-void MatrixView::showMatrix(const QString &title, const core::DenseTensor<double> &values, CellLink link)
+void MatrixView::showMatrix(const QString &title,
+                            const core::DenseTensor<double> &values,
+                            CellLink link,
+                            const ColourScale *scale)
 {
     m_title = title;
     m_message.clear();
-    const auto scale = colourScaleOf(values, nullptr, ColourSettings{m_map});
-    m_heatmap = renderHeatmap(values, nullptr, nullptr, &scale);
+    m_heatmap = renderHeatmap(values, nullptr, nullptr, scale);
     m_values = values;
     m_pooled = {};
     m_link = linkFits(link) ? link : CellLink::None;
@@ -64,13 +66,10 @@ void MatrixView::showMatrix(const QString &title, const core::DenseTensor<double
     renderSelection();
 }
 
-void MatrixView::setColourMap(ColourMap map)
+void MatrixView::setLink(CellLink link)
 {
-    if (map == m_map)
-        return;
-    m_map = map;
-    if (!m_heatmap.image.isNull())
-        showMatrix(m_title, core::DenseTensor<double>(m_values), m_link);
+    m_link = linkFits(link) ? link : CellLink::None;
+    renderSelection();
 }
 
 QString MatrixView::toolTipAt(const QPoint &position) const

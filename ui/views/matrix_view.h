@@ -32,7 +32,15 @@ public:
     explicit MatrixView(TensorDocument *document = nullptr, QWidget *parent = nullptr);
 
     // `link` is kept only when the matrix fits the document's loaded tensor that way.
-    void showMatrix(const QString &title, const core::DenseTensor<double> &values, CellLink link = CellLink::None);
+    // Drawn on the diverging map (parameters, states, differences and Jacobians are signed), on
+    // `scale` when given (views compared side by side share one), else on its own robust range.
+    void showMatrix(const QString &title,
+                    const core::DenseTensor<double> &values,
+                    CellLink link = CellLink::None,
+                    const ColourScale *scale = nullptr);
+    // Links the cells shown to the document's tensor anew (the tensor shown changed), without
+    // drawing them again; kept only when the matrix fits the tensor that way.
+    void setLink(CellLink link);
     void showMessage(const QString &message);
     const QImage &image() const { return m_heatmap.image; }
     const QString &title() const { return m_title; }
@@ -45,8 +53,6 @@ public:
     std::optional<QPoint> cellAt(const QPoint &position) const;
     // What the tooltip says of the cell at `position` (empty: none there).
     QString toolTipAt(const QPoint &position) const;
-    // The colour map (the range stays the matrix's own robust one).
-    void setColourMap(ColourMap map);
 
 protected:
     bool event(QEvent *event) override; // tooltips
@@ -74,7 +80,6 @@ private:
     QImage m_selectionWash;
     QRect m_area;                   // where the matrix is drawn
     std::optional<QPoint> m_anchor; // (col, row) where the selecting drag started
-    ColourMap m_map = ColourMap::Diverging;
 };
 
 } // namespace sparsity::ui
