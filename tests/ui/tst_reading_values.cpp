@@ -171,6 +171,12 @@ void TestReadingValues::previewFollowsColourSettings()
     QCOMPARE(QColor(m_preview->image().pixel(0, 0)), QColor(68, 1, 84));                          // 0 below 4: saturated low
     QCOMPARE(QColor(m_preview->image().pixel(2, 1)), ui::mapColour(ui::ColourMap::Viridis, 0.5)); // 6
     QVERIFY(m_preview->colourScale().saturatesLow() && m_preview->colourScale().saturatesHigh());
+    // Pruned elements are light on a sequential map (dark would read as its low end).
+    m_document->changeThreshold(2.5); // prunes 0, 1 and 2
+    QCOMPARE(m_preview->image().pixel(1, 0), ui::kPrunedLightColour);
+    QCOMPARE(QColor(m_preview->image().pixel(3, 0)), ui::mapColour(ui::ColourMap::Viridis, 0.0)); // 3: below 4, kept
+    m_preview->setColourSettings({});
+    QCOMPARE(m_preview->image().pixel(1, 0), ui::kPrunedColour);
     QVERIFY(!m_preview->grab().isNull()); // the legend draws the map with ≥ / ≤
 }
 

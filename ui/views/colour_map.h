@@ -73,6 +73,10 @@ inline constexpr QRgb kNegInfColour = 0xff00c8c8; // cyan: beyond the blues
 // Elements a sparsifier preview prunes; unspecified elements of a masked tensor are a checker
 // of two greys, so they never read as a value.
 inline constexpr QRgb kPrunedColour = 0xff2b2b2b;
+// On a sequential map dark grey would read as its dark low end (viridis' purple, cividis'
+// navy): pruned elements are drawn light there, lighter than either map's top.
+inline constexpr QRgb kPrunedLightColour = 0xfff0f0f0;
+inline QRgb prunedColourOf(ColourMap map) { return infoOf(map).diverging ? kPrunedColour : kPrunedLightColour; }
 inline constexpr QRgb kUnspecifiedDark = 0xff969696;
 inline constexpr QRgb kUnspecifiedLight = 0xffc8c8c8;
 
@@ -123,7 +127,7 @@ inline int poolStrength(QRgb pixel, bool diverging)
     if (p == kNaNColour || p == kPosInfColour || p == kNegInfColour)
         return 1 << 30;
     const int darkness = 765 - qRed(p) - qGreen(p) - qBlue(p);
-    if (p == kPrunedColour || p == kUnspecifiedDark || p == kUnspecifiedLight)
+    if (p == kPrunedColour || p == kPrunedLightColour || p == kUnspecifiedDark || p == kUnspecifiedLight)
         return darkness;
     if (diverging) {
         const int chroma = std::max({qRed(p), qGreen(p), qBlue(p)}) - std::min({qRed(p), qGreen(p), qBlue(p)});

@@ -18,6 +18,7 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
     result.image = QImage(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
     result.image.fill(QColor(224, 224, 224));
     const ColourLookup colour(result.scale);
+    const QRgb prunedColour = prunedColourOf(result.scale.map);
     // A loaded window is millions of elements: rows are coloured in parallel.
     auto *bits = result.image.bits();
     const auto stride = result.image.bytesPerLine();
@@ -30,7 +31,7 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
             if (specified && !(*specified)[k])
                 line[c] = ((r + c) % 2) ? kUnspecifiedDark : kUnspecifiedLight;
             else if (pruned && (*pruned)[k])
-                line[c] = kPrunedColour;
+                line[c] = prunedColour;
             else
                 line[c] = colour(values.values[k]);
             if (const double v = values.values[k]; !std::isfinite(v) && (!specified || (*specified)[k])) {
@@ -88,6 +89,7 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap
     const int height = std::clamp(size.height(), 1, std::max(from.height(), 1));
     QImage pooled(width, height, QImage::Format_RGB32);
     const bool diverging = infoOf(map).diverging;
+    const QRgb prunedColour = prunedColourOf(map);
     auto *bits = pooled.bits();
     const auto stride = pooled.bytesPerLine();
     const uchar *pixels = image.constBits();
@@ -106,7 +108,7 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap
             for (int r = r0; r < r1; ++r) {
                 const auto *line = reinterpret_cast<const QRgb *>(pixels + static_cast<std::ptrdiff_t>(r) * sourceStride);
                 for (int c = c0; c < c1; ++c) {
-                    pruned += (line[c] | 0xff000000) == kPrunedColour;
+                    pruned += (line[c] | 0xff000000) == prunedColour;
                     if (const int s = poolStrength(line[c], diverging); s > strongest) {
                         strongest = s;
                         pick = line[c];
@@ -118,8 +120,8 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap
             const double f = static_cast<double>(pruned) / static_cast<double>((r1 - r0) * (c1 - c0));
             const auto mix = [f](int kept, int dark) { return static_cast<int>(std::lround(kept + f * (dark - kept))); };
             out[x] = pruned == 0 ? pick
-                                 : qRgb(mix(qRed(pick), qRed(kPrunedColour)), mix(qGreen(pick), qGreen(kPrunedColour)),
-                                        mix(qBlue(pick), qBlue(kPrunedColour)));
+                                 : qRgb(mix(qRed(pick), qRed(prunedColour)), mix(qGreen(pick), qGreen(prunedColour)),
+                                        mix(qBlue(pick), qBlue(prunedColour)));
         }
     }
     return pooled;

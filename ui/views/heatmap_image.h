@@ -2,7 +2,7 @@
 // Colour-mapped images of 2-d tensor slices, kept free of widgets so tests can check pixels.
 // Values map through a ColourScale (colour_map.h); unspecified elements of masked tensors are
 // drawn in a grey checker so they never read as zero; elements a sparsifier preview prunes
-// are drawn in kPrunedColour.
+// are drawn in prunedColourOf(the map).
 #include "ui/views/colour_map.h"
 
 #include <QImage>
@@ -37,7 +37,7 @@ QImage renderPooled(const core::DenseTensor<double> &values, const ColourScale &
 
 // The part `source` (in pixels) of a heatmap rendered with `map` shrunk to `size`: each pixel
 // shows the most prominent pixel of its block (poolStrength), so single elements stay
-// visible when thousands of rows share a screen row; darkened towards kPrunedColour by the
+// visible when thousands of rows share a screen row; moved towards prunedColourOf(map) by the
 // block's pruned fraction, so pruning stays visible too.
 QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap map = ColourMap::Diverging);
 

@@ -544,7 +544,10 @@ void TensorPreview::paintEvent(QPaintEvent *)
     const int below = drawColourLegend(painter, bar, m_heatmap, palette());
     if (m_document->hasPreview()) {
         const QRect swatch(bar.left(), below + margin, 16, 16);
-        painter.fillRect(swatch, QColor::fromRgb(kPrunedColour));
+        painter.fillRect(swatch, QColor::fromRgb(prunedColourOf(m_heatmap.scale.map)));
+        painter.setPen(palette().color(QPalette::Mid));
+        painter.drawRect(swatch.adjusted(0, 0, -1, -1)); // a light swatch needs its edge
+        painter.setPen(palette().color(QPalette::WindowText));
         painter.drawText(swatch.right() + 4, swatch.bottom() - 2, tr("pruned"));
     }
 }
