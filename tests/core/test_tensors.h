@@ -21,6 +21,14 @@ core::DenseTensor<T> randomDense(const core::Shape &shape, double density, unsig
     return dense;
 }
 
+// A dense float64 tensor holding `values` (row-major) in `shape`.
+inline core::Tensor denseTensor(core::Shape shape, const std::vector<double> &values)
+{
+    core::DenseTensor<double> tensor{std::move(shape), {}};
+    tensor.values.assign(values.begin(), values.end());
+    return core::Tensor(core::Storage{std::move(tensor)});
+}
+
 inline core::Mask randomMask(std::size_t size, double density, unsigned seed)
 {
     std::mt19937 rng(seed);

@@ -2,6 +2,7 @@
 // cividis) and ranges (robust, full, by hand) with a legend that follows them; axes labelled
 // with the tensor's indices (a window of rows from its first row); tooltips naming an element,
 // its value and its state; the context menu; and one scale per element while it is shown.
+#include "../core/test_tensors.h"
 #include "ui/document/tensor_document.h"
 #include "ui/views/colour_map_tables.h"
 #include "ui/views/heatmap_axes.h"
@@ -18,16 +19,10 @@
 #include <cmath>
 
 namespace core = sparsity::core;
+namespace test = sparsity::test;
 namespace ui = sparsity::ui;
 
 namespace {
-
-core::Tensor dense(core::Shape shape, std::vector<double> values)
-{
-    core::DenseTensor<double> tensor{std::move(shape), {}};
-    tensor.values.assign(values.begin(), values.end());
-    return core::Tensor(core::Storage{std::move(tensor)});
-}
 
 std::vector<double> ramp(std::size_t count)
 {
@@ -149,7 +144,7 @@ void TestReadingValues::tickIndicesAreNiceAndShown()
 
 void TestReadingValues::previewFollowsColourSettings()
 {
-    m_document->setTensor(QStringLiteral("ramp"), dense({4, 4}, ramp(16)), 4);
+    m_document->setTensor(QStringLiteral("ramp"), test::denseTensor({4, 4}, ramp(16)), 4);
     QCOMPARE(m_preview->colourScale().map, ui::ColourMap::Diverging);
     QCOMPARE(QColor(m_preview->image().pixel(0, 0)), QColor(255, 255, 255)); // zero is white
     QSignalSpy changed(m_preview, &ui::TensorPreview::colourSettingsChanged);
@@ -183,7 +178,7 @@ void TestReadingValues::previewFollowsColourSettings()
 void TestReadingValues::axesLabelTheWholeTensorsRows()
 {
     // Rows 1000..1099 of a 5000-row table: the row axis counts from 1000.
-    m_document->setTensor(QStringLiteral("window"), dense({100, 8}, ramp(800)), 5000,
+    m_document->setTensor(QStringLiteral("window"), test::denseTensor({100, 8}, ramp(800)), 5000,
                           ui::TensorSource{QStringLiteral("t.h5"), QStringLiteral("/emb"), 1000});
     const auto rows = m_preview->rowTicks();
     QVERIFY(rows.size() >= 3);
@@ -219,7 +214,7 @@ void TestReadingValues::tooltipNamesElementValueAndState()
 
 void TestReadingValues::contextMenuCopiesTheValue()
 {
-    m_document->setTensor(QStringLiteral("ramp"), dense({4, 4}, ramp(16)), 4);
+    m_document->setTensor(QStringLiteral("ramp"), test::denseTensor({4, 4}, ramp(16)), 4);
     const auto menu = m_preview->contextMenuAt(m_preview->positionOf(2, 3));
     auto *copy = actionNamed(menu.get(), QStringLiteral("action.preview.copy_value"));
     QVERIFY(copy && copy->isEnabled());
@@ -236,13 +231,13 @@ void TestReadingValues::oneElementKeepsOneScale()
     // Scrolling a large table loads other rows of the same element: the colours keep their
     // meaning. Another element gets its own scale.
     const ui::TensorSource first{QStringLiteral("t.h5"), QStringLiteral("/emb"), 0};
-    m_document->setTensor(QStringLiteral("t.h5 /emb"), dense({2, 2}, {-1, 0, 0, 1}), 10, first);
+    m_document->setTensor(QStringLiteral("t.h5 /emb"), test::denseTensor({2, 2}, {-1, 0, 0, 1}), 10, first);
     QCOMPARE(m_preview->colourScale().high, 1.0);
-    m_document->setTensor(QStringLiteral("t.h5 /emb"), dense({2, 2}, {-4, 0, 0, 4}), 10,
+    m_document->setTensor(QStringLiteral("t.h5 /emb"), test::denseTensor({2, 2}, {-4, 0, 0, 4}), 10,
                           ui::TensorSource{first.filePath, first.elementPath, 2});
     QCOMPARE(m_preview->colourScale().high, 1.0);
     QVERIFY(m_preview->colourScale().saturatesHigh());
-    m_document->setTensor(QStringLiteral("t.h5 /W"), dense({2, 2}, {-4, 0, 0, 4}), 2,
+    m_document->setTensor(QStringLiteral("t.h5 /W"), test::denseTensor({2, 2}, {-4, 0, 0, 4}), 2,
                           ui::TensorSource{first.filePath, QStringLiteral("/W"), 0});
     QCOMPARE(m_preview->colourScale().high, 4.0);
 }

@@ -1,6 +1,7 @@
 // The heatmap and the Inspector on the tensors that have little or nothing to draw: an empty
 // (0 x 5) one, a 0-d one, an all-NaN one and a 1 x 1 one; non-finite values with their own
 // colours and legend entries; unspecified elements read "unspecified", never "Value 0".
+#include "../core/test_tensors.h"
 #include "ui/document/tensor_document.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/views/heatmap_image.h"
@@ -11,18 +12,8 @@
 #include <limits>
 
 namespace core = sparsity::core;
+namespace test = sparsity::test;
 namespace ui = sparsity::ui;
-
-namespace {
-
-core::Tensor dense(core::Shape shape, std::vector<double> values)
-{
-    core::DenseTensor<double> tensor{std::move(shape), {}};
-    tensor.values.assign(values.begin(), values.end());
-    return core::Tensor(core::Storage{std::move(tensor)});
-}
-
-} // namespace
 
 class TestTensorStates : public QObject {
     Q_OBJECT
@@ -60,7 +51,7 @@ void TestTensorStates::cleanup()
 
 void TestTensorStates::emptyTensorSaysSo()
 {
-    m_document->setTensor(QStringLiteral("empty"), dense({0, 5}, {}), 0);
+    m_document->setTensor(QStringLiteral("empty"), test::denseTensor({0, 5}, {}), 0);
     QVERIFY(m_preview->image().isNull());
     QVERIFY2(m_preview->message().contains(QStringLiteral("[0, 5]")), qPrintable(m_preview->message()));
     QVERIFY(m_preview->message().contains(QStringLiteral("no elements")));
@@ -69,7 +60,7 @@ void TestTensorStates::emptyTensorSaysSo()
 
 void TestTensorStates::scalarSaysItsValue()
 {
-    m_document->setTensor(QStringLiteral("scalar"), dense({}, {2.5}), 1);
+    m_document->setTensor(QStringLiteral("scalar"), test::denseTensor({}, {2.5}), 1);
     QVERIFY(m_preview->image().isNull());
     QVERIFY2(m_preview->message().contains(QStringLiteral("0-d")) && m_preview->message().contains(QStringLiteral("2.5")),
              qPrintable(m_preview->message()));
@@ -78,18 +69,18 @@ void TestTensorStates::scalarSaysItsValue()
 void TestTensorStates::allNaNSaysSo()
 {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    m_document->setTensor(QStringLiteral("nan"), dense({2, 3}, std::vector<double>(6, nan)), 2);
+    m_document->setTensor(QStringLiteral("nan"), test::denseTensor({2, 3}, std::vector<double>(6, nan)), 2);
     QVERIFY(m_preview->image().isNull());
     QVERIFY2(m_preview->message().contains(QStringLiteral("finite")), qPrintable(m_preview->message()));
     // Another tensor afterwards is drawn again.
-    m_document->setTensor(QStringLiteral("ok"), dense({2, 3}, {1, 2, 3, 4, 5, 6}), 2);
+    m_document->setTensor(QStringLiteral("ok"), test::denseTensor({2, 3}, {1, 2, 3, 4, 5, 6}), 2);
     QCOMPARE(m_preview->image().size(), QSize(3, 2));
     QVERIFY(m_preview->message().isEmpty());
 }
 
 void TestTensorStates::oneByOneIsDrawn()
 {
-    m_document->setTensor(QStringLiteral("one"), dense({1, 1}, {-0.75}), 1);
+    m_document->setTensor(QStringLiteral("one"), test::denseTensor({1, 1}, {-0.75}), 1);
     QCOMPARE(m_preview->image().size(), QSize(1, 1));
     QCOMPARE(m_preview->image().pixel(0, 0), ui::divergingColour(-0.75, 0.75).rgb());
     m_document->setHover(0);
