@@ -50,6 +50,30 @@ def decode(element):
     raise SystemExit(f"FAIL: unexpected encoding {enc}")
 
 
+def same_bytes(a, b, what):
+    check(a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(),
+          f"{what}: differs from the whole-tensor result")
+
+
+def streamed_runs(cli, src, work, args, report_keys):
+    """Runs sparsify with `args` whole (--save-state keeps every tensor in memory: the reference),
+    then by default (in memory) and under a 3K budget (streamed), checking each report against
+    the reference's; yields (what, whole file, run's file) open for the caller's comparisons."""
+    whole = os.path.join(work, "whole_ref.h5")
+    reference = run(cli, src, "-o", whole, *args, "--save-state")
+    for limit in [None, "3K"]:
+        out = os.path.join(work, "blocks_run.h5")
+        extra = ["--memory-limit", limit] if limit else []
+        r = run(cli, src, "-o", out, *args, *extra)
+        what = f"{args} {limit}"
+        check(all(d["streamed"] == bool(limit) for d in r["datasets"]), f"{what}: streamed")
+        for dw, db in zip(reference["datasets"], r["datasets"]):
+            for key in report_keys:
+                check(dw[key] == db[key], f"{what} {dw['path']}: {key} {dw[key]} vs {db[key]}")
+        with h5py.File(whole) as fw, h5py.File(out) as fb:
+            yield what, fw, fb
+
+
 def main(cli, work):
     os.makedirs(work, exist_ok=True)
     src = os.path.join(work, "in.h5")
@@ -90,9 +114,7 @@ def main(cli, work):
                     for path in paths:
                         names = [path] if layout == "dense" else [path + "/data", path + "/mask"]
                         for name in names:
-                            a, b = fw[name][()], fb[name][()]
-                            check(a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(),
-                                  f"{what} {name}: differs from the whole-tensor result")
+                            same_bytes(fw[name][()], fb[name][()], f"{what} {name}")
                     if layout == "masked":
                         check(fb["table/mask"].dtype == bool, "streamed mask must be bool")
 
@@ -101,28 +123,15 @@ def main(cli, work):
         for layout in ["csr", "coo", "row_sparse"]:
             chosen = ["table", "odd", "counts"] if layout == "csr" else paths
             picks = [a for p in chosen for a in ("--dataset", "/" + p)]
-            whole = os.path.join(work, "whole_sparse.h5")
-            reference = run(cli, src, "-o", whole, *method, "--layout", layout, "--save-state", *picks)
-            for limit in [None, "3K"]:
-                out = os.path.join(work, "blocks_sparse.h5")
-                extra = ["--memory-limit", limit] if limit else []
-                r = run(cli, src, "-o", out, *method, "--layout", layout, *picks, *extra)
-                what = f"{method} {layout} {limit}"
-                check(all(d["streamed"] == bool(limit) for d in r["datasets"]), f"{what}: streamed")
-                for dw, db in zip(reference["datasets"], r["datasets"]):
-                    for key in report_keys:
-                        check(dw[key] == db[key], f"{what} {dw['path']}: {key} {dw[key]} vs {db[key]}")
-                with h5py.File(whole) as fw, h5py.File(out) as fb:
-                    for path in chosen:
-                        gw, gb = fw[path], fb[path]
-                        check(dict(gw.attrs) .keys() == dict(gb.attrs).keys(), f"{what} {path}: attributes")
-                        check(gw.attrs["encoding-type"] == gb.attrs["encoding-type"]
-                              and list(gw.attrs["shape"]) == list(gb.attrs["shape"]), f"{what} {path}: encoding")
-                        check(sorted(gw) == sorted(gb), f"{what} {path}: children {sorted(gw)} vs {sorted(gb)}")
-                        for child in gw:
-                            a, b = gw[child][()], gb[child][()]
-                            check(a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(),
-                                  f"{what} {path}/{child}: differs from the whole-tensor result")
+            for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys):
+                for path in chosen:
+                    gw, gb = fw[path], fb[path]
+                    check(dict(gw.attrs) .keys() == dict(gb.attrs).keys(), f"{what} {path}: attributes")
+                    check(gw.attrs["encoding-type"] == gb.attrs["encoding-type"]
+                          and list(gw.attrs["shape"]) == list(gb.attrs["shape"]), f"{what} {path}: encoding")
+                    check(sorted(gw) == sorted(gb), f"{what} {path}: children {sorted(gw)} vs {sorted(gb)}")
+                    for child in gw:
+                        same_bytes(gw[child][()], gb[child][()], f"{what} {path}/{child}")
 
     # data-norm bands the rows of 2-d datasets: its block ranking is global, from a first pass.
     data_norm = [["--method", "data-norm", "--sparsity-level", "0.5", "--block", "2x4"],
@@ -132,24 +141,11 @@ def main(cli, work):
     picks = [a for p in flat for a in ("--dataset", "/" + p)]
     for method in data_norm:
         for layout in ["dense", "masked", "csr", "coo", "row_sparse"]:
-            whole = os.path.join(work, "whole_dn.h5")
-            reference = run(cli, src, "-o", whole, *method, "--layout", layout, "--save-state", *picks)
-            for limit in [None, "3K"]:
-                out = os.path.join(work, "blocks_dn.h5")
-                extra = ["--memory-limit", limit] if limit else []
-                r = run(cli, src, "-o", out, *method, "--layout", layout, *picks, *extra)
-                what = f"{method} {layout} {limit}"
-                check(all(d["streamed"] == bool(limit) for d in r["datasets"]), f"{what}: streamed")
-                for dw, db in zip(reference["datasets"], r["datasets"]):
-                    for key in report_keys:
-                        check(dw[key] == db[key], f"{what} {dw['path']}: {key} {dw[key]} vs {db[key]}")
-                with h5py.File(whole) as fw, h5py.File(out) as fb:
-                    for path in flat:
-                        names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
-                        for name in names:
-                            a, b = fw[name][()], fb[name][()]
-                            check(a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(),
-                                  f"{what} {name}: differs from the whole-tensor result")
+            for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys):
+                for path in flat:
+                    names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
+                    for name in names:
+                        same_bytes(fw[name][()], fb[name][()], f"{what} {name}")
 
     # Layouts: the squashed tensor in each layout, readable by other tools.
     with h5py.File(src) as f:
