@@ -105,6 +105,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
     const auto used = expression.inputNames();
     std::vector<H5File> files;
     std::vector<DenseRowReader> readers;
+    files.reserve(inputs.size());
     std::int64_t valueBytes = 0; // of one element of every used input, and of the result (at most 8)
     for (const auto &input : inputs) {
         if (!isUsed(used, input))
@@ -139,20 +140,17 @@ EvalReport evalInBlocks(const EvalRequest &request,
         std::visit(
             [&](const auto &v) {
                 using T = typename std::decay_t<decltype(v.values)>::value_type;
-                if (!writer)
-                    writer.emplace(output.file(), "/result", shape, dtypeOf<T>());
-                writer->writeRows(first, end - first, v.values.data());
-                if (first == 0) {
-                    result.shape = shape;
+                if (!writer) {
                     result.dtype = dtypeOf<T>();
+                    writer.emplace(output.file(), "/result", shape, result.dtype);
                 }
+                writer->writeRows(first, end - first, v.values.data());
             },
             value);
     }
     output.commit();
-    for (auto &input : inputs)
-        input.specified = numel(input.shape);
-    result.inputs = std::move(inputs);
+    result.inputs = std::move(inputs); // described: dense inputs specify every element
+    result.shape = shape;
     result.layout = Layout::Dense;
     result.specified = numel(shape);
     result.stored = numel(shape);
