@@ -229,6 +229,12 @@ void TestExportAndBatch::failedExportGoesToIssues()
     QCOMPARE(window.issuesModel()->rowCount(), 1);
     QVERIFY2(window.issuesModel()->issue(0).summary().contains(QStringLiteral("sample.h5")),
              qPrintable(window.issuesModel()->issue(0).summary()));
+    // An error, located at the element the recipe did not fit, so the Issues dock can jump there.
+    const auto &issue = window.issuesModel()->issue(0);
+    QCOMPARE(issue.severity, ui::Issue::Severity::Error);
+    QCOMPARE(issue.location, (ui::ElementRef{QFileInfo(kSample).absoluteFilePath(), QStringLiteral("/emb")}));
+    QVERIFY2(issue.text.startsWith(QStringLiteral("Export: ")) && issue.text.contains(QStringLiteral("M=3")),
+             qPrintable(issue.text));
 }
 
 void TestExportAndBatch::noRecipeNoBatch()

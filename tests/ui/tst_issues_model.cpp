@@ -43,7 +43,6 @@ private slots:
     void exportNotesReachTheModel();
     void listingNotesReachTheModel();
     void gradcheckNotesReachTheModel();
-    void failedExportIsLocatedAtItsElement();
     void activatingAnIssueShowsItsElement();
 };
 
@@ -275,28 +274,6 @@ void TestIssuesModel::gradcheckNotesReachTheModel()
     QVERIFY2(issues->issue(1).text.startsWith(QStringLiteral("Gradcheck: input 'labels' must be floating point")),
              qPrintable(issues->issue(1).text));
     QCOMPARE(dockTitle(window), QStringLiteral("Issues (1 error, 1 note)"));
-}
-
-void TestIssuesModel::failedExportIsLocatedAtItsElement()
-{
-    QTemporaryDir dir;
-    ui::MainWindow window;
-    QVERIFY(window.openFile(kSample));
-    QVERIFY(window.selectElement(QStringLiteral("/emb")));
-    core::SparsifierConfig config;
-    config.method = core::SparsifierMethod::NM;
-    config.n = 1;
-    config.m = 3; // /emb has 64 columns: not groups of 3
-    window.document()->changeSparsifier(config);
-    window.document()->changeExportSettings({{QStringLiteral("/emb")}, QStringLiteral("dense"), 0});
-    QVERIFY(exportAndWait(window, dir.filePath(QStringLiteral("failed.h5"))));
-    const auto *issues = window.issuesModel();
-    QCOMPARE(issues->rowCount(), 1);
-    const auto &issue = issues->issue(0);
-    QCOMPARE(issue.severity, Severity::Error);
-    QCOMPARE(issue.location, (ui::ElementRef{kSamplePath, QStringLiteral("/emb")}));
-    QVERIFY2(issue.text.startsWith(QStringLiteral("Export: ")) && issue.text.contains(QStringLiteral("M=3")),
-             qPrintable(issue.text));
 }
 
 void TestIssuesModel::activatingAnIssueShowsItsElement()
