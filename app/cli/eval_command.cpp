@@ -1,6 +1,7 @@
 #include "app/cli/eval_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/rank_dispatch.h"
 #include "core/pipeline/eval_file.h"
 
 #include <CLI/CLI.hpp>
@@ -90,7 +91,7 @@ void addEvalCommand(CLI::App &app)
     c->add_flag("--print", o->print, "Print the result as torch.masked does (-- for unspecified)");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
-    c->callback([o] { runEval(*o); });
+    c->callback([o] { onRootAlone([&] { runEval(*o); }); });
 }
 
 } // namespace sparsity::cli

@@ -1,6 +1,7 @@
 #include "app/cli/gradcheck_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/rank_dispatch.h"
 #include "core/pipeline/gradcheck_file.h"
 
 #include <CLI/CLI.hpp>
@@ -105,7 +106,7 @@ void addGradcheckCommand(CLI::App &app)
     c->add_flag("--fast", options.fast, "Compare one random projection per input instead of whole Jacobians");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
-    c->callback([o] { runGradcheck(*o); });
+    c->callback([o] { onRootAlone([&] { runGradcheck(*o); }); });
 }
 
 } // namespace sparsity::cli

@@ -1,6 +1,7 @@
 #include "app/cli/inspect_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/rank_dispatch.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 
@@ -86,7 +87,7 @@ void addInspectCommand(CLI::App &app)
     command->add_flag("--json", options->json, "Print one JSON object on stdout");
     command->add_flag("--count", options->count, "Count nonzeros of dense data and specified elements of masked data");
     addMemoryLimitOption(command, options->memoryLimit);
-    command->callback([options] { runInspect(*options); });
+    command->callback([options] { onRootAlone([&] { runInspect(*options); }); });
 }
 
 } // namespace sparsity::cli

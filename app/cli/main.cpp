@@ -1,7 +1,8 @@
-// sparsity: the command-line tool. Parses arguments, runs the subcommand, and maps error
-// families to exit codes (docs/CLI.md, "Exit codes and errors"): 0 ok, 1 a check or a batch
-// input failed, 2 bad usage or input, 3 unreadable or unwritable file, 70 internal error.
-// Errors are one line on stderr: "error: ...".
+// sparsity (and sparsity-mpi, the same tool over MPI ranks: docs/SCALING.md): the command-line
+// tool. Parses arguments, runs the subcommand, and maps error families to exit codes
+// (docs/CLI.md, "Exit codes and errors"): 0 ok, 1 a check or a batch input failed, 2 bad usage
+// or input, 3 unreadable or unwritable file, 70 internal error. Errors are one line on stderr:
+// "error: ...".
 #include "app/cli/cli_output.h"
 #include "app/cli/convert_command.h"
 #include "app/cli/eval_command.h"
@@ -11,6 +12,8 @@
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
 #include "core/device/device.h"
+#include "core/parallel/rank_group.h"
+#include "core/parallel/rank_session.h"
 #include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
 #include "core/util/progress.h"
@@ -22,18 +25,16 @@
 
 namespace {
 
+using sparsity::core::RankSession;
+
 std::string versionText()
 {
     const auto &status = sparsity::core::deviceStatus();
-    return std::string("sparsity ") + SPARSITY_VERSION + "\nCUDA: "
+    const auto ranks = RankSession::description();
+    return std::string(RankSession::programName()) + " " + SPARSITY_VERSION + "\nCUDA: "
            + (status.cudaDevices > 0 ? status.cudaDescription
-                                     : (status.cudaCompiled ? "compiled in, unavailable: " : "") + status.cudaDescription);
-}
-
-int fail(int code, const std::string &message)
-{
-    std::cerr << "error: " << message << '\n';
-    return code;
+                                     : (status.cudaCompiled ? "compiled in, unavailable: " : "") + status.cudaDescription)
+           + (ranks.empty() ? "" : "\n" + ranks);
 }
 
 } // namespace
@@ -41,7 +42,9 @@ int fail(int code, const std::string &message)
 int main(int argc, char **argv)
 {
     sparsity::core::retainFreedHeapMemory();
-    CLI::App app{"Sparsity Workbench command-line tool: sparse and masked tensors in HDF5", "sparsity"};
+    RankSession session(argc, argv);
+    auto fail = [&session](int code, const std::string &message) { return session.failWith(code, message); };
+    CLI::App app{"Sparsity Workbench command-line tool: sparse and masked tensors in HDF5", RankSession::programName()};
     app.set_version_flag("--version", versionText);
     app.require_subcommand(1);
     app.fallthrough(false);
@@ -61,7 +64,8 @@ int main(int argc, char **argv)
     } catch (const CLI::CallForVersion &e) {
         return app.exit(e);
     } catch (const CLI::ParseError &e) {
-        return fail(2, std::string(e.what()) + " (see sparsity --help)");
+        sparsity::core::markFailureShared(); // every rank parsed the same arguments
+        return fail(2, std::string(e.what()) + " (see " + RankSession::programName() + " --help)");
     } catch (const sparsity::core::Error &e) {
         return fail(e.exitCode(), e.what());
     } catch (const sparsity::cli::CheckFailed &) {

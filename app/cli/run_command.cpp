@@ -1,6 +1,7 @@
 #include "app/cli/run_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/rank_dispatch.h"
 #include "core/pipeline/batch_run.h"
 
 #include <CLI/CLI.hpp>
@@ -114,7 +115,7 @@ void addRunCommand(CLI::App &app)
     o->memoryLimitOption = addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--dry-run", o->dryRun, "Check the batch file and list inputs and outputs; open and write nothing");
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
-    c->callback([o] { runBatch(*o); });
+    c->callback([o] { onRootAlone([&] { runBatch(*o); }); });
 }
 
 } // namespace sparsity::cli

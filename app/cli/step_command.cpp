@@ -1,6 +1,7 @@
 #include "app/cli/step_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/rank_dispatch.h"
 #include "core/pipeline/step_file.h"
 
 #include <CLI/CLI.hpp>
@@ -113,7 +114,7 @@ void addStepCommand(CLI::App &app)
     c->add_flag("--nesterov", hp.nesterov, "Nesterov momentum (sgd, torch)");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
-    c->callback([o] { runStep(*o); });
+    c->callback([o] { onRootAlone([&] { runStep(*o); }); });
 }
 
 } // namespace sparsity::cli

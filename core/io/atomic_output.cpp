@@ -1,6 +1,7 @@
 #include "core/io/atomic_output.h"
 
 #include "core/io/output_path.h"
+#include "core/parallel/rank_group.h"
 #include "core/util/errors.h"
 
 #include <filesystem>
@@ -11,17 +12,20 @@ namespace sparsity::core {
 AtomicOutput::AtomicOutput(std::string target) : m_target(std::move(target))
 {
     namespace fs = std::filesystem;
-    const fs::path targetPath(m_target);
-    const fs::path folder = targetPath.has_parent_path() ? targetPath.parent_path() : fs::path(".");
-    if (const auto problem = outputPathProblem(m_target))
-        throw InputError("output path " + m_target + " " + *problem);
-    std::error_code ec;
-    if (!fs::is_directory(folder, ec))
-        throw IoError(m_target + ": cannot write: folder " + folder.string() + " does not exist");
-    if (::access(folder.c_str(), W_OK) != 0)
-        throw IoError(m_target + ": cannot write: folder " + folder.string() + " is not writable");
+    const auto &group = ranks();
+    agreeOn(group, [&] {
+        const fs::path targetPath(m_target);
+        const fs::path folder = targetPath.has_parent_path() ? targetPath.parent_path() : fs::path(".");
+        if (const auto problem = outputPathProblem(m_target))
+            throw InputError("output path " + m_target + " " + *problem);
+        std::error_code ec;
+        if (!fs::is_directory(folder, ec))
+            throw IoError(m_target + ": cannot write: folder " + folder.string() + " does not exist");
+        if (::access(folder.c_str(), W_OK) != 0)
+            throw IoError(m_target + ": cannot write: folder " + folder.string() + " is not writable");
+    });
     m_temporary.emplace(m_target);
-    m_file.emplace(H5File::create(m_temporary->path(), m_target));
+    agreeOn(group, [&] { m_file.emplace(H5File::create(m_temporary->path(), m_target)); });
 }
 
 AtomicOutput::~AtomicOutput()
@@ -36,12 +40,18 @@ AtomicOutput::~AtomicOutput()
 
 void AtomicOutput::commit()
 {
-    m_file->close();
+    const auto &group = ranks();
+    agreeOn(group, [&] { m_file->close(); });
     m_file.reset();
-    std::error_code ec;
-    std::filesystem::rename(m_temporary->path(), m_target, ec);
-    if (ec)
-        throw IoError(m_target + ": cannot write: rename from temporary file failed: " + ec.message());
+    // The ranks that shared the file closed it together; the root renames it.
+    agreeOn(group, [&] {
+        if (!group.isRoot())
+            return;
+        std::error_code ec;
+        std::filesystem::rename(m_temporary->path(), m_target, ec);
+        if (ec)
+            throw IoError(m_target + ": cannot write: rename from temporary file failed: " + ec.message());
+    });
     m_temporary->release();
     m_committed = true;
 }

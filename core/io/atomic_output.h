@@ -1,6 +1,7 @@
 #pragma once
 // AtomicOutput: an HDF5 output written to a temporary file beside the target and renamed over
-// it on commit(). If commit() is never reached (an error, a cancel, SIGINT/SIGTERM: see
+// it on commit(). In sparsity-mpi every rank of ranks() constructs and commits it together
+// (one shared file, renamed by the root). If commit() is never reached (an error, a cancel, SIGINT/SIGTERM: see
 // temporary_file.h), the temporary file is removed, so a failed command leaves no partial
 // output and an old target stays intact.
 #include "core/io/h5_handle.h"

@@ -1,10 +1,11 @@
 #include "core/io/h5_handle.h"
 
+#include "core/io/h5_shared_access.h"
+#include "core/parallel/rank_group.h"
 #include "core/util/errors.h"
 
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -40,8 +41,12 @@ bool failedOnFileLock()
 
 void silenceHdf5Errors()
 {
-    static std::once_flag once;
-    std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+    // Per thread: a thread-safe HDF5 (Debian's serial one) keeps one error stack per thread,
+    // and the pipelines' I/O thread reads and writes too.
+    thread_local bool silenced = false;
+    if (!silenced)
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    silenced = true;
 }
 
 H5File H5File::openRead(const std::string &path)
@@ -88,16 +93,20 @@ H5File H5File::create(const std::string &path, const std::string &label)
     H5Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
     // Track link creation order so readers list datasets in the order we wrote them.
     H5Pset_link_creation_order(fcpl.id(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-    hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), H5P_DEFAULT);
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    const bool shared = shareFileAccess(fapl.id());
+    hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), fapl.id());
     if (id < 0)
         throw IoError((label.empty() ? path : label) + ": cannot create file (directory missing or not writable?)");
-    return H5File(H5Handle(id, H5Fclose), label.empty() ? path : label);
+    return H5File(H5Handle(id, H5Fclose), label.empty() ? path : label,
+                  shared ? H5Handle(collectiveTransferList(), H5Pclose) : H5Handle());
 }
 
 void H5File::close()
 {
     if (!m_handle.isValid())
         return;
+    silenceHdf5Errors();
     if (H5Fflush(m_handle.id(), H5F_SCOPE_GLOBAL) < 0)
         throw IoError(m_path + ": cannot write: flush failed (disk full?)");
     m_handle.reset();
@@ -108,6 +117,10 @@ void H5File::discard()
     if (!m_handle.isValid())
         return;
     const hid_t file = m_handle.id();
+    if (isShared() && !failureIsShared()) {
+        m_handle.abandon();
+        return;
+    }
     const unsigned objects = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL;
     const ssize_t open = H5Fget_obj_count(file, objects);
     if (open > 0) {
@@ -118,7 +131,8 @@ void H5File::discard()
     }
     // Freeing the file's space lets the close write the little metadata it still holds.
     void *handle = nullptr;
-    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle && ::ftruncate(*static_cast<int *>(handle), 0) != 0) {
+    if (!isShared() && H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle
+        && ::ftruncate(*static_cast<int *>(handle), 0) != 0) {
         // Not truncated (not a plain file): the close below may still succeed.
     }
     m_handle.reset();

@@ -33,12 +33,15 @@ public:
     hid_t id() const { return m_id; }
     bool isValid() const { return m_id >= 0; }
     void reset();
+    // Forgets the identifier without closing it (a shared file that cannot be closed alone).
+    void abandon() { m_id = H5I_INVALID_HID; }
 
 private:
     hid_t m_id = H5I_INVALID_HID;
     Closer m_closer = nullptr;
 };
 
+// Switches HDF5's error-stack printing off for the calling thread (every thread that calls HDF5).
 void silenceHdf5Errors();
 
 class H5File {
@@ -51,6 +54,8 @@ public:
     static H5File openImage(std::span<const std::byte> image, const std::string &name);
     // Creates or truncates `path`. Throws IoError when it cannot. `label` is the name messages
     // use (an output's target rather than its temporary file); `path` when empty.
+    // In sparsity-mpi with more than one rank every rank must call it, with the same path: the
+    // file is then shared (core/io/h5_shared_access.h).
     static H5File create(const std::string &path, const std::string &label = {});
 
     hid_t id() const { return m_handle.id(); }
@@ -62,12 +67,25 @@ public:
     // object still open in it is closed and the file is truncated first, so that HDF5 need not
     // write anything to close it. On a full disk a plain close fails, leaves the file half closed
     // in HDF5's table, and the library's exit handler then crashes on it (HDF5 1.10).
+    // A shared file is closed by every rank together; a rank that fails alone leaves it open
+    // for the job's abort (rank_session.h) rather than wait for ranks that will not come.
     void discard();
 
+    // Whether the ranks of the command write this file together: then every rank makes every
+    // write call of every dataset, in the same order (selecting nothing when it has nothing),
+    // and a whole-dataset write is the root's.
+    bool isShared() const { return m_transfer.isValid(); }
+    // The transfer property list of writes: collective on a shared file, else the default.
+    hid_t transferList() const { return isShared() ? m_transfer.id() : H5P_DEFAULT; }
+
 private:
-    H5File(H5Handle handle, std::string path) : m_handle(std::move(handle)), m_path(std::move(path)) {}
+    H5File(H5Handle handle, std::string path, H5Handle transfer = {})
+        : m_handle(std::move(handle)), m_path(std::move(path)), m_transfer(std::move(transfer))
+    {
+    }
     H5Handle m_handle;
     std::string m_path;
+    H5Handle m_transfer; // valid only on a shared file
 };
 
 // Opening children; each throws InputError "<file>:<path>: dataset not found" when absent.

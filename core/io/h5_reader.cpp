@@ -353,6 +353,7 @@ DenseRowReader::DenseRowReader(const H5File &file, const std::string &path)
 template <class T>
 void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) const
 {
+    silenceHdf5Errors(); // it may run on a pipeline's I/O thread
     if (begin < 0 || end < begin || end > m_shape[0])
         throw errors::mustBe(m_where + " row range", "lie within the dataset's rows",
                              "[" + std::to_string(begin) + ", " + std::to_string(end) + ")");

@@ -5,17 +5,13 @@
 // that converts. Every sparse element is validated against its layout's invariants; an error
 // names "file:/dataset" and the invariant.
 #include "core/io/h5_catalog.h"
+#include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
 #include "core/util/validation_report.h"
 
 #include <optional>
 
 namespace sparsity::core {
-
-struct RowRange {
-    std::int64_t begin = 0;
-    std::int64_t end = 0; // exclusive
-};
 
 // `rows` reads rows [begin, end) along dim 0 by hyperslab; dense and CSR elements only.
 Tensor readTensor(const H5File &file,

@@ -2,6 +2,7 @@
 
 #include "core/io/h5_attributes.h"
 #include "core/io/h5_types.h"
+#include "core/parallel/rank_group.h"
 #include "core/tensor/storage_rebind.h"
 #include "core/util/errors.h"
 
@@ -46,6 +47,47 @@ ValueType valueType()
     return type;
 }
 
+// Writes `values` into the box [start, start + count) of `dataset` (rank 0: the whole scalar).
+// On a shared file every rank makes the call (collective), an empty box selecting nothing.
+void writeBox(const H5File &file,
+              const std::string &path,
+              hid_t dataset,
+              hid_t memType,
+              const std::vector<hsize_t> &start,
+              const std::vector<hsize_t> &count,
+              const void *values,
+              const char *what = "values")
+{
+    const bool empty = std::any_of(count.begin(), count.end(), [](hsize_t c) { return c == 0; });
+    if (empty && !file.isShared())
+        return;
+    silenceHdf5Errors(); // it may run on a pipeline's I/O thread
+    H5Handle fileSpace = datasetSpace(dataset);
+    H5Handle memSpace;
+    if (empty) {
+        const hsize_t one = 1;
+        memSpace = H5Handle(H5Screate_simple(1, &one, nullptr), H5Sclose);
+        H5Sselect_none(memSpace.id());
+        H5Sselect_none(fileSpace.id());
+    } else if (count.empty()) {
+        memSpace = H5Handle(H5Screate(H5S_SCALAR), H5Sclose);
+    } else {
+        H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+        memSpace = H5Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    }
+    if (H5Dwrite(dataset, memType, memSpace.id(), fileSpace.id(), file.transferList(), values) < 0)
+        throw IoError(file.where(path) + ": cannot write " + what + " (disk full?)");
+}
+
+// A whole dataset of `shape`: on a shared file the root writes it, the other ranks select nothing.
+void writeWhole(const H5File &file, const std::string &path, hid_t dataset, hid_t memType, const Shape &shape, const void *values)
+{
+    std::vector<hsize_t> start(shape.size(), 0), count(shape.begin(), shape.end());
+    if (file.isShared() && !ranks().isRoot())
+        count.assign(std::max<std::size_t>(1, shape.size()), 0);
+    writeBox(file, path, dataset, memType, start, count, values);
+}
+
 class Writer {
 public:
     Writer(H5File &file, const WriteOptions &options) : m_file(file), m_options(options)
@@ -69,8 +111,8 @@ public:
     H5Handle writeArray(const std::string &path, const Shape &shape, const T *data)
     {
         H5Handle dataset = createArray<T>(path, shape);
-        if (numel(shape) > 0 && H5Dwrite(dataset.id(), valueType<T>().memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-            throw IoError(m_file.where(path) + ": cannot write values (disk full?)");
+        if (numel(shape) > 0)
+            writeWhole(m_file, path, dataset.id(), valueType<T>().memory, shape, data);
         return dataset;
     }
 
@@ -195,14 +237,9 @@ RowStreamWriter::RowStreamWriter(
 
 void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const void *values)
 {
-    if (rows <= 0)
-        return;
-    H5Handle fileSpace = datasetSpace(m_dataset.id());
     std::vector<hsize_t> start(m_shape.size(), 0), count(m_shape.begin(), m_shape.end());
     start[0] = static_cast<hsize_t>(firstRow);
-    count[0] = static_cast<hsize_t>(rows);
-    H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-    H5Handle memSpace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    count[0] = static_cast<hsize_t>(std::max<std::int64_t>(rows, 0));
     H5Handle boolType;
     hid_t memType = H5T_NATIVE_FLOAT;
     if (m_type == DType::Float64)
@@ -211,47 +248,43 @@ void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const 
         boolType = makeBoolType();
         memType = boolType.id();
     }
-    if (H5Dwrite(m_dataset.id(), memType, memSpace.id(), fileSpace.id(), H5P_DEFAULT, values) < 0)
-        throw IoError(m_file.where(m_path) + ": cannot write rows (disk full?)");
+    writeBox(m_file, m_path, m_dataset.id(), memType, start, count, values, "rows");
 }
 
-namespace {
-
-// Writes `values` into the box [start, start + count) of `dataset`.
-template <class T>
-void writeBox(H5File &file,
-              const std::string &path,
-              const H5Handle &dataset,
-              const std::vector<hsize_t> &start,
-              const std::vector<hsize_t> &count,
-              const T *values)
+SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, std::vector<std::int64_t> storedPerRow)
 {
-    if (std::any_of(count.begin(), count.end(), [](hsize_t c) { return c == 0; }))
-        return;
-    H5Handle fileSpace = datasetSpace(dataset.id());
-    H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-    H5Handle memSpace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
-    if (H5Dwrite(dataset.id(), valueType<T>().memory, memSpace.id(), fileSpace.id(), H5P_DEFAULT, values) < 0)
-        throw IoError(file.where(path) + ": cannot write values (disk full?)");
+    SparseRowCounts counts;
+    counts.firstRow = firstRow;
+    const auto entries = std::accumulate(storedPerRow.begin(), storedPerRow.end(), std::int64_t{0});
+    const auto storedRows = std::count_if(storedPerRow.begin(), storedPerRow.end(), [](auto n) { return n > 0; });
+    counts.storedPerRow = std::move(storedPerRow);
+    const auto &group = ranks();
+    counts.entriesBefore = group.exclusiveScan(entries);
+    counts.storedRowsBefore = group.exclusiveScan(storedRows);
+    std::int64_t totals[] = {entries, storedRows};
+    group.sum(totals);
+    counts.entriesTotal = totals[0];
+    counts.storedRowsTotal = totals[1];
+    return counts;
 }
-
-} // namespace
 
 SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
                                              const std::string &path,
                                              Layout layout,
                                              const Shape &shape,
                                              DType type,
-                                             const std::vector<std::int64_t> &storedPerRow,
+                                             const SparseRowCounts &counts,
                                              const WriteOptions &options)
-    : m_file(file), m_path(normalise(path)), m_layout(layout), m_shape(shape), m_width(numel(shape, 1, shape.size()))
+    : m_file(file), m_path(normalise(path)), m_layout(layout), m_shape(shape), m_width(numel(shape, 1, shape.size())),
+      m_nextEntry(counts.entriesBefore), m_nextRow(counts.firstRow), m_nextStoredRow(counts.storedRowsBefore)
 {
+    const auto localRows = static_cast<std::int64_t>(counts.storedPerRow.size());
     if (shape.empty() || (type != DType::Float32 && type != DType::Float64)
         || (layout != Layout::Csr && layout != Layout::Coo && layout != Layout::RowSparse)
-        || (layout == Layout::Csr && shape.size() != 2) || static_cast<std::int64_t>(storedPerRow.size()) != shape[0])
+        || (layout == Layout::Csr && shape.size() != 2) || counts.firstRow < 0 || counts.firstRow + localRows > shape[0])
         throw InternalError("SparseRowStreamWriter: unsupported element");
     Writer writer(file, options);
-    const auto nnz = std::accumulate(storedPerRow.begin(), storedPerRow.end(), std::int64_t{0});
+    const auto nnz = counts.entriesTotal;
     auto createValues = [&](const Shape &valueShape) {
         return type == DType::Float32
                    ? writer.createArray<float>(m_path + "/" + (layout == Layout::RowSparse ? "data" : "values"), valueShape)
@@ -263,10 +296,6 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
         writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
         m_values = type == DType::Float32 ? writer.createArray<float>(m_path + "/data", {nnz})
                                           : writer.createArray<double>(m_path + "/data", {nnz});
-        Buffer<std::int64_t> indptr{0};
-        indptr.reserve(storedPerRow.size() + 1);
-        for (const auto stored : storedPerRow)
-            indptr.push_back(indptr.back() + stored);
         const auto bound = std::max({nnz, shape[0], shape[1]});
         const bool fits32 = bound <= std::numeric_limits<std::int32_t>::max();
         if (options.indexWidth == IndexWidth::Int32 && !fits32)
@@ -275,7 +304,27 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
         m_wideIndices = options.indexWidth == IndexWidth::Int64 || !fits32;
         m_indices = m_wideIndices ? writer.createArray<std::int64_t>(m_path + "/indices", {nnz})
                                   : writer.createArray<std::int32_t>(m_path + "/indices", {nnz});
-        writer.writeIndexArray(m_path + "/indptr", indptr, bound);
+        // indptr[r + 1] for this rank's rows, and indptr[0] = 0 from the root.
+        const bool withZero = counts.firstRow == 0 && ranks().isRoot();
+        Buffer<std::int64_t> indptr;
+        if (withZero)
+            indptr.push_back(0);
+        auto running = counts.entriesBefore;
+        for (const auto stored : counts.storedPerRow)
+            indptr.push_back(running += stored);
+        const auto first = static_cast<hsize_t>(counts.firstRow + (withZero ? 0 : 1));
+        const auto n = static_cast<hsize_t>(indptr.size());
+        const Shape indptrShape{shape[0] + 1};
+        if (m_wideIndices) {
+            H5Handle dataset = writer.createArray<std::int64_t>(m_path + "/indptr", indptrShape);
+            writeBox(file, m_path + "/indptr", dataset.id(), H5T_NATIVE_INT64, {first}, {n}, indptr.data());
+        } else {
+            Buffer<std::int32_t> narrow(indptr.size());
+            std::transform(indptr.begin(), indptr.end(), narrow.begin(),
+                           [](std::int64_t v) { return static_cast<std::int32_t>(v); });
+            H5Handle dataset = writer.createArray<std::int32_t>(m_path + "/indptr", indptrShape);
+            writeBox(file, m_path + "/indptr", dataset.id(), H5T_NATIVE_INT32, {first}, {n}, narrow.data());
+        }
         break;
     }
     case Layout::Coo: {
@@ -288,10 +337,9 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
     default: { // RowSparse
         H5Handle group = writer.createGroup(m_path, "row_sparse");
         writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
-        const auto stored = std::count_if(storedPerRow.begin(), storedPerRow.end(), [](auto n) { return n > 0; });
-        m_indices = writer.createArray<std::int64_t>(m_path + "/indices", {stored});
+        m_indices = writer.createArray<std::int64_t>(m_path + "/indices", {counts.storedRowsTotal});
         Shape dataShape = shape;
-        dataShape[0] = stored;
+        dataShape[0] = counts.storedRowsTotal;
         m_values = createValues(dataShape);
         break;
     }
@@ -319,8 +367,8 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
         std::vector<hsize_t> start(m_shape.size(), 0), extent(m_shape.begin(), m_shape.end());
         start[0] = static_cast<hsize_t>(m_nextStoredRow);
         extent[0] = n;
-        writeBox(m_file, m_path + "/indices", m_indices, {start[0]}, {n}, kept.data());
-        writeBox(m_file, m_path + "/data", m_values, start, extent, data.data());
+        writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start[0]}, {n}, kept.data());
+        writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, start, extent, data.data());
         m_nextStoredRow += static_cast<std::int64_t>(n);
         return;
     }
@@ -336,16 +384,16 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     const auto offset = static_cast<hsize_t>(m_nextEntry);
     m_nextEntry += static_cast<std::int64_t>(n);
     if (m_layout == Layout::Csr) {
-        writeBox(m_file, m_path + "/data", m_values, {offset}, {n}, kept.data());
+        writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept.data());
         if (m_wideIndices) {
             for (auto &p : positions)
                 p %= m_width;
-            writeBox(m_file, m_path + "/indices", m_indices, {offset}, {n}, positions.data());
+            writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {offset}, {n}, positions.data());
         } else {
             Buffer<std::int32_t> narrow(positions.size());
             std::transform(positions.begin(), positions.end(), narrow.begin(),
                            [&](std::int64_t p) { return static_cast<std::int32_t>(p % m_width); });
-            writeBox(m_file, m_path + "/indices", m_indices, {offset}, {n}, narrow.data());
+            writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT32, {offset}, {n}, narrow.data());
         }
         return;
     }
@@ -360,8 +408,9 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
         }
         coordinates[k] = firstRow + rest;
     }
-    writeBox(m_file, m_path + "/indices", m_indices, {0, offset}, {static_cast<hsize_t>(rank), n}, coordinates.data());
-    writeBox(m_file, m_path + "/values", m_values, {offset}, {n}, kept.data());
+    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, offset}, {static_cast<hsize_t>(rank), n},
+             coordinates.data());
+    writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, {offset}, {n}, kept.data());
 }
 
 template void SparseRowStreamWriter::writeRows<float>(std::int64_t, std::int64_t, const float *);

@@ -36,10 +36,25 @@ private:
     H5Handle m_dataset;
 };
 
+// What one rank writes of a sparse element streamed by rows, and where: storedPerRow[i] is
+// the number of nonzeros of row firstRow + i; the "before" counts are what the ranks below
+// this one write, the totals the whole element's. In a group of one, firstRow and the "before"
+// counts are 0 and storedPerRow covers every row.
+struct SparseRowCounts {
+    std::int64_t firstRow = 0;
+    std::vector<std::int64_t> storedPerRow;
+    std::int64_t entriesBefore = 0, entriesTotal = 0;       // nonzeros
+    std::int64_t storedRowsBefore = 0, storedRowsTotal = 0; // rows with a nonzero (row_sparse)
+};
+// This rank's counts of rows [firstRow, firstRow + storedPerRow.size()), completed by an
+// exclusive scan and a sum over ranks() (collective).
+SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, std::vector<std::int64_t> storedPerRow);
+
 // A csr, coo or row_sparse element written a block of rows at a time, in row order, holding
 // what writeTensor() writes for the same tensor converted with toLayout() (zeros dropped,
 // coo with every dim sparse, csr index width chosen by the same rule). The sizes come from a
-// counting pass: storedPerRow[r] is the number of nonzeros of row r.
+// counting pass. On a shared file each rank writes its own rows (`counts`), every rank making
+// the same number of writeRows() calls.
 class SparseRowStreamWriter {
 public:
     // `type` is Float32 or Float64; `layout` Csr (2-d), Coo or RowSparse.
@@ -48,7 +63,7 @@ public:
                           Layout layout,
                           const Shape &shape,
                           DType type,
-                          const std::vector<std::int64_t> &storedPerRow,
+                          const SparseRowCounts &counts,
                           const WriteOptions &options = {});
     // Rows [firstRow, firstRow + rows) of the dense tensor, rows * numel(shape[1:]) values.
     template <class T>

@@ -1,5 +1,7 @@
 #include "core/io/temporary_file.h"
 
+#include "core/parallel/rank_group.h"
+
 #include <array>
 #include <atomic>
 #include <climits>
@@ -94,7 +96,8 @@ TemporaryFile::TemporaryFile(const std::string &target)
     const fs::path folder = targetPath.has_parent_path() ? targetPath.parent_path() : fs::path(".");
     std::string name(".sw-tmp-");
     name.append(std::to_string(::getpid())).append("-").append(std::to_string(counter++));
-    m_path = (folder / name).string();
+    // The ranks sharing an output share its temporary name: the root's.
+    m_path = ranks().broadcast((folder / name).string());
     // Absolute, so the handler's unlink does not depend on the working folder.
     std::error_code ec;
     const auto absolute = fs::absolute(m_path, ec);

@@ -15,7 +15,8 @@ namespace sparsity::core {
 
 class TemporaryFile {
 public:
-    // A fresh name in the folder of `target`; nothing is created.
+    // A fresh name in the folder of `target`; nothing is created. Collective: the ranks of
+    // ranks() get the same name.
     explicit TemporaryFile(const std::string &target);
     TemporaryFile(const TemporaryFile &) = delete;
     TemporaryFile &operator=(const TemporaryFile &) = delete;

@@ -48,7 +48,8 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
             storedPerRow[at(first + r)] =
                 std::count_if(block.data() + r * width, block.data() + (r + 1) * width, [](T x) { return x != T{}; });
     });
-    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(), storedPerRow, request.writeOptions);
+    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
+                                 sparseRowCountsAcrossRanks(0, storedPerRow), request.writeOptions);
     forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
     if (request.layout == Layout::RowSparse)
         converted.storedAfter = width * std::count_if(storedPerRow.begin(), storedPerRow.end(), [](auto n) { return n > 0; });

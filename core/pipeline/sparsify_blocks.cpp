@@ -2,6 +2,7 @@
 
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/parallel/rank_group.h"
 #include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/buffer.h"
@@ -33,26 +34,22 @@ void wait(std::future<void> &f)
         f.get();
 }
 
-// row-norm's rows kept: round-half-even(keep * rows) largest norms, ties to the lower row,
-// as computeMask() chooses them.
-std::vector<std::uint8_t> rowsKept(const std::vector<double> &norms, double keepFraction)
+// Waits for every task still pending, dropping their errors: before a failure unwinds, every
+// write already submitted (on every rank alike) must be finished.
+void drain(std::future<void> (&pending)[kSlots])
 {
-    const auto rows = static_cast<std::int64_t>(norms.size());
-    const auto keep = static_cast<std::int64_t>(std::nearbyint(keepFraction * static_cast<double>(rows)));
-    std::vector<std::int64_t> order(at(rows));
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return norms[at(a)] > norms[at(b)]; });
-    std::vector<std::uint8_t> kept(at(rows), 0);
-    for (std::int64_t k = 0; k < keep; ++k)
-        kept[at(order[at(k)])] = 1;
-    return kept;
+    for (auto &p : pending)
+        try {
+            wait(p);
+        } catch (...) {
+        }
 }
 
 template <class T>
 class BlockPipeline {
 public:
     BlockPipeline(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &output, std::int64_t budget)
-        : m_config(request.configFor(e.path)), m_masked(request.masked), m_reader(input, e.path)
+        : m_config(request.configFor(e.path)), m_masked(request.masked), m_reader(input, e.path), m_group(ranks())
     {
         m_rows = e.shape[0];
         m_width = numel(e.shape, 1, e.shape.size());
@@ -73,17 +70,27 @@ public:
         // data-norm's blocks never straddle two row blocks.
         if (m_config.method == SparsifierMethod::DataNorm && m_blockRows < m_rows)
             m_blockRows = std::max(m_config.blockRows, m_blockRows - m_blockRows % m_config.blockRows);
-        m_blocks = (m_rows + m_blockRows - 1) / m_blockRows;
+        // Every rank blocks the rows alike (the smallest block any rank's budget allows) and works
+        // its own range of whole blocks; every rank makes as many write calls as the rank with
+        // the most blocks (collective writes), the others writing nothing in their last ones.
+        double blockRows[] = {static_cast<double>(m_blockRows)};
+        m_group.min(blockRows);
+        m_blockRows = static_cast<std::int64_t>(blockRows[0]);
+        m_mine = rowsOfRank(m_rows, m_blockRows, m_group.rank(), m_group.size());
+        m_blocks = (m_mine.count() + m_blockRows - 1) / m_blockRows;
+        double blocks[] = {static_cast<double>(m_blocks)};
+        m_group.max(blocks);
+        m_rounds = static_cast<std::int64_t>(blocks[0]);
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
-        m_resident = bytesFor(m_rows * m_width, sizeof(T)) <= budget - maskBytes;
-        m_values.resize(at(m_resident ? m_rows * m_width : kSlots * blockValues));
+        m_resident = bytesFor(m_mine.count() * m_width, sizeof(T)) <= budget - maskBytes;
+        m_values.resize(at(m_resident ? m_mine.count() * m_width : kSlots * blockValues));
         if (m_needMask)
             m_mask.resize(at(kSlots * blockValues));
         if (m_config.method == SparsifierMethod::RowNorm)
-            m_norms.resize(at(m_rows));
+            m_norms.resize(at(m_mine.count()));
         if (m_sparse)
-            m_storedPerRow.assign(at(m_rows), 0);
+            m_storedPerRow.assign(at(m_mine.count()), 0);
         m_output = &output;
         m_writeOptions = request.writeOptions;
         m_layout = request.layout;
@@ -103,30 +110,44 @@ public:
     SparsifiedElement run()
     {
         SparsifiedElement r;
-        r.streamed = !m_resident;
         FiniteRange range;
         {
             // Declared last so it stops before anything its tasks use goes away.
             SerialWorker io;
             firstPass(io, range, r.computeSeconds);
-            if (m_sparse) // its sizes are known now; created here, before the I/O thread writes
-                io.submit([this] {
-                      m_sparseWriter.emplace(*m_output, m_path, m_layout, m_shape, m_type, m_storedPerRow, m_writeOptions);
+            if (m_sparse) { // its sizes are known now; created here, before the I/O thread writes
+                const auto counts = sparseRowCountsAcrossRanks(m_mine.begin, m_storedPerRow);
+                io.submit([this, &counts] {
+                      m_sparseWriter.emplace(*m_output, m_path, m_layout, m_shape, m_type, counts, m_writeOptions);
                   }).get();
+            }
             secondPass(io, SparsifyTally(range.bounds()), r);
         }
-        r.ioSeconds = m_ioSeconds;
+        // The element's report, whichever rank did which rows.
+        std::int64_t counts[] = {r.nnzBefore, r.nnzAfter, r.pruned, m_resident ? 0 : 1};
+        m_group.sum(counts);
+        r.nnzBefore = counts[0];
+        r.nnzAfter = counts[1];
+        r.pruned = counts[2];
+        r.streamed = counts[3] > 0;
+        for (auto *h : {&*r.histogramBefore, &*r.histogramAfter})
+            m_group.sum(h->counts);
+        double seconds[] = {r.computeSeconds, m_ioSeconds};
+        m_group.max(seconds);
+        r.computeSeconds = seconds[0];
+        r.ioSeconds = seconds[1];
         r.blocksRemoved = m_blocksRemoved;
         return r;
     }
 
 private:
-    std::int64_t firstRow(std::int64_t k) const { return k * m_blockRows; }
-    std::int64_t endRow(std::int64_t k) const { return std::min(m_rows, (k + 1) * m_blockRows); }
+    // Block k of this rank's rows; past its last block, an empty one.
+    std::int64_t firstRow(std::int64_t k) const { return std::min(m_mine.end, m_mine.begin + k * m_blockRows); }
+    std::int64_t endRow(std::int64_t k) const { return std::min(m_mine.end, m_mine.begin + (k + 1) * m_blockRows); }
     std::int64_t countOf(std::int64_t k) const { return (endRow(k) - firstRow(k)) * m_width; }
     T *valuesOf(std::int64_t k)
     {
-        return m_values.data() + (m_resident ? firstRow(k) * m_width : (k % kSlots) * m_blockRows * m_width);
+        return m_values.data() + (m_resident ? (firstRow(k) - m_mine.begin) * m_width : (k % kSlots) * m_blockRows * m_width);
     }
     std::uint8_t *maskOf(std::int64_t k) { return m_needMask ? m_mask.data() + (k % kSlots) * m_blockRows * m_width : nullptr; }
 
@@ -154,66 +175,87 @@ private:
     }
 
     // The histogram range and row-norm's norms: every block read once. A resident element
-    // stays in memory for the second pass; a streamed one is read again there.
+    // stays in memory for the second pass; a streamed one is read again there. The ranks then
+    // combine what needs every row: the range, data-norm's k lowest blocks, row-norm's kept rows.
     void firstPass(SerialWorker &io, FiniteRange &range, double &computeSeconds)
     {
-        std::future<void> pending[kSlots];
-        if (m_blocks > 0)
-            pending[0] = read(io, 0);
-        for (std::int64_t k = 0; k < m_blocks; ++k) {
-            if (k + 1 < m_blocks)
-                pending[(k + 1) % kSlots] = read(io, k + 1);
-            pending[k % kSlots].get();
-            const auto t0 = Clock::now();
-            finiteRangeOf(valuesOf(k), countOf(k), range);
-            if (m_config.method == SparsifierMethod::RowNorm)
-                rowNorms(valuesOf(k), m_norms.data() + firstRow(k), endRow(k) - firstRow(k), m_width);
-            if (m_config.method == SparsifierMethod::DataNorm) {
-                const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
-                m_scores.insert(m_scores.end(), scores.begin(), scores.end());
-            } else if (m_sparse) {
-                countStored(k);
+        agreeOn(m_group, [&] {
+            std::future<void> pending[kSlots];
+            try {
+                if (m_blocks > 0)
+                    pending[0] = read(io, 0);
+                for (std::int64_t k = 0; k < m_blocks; ++k) {
+                    if (k + 1 < m_blocks)
+                        pending[(k + 1) % kSlots] = read(io, k + 1);
+                    pending[k % kSlots].get();
+                    const auto t0 = Clock::now();
+                    finiteRangeOf(valuesOf(k), countOf(k), range);
+                    if (m_config.method == SparsifierMethod::RowNorm)
+                        rowNorms(valuesOf(k), m_norms.data() + (firstRow(k) - m_mine.begin), endRow(k) - firstRow(k), m_width);
+                    if (m_config.method == SparsifierMethod::DataNorm) {
+                        const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
+                        m_scores.insert(m_scores.end(), scores.begin(), scores.end());
+                    } else if (m_sparse) {
+                        countStored(k);
+                    }
+                    computeSeconds += since(t0);
+                }
+            } catch (...) {
+                drain(pending);
+                throw;
             }
-            computeSeconds += since(t0);
-        }
+        });
+        m_group.min(std::span<double>(&range.lo, 1));
+        m_group.max(std::span<double>(&range.hi, 1));
         if (m_config.method == SparsifierMethod::DataNorm) {
-            // Bands of whole blocks, in order: the scores are the whole tensor's, row-major.
+            // Bands of whole blocks, in order: each rank's scores are its rows' part of the
+            // whole tensor's, row-major.
             const auto t0 = Clock::now();
-            m_sparsifiedBlocks = sparsifiedBlocks(m_scores, m_config.sparsityLevel);
-            m_blocksRemoved = std::count(m_sparsifiedBlocks.begin(), m_sparsifiedBlocks.end(), std::uint8_t{1});
+            m_sparsifiedBlocks = sparsifiedBlocksAcrossRanks(m_group, m_scores, m_config.sparsityLevel);
+            m_blocksRemoved = m_group.sum(std::count(m_sparsifiedBlocks.begin(), m_sparsifiedBlocks.end(), std::uint8_t{1}));
             computeSeconds += since(t0);
             if (m_sparse) // its counts need the mask, known only now: the blocks once more
-                countingPass(io, computeSeconds);
+                agreeOn(m_group, [&] { countingPass(io, computeSeconds); });
         }
         if (m_config.method == SparsifierMethod::RowNorm) {
             const auto t0 = Clock::now();
-            m_keepRow = rowsKept(m_norms, m_config.keep);
+            m_keepRow = rowsKeptAcrossRanks(m_group, m_norms, m_config.keep);
             if (m_sparse)
-                for (std::int64_t row = 0; row < m_rows; ++row)
-                    m_storedPerRow[at(row)] *= m_keepRow[at(row)];
+                for (std::size_t row = 0; row < m_storedPerRow.size(); ++row)
+                    m_storedPerRow[row] *= m_keepRow[row];
             computeSeconds += since(t0);
         }
     }
 
-    // Mask, report and squash in one pass per block, written from the same buffer.
+    // Mask, report and squash in one pass per block, written from the same buffer. Each
+    // round's failure anywhere is agreed before its collective write.
     void secondPass(SerialWorker &io, SparsifyTally tally, SparsifiedElement &r)
     {
         std::future<void> pending[kSlots];
-        if (!m_resident && m_blocks > 0)
-            pending[0] = read(io, 0);
-        for (std::int64_t k = 0; k < m_blocks; ++k) {
-            if (!m_resident && k + 1 < m_blocks) {
-                wait(pending[(k + 1) % kSlots]); // block k-2's write: its slot is read into next
-                pending[(k + 1) % kSlots] = read(io, k + 1);
+        try {
+            if (!m_resident && m_blocks > 0)
+                pending[0] = read(io, 0);
+            for (std::int64_t k = 0; k < m_rounds; ++k) {
+                agreeOn(m_group, [&] {
+                    if (!m_resident && k + 1 < m_blocks) {
+                        wait(pending[(k + 1) % kSlots]); // block k-2's write: its slot is read into next
+                        pending[(k + 1) % kSlots] = read(io, k + 1);
+                    }
+                    wait(pending[k % kSlots]); // this block's read, or the write of the block that had its mask slot
+                    if (k < m_blocks) {
+                        const auto t0 = Clock::now();
+                        computeBlock(k, tally);
+                        r.computeSeconds += since(t0);
+                    }
+                });
+                pending[k % kSlots] = write(io, k);
             }
-            wait(pending[k % kSlots]); // this block's read, or the write of the block that had its mask slot
-            const auto t0 = Clock::now();
-            computeBlock(k, tally);
-            r.computeSeconds += since(t0);
-            pending[k % kSlots] = write(io, k);
+            for (auto &p : pending)
+                wait(p);
+        } catch (...) {
+            drain(pending);
+            throw;
         }
-        for (auto &p : pending)
-            wait(p);
         r.nnzBefore = tally.nnzBefore;
         r.nnzAfter = tally.nnzAfter;
         r.pruned = tally.pruned;
@@ -239,7 +281,7 @@ private:
     const std::uint8_t *sparsifiedOf(std::int64_t k) const
     {
         return m_sparsifiedBlocks.data()
-               + (firstRow(k) / m_config.blockRows) * ((m_width + m_config.blockCols - 1) / m_config.blockCols);
+               + ((firstRow(k) - m_mine.begin) / m_config.blockRows) * ((m_width + m_config.blockCols - 1) / m_config.blockCols);
     }
 
     // Nonzeros each row of block k keeps: the sizes of a sparse output. Row-norm counts every
@@ -256,7 +298,7 @@ private:
         const auto threshold = static_cast<T>(m_config.threshold);
         const auto method = m_config.method;
         const auto width = m_width;
-        std::int64_t *stored = m_storedPerRow.data() + firstRow(k);
+        std::int64_t *stored = m_storedPerRow.data() + (firstRow(k) - m_mine.begin);
 #pragma omp parallel for schedule(static) if (rows * width >= (1 << 15))
         for (std::int64_t r = 0; r < rows; ++r) {
             std::int64_t n = 0;
@@ -285,7 +327,7 @@ private:
             break;
         case SparsifierMethod::RowNorm:
             for (auto row = firstRow(k); row < endRow(k); ++row)
-                std::fill_n(mask + (row - firstRow(k)) * m_width, m_width, m_keepRow[at(row)]);
+                std::fill_n(mask + (row - firstRow(k)) * m_width, m_width, m_keepRow[at(row - m_mine.begin)]);
             break;
         case SparsifierMethod::DataNorm:
             dataNormMaskForBlocks(values, mask, endRow(k) - firstRow(k), m_width, m_config, sparsifiedOf(k));
@@ -307,7 +349,11 @@ private:
     DType m_type = DType::Float32;
     Shape m_shape;
     std::string m_path;
-    std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1, m_blocks = 0;
+    const RankGroup &m_group;
+    std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1;
+    RowRange m_mine;           // this rank's rows
+    std::int64_t m_blocks = 0; // this rank's blocks
+    std::int64_t m_rounds = 0; // the most blocks of any rank: the write calls each rank makes
     bool m_needMask = false, m_resident = false;
     Buffer<T> m_values;
     Buffer<std::uint8_t> m_mask;

@@ -7,6 +7,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/io/sparsifier_state_io.h"
+#include "core/parallel/rank_group.h"
 #include "core/pipeline/sparsify_blocks.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
@@ -121,33 +122,38 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
     SparsifiedElement r;
     r.path = e.path;
     r.shape = e.shape;
-    auto start = Clock::now();
-    const auto tensor = readTensor(input, e.path, &report);
-    r.ioSeconds += since(start);
-    start = Clock::now();
-    auto dense = toDenseAs<T>(tensor);
-    const Tensor original(Storage{dense});
-    r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
+    // With several ranks, each computes the element whole (it fits every rank's budget) and
+    // the root writes it; a rank that fails stops them all before the write.
+    std::optional<Tensor> original, result;
     Mask mask;
-    try {
-        mask = maskAndSquash(dense, original, request.configFor(e.path), useGpu, &r.blocksRemoved);
-    } catch (const Error &error) {
-        rethrowWithContext(error, input.where(e.path));
-    }
-    r.nnzAfter = nonzeros(dense.values.data(), dense.numel());
-    r.pruned = dense.numel() - countKept(mask.data(), dense.numel());
-    const auto &values = std::get<DenseTensor<T>>(original.storage()).values;
-    const auto [lo, hi] = finiteRange(values.data(), dense.numel());
-    r.histogramBefore = histogram(values.data(), dense.numel(), 32, lo, hi);
-    r.histogramAfter = histogram(values.data(), dense.numel(), 32, lo, hi, mask.data());
-    Tensor result = request.masked ? Tensor(Storage{toDenseAs<T>(original)}, mask)
-                                   : toLayout(Tensor(Storage{std::move(dense)}), request.layout);
-    r.computeSeconds = since(start);
-    start = Clock::now();
-    writeTensor(out, e.path, result, request.writeOptions);
+    agreeOn(ranks(), [&] {
+        auto start = Clock::now();
+        const auto tensor = readTensor(input, e.path, &report);
+        r.ioSeconds += since(start);
+        start = Clock::now();
+        auto dense = toDenseAs<T>(tensor);
+        original.emplace(Storage{dense});
+        r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
+        try {
+            mask = maskAndSquash(dense, *original, request.configFor(e.path), useGpu, &r.blocksRemoved);
+        } catch (const Error &error) {
+            rethrowWithContext(error, input.where(e.path));
+        }
+        r.nnzAfter = nonzeros(dense.values.data(), dense.numel());
+        r.pruned = dense.numel() - countKept(mask.data(), dense.numel());
+        const auto &values = std::get<DenseTensor<T>>(original->storage()).values;
+        const auto [lo, hi] = finiteRange(values.data(), dense.numel());
+        r.histogramBefore = histogram(values.data(), dense.numel(), 32, lo, hi);
+        r.histogramAfter = histogram(values.data(), dense.numel(), 32, lo, hi, mask.data());
+        result = request.masked ? Tensor(Storage{toDenseAs<T>(*original)}, mask)
+                                : toLayout(Tensor(Storage{std::move(dense)}), request.layout);
+        r.computeSeconds = since(start);
+    });
+    auto start = Clock::now();
+    writeTensor(out, e.path, *result, request.writeOptions);
     r.ioSeconds += since(start);
     if (stateEntry)
-        *stateEntry = {"", original, std::move(mask), request.configFor(e.path)};
+        *stateEntry = {"", std::move(*original), std::move(mask), request.configFor(e.path)};
     return r;
 }
 
@@ -175,15 +181,24 @@ const SparsifierConfig &SparsifyRequest::configFor(const std::string &path) cons
 std::vector<SparsifiedElement>
 sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
-    request.config.validate();
-    const bool useGpu = resolveDevice(request.device) == Device::Cuda;
-    refuseOverwritingInput(request.output, request.input);
-    const H5File input = H5File::openRead(request.input);
-    const auto elements = selectElements(input, request.datasets, &report);
-    checkPerDataset(request, input, elements);
-    const auto budget = resolveMemoryLimit(request.memoryLimit);
-    for (const auto &e : elements)
-        checkElement(request, input, e, budget);
+    // Everything before the output exists is checked by every rank; one that cannot read the
+    // input stops them all here.
+    bool useGpu = false;
+    std::optional<H5File> opened;
+    std::vector<ElementInfo> elements;
+    std::int64_t budget = 0;
+    agreeOn(ranks(), [&] {
+        request.config.validate();
+        useGpu = resolveDevice(request.device) == Device::Cuda;
+        refuseOverwritingInput(request.output, request.input);
+        opened.emplace(H5File::openRead(request.input));
+        elements = selectElements(*opened, request.datasets, &report);
+        checkPerDataset(request, *opened, elements);
+        budget = resolveMemoryLimit(request.memoryLimit);
+        for (const auto &e : elements)
+            checkElement(request, *opened, e, budget);
+    });
+    const H5File &input = *opened;
 
     AtomicOutput output(request.output);
     std::vector<SparsifiedElement> results;

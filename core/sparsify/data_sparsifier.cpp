@@ -51,15 +51,9 @@ std::int64_t maskFor(const DenseTensor<T> &d, Mask &mask, const SparsifierConfig
         const auto width = rows == 0 ? 0 : count / rows;
         std::vector<double> norms(static_cast<std::size_t>(rows));
         rowNorms(d.values.data(), norms.data(), rows, width);
-        // keep = round-half-even(F * rows) rows with the largest norms, ties to the lower row.
-        const auto keep = static_cast<std::int64_t>(std::nearbyint(config.keep * static_cast<double>(rows)));
-        std::vector<std::int64_t> order(static_cast<std::size_t>(rows));
-        std::iota(order.begin(), order.end(), std::int64_t{0});
-        std::stable_sort(order.begin(), order.end(),
-                         [&](auto a, auto b) { return norms[static_cast<std::size_t>(a)] > norms[static_cast<std::size_t>(b)]; });
-        std::fill(mask.begin(), mask.end(), std::uint8_t{0});
-        for (std::int64_t k = 0; k < keep; ++k)
-            std::fill_n(mask.begin() + order[static_cast<std::size_t>(k)] * width, width, std::uint8_t{1});
+        const auto kept = rowsKeptAcrossRanks(SoloRanks(), norms, config.keep);
+        for (std::int64_t row = 0; row < rows; ++row)
+            std::fill_n(mask.begin() + row * width, width, kept[static_cast<std::size_t>(row)]);
         return 0;
     }
     case SparsifierMethod::DataNorm: {

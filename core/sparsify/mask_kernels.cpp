@@ -1,5 +1,7 @@
 #include "core/sparsify/mask_kernels.h"
 
+#include "core/parallel/lowest_across_ranks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -128,26 +130,29 @@ std::int64_t dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, s
 }
 
 template <class T>
+std::vector<std::uint8_t> sparsifiedBlocksAcrossRanks(const RankGroup &group, const std::vector<T> &scores, double sparsityLevel)
+{
+    const auto blocks = group.sum(static_cast<std::int64_t>(scores.size()));
+    const auto sparsified = static_cast<std::int64_t>(std::nearbyint(sparsityLevel * static_cast<double>(blocks)));
+    // The k lowest blocks by (score, index), NaN last.
+    const std::vector<double> keys(scores.begin(), scores.end());
+    return lowestAcrossRanks(group, keys, sparsified);
+}
+
+template <class T>
 std::vector<std::uint8_t> sparsifiedBlocks(const std::vector<T> &scores, double sparsityLevel)
 {
-    const auto blocks = static_cast<std::int64_t>(scores.size());
-    std::vector<std::uint8_t> flags(at(blocks), 0);
-    const auto sparsified = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::nearbyint(sparsityLevel * static_cast<double>(blocks))), 0, blocks);
-    if (sparsified == 0)
-        return flags;
-    // The k lowest blocks by (score, index): the first k of a stable sort, found in O(#blocks).
-    std::vector<std::int64_t> order(at(blocks));
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-    const auto byScore = [&](std::int64_t a, std::int64_t b) {
-        if (lessNanLast(scores[at(a)], scores[at(b)]))
-            return true;
-        return !lessNanLast(scores[at(b)], scores[at(a)]) && a < b;
-    };
-    std::nth_element(order.begin(), order.begin() + (sparsified - 1), order.end(), byScore);
-    for (std::int64_t k = 0; k < sparsified; ++k)
-        flags[at(order[at(k)])] = 1;
-    return flags;
+    return sparsifiedBlocksAcrossRanks(SoloRanks(), scores, sparsityLevel);
+}
+
+std::vector<std::uint8_t> rowsKeptAcrossRanks(const RankGroup &group, const std::vector<double> &norms, double keepFraction)
+{
+    const auto rows = group.sum(static_cast<std::int64_t>(norms.size()));
+    const auto keep = static_cast<std::int64_t>(std::nearbyint(keepFraction * static_cast<double>(rows)));
+    // The largest norms are the lowest negated ones; a NaN stays last.
+    std::vector<double> keys(norms.size());
+    std::transform(norms.begin(), norms.end(), keys.begin(), [](double n) { return -n; });
+    return lowestAcrossRanks(group, keys, keep);
 }
 
 template <class T>
@@ -219,6 +224,7 @@ std::int64_t dataNormMaskFromScores(const T *x,
     template std::int64_t dataNormMaskFromScores<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t,                       \
                                                     const SparsifierConfig &, const std::vector<T> &);                           \
     template std::vector<std::uint8_t> sparsifiedBlocks<T>(const std::vector<T> &, double);                                      \
+    template std::vector<std::uint8_t> sparsifiedBlocksAcrossRanks<T>(const RankGroup &, const std::vector<T> &, double);        \
     template void dataNormMaskForBlocks<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &,      \
                                            const std::uint8_t *);
 SPARSITY_INSTANTIATE(float)

@@ -2,6 +2,7 @@
 // The mask computations of the built-in sparsifiers on raw arrays (CPU, OpenMP). Masks are
 // one byte per element, 1 = kept. Every function is exact and deterministic: ties are
 // broken towards the lower index.
+#include "core/parallel/rank_group.h"
 #include "core/sparsify/sparsifier_config.h"
 
 #include <cstdint>
@@ -55,6 +56,13 @@ std::int64_t dataNormMaskFromScores(const T *x,
 // mask of a [height x width] view whose blocks' flags are given (row-major block grid).
 template <class T>
 std::vector<std::uint8_t> sparsifiedBlocks(const std::vector<T> &scores, double sparsityLevel);
+// The same over a group's ranks, each holding the scores of its own bands (collective).
+template <class T>
+std::vector<std::uint8_t> sparsifiedBlocksAcrossRanks(const RankGroup &group, const std::vector<T> &scores, double sparsityLevel);
+
+// row-norm's kept rows: round-half-even(keep * rows) with the largest norms, ties to the lower
+// row, a NaN norm after every number. `norms` are this rank's rows of the group's (collective).
+std::vector<std::uint8_t> rowsKeptAcrossRanks(const RankGroup &group, const std::vector<double> &norms, double keepFraction);
 template <class T>
 void dataNormMaskForBlocks(const T *x,
                            std::uint8_t *mask,

@@ -1,5 +1,6 @@
 #include "core/util/memory_budget.h"
 
+#include "core/parallel/rank_group.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
@@ -141,7 +142,11 @@ std::optional<std::int64_t> parseMemoryLimit(const std::string &text, const std:
     return parseMemorySize(text, option);
 }
 
-std::int64_t resolveMemoryLimit(const std::optional<std::int64_t> &limit) { return limit ? *limit : autoMemoryBudget(); }
+std::int64_t resolveMemoryLimit(const std::optional<std::int64_t> &limit)
+{
+    // Ranks on one machine share its memory.
+    return limit ? *limit : autoMemoryBudget() / ranks().ranksOnThisNode();
+}
 
 void setWholeTensorBudget(std::optional<std::int64_t> bytes) { g_wholeTensorBudget = bytes.value_or(0); }
 

@@ -33,7 +33,8 @@ std::string autoMemoryBudgetDescription();
 std::int64_t parseMemorySize(const std::string &text, const std::string &option = "--memory-limit");
 // As parseMemorySize, and "auto" (nullopt: the caller takes autoMemoryBudget()).
 std::optional<std::int64_t> parseMemoryLimit(const std::string &text, const std::string &option = "--memory-limit");
-// A limit given or auto: the budget in bytes.
+// A limit given (per process) or auto: the budget in bytes. Auto is divided among the ranks of
+// ranks() that share this machine.
 std::int64_t resolveMemoryLimit(const std::optional<std::int64_t> &limit);
 
 // The budget that whole-tensor reads (h5_reader) are checked against; unset (the library's

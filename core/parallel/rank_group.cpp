@@ -1,0 +1,54 @@
+#include "core/parallel/rank_group.h"
+
+#include <algorithm>
+#include <atomic>
+
+namespace sparsity::core {
+namespace {
+
+SoloRanks g_alone;
+const RankGroup *g_world = &g_alone;
+// A SoloRanksScope's group. Not thread-local: the I/O thread of a pipeline works for the
+// command's thread and must see the same group.
+std::atomic<const RankGroup *> g_current{nullptr};
+std::atomic<bool> g_failureShared{false};
+
+} // namespace
+
+std::int64_t RankGroup::sum(std::int64_t value) const
+{
+    sum(std::span<std::int64_t>(&value, 1));
+    return value;
+}
+
+void SoloRanks::agree(std::exception_ptr failure) const
+{
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+const RankGroup &ranks()
+{
+    const auto *current = g_current.load();
+    return current ? *current : *g_world;
+}
+
+bool failureIsShared() { return ranks().isSolo() || g_failureShared.load(); }
+
+void markFailureShared() { g_failureShared.store(true); }
+
+void setWorldRanks(const RankGroup *group) { g_world = group ? group : &g_alone; }
+
+SoloRanksScope::SoloRanksScope() : m_previous(g_current.exchange(&m_solo)) {}
+
+SoloRanksScope::~SoloRanksScope() { g_current.store(m_previous); }
+
+RowRange rowsOfRank(std::int64_t rows, std::int64_t unit, int rank, int size)
+{
+    unit = std::max<std::int64_t>(1, unit);
+    const auto units = (rows + unit - 1) / unit;
+    const auto firstUnit = units * rank / size, endUnit = units * (rank + 1) / size;
+    return {std::min(rows, firstUnit * unit), std::min(rows, endUnit * unit)};
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,122 @@
+#pragma once
+// RankGroup: the processes one command runs across (docs/SCALING.md). `sparsity` is always a
+// group of one; `sparsity-mpi` under `mpirun -np N` is a group of N MPI ranks, each working
+// its own range of rows, with the collectives below for the choices that need every rank's
+// data (a histogram's range, the k lowest block scores, offsets into a sparse output).
+//
+// Every rank must call a collective the same number of times in the same order. Errors are
+// agreed before any collective write (agree(), agreeOn()): a rank that failed tells the
+// others, every rank throws the failing rank's error, and all of them unwind through the same
+// collective closes. An error no agreement saw ends the whole job (see rank_session.h).
+//
+// ranks() is the group the current command works across; a SoloRanksScope makes it a group of
+// one for a while (a batch run's input is done by one rank alone).
+#include "core/tensor/row_range.h"
+
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+class RankGroup {
+public:
+    virtual ~RankGroup() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    bool isRoot() const { return rank() == 0; }
+    bool isSolo() const { return size() == 1; }
+    // Ranks sharing this machine's memory (an automatic memory budget is divided among them).
+    virtual int ranksOnThisNode() const = 0;
+
+    // Element-wise over every rank, in place.
+    virtual void sum(std::span<std::int64_t> values) const = 0;
+    virtual void min(std::span<double> values) const = 0;
+    virtual void max(std::span<double> values) const = 0;
+    std::int64_t sum(std::int64_t value) const;
+    // The sum of `value` over the ranks below this one (0 on rank 0).
+    virtual std::int64_t exclusiveScan(std::int64_t value) const = 0;
+    // Rank `root`'s text, on every rank.
+    virtual std::string broadcast(const std::string &text, int root = 0) const = 0;
+    // Every rank's text, in rank order, on the root (empty elsewhere).
+    virtual std::vector<std::string> gatherToRoot(const std::string &text) const = 0;
+    // Every rank says whether it failed (`failure` non-null). When one did, every rank throws the
+    // error of the lowest failed rank (the same family and message) and failureIsShared() holds.
+    virtual void agree(std::exception_ptr failure) const = 0;
+    // The next task of a shared counter: 0, 1, 2, ... across every rank, each number handed out
+    // once (a batch's inputs go to whichever rank is free).
+    virtual std::int64_t nextTask() const = 0;
+};
+
+// Runs `work` on every rank and agrees on its failure before returning its result.
+template <class Work>
+auto agreeOn(const RankGroup &group, Work &&work) -> decltype(work())
+{
+    std::exception_ptr failure;
+    if constexpr (std::is_void_v<decltype(work())>) {
+        try {
+            work();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        group.agree(failure);
+    } else {
+        decltype(work()) result{};
+        try {
+            result = work();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        group.agree(failure);
+        return result;
+    }
+}
+
+const RankGroup &ranks();
+// Whether the error being handled was agreed by every rank (so each rank is unwinding through
+// the same collective calls). Always true in a group of one.
+bool failureIsShared();
+void markFailureShared();
+
+// Rows [begin, end) of `rows` that rank `rank` of `size` works: contiguous ranges in rank
+// order, whole multiples of `unit` rows (a block, a chunk) except the last.
+RowRange rowsOfRank(std::int64_t rows, std::int64_t unit, int rank, int size);
+
+// A group of one, alone: no collective waits for anyone.
+class SoloRanks final : public RankGroup {
+public:
+    int rank() const override { return 0; }
+    int size() const override { return 1; }
+    int ranksOnThisNode() const override { return 1; }
+    void sum(std::span<std::int64_t>) const override {}
+    void min(std::span<double>) const override {}
+    void max(std::span<double>) const override {}
+    std::int64_t exclusiveScan(std::int64_t) const override { return 0; }
+    std::string broadcast(const std::string &text, int) const override { return text; }
+    std::vector<std::string> gatherToRoot(const std::string &text) const override { return {text}; }
+    void agree(std::exception_ptr failure) const override;
+    std::int64_t nextTask() const override { return m_next++; }
+
+private:
+    mutable std::int64_t m_next = 0;
+};
+
+// While alive, ranks() is a group of one on this process.
+class SoloRanksScope {
+public:
+    SoloRanksScope();
+    ~SoloRanksScope();
+    SoloRanksScope(const SoloRanksScope &) = delete;
+    SoloRanksScope &operator=(const SoloRanksScope &) = delete;
+
+private:
+    const RankGroup *m_previous;
+    SoloRanks m_solo;
+};
+
+// Installs the group ranks() returns outside any SoloRanksScope (rank_session.cpp does).
+void setWorldRanks(const RankGroup *group);
+
+} // namespace sparsity::core

@@ -1,0 +1,32 @@
+#pragma once
+// RankSession: this process's part in a command. In `sparsity` it does nothing; in
+// `sparsity-mpi` it starts MPI (one rank alone, or the N ranks of mpirun/srun), makes
+// ranks() the world's ranks, sends the output of every rank but the root to /dev/null (one
+// report, one error line), and finalizes MPI at the end.
+//
+// failWith() ends a failed command: an error every rank agreed on (rank_group.h) is printed
+// by the root and every rank returns its exit code; an error only this rank saw (the others
+// may be waiting in a collective call) is printed here, this rank's temporary files are
+// removed, and the whole job is aborted with the exit code (mpirun's SIGTERM then removes the
+// other ranks' temporary files).
+#include <string>
+
+namespace sparsity::core {
+
+class RankSession {
+public:
+    RankSession(int &argc, char **&argv);
+    ~RankSession();
+    RankSession(const RankSession &) = delete;
+    RankSession &operator=(const RankSession &) = delete;
+
+    // "sparsity" or "sparsity-mpi".
+    static const char *programName();
+    // Lines for --version: empty for `sparsity`; the MPI library, the ranks and HDF5's
+    // version and flavour for `sparsity-mpi`.
+    static std::string description();
+    // Prints "error: <message>" as described above and returns `code` (or never returns).
+    int failWith(int code, const std::string &message);
+};
+
+} // namespace sparsity::core

@@ -1,0 +1,236 @@
+// The RankSession of `sparsity-mpi`: MPI ranks, and the RankGroup over them.
+#include "core/io/temporary_file.h"
+#include "core/parallel/mpi_world.h"
+#include "core/parallel/rank_group.h"
+#include "core/parallel/rank_session.h"
+#include "core/util/errors.h"
+#include "core/util/progress.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <hdf5.h>
+#include <iostream>
+#include <new>
+#include <omp.h>
+
+namespace sparsity::core {
+namespace {
+
+MPI_Comm g_world = MPI_COMM_NULL;
+
+// An error as it crosses ranks: its family in one byte, then its message.
+std::string packFailure(std::exception_ptr failure)
+{
+    try {
+        std::rethrow_exception(failure);
+    } catch (const Error &e) {
+        return std::string(1, e.kind() == ErrorKind::Input ? 'I' : e.kind() == ErrorKind::Io ? 'O' : 'X') + e.what();
+    } catch (const Cancelled &) {
+        return "C";
+    } catch (const std::bad_alloc &) {
+        return "Oout of memory";
+    } catch (const std::filesystem::filesystem_error &e) {
+        return "O" + e.path1().string() + ": " + e.code().message();
+    } catch (const std::exception &e) {
+        return std::string("Xinternal error: ") + e.what();
+    } catch (...) {
+        return "Xinternal error: unknown exception";
+    }
+}
+
+[[noreturn]] void throwPacked(const std::string &packed)
+{
+    const std::string message = packed.substr(1);
+    switch (packed.empty() ? 'X' : packed[0]) {
+    case 'I':
+        throw InputError(message);
+    case 'O':
+        throw IoError(message);
+    case 'C':
+        throw Cancelled();
+    default:
+        throw InternalError(message);
+    }
+}
+
+class MpiRanks final : public RankGroup {
+public:
+    explicit MpiRanks(MPI_Comm world)
+    {
+        MPI_Comm_dup(world, &m_comm);
+        MPI_Comm_rank(m_comm, &m_rank);
+        MPI_Comm_size(m_comm, &m_size);
+        MPI_Comm node;
+        MPI_Comm_split_type(m_comm, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &node);
+        MPI_Comm_size(node, &m_onNode);
+        MPI_Comm_free(&node);
+        // The shared task counter lives on the root.
+        MPI_Win_allocate(m_rank == 0 ? static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0, sizeof(std::int64_t), MPI_INFO_NULL,
+                         m_comm, &m_counterBase, &m_counter);
+        if (m_rank == 0)
+            *m_counterBase = 0;
+        MPI_Barrier(m_comm);
+    }
+    ~MpiRanks() override
+    {
+        MPI_Win_free(&m_counter);
+        MPI_Comm_free(&m_comm);
+    }
+
+    int rank() const override { return m_rank; }
+    int size() const override { return m_size; }
+    int ranksOnThisNode() const override { return m_onNode; }
+    void sum(std::span<std::int64_t> values) const override
+    {
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, m_comm);
+    }
+    void min(std::span<double> values) const override
+    {
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MIN, m_comm);
+    }
+    void max(std::span<double> values) const override
+    {
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, m_comm);
+    }
+    std::int64_t exclusiveScan(std::int64_t value) const override
+    {
+        std::int64_t before = 0;
+        MPI_Exscan(&value, &before, 1, MPI_INT64_T, MPI_SUM, m_comm);
+        return m_rank == 0 ? 0 : before; // MPI leaves rank 0's result undefined
+    }
+    std::string broadcast(const std::string &text, int root) const override
+    {
+        auto length = static_cast<std::int64_t>(text.size());
+        MPI_Bcast(&length, 1, MPI_INT64_T, root, m_comm);
+        std::string result = m_rank == root ? text : std::string(static_cast<std::size_t>(length), '\0');
+        MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, root, m_comm);
+        return result;
+    }
+    std::vector<std::string> gatherToRoot(const std::string &text) const override
+    {
+        int length = static_cast<int>(text.size());
+        std::vector<int> lengths(static_cast<std::size_t>(m_size)), offsets(static_cast<std::size_t>(m_size));
+        MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, m_comm);
+        std::string all;
+        if (m_rank == 0) {
+            int total = 0;
+            for (int r = 0; r < m_size; ++r) {
+                offsets[static_cast<std::size_t>(r)] = total;
+                total += lengths[static_cast<std::size_t>(r)];
+            }
+            all.resize(static_cast<std::size_t>(total));
+        }
+        MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, m_comm);
+        std::vector<std::string> texts;
+        if (m_rank == 0)
+            for (int r = 0; r < m_size; ++r)
+                texts.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                                           static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
+        return texts;
+    }
+    void agree(std::exception_ptr failure) const override
+    {
+        const int mine = failure ? m_rank : m_size;
+        int first = m_size;
+        MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, m_comm);
+        if (first == m_size)
+            return;
+        markFailureShared();
+        const auto packed = broadcast(m_rank == first ? packFailure(failure) : std::string(), first);
+        if (m_rank == first)
+            std::rethrow_exception(failure);
+        throwPacked(packed);
+    }
+    std::int64_t nextTask() const override
+    {
+        const std::int64_t one = 1;
+        std::int64_t task = 0;
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, m_counter);
+        MPI_Fetch_and_op(&one, &task, MPI_INT64_T, 0, 0, MPI_SUM, m_counter);
+        MPI_Win_unlock(0, m_counter);
+        return task;
+    }
+    MPI_Comm communicator() const { return m_comm; }
+
+private:
+    MPI_Comm m_comm = MPI_COMM_NULL;
+    int m_rank = 0, m_size = 1, m_onNode = 1;
+    MPI_Win m_counter = MPI_WIN_NULL;
+    std::int64_t *m_counterBase = nullptr;
+};
+
+MpiRanks *g_ranks = nullptr;
+
+} // namespace
+
+MPI_Comm worldCommunicator() { return g_world; }
+
+RankSession::RankSession(int &argc, char **&argv)
+{
+    // The pipelines' I/O thread writes through parallel HDF5 while the command's thread runs
+    // the collectives of rank_group.h, each on its own communicator.
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+        std::cerr << "error: the MPI library does not support MPI_THREAD_MULTIPLE, which sparsity-mpi needs\n";
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &g_world);
+    g_ranks = new MpiRanks(g_world);
+    setWorldRanks(g_ranks);
+    if (!g_ranks->isRoot() && !std::freopen("/dev/null", "w", stdout))
+        std::fclose(stdout);
+    // Ranks sharing a machine share its cores: OpenMP's default of every core per rank would
+    // oversubscribe them (OMP_NUM_THREADS, when set, decides instead).
+    if (!std::getenv("OMP_NUM_THREADS"))
+        omp_set_num_threads(std::max(1, omp_get_num_procs() / g_ranks->ranksOnThisNode()));
+}
+
+RankSession::~RankSession()
+{
+    std::fflush(stdout);
+    setWorldRanks(nullptr);
+    delete g_ranks;
+    g_ranks = nullptr;
+    MPI_Comm_free(&g_world);
+    MPI_Finalize();
+}
+
+const char *RankSession::programName() { return "sparsity-mpi"; }
+
+std::string RankSession::description()
+{
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(library, &length);
+    std::string mpi(library, static_cast<std::size_t>(length));
+    mpi = mpi.substr(0, mpi.find_first_of(",\n"));
+    int major = 0, minor = 0;
+    MPI_Get_version(&major, &minor);
+    unsigned h5major = 0, h5minor = 0, h5release = 0;
+    H5get_libversion(&h5major, &h5minor, &h5release);
+    const int size = g_ranks ? g_ranks->size() : 1;
+    return "MPI: enabled, " + mpi + " (MPI " + std::to_string(major) + "." + std::to_string(minor) + "), " + std::to_string(size)
+           + (size == 1 ? " rank" : " ranks") + "\nHDF5: " + std::to_string(h5major) + "." + std::to_string(h5minor) + "."
+           + std::to_string(h5release) + ", parallel (MPI-IO)";
+}
+
+int RankSession::failWith(int code, const std::string &message)
+{
+    if (failureIsShared()) {
+        if (ranks().isRoot())
+            std::cerr << "error: " << message << '\n';
+        return code;
+    }
+    // Only this rank failed; the others may be blocked in a collective call that this one will
+    // never make. End them all.
+    std::cerr << "error: " << message << '\n';
+    std::cerr.flush();
+    removeTemporaryFilesNow();
+    MPI_Abort(g_world, code);
+    return code;
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,22 @@
+// The RankSession of `sparsity`: one process, no MPI.
+#include "core/parallel/rank_session.h"
+
+#include <iostream>
+
+namespace sparsity::core {
+
+RankSession::RankSession(int &, char **&) {}
+
+RankSession::~RankSession() = default;
+
+const char *RankSession::programName() { return "sparsity"; }
+
+std::string RankSession::description() { return {}; }
+
+int RankSession::failWith(int code, const std::string &message)
+{
+    std::cerr << "error: " << message << '\n';
+    return code;
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""`sparsity-mpi sparsify` on 1 and 2 ranks against `sparsity` (issue 15, docs/SCALING.md):
+the whole command a user runs, against the script a user would write instead and the cost of
+moving the same bytes, in one run.
+
+    bench_mpi.py SPARSITY SPARSITY_MPI MPIRUN WORKDIR [--runs N] [--rows N]
+
+Workload: data-norm, sparsity level 0.5, 4x4 blocks (L1), on one ROWS x 2048 float32 dataset
+(default 65536 rows: 512 MiB), file to file, dense output.
+  sparsity            `sparsity sparsify big.h5 -o out.h5 --method data-norm ... --json`
+  sparsity-mpi -np N  the same under `mpirun -np N` (N = 1, 2); OMP threads = cores / N
+  h5py + torch        read with h5py, L1 block means by avg_pool2d, the k lowest by topk, mask, write
+  dd                  `dd bs=4M`: the same bytes read and written
+Columns: wall seconds (process start to exit; the script's `import torch` excluded), compute
+seconds (the report's; torch: pooling + topk + mask), peak resident memory of the largest
+process (mpirun's children included). Best of N runs, the file in the page cache. The MPI
+outputs must equal the serial one, value for value."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+TORCH_SCRIPT = r"""
+import json, resource, sys, time
+import h5py, torch
+src, dst, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+torch.set_num_threads(threads)
+start = time.perf_counter()
+with h5py.File(src, "r") as f:
+    x = torch.from_numpy(f["x"][()])
+op = time.perf_counter()
+scores = torch.nn.functional.avg_pool2d(x.abs()[None, None], 4, 4, ceil_mode=True)[0, 0]
+k = round(0.5 * scores.numel())
+dropped = torch.zeros(scores.numel(), dtype=torch.bool)
+dropped[torch.topk(scores.flatten(), k, largest=False).indices] = True
+mask = ~dropped.view(scores.shape).repeat_interleave(4, 0).repeat_interleave(4, 1)[: x.shape[0], : x.shape[1]]
+y = x * mask
+op = time.perf_counter() - op
+with h5py.File(dst, "w") as f:
+    f["x"] = y.numpy()
+wall = time.perf_counter() - start
+print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def timed(command, env=None):
+    """Wall seconds, stdout and the peak resident bytes of the largest process it waited for."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    out, err = child.stdout.read(), child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{command}: exit {os.waitstatus_to_exitcode(status)}: {err}")
+    return wall, out, usage.ru_maxrss * 1024
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("sparsity", "sparsity_mpi", "mpirun", "workdir"):
+        parser.add_argument(name)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=65536)
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    src = os.path.join(args.workdir, "big.h5")
+    cols = 2048
+    with h5py.File(src, "w") as f:
+        d = f.create_dataset("x", (args.rows, cols), "float32")
+        rng = np.random.default_rng(0)
+        for first in range(0, args.rows, 8192):
+            d[first:first + 8192] = rng.standard_normal((min(8192, args.rows - first), cols), dtype=np.float32)
+    out = lambda name: os.path.join(args.workdir, name)
+    method = ["--method", "data-norm", "--sparsity-level", "0.5", "--block", "4x4", "--norm", "L1", "--json"]
+
+    def ours(name, prefix, binary):
+        def once():
+            if os.path.exists(out(name)):
+                os.remove(out(name))
+            wall, stdout, peak = timed([*prefix, binary, "sparsify", src, "-o", out(name), *method])
+            return {"wall": wall, "compute": json.loads(stdout)["compute_seconds"], "peak": peak}
+        return once
+
+    def torch_script():
+        if os.path.exists(out("torch.h5")):
+            os.remove(out("torch.h5"))
+        _, stdout, _ = timed([sys.executable, "-c", TORCH_SCRIPT, src, out("torch.h5"), str(os.cpu_count())])
+        r = json.loads(stdout)
+        return {"wall": r["wall"], "compute": r["op"], "peak": r["peak"]}
+
+    def dd():
+        wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
+        return {"wall": wall, "compute": None, "peak": None}
+
+    def best(f):
+        return min((f() for _ in range(args.runs)), key=lambda r: r["wall"])
+
+    mpirun = lambda n: [args.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(n)]
+    rows = [("sparsity (one process)", best(ours("serial.h5", [], args.sparsity))),
+            ("sparsity-mpi, mpirun -np 1", best(ours("mpi1.h5", mpirun(1), args.sparsity_mpi))),
+            ("sparsity-mpi, mpirun -np 2", best(ours("mpi2.h5", mpirun(2), args.sparsity_mpi))),
+            ("h5py + torch script (import excluded)", best(torch_script)),
+            ("dd bs=4M, same bytes read + written", best(dd))]
+    with h5py.File(out("serial.h5")) as a, h5py.File(out("mpi1.h5")) as b, h5py.File(out("mpi2.h5")) as c:
+        reference = a["x"][()]
+        assert np.array_equal(reference, b["x"][()]) and np.array_equal(reference, c["x"][()]), "MPI output differs"
+
+    mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
+    sec = lambda s: "-" if s is None else f"{s:8.3f}"
+    size = args.rows * cols * 4 / 2**20
+    print(f"data-norm 0.5, 4x4 L1 blocks, {args.rows} x {cols} float32 ({size:.0f} MiB) file to file; "
+          f"{os.cpu_count()} cores; best of {args.runs}")
+    print(f"{'run':40} {'wall s':>8} {'compute s':>9} {'peak MiB':>8}")
+    for name, r in rows:
+        print(f"{name:40} {sec(r['wall']):>8} {sec(r['compute']):>9} {mib(r['peak']):>8}")
+    one, two = rows[1][1]["wall"], rows[2][1]["wall"]
+    print(f"2 ranks vs 1 rank: {one / two:.2f}x faster (goal >= 1.4x)")
+    print(f"2 ranks vs h5py + torch: {rows[3][1]['wall'] / two:.2f}x faster; vs dd: {two / rows[4][1]['wall']:.2f}x dd's time")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""`sparsity-mpi` against `sparsity` (docs/SCALING.md):
+
+    mpi_cases.py SPARSITY SPARSITY_MPI MPIRUN WORKDIR
+
+* --version says MPI is enabled, with the ranks and parallel HDF5;
+* `sparsify` under `mpirun -np 1, 2, 3, 4` (oversubscribed on a 2-core machine) writes, for
+  every method and output layout, the file `sparsity` writes: the same objects in the same
+  order, every dataset's dtype, shape and bytes, every attribute; and the same report. Rows
+  not divisible by the ranks, ranks with no rows (a 3-row tensor on 4 ranks), float64 with
+  NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole;
+* the subcommands run on the root alone (convert, eval, step, inspect, run) write and print
+  what `sparsity` does;
+* a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
+  dataset, no output, no temporary file; a usage error and a missing input: one line, the
+  serial tool's exit code."""
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+
+
+def mpirun(mpirun_path, ranks, *args):
+    return [mpirun_path, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), *args]
+
+
+def run(command, code=0):
+    r = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    check(r.returncode == code, f"{' '.join(command)}: exit {r.returncode}, expected {code}: {r.stderr[-2000:]}")
+    return r
+
+
+def same_files(a, b, what):
+    """The same objects in the same (creation) order, the same attributes, the same bytes."""
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        def walk(ga, gb, path):
+            check(list(ga.attrs.keys()) == list(gb.attrs.keys()), f"{what}: {path} attributes differ")
+            for key in ga.attrs:
+                check(np.array_equal(np.asarray(ga.attrs[key]), np.asarray(gb.attrs[key])),
+                      f"{what}: {path} attribute {key} differs")
+            if isinstance(ga, h5py.Dataset):
+                check(isinstance(gb, h5py.Dataset), f"{what}: {path} is a group in one file only")
+                check(ga.dtype == gb.dtype and ga.shape == gb.shape, f"{what}: {path} dtype or shape differs")
+                check(ga[()].tobytes() == gb[()].tobytes(), f"{what}: {path} values differ")
+                return
+            check(list(ga.keys()) == list(gb.keys()), f"{what}: {path} children {list(ga.keys())} vs {list(gb.keys())}")
+            for key in ga:
+                walk(ga[key], gb[key], f"{path}/{key}")
+        walk(fa, fb, "")
+
+
+def comparable(report):
+    """A report without what differs between runs (times, memory, paths, how rows were held)."""
+    drop = {"compute_seconds", "io_seconds", "peak_memory_bytes", "memory_limit_bytes", "output", "streamed"}
+    if isinstance(report, dict):
+        return {k: comparable(v) for k, v in report.items() if k not in drop}
+    if isinstance(report, list):
+        return [comparable(v) for v in report]
+    return report
+
+
+def make_inputs(work):
+    rng = np.random.default_rng(7)
+    path = os.path.join(work, "in.h5")
+    with h5py.File(path, "w") as f:
+        f["W"] = rng.standard_normal((1003, 64)).astype("float32")  # 1003 rows: no even split
+        e = rng.standard_normal((517, 36))
+        e[3, 5], e[100, 0], e[400, 7] = np.nan, np.inf, -np.inf
+        e[10:14] = 0.0
+        f["E"] = e
+        f["I"] = rng.integers(-5, 6, (300, 12)).astype("int32")
+        f["T3"] = rng.standard_normal((90, 4, 8)).astype("float32")
+        f["tiny"] = rng.standard_normal((3, 8)).astype("float32")  # fewer rows than ranks
+    return path
+
+
+METHODS = {
+    "threshold": ["--method", "threshold", "--threshold", "0.7"],
+    "n-m": ["--method", "n-m", "--n", "2", "--m", "4"],
+    "row-norm": ["--method", "row-norm", "--keep", "0.3"],
+    "data-norm": ["--method", "data-norm", "--sparsity-level", "0.6", "--block", "4x4", "--norm", "L2"],
+}
+
+
+def sparsify_cases(cli, cli_mpi, mpi, work, source):
+    for name, method in METHODS.items():
+        for layout in ("dense", "masked", "csr", "coo", "row_sparse"):
+            datasets = ["--dataset", "/W", "--dataset", "/E", "--dataset", "/I", "--dataset", "/tiny"]
+            if layout != "csr":
+                datasets += ["--dataset", "/T3"]
+            for limit in ("64K", "auto"):
+                if limit == "auto" and layout not in ("dense", "csr"):
+                    continue
+                args = [source, *method, "--layout", layout, "--memory-limit", limit, *datasets, "--json"]
+                reference = os.path.join(work, "reference.h5")
+                expected = json.loads(run([cli, "sparsify", *args, "-o", reference]).stdout)
+                for ranks in (1, 2, 3, 4):
+                    out = os.path.join(work, f"out{ranks}.h5")
+                    r = run(mpirun(mpi, ranks, cli_mpi, "sparsify", *args, "-o", out))
+                    what = f"sparsify {name} {layout} {limit} -np {ranks}"
+                    same_files(reference, out, what)
+                    check(comparable(json.loads(r.stdout)) == comparable(expected), f"{what}: report differs")
+                    os.remove(out)
+                os.remove(reference)
+
+
+def root_alone_cases(cli, cli_mpi, mpi, work, source):
+    commands = {
+        "convert": ["convert", source, "{out}", "--layout", "csr", "--dataset", "/W"],
+        "eval": ["eval", "--expr", "x * 2 + 1", "--input", f"x={source}:/W", "-o", "{out}"],
+        "step": ["step", source, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/W",
+                 "--grad", "/W"],
+    }
+    for name, template in commands.items():
+        reference = os.path.join(work, f"{name}_reference.h5")
+        expected = run([cli, *[a.replace("{out}", reference) for a in template]]).stdout
+        for ranks in (2, 3):
+            out = os.path.join(work, f"{name}{ranks}.h5")
+            printed = run(mpirun(mpi, ranks, cli_mpi, *[a.replace("{out}", out) for a in template])).stdout
+            same_files(reference, out, f"{name} -np {ranks}")
+            check(printed.replace(out, reference) == expected, f"{name} -np {ranks}: printed {printed!r}, expected {expected!r}")
+    inspected = run([cli, "inspect", source, "--count"]).stdout
+    check(run(mpirun(mpi, 3, cli_mpi, "inspect", source, "--count")).stdout == inspected, "inspect --count -np 3 differs")
+
+    batch = os.path.join(work, "batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": [source], "datasets": ["/W"],
+                   "output": {"layout": "csr", "path": os.path.join(work, "batch_out", "{stem}.sparse.h5")},
+                   "sparsify": {"method": "threshold", "threshold": 0.5}}, f)
+    run(mpirun(mpi, 2, cli_mpi, "run", batch))
+    produced = os.listdir(os.path.join(work, "batch_out"))
+    check(len(produced) == 1, f"run -np 2 wrote {produced}")
+
+
+def one_error_line(r, pattern, what):
+    lines = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    check(len(lines) == 1, f"{what}: {len(lines)} error lines: {r.stderr[-2000:]}")
+    check(pattern in lines[0], f"{what}: {lines[0]!r} lacks {pattern!r}")
+
+
+def leftovers(folder):
+    return [name for name in os.listdir(folder) if name.startswith(".sw-tmp")]
+
+
+def failure_cases(cli_mpi, mpi, work):
+    # A corrupt chunk among the last rows: only the last rank reads it.
+    bad = os.path.join(work, "bad.h5")
+    rng = np.random.default_rng(3)
+    with h5py.File(bad, "w") as f:
+        f.create_dataset("W", data=rng.standard_normal((4000, 64)).astype("float32"), chunks=(100, 64), compression="gzip")
+    with h5py.File(bad, "r") as f:
+        info = f["W"].id.get_chunk_info(f["W"].id.get_num_chunks() - 2)
+    with open(bad, "r+b") as f:
+        f.seek(info.byte_offset)
+        f.write(b"\xff" * info.size)
+    out = os.path.join(work, "never.h5")
+    for ranks in (2, 3):
+        for layout in ("dense", "csr"):
+            r = run(mpirun(mpi, ranks, cli_mpi, "sparsify", bad, "-o", out, "--method", "threshold", "--threshold", "0.5",
+                           "--layout", layout, "--memory-limit", "128K"), code=3)
+            one_error_line(r, "bad.h5:/W: cannot read values", f"corrupt chunk -np {ranks} {layout}")
+            check(not os.path.exists(out) and not leftovers(work), f"corrupt chunk -np {ranks}: output or temporary left")
+    r = run(mpirun(mpi, 3, cli_mpi, "sparsify", bad, "--method", "threshold"), code=2)
+    one_error_line(r, "--output is required", "usage error -np 3")
+    r = run(mpirun(mpi, 2, cli_mpi, "sparsify", os.path.join(work, "missing.h5"), "-o", out, "--method", "threshold",
+                   "--threshold", "1"), code=3)
+    one_error_line(r, "missing.h5: cannot open: no such file", "missing input -np 2")
+    check(not os.path.exists(out) and not leftovers(work), "missing input: output or temporary left")
+
+
+def main():
+    cli, cli_mpi, mpi, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    version = run(mpirun(mpi, 2, cli_mpi, "--version")).stdout
+    check("MPI: enabled" in version and "2 ranks" in version and "parallel" in version, f"--version: {version!r}")
+    source = make_inputs(work)
+    failure_cases(cli_mpi, mpi, work)
+    root_alone_cases(cli, cli_mpi, mpi, work, source)
+    sparsify_cases(cli, cli_mpi, mpi, work, source)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
