@@ -8,15 +8,19 @@
 
 namespace sparsity::cli {
 
-void printNotes(const core::ValidationReport &report)
+std::string notesText(const core::ValidationReport &report)
 {
+    std::string text;
     for (const auto &finding : report.findings()) {
-        std::cerr << (finding.severity == core::Severity::Warning ? "warning: " : "note: ") << finding.location << ": ";
+        text += (finding.severity == core::Severity::Warning ? "warning: " : "note: ") + finding.location + ": ";
         if (!finding.invariant.empty())
-            std::cerr << finding.invariant << ": ";
-        std::cerr << finding.detail << '\n';
+            text += finding.invariant + ": ";
+        text += finding.detail + '\n';
     }
+    return text;
 }
+
+void printNotes(const core::ValidationReport &report) { std::cerr << notesText(report); }
 
 core::ProgressCallback terminalProgress(std::string what)
 {

@@ -14,6 +14,8 @@ namespace sparsity::cli {
 // (run): exit 1, no further error line.
 struct CheckFailed {};
 
+// "note: <location>: ..." and "warning: ..." lines, one per finding.
+std::string notesText(const core::ValidationReport &report);
 void printNotes(const core::ValidationReport &report);
 // A progress printer labelled `what`, or an empty callback when stderr is not a terminal.
 core::ProgressCallback terminalProgress(std::string what);

@@ -17,7 +17,7 @@ void onRootAlone(const std::function<void()> &command)
     std::exception_ptr failure;
     bool checkFailed = false;
     if (group.isRoot()) {
-        const core::SoloRanksScope alone;
+        const core::SoloRanksScope alone(core::SoloRanksScope::Machine::ToItself);
         try {
             command();
         } catch (const CheckFailed &) {
@@ -26,6 +26,7 @@ void onRootAlone(const std::function<void()> &command)
             failure = std::current_exception();
         }
     }
+    group.waitIdle();
     group.agree(failure);
     if (group.sum(checkFailed ? 1 : 0) > 0)
         throw CheckFailed{};

@@ -1,10 +1,11 @@
 #include "app/cli/run_command.h"
 
 #include "app/cli/cli_output.h"
-#include "app/cli/rank_dispatch.h"
+#include "core/parallel/rank_group.h"
 #include "core/pipeline/batch_run.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -54,16 +55,71 @@ nlohmann::ordered_json reportJson(const core::BatchInputReport &r)
     return json;
 }
 
+// What an input's run prints: its error line first, its notes after it (they belong to it),
+// then its line or its part of the --json report.
+struct InputOutcome {
+    std::int64_t index = 0;
+    bool ok = false;
+    std::string errorLine, notes, doneLine;
+    nlohmann::ordered_json report;
+};
+
+InputOutcome outcomeOf(std::int64_t index, const core::BatchInputReport &r)
+{
+    InputOutcome o{index,
+                   r.ok,
+                   r.ok ? "" : "error: " + r.error + "\n",
+                   notesText(r.notes),
+                   r.ok ? r.job.input + " -> " + r.job.output + "\n" : "",
+                   reportJson(r)};
+    return o;
+}
+
+void print(const InputOutcome &o, bool json)
+{
+    std::cerr << o.errorLine << o.notes;
+    if (!json)
+        std::cout << o.doneLine;
+}
+
+// Every rank's outcomes, on the root, in input order (ranks took inputs as they were free).
+std::vector<InputOutcome> gatherOutcomes(const std::vector<InputOutcome> &mine)
+{
+    auto list = nlohmann::json::array();
+    for (const auto &o : mine)
+        list.push_back({{"index", o.index},
+                        {"ok", o.ok},
+                        {"error", o.errorLine},
+                        {"notes", o.notes},
+                        {"done", o.doneLine},
+                        {"report", o.report.dump()}});
+    std::vector<InputOutcome> all;
+    for (const auto &text : core::ranks().gatherToRoot(list.dump()))
+        for (const auto &o : nlohmann::json::parse(text))
+            all.push_back({o["index"].get<std::int64_t>(), o["ok"].get<bool>(), o["error"].get<std::string>(),
+                           o["notes"].get<std::string>(), o["done"].get<std::string>(),
+                           nlohmann::ordered_json::parse(o["report"].get<std::string>())});
+    std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.index < b.index; });
+    return all;
+}
+
 void runBatch(const RunOptions &o)
 {
-    auto recipe = core::parseBatch(o.batch);
-    if (o.memoryLimitOption->count() > 0) {
-        recipe.memoryLimit = core::parseMemoryLimit(o.memoryLimit);
-        if (recipe.sparsify)
-            recipe.sparsify->memoryLimit = recipe.memoryLimit;
-    }
-    const auto budget = applyMemoryLimit(recipe.memoryLimit ? std::to_string(*recipe.memoryLimit) : "auto");
-    const auto jobs = core::planBatch(recipe);
+    const auto &group = core::ranks();
+    // Every rank reads the recipe; a bad one is refused once, before any input runs.
+    core::BatchRecipe recipe;
+    std::vector<core::BatchJob> jobs;
+    std::int64_t budget = 0;
+    core::agreeOn(group, [&] {
+        recipe = core::parseBatch(o.batch);
+        if (o.memoryLimitOption->count() > 0) {
+            recipe.memoryLimit = core::parseMemoryLimit(o.memoryLimit);
+            if (recipe.sparsify)
+                recipe.sparsify->memoryLimit = recipe.memoryLimit;
+        }
+        budget = applyMemoryLimit(recipe.memoryLimit ? std::to_string(*recipe.memoryLimit) : "auto");
+        jobs = core::planBatch(recipe);
+    });
     if (o.dryRun) {
         if (o.json) {
             auto list = nlohmann::ordered_json::array();
@@ -76,32 +132,40 @@ void runBatch(const RunOptions &o)
         }
         return;
     }
-    // Inputs run one after another, each kernel using every core: Debian's HDF5 is built
-    // without thread safety, so two inputs cannot be read or written at once in one process.
-    const bool terminal = ::isatty(STDERR_FILENO);
-    auto reports = nlohmann::ordered_json::array();
-    std::size_t failed = 0;
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
+    // In one process inputs run one after another, each kernel using every core: Debian's HDF5
+    // is built without thread safety, so two inputs cannot be read or written at once. Across
+    // ranks each input goes to whichever rank is free next and is done by that rank alone.
+    const bool terminal = ::isatty(STDERR_FILENO) && group.isSolo();
+    const auto count = static_cast<std::int64_t>(jobs.size());
+    std::vector<InputOutcome> mine;
+    for (auto i = group.nextTask(); i < count; i = group.nextTask()) {
+        const auto &job = jobs[static_cast<std::size_t>(i)];
         if (terminal)
-            std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, jobs.size(), jobs[i].input.c_str());
-        const auto r = core::runBatchJob(recipe, jobs[i]);
-        // An input's error line comes first, its notes after it: they belong to it.
-        if (!r.ok) {
-            ++failed;
-            std::cerr << "error: " << r.error << '\n';
-        }
-        printNotes(r.notes);
-        if (r.ok && !o.json)
-            std::cout << r.job.input << " -> " << r.job.output << '\n';
-        reports.push_back(reportJson(r));
+            std::fprintf(stderr, "[%lld/%zu] %s\n", static_cast<long long>(i + 1), jobs.size(), job.input.c_str());
+        const core::SoloRanksScope alone;
+        mine.push_back(outcomeOf(i, core::runBatchJob(recipe, job)));
+        if (group.isSolo())
+            print(mine.back(), o.json);
     }
-    if (o.json) {
-        nlohmann::ordered_json json{{"batch", o.batch}, {"inputs", reports}, {"failed", failed}};
-        addMemoryReport(json, budget);
-        std::cout << json.dump(2) << '\n';
-    } else
-        std::cout << jobs.size() - failed << " of " << jobs.size() << " inputs done\n";
-    if (failed > 0)
+    group.waitIdle();
+    const auto outcomes = group.isSolo() ? mine : gatherOutcomes(mine);
+    auto reports = nlohmann::ordered_json::array();
+    std::int64_t failed = 0;
+    for (const auto &outcome : outcomes) {
+        if (!group.isSolo())
+            print(outcome, o.json);
+        failed += outcome.ok ? 0 : 1;
+        reports.push_back(outcome.report);
+    }
+    if (group.isRoot()) {
+        if (o.json) {
+            nlohmann::ordered_json json{{"batch", o.batch}, {"inputs", reports}, {"failed", failed}};
+            addMemoryReport(json, budget);
+            std::cout << json.dump(2) << '\n';
+        } else
+            std::cout << count - failed << " of " << jobs.size() << " inputs done\n";
+    }
+    if (group.sum(failed) > 0)
         throw CheckFailed{};
 }
 
@@ -115,7 +179,7 @@ void addRunCommand(CLI::App &app)
     o->memoryLimitOption = addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--dry-run", o->dryRun, "Check the batch file and list inputs and outputs; open and write nothing");
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
-    c->callback([o] { onRootAlone([&] { runBatch(*o); }); });
+    c->callback([o] { runBatch(*o); });
 }
 
 } // namespace sparsity::cli

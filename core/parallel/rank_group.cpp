@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <omp.h>
 
 namespace sparsity::core {
 namespace {
@@ -39,9 +40,21 @@ void markFailureShared() { g_failureShared.store(true); }
 
 void setWorldRanks(const RankGroup *group) { g_world = group ? group : &g_alone; }
 
-SoloRanksScope::SoloRanksScope() : m_previous(g_current.exchange(&m_solo)) {}
+SoloRanksScope::SoloRanksScope(Machine machine)
+    : m_solo(machine == Machine::ToItself ? 1 : ranks().ranksOnThisNode()), m_previous(g_current.exchange(&m_solo))
+{
+    if (machine == Machine::ToItself && m_previous == nullptr && !g_world->isSolo()) {
+        m_threads = omp_get_max_threads();
+        omp_set_num_threads(omp_get_num_procs());
+    }
+}
 
-SoloRanksScope::~SoloRanksScope() { g_current.store(m_previous); }
+SoloRanksScope::~SoloRanksScope()
+{
+    g_current.store(m_previous);
+    if (m_threads > 0)
+        omp_set_num_threads(m_threads);
+}
 
 RowRange rowsOfRank(std::int64_t rows, std::int64_t unit, int rank, int size)
 {

@@ -48,6 +48,9 @@ public:
     // The next task of a shared counter: 0, 1, 2, ... across every rank, each number handed out
     // once (a batch's inputs go to whichever rank is free).
     virtual std::int64_t nextTask() const = 0;
+    // Waits until every rank calls it, without keeping a core busy (MPI's collectives spin):
+    // ranks waiting for the root leave it the machine's cores.
+    virtual void waitIdle() const = 0;
 };
 
 // Runs `work` on every rank and agrees on its failure before returning its result.
@@ -84,12 +87,14 @@ void markFailureShared();
 // order, whole multiples of `unit` rows (a block, a chunk) except the last.
 RowRange rowsOfRank(std::int64_t rows, std::int64_t unit, int rank, int size);
 
-// A group of one, alone: no collective waits for anyone.
+// A group of one: no collective waits for anyone. It may still share its machine with
+// `ranksOnThisNode` processes (a batch's ranks, each doing its own input).
 class SoloRanks final : public RankGroup {
 public:
+    explicit SoloRanks(int ranksOnThisNode = 1) : m_onNode(ranksOnThisNode) {}
     int rank() const override { return 0; }
     int size() const override { return 1; }
-    int ranksOnThisNode() const override { return 1; }
+    int ranksOnThisNode() const override { return m_onNode; }
     void sum(std::span<std::int64_t>) const override {}
     void min(std::span<double>) const override {}
     void max(std::span<double>) const override {}
@@ -98,22 +103,28 @@ public:
     std::vector<std::string> gatherToRoot(const std::string &text) const override { return {text}; }
     void agree(std::exception_ptr failure) const override;
     std::int64_t nextTask() const override { return m_next++; }
+    void waitIdle() const override {}
 
 private:
+    int m_onNode;
     mutable std::int64_t m_next = 0;
 };
 
-// While alive, ranks() is a group of one on this process.
+// While alive, ranks() is a group of one on this process. Alone on the machine (the other
+// ranks wait idle), it takes the whole machine's memory budget and cores; otherwise it keeps
+// its share of them.
 class SoloRanksScope {
 public:
-    SoloRanksScope();
+    enum class Machine { Shared, ToItself };
+    explicit SoloRanksScope(Machine machine = Machine::Shared);
     ~SoloRanksScope();
     SoloRanksScope(const SoloRanksScope &) = delete;
     SoloRanksScope &operator=(const SoloRanksScope &) = delete;
 
 private:
-    const RankGroup *m_previous;
     SoloRanks m_solo;
+    const RankGroup *m_previous;
+    int m_threads = 0; // OpenMP threads to restore; 0: unchanged
 };
 
 // Installs the group ranks() returns outside any SoloRanksScope (rank_session.cpp does).

@@ -7,6 +7,7 @@
 #include "core/util/progress.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <iostream>
 #include <new>
 #include <omp.h>
+#include <thread>
 
 namespace sparsity::core {
 namespace {
@@ -152,7 +154,17 @@ public:
         MPI_Win_unlock(0, m_counter);
         return task;
     }
-    MPI_Comm communicator() const { return m_comm; }
+    void waitIdle() const override
+    {
+        MPI_Request request;
+        MPI_Ibarrier(m_comm, &request);
+        for (int done = 0;;) {
+            MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+            if (done)
+                return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    }
 
 private:
     MPI_Comm m_comm = MPI_COMM_NULL;

@@ -9,8 +9,9 @@
   order, every dataset's dtype, shape and bytes, every attribute; and the same report. Rows
   not divisible by the ranks, ranks with no rows (a 3-row tensor on 4 ranks), float64 with
   NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole;
-* the subcommands run on the root alone (convert, eval, step, inspect, run) write and print
-  what `sparsity` does;
+* the subcommands run on the root alone (convert, eval, step, inspect) write and print what
+  `sparsity` does; `run` hands its inputs to free ranks and writes, reports and exits as
+  `sparsity` does, a failing input included;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
   dataset, no output, no temporary file; a usage error and a missing input: one line, the
   serial tool's exit code."""
@@ -130,14 +131,48 @@ def root_alone_cases(cli, cli_mpi, mpi, work, source):
     inspected = run([cli, "inspect", source, "--count"]).stdout
     check(run(mpirun(mpi, 3, cli_mpi, "inspect", source, "--count")).stdout == inspected, "inspect --count -np 3 differs")
 
-    batch = os.path.join(work, "batch.json")
-    with open(batch, "w") as f:
-        json.dump({"version": 1, "inputs": [source], "datasets": ["/W"],
-                   "output": {"layout": "csr", "path": os.path.join(work, "batch_out", "{stem}.sparse.h5")},
-                   "sparsify": {"method": "threshold", "threshold": 0.5}}, f)
-    run(mpirun(mpi, 2, cli_mpi, "run", batch))
-    produced = os.listdir(os.path.join(work, "batch_out"))
-    check(len(produced) == 1, f"run -np 2 wrote {produced}")
+
+
+def run_cases(cli, cli_mpi, mpi, work, source):
+    """`run` hands its inputs to whichever rank is free: the same outputs, report and exit code."""
+    folder = os.path.join(work, "batch_in")
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(5)
+    for i in range(7):
+        with h5py.File(os.path.join(folder, f"in{i}.h5"), "w") as f:
+            f["W"] = rng.standard_normal((50 + 13 * i, 16)).astype("float32")
+    with h5py.File(os.path.join(folder, "in7.h5"), "w") as f:  # fails: no /W
+        f["other"] = np.ones((3, 3))
+
+    def batch(out):
+        path = os.path.join(work, f"batch_{os.path.basename(out)}.json")
+        with open(path, "w") as f:
+            json.dump({"version": 1, "inputs": [os.path.join(folder, "in*.h5")], "datasets": ["/W"],
+                       "output": {"layout": "csr", "path": os.path.join(out, "{stem}.sparse.h5")},
+                       "sparsify": {"method": "threshold", "threshold": 0.5}}, f)
+        return path
+
+    reference = os.path.join(work, "batch_reference")
+    expected = run([cli, "run", batch(reference), "--json"], code=1)
+    expected_text = run([cli, "run", batch(reference)], code=1)
+    for ranks in (1, 2, 3):
+        out = os.path.join(work, f"batch_np{ranks}")
+        r = run(mpirun(mpi, ranks, cli_mpi, "run", batch(out), "--json"), code=1)
+        check(sorted(os.listdir(out)) == sorted(os.listdir(reference)), f"run -np {ranks}: outputs {os.listdir(out)}")
+        for name in os.listdir(reference):
+            same_files(os.path.join(reference, name), os.path.join(out, name), f"run -np {ranks} {name}")
+        mine = comparable(json.loads(r.stdout.replace(out, reference)))
+        theirs = comparable(json.loads(expected.stdout))
+        for report in (mine, theirs):
+            report.pop("batch")
+            for entry in report["inputs"]:
+                entry.pop("seconds")
+        check(mine == theirs, f"run -np {ranks}: report differs")
+        errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+        check(errors == [line for line in expected.stderr.splitlines() if line.startswith("error:")],
+              f"run -np {ranks}: error lines {errors}")
+        text = run(mpirun(mpi, ranks, cli_mpi, "run", batch(out)), code=1).stdout
+        check(text.replace(out, reference) == expected_text.stdout, f"run -np {ranks}: printed {text!r}")
 
 
 def one_error_line(r, pattern, what):
@@ -184,6 +219,7 @@ def main():
     source = make_inputs(work)
     failure_cases(cli_mpi, mpi, work)
     root_alone_cases(cli, cli_mpi, mpi, work, source)
+    run_cases(cli, cli_mpi, mpi, work, source)
     sparsify_cases(cli, cli_mpi, mpi, work, source)
     print("ok")
 
