@@ -1,5 +1,6 @@
 #include "app/cli/cli_output.h"
 
+#include "core/parallel/rank_group.h"
 #include "core/util/memory_budget.h"
 
 #include <cstdio>
@@ -20,7 +21,11 @@ std::string notesText(const core::ValidationReport &report)
     return text;
 }
 
-void printNotes(const core::ValidationReport &report) { std::cerr << notesText(report); }
+void printNotes(const core::ValidationReport &report)
+{
+    if (core::ranks().isRoot()) // every rank read the same input and found the same notes
+        std::cerr << notesText(report);
+}
 
 core::ProgressCallback terminalProgress(std::string what)
 {

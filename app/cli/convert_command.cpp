@@ -1,7 +1,6 @@
 #include "app/cli/convert_command.h"
 
 #include "app/cli/cli_output.h"
-#include "app/cli/rank_dispatch.h"
 #include "core/pipeline/convert_file.h"
 
 #include <CLI/CLI.hpp>
@@ -50,7 +49,7 @@ void addConvertCommand(CLI::App &app)
     command->add_option("--index-width", options->indexWidth, "csr/csc index type (auto: int32 when it fits)")
         ->check(CLI::IsMember({"auto", "int32", "int64"}));
     addMemoryLimitOption(command, options->memoryLimit);
-    command->callback([options] { onRootAlone([&] { runConvert(*options); }); });
+    command->callback([options] { runConvert(*options); });
 }
 
 } // namespace sparsity::cli

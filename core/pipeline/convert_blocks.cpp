@@ -2,6 +2,7 @@
 
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/parallel/rank_group.h"
 #include "core/tensor/buffer.h"
 #include "core/util/errors.h"
 
@@ -26,11 +27,24 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
         static_cast<std::int64_t>(sizeof(T)) + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 * e.shape.size()) : 0);
     const auto blockRows =
         std::clamp<std::int64_t>(budget / std::max<std::int64_t>(1, width * perValue), 1, std::max<std::int64_t>(rows, 1));
-    Buffer<T> block(at(blockRows * width));
+    // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own
+    // range of them, every rank making as many (collective) writes as the one with the most.
+    const auto &group = ranks();
+    double agreed[] = {static_cast<double>(blockRows)};
+    group.min(agreed);
+    const auto unit = static_cast<std::int64_t>(agreed[0]);
+    const auto mine = rowsOfRank(rows, unit, group.rank(), group.size());
+    double blocks[] = {static_cast<double>((mine.count() + unit - 1) / unit)};
+    group.max(blocks);
+    const auto rounds = static_cast<std::int64_t>(blocks[0]);
+    Buffer<T> block(at(std::min(unit, std::max<std::int64_t>(mine.count(), 1)) * width));
     auto forEachBlock = [&](auto &&f) {
-        for (std::int64_t first = 0; first < rows; first += blockRows) {
-            const auto end = std::min(rows, first + blockRows);
-            reader.readRows(first, end, block.data());
+        for (std::int64_t k = 0; k < rounds; ++k) {
+            const auto first = std::min(mine.end, mine.begin + k * unit), end = std::min(mine.end, first + unit);
+            agreeOn(group, [&] {
+                if (end > first)
+                    reader.readRows(first, end, block.data());
+            });
             f(first, end - first);
         }
     };
@@ -41,20 +55,17 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
         forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
         return converted;
     }
-    std::vector<std::int64_t> storedPerRow(at(rows));
+    std::vector<std::int64_t> storedPerRow(at(mine.count()));
     forEachBlock([&](std::int64_t first, std::int64_t count) {
 #pragma omp parallel for schedule(static) if (count * width >= (1 << 15))
         for (std::int64_t r = 0; r < count; ++r)
-            storedPerRow[at(first + r)] =
+            storedPerRow[at(first - mine.begin + r)] =
                 std::count_if(block.data() + r * width, block.data() + (r + 1) * width, [](T x) { return x != T{}; });
     });
-    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
-                                 sparseRowCountsAcrossRanks(0, storedPerRow), request.writeOptions);
+    const auto counts = sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow));
+    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(), counts, request.writeOptions);
     forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
-    if (request.layout == Layout::RowSparse)
-        converted.storedAfter = width * std::count_if(storedPerRow.begin(), storedPerRow.end(), [](auto n) { return n > 0; });
-    else
-        converted.storedAfter = std::accumulate(storedPerRow.begin(), storedPerRow.end(), std::int64_t{0});
+    converted.storedAfter = request.layout == Layout::RowSparse ? width * counts.storedRowsTotal : counts.entriesTotal;
     return converted;
 }
 

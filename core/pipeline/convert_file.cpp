@@ -4,6 +4,7 @@
 #include "core/io/file_identity.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
+#include "core/parallel/rank_group.h"
 #include "core/pipeline/convert_blocks.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
@@ -15,42 +16,56 @@ namespace sparsity::core {
 std::vector<ConvertedElement>
 convertFile(const ConvertRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
-    refuseOverwritingInput(request.output, request.input);
-    const H5File input = H5File::openRead(request.input);
-    const auto elements = selectElements(input, request.datasets, &report);
-    for (const auto &element : elements) {
-        try {
-            requireLayoutCanHold(request.layout, element.shape);
-        } catch (const Error &error) {
-            rethrowWithContext(error, input.where(element.path));
+    // Checked by every rank before the output exists; one that cannot read the input stops all.
+    const auto &group = ranks();
+    std::optional<H5File> opened;
+    std::vector<ElementInfo> elements;
+    std::int64_t budget = 0;
+    agreeOn(group, [&] {
+        refuseOverwritingInput(request.output, request.input);
+        opened.emplace(H5File::openRead(request.input));
+        elements = selectElements(*opened, request.datasets, &report);
+        for (const auto &element : elements) {
+            try {
+                requireLayoutCanHold(request.layout, element.shape);
+            } catch (const Error &error) {
+                rethrowWithContext(error, opened->where(element.path));
+            }
+            if (request.layout == Layout::Dense)
+                requireAllocatable(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)), opened->where(element.path));
         }
-        if (request.layout == Layout::Dense)
-            requireAllocatable(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)), input.where(element.path));
-    }
-
-    const auto budget = resolveMemoryLimit(request.memoryLimit);
+        budget = resolveMemoryLimit(request.memoryLimit);
+    });
+    const H5File &input = *opened;
     AtomicOutput output(request.output);
     std::vector<ConvertedElement> converted;
     std::int64_t done = 0;
     for (const auto &element : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
         const auto bytes = bytesFor(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)));
-        if (bytes > budget && convertInBlocksCan(request, element) && fitsFreeSpaceOf(request.output, bytes)) {
+        // Every rank takes the same path: in blocks only when every rank would.
+        double inBlocks[] = {
+            bytes > budget && convertInBlocksCan(request, element) && fitsFreeSpaceOf(request.output, bytes) ? 1.0 : 0.0};
+        group.min(inBlocks);
+        if (inBlocks[0] > 0) {
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;
         }
+        // Whole: every rank reads and converts it, the root writes it.
         const auto where = input.where(element.path);
-        const Tensor tensor =
-            withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); });
-        const Tensor result = withAllocationContext(where, "converting it", [&] {
-            try {
-                return toLayout(tensor, request.layout);
-            } catch (const Error &error) {
-                rethrowWithContext(error, where);
-            }
+        std::optional<Tensor> tensor, result;
+        agreeOn(group, [&] {
+            tensor.emplace(withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); }));
+            result.emplace(withAllocationContext(where, "converting it", [&] {
+                try {
+                    return toLayout(*tensor, request.layout);
+                } catch (const Error &error) {
+                    rethrowWithContext(error, where);
+                }
+            }));
         });
-        writeTensor(output.file(), element.path, result, request.writeOptions);
-        converted.push_back({element.path, tensor.storedCount(), result.storedCount()});
+        writeTensor(output.file(), element.path, *result, request.writeOptions);
+        converted.push_back({element.path, tensor->storedCount(), result->storedCount()});
     }
     reportProgress(progress, done, static_cast<std::int64_t>(elements.size()));
     output.commit();

@@ -9,7 +9,8 @@
   order, every dataset's dtype, shape and bytes, every attribute; and the same report. Rows
   not divisible by the ranks, ranks with no rows (a 3-row tensor on 4 ranks), float64 with
   NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole;
-* the subcommands run on the root alone (convert, eval, step, inspect) write and print what
+* `convert` across ranks writes what `sparsity` writes for every layout, streamed and whole;
+* the subcommands run on the root alone (eval, step, inspect) write and print what
   `sparsity` does; `run` hands its inputs to free ranks and writes, reports and exits as
   `sparsity` does, a failing input included;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
@@ -113,9 +114,26 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
                 os.remove(reference)
 
 
+def convert_cases(cli, cli_mpi, mpi, work, source):
+    for layout in ("dense", "csr", "coo", "row_sparse", "csc"):
+        for limit in ("64K", "auto") if layout != "csc" else ("auto",):  # csc needs the whole tensor
+            args = [source, "--layout", layout, "--memory-limit", limit]
+            if layout in ("csr", "csc"):
+                args += ["--dataset", "/W", "--dataset", "/E", "--dataset", "/tiny"]
+            reference = os.path.join(work, "convert_reference.h5")
+            expected = run([cli, "convert", args[0], reference, *args[1:]])
+            for ranks in (1, 2, 3, 4):
+                out = os.path.join(work, f"convert{ranks}.h5")
+                r = run(mpirun(mpi, ranks, cli_mpi, "convert", args[0], out, *args[1:]))
+                what = f"convert {layout} {limit} -np {ranks}"
+                same_files(reference, out, what)
+                check(r.stdout == expected.stdout, f"{what}: printed {r.stdout!r}")
+                check(r.stderr.count("note:") == expected.stderr.count("note:"), f"{what}: notes {r.stderr!r}")
+                os.remove(out)
+
+
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
     commands = {
-        "convert": ["convert", source, "{out}", "--layout", "csr", "--dataset", "/W"],
         "eval": ["eval", "--expr", "x * 2 + 1", "--input", f"x={source}:/W", "-o", "{out}"],
         "step": ["step", source, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/W",
                  "--grad", "/W"],
@@ -218,6 +236,7 @@ def main():
     check("MPI: enabled" in version and "2 ranks" in version and "parallel" in version, f"--version: {version!r}")
     source = make_inputs(work)
     failure_cases(cli_mpi, mpi, work)
+    convert_cases(cli, cli_mpi, mpi, work, source)
     root_alone_cases(cli, cli_mpi, mpi, work, source)
     run_cases(cli, cli_mpi, mpi, work, source)
     sparsify_cases(cli, cli_mpi, mpi, work, source)
