@@ -15,11 +15,13 @@
   `sparsity` does, a failing input included;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
   dataset, no output, no temporary file; a usage error and a missing input: one line, the
-  serial tool's exit code."""
+  serial tool's exit code; Ctrl-C on mpirun mid-write: every rank stops, nothing is left."""
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -203,6 +205,32 @@ def leftovers(folder):
     return [name for name in os.listdir(folder) if name.startswith(".sw-tmp")]
 
 
+def interrupt_case(cli_mpi, mpi, work):
+    """Ctrl-C on mpirun while the ranks write: every rank stops, nothing is left."""
+    big = os.path.join(work, "interrupted.h5")
+    with h5py.File(big, "w") as f:
+        f["W"] = np.random.default_rng(4).standard_normal((8192, 2048)).astype("float32")
+    out = os.path.join(work, "interrupted_out.h5")
+    # coo under a 64 KiB budget: thousands of small collective writes, several seconds, longer
+    # than mpirun takes to stop its ranks after a SIGINT (about a second here).
+    child = subprocess.Popen(mpirun(mpi, 2, cli_mpi, "sparsify", big, "-o", out, "--method", "threshold",
+                                    "--threshold", "0.5", "--layout", "coo", "--memory-limit", "64K"),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not leftovers(work) and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    check(child.poll() is None, "interrupt: the run ended before it wrote anything; make the input larger")
+    time.sleep(0.3)
+    child.send_signal(signal.SIGINT)  # what Ctrl-C sends mpirun (its ranks have process groups of their own)
+    child.communicate(timeout=60)
+    check(child.returncode != 0, "interrupt: mpirun exited 0")
+    time.sleep(0.5)
+    check(not os.path.exists(out) and not leftovers(work), f"interrupt: left {os.listdir(work)}")
+    ranks = subprocess.run(["pgrep", "-f", out], capture_output=True, text=True).stdout.split()
+    check(not ranks, f"interrupt: ranks still running: {ranks}")
+    os.remove(big)
+
+
 def failure_cases(cli_mpi, mpi, work):
     # A corrupt chunk among the last rows: only the last rank reads it.
     bad = os.path.join(work, "bad.h5")
@@ -236,6 +264,7 @@ def main():
     check("MPI: enabled" in version and "2 ranks" in version and "parallel" in version, f"--version: {version!r}")
     source = make_inputs(work)
     failure_cases(cli_mpi, mpi, work)
+    interrupt_case(cli_mpi, mpi, work)
     convert_cases(cli, cli_mpi, mpi, work, source)
     root_alone_cases(cli, cli_mpi, mpi, work, source)
     run_cases(cli, cli_mpi, mpi, work, source)
