@@ -1,7 +1,6 @@
 #include "app/cli/eval_command.h"
 
 #include "app/cli/cli_output.h"
-#include "app/cli/rank_dispatch.h"
 #include "core/pipeline/eval_file.h"
 
 #include <CLI/CLI.hpp>
@@ -91,7 +90,7 @@ void addEvalCommand(CLI::App &app)
     c->add_flag("--print", o->print, "Print the result as torch.masked does (-- for unspecified)");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
-    c->callback([o] { onRootAlone([&] { runEval(*o); }); });
+    c->callback([o] { runEval(*o); });
 }
 
 } // namespace sparsity::cli

@@ -65,3 +65,27 @@ RowRange rowsOfRank(std::int64_t rows, std::int64_t unit, int rank, int size)
 }
 
 } // namespace sparsity::core
+
+namespace sparsity::core {
+
+RowRange RankBlocks::block(std::int64_t k) const
+{
+    const auto first = std::min(mine.end, mine.begin + k * blockRows);
+    return {first, std::min(mine.end, first + blockRows)};
+}
+
+RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t blockRows)
+{
+    RankBlocks b;
+    double smallest[] = {static_cast<double>(std::max<std::int64_t>(1, blockRows))};
+    group.min(smallest);
+    b.blockRows = static_cast<std::int64_t>(smallest[0]);
+    b.mine = rowsOfRank(rows, b.blockRows, group.rank(), group.size());
+    b.count = (b.mine.count() + b.blockRows - 1) / b.blockRows;
+    double most[] = {static_cast<double>(b.count)};
+    group.max(most);
+    b.rounds = static_cast<std::int64_t>(most[0]);
+    return b;
+}
+
+} // namespace sparsity::core

@@ -87,6 +87,20 @@ void markFailureShared();
 // order, whole multiples of `unit` rows (a block, a chunk) except the last.
 RowRange rowsOfRank(std::int64_t rows, std::int64_t unit, int rank, int size);
 
+// A dataset's rows in blocks, divided among a group's ranks: every rank cuts the same blocks
+// (the smallest `blockRows` any rank asked for), works its own contiguous range of them, and
+// makes `rounds` collective writes, the number of blocks of the rank with the most (past its
+// last block a rank writes an empty one).
+struct RankBlocks {
+    std::int64_t blockRows = 1;
+    RowRange mine;          // this rank's rows
+    std::int64_t count = 0; // this rank's blocks
+    std::int64_t rounds = 0;
+    // Block k of this rank's rows: empty at and past `count`.
+    RowRange block(std::int64_t k) const;
+};
+RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t blockRows); // collective
+
 // A group of one: no collective waits for anyone. It may still share its machine with
 // `ranksOnThisNode` processes (a batch's ranks, each doing its own input).
 class SoloRanks final : public RankGroup {

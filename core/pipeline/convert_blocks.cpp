@@ -30,22 +30,17 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
     // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own
     // range of them, every rank making as many (collective) writes as the one with the most.
     const auto &group = ranks();
-    double agreed[] = {static_cast<double>(blockRows)};
-    group.min(agreed);
-    const auto unit = static_cast<std::int64_t>(agreed[0]);
-    const auto mine = rowsOfRank(rows, unit, group.rank(), group.size());
-    double blocks[] = {static_cast<double>((mine.count() + unit - 1) / unit)};
-    group.max(blocks);
-    const auto rounds = static_cast<std::int64_t>(blocks[0]);
-    Buffer<T> block(at(std::min(unit, std::max<std::int64_t>(mine.count(), 1)) * width));
+    const auto blocks = divideRows(group, rows, blockRows);
+    const auto &mine = blocks.mine;
+    Buffer<T> block(at(std::min(blocks.blockRows, std::max<std::int64_t>(mine.count(), 1)) * width));
     auto forEachBlock = [&](auto &&f) {
-        for (std::int64_t k = 0; k < rounds; ++k) {
-            const auto first = std::min(mine.end, mine.begin + k * unit), end = std::min(mine.end, first + unit);
+        for (std::int64_t k = 0; k < blocks.rounds; ++k) {
+            const auto rowsOfBlock = blocks.block(k);
             agreeOn(group, [&] {
-                if (end > first)
-                    reader.readRows(first, end, block.data());
+                if (rowsOfBlock.count() > 0)
+                    reader.readRows(rowsOfBlock.begin, rowsOfBlock.end, block.data());
             });
-            f(first, end - first);
+            f(rowsOfBlock.begin, rowsOfBlock.count());
         }
     };
 

@@ -4,6 +4,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/masked/element_ops.h"
+#include "core/parallel/rank_group.h"
 #include "core/tensor/dtype.h"
 #include "core/util/memory_budget.h"
 
@@ -127,26 +128,39 @@ EvalReport evalInBlocks(const EvalRequest &request,
     const auto perRow = std::max<std::int64_t>(1, width * (2 * valueBytes + 8));
     const auto blockRows = std::clamp<std::int64_t>(budgetBytes / perRow, 1, std::max<std::int64_t>(rows, 1));
 
-    AtomicOutput output(request.output);
-    std::optional<RowStreamWriter> writer;
+    // Across ranks: the same blocks, each rank its own range of them, every rank making as many
+    // (collective) writes as the one with the most.
+    const auto &group = ranks();
+    const auto blocks = divideRows(group, rows, blockRows);
     double computeSeconds = 0.0;
-    for (std::int64_t first = 0; first < rows; first += blockRows) {
-        const auto end = std::min(rows, first + blockRows);
+    auto evaluate = [&](std::int64_t first, std::int64_t end) {
         const auto tensors = readBlock(inputs, used, readers, first, end);
         const auto computeStart = Clock::now();
-        const auto value =
+        auto value =
             evaluateExpression(expression, request.expression, makeEvalInputs(tensors, expression), request.policy, device);
         computeSeconds += seconds(computeStart, Clock::now());
-        std::visit(
-            [&](const auto &v) {
-                using T = typename std::decay_t<decltype(v.values)>::value_type;
-                if (!writer) {
-                    result.dtype = dtypeOf<T>();
-                    writer.emplace(output.file(), "/result", shape, result.dtype);
-                }
-                writer->writeRows(first, end - first, v.values.data());
-            },
-            value);
+        return value;
+    };
+    // The result's dtype, known before any rank writes: the expression on the first row.
+    agreeOn(group, [&] {
+        std::visit([&](const auto &v) { result.dtype = dtypeOf<typename std::decay_t<decltype(v.values)>::value_type>(); },
+                   evaluate(0, 1));
+    });
+
+    AtomicOutput output(request.output);
+    RowStreamWriter writer(output.file(), "/result", shape, result.dtype);
+    for (std::int64_t k = 0; k < blocks.rounds; ++k) {
+        const auto block = blocks.block(k);
+        std::optional<AnyValue> value;
+        agreeOn(group, [&] {
+            if (block.count() > 0)
+                value = evaluate(block.begin, block.end);
+        });
+        if (!value) {
+            writer.writeRows(block.begin, 0, nullptr);
+            continue;
+        }
+        std::visit([&](const auto &v) { writer.writeRows(block.begin, block.count(), v.values.data()); }, *value);
     }
     output.commit();
     result.inputs = std::move(inputs); // described: dense inputs specify every element

@@ -73,14 +73,11 @@ public:
         // Every rank blocks the rows alike (the smallest block any rank's budget allows) and works
         // its own range of whole blocks; every rank makes as many write calls as the rank with
         // the most blocks (collective writes), the others writing nothing in their last ones.
-        double blockRows[] = {static_cast<double>(m_blockRows)};
-        m_group.min(blockRows);
-        m_blockRows = static_cast<std::int64_t>(blockRows[0]);
-        m_mine = rowsOfRank(m_rows, m_blockRows, m_group.rank(), m_group.size());
-        m_blocks = (m_mine.count() + m_blockRows - 1) / m_blockRows;
-        double blocks[] = {static_cast<double>(m_blocks)};
-        m_group.max(blocks);
-        m_rounds = static_cast<std::int64_t>(blocks[0]);
+        const auto divided = divideRows(m_group, m_rows, m_blockRows);
+        m_blockRows = divided.blockRows;
+        m_mine = divided.mine;
+        m_blocks = divided.count;
+        m_rounds = divided.rounds;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
         m_resident = bytesFor(m_mine.count() * m_width, sizeof(T)) <= budget - maskBytes;

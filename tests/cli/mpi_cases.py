@@ -10,7 +10,9 @@
   not divisible by the ranks, ranks with no rows (a 3-row tensor on 4 ranks), float64 with
   NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole;
 * `convert` across ranks writes what `sparsity` writes for every layout, streamed and whole;
-* the subcommands run on the root alone (eval, step, inspect) write and print what
+* `eval` across ranks: elementwise expressions streamed, others whole, --print: the serial
+  tool's file and report;
+* the subcommands run on the root alone (step, inspect) write and print what
   `sparsity` does; `run` hands its inputs to free ranks and writes, reports and exits as
   `sparsity` does, a failing input included;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
@@ -83,6 +85,7 @@ def make_inputs(work):
         f["I"] = rng.integers(-5, 6, (300, 12)).astype("int32")
         f["T3"] = rng.standard_normal((90, 4, 8)).astype("float32")
         f["tiny"] = rng.standard_normal((3, 8)).astype("float32")  # fewer rows than ranks
+        f["V"] = rng.standard_normal((1003, 64))
     return path
 
 
@@ -134,9 +137,33 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
                 os.remove(out)
 
 
+def eval_cases(cli, cli_mpi, mpi, work, source):
+    """Elementwise expressions stream across ranks; the rest are evaluated whole, written by the root."""
+    cases = [("x * 2 + 1", ["x=/W"]), ("sqrt(abs(x)) * y - x", ["x=/W", "y=/V"]), ("x * 3", ["x=/tiny"]),
+             ("sum(x, 1)", ["x=/W"])]
+    for expression, bindings in cases:
+        for limit in ("64K", "auto") if not expression.startswith("sum") else ("auto",):  # a reduction reads whole
+            args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]
+            for binding in bindings:
+                name, path = binding.split("=")
+                args += ["--input", f"{name}={source}:{path}"]
+            reference = os.path.join(work, "eval_reference.h5")
+            expected = json.loads(run([cli, *args, "-o", reference]).stdout)
+            for ranks in (1, 2, 3, 4):
+                out = os.path.join(work, f"eval{ranks}.h5")
+                r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out))
+                what = f"eval {expression!r} {limit} -np {ranks}"
+                same_files(reference, out, what)
+                check(comparable(json.loads(r.stdout)) == comparable(expected), f"{what}: report differs")
+                os.remove(out)
+    printed = run([cli, "eval", "--expr", "x * 3", "--input", f"x={source}:/tiny", "-o", os.path.join(work, "p.h5"), "--print"])
+    r = run(mpirun(mpi, 3, cli_mpi, "eval", "--expr", "x * 3", "--input", f"x={source}:/tiny", "-o",
+                   os.path.join(work, "p3.h5"), "--print"))
+    check(r.stdout.replace("p3.h5", "p.h5") == printed.stdout, f"eval --print -np 3: {r.stdout!r}")
+
+
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
     commands = {
-        "eval": ["eval", "--expr", "x * 2 + 1", "--input", f"x={source}:/W", "-o", "{out}"],
         "step": ["step", source, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/W",
                  "--grad", "/W"],
     }
@@ -266,6 +293,7 @@ def main():
     failure_cases(cli_mpi, mpi, work)
     interrupt_case(cli_mpi, mpi, work)
     convert_cases(cli, cli_mpi, mpi, work, source)
+    eval_cases(cli, cli_mpi, mpi, work, source)
     root_alone_cases(cli, cli_mpi, mpi, work, source)
     run_cases(cli, cli_mpi, mpi, work, source)
     sparsify_cases(cli, cli_mpi, mpi, work, source)
