@@ -22,6 +22,13 @@ std::int64_t RankGroup::sum(std::int64_t value) const
     return value;
 }
 
+bool RankGroup::onEveryRank(bool value) const
+{
+    double all[] = {value ? 1.0 : 0.0};
+    min(all);
+    return all[0] > 0;
+}
+
 void SoloRanks::agree(std::exception_ptr failure) const
 {
     if (failure)

@@ -36,6 +36,8 @@ public:
     virtual void min(std::span<double> values) const = 0;
     virtual void max(std::span<double> values) const = 0;
     std::int64_t sum(std::int64_t value) const;
+    // Whether `value` holds on every rank: how the ranks take one code path together.
+    bool onEveryRank(bool value) const;
     // The sum of `value` over the ranks below this one (0 on rank 0).
     virtual std::int64_t exclusiveScan(std::int64_t value) const = 0;
     // Rank `root`'s text, on every rank.

@@ -44,10 +44,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
         const auto bytes = bytesFor(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)));
         // Every rank takes the same path: in blocks only when every rank would.
-        double inBlocks[] = {
-            bytes > budget && convertInBlocksCan(request, element) && fitsFreeSpaceOf(request.output, bytes) ? 1.0 : 0.0};
-        group.min(inBlocks);
-        if (inBlocks[0] > 0) {
+        if (group.onEveryRank(bytes > budget && convertInBlocksCan(request, element) && fitsFreeSpaceOf(request.output, bytes))) {
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;
         }

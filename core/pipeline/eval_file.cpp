@@ -25,7 +25,7 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     const auto &group = ranks();
     std::unique_ptr<Expression> expression;
     EvalReport result;
-    double streams[] = {0.0};
+    bool streams = false;
     std::int64_t budget = 0;
     // Checked by every rank; one that cannot bind an input stops all before any output exists.
     agreeOn(group, [&] {
@@ -40,13 +40,10 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         budget = resolveMemoryLimit(request.memoryLimit);
         describeBoundInputs(result.inputs);
         const auto bytes = evalInputBytes(*expression, result.inputs);
-        streams[0] = evalInBlocksCan(*expression, result.inputs) && (result.device == Device::Cpu || bytes > budget)
-                             && fitsFreeSpaceOf(request.output, bytes)
-                         ? 1.0
-                         : 0.0;
+        streams = evalInBlocksCan(*expression, result.inputs) && (result.device == Device::Cpu || bytes > budget)
+                  && fitsFreeSpaceOf(request.output, bytes);
     });
-    group.min(streams); // every rank takes the same path
-    if (streams[0] > 0)
+    if (group.onEveryRank(streams))
         return evalInBlocks(request, *expression, std::move(result.inputs), result.device, report,
                             std::min(budget, kEvalBlockBytes));
 

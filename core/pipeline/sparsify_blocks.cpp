@@ -73,21 +73,18 @@ public:
         // Every rank blocks the rows alike (the smallest block any rank's budget allows) and works
         // its own range of whole blocks; every rank makes as many write calls as the rank with
         // the most blocks (collective writes), the others writing nothing in their last ones.
-        const auto divided = divideRows(m_group, m_rows, m_blockRows);
-        m_blockRows = divided.blockRows;
-        m_mine = divided.mine;
-        m_blocks = divided.count;
-        m_rounds = divided.rounds;
+        m_division = divideRows(m_group, m_rows, m_blockRows);
+        m_blockRows = m_division.blockRows;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
-        m_resident = bytesFor(m_mine.count() * m_width, sizeof(T)) <= budget - maskBytes;
-        m_values.resize(at(m_resident ? m_mine.count() * m_width : kSlots * blockValues));
+        m_resident = bytesFor(m_division.mine.count() * m_width, sizeof(T)) <= budget - maskBytes;
+        m_values.resize(at(m_resident ? m_division.mine.count() * m_width : kSlots * blockValues));
         if (m_needMask)
             m_mask.resize(at(kSlots * blockValues));
         if (m_config.method == SparsifierMethod::RowNorm)
-            m_norms.resize(at(m_mine.count()));
+            m_norms.resize(at(m_division.mine.count()));
         if (m_sparse)
-            m_storedPerRow.assign(at(m_mine.count()), 0);
+            m_storedPerRow.assign(at(m_division.mine.count()), 0);
         m_output = &output;
         m_writeOptions = request.writeOptions;
         m_layout = request.layout;
@@ -113,7 +110,7 @@ public:
             SerialWorker io;
             firstPass(io, range, r.computeSeconds);
             if (m_sparse) { // its sizes are known now; created here, before the I/O thread writes
-                const auto counts = sparseRowCountsAcrossRanks(m_mine.begin, m_storedPerRow);
+                const auto counts = sparseRowCountsAcrossRanks(m_division.mine.begin, m_storedPerRow);
                 io.submit([this, &counts] {
                       m_sparseWriter.emplace(*m_output, m_path, m_layout, m_shape, m_type, counts, m_writeOptions);
                   }).get();
@@ -139,12 +136,13 @@ public:
 
 private:
     // Block k of this rank's rows; past its last block, an empty one.
-    std::int64_t firstRow(std::int64_t k) const { return std::min(m_mine.end, m_mine.begin + k * m_blockRows); }
-    std::int64_t endRow(std::int64_t k) const { return std::min(m_mine.end, m_mine.begin + (k + 1) * m_blockRows); }
+    std::int64_t firstRow(std::int64_t k) const { return m_division.block(k).begin; }
+    std::int64_t endRow(std::int64_t k) const { return m_division.block(k).end; }
     std::int64_t countOf(std::int64_t k) const { return (endRow(k) - firstRow(k)) * m_width; }
     T *valuesOf(std::int64_t k)
     {
-        return m_values.data() + (m_resident ? (firstRow(k) - m_mine.begin) * m_width : (k % kSlots) * m_blockRows * m_width);
+        return m_values.data()
+               + (m_resident ? (firstRow(k) - m_division.mine.begin) * m_width : (k % kSlots) * m_blockRows * m_width);
     }
     std::uint8_t *maskOf(std::int64_t k) { return m_needMask ? m_mask.data() + (k % kSlots) * m_blockRows * m_width : nullptr; }
 
@@ -179,16 +177,17 @@ private:
         agreeOn(m_group, [&] {
             std::future<void> pending[kSlots];
             try {
-                if (m_blocks > 0)
+                if (m_division.count > 0)
                     pending[0] = read(io, 0);
-                for (std::int64_t k = 0; k < m_blocks; ++k) {
-                    if (k + 1 < m_blocks)
+                for (std::int64_t k = 0; k < m_division.count; ++k) {
+                    if (k + 1 < m_division.count)
                         pending[(k + 1) % kSlots] = read(io, k + 1);
                     pending[k % kSlots].get();
                     const auto t0 = Clock::now();
                     finiteRangeOf(valuesOf(k), countOf(k), range);
                     if (m_config.method == SparsifierMethod::RowNorm)
-                        rowNorms(valuesOf(k), m_norms.data() + (firstRow(k) - m_mine.begin), endRow(k) - firstRow(k), m_width);
+                        rowNorms(valuesOf(k), m_norms.data() + (firstRow(k) - m_division.mine.begin), endRow(k) - firstRow(k),
+                                 m_width);
                     if (m_config.method == SparsifierMethod::DataNorm) {
                         const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
                         m_scores.insert(m_scores.end(), scores.begin(), scores.end());
@@ -230,16 +229,16 @@ private:
     {
         std::future<void> pending[kSlots];
         try {
-            if (!m_resident && m_blocks > 0)
+            if (!m_resident && m_division.count > 0)
                 pending[0] = read(io, 0);
-            for (std::int64_t k = 0; k < m_rounds; ++k) {
+            for (std::int64_t k = 0; k < m_division.rounds; ++k) {
                 agreeOn(m_group, [&] {
-                    if (!m_resident && k + 1 < m_blocks) {
+                    if (!m_resident && k + 1 < m_division.count) {
                         wait(pending[(k + 1) % kSlots]); // block k-2's write: its slot is read into next
                         pending[(k + 1) % kSlots] = read(io, k + 1);
                     }
                     wait(pending[k % kSlots]); // this block's read, or the write of the block that had its mask slot
-                    if (k < m_blocks) {
+                    if (k < m_division.count) {
                         const auto t0 = Clock::now();
                         computeBlock(k, tally);
                         r.computeSeconds += since(t0);
@@ -263,10 +262,10 @@ private:
     void countingPass(SerialWorker &io, double &computeSeconds)
     {
         std::future<void> pending[kSlots];
-        if (!m_resident && m_blocks > 0)
+        if (!m_resident && m_division.count > 0)
             pending[0] = read(io, 0);
-        for (std::int64_t k = 0; k < m_blocks; ++k) {
-            if (!m_resident && k + 1 < m_blocks)
+        for (std::int64_t k = 0; k < m_division.count; ++k) {
+            if (!m_resident && k + 1 < m_division.count)
                 pending[(k + 1) % kSlots] = read(io, k + 1);
             wait(pending[k % kSlots]);
             const auto t0 = Clock::now();
@@ -278,7 +277,8 @@ private:
     const std::uint8_t *sparsifiedOf(std::int64_t k) const
     {
         return m_sparsifiedBlocks.data()
-               + ((firstRow(k) - m_mine.begin) / m_config.blockRows) * ((m_width + m_config.blockCols - 1) / m_config.blockCols);
+               + ((firstRow(k) - m_division.mine.begin) / m_config.blockRows)
+                     * ((m_width + m_config.blockCols - 1) / m_config.blockCols);
     }
 
     // Nonzeros each row of block k keeps: the sizes of a sparse output. Row-norm counts every
@@ -295,7 +295,7 @@ private:
         const auto threshold = static_cast<T>(m_config.threshold);
         const auto method = m_config.method;
         const auto width = m_width;
-        std::int64_t *stored = m_storedPerRow.data() + (firstRow(k) - m_mine.begin);
+        std::int64_t *stored = m_storedPerRow.data() + (firstRow(k) - m_division.mine.begin);
 #pragma omp parallel for schedule(static) if (rows * width >= (1 << 15))
         for (std::int64_t r = 0; r < rows; ++r) {
             std::int64_t n = 0;
@@ -324,7 +324,7 @@ private:
             break;
         case SparsifierMethod::RowNorm:
             for (auto row = firstRow(k); row < endRow(k); ++row)
-                std::fill_n(mask + (row - firstRow(k)) * m_width, m_width, m_keepRow[at(row - m_mine.begin)]);
+                std::fill_n(mask + (row - firstRow(k)) * m_width, m_width, m_keepRow[at(row - m_division.mine.begin)]);
             break;
         case SparsifierMethod::DataNorm:
             dataNormMaskForBlocks(values, mask, endRow(k) - firstRow(k), m_width, m_config, sparsifiedOf(k));
@@ -348,9 +348,7 @@ private:
     std::string m_path;
     const RankGroup &m_group;
     std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1;
-    RowRange m_mine;           // this rank's rows
-    std::int64_t m_blocks = 0; // this rank's blocks
-    std::int64_t m_rounds = 0; // the most blocks of any rank: the write calls each rank makes
+    RankBlocks m_division; // this rank's rows and blocks, and the write rounds every rank makes
     bool m_needMask = false, m_resident = false;
     Buffer<T> m_values;
     Buffer<std::uint8_t> m_mask;

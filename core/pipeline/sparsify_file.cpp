@@ -208,12 +208,8 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
         // The block pipeline unless the GPU is asked for and the element fits in memory; every
         // rank takes the same path (in blocks only when every rank would).
-        double canBlocks[] = {blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget))
-                                      && fitsFreeSpaceOf(request.output, elementBytes(e))
-                                  ? 1.0
-                                  : 0.0};
-        ranks().min(canBlocks);
-        const bool inBlocks = canBlocks[0] > 0;
+        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget))
+                                                  && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
