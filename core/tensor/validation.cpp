@@ -69,8 +69,10 @@ void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, s
     checkedNumel(tensor.shape);
     const auto major = tensor.majorSize();
     const auto minor = tensor.minorSize();
-    if (static_cast<std::int64_t>(tensor.indptr.size()) != major + 1)
-        throw errors::invariant(tag, "I2", "indptr must have " + str(major + 1) + " entries",
+    // Compared as sizes: a major extent of 2^63-1 (a valid shape) has no int64 major + 1.
+    const auto entries = static_cast<std::uint64_t>(major) + 1;
+    if (tensor.indptr.size() != entries)
+        throw errors::invariant(tag, "I2", "indptr must have " + std::to_string(entries) + " entries",
                                 "got " + str(static_cast<std::int64_t>(tensor.indptr.size())));
     if (tensor.indptr[0] != 0)
         throw errors::invariant(tag, "I3", "indptr[0] must be 0", "indptr[0]=" + str(tensor.indptr[0]));
