@@ -1,9 +1,9 @@
 #include "app/cli/inspect_command.h"
 
 #include "app/cli/cli_output.h"
-#include "app/cli/rank_dispatch.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
+#include "core/parallel/rank_group.h"
 
 #include <CLI/CLI.hpp>
 #include <iomanip>
@@ -28,13 +28,24 @@ std::string encodingLabel(const core::ElementInfo &e) { return std::string(core:
 void runInspect(const InspectOptions &options)
 {
     const auto budget = applyMemoryLimit(options.memoryLimit);
-    const auto file = core::H5File::openRead(options.file);
+    // Across ranks every rank reads the file on its own (independent, serial access) and
+    // counts its share of each dataset's rows or chunks; the counts are summed.
+    const auto &group = core::ranks();
     core::ValidationReport skipped;
-    auto elements = core::listElements(file, &skipped);
+    std::vector<core::ElementInfo> elements;
+    std::vector<std::int64_t> counts;
+    core::agreeOn(group, [&] {
+        const core::SoloRanksScope independent;
+        const auto file = core::H5File::openRead(options.file);
+        elements = core::listElements(file, &skipped);
+        if (options.count)
+            for (const auto &element : elements)
+                counts.push_back(core::countNonzeros(file, element, {group.rank(), group.size()}));
+    });
     printNotes(skipped);
-    if (options.count)
-        for (auto &element : elements)
-            element.nnz = core::countNonzeros(file, element);
+    group.sum(counts);
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        elements[i].nnz = counts[i];
 
     auto density = [](const core::ElementInfo &e) -> std::optional<double> {
         const auto total = core::numel(e.shape);
@@ -87,7 +98,7 @@ void addInspectCommand(CLI::App &app)
     command->add_flag("--json", options->json, "Print one JSON object on stdout");
     command->add_flag("--count", options->count, "Count nonzeros of dense data and specified elements of masked data");
     addMemoryLimitOption(command, options->memoryLimit);
-    command->callback([options] { onRootAlone([&] { runInspect(*options); }); });
+    command->callback([options] { runInspect(*options); });
 }
 
 } // namespace sparsity::cli

@@ -1,9 +1,9 @@
 #pragma once
-// How a subcommand runs on the ranks of sparsity-mpi (docs/SCALING.md). `sparsify`, `convert`
-// and `eval` run on every rank, each working its own rows; `run` hands inputs to free ranks.
-// The subcommands not yet divided (step, gradcheck, inspect) run on the root alone, with
-// serial HDF5, while the other ranks wait: the same output and exit code as `sparsity`,
-// without the speed-up. In `sparsity` both just run.
+// How a subcommand runs on the ranks of sparsity-mpi (docs/SCALING.md). `sparsify`,
+// `convert`, `eval` and `inspect` run on every rank, each working its own rows; `run` hands
+// inputs to free ranks. The subcommands not yet divided (step, gradcheck) run on the root
+// alone, with serial HDF5, while the other ranks wait: the same output and exit code as
+// `sparsity`, without the speed-up. In `sparsity` both just run.
 #include <functional>
 
 namespace sparsity::cli {

@@ -328,12 +328,11 @@ private:
     int dimArgument(const Expression &node, std::size_t index, const Shape &shape) const
     {
         const Expression &arg = *node.operands[index];
-        const bool negative = arg.kind == Expression::Kind::Negate;
-        const Expression &literal = negative ? *arg.operands[0] : arg;
-        if (literal.kind != Expression::Kind::Number || !literal.integer)
+        const auto literal = integerLiteral(arg);
+        if (!literal)
             fail(arg, node.name + ": the dim must be an integer literal");
         const auto rank = static_cast<std::int64_t>(shape.size());
-        const auto written = static_cast<std::int64_t>(literal.number) * (negative ? -1 : 1);
+        const auto written = *literal;
         const auto dim = written < 0 ? written + rank : written;
         if (dim < 0 || dim >= rank)
             fail(arg, node.name + ": dim " + std::to_string(written) + " is out of range for a " + std::to_string(rank)

@@ -236,4 +236,13 @@ InputError expressionError(std::string_view source, int column, const std::strin
     return InputError("expression '" + std::string(source) + "': column " + std::to_string(column) + ": " + what);
 }
 
+std::optional<std::int64_t> integerLiteral(const Expression &node)
+{
+    const bool negative = node.kind == Expression::Kind::Negate;
+    const Expression &literal = negative ? *node.operands[0] : node;
+    if (literal.kind != Expression::Kind::Number || !literal.integer)
+        return std::nullopt;
+    return static_cast<std::int64_t>(literal.number) * (negative ? -1 : 1);
+}
+
 } // namespace sparsity::core

@@ -9,7 +9,9 @@
 // errors (syntax, unknown function, arity) point at it.
 #include "core/util/errors.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +33,10 @@ struct Expression {
     // Input names used, in first-appearance order.
     std::vector<std::string> inputNames() const;
 };
+
+// The value of an integer literal, negated or not (a dim argument such as `-1`); nullopt for
+// any other node.
+std::optional<std::int64_t> integerLiteral(const Expression &node);
 
 // Throws InputError "expression 'SRC': column C: <what>" for syntax errors, unknown functions
 // and wrong argument counts (see function_table.h).

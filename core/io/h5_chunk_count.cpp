@@ -31,7 +31,7 @@ bool fillValueIsNonzero(hid_t dcpl, hid_t fileType)
 
 } // namespace
 
-std::optional<std::int64_t> countNonzerosByChunk(const H5File &file, const ElementInfo &element)
+std::optional<std::int64_t> countNonzerosByChunk(const H5File &file, const ElementInfo &element, CountShare share)
 {
     if (element.shape.empty() || element.layout != Layout::Dense || element.masked)
         return std::nullopt;
@@ -45,8 +45,9 @@ std::optional<std::int64_t> countNonzerosByChunk(const H5File &file, const Eleme
     const bool fillNonzero = fillValueIsNonzero(dcpl.id(), type.id());
     // No storage: nothing was written. (H5Dget_space_status fails on a dataset whose declared
     // size overflows 64 bits of bytes, so the storage size decides.)
+    const std::int64_t fill = fillNonzero && share.rank == 0 ? total : 0; // counted once
     if (H5Pget_layout(dcpl.id()) != H5D_COMPACT && H5Dget_storage_size(dataset.id()) == 0)
-        return fillNonzero ? total : 0;
+        return fill;
     if (H5Pget_layout(dcpl.id()) != H5D_CHUNKED)
         return std::nullopt;
     H5Handle wholeSpace = datasetSpace(dataset.id());
@@ -63,7 +64,7 @@ std::optional<std::int64_t> countNonzerosByChunk(const H5File &file, const Eleme
     const hid_t memoryType = isBool ? boolType.id() : H5T_NATIVE_DOUBLE;
     std::int64_t count = 0, written = 0;
     std::vector<hsize_t> offset(element.shape.size()), extent(element.shape.size());
-    for (hsize_t index = 0; index < chunks; ++index) {
+    for (hsize_t index = static_cast<hsize_t>(share.rank); index < chunks; index += static_cast<hsize_t>(share.size)) {
         unsigned filterMask = 0;
         haddr_t address = 0;
         hsize_t size = 0;
@@ -96,7 +97,8 @@ std::optional<std::int64_t> countNonzerosByChunk(const H5File &file, const Eleme
             throw IoError(where + ": cannot read values (file truncated or corrupt)");
         written += elements;
     }
-    return count + (fillNonzero ? total - written : 0);
+    // The elements no chunk holds read as the fill value.
+    return count + (fillNonzero ? fill - written : 0);
 }
 
 } // namespace sparsity::core

@@ -3,6 +3,7 @@
 #include "core/io/h5_attributes.h"
 #include "core/io/h5_chunk_count.h"
 #include "core/io/h5_types.h"
+#include "core/parallel/rank_group.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
@@ -363,23 +364,26 @@ void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) con
 template void DenseRowReader::readRows<float>(std::int64_t, std::int64_t, float *) const;
 template void DenseRowReader::readRows<double>(std::int64_t, std::int64_t, double *) const;
 
-std::int64_t countNonzeros(const H5File &file, const ElementInfo &element)
+std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share)
 {
+    if ((element.masked || element.layout != Layout::Dense || element.shape.empty()) && share.rank != 0)
+        return 0;
     if (element.masked)
         return readTensor(file, element.path).specifiedCount();
     if (element.layout != Layout::Dense)
         return element.nnz.value_or(0);
     if (element.shape.empty())
         return toDenseDouble(readTensor(file, element.path)).values[0] != 0.0;
-    if (const auto count = countNonzerosByChunk(file, element))
+    if (const auto count = countNonzerosByChunk(file, element, share))
         return *count;
     // About 16 MiB of rows per read, less under a smaller memory budget.
     const auto rowElements = std::max<std::int64_t>(1, numel(element.shape, 1, element.shape.size()));
     const auto chunkBytes = std::min<std::int64_t>(std::int64_t{16} << 20, wholeTensorBudget().value_or(kUnbounded) / 2);
     const auto chunkRows = std::max<std::int64_t>(1, chunkBytes / (8 * rowElements));
+    const auto mine = rowsOfRank(element.shape[0], chunkRows, share.rank, share.size);
     std::int64_t count = 0;
-    for (std::int64_t begin = 0; begin < element.shape[0]; begin += chunkRows) {
-        const auto end = std::min(element.shape[0], begin + chunkRows);
+    for (std::int64_t begin = mine.begin; begin < mine.end; begin += chunkRows) {
+        const auto end = std::min(mine.end, begin + chunkRows);
         const auto chunk = readTensor(file, element.path, nullptr, RowRange{begin, end});
         chunk.visit(
             [&](const auto &t) { count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; }); });

@@ -41,8 +41,15 @@ private:
 // for float32 and float64, or without a report).
 void noteConversion(ValidationReport *report, const std::string &where, DType stored);
 
+// One rank's part of a count shared by `size` ranks: the parts sum to the whole count.
+struct CountShare {
+    int rank = 0;
+    int size = 1;
+};
+
 // Number of nonzero (unmasked) or specified (masked) elements, read in row chunks so memory
-// stays bounded; for `inspect --count`.
-std::int64_t countNonzeros(const H5File &file, const ElementInfo &element);
+// stays bounded; for `inspect --count`. With a `share`, this rank's part of it: its range of
+// rows, or of allocated chunks (masked, sparse and 0-d elements are counted by rank 0).
+std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share = {});
 
 } // namespace sparsity::core

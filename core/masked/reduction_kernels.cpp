@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <omp.h>
 #include <type_traits>
@@ -16,13 +17,7 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
-// Running state of `inner` independent reductions (one per output element of a slab).
-struct Accumulators {
-    std::vector<double> value;
-    std::vector<std::int64_t> count;
-
-    Accumulators(std::int64_t inner, double identity) : value(at(inner), identity), count(at(inner), 0) {}
-};
+using Accumulators = ReductionAccumulators;
 
 double identityOf(ReduceOp op)
 {
@@ -169,22 +164,85 @@ void accumulateRange(const ElementwiseProgram<T> &program,
     }
 }
 
-void merge(ReduceOp op, Accumulators &into, const Accumulators &from)
-{
-    for (std::size_t i = 0; i < into.value.size(); ++i) {
-        into.count[i] += from.count[i];
-        if (op == ReduceOp::Amax)
-            into.value[i] = maximumOf(into.value[i], from.value[i]);
-        else if (op == ReduceOp::Amin)
-            into.value[i] = minimumOf(into.value[i], from.value[i]);
-        else
-            into.value[i] += from.value[i];
+// Where a slab's tiles end: every `tile` elements, and never across a multiple of
+// `rowLength` (0: no such limit), so tiles of a reduction over all dims never straddle two
+// rows of dim 0.
+struct TileGrid {
+    std::int64_t tile = kReductionTile;
+    std::int64_t rowLength = 0;
+
+    std::int64_t tileEnd(std::int64_t begin, std::int64_t slabEnd) const
+    {
+        std::int64_t end = std::min(slabEnd, begin + tile);
+        if (rowLength > 0)
+            end = std::min(end, (begin / rowLength + 1) * rowLength);
+        return end;
     }
+};
+
+std::int64_t rowLengthOf(const Shape &shape) { return shape.empty() ? 1 : numel(shape, 1, shape.size()); }
+
+TileGrid tileGrid(const Shape &shape, std::optional<int> dim, std::int64_t inner)
+{
+    if (!dim && rowLengthOf(shape) > kReductionTile)
+        return {kReductionTile, rowLengthOf(shape)};
+    if (!dim)
+        return {reductionTileRows(shape) * std::max<std::int64_t>(1, rowLengthOf(shape)), 0};
+    // Whole runs of `inner`: a tile's partial then touches every output slot it merges.
+    return {std::max<std::int64_t>(1, kReductionTile / std::max<std::int64_t>(1, inner)) * std::max<std::int64_t>(1, inner), 0};
+}
+
+// Computes the partial result of every tile of slab elements [0, slab) (at `base` in the
+// program's elements) and hands each to `take` in tile order; threads share the tiles in waves.
+template <class T, class Take>
+void foldSlabTiles(const ElementwiseProgram<T> &program,
+                   const Mask *mask,
+                   ReduceOp op,
+                   std::int64_t base,
+                   std::int64_t slab,
+                   std::int64_t inner,
+                   const TileGrid &grid,
+                   bool parallel,
+                   Take &&take)
+{
+    std::vector<std::pair<std::int64_t, std::int64_t>> tiles;
+    for (std::int64_t begin = 0; begin < slab;) {
+        const std::int64_t end = grid.tileEnd(begin, slab);
+        tiles.emplace_back(begin, end);
+        begin = end;
+    }
+    const int threads = parallel ? omp_get_max_threads() : 1;
+    const std::size_t wave = std::min(tiles.size(), at(4 * threads));
+    std::vector<Accumulators> partial(wave, Accumulators(inner, op));
+    for (std::size_t first = 0; first < tiles.size(); first += wave) {
+        const auto count = static_cast<std::int64_t>(std::min(wave, tiles.size() - first));
+#pragma omp parallel if (parallel && count > 1)
+        {
+            auto scratch = program.makeScratch();
+            std::vector<T> selected(kBlock);
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t i = 0; i < count; ++i) {
+                const auto [begin, end] = tiles[first + at(i)];
+                partial[at(i)].reset(op);
+                accumulateRange(program, scratch, mask, op, base, begin, end, inner, partial[at(i)], selected.data());
+            }
+        }
+        for (std::int64_t i = 0; i < count; ++i)
+            take(partial[at(i)]);
+    }
+}
+
+// amax and amin have no identity: over zero plain elements they have no value.
+void requireIdentityOrElements(ReduceOp op, bool masked, bool nothingReduced, const Shape &shape)
+{
+    if (!masked && nothingReduced && (op == ReduceOp::Amax || op == ReduceOp::Amin))
+        throw InputError(std::string(op == ReduceOp::Amax ? "amax" : "amin") + " over zero elements has no value (shape "
+                         + shapeToString(shape) + ")");
 }
 
 // Writes the slab's `inner` results at out[offset...].
 template <class T>
-void finish(ReduceOp op, const Accumulators &acc, bool masked, T *out, std::uint8_t *outMask)
+void finishSlab(ReduceOp op, const Accumulators &acc, bool masked, T *out, std::uint8_t *outMask)
 {
     for (std::size_t i = 0; i < acc.value.size(); ++i) {
         const auto count = acc.count[i];
@@ -199,6 +257,56 @@ void finish(ReduceOp op, const Accumulators &acc, bool masked, T *out, std::uint
 }
 
 } // namespace
+
+ReductionAccumulators::ReductionAccumulators(std::int64_t inner, ReduceOp op)
+    : value(at(inner), identityOf(op)), count(at(inner), 0)
+{
+}
+
+void ReductionAccumulators::reset(ReduceOp op)
+{
+    std::fill(value.begin(), value.end(), identityOf(op));
+    std::fill(count.begin(), count.end(), 0);
+}
+
+void ReductionAccumulators::fold(ReduceOp op, const ReductionAccumulators &next)
+{
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        count[i] += next.count[i];
+        if (op == ReduceOp::Amax)
+            value[i] = maximumOf(value[i], next.value[i]);
+        else if (op == ReduceOp::Amin)
+            value[i] = minimumOf(value[i], next.value[i]);
+        else
+            value[i] += next.value[i];
+    }
+}
+
+std::string ReductionAccumulators::serialized() const
+{
+    std::string bytes(value.size() * (sizeof(double) + sizeof(std::int64_t)), '\0');
+    std::memcpy(bytes.data(), value.data(), value.size() * sizeof(double));
+    std::memcpy(bytes.data() + value.size() * sizeof(double), count.data(), count.size() * sizeof(std::int64_t));
+    return bytes;
+}
+
+std::vector<ReductionAccumulators> ReductionAccumulators::deserialized(const std::string &bytes, std::int64_t inner, ReduceOp op)
+{
+    const std::size_t each = at(inner) * (sizeof(double) + sizeof(std::int64_t));
+    std::vector<ReductionAccumulators> tiles;
+    for (std::size_t offset = 0; each > 0 && offset + each <= bytes.size(); offset += each) {
+        ReductionAccumulators tile(inner, op);
+        std::memcpy(tile.value.data(), bytes.data() + offset, at(inner) * sizeof(double));
+        std::memcpy(tile.count.data(), bytes.data() + offset + at(inner) * sizeof(double), at(inner) * sizeof(std::int64_t));
+        tiles.push_back(std::move(tile));
+    }
+    return tiles;
+}
+
+std::int64_t reductionTileRows(const Shape &shape)
+{
+    return std::max<std::int64_t>(1, kReductionTile / std::max<std::int64_t>(1, rowLengthOf(shape)));
+}
 
 double finishedValue(ReduceOp op, double accumulator, std::int64_t count)
 {
@@ -246,48 +354,44 @@ reduce(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mas
     // The tensor as [outer, reduced, inner]; each outer index is a contiguous slab.
     const auto geometry = reductionGeometry(shape, dim);
     const std::int64_t outer = geometry.outer, reduced = geometry.reduced, inner = geometry.inner;
+    requireIdentityOrElements(op, mask != nullptr, outer * inner > 0 && reduced == 0, shape);
     MaskedValue<T> out;
     out.shape = geometry.resultShape;
     out.values.resize(at(outer * inner));
     Mask outMask(mask ? at(outer * inner) : 0);
     const std::int64_t slab = reduced * inner;
-    if (!mask && reduced == 0 && outer * inner > 0 && (op == ReduceOp::Amax || op == ReduceOp::Amin))
-        throw InputError(std::string(op == ReduceOp::Amax ? "amax" : "amin") + " over zero elements has no value (shape "
-                         + shapeToString(shape) + ")");
+    const TileGrid grid = tileGrid(shape, dim, inner);
 
     const bool parallel = numel(shape) >= kParallelThreshold;
     const int threads = parallel ? omp_get_max_threads() : 1;
     if (outer >= threads) {
-        // Enough slabs to keep every thread busy: one slab per task.
+        // Enough slabs to keep every thread busy: one slab per task, its tiles in order.
 #pragma omp parallel if (parallel)
         {
             auto scratch = program.makeScratch();
             std::vector<T> selected(kBlock);
+            Accumulators partial(inner, op);
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t o = 0; o < outer; ++o) {
-                Accumulators acc(inner, identityOf(op));
-                accumulateRange(program, scratch, mask, op, o * slab, 0, slab, inner, acc, selected.data());
-                finish(op, acc, mask != nullptr, out.values.data() + o * inner, mask ? outMask.data() + o * inner : nullptr);
+                Accumulators running(inner, op);
+                for (std::int64_t begin = 0; begin < slab;) {
+                    const std::int64_t end = grid.tileEnd(begin, slab);
+                    partial.reset(op);
+                    accumulateRange(program, scratch, mask, op, o * slab, begin, end, inner, partial, selected.data());
+                    running.fold(op, partial);
+                    begin = end;
+                }
+                finishSlab(op, running, mask != nullptr, out.values.data() + o * inner,
+                           mask ? outMask.data() + o * inner : nullptr);
             }
         }
     } else {
-        // Few slabs (a full reduction, or dim 0): threads split each slab, then partial results
-        // merge in thread order, so the result does not depend on scheduling.
+        // Few slabs (a full reduction, or dim 0): threads share each slab's tiles.
         for (std::int64_t o = 0; o < outer; ++o) {
-            std::vector<Accumulators> partial(at(threads), Accumulators(inner, identityOf(op)));
-            const std::int64_t blocks = (slab + kBlock - 1) / kBlock;
-            const std::int64_t per = (blocks + threads - 1) / threads;
-#pragma omp parallel for schedule(static, 1) if (parallel)
-            for (int t = 0; t < threads; ++t) {
-                auto scratch = program.makeScratch();
-                std::vector<T> selected(kBlock);
-                const std::int64_t first = std::min(slab, t * per * kBlock);
-                const std::int64_t last = std::min(slab, (t + 1) * per * kBlock);
-                accumulateRange(program, scratch, mask, op, o * slab, first, last, inner, partial[at(t)], selected.data());
-            }
-            for (int t = 1; t < threads; ++t)
-                merge(op, partial[0], partial[at(t)]);
-            finish(op, partial[0], mask != nullptr, out.values.data() + o * inner, mask ? outMask.data() + o * inner : nullptr);
+            Accumulators running(inner, op);
+            foldSlabTiles(program, mask, op, o * slab, slab, inner, grid, parallel,
+                          [&](const Accumulators &partial) { running.fold(op, partial); });
+            finishSlab(op, running, mask != nullptr, out.values.data() + o * inner, mask ? outMask.data() + o * inner : nullptr);
         }
     }
     if (mask) {
@@ -296,6 +400,63 @@ reduce(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mas
     }
     return out;
 }
+
+template <class T>
+RowReduction<T>::RowReduction(ReduceOp op, const Shape &shape, std::optional<int> dim, Mode mode)
+    : m_op(op), m_shape(shape), m_dim(dim), m_mode(mode), m_inner(reductionGeometry(shape, dim).inner), m_running(m_inner, op)
+{
+}
+
+template <class T>
+void RowReduction<T>::add(const ElementwiseProgram<T> &program, std::int64_t rows, const Mask *mask)
+{
+    m_masked = m_masked || mask != nullptr;
+    const std::int64_t elements = rows * (m_shape.empty() ? 1 : numel(m_shape, 1, m_shape.size()));
+    const bool parallel = elements >= kParallelThreshold;
+    foldSlabTiles(program, mask, m_op, 0, elements, m_inner, tileGrid(m_shape, m_dim, m_inner), parallel,
+                  [&](const Accumulators &partial) {
+                      if (m_mode == Mode::KeepTiles)
+                          m_tiles.push_back(partial);
+                      else
+                          m_running.fold(m_op, partial);
+                  });
+}
+
+template <class T>
+std::string RowReduction<T>::keptTiles() const
+{
+    std::string bytes;
+    for (const auto &tile : m_tiles)
+        bytes += tile.serialized();
+    return bytes;
+}
+
+template <class T>
+void RowReduction<T>::foldTiles(const std::string &bytes)
+{
+    for (const auto &tile : Accumulators::deserialized(bytes, m_inner, m_op))
+        m_running.fold(m_op, tile);
+}
+
+template <class T>
+MaskedValue<T> RowReduction<T>::finish() const
+{
+    const auto geometry = reductionGeometry(m_shape, m_dim);
+    requireIdentityOrElements(m_op, m_masked, geometry.inner > 0 && geometry.reduced == 0, m_shape);
+    MaskedValue<T> out;
+    out.shape = geometry.resultShape;
+    out.values.resize(at(m_inner));
+    Mask outMask(m_masked ? at(m_inner) : 0);
+    finishSlab(m_op, m_running, m_masked, out.values.data(), m_masked ? outMask.data() : nullptr);
+    if (m_masked) {
+        out.kind = ValueKind::Masked;
+        out.mask = std::make_shared<const Mask>(std::move(outMask));
+    }
+    return out;
+}
+
+template class RowReduction<float>;
+template class RowReduction<double>;
 
 template MaskedValue<float>
 reduce<float>(const ElementwiseProgram<float> &, const Shape &, const Mask *, ReduceOp, std::optional<int>);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <limits>
 
 namespace sparsity::core {
@@ -19,12 +20,55 @@ using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
-// Numbers, inputs, - and the four operators are elementwise; a call is when its function is.
-bool elementwiseOnly(const Expression &node)
+const BoundInput *inputNamed(const std::vector<BoundInput> &inputs, const std::string &name)
 {
+    for (const auto &input : inputs)
+        if (input.binding.name == name)
+            return &input;
+    return nullptr;
+}
+
+// The shape of `node` when it is row-local (see eval_blocks.h), or a number (0-d); nullopt
+// when it is not, or when its shapes do not fit (the whole evaluation then says why).
+std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs)
+{
+    if (node.kind == Expression::Kind::Number)
+        return Shape{};
+    if (node.kind == Expression::Kind::Name) {
+        const auto *input = inputNamed(inputs, node.name);
+        return input ? std::optional<Shape>(input->shape) : std::nullopt;
+    }
+    const bool reduction = node.kind == Expression::Kind::Call && reduceOpNamed(node.name);
+    if (reduction) {
+        // Over a dim other than 0 (all dims or dim 0 reduce across rows).
+        if (node.operands.size() != 2)
+            return std::nullopt;
+        auto shape = rowLocalShape(*node.operands[0], inputs);
+        const auto written = integerLiteral(*node.operands[1]);
+        if (!shape || shape->empty() || !written)
+            return std::nullopt;
+        const auto rank = static_cast<std::int64_t>(shape->size());
+        const auto dim = *written < 0 ? *written + rank : *written;
+        if (dim < 1 || dim >= rank)
+            return std::nullopt;
+        shape->erase(shape->begin() + dim);
+        return shape;
+    }
     if (node.kind == Expression::Kind::Call && !elementOpNamed(node.name))
-        return false;
-    return std::all_of(node.operands.begin(), node.operands.end(), [](const auto &operand) { return elementwiseOnly(*operand); });
+        return std::nullopt;
+    // Elementwise: operands of one shape, or numbers.
+    Shape shape;
+    for (const auto &operand : node.operands) {
+        const auto operandShape = rowLocalShape(*operand, inputs);
+        if (!operandShape)
+            return std::nullopt;
+        if (operandShape->empty())
+            continue;
+        if (!shape.empty() && *operandShape != shape)
+            return std::nullopt;
+        shape = *operandShape;
+    }
+    return shape;
 }
 
 bool isUsed(const std::vector<std::string> &used, const BoundInput &input)
@@ -60,24 +104,109 @@ std::vector<NamedTensor> readBlock(const std::vector<BoundInput> &inputs,
     return tensors;
 }
 
+// The reduction of `plan` over every rank's blocks, on every rank. Each rank folds its own
+// blocks' tiles; across ranks the tiles' partials go to the root, which folds them in row
+// order. When those partials would not fit the budget (a reduction over dim 0 of long rows)
+// the root streams every block alone while the others wait.
+template <class T, class Evaluate>
+MaskedValue<T> reduceInBlocks(
+    const EvalRowPlan &plan, const RankBlocks &blocks, Evaluate &evaluate, const RankGroup &group, std::int64_t budgetBytes)
+{
+    using Mode = typename RowReduction<T>::Mode;
+    const auto addRows = [&](RowReduction<T> &reduction, RowRange rows) {
+        const auto value = std::get<MaskedValue<T>>(evaluate(rows.begin, rows.end));
+        ElementwiseProgram<T> program;
+        program.addLeaf(value.values.data(), false);
+        reduction.add(program, rows.count());
+    };
+    const auto rows = plan.inputShape[0];
+    const auto inner = reductionGeometry(plan.operandShape, plan.dim).inner;
+    const auto partialBytes = (rows + reductionTileRows(plan.operandShape) - 1) / reductionTileRows(plan.operandShape) * inner
+                              * static_cast<std::int64_t>(sizeof(double) + sizeof(std::int64_t));
+    std::string folded; // the result's values, as bytes, on the root
+    if (group.isSolo() || partialBytes > budgetBytes / 4) {
+        std::exception_ptr failure;
+        try {
+            if (group.isRoot()) {
+                RowReduction<T> reduction(plan.op, plan.operandShape, plan.dim);
+                for (std::int64_t first = 0; first < rows; first += blocks.blockRows)
+                    addRows(reduction, {first, std::min(rows, first + blocks.blockRows)});
+                const auto value = reduction.finish();
+                folded.assign(reinterpret_cast<const char *>(value.values.data()), value.values.size() * sizeof(T));
+            }
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        group.waitIdle();
+        group.agree(failure);
+    } else {
+        RowReduction<T> mine(plan.op, plan.operandShape, plan.dim, Mode::KeepTiles);
+        agreeOn(group, [&] {
+            for (std::int64_t k = 0; k < blocks.count; ++k)
+                addRows(mine, blocks.block(k));
+        });
+        const auto parts = group.gatherToRoot(mine.keptTiles());
+        agreeOn(group, [&] {
+            if (!group.isRoot())
+                return;
+            RowReduction<T> reduction(plan.op, plan.operandShape, plan.dim);
+            for (const auto &part : parts)
+                reduction.foldTiles(part);
+            const auto value = reduction.finish();
+            folded.assign(reinterpret_cast<const char *>(value.values.data()), value.values.size() * sizeof(T));
+        });
+    }
+    folded = group.broadcast(folded);
+    MaskedValue<T> value;
+    value.shape = plan.resultShape;
+    value.values.resize(folded.size() / sizeof(T));
+    std::memcpy(value.values.data(), folded.data(), folded.size());
+    return value;
+}
+
 } // namespace
 
-bool evalInBlocksCan(const Expression &expression, const std::vector<BoundInput> &inputs)
+EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs)
 {
-    if (!elementwiseOnly(expression))
-        return false;
+    EvalRowPlan plan;
     const auto used = expression.inputNames();
     std::optional<Shape> shape;
     for (const auto &input : inputs) {
         if (input.layout != Layout::Dense || input.masked || input.dtype == DType::Bool)
-            return false;
+            return plan;
         if (!isUsed(used, input))
             continue;
-        if (input.shape.empty() || input.shape[0] == 0 || (shape && input.shape != *shape))
-            return false;
+        if (input.shape.empty() || numel(input.shape) == 0 || (shape && input.shape != *shape))
+            return plan;
         shape = input.shape;
     }
-    return shape.has_value();
+    if (!shape)
+        return plan;
+    plan.inputShape = *shape;
+    if (const auto resultShape = rowLocalShape(expression, inputs); resultShape && !resultShape->empty()) {
+        plan.kind = EvalRowPlan::Kind::RowLocal;
+        plan.resultShape = *resultShape;
+        return plan;
+    }
+    // A reduction over all dims or dim 0 of a row-local operand.
+    const auto op = expression.kind == Expression::Kind::Call ? reduceOpNamed(expression.name) : std::nullopt;
+    if (!op || expression.operands.empty() || expression.operands.size() > 2)
+        return plan;
+    const auto operandShape = rowLocalShape(*expression.operands[0], inputs);
+    if (!operandShape || operandShape->empty())
+        return plan;
+    if (expression.operands.size() == 2) {
+        const auto written = integerLiteral(*expression.operands[1]);
+        if (!written || (*written != 0 && *written != -static_cast<std::int64_t>(operandShape->size())))
+            return plan;
+        plan.dim = 0;
+    }
+    plan.kind = EvalRowPlan::Kind::RowReduction;
+    plan.operand = expression.operands[0].get();
+    plan.operandShape = *operandShape;
+    plan.op = *op;
+    plan.resultShape = reductionGeometry(*operandShape, plan.dim).resultShape;
+    return plan;
 }
 
 std::int64_t evalInputBytes(const Expression &expression, const std::vector<BoundInput> &inputs)
@@ -94,6 +223,7 @@ std::int64_t evalInputBytes(const Expression &expression, const std::vector<Boun
 
 EvalReport evalInBlocks(const EvalRequest &request,
                         const Expression &expression,
+                        const EvalRowPlan &plan,
                         std::vector<BoundInput> inputs,
                         Device device,
                         ValidationReport &report,
@@ -116,17 +246,18 @@ EvalReport evalInBlocks(const EvalRequest &request,
         valueBytes += static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
         noteConversion(&report, files.back().where(input.binding.path), input.dtype);
     }
-    const Shape shape = [&] {
-        for (const auto &input : inputs)
-            if (isUsed(used, input))
-                return input.shape;
-        return Shape{};
-    }();
-    const auto rows = shape[0];
-    const auto width = numel(shape, 1, shape.size());
+    const auto rows = plan.inputShape[0];
+    const auto width = numel(plan.inputShape, 1, plan.inputShape.size());
     // Per element of a block: each input as read and as the evaluator's copy, and the result.
     const auto perRow = std::max<std::int64_t>(1, width * (2 * valueBytes + 8));
-    const auto blockRows = std::clamp<std::int64_t>(budgetBytes / perRow, 1, std::max<std::int64_t>(rows, 1));
+    auto blockRows = std::clamp<std::int64_t>(budgetBytes / perRow, 1, rows);
+    const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
+    if (reduction) {
+        // Whole tiles of the reduction's fixed order in every block but the last.
+        const auto tileRows = reductionTileRows(plan.operandShape);
+        blockRows = std::max(tileRows, blockRows / tileRows * tileRows);
+    }
+    const Expression &evaluated = reduction ? *plan.operand : expression;
 
     // Across ranks: the same blocks, each rank its own range of them, every rank making as many
     // (collective) writes as the one with the most.
@@ -136,8 +267,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
     auto evaluate = [&](std::int64_t first, std::int64_t end) {
         const auto tensors = readBlock(inputs, used, readers, first, end);
         const auto computeStart = Clock::now();
+        // Computed in the precision the whole expression would use (a reduction's operand too).
         auto value =
-            evaluateExpression(expression, request.expression, makeEvalInputs(tensors, expression), request.policy, device);
+            evaluateExpression(evaluated, request.expression, makeEvalInputs(tensors, expression), request.policy, device);
         computeSeconds += seconds(computeStart, Clock::now());
         return value;
     };
@@ -148,26 +280,34 @@ EvalReport evalInBlocks(const EvalRequest &request,
     });
 
     AtomicOutput output(request.output);
-    RowStreamWriter writer(output.file(), "/result", shape, result.dtype);
-    for (std::int64_t k = 0; k < blocks.rounds; ++k) {
-        const auto block = blocks.block(k);
-        std::optional<AnyValue> value;
-        agreeOn(group, [&] {
-            if (block.count() > 0)
-                value = evaluate(block.begin, block.end);
-        });
-        if (!value) {
-            writer.writeRows(block.begin, 0, nullptr);
-            continue;
+    if (reduction) {
+        const auto fold = [&](auto zero) {
+            using T = decltype(zero);
+            writeTensor(output.file(), "/result", toTensor(reduceInBlocks<T>(plan, blocks, evaluate, group, budgetBytes)));
+        };
+        result.dtype == DType::Float64 ? fold(double{}) : fold(float{});
+    } else {
+        RowStreamWriter writer(output.file(), "/result", plan.resultShape, result.dtype);
+        for (std::int64_t k = 0; k < blocks.rounds; ++k) {
+            const auto block = blocks.block(k);
+            std::optional<AnyValue> value;
+            agreeOn(group, [&] {
+                if (block.count() > 0)
+                    value = evaluate(block.begin, block.end);
+            });
+            if (!value) {
+                writer.writeRows(block.begin, 0, nullptr);
+                continue;
+            }
+            std::visit([&](const auto &v) { writer.writeRows(block.begin, block.count(), v.values.data()); }, *value);
         }
-        std::visit([&](const auto &v) { writer.writeRows(block.begin, block.count(), v.values.data()); }, *value);
     }
     output.commit();
     result.inputs = std::move(inputs); // described: dense inputs specify every element
-    result.shape = shape;
+    result.shape = plan.resultShape;
     result.layout = Layout::Dense;
-    result.specified = numel(shape);
-    result.stored = numel(shape);
+    result.specified = numel(plan.resultShape);
+    result.stored = numel(plan.resultShape);
     result.computeSeconds = computeSeconds;
     result.ioSeconds = seconds(start, Clock::now()) - computeSeconds;
     return result;

@@ -1,10 +1,16 @@
 #pragma once
-// `eval` of an elementwise expression over inputs larger than the memory budget: read a block
-// of rows of every input, evaluate the expression on it, write the block's rows of /result,
-// and go on — each element of the result depends only on the same element of the inputs, so
-// the file written holds exactly what evaluating the whole tensors would (tests compare the
-// two). The blocks are sized so the inputs, their evaluator copies and the result fit the
-// budget.
+// `eval` over inputs read a block of rows at a time (docs/CLI.md, "eval"; docs/SCALING.md for
+// ranks). Two kinds of expression stream:
+// * row-local ones, where a row of the result depends only on the same row of the inputs:
+//   elementwise ops and reductions over a dim other than 0 (`x * x`, `norm(x, 1)`): read a
+//   block of rows of every input, evaluate, write the block's rows of /result;
+// * a reduction over all dims or over dim 0 of a row-local expression (`sum(x * x)`,
+//   `mean(x, 0)`): each block's rows fold into the running result (core/masked/
+//   reduction_kernels.h, RowReduction), written once at the end.
+// Reductions fold fixed tiles in a fixed order, so either way the file written holds exactly
+// what evaluating the whole tensors would (tests compare the two). Blocks are sized so the
+// inputs, their evaluator copies and the block's result fit the budget.
+#include "core/masked/reduction_kernels.h"
 #include "core/pipeline/eval_file.h"
 
 namespace sparsity::core {
@@ -13,19 +19,34 @@ namespace sparsity::core {
 // set near the caches.
 inline constexpr std::int64_t kEvalBlockBytes = std::int64_t{32} << 20;
 
-// Whether `expression` over `inputs` (described, not read) can be evaluated a block of rows at
-// a time: every node a number, an input or an elementwise op (no reduction, product, softmax
-// or layout change); every bound input a plain dense dataset (not masked, not bool, not
-// sparse); the inputs it uses of one shape with at least one dim.
-bool evalInBlocksCan(const Expression &expression, const std::vector<BoundInput> &inputs);
+// How an expression over its inputs (described, not read) can be evaluated by rows.
+struct EvalRowPlan {
+    enum class Kind { Whole, RowLocal, RowReduction };
+    Kind kind = Kind::Whole;
+    Shape inputShape;  // every input the expression uses has it
+    Shape resultShape; // the whole result's
+    // RowReduction: `op` (over `dim`: nullopt for all dims, or 0) of `operand`, a row-local
+    // subexpression of shape `operandShape`.
+    const Expression *operand = nullptr;
+    Shape operandShape;
+    ReduceOp op = ReduceOp::Sum;
+    std::optional<int> dim;
+};
+
+// Whole unless every bound input the expression uses is a plain dense dataset (not masked,
+// not bool, not sparse) of one non-empty shape, and the expression is row-local or a
+// reduction over all dims or dim 0 of a row-local one (no product, softmax or layout change).
+EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs);
 
 // The bytes the whole-tensor evaluation would hold for the inputs it uses, in their compute types.
 std::int64_t evalInputBytes(const Expression &expression, const std::vector<BoundInput> &inputs);
 
-// Evaluates and writes /result of `request.output` block by block within `budgetBytes`.
-// `inputs` are described (describeBoundInputs); notices of converted dtypes go to `report`.
+// Evaluates and writes /result of `request.output` block by block within `budgetBytes`, by
+// `plan` (not Whole). `inputs` are described (describeBoundInputs); notices of converted
+// dtypes go to `report`.
 EvalReport evalInBlocks(const EvalRequest &request,
                         const Expression &expression,
+                        const EvalRowPlan &plan,
                         std::vector<BoundInput> inputs,
                         Device device,
                         ValidationReport &report,

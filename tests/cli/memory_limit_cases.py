@@ -6,14 +6,16 @@
 * every subcommand takes --memory-limit SIZE|auto, and its --json report gives
   memory_limit_bytes (the budget it ran under) and peak_memory_bytes (VmHWM);
 * --help names the auto rule (half of the memory available, cgroup limits included);
-* commands that hold whole tensors (gradcheck, step, convert to csc, eval of a reduction or
+* commands that hold whole tensors (gradcheck, step, convert to csc, eval of a softmax or
   with --print) refuse an array larger than the budget with exit 2, one error line naming the
   file and dataset, and no output; inspect --count and sparsify threshold work under the same
   small budget;
 * eval of an elementwise expression over dense inputs streams (by default, and in many blocks
   under a 4K budget), writing /result byte for byte as the whole-tensor evaluation (--print
   holds the result) does: every elementwise function, float32, float64 and an int input, a
-  3-d input;
+  3-d input; so do reductions, over a dim other than 0 (row by row) and over all dims or
+  dim 0 (folded block by block): every op, inputs of several tiles, rows longer than a tile,
+  one thread and two;
 * convert streams dense datasets larger than the budget to dense, csr, coo and row_sparse,
   writing exactly the arrays and attributes of the whole-tensor conversion;
 * BATCH.json memory_limit is every input's budget, and run's --memory-limit overrides it."""
@@ -35,14 +37,14 @@ def check(condition, message):
         raise SystemExit("FAIL: " + message)
 
 
-def run(cli, *args, code=0):
-    r = subprocess.run([cli, *map(str, args)], capture_output=True, text=True)
+def run(cli, *args, code=0, env=None):
+    r = subprocess.run([cli, *map(str, args)], capture_output=True, text=True, env={**os.environ, **(env or {})})
     check(r.returncode == code, f"{args}: exit {r.returncode}, expected {code}: {r.stderr}")
     return r
 
 
-def report(cli, *args):
-    r = json.loads(run(cli, *args, "--json").stdout)
+def report(cli, *args, env=None):
+    r = json.loads(run(cli, *args, "--json", env=env).stdout)
     check(isinstance(r.get("memory_limit_bytes"), int), f"{args[0]}: memory_limit_bytes missing: {sorted(r)}")
     check(isinstance(r.get("peak_memory_bytes"), int) and r["peak_memory_bytes"] > MIB,
           f"{args[0]}: peak_memory_bytes {r.get('peak_memory_bytes')}")
@@ -58,9 +60,10 @@ def refused(cli, output, *args):
 
 
 def check_eval_streams(cli, work, rng):
-    """Elementwise eval streamed, by default and under a 4K budget (blocks of a few rows), writes
-    what the whole-tensor evaluation (--print: the result is held) writes, byte for byte, for every
-    elementwise function."""
+    """Row-local eval (elementwise ops, reductions over a dim other than 0) and reductions over
+    all dims or dim 0 streamed, by default and under a 4K budget (blocks of a few rows), write
+    what the whole-tensor evaluation (--print: the result is held) writes, byte for byte, with
+    two threads and with one: every elementwise function, every reduction."""
     path = os.path.join(work, "eval_inputs.h5")
     with h5py.File(path, "w") as f:
         f["x"] = rng.standard_normal((300, 70)).astype(np.float32)
@@ -68,6 +71,9 @@ def check_eval_streams(cli, work, rng):
         f["z"] = rng.standard_normal((300, 70))
         f["i"] = rng.integers(-3, 4, (300, 70)).astype(np.int64)
         f["cube"] = rng.standard_normal((40, 5, 6)).astype(np.float32)
+        f["tall"] = rng.standard_normal((5000, 40))                 # 4 tiles of 1638 rows
+        f["long"] = rng.standard_normal(200_000).astype(np.float32)  # 4 tiles of 65536 elements
+        f["wide"] = rng.standard_normal((3, 70_000))                 # rows longer than a tile
     cases = [
         ("sqrt(abs(x)) * y + 1.5", "x y"),
         ("neg(x) + rsqrt(abs(y) + 1) - square(x) / 3", "x y"),
@@ -77,22 +83,34 @@ def check_eval_streams(cli, work, rng):
         ("maximum(x, y) - minimum(x, -y)", "x y"),
         ("x * z - i", "x z i"),       # float64 and a converted int64: computed in float64
         ("-(c * c) + 2", "c"),         # 3-d, rows of 5 x 6
+        ("sum(x * y, 1) + 1", "x y"),  # row-local reductions
+        ("norm(c, 2) - amax(c, -1)", "c"),
+        ("mean(amin(c, 1), 1)", "c"),
+        ("sum(t * t)", "t"),           # folded reductions
+        ("mean(t, 0)", "t"),
+        ("norm(t - 1, -2)", "t"),
+        ("amax(x * z)", "x z"),
+        ("amin(sum(c, 2), 0)", "c"),
+        ("sum(l)", "l"),
+        ("mean(w)", "w"),
+        ("norm(w, 0)", "w"),
     ]
-    names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube"}
+    names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide"}
     for expr, used in cases:
         inputs = [a for n in used.split() for a in ("--input", f"{n}={path}:/{names[n]}")]
         outputs = {}
-        for name, extra in [("whole", ["--print"]), ("auto", []), ("4K", ["--memory-limit", "4K"])]:
+        for name, extra, threads in [("whole", ["--print"], "2"), ("whole, one thread", ["--print"], "1"),
+                                     ("auto", [], "2"), ("4K", ["--memory-limit", "4K"], "2")]:
             output = os.path.join(work, f"eval_{name}.h5")
-            r = report(cli, "eval", "--expr", expr, *inputs, "-o", output, *extra)
-            check(r["result"]["streamed"] == (name != "whole"), f"eval {expr!r} ({name}): streamed {r['result']}")
+            r = report(cli, "eval", "--expr", expr, *inputs, "-o", output, *extra, env={"OMP_NUM_THREADS": threads})
+            check(r["result"]["streamed"] == (not name.startswith("whole")), f"eval {expr!r} ({name}): streamed {r['result']}")
             with h5py.File(output) as f:
                 outputs[name] = f["result"][()]
         whole = outputs["whole"]
-        for name in ["auto", "4K"]:
-            streamed = outputs[name]
-            check(whole.dtype == streamed.dtype and whole.shape == streamed.shape and whole.tobytes() == streamed.tobytes(),
-                  f"eval {expr!r}: the streamed /result ({name}) differs from the whole-tensor one")
+        for name in ["whole, one thread", "auto", "4K"]:
+            other = outputs[name]
+            check(whole.dtype == other.dtype and whole.shape == other.shape and whole.tobytes() == other.tobytes(),
+                  f"eval {expr!r}: /result ({name}) differs from the whole-tensor one")
 
 
 def main(cli, work):
@@ -128,7 +146,7 @@ def main(cli, work):
     check(r["memory_limit_bytes"] == 64 * MIB, "step: memory_limit_bytes")
 
     refused(cli, out("c.h5"), "convert", data, out("c.h5"), "--layout", "csc", "--dataset", "/x", "--memory-limit", "1K")
-    refused(cli, out("e2.h5"), "eval", "--expr", "sum(x * 2)", "--input", f"x={data}:/x", "-o", out("e2.h5"),
+    refused(cli, out("e2.h5"), "eval", "--expr", "softmax(x * 2, 1)", "--input", f"x={data}:/x", "-o", out("e2.h5"),
             "--memory-limit", "1K")
     refused(cli, out("e3.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e3.h5"), "--print",
             "--memory-limit", "1K")

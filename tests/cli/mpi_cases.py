@@ -10,9 +10,12 @@
   not divisible by the ranks, ranks with no rows (a 3-row tensor on 4 ranks), float64 with
   NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole;
 * `convert` across ranks writes what `sparsity` writes for every layout, streamed and whole;
-* `eval` across ranks: elementwise expressions streamed, others whole, --print: the serial
-  tool's file and report;
-* the subcommands run on the root alone (step, inspect) write and print what
+* `eval` across ranks: elementwise expressions and reductions (over a dim other than 0:
+  row by row; over all dims or dim 0: tile partials folded on the root, and the root alone
+  when they would not fit the budget) streamed, others whole, --print: the serial tool's file
+  and report, bit for bit;
+* `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
+* the subcommands run on the root alone (step) write and print what
   `sparsity` does; `run` hands its inputs to free ranks and writes, reports and exits as
   `sparsity` does, a failing input included;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
@@ -138,15 +141,20 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
-    """Elementwise expressions stream across ranks; the rest are evaluated whole, written by the root."""
-    cases = [("x * 2 + 1", ["x=/W"]), ("sqrt(abs(x)) * y - x", ["x=/W", "y=/V"]), ("x * 3", ["x=/tiny"]),
-             ("sum(x, 1)", ["x=/W"])]
+    """Row-local expressions and reductions stream across ranks; the rest are evaluated whole,
+    written by the root."""
+    long = os.path.join(work, "long.h5")
+    with h5py.File(long, "w") as f:  # 5 tiles of the reductions' fixed order
+        f["L"] = np.random.default_rng(11).standard_normal(300_001).astype("float32")
+    cases = [("x * 2 + 1", [f"x={source}:/W"]), ("sqrt(abs(x)) * y - x", [f"x={source}:/W", f"y={source}:/V"]),
+             ("x * 3", [f"x={source}:/tiny"]), ("sum(x, 1)", [f"x={source}:/W"]), ("amax(x, -1) - 1", [f"x={source}:/T3"]),
+             ("sum(x * x)", [f"x={long}:/L"]), ("mean(x, 0)", [f"x={source}:/V"]), ("norm(x - y)", [f"x={source}:/W", f"y={source}:/V"]),
+             ("amin(x)", [f"x={source}:/tiny"]), ("softmax(x, 1)", [f"x={source}:/W"])]
     for expression, bindings in cases:
-        for limit in ("64K", "auto") if not expression.startswith("sum") else ("auto",):  # a reduction reads whole
+        for limit in ("4K", "auto") if not expression.startswith("softmax") else ("auto",):  # softmax reads whole
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]
             for binding in bindings:
-                name, path = binding.split("=")
-                args += ["--input", f"{name}={source}:{path}"]
+                args += ["--input", binding]
             reference = os.path.join(work, "eval_reference.h5")
             expected = json.loads(run([cli, *args, "-o", reference]).stdout)
             for ranks in (1, 2, 3, 4):
@@ -175,8 +183,37 @@ def root_alone_cases(cli, cli_mpi, mpi, work, source):
             printed = run(mpirun(mpi, ranks, cli_mpi, *[a.replace("{out}", out) for a in template])).stdout
             same_files(reference, out, f"{name} -np {ranks}")
             check(printed.replace(out, reference) == expected, f"{name} -np {ranks}: printed {printed!r}, expected {expected!r}")
-    inspected = run([cli, "inspect", source, "--count"]).stdout
-    check(run(mpirun(mpi, 3, cli_mpi, "inspect", source, "--count")).stdout == inspected, "inspect --count -np 3 differs")
+
+
+def inspect_cases(cli, cli_mpi, mpi, work, source):
+    """inspect --count divides each dataset's rows (or allocated chunks) among the ranks and
+    sums the counts: the serial tool's report for every N, with chunks left unwritten (counted
+    as a nonzero fill value), contiguous data read in many row ranges, and a masked element."""
+    counted = os.path.join(work, "counted.h5")
+    rng = np.random.default_rng(13)
+    with h5py.File(counted, "w") as f:
+        sparse_rows = rng.standard_normal((1001, 30)) * (rng.random((1001, 30)) < 0.2)
+        f["contiguous"] = sparse_rows
+        d = f.create_dataset("unwritten", (500, 40), chunks=(16, 40), dtype="float32", fillvalue=2.5)
+        d[0:40] = 0.0                                        # 3 chunks written, the rest fill
+        d[100:116] = rng.standard_normal((16, 40)) * (rng.random((16, 40)) < 0.5)
+        f.create_dataset("flags", data=rng.random((333, 7)) < 0.3, chunks=(10, 7))
+        f["scalar"] = 3.0
+        m = f.create_group("masked")
+        m["data"] = rng.standard_normal((20, 6)).astype("float32")
+        m["mask"] = rng.random((20, 6)) < 0.4
+        m.attrs["encoding-type"] = "masked_tensor"
+        m.attrs["encoding-version"] = "0.1.0"
+    for path in (source, counted):
+        for limit in ("1K", "auto"):
+            args = ["inspect", path, "--count", "--memory-limit", limit]
+            text = run([cli, *args]).stdout
+            expected = comparable(json.loads(run([cli, *args, "--json"]).stdout))
+            for ranks in (1, 2, 3, 4):
+                what = f"inspect --count {os.path.basename(path)} {limit} -np {ranks}"
+                check(run(mpirun(mpi, ranks, cli_mpi, *args)).stdout == text, f"{what}: text differs")
+                check(comparable(json.loads(run(mpirun(mpi, ranks, cli_mpi, *args, "--json")).stdout)) == expected,
+                      f"{what}: report differs")
 
 
 
@@ -294,6 +331,7 @@ def main():
     interrupt_case(cli_mpi, mpi, work)
     convert_cases(cli, cli_mpi, mpi, work, source)
     eval_cases(cli, cli_mpi, mpi, work, source)
+    inspect_cases(cli, cli_mpi, mpi, work, source)
     root_alone_cases(cli, cli_mpi, mpi, work, source)
     run_cases(cli, cli_mpi, mpi, work, source)
     sparsify_cases(cli, cli_mpi, mpi, work, source)
