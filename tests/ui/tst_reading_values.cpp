@@ -13,9 +13,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
 #include <QMenu>
 #include <QSignalSpy>
+#include <QPushButton>
 #include <QTest>
+#include <QTimer>
 #include <cmath>
 
 namespace core = sparsity::core;
@@ -53,6 +59,7 @@ private slots:
     void rangesRobustFullAndManual();
     void tickIndicesAreNiceAndShown();
     void previewFollowsColourSettings();
+    void setRangeDialogSaysWhyOkIsDisabled();
     void axesLabelTheWholeTensorsRows();
     void tooltipNamesElementValueAndState();
     void contextMenuCopiesTheValue();
@@ -140,6 +147,38 @@ void TestReadingValues::tickIndicesAreNiceAndShown()
     // 64 columns over 400 px, 40 px apart: every 10th.
     QCOMPARE(ui::tickIndices(0, 64, 400, 40), (std::vector<std::int64_t>{0, 10, 20, 30, 40, 50, 60}));
     QVERIFY(ui::tickIndices(0, 10, 0, 30).empty());
+}
+
+void TestReadingValues::setRangeDialogSaysWhyOkIsDisabled()
+{
+    m_document->setTensor(QStringLiteral("ramp"), test::denseTensor({4, 4}, ramp(16)), 4);
+    bool checked = false;
+    // The dialog is modal: it is driven from the event loop exec() runs, as a user would.
+    QTimer::singleShot(0, this, [&] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        auto *low = dialog->findChild<QDoubleSpinBox *>(QStringLiteral("colour.range.low"));
+        auto *high = dialog->findChild<QDoubleSpinBox *>(QStringLiteral("colour.range.high"));
+        auto *reason = dialog->findChild<QLabel *>(QStringLiteral("colour.range.reason"));
+        auto *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QVERIFY(low && high && reason && ok);
+        QVERIFY(ok->isEnabled());
+        QVERIFY(reason->isHidden());
+        low->setValue(9.0);
+        high->setValue(3.0); // the lowest colour above the highest
+        QVERIFY(!ok->isEnabled());
+        QVERIFY(!reason->isHidden());
+        QVERIFY(reason->text().contains(QStringLiteral("below")));
+        high->setValue(12.0);
+        QVERIFY(ok->isEnabled() && reason->isHidden());
+        checked = true;
+        ok->click();
+    });
+    actionNamed(m_preview->colourRangeMenu(), QStringLiteral("action.colour.range.manual"))->trigger();
+    QVERIFY(checked);
+    QCOMPARE(m_preview->colourSettings().range, ui::ColourRange::Manual);
+    QCOMPARE(m_preview->colourSettings().low, 9.0);
+    QCOMPARE(m_preview->colourSettings().high, 12.0);
 }
 
 void TestReadingValues::previewFollowsColourSettings()

@@ -12,6 +12,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
@@ -256,13 +257,25 @@ void TensorPreview::askColourRange()
     const auto &scale = m_heatmap.scale;
     auto *low = spin(m_colourSettings.range == ColourRange::Manual ? m_colourSettings.low : scale.low);
     auto *high = spin(m_colourSettings.range == ColourRange::Manual ? m_colourSettings.high : scale.high);
+    low->setObjectName(QStringLiteral("colour.range.low"));
+    high->setObjectName(QStringLiteral("colour.range.high"));
     form->addRow(tr("Lowest colour at"), low);
     form->addRow(tr("Highest colour at"), high);
+    // Why OK is disabled, where the user looks: a disabled button alone says nothing.
+    auto *reason = new QLabel(tr("The lowest colour must be at a value below the highest."));
+    reason->setObjectName(QStringLiteral("colour.range.reason"));
+    reason->setWordWrap(true);
+    form->addRow(reason);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    const auto check = [&] { buttons->button(QDialogButtonBox::Ok)->setEnabled(low->value() < high->value()); };
+    const auto check = [&] {
+        const bool valid = low->value() < high->value();
+        buttons->button(QDialogButtonBox::Ok)->setEnabled(valid);
+        reason->setVisible(!valid);
+    };
+    check();
     connect(low, &QDoubleSpinBox::valueChanged, &dialog, check);
     connect(high, &QDoubleSpinBox::valueChanged, &dialog, check);
     if (dialog.exec() != QDialog::Accepted) {
