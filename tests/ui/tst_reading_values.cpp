@@ -295,6 +295,18 @@ void TestReadingValues::matrixViewTooltipAndSharedScale()
     view.showMatrix(QStringLiteral("J"), core::DenseTensor<double>{{2, 3}, {0, 1, 2, 3, 4, 5}}, ui::CellLink::None, &shared);
     QCOMPARE(QColor(view.image().pixel(2, 1)), ui::divergingColour(5.0, 10.0));
     QCOMPARE(view.title(), QStringLiteral("J"));
+    // A Jacobian's cells named: row 1 is x's element [0, 1] (x is 1 x 2), column 2 is out[1, 0]
+    // (out is 3 x 1), not the flat [1, 2].
+    view.setCellNames({QStringLiteral("x"), {1, 2}, QStringLiteral("out"), {3, 1}});
+    QCOMPARE(view.toolTipAt(view.positionOf(1, 2)), QStringLiteral("∂out[2, 0] / ∂x[0, 1] = 5"));
+    view.setCellNames({QStringLiteral("x"), {2}, QStringLiteral("out"), {3}});
+    QCOMPARE(view.toolTipAt(view.positionOf(1, 0)), QStringLiteral("∂out[0] / ∂x[1] = 3"));
+    view.setCellNames({QStringLiteral("x"), {4}, QStringLiteral("out"), {3}}); // does not fit: flat indices
+    QCOMPARE(view.toolTipAt(view.positionOf(1, 2)), QStringLiteral("[1, 2] = 5"));
+    view.showMatrix(QStringLiteral("J"), core::DenseTensor<double>{{2, 1}, {7, 8}});
+    QCOMPARE(view.toolTipAt(view.positionOf(1, 0)), QStringLiteral("[1, 0] = 8")); // names go with the matrix
+    view.setCellNames({QStringLiteral("x"), {2}, QStringLiteral("out"), {}});
+    QCOMPARE(view.toolTipAt(view.positionOf(1, 0)), QStringLiteral("∂out / ∂x[1] = 8")); // a 0-d output
 }
 
 QTEST_MAIN(TestReadingValues)

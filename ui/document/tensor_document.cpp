@@ -8,6 +8,7 @@
 #include "ui/document/commands/change_export_settings_command.h"
 #include "ui/document/commands/change_sparsifier_command.h"
 #include "ui/document/commands/set_run_command.h"
+#include "ui/document/index_text.h"
 
 #include <cmath>
 
@@ -108,13 +109,7 @@ std::int64_t TensorDocument::gridOffset() const
 
 QString TensorDocument::coordinatesOf(std::int64_t flat) const
 {
-    QStringList parts;
-    for (auto d = static_cast<std::ptrdiff_t>(m_values.shape.size()) - 1; d >= 0; --d) {
-        const auto extent = std::max<std::int64_t>(m_values.shape[static_cast<std::size_t>(d)], 1);
-        parts.prepend(QString::number(flat % extent + (d == 0 ? m_source.firstRow : 0)));
-        flat /= extent;
-    }
-    return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
+    return indexText(m_values.shape, flat, m_source.firstRow);
 }
 
 QString TensorDocument::describeElement(std::int64_t flat) const

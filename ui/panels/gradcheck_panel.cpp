@@ -345,6 +345,10 @@ void GradcheckPanel::showInput()
     m_numerical->showMatrix(tr("numerical"), numerical, link, &shared);
     m_analytical->showMatrix(tr("analytical"), analytical, link, &shared);
     m_difference->showMatrix(tr("analytical − numerical"), matrix(j.rows, j.cols, std::move(difference)), link);
+    // Fast mode's 1 x 1 Jacobians are projections: no element names fit them.
+    const CellNames names{QString::fromStdString(j.name), j.shape, tr("out"), run->report.outputShape};
+    for (auto *view : {m_numerical, m_analytical, m_difference})
+        view->setCellNames(names);
     m_findings->addItem(
         tr("%1 %2: Jacobian %3 x %4 (rows: input elements, columns: output elements), max |diff| %5, %6 mismatching")
             .arg(QString::fromStdString(j.name), QString::fromStdString(core::shapeToString(j.shape)))

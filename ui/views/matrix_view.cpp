@@ -1,5 +1,7 @@
 #include "ui/views/matrix_view.h"
 
+#include "ui/document/index_text.h"
+
 #include "ui/document/tensor_document.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/colour_legend.h"
@@ -60,6 +62,7 @@ void MatrixView::showMatrix(const QString &title,
     m_message.clear();
     m_heatmap = renderHeatmap(values, nullptr, nullptr, scale);
     m_values = values;
+    m_cellNames.reset();
     m_pooled = {};
     m_link = linkFits(link) ? link : CellLink::None;
     layoutArea();
@@ -79,7 +82,23 @@ QString MatrixView::toolTipAt(const QPoint &position) const
         return {};
     const auto cols = m_values.shape.size() == 2 ? m_values.shape[1] : static_cast<std::int64_t>(m_values.values.size());
     const double value = m_values.values[static_cast<std::size_t>(cell->y() * cols + cell->x())];
+    const auto named = [](const QString &name, const core::Shape &shape, std::int64_t flat) {
+        return shape.empty() ? name : name + indexText(shape, flat); // a 0-d value has no index
+    };
+    if (m_cellNames)
+        return QStringLiteral("∂%1 / ∂%2 = %3")
+            .arg(named(m_cellNames->colName, m_cellNames->colShape, cell->x()),
+                 named(m_cellNames->rowName, m_cellNames->rowShape, cell->y()))
+            .arg(value, 0, 'g', 8);
     return QStringLiteral("[%1, %2] = %3").arg(cell->y()).arg(cell->x()).arg(value, 0, 'g', 8);
+}
+
+void MatrixView::setCellNames(const CellNames &names)
+{
+    // Only names that fit the matrix: a stale shape would name the wrong elements.
+    const bool fits = m_values.shape.size() == 2 && core::numel(names.rowShape) == m_values.shape[0]
+                      && core::numel(names.colShape) == m_values.shape[1];
+    m_cellNames = fits ? std::optional<CellNames>(names) : std::nullopt;
 }
 
 bool MatrixView::event(QEvent *event)

@@ -18,6 +18,15 @@ namespace sparsity::ui {
 
 class TensorDocument;
 
+// What a cell's row and column stand for, for its tooltip: a Jacobian's row is an input's
+// element and its column an output's ("∂out[1, 2] / ∂x[0, 3] = 0.5").
+struct CellNames {
+    QString rowName;
+    core::Shape rowShape;
+    QString colName;
+    core::Shape colShape;
+};
+
 enum class CellLink {
     None,
     Elements,    // cell [r, c] is element [r, c] of the document's 2-d grid (same shape)
@@ -41,6 +50,9 @@ public:
     // Links the cells shown to the document's tensor anew (the tensor shown changed), without
     // drawing them again; kept only when the matrix fits the tensor that way.
     void setLink(CellLink link);
+    // Names the cells of the matrix shown until the next showMatrix(): the tooltip then gives a
+    // Jacobian's element indices instead of the flat row and column.
+    void setCellNames(const CellNames &names);
     void showMessage(const QString &message);
     const QImage &image() const { return m_heatmap.image; }
     const QString &title() const { return m_title; }
@@ -77,6 +89,7 @@ private:
     core::DenseTensor<double> m_values;
     QImage m_pooled; // m_values pooled to the last drawn area
     CellLink m_link = CellLink::None;
+    std::optional<CellNames> m_cellNames;
     QImage m_selectionWash;
     QRect m_area;                   // where the matrix is drawn
     std::optional<QPoint> m_anchor; // (col, row) where the selecting drag started
