@@ -18,8 +18,8 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMenu>
-#include <QSignalSpy>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 #include <cmath>

@@ -107,10 +107,7 @@ std::int64_t TensorDocument::gridOffset() const
     return offset * gridRows() * gridCols();
 }
 
-QString TensorDocument::coordinatesOf(std::int64_t flat) const
-{
-    return indexText(m_values.shape, flat, m_source.firstRow);
-}
+QString TensorDocument::coordinatesOf(std::int64_t flat) const { return indexText(m_values.shape, flat, m_source.firstRow); }
 
 QString TensorDocument::describeElement(std::int64_t flat) const
 {

@@ -1,7 +1,6 @@
 #include "ui/views/matrix_view.h"
 
 #include "ui/document/index_text.h"
-
 #include "ui/document/tensor_document.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/colour_legend.h"
