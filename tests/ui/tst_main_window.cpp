@@ -5,6 +5,7 @@
 #include "ui/mainwindow/main_window.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/models/issues_model.h"
+#include "ui/panels/issues_panel.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
 #include "ui/views/overview_strip.h"
@@ -18,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <QUndoStack>
 #include <fstream>
 
 using sparsity::ui::MainWindow;
@@ -32,6 +34,7 @@ private slots:
     void previewsMaskedAndSparse();
     void badFileGoesToIssues();
     void heatmapKeysRespectFocus();
+    void applyShortcutWorksFromEveryPanel();
     void clickOutlinesWithoutWashing();
 };
 
@@ -187,6 +190,33 @@ void TestMainWindow::heatmapKeysRespectFocus()
     apply->setFocus();
     QTest::keyClick(apply, Qt::Key_Escape);
     QCOMPARE(window.document()->selectedCount(), std::int64_t{0});
+}
+
+void TestMainWindow::applyShortcutWorksFromEveryPanel()
+{
+    // Ctrl+Return applies the recipe wherever the focus is: the Issues table used to take it
+    // for its own Enter.
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/labels"))); // an issue: int64 converted
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *issues = window.findChild<sparsity::ui::IssuesPanel *>()->view();
+    auto *tree = window.findChild<QTreeView *>();
+    for (QWidget *focus : std::initializer_list<QWidget *>{issues, tree, window.preview()}) {
+        window.document()->changeThreshold(0.5);
+        const int before = window.document()->undoStack()->index();
+        focus->setFocus();
+        QCOMPARE(QApplication::focusWidget(), focus);
+        QTest::keyClick(focus, Qt::Key_Return, Qt::ControlModifier);
+        QVERIFY2(window.document()->undoStack()->index() == before + 1, qPrintable(focus->objectName()));
+        QCOMPARE(window.document()->source().elementPath, QStringLiteral("/emb")); // not the issue's /labels
+        window.document()->changeThreshold(0.25);
+        QTest::keyClick(focus, Qt::Key_Enter, Qt::ControlModifier | Qt::KeypadModifier); // the keypad's Enter
+        QCOMPARE(window.document()->undoStack()->index(), before + 3);
+    }
 }
 
 void TestMainWindow::clickOutlinesWithoutWashing()

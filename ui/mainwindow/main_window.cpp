@@ -361,7 +361,8 @@ void MainWindow::createActions()
     auto *sparsifyMenu = menuBar()->addMenu(tr("&Sparsify"));
     auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });
     apply->setObjectName(QStringLiteral("action.sparsify.apply"));
-    apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    // The keypad's Enter too: it is the key many users reach for.
+    apply->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     auto *clearRecipe =
         sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
     clearRecipe->setObjectName(QStringLiteral("action.sparsify.clear"));
