@@ -131,7 +131,7 @@ void TestIssuesModel::columnsCountsAndIcons()
 void TestIssuesModel::repeatedNotesAreListedOnce()
 {
     // Previewing an element again notes the same conversion again: listed once. An error
-    // repeated is a second failure: listed again.
+    // repeated is a second failure: counted, on its row when it repeats the last issue.
     ui::IssuesModel model;
     const ui::Issue note{Severity::Note, {kSamplePath, QStringLiteral("/labels")}, QStringLiteral("converted"), {}};
     QVERIFY(model.add(note));
@@ -141,8 +141,22 @@ void TestIssuesModel::repeatedNotesAreListedOnce()
     QVERIFY(model.add(elsewhere));
     const ui::Issue error{Severity::Error, {kSamplePath, {}}, QStringLiteral("failed"), {}};
     QVERIFY(model.add(error));
-    QVERIFY(model.add(error));
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    auto again = error;
+    again.time = QDateTime::currentDateTime().addSecs(5);
+    QVERIFY(!model.add(again));
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(model.issue(2).repeats, 2);
+    QCOMPARE(model.issue(2).time, again.time); // the latest
+    QCOMPARE(model.data(model.index(2, ui::IssuesModel::MessageColumn)).toString(), QStringLiteral("failed (2 times)"));
     QCOMPARE(model.countsText(), QStringLiteral("2 errors, 2 notes"));
+    // Not in a row: listed again.
+    QVERIFY(model.add(elsewhere) == false); // a note already listed changes nothing
+    QVERIFY(model.add(ui::Issue{Severity::Error, {kSamplePath, {}}, QStringLiteral("other"), {}}));
+    QVERIFY(model.add(error));
+    QCOMPARE(model.rowCount(), 5);
+    QCOMPARE(model.countsText(), QStringLiteral("4 errors, 2 notes"));
 }
 
 void TestIssuesModel::coreMessagesAreLocated()

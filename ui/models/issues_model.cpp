@@ -30,10 +30,18 @@ bool IssuesModel::add(Issue issue)
 {
     if (!issue.time.isValid())
         issue.time = QDateTime::currentDateTime();
-    if (issue.severity != Issue::Severity::Error) {
-        for (const auto &listed : m_issues)
-            if (listed.severity == issue.severity && listed.location == issue.location && listed.text == issue.text)
-                return false;
+    const auto same = [&](const Issue &listed) {
+        return listed.severity == issue.severity && listed.location == issue.location && listed.text == issue.text;
+    };
+    if (issue.severity != Issue::Severity::Error && std::any_of(m_issues.begin(), m_issues.end(), same))
+        return false;
+    if (issue.severity == Issue::Severity::Error && !m_issues.isEmpty() && same(m_issues.back())) {
+        auto &last = m_issues.back();
+        ++last.repeats;
+        last.time = issue.time;
+        const int row = static_cast<int>(m_issues.size()) - 1;
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        return false;
     }
     const int row = static_cast<int>(m_issues.size());
     beginInsertRows({}, row, row);
@@ -51,8 +59,11 @@ void IssuesModel::clear()
 
 int IssuesModel::count(Issue::Severity severity) const
 {
-    return static_cast<int>(
-        std::count_if(m_issues.begin(), m_issues.end(), [severity](const Issue &issue) { return issue.severity == severity; }));
+    // Every time it was reported: an error repeated is a second failure.
+    int reported = 0;
+    for (const auto &issue : m_issues)
+        reported += issue.severity == severity ? issue.repeats : 0;
+    return reported;
 }
 
 QString IssuesModel::countsText() const
@@ -95,7 +106,7 @@ QVariant IssuesModel::data(const QModelIndex &index, int role) const
         return {};
     case MessageColumn:
         if (role == Qt::DisplayRole || role == Qt::ToolTipRole) // a long message is elided in the column
-            return issue.text;
+            return issue.repeats > 1 ? tr("%1 (%2 times)").arg(issue.text).arg(issue.repeats) : issue.text;
         return {};
     default:
         return {};

@@ -20,7 +20,9 @@ public:
 
     // Appends `issue`, stamped now when its time is unset. A Warning or Note equal to one
     // already listed is not listed again — previewing an element again notes the same
-    // conversion again — and false is returned; every Error is listed: each is a failure.
+    // conversion again — and false is returned. An Error is listed unless it repeats the
+    // last issue listed (the same job failing again): that row then counts it ("(3 times)")
+    // and takes its time, and false is returned.
     bool add(Issue issue);
     void clear();
 
