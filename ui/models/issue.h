@@ -18,8 +18,8 @@ struct Issue {
     // file: an absolute path (an HDF5 file, or the workspace or batch file concerned);
     // path: an HDF5 element in it. Either may be empty.
     ElementRef location;
-    QString text;   // what happened, without the location (summary() puts them together)
-    QDateTime time; // when it was reported; IssuesModel::add stamps it when unset
+    QString text;    // what happened, without the location (summary() puts them together)
+    QDateTime time;  // when it was reported; IssuesModel::add stamps it when unset
     int repeats = 1; // reported this many times in a row (IssuesModel::add folds repeats)
 
     // "sample.h5:/emb", "sample.h5", "/emb" or empty: the file by name only, for a column.
