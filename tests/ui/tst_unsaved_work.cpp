@@ -31,6 +31,10 @@ void answerNextQuestion(QMessageBox::StandardButton button, int *asked)
         if (!box)
             return;
         ++*asked;
+        // It says what saving keeps: recipes, not pruned values (Export writes those).
+        QVERIFY(box->informativeText().contains(QStringLiteral("recipes")));
+        QVERIFY(box->informativeText().contains(QStringLiteral("Export")));
+        QCOMPARE(box->button(QMessageBox::Save)->text(), QStringLiteral("Save Workspace…"));
         box->button(button)->click();
     });
 }

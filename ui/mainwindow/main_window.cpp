@@ -29,6 +29,7 @@
 #include "ui/views/tensor_preview.h"
 #include "ui/workspace/workspace.h"
 
+#include <QAbstractButton>
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
@@ -463,9 +464,14 @@ bool MainWindow::maybeSave(const QString &why)
 {
     if (!isWindowModified())
         return true;
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"), why + QLatin1Char('\n') + tr("Save the workspace first?"),
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"), why,
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("unsavedChanges"));
+    // What saving keeps: a workspace holds the recipes and the datasets they are for, not the
+    // pruned values (ui/workspace/workspace.h); Export writes those.
+    box.setInformativeText(tr("Save the workspace first? It keeps your recipes and the datasets they are for, not the "
+                              "pruned values: to keep those, use File ▸ Export Sparsified…"));
+    box.button(QMessageBox::Save)->setText(tr("Save Workspace…"));
     box.setDefaultButton(QMessageBox::Save);
     switch (box.exec()) {
     case QMessageBox::Save: {
