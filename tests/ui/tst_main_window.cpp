@@ -12,16 +12,20 @@
 #include "ui/views/tensor_preview.h"
 
 #include <QComboBox>
+#include <QHeaderView>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
 #include <fstream>
 
+using sparsity::ui::H5BrowserModel;
 using sparsity::ui::MainWindow;
 
 class TestMainWindow : public QObject {
@@ -35,6 +39,7 @@ private slots:
     void badFileGoesToIssues();
     void heatmapKeysRespectFocus();
     void applyShortcutWorksFromEveryPanel();
+    void filesColumnsFitTheDock();
     void clickOutlinesWithoutWashing();
 };
 
@@ -217,6 +222,54 @@ void TestMainWindow::applyShortcutWorksFromEveryPanel()
         QTest::keyClick(focus, Qt::Key_Enter, Qt::ControlModifier | Qt::KeypadModifier); // the keypad's Enter
         QCOMPARE(window.document()->undoStack()->index(), before + 3);
     }
+}
+
+void TestMainWindow::filesColumnsFitTheDock()
+{
+    // At 1280x720 the name and nnz columns are in view, whole, without scrolling (nnz was pushed
+    // out by the widths of every column's contents); the layout takes what is left (elided,
+    // whole in its tooltip).
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openFile(kSample));
+    auto *tree = window.findChild<QTreeView *>();
+    tree->expandAll();
+    QCoreApplication::processEvents();
+    auto *header = tree->header();
+    QVERIFY(tree->isColumnHidden(H5BrowserModel::Encoding));
+    const auto file0 = window.browserModel()->index(0, 0);
+    for (int row = 0; row < window.browserModel()->rowCount(file0); ++row) { // names whole, not elided
+        const auto name = window.browserModel()->index(row, H5BrowserModel::Name, file0);
+        QVERIFY(tree->visualRect(name).width() >= tree->fontMetrics().horizontalAdvance(name.data().toString()));
+    }
+    for (int column : {H5BrowserModel::Name, H5BrowserModel::Shape, H5BrowserModel::Nnz}) {
+        QVERIFY(!tree->isColumnHidden(column));
+        QVERIFY2(header->sectionViewportPosition(column) + header->sectionSize(column) <= tree->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                                .arg(column)
+                                .arg(header->sectionViewportPosition(column) + header->sectionSize(column))
+                                .arg(tree->viewport()->width())));
+    }
+    const auto file = window.browserModel()->index(0, 0);
+    const auto emb = window.browserModel()->index(1, H5BrowserModel::Name, file);
+    QVERIFY(window.browserModel()->data(emb, Qt::ToolTipRole).toString().startsWith(QLatin1Char('/')));
+    QVERIFY(!window.browserModel()->data(emb.siblingAtColumn(H5BrowserModel::Layout), Qt::ToolTipRole).toString().isEmpty());
+    // The header's context menu shows the encoding again.
+    bool shown = false;
+    QTimer::singleShot(0, this, [&] {
+        auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+        QVERIFY(menu);
+        auto *encoding = menu->findChild<QAction *>(QStringLiteral("action.files.column.%1").arg(H5BrowserModel::Encoding));
+        QVERIFY(encoding && !encoding->isChecked());
+        encoding->trigger();
+        menu->close();
+        shown = true;
+    });
+    emit header->customContextMenuRequested(QPoint(10, 5));
+    QVERIFY(shown);
+    QVERIFY(!tree->isColumnHidden(H5BrowserModel::Encoding));
 }
 
 void TestMainWindow::clickOutlinesWithoutWashing()

@@ -45,6 +45,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -81,8 +82,26 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
+    // The dock is narrow at 1280x720: the layout takes what the other columns leave (elided,
+    // whole in its tooltip) so names and nnz stay whole and in view, and the encoding, also in
+    // the Attributes dock, is hidden until asked for from the header's context menu.
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(H5BrowserModel::Layout, QHeaderView::Stretch);
+    m_tree->header()->setMinimumSectionSize(40);
+    m_tree->setColumnHidden(H5BrowserModel::Encoding, true);
+    m_tree->header()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tree->header(), &QWidget::customContextMenuRequested, this, [this](const QPoint &at) {
+        QMenu menu;
+        for (int column = H5BrowserModel::Name + 1; column < H5BrowserModel::ColumnCount; ++column) {
+            auto *action = menu.addAction(m_model->headerData(column, Qt::Horizontal).toString(), this,
+                                          [this, column](bool shown) { m_tree->setColumnHidden(column, !shown); });
+            action->setCheckable(true);
+            action->setChecked(!m_tree->isColumnHidden(column));
+            action->setObjectName(QStringLiteral("action.files.column.%1").arg(column));
+        }
+        menu.exec(m_tree->header()->mapToGlobal(at));
+    });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { showSelected(); });
 
     auto *filesDock = addDock(tr("Files"), QStringLiteral("FilesDock"), m_tree, Qt::LeftDockWidgetArea, false);

@@ -169,7 +169,7 @@ QVariant H5BrowserModel::data(const QModelIndex &index, int role) const
     const auto *e = element(index);
     if (!e)
         return {};
-    if (role == Qt::DisplayRole)
+    if (role == Qt::DisplayRole || (role == Qt::ToolTipRole && (index.column() == Name || index.column() == Layout))) // elided
         return elementData(*e, index.column());
     if (role == Qt::TextAlignmentRole && index.column() == Nnz)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
