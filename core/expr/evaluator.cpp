@@ -109,6 +109,14 @@ public:
         return *value;
     }
 
+    // `root`'s values as one fused program over the inputs' elements, and their mask.
+    template <class Take>
+    void compiled(const Expression &root, Take &&take)
+    {
+        const Lazy<T> lazy = evaluate(root);
+        take(compile(lazy), lazy.mask.get());
+    }
+
 private:
     [[noreturn]] void fail(const Expression &node, const std::string &what) const
     {
@@ -514,6 +522,24 @@ AnyValue evaluateExpression(
         return Evaluator<double>(source, inputs, policy, device).run(expression);
     return Evaluator<float>(source, inputs, policy, device).run(expression);
 }
+
+template <class T>
+void foldExpression(const Expression &expression,
+                    std::string_view source,
+                    const std::vector<EvalInput> &inputs,
+                    MaskPolicy policy,
+                    RowReduction<T> &reduction,
+                    std::int64_t rows)
+{
+    Evaluator<T>(source, inputs, policy, Device::Cpu)
+        .compiled(expression,
+                  [&](const ElementwiseProgram<T> &program, const Mask *mask) { reduction.add(program, rows, mask); });
+}
+
+template void foldExpression<float>(
+    const Expression &, std::string_view, const std::vector<EvalInput> &, MaskPolicy, RowReduction<float> &, std::int64_t);
+template void foldExpression<double>(
+    const Expression &, std::string_view, const std::vector<EvalInput> &, MaskPolicy, RowReduction<double> &, std::int64_t);
 
 MaskedValue<double>
 evaluateRecorded(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, Tape &tape)

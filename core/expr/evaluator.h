@@ -14,6 +14,7 @@
 #include "core/device/device.h"
 #include "core/expr/expression.h"
 #include "core/masked/masked_value.h"
+#include "core/masked/reduction_kernels.h"
 
 #include <string>
 #include <variant>
@@ -61,6 +62,18 @@ AnyValue evaluateExpression(const Expression &expression,
                             const std::vector<EvalInput> &inputs,
                             MaskPolicy policy = MaskPolicy::Strict,
                             Device device = Device::Cpu);
+
+// Evaluates `expression`, elementwise over its inputs (a block of `rows` rows), and folds its
+// values into `reduction` without holding them: the fused program feeds the fold, as a
+// whole-tensor reduction is fed (a streamed reduction, core/pipeline/eval_blocks.h). T is the
+// precision makeEvalInputs chose for the inputs.
+template <class T>
+void foldExpression(const Expression &expression,
+                    std::string_view source,
+                    const std::vector<EvalInput> &inputs,
+                    MaskPolicy policy,
+                    RowReduction<T> &reduction,
+                    std::int64_t rows);
 
 // The same evaluation in float64 without fusion, recording every node's value on `tape` for
 // reverse mode (core/autograd/backward.h). Inputs must be float64.

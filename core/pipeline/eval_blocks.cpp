@@ -108,17 +108,11 @@ std::vector<NamedTensor> readBlock(const std::vector<BoundInput> &inputs,
 // blocks' tiles; across ranks the tiles' partials go to the root, which folds them in row
 // order. When those partials would not fit the budget (a reduction over dim 0 of long rows)
 // the root streams every block alone while the others wait.
-template <class T, class Evaluate>
+template <class T, class FoldRows>
 MaskedValue<T> reduceInBlocks(
-    const EvalRowPlan &plan, const RankBlocks &blocks, Evaluate &evaluate, const RankGroup &group, std::int64_t budgetBytes)
+    const EvalRowPlan &plan, const RankBlocks &blocks, FoldRows &foldRows, const RankGroup &group, std::int64_t budgetBytes)
 {
     using Mode = typename RowReduction<T>::Mode;
-    const auto addRows = [&](RowReduction<T> &reduction, RowRange rows) {
-        const auto value = std::get<MaskedValue<T>>(evaluate(rows.begin, rows.end));
-        ElementwiseProgram<T> program;
-        program.addLeaf(value.values.data(), false);
-        reduction.add(program, rows.count());
-    };
     const auto rows = plan.inputShape[0];
     const auto inner = reductionGeometry(plan.operandShape, plan.dim).inner;
     const auto partialBytes = (rows + reductionTileRows(plan.operandShape) - 1) / reductionTileRows(plan.operandShape) * inner
@@ -130,7 +124,7 @@ MaskedValue<T> reduceInBlocks(
             if (group.isRoot()) {
                 RowReduction<T> reduction(plan.op, plan.operandShape, plan.dim);
                 for (std::int64_t first = 0; first < rows; first += blocks.blockRows)
-                    addRows(reduction, {first, std::min(rows, first + blocks.blockRows)});
+                    foldRows(reduction, RowRange{first, std::min(rows, first + blocks.blockRows)});
                 const auto value = reduction.finish();
                 folded.assign(reinterpret_cast<const char *>(value.values.data()), value.values.size() * sizeof(T));
             }
@@ -143,7 +137,7 @@ MaskedValue<T> reduceInBlocks(
         RowReduction<T> mine(plan.op, plan.operandShape, plan.dim, Mode::KeepTiles);
         agreeOn(group, [&] {
             for (std::int64_t k = 0; k < blocks.count; ++k)
-                addRows(mine, blocks.block(k));
+                foldRows(mine, blocks.block(k));
         });
         const auto parts = group.gatherToRoot(mine.keptTiles());
         agreeOn(group, [&] {
@@ -281,9 +275,17 @@ EvalReport evalInBlocks(const EvalRequest &request,
 
     AtomicOutput output(request.output);
     if (reduction) {
+        // Each block's rows fold into the reduction straight from the fused program.
+        auto foldRows = [&](auto &into, RowRange rows) {
+            const auto tensors = readBlock(inputs, used, readers, rows.begin, rows.end);
+            const auto computeStart = Clock::now();
+            foldExpression(*plan.operand, request.expression, makeEvalInputs(tensors, expression), request.policy, into,
+                           rows.count());
+            computeSeconds += seconds(computeStart, Clock::now());
+        };
         const auto fold = [&](auto zero) {
             using T = decltype(zero);
-            writeTensor(output.file(), "/result", toTensor(reduceInBlocks<T>(plan, blocks, evaluate, group, budgetBytes)));
+            writeTensor(output.file(), "/result", toTensor(reduceInBlocks<T>(plan, blocks, foldRows, group, budgetBytes)));
         };
         result.dtype == DType::Float64 ? fold(double{}) : fold(float{});
     } else {
