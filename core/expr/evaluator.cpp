@@ -339,13 +339,11 @@ private:
         const auto literal = integerLiteral(arg);
         if (!literal)
             fail(arg, node.name + ": the dim must be an integer literal");
-        const auto rank = static_cast<std::int64_t>(shape.size());
-        const auto written = *literal;
-        const auto dim = written < 0 ? written + rank : written;
-        if (dim < 0 || dim >= rank)
-            fail(arg, node.name + ": dim " + std::to_string(written) + " is out of range for a " + std::to_string(rank)
+        const auto dim = wrappedDim(*literal, shape.size());
+        if (!dim)
+            fail(arg, node.name + ": dim " + std::to_string(*literal) + " is out of range for a " + std::to_string(shape.size())
                           + "-d operand " + shapeToString(shape));
-        return static_cast<int>(dim);
+        return *dim;
     }
 
     // ---- layout and mask changes ------------------------------------------------------------

@@ -45,13 +45,10 @@ std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<Bou
             return std::nullopt;
         auto shape = rowLocalShape(*node.operands[0], inputs);
         const auto written = integerLiteral(*node.operands[1]);
-        if (!shape || shape->empty() || !written)
+        const auto dim = shape && written ? wrappedDim(*written, shape->size()) : std::nullopt;
+        if (!dim || *dim < 1)
             return std::nullopt;
-        const auto rank = static_cast<std::int64_t>(shape->size());
-        const auto dim = *written < 0 ? *written + rank : *written;
-        if (dim < 1 || dim >= rank)
-            return std::nullopt;
-        shape->erase(shape->begin() + dim);
+        shape->erase(shape->begin() + *dim);
         return shape;
     }
     if (node.kind == Expression::Kind::Call && !elementOpNamed(node.name))
@@ -117,7 +114,7 @@ MaskedValue<T> reduceInBlocks(
     const auto inner = reductionGeometry(plan.operandShape, plan.dim).inner;
     const auto partialBytes = (rows + reductionTileRows(plan.operandShape) - 1) / reductionTileRows(plan.operandShape) * inner
                               * static_cast<std::int64_t>(sizeof(double) + sizeof(std::int64_t));
-    std::string folded; // the result's values, as bytes, on the root
+    MaskedValue<T> value; // the result, on the root
     if (group.isSolo() || partialBytes > budgetBytes / 4) {
         std::exception_ptr failure;
         try {
@@ -125,8 +122,7 @@ MaskedValue<T> reduceInBlocks(
                 RowReduction<T> reduction(plan.op, plan.operandShape, plan.dim);
                 for (std::int64_t first = 0; first < rows; first += blocks.blockRows)
                     foldRows(reduction, RowRange{first, std::min(rows, first + blocks.blockRows)});
-                const auto value = reduction.finish();
-                folded.assign(reinterpret_cast<const char *>(value.values.data()), value.values.size() * sizeof(T));
+                value = reduction.finish();
             }
         } catch (...) {
             failure = std::current_exception();
@@ -146,15 +142,15 @@ MaskedValue<T> reduceInBlocks(
             RowReduction<T> reduction(plan.op, plan.operandShape, plan.dim);
             for (const auto &part : parts)
                 reduction.foldTiles(part);
-            const auto value = reduction.finish();
-            folded.assign(reinterpret_cast<const char *>(value.values.data()), value.values.size() * sizeof(T));
+            value = reduction.finish();
         });
     }
-    folded = group.broadcast(folded);
-    MaskedValue<T> value;
+    // Every rank writes the root's result collectively.
+    const auto bytes =
+        group.broadcast(std::string(reinterpret_cast<const char *>(value.values.data()), value.values.size() * sizeof(T)));
     value.shape = plan.resultShape;
-    value.values.resize(folded.size() / sizeof(T));
-    std::memcpy(value.values.data(), folded.data(), folded.size());
+    value.values.resize(bytes.size() / sizeof(T));
+    std::memcpy(value.values.data(), bytes.data(), bytes.size());
     return value;
 }
 
@@ -191,7 +187,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
         return plan;
     if (expression.operands.size() == 2) {
         const auto written = integerLiteral(*expression.operands[1]);
-        if (!written || (*written != 0 && *written != -static_cast<std::int64_t>(operandShape->size())))
+        if (!written || wrappedDim(*written, operandShape->size()) != 0)
             return plan;
         plan.dim = 0;
     }
@@ -258,13 +254,19 @@ EvalReport evalInBlocks(const EvalRequest &request,
     const auto &group = ranks();
     const auto blocks = divideRows(group, rows, blockRows);
     double computeSeconds = 0.0;
-    auto evaluate = [&](std::int64_t first, std::int64_t end) {
+    // Reads rows [first, end) of every used input and hands them to `compute` as evaluator
+    // inputs, in the precision the whole expression would use (a reduction's operand too).
+    const auto onRows = [&](std::int64_t first, std::int64_t end, auto &&compute) {
         const auto tensors = readBlock(inputs, used, readers, first, end);
         const auto computeStart = Clock::now();
-        // Computed in the precision the whole expression would use (a reduction's operand too).
-        auto value =
-            evaluateExpression(evaluated, request.expression, makeEvalInputs(tensors, expression), request.policy, device);
+        compute(makeEvalInputs(tensors, expression));
         computeSeconds += seconds(computeStart, Clock::now());
+    };
+    auto evaluate = [&](std::int64_t first, std::int64_t end) {
+        AnyValue value;
+        onRows(first, end, [&](const std::vector<EvalInput> &rowInputs) {
+            value = evaluateExpression(evaluated, request.expression, rowInputs, request.policy, device);
+        });
         return value;
     };
     // The result's dtype, known before any rank writes: the expression on the first row.
@@ -277,11 +279,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
     if (reduction) {
         // Each block's rows fold into the reduction straight from the fused program.
         auto foldRows = [&](auto &into, RowRange rows) {
-            const auto tensors = readBlock(inputs, used, readers, rows.begin, rows.end);
-            const auto computeStart = Clock::now();
-            foldExpression(*plan.operand, request.expression, makeEvalInputs(tensors, expression), request.policy, into,
-                           rows.count());
-            computeSeconds += seconds(computeStart, Clock::now());
+            onRows(rows.begin, rows.end, [&](const std::vector<EvalInput> &rowInputs) {
+                foldExpression(*plan.operand, request.expression, rowInputs, request.policy, into, rows.count());
+            });
         };
         const auto fold = [&](auto zero) {
             using T = decltype(zero);

@@ -39,4 +39,13 @@ std::string shapeToString(const Shape &shape)
     return text + "]";
 }
 
+std::optional<int> wrappedDim(std::int64_t written, std::size_t rank)
+{
+    const auto extent = static_cast<std::int64_t>(rank);
+    const auto dim = written < 0 ? written + extent : written;
+    if (dim < 0 || dim >= extent)
+        return std::nullopt;
+    return static_cast<int>(dim);
+}
+
 } // namespace sparsity::core

@@ -2,6 +2,7 @@
 // A tensor shape: a list of non-negative extents, row-major. The empty list is a 0-d
 // (scalar) shape with one element; any zero extent makes an empty tensor.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,8 @@ std::int64_t numel(const Shape &shape);
 // Product of extents [first, last).
 std::int64_t numel(const Shape &shape, std::size_t first, std::size_t last);
 std::string shapeToString(const Shape &shape); // "[3, 4]"
+// The dim `written` names in a `rank`-d shape, a negative one counted from the end (torch's
+// rule: -1 is the last); nullopt when it is out of range.
+std::optional<int> wrappedDim(std::int64_t written, std::size_t rank);
 
 } // namespace sparsity::core
