@@ -2,7 +2,9 @@
 
 #include "app/cli/cli_output.h"
 #include "app/cli/rank_dispatch.h"
+#include "core/parallel/rank_group.h"
 #include "core/pipeline/step_file.h"
+#include "core/util/errors.h"
 
 #include <CLI/CLI.hpp>
 #include <iomanip>
@@ -36,7 +38,8 @@ nlohmann::ordered_json divergenceJson(const std::vector<core::SemanticsDivergenc
     return out;
 }
 
-void runStep(StepOptions &o)
+// The request the options describe (parsing is repeatable: a second call gives the same).
+core::StepRequest &parseRequest(StepOptions &o)
 {
     auto &r = o.request;
     r.kind = core::parseOptimizer(o.optimizer);
@@ -48,7 +51,14 @@ void runStep(StepOptions &o)
     r.compareWith.clear();
     for (const auto &name : o.compare)
         r.compareWith.push_back(core::parseSemantics(name));
+    return r;
+}
+
+void runStep(StepOptions &o)
+{
+    auto &r = parseRequest(o);
     const auto budget = applyMemoryLimit(o.memoryLimit);
+    r.memoryLimit = budget;
     core::ValidationReport report;
     const auto result = core::stepFile(r, report, terminalProgress("step"));
     printNotes(report);
@@ -63,6 +73,7 @@ void runStep(StepOptions &o)
                                     {"steps", result.stepsRun},
                                     {"step", result.finalStep},
                                     {"rows_written", result.rowsWritten},
+                                    {"streamed", result.streamed},
                                     {"compute_seconds", result.computeSeconds},
                                     {"io_seconds", result.ioSeconds}};
         if (!result.divergence.empty())
@@ -114,7 +125,19 @@ void addStepCommand(CLI::App &app)
     c->add_flag("--nesterov", hp.nesterov, "Nesterov momentum (sgd, torch)");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
-    c->callback([o] { onRootAlone([&] { runStep(*o); }); });
+    // A parameter stepped by rows is divided among the ranks; a whole one is stepped by the root.
+    c->callback([o] {
+        bool byRows = false;
+        try {
+            byRows = core::stepsByRows(parseRequest(*o));
+        } catch (const core::Error &) {
+            // refused below, by the root
+        }
+        if (core::ranks().onEveryRank(byRows))
+            runStep(*o);
+        else
+            onRootAlone([&] { runStep(*o); });
+    });
 }
 
 } // namespace sparsity::cli

@@ -96,9 +96,12 @@ Buffer<T> readValues(const DatasetView &view, std::optional<RowRange> rows = std
     Shape selected = view.shape;
     if (rows)
         selected[0] = rows->end - rows->begin;
-    // Overflow-safe against the machine's memory first (a declared 2^62 elements), then the budget.
+    // Overflow-safe against the machine's memory first (a declared 2^62 elements), then the
+    // budget: a whole read must fit it; a range of rows is a streaming pipeline's block, sized
+    // by its caller to the budget (at least one row, whatever the budget).
     requireAllocatable(numel(selected), sizeof(T), view.where, rows ? "a read of" : "declares");
-    requireWithinBudget(bytesFor(numel(selected), sizeof(T)), view.where, "reading it");
+    if (!rows)
+        requireWithinBudget(bytesFor(numel(selected), sizeof(T)), view.where, "reading it");
     Buffer<T> out(at(numel(selected)));
     readValuesInto(view.dataset.id(), view.shape, view.dtype, view.where, rows, out.data());
     return out;

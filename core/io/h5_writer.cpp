@@ -229,6 +229,9 @@ RowStreamWriter::RowStreamWriter(
     case DType::Bool:
         m_dataset = writer.createArray<std::uint8_t>(m_path, shape);
         break;
+    case DType::Int64:
+        m_dataset = writer.createArray<std::int64_t>(m_path, shape);
+        break;
     default:
         throw InternalError("RowStreamWriter: unsupported dtype");
     }
@@ -244,6 +247,8 @@ void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const 
     hid_t memType = H5T_NATIVE_FLOAT;
     if (m_type == DType::Float64)
         memType = H5T_NATIVE_DOUBLE;
+    if (m_type == DType::Int64)
+        memType = H5T_NATIVE_INT64;
     if (m_type == DType::Bool) {
         boolType = makeBoolType();
         memType = boolType.id();

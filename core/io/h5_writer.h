@@ -24,7 +24,7 @@ void writeTensor(H5File &file, const std::string &path, const Tensor &tensor, co
 // filled by writeRows() in any order. For outputs larger than memory.
 class RowStreamWriter {
 public:
-    // `type` is Float32, Float64 or Bool (h5py's bool).
+    // `type` is Float32, Float64, Int64 or Bool (h5py's bool).
     RowStreamWriter(H5File &file, const std::string &path, const Shape &shape, DType type, const WriteOptions &options = {});
     void writeRows(std::int64_t firstRow, std::int64_t rows, const void *values);
 

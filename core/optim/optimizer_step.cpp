@@ -75,9 +75,10 @@ void requireFinite(const UpdatePattern<T> &p, const NamedGradient &gradient, std
             linear = p.rows[k / at(p.rowWidth)] * p.rowWidth + static_cast<std::int64_t>(k % at(p.rowWidth));
         else if (p.kind == UpdatePattern<T>::Kind::Elements)
             linear = p.elements[k];
-        throw InputError(gradient.name + ": gradient must be finite, but element (" + std::to_string(linear / p.rowWidth) + ", "
-                         + std::to_string(linear % p.rowWidth) + ") is " + (std::isnan(p.values[k]) ? "nan" : "inf") + " at step "
-                         + std::to_string(step) + "; no state was written");
+        throw InputError(gradient.name + ": gradient must be finite, but element ("
+                         + std::to_string(p.firstRow + linear / p.rowWidth) + ", " + std::to_string(linear % p.rowWidth) + ") is "
+                         + (std::isnan(p.values[k]) ? "nan" : "inf") + " at step " + std::to_string(step)
+                         + "; no state was written");
     }
 }
 
@@ -103,23 +104,33 @@ void applyStep(DenseTensor<T> &param, OptimizerState<T> &state, const OptimizerO
     markTouchedRows(p, state.lastUpdate, t);
 }
 
+void requireGradientShape(const std::string &gradient, const Shape &gradientShape, const Shape &paramShape)
+{
+    if (gradientShape != paramShape)
+        throw errors::mustBe(gradient + ": gradient shape", "equal the parameter's shape " + shapeToString(paramShape),
+                             shapeToString(gradientShape));
+}
+
+void requireMaskFitsSemantics(bool hasMask, const OptimizerOptions &options)
+{
+    if (hasMask && options.semantics != Semantics::Masked)
+        throw InputError("--mask applies to --semantics masked only, but the semantics is "
+                         + std::string(semanticsName(options.semantics)));
+}
+
 void validateStepInputs(const Shape &paramShape,
                         const OptimizerOptions &options,
                         std::span<const NamedGradient> gradients,
                         const Tensor *mask)
 {
     for (const auto &gradient : gradients)
-        if (gradient.tensor.shape() != paramShape)
-            throw errors::mustBe(gradient.name + ": gradient shape", "equal the parameter's shape " + shapeToString(paramShape),
-                                 shapeToString(gradient.tensor.shape()));
-    if (mask && options.semantics != Semantics::Masked)
-        throw InputError("--mask applies to --semantics masked only, but the semantics is "
-                         + std::string(semanticsName(options.semantics)));
+        requireGradientShape(gradient.name, gradient.tensor.shape(), paramShape);
+    requireMaskFitsSemantics(mask != nullptr, options);
 }
 
 template <class T>
-UpdatePattern<T>
-checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask, std::int64_t step)
+UpdatePattern<T> checkedPattern(
+    const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask, std::int64_t step, std::int64_t firstRow)
 {
     UpdatePattern<T> pattern;
     try {
@@ -127,6 +138,7 @@ checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, c
     } catch (const Error &error) {
         rethrowWithContext(error, gradient.name);
     }
+    pattern.firstRow = firstRow;
     requireFinite(pattern, gradient, step);
     return pattern;
 }
@@ -156,7 +168,8 @@ void runSteps(DenseTensor<T> &param,
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \
     template void applyStep<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, const UpdatePattern<T> &);       \
     template StatePointers<T> statePointers<T>(DenseTensor<T> &, OptimizerState<T> &);                                           \
-    template UpdatePattern<T> checkedPattern<T>(const NamedGradient &, const OptimizerOptions &, const Tensor *, std::int64_t);  \
+    template UpdatePattern<T> checkedPattern<T>(const NamedGradient &, const OptimizerOptions &, const Tensor *, std::int64_t,   \
+                                                std::int64_t);                                                                   \
     template void runSteps<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, std::span<const NamedGradient>,   \
                               const Tensor *, const ProgressCallback &);
 SPARSITY_INSTANTIATE(float)

@@ -42,10 +42,17 @@ void validateStepInputs(const Shape &paramShape,
                         const OptimizerOptions &options,
                         std::span<const NamedGradient> gradients,
                         const Tensor *mask);
+// Its two checks, for callers that know the shapes before reading (the streamed step).
+void requireGradientShape(const std::string &gradient, const Shape &gradientShape, const Shape &paramShape);
+void requireMaskFitsSemantics(bool hasMask, const OptimizerOptions &options);
 // The pattern of one gradient's step, checked finite (InputError naming gradient, element, step).
+// A gradient that holds rows [firstRow, ...) of the parameter's names its elements' rows from there.
 template <class T>
-UpdatePattern<T>
-checkedPattern(const NamedGradient &gradient, const OptimizerOptions &options, const Tensor *mask, std::int64_t step);
+UpdatePattern<T> checkedPattern(const NamedGradient &gradient,
+                                const OptimizerOptions &options,
+                                const Tensor *mask,
+                                std::int64_t step,
+                                std::int64_t firstRow = 0);
 
 // One step with a prepared pattern (benchmarks time this alone).
 template <class T>

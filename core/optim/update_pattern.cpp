@@ -162,6 +162,43 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
     return pattern;
 }
 
+template <class T>
+UpdatePattern<T> patternInRows(const UpdatePattern<T> &whole, RowRange rows)
+{
+    using Kind = typename UpdatePattern<T>::Kind;
+    const auto width = whole.rowWidth;
+    UpdatePattern<T> part;
+    part.kind = whole.kind;
+    part.rowWidth = width;
+    part.firstRow = whole.firstRow + rows.begin;
+    // Indices are sorted: the rows' entries are one contiguous run of them.
+    const auto run = [&](const Buffer<std::int64_t> &indices, std::int64_t perRow, Buffer<std::int64_t> &into) {
+        const auto first = std::lower_bound(indices.begin(), indices.end(), rows.begin * perRow);
+        const auto last = std::lower_bound(first, indices.end(), rows.end * perRow);
+        into.reserve(static_cast<std::size_t>(last - first));
+        for (auto k = first; k != last; ++k)
+            into.push_back(*k - rows.begin * perRow);
+        return std::pair{static_cast<std::size_t>(first - indices.begin()), static_cast<std::size_t>(last - first)};
+    };
+    switch (whole.kind) {
+    case Kind::All:
+        part.values =
+            whole.values.subspan(static_cast<std::size_t>(rows.begin * width), static_cast<std::size_t>(rows.count() * width));
+        break;
+    case Kind::Rows: {
+        const auto [offset, count] = run(whole.rows, 1, part.rows);
+        part.values = whole.values.subspan(offset * static_cast<std::size_t>(width), count * static_cast<std::size_t>(width));
+        break;
+    }
+    case Kind::Elements: {
+        const auto [offset, count] = run(whole.elements, width, part.elements);
+        part.values = whole.values.subspan(offset, count);
+        break;
+    }
+    }
+    return part;
+}
+
 bool widensToTorchSparseSgd(const OptimizerOptions &options)
 {
     return options.rule == Rule::Torch && options.kind == OptimizerKind::Sgd && options.semantics == Semantics::Lazy
@@ -191,6 +228,7 @@ UpdatePattern<T> torchSparseSgdPattern(UpdatePattern<T> step, std::vector<char> 
     UpdatePattern<T> widened;
     widened.kind = Kind::Rows;
     widened.rowWidth = width;
+    widened.firstRow = step.firstRow;
     // Where each parameter row's values start in the widened pattern (-1: not in it).
     std::vector<std::int64_t> slot(bufferRows.size(), -1);
     for (std::int64_t r = 0; r < rowCount; ++r) {
@@ -211,6 +249,8 @@ UpdatePattern<T> torchSparseSgdPattern(UpdatePattern<T> step, std::vector<char> 
 
 template UpdatePattern<float> buildUpdatePattern<float>(const Tensor &, Semantics, const Tensor *);
 template UpdatePattern<double> buildUpdatePattern<double>(const Tensor &, Semantics, const Tensor *);
+template UpdatePattern<float> patternInRows<float>(const UpdatePattern<float> &, RowRange);
+template UpdatePattern<double> patternInRows<double>(const UpdatePattern<double> &, RowRange);
 template UpdatePattern<float> torchSparseSgdPattern<float>(UpdatePattern<float>, std::vector<char> &);
 template UpdatePattern<double> torchSparseSgdPattern<double>(UpdatePattern<double>, std::vector<char> &);
 

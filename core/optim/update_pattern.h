@@ -11,6 +11,7 @@
 // Built from the gradient alone: no allocation proportional to the parameter, except the
 // dense semantics' full gradient.
 #include "core/optim/optimizer_options.h"
+#include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
 
 #include <span>
@@ -23,6 +24,7 @@ struct UpdatePattern {
     enum class Kind { All, Rows, Elements };
     Kind kind = Kind::All;
     std::int64_t rowWidth = 1;     // elements per row of the parameter
+    std::int64_t firstRow = 0;     // the parameter row that row 0 here is (a block's pattern)
     Buffer<std::int64_t> rows;     // Rows: sorted unique row numbers
     Buffer<std::int64_t> elements; // Elements: sorted unique linear indices
     // Gradient values: All: numel; Rows: rows x rowWidth; Elements: one each. A view of
@@ -50,6 +52,12 @@ struct UpdatePattern {
 // Throws InputError when the masked semantics has no mask to use.
 template <class T>
 UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, const Tensor *mask);
+
+// The part of `whole` (a pattern over every row of the parameter) in `rows`, numbered from
+// rows.begin: what buildUpdatePattern gives for those rows of the gradient, without reading or
+// coalescing it again. Its values view `whole`'s: keep `whole` alive while it is used.
+template <class T>
+UpdatePattern<T> patternInRows(const UpdatePattern<T> &whole, RowRange rows);
 
 // PyTorch 1.13's SGD with a sparse gradient and momentum (docs/SEMANTICS.md, "SGD"): the buffer
 // is itself sparse, its pattern the union of every row touched so far, so each row of that union

@@ -34,6 +34,7 @@ StepRequest stepRequest(const BatchRecipe &recipe, const std::string &input, con
     r.input = input;
     r.output = output;
     r.device = recipe.device;
+    r.memoryLimit = recipe.memoryLimit;
     return r;
 }
 

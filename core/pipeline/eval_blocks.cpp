@@ -278,9 +278,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
     AtomicOutput output(request.output);
     if (reduction) {
         // Each block's rows fold into the reduction straight from the fused program.
-        auto foldRows = [&](auto &into, RowRange rows) {
-            onRows(rows.begin, rows.end, [&](const std::vector<EvalInput> &rowInputs) {
-                foldExpression(*plan.operand, request.expression, rowInputs, request.policy, into, rows.count());
+        auto foldRows = [&](auto &into, RowRange block) {
+            onRows(block.begin, block.end, [&](const std::vector<EvalInput> &rowInputs) {
+                foldExpression(*plan.operand, request.expression, rowInputs, request.policy, into, block.count());
             });
         };
         const auto fold = [&](auto zero) {

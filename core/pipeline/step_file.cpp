@@ -7,8 +7,12 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/optim/optimizer_step.h"
+#include "core/parallel/rank_group.h"
+#include "core/pipeline/step_blocks.h"
+#include "core/pipeline/step_state_file.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
+#include "core/util/memory_budget.h"
 
 #include <chrono>
 
@@ -18,42 +22,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-
-std::int64_t readScalarInt(const H5File &file, const std::string &path)
-{
-    const auto values = toDenseDouble(readTensor(file, path));
-    if (values.values.size() != 1)
-        throw errors::mustBe(file.where(path), "hold one integer", shapeToString(values.shape));
-    return static_cast<std::int64_t>(values.values[0]);
-}
-
-// A previous `step` output: every state this optimizer needs, the step count, /last_update.
-template <class T>
-OptimizerState<T> readState(const H5File &file, const OptimizerOptions &options, const Shape &paramShape)
-{
-    OptimizerState<T> state;
-    for (const auto &name : stateNames(options)) {
-        const std::string path = "/state/" + name;
-        if (!linkExists(file.id(), path))
-            throw InputError(file.where(path) + ": state of " + std::string(optimizerName(options.kind))
-                             + " not found (was the file written by another optimizer?)");
-        auto value = toDenseAs<T>(readTensor(file, path));
-        if (value.shape != paramShape)
-            throw errors::mustBe(file.where(path), "have the parameter's shape " + shapeToString(paramShape),
-                                 shapeToString(value.shape));
-        state.buffers.push_back({name, std::move(value)});
-    }
-    state.step = readScalarInt(file, "/state/step");
-    if (state.step < 0)
-        throw errors::mustBe(file.where("/state/step"), "be >= 0", std::to_string(state.step));
-    const auto last = toDenseDouble(readTensor(file, "/last_update"));
-    if (last.shape != Shape{parameterRows(paramShape)})
-        throw errors::mustBe(file.where("/last_update"),
-                             "have one entry per parameter row (" + std::to_string(parameterRows(paramShape)) + ")",
-                             shapeToString(last.shape));
-    state.lastUpdate.assign(last.values.begin(), last.values.end());
-    return state;
-}
 
 struct Inputs {
     Tensor param;
@@ -98,27 +66,39 @@ void writeResult(H5File &file, const DenseTensor<T> &param, const OptimizerState
 StepReport stepFile(const StepRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
     const auto start = Clock::now();
-    refuseOverwritingInput(request.output, request.input);
-    if (request.stateFrom)
-        refuseOverwritingInput(request.output, *request.stateFrom);
-    if (!request.param && !request.stateFrom)
-        throw errors::mustBe("--param", "be given (or --state-from a previous step's output)", "neither");
-    if (request.grads.empty())
-        throw errors::mustBe("--grad", "be given at least once (one step per gradient)", "none");
-
+    const auto &group = ranks();
     StepReport result;
-    result.options = resolveOptions(request.kind, request.semantics, request.rule, request.hyperparameters);
-    // Compared semantics are resolved up front, so a rule's refusal is reported before any work.
     std::vector<OptimizerOptions> compared;
-    for (const auto semantics : request.compareWith) {
-        try {
-            compared.push_back(resolveOptions(request.kind, semantics, request.rule, request.hyperparameters));
-        } catch (const Error &error) {
-            rethrowWithContext(error, "--compare " + std::string(semanticsName(semantics)));
+    StepRowPlan plan;
+    std::int64_t budget = 0;
+    // Checked by every rank of a streamed step alike; agreed, so they stop together.
+    agreeOn(group, [&] {
+        refuseOverwritingInput(request.output, request.input);
+        if (request.stateFrom)
+            refuseOverwritingInput(request.output, *request.stateFrom);
+        if (!request.param && !request.stateFrom)
+            throw errors::mustBe("--param", "be given (or --state-from a previous step's output)", "neither");
+        if (request.grads.empty())
+            throw errors::mustBe("--grad", "be given at least once (one step per gradient)", "none");
+        result.options = resolveOptions(request.kind, request.semantics, request.rule, request.hyperparameters);
+        // Compared semantics are resolved up front, so a rule's refusal is reported before any work.
+        for (const auto semantics : request.compareWith) {
+            try {
+                compared.push_back(resolveOptions(request.kind, semantics, request.rule, request.hyperparameters));
+            } catch (const Error &error) {
+                rethrowWithContext(error, "--compare " + std::string(semanticsName(semantics)));
+            }
         }
-    }
-    const Device device = resolveDevice(request.device);
-    result.device = device;
+        result.device = resolveDevice(request.device);
+        // A plain dense parameter steps by rows on the CPU: in bounded memory, with the same file.
+        plan = planStepInRows(request, result.options, result.device);
+        budget = resolveMemoryLimit(request.memoryLimit);
+    });
+    if (group.onEveryRank(plan.byRows))
+        return stepInBlocks(request, plan, result.options, compared, report, std::min(budget, kStepBlockBytes), progress);
+    const Device device = result.device;
+    if (!group.isSolo())
+        throw InternalError("step: a whole-tensor step runs on one rank (the command runs it on the root alone)");
 
     const H5File input = H5File::openRead(request.input);
     const Inputs inputs = readInputs(request, input, report);
@@ -130,7 +110,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
     inputs.param.visit([&](const auto &storage) {
         using T = ValueOf<decltype(storage)>;
         auto param = toDenseAs<T>(inputs.param);
-        const auto initial = inputs.previous ? readState<T>(*inputs.previous, result.options, param.shape)
+        const auto initial = inputs.previous ? readPreviousState<T>(*inputs.previous, result.options, param.shape)
                                              : initialState<T>(result.options, param.shape);
         auto state = initial;
         const auto stepsBefore = state.lastUpdate;
@@ -166,6 +146,16 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
     output.commit();
     result.ioSeconds = seconds(start, inputsRead) + seconds(computed, Clock::now());
     return result;
+}
+
+bool stepsByRows(const StepRequest &request)
+{
+    try {
+        const auto options = resolveOptions(request.kind, request.semantics, request.rule, request.hyperparameters);
+        return planStepInRows(request, options, resolveDevice(request.device)).byRows;
+    } catch (const Error &) {
+        return false;
+    }
 }
 
 } // namespace sparsity::core

@@ -31,6 +31,9 @@ struct StepRequest {
     std::optional<std::string> mask;
     std::optional<std::string> stateFrom; // a file `step` wrote
     std::vector<Semantics> compareWith;
+    // The memory budget (nullopt: auto). A plain dense parameter steps a block of rows at a
+    // time within it; other parameters are read whole, and must fit it.
+    std::optional<std::int64_t> memoryLimit;
 };
 
 struct SemanticsDivergence {
@@ -49,8 +52,15 @@ struct StepReport {
     double computeSeconds = 0.0;
     double ioSeconds = 0.0;
     std::vector<SemanticsDivergence> divergence;
+    bool streamed = false; // stepped a block of rows at a time
 };
 
+// Runs on every rank of ranks(), each its own rows, when the parameter steps by rows (see
+// stepsByRows); otherwise on one rank (the CLI runs it on the root alone).
 StepReport stepFile(const StepRequest &request, ValidationReport &report, const ProgressCallback &progress = {});
+
+// Whether stepFile steps `request` a block of rows at a time (core/pipeline/step_blocks.h);
+// false for a request it will refuse.
+bool stepsByRows(const StepRequest &request);
 
 } // namespace sparsity::core

@@ -6,10 +6,10 @@
 * every subcommand takes --memory-limit SIZE|auto, and its --json report gives
   memory_limit_bytes (the budget it ran under) and peak_memory_bytes (VmHWM);
 * --help names the auto rule (half of the memory available, cgroup limits included);
-* commands that hold whole tensors (gradcheck, step, convert to csc, eval of a softmax or
-  with --print) refuse an array larger than the budget with exit 2, one error line naming the
-  file and dataset, and no output; inspect --count and sparsify threshold work under the same
-  small budget;
+* commands that hold whole tensors (gradcheck, a step that densifies a sparse gradient,
+  convert to csc, eval of a softmax or with --print) refuse an array larger than the budget
+  with exit 2, one error line naming the file and dataset, and no output; inspect --count and sparsify threshold work under the same
+  small budget, and so does a step of a dense parameter (a block of rows at a time);
 * eval of an elementwise expression over dense inputs streams (by default, and in many blocks
   under a 4K budget), writing /result byte for byte as the whole-tensor evaluation (--print
   holds the result) does: every elementwise function, float32, float64 and an int input, a
@@ -122,6 +122,11 @@ def main(cli, work):
         f["x"] = rng.standard_normal((200, 100)).astype(np.float32)   # 78 KiB
         f["g"] = rng.standard_normal((200, 100)).astype(np.float32)
         f["small"] = rng.standard_normal((3, 3))
+        coo = f.create_group("g_coo")  # a gradient read whole: a dense step densifies it
+        coo.attrs["encoding-type"], coo.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        coo.attrs["shape"] = np.array([200, 100], dtype=np.int64)
+        coo["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
+        coo["values"] = np.array([0.5, -1.5], dtype=np.float32)
     out = lambda name: os.path.join(work, name)
 
     for command in ["inspect", "convert", "sparsify", "step", "eval", "gradcheck", "run"]:
@@ -131,7 +136,7 @@ def main(cli, work):
 
     r = report(cli, "inspect", data, "--count", "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024, "inspect: memory_limit_bytes")
-    check(sorted(d["nnz"] for d in r["datasets"]) == [9, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
+    check(sorted(d["nnz"] for d in r["datasets"]) == [2, 9, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
     r = report(cli, "sparsify", data, "-o", out("s.h5"), "--method", "threshold", "--threshold", "1", "--dataset", "/x",
                "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024 and r["datasets"][0]["streamed"], f"sparsify under 1K: {r}")
@@ -151,8 +156,11 @@ def main(cli, work):
     refused(cli, out("e3.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e3.h5"), "--print",
             "--memory-limit", "1K")
     check_eval_streams(cli, work, rng)
-    refused(cli, out("st2.h5"), "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense",
-            "--param", "/x", "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
+    r = report(cli, "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
+               "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
+    check(r["streamed"] and r["memory_limit_bytes"] == 1024, f"step under 1K streams: {r}")
+    refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "sgd", "--semantics", "dense",
+            "--param", "/x", "--grad", "/g_coo", "--lr", "0.1", "--memory-limit", "1K")
     refused(cli, out("none"), "gradcheck", "--expr", "x * x", "--input", f"x={data}:/x", "--memory-limit", "1K")
 
     mixed = out("mixed.h5")

@@ -15,8 +15,10 @@
   when they would not fit the budget) streamed, others whole, --print: the serial tool's file
   and report, bit for bit;
 * `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
-* the subcommands run on the root alone (step) write and print what
-  `sparsity` does; `run` hands its inputs to free ranks and writes, reports and exits as
+* `step` of a dense parameter across ranks (each its rows; whole gradients read by every
+  rank): the serial tool's file and report for every optimizer and semantics, --mask,
+  --compare, --state-from, fewer rows than ranks; a step that holds whole tensors (a masked
+  parameter) runs on the root alone and writes and prints what `sparsity` does; `run` hands its inputs to free ranks and writes, reports and exits as
   `sparsity` does, a failing input included;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
   dataset, no output, no temporary file; a usage error and a missing input: one line, the
@@ -170,19 +172,72 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
     check(r.stdout.replace("p3.h5", "p.h5") == printed.stdout, f"eval --print -np 3: {r.stdout!r}")
 
 
+def step_cases(cli, cli_mpi, mpi, work):
+    """A dense parameter is stepped by rows, each rank its own: the serial tool's file and
+    report for every optimizer and semantics, gradients read by rows (dense, float64 into a
+    float32 parameter) or whole (coo), --mask, --compare, --state-from, a parameter with fewer
+    rows than ranks, many blocks (8K) and one per rank (auto)."""
+    rng = np.random.default_rng(5)
+    source = os.path.join(work, "step.h5")
+    with h5py.File(source, "w") as f:
+        f["P"] = rng.standard_normal((1003, 16)).astype("float32")
+        f["G"] = rng.standard_normal((1003, 16)).astype("float32")
+        f["G64"] = rng.standard_normal((1003, 16))
+        f["M"] = rng.random((1003, 16)) < 0.4
+        coo = f.create_group("Gcoo")
+        coo.attrs["encoding-type"], coo.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        coo.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
+        rows = rng.integers(0, 1003, 300)
+        coo["indices"] = np.stack([rows, rng.integers(0, 16, 300)]).astype(np.int64)
+        coo["values"] = rng.standard_normal(300).astype("float32")
+        f["tiny"] = rng.standard_normal((3, 8)).astype("float32")
+        f["tiny_g"] = rng.standard_normal((3, 8)).astype("float32")
+    first = os.path.join(work, "step_first.h5")
+    run([cli, "step", source, "-o", first, "--optimizer", "adam", "--semantics", "lazy", "--param", "/P", "--grad", "/Gcoo"])
+    cases = [
+        ["--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/G", "--grad", "/G64"],
+        ["--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/Gcoo", "--grad", "/G"],
+        ["--optimizer", "sgd", "--semantics", "lazy", "--lr", "0.1", "--momentum", "0.5", "--param", "/P",
+         "--grad", "/Gcoo", "--grad", "/Gcoo", "--compare", "masked"],
+        ["--optimizer", "sgd", "--semantics", "masked", "--lr", "0.1", "--momentum", "0.9", "--param", "/P",
+         "--grad", "/G", "--mask", "/M", "--compare", "dense", "--compare", "lazy"],
+        ["--optimizer", "adam", "--semantics", "lazy", "--state-from", first, "--grad", "/Gcoo", "--grad", "/G64"],
+        ["--optimizer", "adagrad", "--semantics", "dense", "--rule", "mxnet", "--param", "/tiny", "--grad", "/tiny_g"],
+    ]
+    for case in cases:
+        for limit in ("8K", "auto"):  # 8K: the coo gradient, read whole, fits
+            args = ["step", source, *case, "--memory-limit", limit, "--json"]
+            reference = os.path.join(work, "step_reference.h5")
+            expected = json.loads(run([cli, *args, "-o", reference]).stdout)
+            check(expected["streamed"], f"step {case}: not streamed")
+            for ranks in (2, 3, 4):
+                out = os.path.join(work, f"step{ranks}.h5")
+                r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out))
+                what = f"step {' '.join(case)} {limit} -np {ranks}"
+                same_files(reference, out, what)
+                check(comparable(json.loads(r.stdout)) == comparable(expected), f"{what}: report differs")
+                os.remove(out)
+
+
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
-    commands = {
-        "step": ["step", source, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/W",
-                 "--grad", "/W"],
-    }
-    for name, template in commands.items():
-        reference = os.path.join(work, f"{name}_reference.h5")
-        expected = run([cli, *[a.replace("{out}", reference) for a in template]]).stdout
-        for ranks in (2, 3):
-            out = os.path.join(work, f"{name}{ranks}.h5")
-            printed = run(mpirun(mpi, ranks, cli_mpi, *[a.replace("{out}", out) for a in template])).stdout
-            same_files(reference, out, f"{name} -np {ranks}")
-            check(printed.replace(out, reference) == expected, f"{name} -np {ranks}: printed {printed!r}, expected {expected!r}")
+    """A step of a parameter that is not plain dense (here masked) holds whole tensors: the
+    root steps it alone."""
+    masked = os.path.join(work, "masked_param.h5")
+    with h5py.File(masked, "w") as f:
+        g = f.create_group("P")
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        g["data"] = np.random.default_rng(3).standard_normal((50, 4)).astype("float32")
+        g["mask"] = np.ones((50, 4), dtype=bool)
+        f["G"] = np.random.default_rng(4).standard_normal((50, 4)).astype("float32")
+    template = ["step", masked, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/G"]
+    reference = os.path.join(work, "step_whole_reference.h5")
+    expected = run([cli, *[a.replace("{out}", reference) for a in template]])
+    for ranks in (2, 3):
+        out = os.path.join(work, f"step_whole{ranks}.h5")
+        r = run(mpirun(mpi, ranks, cli_mpi, *[a.replace("{out}", out) for a in template]))
+        same_files(reference, out, f"whole step -np {ranks}")
+        check(r.stdout.replace(out, reference) == expected.stdout, f"whole step -np {ranks}: printed {r.stdout!r}")
+        check(r.stderr == expected.stderr, f"whole step -np {ranks}: notes {r.stderr!r}")
 
 
 def inspect_cases(cli, cli_mpi, mpi, work, source):
@@ -332,6 +387,7 @@ def main():
     convert_cases(cli, cli_mpi, mpi, work, source)
     eval_cases(cli, cli_mpi, mpi, work, source)
     inspect_cases(cli, cli_mpi, mpi, work, source)
+    step_cases(cli, cli_mpi, mpi, work)
     root_alone_cases(cli, cli_mpi, mpi, work, source)
     run_cases(cli, cli_mpi, mpi, work, source)
     sparsify_cases(cli, cli_mpi, mpi, work, source)

@@ -5,7 +5,12 @@
 
 * every golden case run through the CLI matches the reference (relative 2e-6);
 * resuming with --state-from after each step equals running all steps at once, exactly;
-* --json reports compute_seconds and io_seconds, and --compare reports divergence."""
+* --json reports compute_seconds and io_seconds, and --compare reports divergence;
+* the streamed step (a dense parameter, a block of rows at a time) writes and reports exactly
+  what the whole-tensor step does (the same parameter stored as csr is stepped whole): every
+  golden case with every other semantics compared, under a 1-byte budget (one row per block)
+  and the default one, plus float64 and csr, int and masked gradients, --state-from, and the
+  first bad gradient named alike when bad values lie in different blocks."""
 import json
 import os
 import subprocess
@@ -35,6 +40,171 @@ def args_for(options):
 
 def close(a, b):
     return np.all(np.abs(a - b) <= 2e-6 * np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-6))
+
+
+def tag(obj, encoding, version="0.1.0"):
+    obj.attrs["encoding-type"] = encoding
+    obj.attrs["encoding-version"] = version
+
+
+def write_csr(group, name, dense):
+    """`dense` as an anndata csr_matrix (every value stored: the parameters have no zeros)."""
+    g = group.create_group(name)
+    tag(g, "csr_matrix")
+    g.attrs["shape"] = np.array(dense.shape, dtype=np.int64)
+    rows, cols = np.nonzero(dense)
+    g["data"] = dense[rows, cols]
+    g["indices"] = cols.astype(np.int32)
+    g["indptr"] = np.concatenate([[0], np.cumsum(np.count_nonzero(dense, axis=1))]).astype(np.int32)
+
+
+def same_outputs(a, b, what):
+    with h5py.File(a) as fa, h5py.File(b) as fb:
+        names_a, names_b = [], []
+        fa.visit(names_a.append)
+        fb.visit(names_b.append)
+        check(names_a == names_b, f"{what}: {names_a} != {names_b}")
+        for name in names_a:
+            if isinstance(fa[name], h5py.Dataset):
+                x, y = fa[name][()], fb[name][()]
+                check(x.dtype == y.dtype and np.array_equal(x, y) and x.tobytes() == y.tobytes(),
+                      f"{what}: {name} differs")
+            check(dict(fa[name].attrs) == dict(fb[name].attrs), f"{what}: attributes of {name} differ")
+
+
+def step_report(run):
+    """What a run says, less its timings and memory (which differ between runs)."""
+    if run.returncode != 0:
+        return run.returncode, run.stderr
+    report = json.loads(run.stdout)
+    for key in ["output", "compute_seconds", "io_seconds", "memory_limit_bytes", "peak_memory_bytes", "streamed"]:
+        report.pop(key, None)
+    return 0, report
+
+
+def streamed_equals_whole(cli, golden, work, cases):
+    """Every golden case streamed (one row per block, and the default budget) against the
+    whole-tensor step of the same parameter stored as csr, each other semantics compared."""
+    source = os.path.join(work, "streaming.h5")
+    with h5py.File(golden) as f, h5py.File(source, "w") as out:
+        for name in f:
+            f.copy(f[name], out, name)
+            write_csr(out[name], "param_csr", f[name + "/param"][()])
+        rng = np.random.default_rng(11)
+        extra = out.create_group("extra")
+        p64 = rng.standard_normal((40, 6))
+        extra["param"] = p64
+        write_csr(extra, "param_csr", p64)
+        g = rng.standard_normal((40, 6))
+        g[rng.random(g.shape) < 0.7] = 0
+        g[5:9] = 0
+        write_csr(extra, "grad_csr", g)
+        extra["grad_dense32"] = rng.standard_normal((40, 6)).astype(np.float32)
+        extra["grad_int"] = rng.integers(-3, 4, (40, 6)).astype(np.int32)
+        extra["mask"] = rng.random((40, 6)) < 0.5
+        bad = rng.standard_normal((2, 40, 6))
+        bad[0, 37, 2] = np.nan  # a late block of the first gradient ...
+        bad[1, 1, 4] = np.inf  # ... and an early block of the second: the first one is named
+        extra["bad0"], extra["bad1"] = bad[0], bad[1]
+        # Gradients read whole: coo by element (unsorted, with duplicates), coo by row
+        # (hybrid, duplicate rows), row_sparse and masked, each taken a block at a time.
+        g = extra.create_group("coo_elements")
+        tag(g, "coo_tensor")
+        g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
+        picks = rng.integers(0, 40 * 6, 50)
+        picks = np.concatenate([picks, picks[:8]])
+        g["indices"] = np.stack([picks // 6, picks % 6]).astype(np.int64)
+        g["values"] = rng.standard_normal(picks.size)
+        g = extra.create_group("coo_rows")
+        tag(g, "coo_tensor")
+        g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
+        rows = np.array([33, 2, 17, 2, 38, 9, 33])
+        g["indices"] = rows[None, :].astype(np.int64)
+        g["values"] = rng.standard_normal((rows.size, 6)).astype(np.float32)
+        g = extra.create_group("rsp")
+        tag(g, "row_sparse")
+        g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
+        g["indices"] = np.array([0, 11, 12, 25, 39], dtype=np.int64)
+        g["data"] = rng.standard_normal((5, 6)).astype(np.float32)
+        g = extra.create_group("masked_grad")
+        tag(g, "masked_tensor")
+        g["data"] = rng.standard_normal((40, 6)).astype(np.float32)
+        g["mask"] = rng.random((40, 6)) < 0.3
+    extra_cases = {
+        "extra_adam_lazy_csr": ({"optimizer": "adam", "semantics": "lazy", "rule": "mxnet"},
+                                ["/extra/grad_csr", "/extra/grad_dense32", "/extra/grad_csr"], False),
+        "extra_adagrad_dense_int": ({"optimizer": "adagrad", "semantics": "dense", "rule": "torch",
+                                     "initial_accumulator_value": 0.1},
+                                    ["/extra/grad_int", "/extra/grad_csr"], False),
+        "extra_sgd_masked": ({"optimizer": "sgd", "semantics": "masked", "rule": "torch", "lr": 0.1,
+                              "momentum": 0.9}, ["/extra/grad_dense32", "/extra/grad_csr"], True),
+        "extra_sgd_lazy_momentum_csr": ({"optimizer": "sgd", "semantics": "lazy", "rule": "torch", "lr": 0.1,
+                                         "momentum": 0.5}, ["/extra/grad_csr", "/extra/grad_csr"], False),
+        "extra_bad_gradients": ({"optimizer": "adagrad", "semantics": "dense", "rule": "torch"},
+                                ["/extra/bad0", "/extra/bad1"], False),
+        "extra_adagrad_lazy_coo": ({"optimizer": "adagrad", "semantics": "lazy", "rule": "torch"},
+                                   ["/extra/coo_elements", "/extra/coo_rows", "/extra/rsp"], False),
+        "extra_adam_masked_gradient": ({"optimizer": "adam", "semantics": "masked", "rule": "mxnet"},
+                                       ["/extra/masked_grad", "/extra/grad_csr", "/extra/masked_grad"], False),
+        "extra_sgd_lazy_momentum_coo": ({"optimizer": "sgd", "semantics": "lazy", "rule": "torch", "lr": 0.1,
+                                         "momentum": 0.9, "dampening": 0.2},
+                                        ["/extra/coo_rows", "/extra/coo_elements", "/extra/grad_dense32"], False),
+    }
+    runs = {name: (options, [f"/{name}/grads/{k}" for k in range(steps)], has_mask, f"/{name}")
+            for name, (options, steps, has_mask) in cases.items()}
+    runs.update({name: (options, grads, has_mask, "/extra") for name, (options, grads, has_mask) in extra_cases.items()})
+    compared = 0
+    with h5py.File(source) as f:
+        read_whole = {path for _, grads, _, _ in runs.values() for path in grads
+                      if f[path].attrs.get("encoding-type", "array") not in ("array", "csr_matrix")}
+    for name, (options, grads, has_mask, base) in runs.items():
+        # A gradient read whole (coo, row_sparse, masked) that a dense run would densify, or a
+        # masked one with --mask, keeps the whole step (planStepInRows): not compared here.
+        whole_grads = any(g in read_whole for g in grads)
+        holds_whole = lambda s: whole_grads and (s == "dense" or (s == "masked" and has_mask))
+        if holds_whole(options["semantics"]):
+            continue
+        others = [s for s in ["dense", "lazy", "masked"]
+                  if s != options["semantics"] and (has_mask or s != "masked") and not holds_whole(s)]
+        common = sum([["--grad", g] for g in grads], []) + (["--mask", base + "/mask"] if has_mask else []) \
+            + args_for(options) + sum([["--compare", s] for s in others], []) + ["--json"]
+        outputs = {}
+        # One row per block; gradients read whole must fit the budget, so those get a few rows.
+        budget = "2K" if whole_grads else "1"
+        for variant, extra_args in [("whole", ["--param", base + "/param_csr"]),
+                                    ("rows", ["--param", base + "/param", "--memory-limit", budget]),
+                                    ("default", ["--param", base + "/param"])]:
+            out = os.path.join(work, f"{name}.{variant}.h5")
+            run = subprocess.run([cli, "step", source, "-o", out] + extra_args + common, capture_output=True, text=True)
+            outputs[variant] = (out, step_report(run))
+            if run.returncode == 0:
+                check(json.loads(run.stdout)["streamed"] == (variant != "whole"), f"{name} {variant}: streamed?")
+        whole_out, whole_report = outputs["whole"]
+        for variant in ["rows", "default"]:
+            out, report = outputs[variant]
+            check(report == whole_report, f"{name} {variant}: {report} != whole {whole_report}")
+            if whole_report[0] == 0:
+                same_outputs(out, whole_out, f"{name} {variant}")
+            else:
+                check(not os.path.exists(out), f"{name} {variant}: left {out} after failing")
+        compared += 1
+        if name == "extra_bad_gradients":
+            code, message = whole_report
+            check(code == 2 and "/extra/bad0: gradient must be finite, but element (37, 2) is nan at step 1" in message,
+                  f"bad gradients: {whole_report}")
+
+    # Resumed: a streamed run from a streamed output equals the whole run of both steps.
+    options = {"optimizer": "adam", "semantics": "lazy", "rule": "torch"}
+    first = os.path.join(work, "resume.first.h5")
+    second = os.path.join(work, "resume.second.h5")
+    both = os.path.join(work, "resume.both.h5")
+    for args in [["-o", first, "--param", "/extra/param", "--grad", "/extra/grad_csr", "--memory-limit", "1"],
+                 ["-o", second, "--state-from", first, "--grad", "/extra/grad_dense32", "--memory-limit", "64"],
+                 ["-o", both, "--param", "/extra/param_csr", "--grad", "/extra/grad_csr", "--grad", "/extra/grad_dense32"]]:
+        run = subprocess.run([cli, "step", source] + args + args_for(options), capture_output=True, text=True)
+        check(run.returncode == 0, f"resume {args}: {run.stderr}")
+    same_outputs(second, both, "resumed streamed run")
+    return compared
 
 
 def main(cli, golden, work):
@@ -83,7 +253,9 @@ def main(cli, golden, work):
     check([d["semantics"] for d in div] == [["lazy", "dense"], ["lazy", "masked"]], f"divergence pairs {div}")
     param_dense = next(t for t in div[0]["tensors"] if t["name"] == "param")
     check(param_dense["max_abs_diff"] > 0 and param_dense["differing_rows"] > 0, f"lazy vs dense must differ: {div[0]}")
-    print(f"ok: {len(cases)} golden cases through the CLI, resume equals one run, divergence reported")
+    streamed = streamed_equals_whole(cli, golden, work, cases)
+    print(f"ok: {len(cases)} golden cases through the CLI, resume equals one run, divergence reported, "
+          f"{streamed} cases streamed equal to whole")
 
 
 if __name__ == "__main__":

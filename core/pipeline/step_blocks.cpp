@@ -1,0 +1,418 @@
+#include "core/pipeline/step_blocks.h"
+
+#include "core/io/atomic_output.h"
+#include "core/io/h5_catalog.h"
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "core/optim/optimizer_step.h"
+#include "core/parallel/rank_group.h"
+#include "core/pipeline/step_state_file.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+#include "core/util/memory_budget.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+namespace sparsity::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+bool plainDense(const std::optional<ElementInfo> &element)
+{
+    return element && element->layout == Layout::Dense && !element->masked && element->dtype != DType::Bool;
+}
+
+// A gradient that a hyperslab of rows reads as the same rows of the whole tensor.
+bool readableByRows(const ElementInfo &element)
+{
+    return !element.masked && (element.layout == Layout::Dense || element.layout == Layout::Csr);
+}
+
+// The files a streamed step reads: IN, and the parameter's (a batch's sparsified file, or the
+// previous run's output when resuming).
+struct StepSources {
+    H5File input;
+    std::optional<H5File> paramFile, previous;
+    std::string paramPath;
+
+    explicit StepSources(const StepRequest &request) : input(H5File::openRead(request.input))
+    {
+        if (request.stateFrom)
+            previous.emplace(H5File::openRead(*request.stateFrom));
+        else if (request.paramFile)
+            paramFile.emplace(H5File::openRead(*request.paramFile));
+        paramPath = request.stateFrom ? "/param" : request.param.value_or("/param");
+    }
+    const H5File &param() const { return previous ? *previous : paramFile ? *paramFile : input; }
+};
+
+// The first failure of the runs, in the order the whole-tensor step meets them: the main run's
+// steps in order, then each compared run's. A later block may hold an earlier step's bad
+// gradient, so blocks go on checking the steps before the failed one.
+struct FirstFailure {
+    std::int64_t at = std::numeric_limits<std::int64_t>::max(); // run * steps + step
+    std::exception_ptr error;
+
+    void record(std::int64_t position, std::exception_ptr e)
+    {
+        if (position < at) {
+            at = position;
+            error = std::move(e);
+        }
+    }
+};
+
+template <class T>
+struct BlockState {
+    DenseTensor<T> param;
+    OptimizerState<T> state;
+};
+
+template <class T>
+class BlockStepper {
+public:
+    BlockStepper(const StepRequest &request,
+                 const StepRowPlan &plan,
+                 const std::vector<OptimizerOptions> &runs,
+                 const StepSources &sources,
+                 ValidationReport &report)
+        : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
+          m_steps(static_cast<std::int64_t>(request.grads.size())),
+          m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0)
+    {
+        // Gradients read whole are coalesced once per run's semantics; blocks take their rows.
+        m_whole.resize(m_runs.size());
+        for (std::size_t g = 0; g < request.grads.size(); ++g) {
+            m_wholeGradients.push_back({gradientName(g), {}});
+            if (!plan.gradientByRows[g])
+                m_wholeGradients.back().tensor = readTensor(sources.input, request.grads[g], &report);
+        }
+        for (std::size_t run = 0; run < m_runs.size(); ++run) {
+            for (std::size_t g = 0; g < request.grads.size(); ++g) {
+                m_whole[run].emplace_back();
+                if (plan.gradientByRows[g])
+                    continue;
+                guarded(static_cast<std::int64_t>(run), static_cast<std::int64_t>(g), [&] {
+                    m_whole[run].back() = checkedPattern<T>(m_wholeGradients[g], m_runs[run], nullptr,
+                                                            m_firstStep + static_cast<std::int64_t>(g) + 1);
+                });
+            }
+        }
+    }
+
+    std::int64_t firstStep() const { return m_firstStep; }
+    const FirstFailure &failure() const { return m_failure; }
+
+    // The parameter and state of `rows` as read, before any step.
+    BlockState<T> read(RowRange rows, bool first)
+    {
+        BlockState<T> block;
+        auto *report = first ? &m_report : nullptr;
+        block.param = toDenseAs<T>(readTensor(m_sources.param(), m_sources.paramPath, report, rows));
+        if (!m_sources.previous) {
+            block.state = initialState<T>(m_runs[0], block.param.shape);
+            return block;
+        }
+        const auto &previous = *m_sources.previous;
+        block.state.step = m_firstStep;
+        for (const auto &name : stateNames(m_runs[0]))
+            block.state.buffers.push_back({name, toDenseAs<T>(readTensor(previous, "/state/" + name, nullptr, rows))});
+        const auto last = toDenseDouble(readTensor(previous, "/last_update", nullptr, rows));
+        block.state.lastUpdate.assign(last.values.begin(), last.values.end());
+        return block;
+    }
+
+    // Every step of run `run` on `block` (rows `rows`), each gradient's rows of it in order.
+    // A failing step is recorded and ends this run on this block.
+    void
+    step(std::size_t run, BlockState<T> &block, RowRange rows, const std::vector<NamedGradient> &rowGradients, const Tensor *mask)
+    {
+        const auto &options = m_runs[run];
+        const Tensor *runMask = options.semantics == Semantics::Masked ? mask : nullptr;
+        auto bufferRows = widensToTorchSparseSgd(options) ? rowsHeldByBuffer(block.state.lastUpdate) : std::vector<char>{};
+        const auto base = static_cast<std::int64_t>(run) * m_steps;
+        for (std::int64_t g = 0; g < m_steps && base + g < m_failure.at; ++g) {
+            const auto k = static_cast<std::size_t>(g);
+            const bool ok = guarded(static_cast<std::int64_t>(run), g, [&] {
+                auto pattern = m_plan.gradientByRows[k]
+                                   ? checkedPattern<T>(rowGradients[k], options, runMask, block.state.step + 1, rows.begin)
+                                   : patternInRows(m_whole[run][k], rows);
+                if (!bufferRows.empty())
+                    pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
+                applyStep(block.param, block.state, options, pattern);
+            });
+            if (!ok)
+                return;
+        }
+    }
+
+    // The rows of every gradient read by rows, before the first failed step (patterns may
+    // view them: keep them while the block is stepped).
+    std::vector<NamedGradient> readGradientRows(RowRange rows, bool first)
+    {
+        std::vector<NamedGradient> gradients(m_request.grads.size());
+        for (std::size_t g = 0; g < gradients.size(); ++g)
+            if (m_plan.gradientByRows[g] && static_cast<std::int64_t>(g) < m_failure.at)
+                gradients[g] = {gradientName(g),
+                                readTensor(m_sources.input, m_request.grads[g], first ? &m_report : nullptr, rows)};
+        return gradients;
+    }
+
+private:
+    std::string gradientName(std::size_t g) const { return m_sources.input.where(m_request.grads[g]); }
+
+    // Runs `work` for step `g` of run `run`; an input error becomes that step's recorded
+    // failure (a compared run's named by its --compare) and returns false.
+    template <class Work>
+    bool guarded(std::int64_t run, std::int64_t g, Work &&work)
+    {
+        try {
+            try {
+                work();
+            } catch (const Error &error) {
+                if (run == 0)
+                    throw;
+                rethrowWithContext(error,
+                                   "--compare " + std::string(semanticsName(m_runs[static_cast<std::size_t>(run)].semantics)));
+            }
+            return true;
+        } catch (const InputError &) {
+            m_failure.record(run * m_steps + g, std::current_exception());
+            return false;
+        }
+    }
+
+    const StepRequest &m_request;
+    const StepRowPlan &m_plan;
+    const std::vector<OptimizerOptions> &m_runs; // the step's, then each compared semantics'
+    const StepSources &m_sources;
+    ValidationReport &m_report;
+    std::int64_t m_steps;
+    std::int64_t m_firstStep;
+    std::vector<NamedGradient> m_wholeGradients;        // per gradient: read whole, or an empty tensor
+    std::vector<std::vector<UpdatePattern<T>>> m_whole; // [run][gradient], may view m_wholeGradients
+    FirstFailure m_failure;
+};
+
+// The dataset writers of OUT, in the order the whole-tensor step writes them.
+struct StepWriters {
+    std::vector<RowStreamWriter> tensors; // /param, then /state/<name>
+    std::optional<RowStreamWriter> lastUpdate;
+};
+
+// What compareRuns() reports, before any row: every rank holds the same list, rows or none.
+std::vector<TensorDivergence> noDivergence(const OptimizerOptions &options)
+{
+    std::vector<TensorDivergence> tensors{{"param"}};
+    for (const auto &name : stateNames(options))
+        tensors.push_back({name});
+    tensors.push_back({"last_update"});
+    return tensors;
+}
+
+void mergeDivergence(std::vector<TensorDivergence> &into, const std::vector<TensorDivergence> &block)
+{
+    for (std::size_t t = 0; t < into.size(); ++t) {
+        into[t].maxAbsDiff = std::max(into[t].maxAbsDiff, block[t].maxAbsDiff);
+        into[t].differingRows += block[t].differingRows;
+    }
+}
+
+template <class T>
+StepReport stepAs(const StepRequest &request,
+                  const StepRowPlan &plan,
+                  const OptimizerOptions &options,
+                  const std::vector<OptimizerOptions> &compared,
+                  ValidationReport &report,
+                  std::int64_t budgetBytes,
+                  const ProgressCallback &progress)
+{
+    const auto start = Clock::now();
+    const auto &group = ranks();
+    StepReport result;
+    result.options = options;
+    result.device = Device::Cpu;
+    result.paramShape = plan.paramShape;
+    result.dtype = dtypeOf<T>();
+    result.stepsRun = static_cast<std::int64_t>(request.grads.size());
+    result.streamed = true;
+    std::vector<OptimizerOptions> runs{options};
+    runs.insert(runs.end(), compared.begin(), compared.end());
+
+    std::optional<StepSources> sources;
+    std::optional<BlockStepper<T>> stepper;
+    agreeOn(group, [&] {
+        sources.emplace(request);
+        stepper.emplace(request, plan, runs, *sources, report);
+    });
+    result.finalStep = stepper->firstStep() + result.stepsRun;
+
+    // Per element of a block: the parameter and every state of each run (and the originals the
+    // compared runs start from), the gradients read by rows (as read and as a pattern), the mask.
+    const auto rows = plan.paramShape[0];
+    const auto width = numel(plan.paramShape, 1, plan.paramShape.size());
+    const auto copies = static_cast<std::int64_t>(runs.size() + (compared.empty() ? 0 : 1));
+    const auto tensorsPerRun = static_cast<std::int64_t>(1 + stateNames(options).size());
+    const auto byRows = std::count(plan.gradientByRows.begin(), plan.gradientByRows.end(), char{1});
+    const auto perRow = std::max<std::int64_t>(
+        1, width * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16 + (request.mask ? 8 : 0))
+               + copies * 8);
+    const auto blocks = divideRows(group, rows, std::clamp<std::int64_t>(budgetBytes / perRow, 1, rows));
+
+    AtomicOutput output(request.output);
+    StepWriters writers;
+    writers.tensors.reserve(1 + stateNames(options).size());
+    writers.tensors.emplace_back(output.file(), "/param", plan.paramShape, dtypeOf<T>());
+    for (const auto &name : stateNames(options))
+        writers.tensors.emplace_back(output.file(), "/state/" + name, plan.paramShape, dtypeOf<T>());
+    writeInt64Array(output.file(), "/state/step", {}, &result.finalStep);
+    writers.lastUpdate.emplace(output.file(), "/last_update", Shape{rows}, DType::Int64);
+
+    double computeSeconds = 0.0;
+    std::vector<std::vector<TensorDivergence>> divergence(compared.size(), noDivergence(options));
+    for (std::int64_t k = 0; k < blocks.rounds; ++k) {
+        const auto block = blocks.block(k);
+        std::optional<BlockState<T>> stepped;
+        agreeOn(group, [&] {
+            reportProgress(progress, k, blocks.rounds);
+            if (block.count() == 0)
+                return;
+            auto read = stepper->read(block, k == 0);
+            const auto gradients = stepper->readGradientRows(block, k == 0);
+            const auto mask =
+                request.mask ? std::optional<Tensor>(readTensor(sources->input, *request.mask, k == 0 ? &report : nullptr, block))
+                             : std::nullopt;
+            const auto computeStart = Clock::now();
+            const auto before = compared.empty() ? std::optional<BlockState<T>>() : read;
+            const auto initialLastUpdate = read.state.lastUpdate;
+            stepper->step(0, read, block, gradients, mask ? &*mask : nullptr);
+            for (std::size_t c = 0; c < compared.size(); ++c) {
+                auto other = *before;
+                stepper->step(c + 1, other, block, gradients, mask ? &*mask : nullptr);
+                mergeDivergence(divergence[c], compareRuns(read.param, read.state, other.param, other.state));
+            }
+            for (std::size_t r = 0; r < read.state.lastUpdate.size(); ++r)
+                result.rowsWritten += read.state.lastUpdate[r] != initialLastUpdate[r];
+            computeSeconds += seconds(computeStart, Clock::now());
+            stepped = std::move(read);
+        });
+        if (!stepped) {
+            for (auto &writer : writers.tensors)
+                writer.writeRows(block.begin, 0, nullptr);
+            writers.lastUpdate->writeRows(block.begin, 0, nullptr);
+            continue;
+        }
+        writers.tensors[0].writeRows(block.begin, block.count(), stepped->param.values.data());
+        for (std::size_t s = 0; s < stepped->state.buffers.size(); ++s)
+            writers.tensors[s + 1].writeRows(block.begin, block.count(), stepped->state.buffers[s].value.values.data());
+        writers.lastUpdate->writeRows(block.begin, block.count(), stepped->state.lastUpdate.data());
+    }
+    reportProgress(progress, blocks.rounds, blocks.rounds);
+
+    // The failure the whole-tensor step would meet first: the earliest step of any rank, the
+    // lowest rows among equals (agree() takes the lowest failed rank's).
+    double first[] = {static_cast<double>(stepper->failure().at)};
+    group.min(first);
+    agreeOn(group, [&] {
+        if (stepper->failure().error && static_cast<double>(stepper->failure().at) == first[0])
+            std::rethrow_exception(stepper->failure().error);
+    });
+
+    result.rowsWritten = group.sum(result.rowsWritten);
+    for (std::size_t c = 0; c < compared.size(); ++c) {
+        auto &tensors = divergence[c];
+        std::vector<double> maxima;
+        std::vector<std::int64_t> differing;
+        for (const auto &t : tensors) {
+            maxima.push_back(t.maxAbsDiff);
+            differing.push_back(t.differingRows);
+        }
+        group.max(maxima);
+        group.sum(differing);
+        for (std::size_t t = 0; t < tensors.size(); ++t) {
+            tensors[t].maxAbsDiff = maxima[t];
+            tensors[t].differingRows = differing[t];
+        }
+        result.divergence.push_back({compared[c].semantics, std::move(tensors)});
+    }
+    output.commit();
+    result.computeSeconds = computeSeconds;
+    result.ioSeconds = seconds(start, Clock::now()) - computeSeconds;
+    return result;
+}
+
+} // namespace
+
+StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device)
+{
+    StepRowPlan plan;
+    if (device != Device::Cpu)
+        return plan;
+    std::optional<StepSources> sources;
+    std::optional<ElementInfo> param, mask;
+    std::vector<ElementInfo> grads;
+    try {
+        sources.emplace(request);
+        param = describeElement(sources->param(), sources->paramPath);
+        for (const auto &path : request.grads)
+            grads.push_back(requireElement(sources->input, path));
+        if (request.mask)
+            mask = requireElement(sources->input, *request.mask);
+        if (!plainDense(param) || param->shape.empty() || numel(param->shape) == 0)
+            return plan;
+        if (sources->previous) {
+            for (const auto &name : stateNames(options))
+                if (!linkExists(sources->previous->id(), "/state/" + name)
+                    || !plainDense(describeElement(*sources->previous, "/state/" + name)))
+                    return plan;
+            if (!plainDense(describeElement(*sources->previous, "/last_update")))
+                return plan;
+        }
+    } catch (const Error &) {
+        return plan; // the whole-tensor step reports it
+    }
+    // Refused here with the whole step's messages, which it gives before reading any values.
+    for (std::size_t g = 0; g < grads.size(); ++g)
+        requireGradientShape(sources->input.where(request.grads[g]), grads[g].shape, param->shape);
+    requireMaskFitsSemantics(mask.has_value(), options);
+    if (sources->previous)
+        requirePreviousStates(*sources->previous, options, param->shape);
+    if (mask && (mask->masked || mask->layout != Layout::Dense || mask->shape != param->shape))
+        return plan;
+    // A gradient read whole that a run would hold at the parameter's size anyway: the dense
+    // semantics densifies it, the masked one with --mask takes every masked-in element.
+    std::vector<Semantics> semantics{options.semantics};
+    semantics.insert(semantics.end(), request.compareWith.begin(), request.compareWith.end());
+    const bool holdsWhole = std::any_of(semantics.begin(), semantics.end(),
+                                        [&](Semantics s) { return s == Semantics::Dense || (s == Semantics::Masked && mask); });
+    for (const auto &grad : grads) {
+        const bool rows = readableByRows(grad);
+        if (!rows && holdsWhole)
+            return plan;
+        plan.gradientByRows.push_back(rows ? 1 : 0);
+    }
+    plan.byRows = true;
+    plan.paramShape = param->shape;
+    plan.paramDType = param->dtype;
+    return plan;
+}
+
+StepReport stepInBlocks(const StepRequest &request,
+                        const StepRowPlan &plan,
+                        const OptimizerOptions &options,
+                        const std::vector<OptimizerOptions> &compared,
+                        ValidationReport &report,
+                        std::int64_t budgetBytes,
+                        const ProgressCallback &progress)
+{
+    if (computeTypeFor(plan.paramDType) == DType::Float32)
+        return stepAs<float>(request, plan, options, compared, report, budgetBytes, progress);
+    return stepAs<double>(request, plan, options, compared, report, budgetBytes, progress);
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,45 @@
+#pragma once
+// `step` a block of rows at a time (docs/CLI.md, "step"; docs/SCALING.md for ranks). Every
+// optimizer, rule and semantics updates a row of the parameter and its states from the same
+// row of the gradients alone, with one step count for the whole parameter, so the steps can
+// run block by block: read a block of the parameter and of every state (or fresh ones), run
+// every step on it in order, write the block. Gradients read by rows (dense and csr datasets)
+// are read a block at a time; the others (coo, row_sparse, masked) are read once, coalesced
+// into their update pattern once, and each block takes its own rows of it, so a block that no
+// gradient touches is copied through without computing. The file written holds exactly what
+// stepping the whole tensors would (tests compare the two), in memory bounded by the budget
+// and the gradients that are read whole.
+#include "core/pipeline/step_file.h"
+
+namespace sparsity::core {
+
+// The most a block holds when the budget would allow more: a few tens of MiB keep the working
+// set near the caches.
+inline constexpr std::int64_t kStepBlockBytes = std::int64_t{32} << 20;
+
+// How `request` steps: Whole, or by rows with how each gradient is read.
+struct StepRowPlan {
+    bool byRows = false;
+    Shape paramShape;
+    DType paramDType = DType::Float32; // as stored
+    std::vector<char> gradientByRows;  // per --grad: read a block at a time, else whole
+};
+
+// By rows on the CPU when the parameter (and, resuming, every state and /last_update) is a
+// plain dense dataset of rank >= 1 with rows, the mask (if any) is one too, and no gradient
+// would be held at the parameter's size anyway (a sparse one under dense semantics, or with
+// --mask under masked semantics). Shapes are described, not read; a mismatch is left for
+// the step to report.
+StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device);
+
+// Runs the steps of `request` by `plan` (byRows) within `budgetBytes` on ranks(), each rank its
+// own rows, and writes OUT collectively. `compared` are the --compare semantics' options.
+StepReport stepInBlocks(const StepRequest &request,
+                        const StepRowPlan &plan,
+                        const OptimizerOptions &options,
+                        const std::vector<OptimizerOptions> &compared,
+                        ValidationReport &report,
+                        std::int64_t budgetBytes,
+                        const ProgressCallback &progress);
+
+} // namespace sparsity::core
