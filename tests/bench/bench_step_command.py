@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""The whole `sparsity step` command (issue 13): what a user runs, against the script a user
+would write instead and against the floor of moving the same bytes, in one run.
+
+    bench_step_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--threads N] [--previous OLD_SPARSITY]
+
+Workload: lazy Adagrad (torch rule) on a ROWS x 64 float32 table (default 1,000,000: 244 MiB),
+resumed from a previous step's output (--state-from: the parameter and its `sum` state), 5
+steps of 10,000 rows each with about 10% repeated ids, file to file.
+  ours           `sparsity step table.h5 -o out.h5 --state-from prev.h5 --grad /grads/0 ...
+                 --optimizer adagrad --semantics lazy --json` (default budget), and again under
+                 --memory-limit 64M (streamed in more blocks)
+  h5py + torch   read the parameter and `sum` with h5py, build torch.optim.Adagrad and load the
+                 state, 5 steps with sparse COO gradients, write both with h5py;
+                 torch.set_num_threads(THREADS)
+  dd             `dd bs=4M` of prev.h5 (the parameter and the state, read) to a copy (written):
+                 the bytes a resumed step must move
+  previous       optionally, the same command from another build (e.g. before a change)
+Columns: wall seconds of the whole run (process start to exit for ours and dd; open to close
+for the script, its `import torch` excluded), compute seconds (ours: compute_seconds of the
+report; torch: its 5 steps, the optimizer built and its state loaded before the clock), peak
+resident memory (ours: its VmHWM; the script: its own rusage, torch's ~250 MiB included).
+Best of N runs; the files are in the page cache after the first run (all sides alike). The
+outputs must agree to float rounding."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+from bench_sparsify_command import best, timed
+
+WIDTH, STEPS, BATCH = 64, 5, 10_000
+
+TORCH_SCRIPT = r"""
+import json, resource, sys, time
+import h5py, torch
+table, prev, dst, steps, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+torch.set_num_threads(threads)
+start = time.perf_counter()
+with h5py.File(prev, "r") as f:
+    p = torch.nn.Parameter(torch.from_numpy(f["param"][()]))
+    state_sum = torch.from_numpy(f["state/sum"][()])
+    step = int(f["state/step"][()])
+with h5py.File(table, "r") as f:
+    grads = [torch.sparse_coo_tensor(torch.from_numpy(f[f"grads/{k}/indices"][()]),
+                                     torch.from_numpy(f[f"grads/{k}/values"][()]), p.shape) for k in range(steps)]
+opt = torch.optim.Adagrad([p], lr=0.01)
+opt.state[p]["sum"] = state_sum
+opt.state[p]["step"] = torch.tensor(float(step))
+op = time.perf_counter()
+for g in grads:
+    p.grad = g
+    opt.step()
+op = time.perf_counter() - op
+with h5py.File(dst, "w") as f:
+    f["param"] = p.detach().numpy()
+    f["state/sum"] = opt.state[p]["sum"].numpy()
+wall = time.perf_counter() - start
+print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def write_coo(group, name, rows, values, shape):
+    g = group.create_group(name)
+    g.attrs["encoding-type"] = "coo_tensor"
+    g.attrs["encoding-version"] = "0.1.0"
+    g.attrs["shape"] = np.array(shape, dtype=np.int64)
+    g["indices"] = rows[None, :].astype(np.int64)
+    g["values"] = values
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sparsity")
+    parser.add_argument("workdir")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--previous", help="another build's sparsity, timed the same way")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    out = lambda name: os.path.join(args.workdir, name)
+    rows = args.rows
+    rng = np.random.default_rng(0)
+    with h5py.File(out("table.h5"), "w") as f:
+        f["param"] = rng.standard_normal((rows, WIDTH), dtype=np.float32)
+        g = f.create_group("grads")
+        for k in range(STEPS + 1):  # the last one makes prev.h5
+            unique = rng.choice(rows, BATCH - BATCH // 10, replace=False)
+            ids = np.concatenate([unique, rng.choice(unique, BATCH // 10)])  # ~10% repeated ids
+            rng.shuffle(ids)
+            write_coo(g, str(k), ids, rng.standard_normal((BATCH, WIDTH), dtype=np.float32), (rows, WIDTH))
+    common = ["--optimizer", "adagrad", "--semantics", "lazy"]
+    subprocess.run([args.sparsity, "step", out("table.h5"), "-o", out("prev.h5"), "--param", "/param",
+                    "--grad", f"/grads/{STEPS}", *common], check=True, capture_output=True)
+    grads = sum([["--grad", f"/grads/{k}"] for k in range(STEPS)], [])
+
+    def sparsity(*extra, binary=None):
+        def once():
+            if os.path.exists(out("ours.h5")):
+                os.remove(out("ours.h5"))
+            wall, stdout, peak = timed([binary or args.sparsity, "step", out("table.h5"), "-o", out("ours.h5"),
+                                        "--state-from", out("prev.h5"), *grads, *common, "--json", *extra])
+            r = json.loads(stdout)
+            return {"wall": wall, "compute": r["compute_seconds"], "peak": r.get("peak_memory_bytes", peak),
+                    "limit": r.get("memory_limit_bytes"), "streamed": r.get("streamed", False)}
+        return once
+
+    def torch_script():
+        if os.path.exists(out("torch.h5")):
+            os.remove(out("torch.h5"))
+        _, stdout, _ = timed([sys.executable, "-c", TORCH_SCRIPT, out("table.h5"), out("prev.h5"), out("torch.h5"),
+                              str(STEPS), str(args.threads)])
+        r = json.loads(stdout)
+        return {"wall": r["wall"], "compute": r["op"], "peak": r["peak"]}
+
+    def dd():
+        wall, _, _ = timed(["dd", f"if={out('prev.h5')}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
+        return {"wall": wall, "compute": None, "peak": None}
+
+    previous = best(args.runs, sparsity(binary=args.previous)) if args.previous else None
+    ours_default = best(args.runs, sparsity())
+    ours_streamed = best(args.runs, sparsity("--memory-limit", "64M"))
+    theirs = best(args.runs, torch_script)
+    floor = best(args.runs, dd)
+    with h5py.File(out("ours.h5")) as o, h5py.File(out("torch.h5")) as t:
+        for name in ["param", "state/sum"]:
+            assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
+
+    mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
+    sec = lambda s: "-" if s is None else f"{s:8.3f}"
+    print(f"lazy adagrad resumed, {rows} x {WIDTH} float32 ({rows * WIDTH * 4 / 2**20:.0f} MiB) + state, {STEPS} steps x "
+          f"{BATCH} rows; torch threads {args.threads}; best of {args.runs}")
+    print(f"{'run':48} {'wall s':>8} {'compute s':>9} {'peak MiB':>8}")
+    table = [("sparsity step (default budget" + (", streamed)" if ours_default["streamed"] else ")"), ours_default),
+             ("sparsity step --memory-limit 64M" + (" (streamed)" if ours_streamed["streamed"] else ""), ours_streamed),
+             *([("previous build, same command", previous)] if previous else []),
+             ("h5py + torch script (import excluded)", theirs),
+             ("dd bs=4M of the state file (read + written)", floor)]
+    for name, r in table:
+        print(f"{name:48} {sec(r['wall']):>8} {sec(r['compute']):>9} {mib(r['peak']):>8}")
+    print(f"whole command vs h5py + torch: {theirs['wall'] / ours_default['wall']:.2f}x faster; "
+          f"under 64M {theirs['wall'] / ours_streamed['wall']:.2f}x")
+    print(f"whole command vs dd: {ours_default['wall'] / floor['wall']:.2f}x dd's time; "
+          f"under 64M {ours_streamed['wall'] / floor['wall']:.2f}x")
+    print(f"compute_seconds vs torch's 5 steps: {theirs['compute'] / ours_default['compute']:.1f}x (goal >= 10x); "
+          f"under 64M {theirs['compute'] / ours_streamed['compute']:.1f}x")
+    print(f"peak memory: default {ours_default['peak'] / 2**20:.0f} MiB under a budget of "
+          f"{ours_default['limit'] / 2**20:.0f} MiB; under 64M {ours_streamed['peak'] / 2**20:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
