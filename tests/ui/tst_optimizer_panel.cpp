@@ -25,6 +25,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -39,6 +40,7 @@ private slots:
     void threeSemanticsEqualTheCli();
     void refusalGoesToIssues();
     void runWithoutGradientsSaysSoInThePanel();
+    void gradientsOfAnotherShapeCannotBeChosen();
 };
 
 namespace {
@@ -195,6 +197,47 @@ void TestOptimizerPanel::runWithoutGradientsSaysSoInThePanel()
     QVERIFY(!window.jobs()->isRunning());
     auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
     QVERIFY2(summary->text().contains(QStringLiteral("gradient")), qPrintable(summary->text()));
+}
+
+// A gradient or mask must have the parameter's shape: others are listed greyed out, say why,
+// and are never in a run's request; a tick comes back when the shown tensor fits again.
+void TestOptimizerPanel::gradientsOfAnotherShapeCannotBeChosen()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb"))); // 1797 x 64
+    auto *panel = window.optimizerPanel();
+    auto *gradients = panel->findChild<QListWidget *>(QStringLiteral("optimizer.gradients"));
+    const auto item = [&](const QString &path) {
+        const auto found = gradients->findItems(path, Qt::MatchExactly);
+        return found.isEmpty() ? nullptr : found.first();
+    };
+    QVERIFY(item(QStringLiteral("/g0")) && item(QStringLiteral("/W")));
+    QVERIFY(item(QStringLiteral("/g0"))->flags() & Qt::ItemIsEnabled);
+    QVERIFY(!(item(QStringLiteral("/W"))->flags() & Qt::ItemIsEnabled));
+    QCOMPARE(item(QStringLiteral("/W"))->toolTip(),
+             QStringLiteral("/W has shape [64, 10]; the parameter /emb has shape [1797, 64]"));
+
+    auto request = adamRequest();
+    request.gradients = {QStringLiteral("/g0"), QStringLiteral("/W")};
+    request.mask = QStringLiteral("/ink"); // 64 x 64
+    panel->setRequest(request);
+    QCOMPARE(panel->request().gradients, QStringList{QStringLiteral("/g0")});
+    QVERIFY(panel->request().mask.isEmpty());
+    QCOMPARE(panel->choices().gradients, request.gradients); // a workspace keeps them
+    QCOMPARE(panel->choices().mask, request.mask);
+    auto *masks = panel->findChild<QComboBox *>(QStringLiteral("optimizer.mask"));
+    QVERIFY(masks);
+    const auto *maskModel = qobject_cast<QStandardItemModel *>(masks->model());
+    QVERIFY(!maskModel->item(masks->findText(QStringLiteral("/ink")))->isEnabled());
+    QVERIFY(maskModel->item(masks->findText(QStringLiteral("/pixels")))->isEnabled());
+
+    // Shown: /W. Its own shape fits, the table's gradients do not; the user's ticks come back.
+    QVERIFY(window.selectElement(QStringLiteral("/W")));
+    QCOMPARE(panel->request().gradients, QStringList{QStringLiteral("/W")});
+    QVERIFY(!(item(QStringLiteral("/g0"))->flags() & Qt::ItemIsEnabled));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QCOMPARE(panel->request().gradients, QStringList{QStringLiteral("/g0")});
 }
 
 QTEST_MAIN(TestOptimizerPanel)

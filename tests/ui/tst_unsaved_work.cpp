@@ -190,9 +190,13 @@ void TestUnsavedWork::gradientTicksOutliveSwitchingTensors()
     auto *tree = window.findChild<QTreeView *>();
     tree->setCurrentIndex(window.browserModel()->index(0, 0));
     QCOMPARE(window.workspace().optimizer->gradients, QStringList{QStringLiteral("/g0")});
-    QVERIFY(window.selectElement(QStringLiteral("/W")));
+    QVERIFY(window.selectElement(QStringLiteral("/pixels"))); // the same shape
     QCOMPARE(window.optimizerPanel()->request().gradients, QStringList{QStringLiteral("/g0")});
+    QVERIFY(window.selectElement(QStringLiteral("/W"))); // another shape: greyed out, not lost
+    QVERIFY(window.optimizerPanel()->request().gradients.isEmpty());
     QCOMPARE(window.workspace().optimizer->gradients, QStringList{QStringLiteral("/g0")});
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QCOMPARE(window.optimizerPanel()->request().gradients, QStringList{QStringLiteral("/g0")});
 }
 
 void TestUnsavedWork::titleNamesTheFileAndMarksChanges()

@@ -655,7 +655,17 @@ QStringList MainWindow::elementsOfDocumentFile() const
 
 void MainWindow::offerElements()
 {
-    m_optimizer->setElements(elementsOfDocumentFile());
+    std::vector<OfferedElement> offered;
+    for (int row = 0; row < m_model->fileCount(); ++row) {
+        const auto fileIndex = m_model->index(row, 0);
+        if (m_model->filePath(fileIndex) != m_document->source().filePath)
+            continue;
+        for (int child = 0; child < m_model->rowCount(fileIndex); ++child) {
+            const auto *element = m_model->element(m_model->index(child, 0, fileIndex));
+            offered.push_back({QString::fromStdString(element->path), element->shape});
+        }
+    }
+    m_optimizer->setElements(offered);
     m_gradcheck->setElements(elementsOfOpenFiles(), m_document->source().filePath);
 }
 
@@ -673,7 +683,7 @@ Workspace MainWindow::workspace() const
     w.sparsifier = m_document->sharedSparsifier();
     w.datasetSparsifiers = m_document->datasetSparsifiers();
     w.exportSettings = m_document->exportSettings();
-    w.optimizer = m_optimizer->request();
+    w.optimizer = m_optimizer->choices();
     w.windowGeometry = saveGeometry();
     w.windowState = saveState();
     return w;

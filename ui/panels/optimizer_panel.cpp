@@ -14,6 +14,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -133,6 +134,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
     connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::showChosenView); // links follow the tensor shown
+    connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::markUnfitElements);
     showRun();
 }
 
@@ -142,24 +144,69 @@ OptimizerPanel::~OptimizerPanel()
         delete m_device.data();
 }
 
-void OptimizerPanel::setElements(const QStringList &elements)
+void OptimizerPanel::setElements(const std::vector<OfferedElement> &elements)
 {
+    m_elements = elements;
     // The ticks and the mask are the user's: they outlive a list without them (a file row or
     // another file selected for a moment) and come back with it.
     {
         const QSignalBlocker blocker(m_gradients);
         m_gradients->clear();
         for (const auto &element : elements) {
-            auto *item = new QListWidgetItem(element, m_gradients);
+            auto *item = new QListWidgetItem(element.path, m_gradients);
             item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-            item->setCheckState(m_ticked.contains(element) ? Qt::Checked : Qt::Unchecked);
+            item->setCheckState(m_ticked.contains(element.path) ? Qt::Checked : Qt::Unchecked);
+        }
+    }
+    {
+        const QSignalBlocker blocker(m_mask);
+        m_mask->clear();
+        m_mask->addItem(tr("(none)"));
+        for (const auto &element : elements)
+            m_mask->addItem(element.path);
+    }
+    markUnfitElements();
+}
+
+QString OptimizerPanel::unfitReason(const QString &path) const
+{
+    if (!m_document->hasTensor())
+        return {};
+    auto parameter = m_document->tensor().shape();
+    if (!parameter.empty())
+        parameter[0] = m_document->totalRows(); // the whole tensor's, not the rows loaded
+    for (const auto &element : m_elements)
+        if (element.path == path && element.shape != parameter)
+            return tr("%1 has shape %2; the parameter %3 has shape %4")
+                .arg(path, QString::fromStdString(core::shapeToString(element.shape)), m_document->source().elementPath,
+                     QString::fromStdString(core::shapeToString(parameter)));
+    return {};
+}
+
+void OptimizerPanel::markUnfitElements()
+{
+    {
+        const QSignalBlocker blocker(m_gradients);
+        for (int row = 0; row < m_gradients->count(); ++row) {
+            auto *item = m_gradients->item(row);
+            const auto reason = unfitReason(item->text());
+            // Unfit: shown, greyed out and unticked, so a run never takes it; the user's tick
+            // comes back with a parameter it fits.
+            item->setFlags(reason.isEmpty() ? item->flags() | Qt::ItemIsEnabled : item->flags() & ~Qt::ItemIsEnabled);
+            item->setCheckState(reason.isEmpty() && m_ticked.contains(item->text()) ? Qt::Checked : Qt::Unchecked);
+            item->setToolTip(reason);
         }
     }
     const QSignalBlocker blocker(m_mask);
-    m_mask->clear();
-    m_mask->addItem(tr("(none)"));
-    m_mask->addItems(elements);
-    m_mask->setCurrentIndex(std::max(m_mask->findText(m_maskChoice), 0));
+    auto *masks = qobject_cast<QStandardItemModel *>(m_mask->model());
+    for (int row = 1; masks && row < m_mask->count(); ++row) {
+        const auto reason = unfitReason(m_mask->itemText(row));
+        auto *item = masks->item(row);
+        item->setEnabled(reason.isEmpty());
+        item->setToolTip(reason);
+    }
+    const int chosen = m_mask->findText(m_maskChoice);
+    m_mask->setCurrentIndex(chosen > 0 && unfitReason(m_maskChoice).isEmpty() ? chosen : 0);
 }
 
 void OptimizerPanel::showFailure(const QString &error)
@@ -189,8 +236,18 @@ OptimizerRequest OptimizerPanel::request() const
             r.gradients << m_gradients->item(row)->text();
     if (m_gradients->count() == 0) // nothing listed right now: the ticks as they stand
         r.gradients = m_ticked;
-    r.mask = m_maskChoice;
+    r.mask = m_mask->currentIndex() > 0 ? m_mask->currentText() : QString();
+    if (m_mask->count() <= 1) // nothing listed right now: the choice as it stands
+        r.mask = m_maskChoice;
     r.device = m_device->currentText() == QStringLiteral("cuda") ? core::Device::Cuda : core::Device::Cpu;
+    return r;
+}
+
+OptimizerRequest OptimizerPanel::choices() const
+{
+    auto r = request();
+    r.gradients = m_ticked;
+    r.mask = m_maskChoice;
     return r;
 }
 
@@ -210,9 +267,7 @@ void OptimizerPanel::setRequest(const OptimizerRequest &r)
     m_masked->setChecked(has(core::Semantics::Masked));
     m_ticked = r.gradients;
     m_maskChoice = r.mask;
-    for (int row = 0; row < m_gradients->count(); ++row)
-        m_gradients->item(row)->setCheckState(r.gradients.contains(m_gradients->item(row)->text()) ? Qt::Checked : Qt::Unchecked);
-    m_mask->setCurrentIndex(std::max(m_mask->findText(r.mask), 0));
+    markUnfitElements();
 }
 
 void OptimizerPanel::showRun()

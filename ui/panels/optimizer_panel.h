@@ -26,6 +26,13 @@ class DivergenceModel;
 class MatrixView;
 class TensorDocument;
 
+// An element of the document's file offered as a gradient or a mask, with its shape: only
+// those of the parameter's shape can be chosen.
+struct OfferedElement {
+    QString path;
+    core::Shape shape;
+};
+
 class OptimizerPanel : public QWidget {
     Q_OBJECT
 
@@ -33,9 +40,15 @@ public:
     explicit OptimizerPanel(TensorDocument *document, QWidget *parent = nullptr);
     ~OptimizerPanel() override;
 
-    // The elements of the document's file the gradients and the mask are chosen from.
-    void setElements(const QStringList &elements);
+    // The elements of the document's file the gradients and the mask are chosen from. Those
+    // whose shape is not the parameter's (the tensor shown) are listed greyed out, saying why.
+    void setElements(const std::vector<OfferedElement> &elements);
+    // What Run takes: the gradients ticked and the mask chosen among those that fit the
+    // parameter shown.
     OptimizerRequest request() const;
+    // The form as the user set it, ticks that do not fit the tensor shown included: what a
+    // workspace keeps.
+    OptimizerRequest choices() const;
     // Puts a request (a workspace's) into the form; gradients and mask not in the file are
     // left unchecked.
     void setRequest(const OptimizerRequest &request);
@@ -52,6 +65,10 @@ signals:
 private:
     void showRun();
     void showChosenView();
+    // Greys out the gradients and masks that do not have the parameter's shape.
+    void markUnfitElements();
+    // Why `path` cannot be the shown parameter's gradient or mask; empty when it can.
+    QString unfitReason(const QString &path) const;
 
     TensorDocument *m_document;
     QComboBox *m_optimizer, *m_rule, *m_mask, *m_view;
@@ -64,6 +81,7 @@ private:
     DivergenceModel *m_divergence;
     QTableView *m_divergenceView;
     MatrixView *m_matrix;
+    std::vector<OfferedElement> m_elements;
     QStringList m_ticked; // gradients ticked, listed or not, in the order ticked
     QString m_maskChoice; // empty: none
 };
