@@ -85,6 +85,13 @@ public:
           m_steps(static_cast<std::int64_t>(request.grads.size())),
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0)
     {
+        m_paramReader.emplace(sources.param(), sources.paramPath);
+        noteConversion(&report, sources.param().where(sources.paramPath), plan.paramDType);
+        if (sources.previous) {
+            for (const auto &name : stateNames(m_runs[0]))
+                m_stateReaders.emplace_back(*sources.previous, "/state/" + name);
+            m_lastUpdateReader.emplace(*sources.previous, "/last_update");
+        }
         // Gradients read whole are coalesced once per run's semantics; blocks take their rows.
         m_whole.resize(m_runs.size());
         for (std::size_t g = 0; g < request.grads.size(); ++g) {
@@ -109,21 +116,24 @@ public:
     const FirstFailure &failure() const { return m_failure; }
 
     // The parameter and state of `rows` as read, before any step.
-    BlockState<T> read(RowRange rows, bool first)
+    // Read straight into the block's buffers, in T (the compute type of the parameter's dtype,
+    // which the whole step reads it in; states are written in it), converted by HDF5 as a
+    // whole read converts.
+    BlockState<T> read(RowRange rows)
     {
         BlockState<T> block;
-        auto *report = first ? &m_report : nullptr;
-        block.param = toDenseAs<T>(readTensor(m_sources.param(), m_sources.paramPath, report, rows));
+        block.param = readRows(*m_paramReader, rows);
         if (!m_sources.previous) {
             block.state = initialState<T>(m_runs[0], block.param.shape);
             return block;
         }
-        const auto &previous = *m_sources.previous;
         block.state.step = m_firstStep;
-        for (const auto &name : stateNames(m_runs[0]))
-            block.state.buffers.push_back({name, toDenseAs<T>(readTensor(previous, "/state/" + name, nullptr, rows))});
-        const auto last = toDenseDouble(readTensor(previous, "/last_update", nullptr, rows));
-        block.state.lastUpdate.assign(last.values.begin(), last.values.end());
+        const auto names = stateNames(m_runs[0]);
+        for (std::size_t s = 0; s < names.size(); ++s)
+            block.state.buffers.push_back({names[s], readRows(m_stateReaders[s], rows)});
+        Buffer<double> last(static_cast<std::size_t>(rows.count()));
+        m_lastUpdateReader->readRows(rows.begin, rows.end, last.data());
+        block.state.lastUpdate.assign(last.begin(), last.end());
         return block;
     }
 
@@ -166,6 +176,15 @@ public:
 private:
     std::string gradientName(std::size_t g) const { return m_sources.input.where(m_request.grads[g]); }
 
+    static DenseTensor<T> readRows(const DenseRowReader &reader, RowRange rows)
+    {
+        Shape shape = reader.shape();
+        shape[0] = rows.count();
+        DenseTensor<T> block{shape, Buffer<T>(static_cast<std::size_t>(numel(shape)))};
+        reader.readRows(rows.begin, rows.end, block.values.data());
+        return block;
+    }
+
     // Runs `work` for step `g` of run `run`; an input error becomes that step's recorded
     // failure (a compared run's named by its --compare) and returns false.
     template <class Work>
@@ -194,6 +213,8 @@ private:
     ValidationReport &m_report;
     std::int64_t m_steps;
     std::int64_t m_firstStep;
+    std::optional<DenseRowReader> m_paramReader, m_lastUpdateReader;
+    std::vector<DenseRowReader> m_stateReaders;
     std::vector<NamedGradient> m_wholeGradients;        // per gradient: read whole, or an empty tensor
     std::vector<std::vector<UpdatePattern<T>>> m_whole; // [run][gradient], may view m_wholeGradients
     FirstFailure m_failure;
@@ -282,7 +303,7 @@ StepReport stepAs(const StepRequest &request,
             reportProgress(progress, k, blocks.rounds);
             if (block.count() == 0)
                 return;
-            auto read = stepper->read(block, k == 0);
+            auto read = stepper->read(block);
             const auto gradients = stepper->readGradientRows(block, k == 0);
             const auto mask =
                 request.mask ? std::optional<Tensor>(readTensor(sources->input, *request.mask, k == 0 ? &report : nullptr, block))
