@@ -127,12 +127,18 @@ public:
         H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
         const auto count = numel(shape);
         if (!shape.empty() && count > 0) {
-            // Chunks of whole trailing slices, about 1 MiB, so row ranges read few chunks.
+            // Chunks of about 1 MiB: whole trailing slices when they are smaller, so row ranges read
+            // few chunks; else pieces of one (a coo `indices` of shape (2, nnz), a very long row).
+            // HDF5 holds a whole chunk in memory to write part of it, so a chunk is never larger.
             std::vector<hsize_t> chunk = dims;
-            const auto slice = std::max<std::int64_t>(1, numel(shape, 1, shape.size()) * std::int64_t(sizeof(T)));
-            chunk[0] = static_cast<hsize_t>(std::clamp<std::int64_t>((std::int64_t{1} << 20) / slice, 1, shape[0]));
-            for (std::size_t d = 1; d < chunk.size(); ++d) // keep one chunk under HDF5's 4 GiB cap
-                chunk[d] = std::min<hsize_t>(chunk[d], std::max<hsize_t>(1, (hsize_t{1} << 28) / std::max<hsize_t>(1, chunk[0])));
+            const auto target = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::int64_t(sizeof(T)));
+            chunk[0] = static_cast<hsize_t>(
+                std::clamp<std::int64_t>(target / std::max<std::int64_t>(1, numel(shape, 1, shape.size())), 1, shape[0]));
+            auto room = std::max<std::int64_t>(1, target / static_cast<std::int64_t>(chunk[0])); // elements left in a chunk
+            for (std::size_t d = 1; d < chunk.size(); ++d) {
+                chunk[d] = static_cast<hsize_t>(std::clamp<std::int64_t>(room, 1, std::max<std::int64_t>(1, shape[d])));
+                room = std::max<std::int64_t>(1, room / static_cast<std::int64_t>(chunk[d]));
+            }
             H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data());
             if (m_options.gzipLevel > 0) {
                 H5Pset_shuffle(dcpl.id());
