@@ -135,8 +135,7 @@ std::vector<std::uint8_t> sparsifiedBlocksAcrossRanks(const RankGroup &group, co
     const auto blocks = group.sum(static_cast<std::int64_t>(scores.size()));
     const auto sparsified = static_cast<std::int64_t>(std::nearbyint(sparsityLevel * static_cast<double>(blocks)));
     // The k lowest blocks by (score, index), NaN last.
-    const std::vector<double> keys(scores.begin(), scores.end());
-    return lowestAcrossRanks(group, keys, sparsified);
+    return lowestAcrossRanks(group, std::span<const T>(scores), sparsified);
 }
 
 template <class T>
@@ -152,7 +151,7 @@ std::vector<std::uint8_t> rowsKeptAcrossRanks(const RankGroup &group, const std:
     // The largest norms are the lowest negated ones; a NaN stays last.
     std::vector<double> keys(norms.size());
     std::transform(norms.begin(), norms.end(), keys.begin(), [](double n) { return -n; });
-    return lowestAcrossRanks(group, keys, keep);
+    return lowestAcrossRanks(group, std::span<const double>(keys), keep);
 }
 
 template <class T>
