@@ -145,7 +145,13 @@ public:
                 H5Pset_deflate(dcpl.id(), static_cast<unsigned>(m_options.gzipLevel));
             }
         }
-        H5Handle dataset(H5Dcreate2(m_file.id(), path.c_str(), type.file, space.id(), m_lcpl.id(), dcpl.id(), H5P_DEFAULT),
+        // Streamed writes fill a chunk in several pieces (a block boundary inside it; both rows of
+        // a coo `indices`). A cache of a few chunks keeps them until they are whole, so each is
+        // filtered and written once; HDF5's 1 MiB default holds at most one, and a compressed
+        // chunk written in pieces was read back, inflated and deflated again for every piece.
+        H5Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+        H5Pset_chunk_cache(dapl.id(), 521, std::size_t{4} << 20, 1.0);
+        H5Handle dataset(H5Dcreate2(m_file.id(), path.c_str(), type.file, space.id(), m_lcpl.id(), dcpl.id(), dapl.id()),
                          H5Dclose);
         if (!dataset.isValid())
             throw IoError(m_file.where(path) + ": cannot create dataset (exists already?)");
@@ -384,8 +390,12 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
         return;
     }
     // Nonzeros in row-major order: csr's (row, column) order and coo's coalesced order alike.
+    // Sized exactly (a vector grown by doubling would hold up to twice the block's nonzeros).
+    const auto nonzeros = static_cast<std::size_t>(std::count_if(values, values + count, [](T x) { return x != T{}; }));
     Buffer<std::int64_t> positions;
     Buffer<T> kept;
+    positions.reserve(nonzeros);
+    kept.reserve(nonzeros);
     for (std::int64_t i = 0; i < count; ++i)
         if (values[i] != T{}) {
             positions.push_back(i);

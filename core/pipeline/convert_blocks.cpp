@@ -22,9 +22,10 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
     const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());
     const bool sparse = request.layout != Layout::Dense;
-    // The block, and for sparse layouts what the writer gathers per value (value, coordinates).
+    // The block, and for sparse layouts what the writer gathers per value (value, position,
+    // coordinates).
     const auto perValue =
-        static_cast<std::int64_t>(sizeof(T)) + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 * e.shape.size()) : 0);
+        static_cast<std::int64_t>(sizeof(T)) + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
     const auto blockRows =
         std::clamp<std::int64_t>(budget / std::max<std::int64_t>(1, width * perValue), 1, std::max<std::int64_t>(rows, 1));
     // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own

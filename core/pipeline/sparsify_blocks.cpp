@@ -57,9 +57,9 @@ public:
         m_needMask = m_masked || m_config.method != SparsifierMethod::Threshold;
         m_sparse = !m_masked && request.layout != Layout::Dense;
         // Per value: the block, its mask, and for sparse layouts what the writer gathers
-        // (the value and its coordinates).
+        // (the value, its position and its coordinates).
         const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
-                              + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 * e.shape.size()) : 0);
+                              + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
         const auto rowBytes = std::max<std::int64_t>(1, m_width * perValue);
         const auto blockBytes = std::min(kBlockBytes, std::max<std::int64_t>(1, budget / (kSlots + 1)));
         m_blockRows = std::clamp<std::int64_t>(blockBytes / rowBytes, 1, std::max<std::int64_t>(m_rows, 1));
@@ -85,7 +85,8 @@ public:
             // against 1.26 s for 16M blocks), else read again, unless the scores take a small part
             // of the budget, when they are held rather than the rows read once per round.
             m_blocksMine = ((m_division.mine.count() + m_config.blockRows - 1) / m_config.blockRows) * blockColumns();
-            m_scoresHeld = !m_resident && bytesFor(m_blocksMine, sizeof(T) + 1) <= budget / 4;
+            // Every rank takes the same way: the selection's collective calls differ between them.
+            m_scoresHeld = m_group.onEveryRank(!m_resident && bytesFor(m_blocksMine, sizeof(T) + 1) <= budget / 4);
         }
         m_values.resize(at(m_resident ? m_division.mine.count() * m_width : kSlots * blockValues));
         if (m_needMask)

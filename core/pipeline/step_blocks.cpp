@@ -110,6 +110,25 @@ public:
                 });
             }
         }
+        // The coalesced patterns own their values (a gradient read whole is never dense), so
+        // the tensors they came from can go.
+        for (std::size_t g = 0; g < request.grads.size(); ++g) {
+            const bool viewed = std::any_of(m_whole.begin(), m_whole.end(), [&](const auto &patterns) {
+                return !patterns[g].values.empty() && patterns[g].values.data() != patterns[g].owned.data();
+            });
+            if (!viewed)
+                m_wholeGradients[g].tensor = Tensor();
+        }
+    }
+
+    // The bytes the patterns of the gradients read whole hold for the whole run.
+    std::int64_t heldBytes() const
+    {
+        std::int64_t bytes = 0;
+        for (const auto &patterns : m_whole)
+            for (const auto &p : patterns)
+                bytes += static_cast<std::int64_t>(p.owned.size() * sizeof(T) + (p.rows.size() + p.elements.size()) * 8);
+        return bytes;
     }
 
     std::int64_t firstStep() const { return m_firstStep; }
@@ -283,7 +302,9 @@ StepReport stepAs(const StepRequest &request,
     const auto perRow = std::max<std::int64_t>(
         1, width * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16 + (request.mask ? 8 : 0))
                + copies * 8);
-    const auto blocks = divideRows(group, rows, std::clamp<std::int64_t>(budgetBytes / perRow, 1, rows));
+    // The blocks get what the gradients read whole leave of the budget (at least a row).
+    const auto blockBudget = std::max<std::int64_t>(0, budgetBytes - stepper->heldBytes());
+    const auto blocks = divideRows(group, rows, std::clamp<std::int64_t>(blockBudget / perRow, 1, rows));
 
     AtomicOutput output(request.output);
     StepWriters writers;

@@ -328,10 +328,10 @@ def interrupt_case(cli_mpi, mpi, work):
     """Ctrl-C on mpirun while the ranks write: every rank stops, nothing is left."""
     big = os.path.join(work, "interrupted.h5")
     with h5py.File(big, "w") as f:
-        f["W"] = np.random.default_rng(4).standard_normal((8192, 2048)).astype("float32")
+        f["W"] = np.random.default_rng(4).standard_normal((8192, 8192)).astype("float32")
     out = os.path.join(work, "interrupted_out.h5")
-    # coo under a 64 KiB budget: thousands of small collective writes, several seconds, longer
-    # than mpirun takes to stop its ranks after a SIGINT (about a second here).
+    # coo of 256 MiB under a 64 KiB budget: thousands of small collective writes, about three
+    # seconds, longer than mpirun takes to stop its ranks after a SIGINT (about a second here).
     child = subprocess.Popen(mpirun(mpi, 2, cli_mpi, "sparsify", big, "-o", out, "--method", "threshold",
                                     "--threshold", "0.5", "--layout", "coo", "--memory-limit", "64K"),
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -339,7 +339,7 @@ def interrupt_case(cli_mpi, mpi, work):
     while not leftovers(work) and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     check(child.poll() is None, "interrupt: the run ended before it wrote anything; make the input larger")
-    time.sleep(0.3)
+    time.sleep(0.1)
     child.send_signal(signal.SIGINT)  # what Ctrl-C sends mpirun (its ranks have process groups of their own)
     child.communicate(timeout=60)
     check(child.returncode != 0, "interrupt: mpirun exited 0")

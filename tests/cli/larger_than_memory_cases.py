@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""Every subcommand on a dataset four times larger than the memory the process may use:
+
+    larger_than_memory_cases.py SPARSITY WORKDIR
+
+Each command runs in a cgroup (v1 memory controller, or v2) capped at 48 MiB, without swap,
+on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). It must exit 0
+(not be killed), report a peak resident memory within the budget and 64 MiB, and write the
+file it writes uncapped, value for value: inspect --count; sparsify with each method to dense, and to csr,
+coo, row_sparse and masked; convert to dense, csr, coo and row_sparse; step (dense Adam;
+lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a reduction); run (a batch
+that sparsifies and steps). Not here: gradcheck, whose Jacobian of a 192 MiB input could not
+be held by any machine, and the csc layout, whose column order needs the whole tensor (both
+are refused under a budget they do not fit, tested in memory_limit_cases.py).
+
+Needs root and a writable memory cgroup; exits 77 (skipped) otherwise."""
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+MIB = 1 << 20
+CAP = 48 * MIB
+SKIP = 77
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+
+
+def make_cgroup():
+    """A fresh memory cgroup capped at CAP: its cgroup.procs path, and how to remove it."""
+    name = f"sparsity-test-{os.getpid()}"
+    v1 = "/sys/fs/cgroup/memory"
+    v2 = "/sys/fs/cgroup"
+    try:
+        if os.path.isdir(v1):
+            path = os.path.join(v1, name)
+            os.mkdir(path)
+            with open(os.path.join(path, "memory.limit_in_bytes"), "w") as f:
+                f.write(str(CAP))
+            if os.path.exists(os.path.join(path, "memory.swappiness")):
+                with open(os.path.join(path, "memory.swappiness"), "w") as f:
+                    f.write("0")
+        elif os.path.exists(os.path.join(v2, "cgroup.controllers")):
+            path = os.path.join(v2, name)
+            os.mkdir(path)
+            with open(os.path.join(path, "memory.max"), "w") as f:
+                f.write(str(CAP))
+            if os.path.exists(os.path.join(path, "memory.swap.max")):
+                with open(os.path.join(path, "memory.swap.max"), "w") as f:
+                    f.write("0")
+        else:
+            return None
+    except OSError:
+        return None
+    return path
+
+
+def main(cli, work):
+    if os.geteuid() != 0:
+        print("skipped: needs root to make a memory cgroup")
+        sys.exit(SKIP)
+    cgroup = make_cgroup()
+    if cgroup is None:
+        print("skipped: no writable memory cgroup")
+        sys.exit(SKIP)
+    try:
+        run_cases(cli, work, cgroup)
+    finally:
+        os.rmdir(cgroup)
+
+
+def run_cases(cli, work, cgroup):
+    os.makedirs(work, exist_ok=True)
+    data = os.path.join(work, "big.h5")
+    rng = np.random.default_rng(3)
+    rows, width = 6144, 8192  # 192 MiB of float32: four times the cap
+    with h5py.File(data, "w") as f:
+        f.create_dataset("x", (rows, width), dtype="float32")
+        f.create_dataset("g", (rows, width), dtype="float32")
+        for first in range(0, rows, 512):  # written in slabs: this script stays small too
+            f["x"][first:first + 512] = rng.standard_normal((512, width), dtype=np.float32)
+            f["g"][first:first + 512] = rng.standard_normal((512, width), dtype=np.float32)
+        coo = f.create_group("g_coo")
+        coo.attrs["encoding-type"], coo.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        coo.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        picked = rng.choice(rows, 200, replace=False)  # 6 MiB: a lazy step's gradients are held whole
+        coo["indices"] = picked[None, :].astype(np.int64)
+        coo["values"] = rng.standard_normal((200, width), dtype=np.float32)
+    batch = os.path.join(work, "batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": [data], "datasets": ["/x"], "device": "cpu",
+                   "sparsify": {"method": "n-m", "n": 2, "m": 4},
+                   "step": {"optimizer": "sgd", "semantics": "dense", "lr": 0.1, "param": "/x", "grads": ["/g"]},
+                   "output": {"layout": "dense", "path": os.path.join(work, "batch_out", "{stem}.h5")}}, f)
+
+    out = lambda name: os.path.join(work, name)
+    cases = [("inspect", ["inspect", data, "--count", "--json"], None)]
+    for method in (["threshold", "--threshold", "0.5"], ["n-m"], ["row-norm", "--keep", "0.3"],
+                   ["data-norm", "--sparsity-level", "0.5", "--block", "1x4"]):
+        layouts = ["dense", "csr", "coo", "row_sparse", "masked"] if method[0] == "threshold" else ["dense"]
+        if method[0] == "data-norm":
+            layouts.append("csr")
+        for layout in layouts:
+            name = f"sparsify_{method[0]}_{layout}"
+            cases.append((name, ["sparsify", data, "-o", "{out}", "--method", *method, "--dataset", "/x", "--layout",
+                                 layout, "--json"], "{out}"))
+    for layout in ("dense", "csr", "coo", "row_sparse"):
+        cases.append((f"convert_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset", "/x"], "{out}"))
+    cases += [
+        ("step_dense", ["step", data, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/x",
+                        "--grad", "/g", "--json"], "{out}"),
+        ("step_lazy", ["step", data, "-o", "{out}", "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/x",
+                       "--grad", "/g_coo", "--grad", "/g_coo", "--json"], "{out}"),
+        ("eval_elementwise", ["eval", "--expr", "x * 2 - g", "--input", f"x={data}:/x", "--input", f"g={data}:/g",
+                              "-o", "{out}", "--json"], "{out}"),
+        ("eval_reduction", ["eval", "--expr", "sum(x * g, 1)", "--input", f"x={data}:/x", "--input", f"g={data}:/g",
+                            "-o", "{out}", "--json"], "{out}"),
+        ("run", ["run", batch, "--json"], None),
+    ]
+    for name, template, output in cases:
+        capped, free = out(name + ".capped.h5"), out(name + ".free.h5")
+        for target in (capped, free):
+            if os.path.exists(target):
+                os.remove(target)
+        args = lambda target: [a.replace("{out}", target) for a in template]
+        limited = subprocess.run(["sh", "-c", f'echo $$ > {cgroup}/cgroup.procs && exec "$@"', "sh", cli, *args(capped)],
+                                 capture_output=True, text=True)
+        check(limited.returncode == 0, f"{name} under a {CAP // MIB} MiB cap: exit {limited.returncode} "
+                                       f"(137: killed): {limited.stderr.strip()}")
+        if "--json" in template:
+            report = json.loads(limited.stdout)
+            budget = report["memory_limit_bytes"]
+            check(budget <= CAP // 2, f"{name}: auto budget {budget}")
+            # Resident memory (shared libraries included) within the budget and 64 MiB.
+            check(0 < report["peak_memory_bytes"] <= budget + 64 * MIB, f"{name}: peak {report['peak_memory_bytes']} bytes")
+        if output is None:
+            continue
+        unlimited = subprocess.run([cli, *args(free)], capture_output=True, text=True)
+        check(unlimited.returncode == 0, f"{name} uncapped: {unlimited.stderr}")
+        same_values(capped, free, name)
+        os.remove(capped)
+        os.remove(free)
+    print(f"ok: {len(cases)} commands on {rows * width * 4 // MIB} MiB under a {CAP // MIB} MiB cap")
+
+
+def same_values(a, b, what):
+    with h5py.File(a) as fa, h5py.File(b) as fb:
+        names = []
+        fa.visit(names.append)
+        other = []
+        fb.visit(other.append)
+        check(names == other, f"{what}: {names} != {other}")
+        for name in names:
+            if not isinstance(fa[name], h5py.Dataset):
+                continue
+            da, db = fa[name], fb[name]
+            check(da.dtype == db.dtype and da.shape == db.shape, f"{what}: {name} dtype or shape differs")
+            if da.ndim == 0 or da.shape[0] == 0:
+                check(da[()].tobytes() == db[()].tobytes(), f"{what}: {name} differs")
+                continue
+            step = max(1, (8 * MIB) // max(1, da.dtype.itemsize * int(np.prod(da.shape[1:]))))
+            for first in range(0, da.shape[0], step):  # in slabs: this script stays small
+                check(da[first:first + step].tobytes() == db[first:first + step].tobytes(),
+                      f"{what}: {name} rows {first}.. differ")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
