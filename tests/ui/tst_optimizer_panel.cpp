@@ -4,6 +4,7 @@
 // the run back, and a rule's refusal goes to the Issues dock and leaves the document as it was.
 #include "core/io/h5_reader.h"
 #include "core/tensor/tensor_ops.h"
+#include "ui/document/gradcheck_run.h"
 #include "ui/document/tensor_document.h"
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
@@ -17,6 +18,8 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -41,6 +44,7 @@ private slots:
     void refusalGoesToIssues();
     void runWithoutGradientsSaysSoInThePanel();
     void gradientsOfAnotherShapeCannotBeChosen();
+    void closingTheFileDropsItsResults();
 };
 
 namespace {
@@ -238,6 +242,37 @@ void TestOptimizerPanel::gradientsOfAnotherShapeCannotBeChosen()
     QVERIFY(!(item(QStringLiteral("/g0"))->flags() & Qt::ItemIsEnabled));
     QVERIFY(window.selectElement(QStringLiteral("/emb")));
     QCOMPARE(panel->request().gradients, QStringList{QStringLiteral("/g0")});
+}
+
+// File > Close of the file a result was computed from takes the result off the panels (and
+// out of the undo history, whose steps would bring it back); a result of another file stays.
+void TestOptimizerPanel::closingTheFileDropsItsResults()
+{
+    QTemporaryDir dir;
+    const QString other = dir.filePath(QStringLiteral("other.h5"));
+    QVERIFY(QFile::copy(kSample, other));
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.openFile(other));
+    QVERIFY(window.selectElement(QStringLiteral("/emb"), kSample));
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
+    QVERIFY(finished.wait(60000));
+    QVERIFY(window.document()->optimizerRun());
+    auto gradcheck = std::make_shared<ui::GradcheckRun>();
+    gradcheck->expression = QStringLiteral("x * x");
+    gradcheck->inputs[QStringLiteral("x")] = {QFileInfo(other).absoluteFilePath(), QStringLiteral("/W")};
+    window.document()->changeGradcheckRun(gradcheck);
+    auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
+    QVERIFY(summary->text().contains(QStringLiteral("/emb")));
+
+    QVERIFY(window.closeFile(kSample));
+    QVERIFY(!window.document()->optimizerRun());
+    QVERIFY(window.document()->gradcheckRun()); // of the other file
+    QCOMPARE(window.document()->undoStack()->count(), 0);
+    QVERIFY2(!summary->text().contains(QStringLiteral("/emb")), qPrintable(summary->text()));
+    QVERIFY(window.closeFile(other));
+    QVERIFY(!window.document()->gradcheckRun());
 }
 
 QTEST_MAIN(TestOptimizerPanel)

@@ -10,6 +10,7 @@
 #include "ui/document/commands/set_run_command.h"
 #include "ui/document/index_text.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sparsity::ui {
@@ -388,6 +389,23 @@ void TensorDocument::dropEdits(const QString &filePath)
         return;
     std::erase_if(m_edits, [&filePath](const auto &entry) { return std::get<0>(entry.first) == filePath; });
     m_undoStack.clear();
+}
+
+void TensorDocument::dropRunsOf(const QString &filePath)
+{
+    bool dropped = false;
+    if (m_optimizerRun && m_optimizerRun->param.file == filePath) {
+        setOptimizerRun(nullptr);
+        dropped = true;
+    }
+    if (m_gradcheckRun
+        && std::any_of(m_gradcheckRun->inputs.cbegin(), m_gradcheckRun->inputs.cend(),
+                       [&filePath](const ElementRef &input) { return input.file == filePath; })) {
+        setGradcheckRun(nullptr);
+        dropped = true;
+    }
+    if (dropped)
+        m_undoStack.clear();
 }
 
 void TensorDocument::changeExportSettings(const ExportSettings &settings)

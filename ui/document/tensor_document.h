@@ -151,6 +151,10 @@ public:
     // Forgets the edits of `filePath`'s tensors (the file was closed) and, as its undo steps
     // could not be replayed, the undo history.
     void dropEdits(const QString &filePath);
+    // Forgets the optimizer and gradcheck results computed from `filePath`'s tensors (the file
+    // was closed: shown, they would describe data no longer open) and, when there was one, the
+    // undo history, whose steps would bring them back.
+    void dropRunsOf(const QString &filePath);
 
     // The [rows x cols] grid the views draw: a 2-d tensor as it is, a 1-d one as one row, and
     // an N-d one (rank >= 3) as the 2-d slice over its last two dims at slice(), one index

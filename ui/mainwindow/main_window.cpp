@@ -472,6 +472,7 @@ bool MainWindow::closeFile(const QString &path)
     if (deferWhileJobRuns([this, absolute] { closeFile(absolute); }))
         return true;
     m_document->dropEdits(absolute);
+    m_document->dropRunsOf(absolute);
     m_model->removeFile(row);
     if (m_document->source().filePath == absolute)
         loadRows(0); // the tree's current element now, if any
