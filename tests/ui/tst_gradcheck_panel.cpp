@@ -14,6 +14,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -327,6 +328,9 @@ void TestGradcheckPanel::failedRunReplacesTheVerdict()
     QVERIFY2(panel->verdict()->text().contains(QStringLiteral("did not run")), qPrintable(panel->verdict()->text()));
     QVERIFY(!panel->verdict()->text().contains(QStringLiteral("PASSED")));
     QCOMPARE(panel->findings()->count(), 0);
+    // The Issues row says where: the inputs' file, though the message names none.
+    QCOMPARE(window.issuesModel()->rowCount(), 1);
+    QCOMPARE(window.issuesModel()->issue(0).location.file, QFileInfo(m_other).absoluteFilePath());
 }
 
 QTEST_MAIN(TestGradcheckPanel)

@@ -156,6 +156,10 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
         place.files << it.value().file;
     }
     place.files.removeDuplicates();
+    // An error that names no file (shapes an operation refuses, a value of the expression) is
+    // about the inputs: located at their file when they all come from one.
+    if (place.files.size() == 1)
+        place.fallback = {place.files.first(), {}};
     auto notes = std::make_shared<core::ValidationReport>();
     return launch(
         Kind::Gradcheck, what, tr("gradcheck"),
