@@ -286,25 +286,10 @@ private:
         r.histogramAfter = tally.histogramAfter();
     }
 
-    void countingPass(SerialWorker &io, double &computeSeconds)
-    {
-        std::future<void> pending[kSlots];
-        if (!m_resident && m_division.count > 0)
-            pending[0] = read(io, 0);
-        for (std::int64_t k = 0; k < m_division.count; ++k) {
-            if (!m_resident && k + 1 < m_division.count)
-                pending[(k + 1) % kSlots] = read(io, k + 1);
-            wait(pending[k % kSlots]);
-            const auto t0 = Clock::now();
-            countStored(k);
-            computeSeconds += since(t0);
-        }
-    }
-
-    // A pass over this rank's blocks in order that hands each block score to `add`: one
-    // round of the selection when the scores are not held.
-    template <class Add>
-    void scoringPass(SerialWorker &io, Add &add, double &computeSeconds)
+    // A pass over this rank's blocks in order, each read (unless resident) and handed to
+    // `visit(k)`, whose time is compute time.
+    template <class Visit>
+    void readingPass(SerialWorker &io, Visit &&visit, double &computeSeconds)
     {
         std::future<void> pending[kSlots];
         try {
@@ -315,14 +300,32 @@ private:
                     pending[(k + 1) % kSlots] = read(io, k + 1);
                 wait(pending[k % kSlots]);
                 const auto t0 = Clock::now();
-                for (const auto score : blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config))
-                    add(score);
+                visit(k);
                 computeSeconds += since(t0);
             }
         } catch (...) {
             drain(pending);
             throw;
         }
+    }
+
+    void countingPass(SerialWorker &io, double &computeSeconds)
+    {
+        readingPass(
+            io, [this](std::int64_t k) { countStored(k); }, computeSeconds);
+    }
+
+    // One round of the selection when the scores are not held: each block score, in order.
+    template <class Add>
+    void scoringPass(SerialWorker &io, Add &add, double &computeSeconds)
+    {
+        readingPass(
+            io,
+            [&](std::int64_t k) {
+                for (const auto score : blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config))
+                    add(score);
+            },
+            computeSeconds);
     }
 
     std::int64_t blockColumns() const { return (m_width + m_config.blockCols - 1) / m_config.blockCols; }

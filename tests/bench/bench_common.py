@@ -1,10 +1,22 @@
-"""Helpers shared by the benchmark scripts: best-of-N timing and running our C++ timing
-drivers (each prints one JSON object)."""
+"""Helpers shared by the benchmark scripts: best-of-N timing, running our C++ timing drivers
+(each prints one JSON object), and writing the inputs both sides read."""
 import argparse
 import json
 import os
 import subprocess
 import time
+
+import numpy as np
+
+
+def write_coo(group, name, rows, values, shape):
+    """A row-wise coo_tensor (one sparse dim: `rows`, dense rows `values`), as a gradient."""
+    g = group.create_group(name)
+    g.attrs["encoding-type"] = "coo_tensor"
+    g.attrs["encoding-version"] = "0.1.0"
+    g.attrs["shape"] = np.array(shape, dtype=np.int64)
+    g["indices"] = rows[None, :].astype(np.int64)
+    g["values"] = values
 
 
 def best_of(runs, f):

@@ -24,18 +24,9 @@ import numpy as np
 import torch
 from torch.masked import masked_tensor
 
-from bench_common import bench_setup, best_of, ours
+from bench_common import bench_setup, best_of, ours, write_coo
 
 ROWS, WIDTH, STEPS, BATCH = 1_000_000, 64, 5, 10_000
-
-
-def write_coo(group, name, rows, values, shape):
-    g = group.create_group(name)
-    g.attrs["encoding-type"] = "coo_tensor"
-    g.attrs["encoding-version"] = "0.1.0"
-    g.attrs["shape"] = np.array(shape, dtype=np.int64)
-    g["indices"] = rows[None, :].astype(np.int64)
-    g["values"] = values
 
 
 def make_table_data(path, rng):

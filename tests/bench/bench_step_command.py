@@ -31,6 +31,7 @@ import sys
 import h5py
 import numpy as np
 
+from bench_common import write_coo
 from bench_sparsify_command import best, timed
 
 WIDTH, STEPS, BATCH = 64, 5, 10_000
@@ -62,15 +63,6 @@ with h5py.File(dst, "w") as f:
 wall = time.perf_counter() - start
 print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
-
-
-def write_coo(group, name, rows, values, shape):
-    g = group.create_group(name)
-    g.attrs["encoding-type"] = "coo_tensor"
-    g.attrs["encoding-version"] = "0.1.0"
-    g.attrs["shape"] = np.array(shape, dtype=np.int64)
-    g["indices"] = rows[None, :].astype(np.int64)
-    g["values"] = values
 
 
 def main():

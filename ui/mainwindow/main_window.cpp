@@ -645,27 +645,32 @@ QList<ElementRef> MainWindow::elementsOfOpenFiles() const
     return elements;
 }
 
+std::vector<const core::ElementInfo *> MainWindow::documentFileElements() const
+{
+    std::vector<const core::ElementInfo *> elements;
+    for (int row = 0; row < m_model->fileCount(); ++row) {
+        const auto fileIndex = m_model->index(row, 0);
+        if (m_model->filePath(fileIndex) != m_document->source().filePath)
+            continue;
+        for (int child = 0; child < m_model->rowCount(fileIndex); ++child)
+            elements.push_back(m_model->element(m_model->index(child, 0, fileIndex)));
+    }
+    return elements;
+}
+
 QStringList MainWindow::elementsOfDocumentFile() const
 {
     QStringList elements;
-    for (const auto &element : elementsOfOpenFiles())
-        if (element.file == m_document->source().filePath)
-            elements << element.path;
+    for (const auto *element : documentFileElements())
+        elements << QString::fromStdString(element->path);
     return elements;
 }
 
 void MainWindow::offerElements()
 {
     std::vector<OfferedElement> offered;
-    for (int row = 0; row < m_model->fileCount(); ++row) {
-        const auto fileIndex = m_model->index(row, 0);
-        if (m_model->filePath(fileIndex) != m_document->source().filePath)
-            continue;
-        for (int child = 0; child < m_model->rowCount(fileIndex); ++child) {
-            const auto *element = m_model->element(m_model->index(child, 0, fileIndex));
-            offered.push_back({QString::fromStdString(element->path), element->shape});
-        }
-    }
+    for (const auto *element : documentFileElements())
+        offered.push_back({QString::fromStdString(element->path), element->shape});
     m_optimizer->setElements(offered);
     m_gradcheck->setElements(elementsOfOpenFiles(), m_document->source().filePath);
 }
@@ -756,16 +761,10 @@ bool MainWindow::openWorkspace(const QString &path)
 QMap<QString, QString> MainWindow::recipeMisfits() const
 {
     QMap<QString, QString> misfits;
-    for (int row = 0; row < m_model->fileCount(); ++row) {
-        const auto fileIndex = m_model->index(row, 0);
-        if (m_model->filePath(fileIndex) != m_document->source().filePath)
-            continue;
-        for (int child = 0; child < m_model->rowCount(fileIndex); ++child) {
-            const auto *element = m_model->element(m_model->index(child, 0, fileIndex));
-            const auto path = QString::fromStdString(element->path);
-            if (const auto why = recipeMisfit(m_document->sparsifierFor(path), *element); !why.isEmpty())
-                misfits[path] = why;
-        }
+    for (const auto *element : documentFileElements()) {
+        const auto path = QString::fromStdString(element->path);
+        if (const auto why = recipeMisfit(m_document->sparsifierFor(path), *element); !why.isEmpty())
+            misfits[path] = why;
     }
     return misfits;
 }

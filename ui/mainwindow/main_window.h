@@ -14,6 +14,10 @@ class QMenu;
 class QScrollBar;
 class QTreeView;
 
+namespace sparsity::core {
+struct ElementInfo;
+}
+
 namespace sparsity::ui {
 
 struct ElementRef;
@@ -94,6 +98,8 @@ private:
     QMap<QString, QString> recipeMisfits() const;
     QString batchProblem() const;
     QList<ElementRef> elementsOfOpenFiles() const;
+    // The elements of the shown tensor's file, as the Files model lists them.
+    std::vector<const core::ElementInfo *> documentFileElements() const;
     QStringList elementsOfDocumentFile() const;
     void offerElements(); // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
     // Debian's HDF5 is built without thread safety: while a job uses HDF5 on its thread the
