@@ -83,9 +83,9 @@ public:
                  ValidationReport &report)
         : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
           m_steps(static_cast<std::int64_t>(request.grads.size())),
-          m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0)
+          m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
+          m_paramReader(sources.param(), sources.paramPath)
     {
-        m_paramReader.emplace(sources.param(), sources.paramPath);
         noteConversion(&report, sources.param().where(sources.paramPath), plan.paramDType);
         if (sources.previous) {
             for (const auto &name : stateNames(m_runs[0]))
@@ -141,7 +141,7 @@ public:
     BlockState<T> read(RowRange rows)
     {
         BlockState<T> block;
-        block.param = readRows(*m_paramReader, rows);
+        block.param = readRows(m_paramReader, rows);
         if (!m_sources.previous) {
             block.state = initialState<T>(m_runs[0], block.param.shape);
             return block;
@@ -232,7 +232,8 @@ private:
     ValidationReport &m_report;
     std::int64_t m_steps;
     std::int64_t m_firstStep;
-    std::optional<DenseRowReader> m_paramReader, m_lastUpdateReader;
+    DenseRowReader m_paramReader;
+    std::optional<DenseRowReader> m_lastUpdateReader; // resuming
     std::vector<DenseRowReader> m_stateReaders;
     std::vector<NamedGradient> m_wholeGradients;        // per gradient: read whole, or an empty tensor
     std::vector<std::vector<UpdatePattern<T>>> m_whole; // [run][gradient], may view m_wholeGradients

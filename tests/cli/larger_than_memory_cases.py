@@ -33,32 +33,26 @@ def check(condition, message):
 
 
 def make_cgroup():
-    """A fresh memory cgroup capped at CAP: its cgroup.procs path, and how to remove it."""
+    """A fresh memory cgroup capped at CAP without swap: its folder, or None when there is none
+    to make (cgroup v1's memory controller, or v2's unified tree)."""
     name = f"sparsity-test-{os.getpid()}"
-    v1 = "/sys/fs/cgroup/memory"
-    v2 = "/sys/fs/cgroup"
-    try:
-        if os.path.isdir(v1):
-            path = os.path.join(v1, name)
+    # (hierarchy, what shows it is there, the limit file, the swap file)
+    for root, marker, limit, swap in (("/sys/fs/cgroup/memory", "", "memory.limit_in_bytes", "memory.swappiness"),
+                                      ("/sys/fs/cgroup", "cgroup.controllers", "memory.max", "memory.swap.max")):
+        if not os.path.exists(os.path.join(root, marker)):
+            continue
+        path = os.path.join(root, name)
+        try:
             os.mkdir(path)
-            with open(os.path.join(path, "memory.limit_in_bytes"), "w") as f:
+            with open(os.path.join(path, limit), "w") as f:
                 f.write(str(CAP))
-            if os.path.exists(os.path.join(path, "memory.swappiness")):
-                with open(os.path.join(path, "memory.swappiness"), "w") as f:
+            if os.path.exists(os.path.join(path, swap)):
+                with open(os.path.join(path, swap), "w") as f:
                     f.write("0")
-        elif os.path.exists(os.path.join(v2, "cgroup.controllers")):
-            path = os.path.join(v2, name)
-            os.mkdir(path)
-            with open(os.path.join(path, "memory.max"), "w") as f:
-                f.write(str(CAP))
-            if os.path.exists(os.path.join(path, "memory.swap.max")):
-                with open(os.path.join(path, "memory.swap.max"), "w") as f:
-                    f.write("0")
-        else:
+        except OSError:
             return None
-    except OSError:
-        return None
-    return path
+        return path
+    return None
 
 
 def main(cli, work):

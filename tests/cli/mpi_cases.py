@@ -78,6 +78,21 @@ def comparable(report):
     return report
 
 
+def matches_serial(cli, cli_mpi, mpi, work, args, ranks, what):
+    """`args` (a --json command that writes the file after -o) run by `sparsity`, then by
+    `sparsity-mpi` under each -np of `ranks`: the same file and report. Returns the report."""
+    reference = os.path.join(work, "reference.h5")
+    expected = json.loads(run([cli, *args, "-o", reference]).stdout)
+    for n in ranks:
+        out = os.path.join(work, f"ranks{n}.h5")
+        r = run(mpirun(mpi, n, cli_mpi, *args, "-o", out))
+        same_files(reference, out, f"{what} -np {n}")
+        check(comparable(json.loads(r.stdout)) == comparable(expected), f"{what} -np {n}: report differs")
+        os.remove(out)
+    os.remove(reference)
+    return expected
+
+
 def make_inputs(work):
     rng = np.random.default_rng(7)
     path = os.path.join(work, "in.h5")
@@ -111,17 +126,8 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
             for limit in ("64K", "auto"):
                 if limit == "auto" and layout not in ("dense", "csr"):
                     continue
-                args = [source, *method, "--layout", layout, "--memory-limit", limit, *datasets, "--json"]
-                reference = os.path.join(work, "reference.h5")
-                expected = json.loads(run([cli, "sparsify", *args, "-o", reference]).stdout)
-                for ranks in (1, 2, 3, 4):
-                    out = os.path.join(work, f"out{ranks}.h5")
-                    r = run(mpirun(mpi, ranks, cli_mpi, "sparsify", *args, "-o", out))
-                    what = f"sparsify {name} {layout} {limit} -np {ranks}"
-                    same_files(reference, out, what)
-                    check(comparable(json.loads(r.stdout)) == comparable(expected), f"{what}: report differs")
-                    os.remove(out)
-                os.remove(reference)
+                args = ["sparsify", source, *method, "--layout", layout, "--memory-limit", limit, *datasets, "--json"]
+                matches_serial(cli, cli_mpi, mpi, work, args, (1, 2, 3, 4), f"sparsify {name} {layout} {limit}")
 
 
 def convert_cases(cli, cli_mpi, mpi, work, source):
@@ -157,15 +163,7 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]
             for binding in bindings:
                 args += ["--input", binding]
-            reference = os.path.join(work, "eval_reference.h5")
-            expected = json.loads(run([cli, *args, "-o", reference]).stdout)
-            for ranks in (1, 2, 3, 4):
-                out = os.path.join(work, f"eval{ranks}.h5")
-                r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out))
-                what = f"eval {expression!r} {limit} -np {ranks}"
-                same_files(reference, out, what)
-                check(comparable(json.loads(r.stdout)) == comparable(expected), f"{what}: report differs")
-                os.remove(out)
+            matches_serial(cli, cli_mpi, mpi, work, args, (1, 2, 3, 4), f"eval {expression!r} {limit}")
     printed = run([cli, "eval", "--expr", "x * 3", "--input", f"x={source}:/tiny", "-o", os.path.join(work, "p.h5"), "--print"])
     r = run(mpirun(mpi, 3, cli_mpi, "eval", "--expr", "x * 3", "--input", f"x={source}:/tiny", "-o",
                    os.path.join(work, "p3.h5"), "--print"))
@@ -207,16 +205,8 @@ def step_cases(cli, cli_mpi, mpi, work):
     for case in cases:
         for limit in ("8K", "auto"):  # 8K: the coo gradient, read whole, fits
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
-            reference = os.path.join(work, "step_reference.h5")
-            expected = json.loads(run([cli, *args, "-o", reference]).stdout)
+            expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
-            for ranks in (2, 3, 4):
-                out = os.path.join(work, f"step{ranks}.h5")
-                r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out))
-                what = f"step {' '.join(case)} {limit} -np {ranks}"
-                same_files(reference, out, what)
-                check(comparable(json.loads(r.stdout)) == comparable(expected), f"{what}: report differs")
-                os.remove(out)
 
 
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
