@@ -107,11 +107,16 @@ Buffer<T> readValues(const DatasetView &view, std::optional<RowRange> rows = std
     return out;
 }
 
-Buffer<std::int64_t> readIndices(const DatasetView &view, std::optional<RowRange> range = std::nullopt)
+void requireIntegerIndices(const DatasetView &view)
 {
     if (!view.dtype || isFloatingPoint(*view.dtype) || *view.dtype == DType::Bool)
         throw errors::mustBe(view.where, "hold integer indices",
                              view.dtype ? std::string(dtypeName(*view.dtype)) : "a non-numeric type");
+}
+
+Buffer<std::int64_t> readIndices(const DatasetView &view, std::optional<RowRange> range = std::nullopt)
+{
+    requireIntegerIndices(view);
     return readValues<std::int64_t>(view, range);
 }
 
@@ -195,7 +200,29 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
     });
 }
 
-Tensor readCoo(const H5File &file, const ElementInfo &info, ValidationReport *report)
+// Columns [begin, end) of a COO element's 2-d indices [sparse_dims, nnz], dim-major as
+// CooTensor holds them.
+Buffer<std::int64_t> readIndexColumns(const DatasetView &view, RowRange columns)
+{
+    requireIntegerIndices(view);
+    const auto dims = view.shape[0];
+    requireAllocatable(dims * columns.count(), sizeof(std::int64_t), view.where, "a read of");
+    Buffer<std::int64_t> out(at(dims * columns.count()));
+    if (out.empty())
+        return out;
+    H5Handle fileSpace = datasetSpace(view.dataset.id());
+    const hsize_t start[] = {0, static_cast<hsize_t>(columns.begin)};
+    const hsize_t count[] = {static_cast<hsize_t>(dims), static_cast<hsize_t>(columns.count())};
+    H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start, nullptr, count, nullptr);
+    H5Handle memSpace(H5Screate_simple(2, count, nullptr), H5Sclose);
+    if (H5Dread(view.dataset.id(), H5T_NATIVE_INT64, memSpace.id(), fileSpace.id(), H5P_DEFAULT, out.data()) < 0)
+        throw IoError(view.where + ": cannot read values (file truncated or corrupt)");
+    return out;
+}
+
+// The whole element, or its entries [begin, end) (C4 then left to the caller).
+Tensor
+readCoo(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> entries = std::nullopt)
 {
     const auto indices = viewDataset(file, info.path + "/indices");
     const auto values = viewDataset(file, info.path + "/values");
@@ -219,9 +246,18 @@ Tensor readCoo(const H5File &file, const ElementInfo &info, ValidationReport *re
             if (values.shape != expectedValues)
                 throw errors::invariant("COO", "C3", "values must have shape " + shapeToString(expectedValues),
                                         "got " + shapeToString(values.shape));
-            coo.indices = readIndices(indices);
-            coo.values = readValues<T>(values);
-            validateCoo(coo, /*detectCoalesced=*/true);
+            if (entries && (entries->begin < 0 || entries->end < entries->begin || entries->end > coo.nnz))
+                throw errors::mustBe(where + " entry range", "lie within its " + std::to_string(coo.nnz) + " entries",
+                                     "[" + std::to_string(entries->begin) + ", " + std::to_string(entries->end) + ")");
+            if (!entries) {
+                coo.indices = readIndices(indices);
+                coo.values = readValues<T>(values);
+                validateCoo(coo, /*detectCoalesced=*/true);
+            } else {
+                coo.nnz = entries->count();
+                coo.indices = readIndexColumns(indices, *entries);
+                coo.values = readValues<T>(values, *entries);
+            }
         } catch (const Error &error) {
             rethrowWithContext(error, where);
         }
@@ -341,6 +377,33 @@ Tensor readTensor(const H5File &file, const std::string &path, ValidationReport 
         return readRowSparse(file, info, report);
     }
     throw InternalError("unknown layout");
+}
+
+namespace {
+
+ElementInfo requireCoo(const H5File &file, const std::string &path)
+{
+    ElementInfo info = requireElement(file, path);
+    if (info.masked || info.layout != Layout::Coo)
+        throw errors::mustBe(file.where(info.path) + " entry range read", "target an unmasked coo element",
+                             info.masked ? "masked_tensor" : std::string(layoutName(info.layout)));
+    return info;
+}
+
+} // namespace
+
+CooExtent describeCooEntries(const H5File &file, const std::string &path)
+{
+    const auto info = requireCoo(file, path);
+    const auto indices = viewDataset(file, info.path + "/indices");
+    if (indices.shape.size() != 2)
+        return {}; // readCooEntries() reports it, as a whole read does
+    return {static_cast<int>(indices.shape[0]), indices.shape[1]};
+}
+
+Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entries, ValidationReport *report)
+{
+    return readCoo(file, requireCoo(file, path), report, entries);
 }
 
 DenseRowReader::DenseRowReader(const H5File &file, const std::string &path)

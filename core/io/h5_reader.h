@@ -19,6 +19,19 @@ Tensor readTensor(const H5File &file,
                   ValidationReport *report = nullptr,
                   std::optional<RowRange> rows = std::nullopt);
 
+// How many entries the COO element at `path` stores and how many dims they index, from the shape
+// of its indices, read before the entries are divided among ranks.
+struct CooExtent {
+    int sparseDims = 0;
+    std::int64_t entries = 0;
+};
+CooExtent describeCooEntries(const H5File &file, const std::string &path);
+// Entries [begin, end) of the COO element at `path` (a rank's share of them), as a COO tensor of
+// the element's shape holding those entries: checked as readTensor checks the element, except
+// C4, which the caller checks with validateCoo(tensor, true, entries.begin) so that messages
+// number the entries as a whole read does.
+Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entries, ValidationReport *report = nullptr);
+
 // Rows of one dense dataset read straight into the caller's buffer (no copy when the stored
 // type is T; HDF5 converts otherwise): the input of the streaming pipelines. Keeps the dataset
 // open between reads.

@@ -87,7 +87,9 @@ RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t bl
     double smallest[] = {static_cast<double>(std::max<std::int64_t>(1, blockRows))};
     group.min(smallest);
     b.blockRows = static_cast<std::int64_t>(smallest[0]);
-    b.mine = rowsOfRank(rows, b.blockRows, group.rank(), group.size());
+    for (int r = 0; r < group.size(); ++r)
+        b.ofRanks.push_back(rowsOfRank(rows, b.blockRows, r, group.size()));
+    b.mine = b.ofRanks[static_cast<std::size_t>(group.rank())];
     b.count = (b.mine.count() + b.blockRows - 1) / b.blockRows;
     double most[] = {static_cast<double>(b.count)};
     group.max(most);

@@ -13,6 +13,7 @@
 // one for a while (a batch run's input is done by one rank alone).
 #include "core/tensor/row_range.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <span>
@@ -44,6 +45,9 @@ public:
     virtual std::string broadcast(const std::string &text, int root = 0) const = 0;
     // Every rank's text, in rank order, on the root (empty elsewhere).
     virtual std::vector<std::string> gatherToRoot(const std::string &text) const = 0;
+    // All to all: `toEach[r]` (one buffer per rank) goes to rank r. Returns what each rank sent
+    // this one, in rank order.
+    virtual std::vector<std::vector<std::byte>> exchange(std::vector<std::vector<std::byte>> toEach) const = 0;
     // Every rank says whether it failed (`failure` non-null). When one did, every rank throws the
     // error of the lowest failed rank (the same family and message) and failureIsShared() holds.
     virtual void agree(std::exception_ptr failure) const = 0;
@@ -95,8 +99,9 @@ RowRange rowsOfRank(std::int64_t rows, std::int64_t unit, int rank, int size);
 // last block a rank writes an empty one).
 struct RankBlocks {
     std::int64_t blockRows = 1;
-    RowRange mine;          // this rank's rows
-    std::int64_t count = 0; // this rank's blocks
+    std::vector<RowRange> ofRanks; // every rank's rows, in rank order
+    RowRange mine;                 // this rank's rows
+    std::int64_t count = 0;        // this rank's blocks
     std::int64_t rounds = 0;
     // Block k of this rank's rows: empty at and past `count`.
     RowRange block(std::int64_t k) const;
@@ -117,6 +122,7 @@ public:
     std::int64_t exclusiveScan(std::int64_t) const override { return 0; }
     std::string broadcast(const std::string &text, int) const override { return text; }
     std::vector<std::string> gatherToRoot(const std::string &text) const override { return {text}; }
+    std::vector<std::vector<std::byte>> exchange(std::vector<std::vector<std::byte>> toEach) const override { return toEach; }
     void agree(std::exception_ptr failure) const override;
     std::int64_t nextTask() const override { return m_next++; }
     void waitIdle() const override {}

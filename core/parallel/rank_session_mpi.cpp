@@ -132,6 +132,50 @@ public:
                                            static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
         return texts;
     }
+    std::vector<std::vector<std::byte>> exchange(std::vector<std::vector<std::byte>> toEach) const override
+    {
+        const auto n = static_cast<std::size_t>(m_size);
+        std::vector<std::int64_t> sending(n), receiving(n);
+        for (std::size_t r = 0; r < n; ++r)
+            sending[r] = static_cast<std::int64_t>(toEach[r].size());
+        MPI_Alltoall(sending.data(), 1, MPI_INT64_T, receiving.data(), 1, MPI_INT64_T, m_comm);
+        std::vector<std::vector<std::byte>> received(n);
+        for (std::size_t r = 0; r < n; ++r)
+            received[r].resize(static_cast<std::size_t>(receiving[r]));
+        // MPI's counts and displacements are ints: rounds of at most `perPair` bytes a pair keep
+        // every round's buffers under 1 GiB.
+        const std::int64_t perPair = std::max<std::int64_t>(1, (std::int64_t{1} << 30) / m_size);
+        std::int64_t most = *std::max_element(sending.begin(), sending.end());
+        MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, m_comm);
+        std::vector<int> sendCounts(n), sendOffsets(n), receiveCounts(n), receiveOffsets(n);
+        std::vector<std::byte> sendBuffer, receiveBuffer;
+        for (std::int64_t done = 0; done < most; done += perPair) {
+            // This round's piece of each pair's bytes: [done, done + perPair) of them.
+            const auto piece = [&](std::int64_t total) {
+                return static_cast<int>(std::clamp<std::int64_t>(total - done, 0, perPair));
+            };
+            int sendTotal = 0, receiveTotal = 0;
+            for (std::size_t r = 0; r < n; ++r) {
+                sendCounts[r] = piece(sending[r]);
+                sendOffsets[r] = sendTotal;
+                sendTotal += sendCounts[r];
+                receiveCounts[r] = piece(receiving[r]);
+                receiveOffsets[r] = receiveTotal;
+                receiveTotal += receiveCounts[r];
+            }
+            sendBuffer.resize(static_cast<std::size_t>(sendTotal));
+            receiveBuffer.resize(static_cast<std::size_t>(receiveTotal));
+            for (std::size_t r = 0; r < n; ++r)
+                if (sendCounts[r] > 0)
+                    std::copy_n(toEach[r].data() + done, sendCounts[r], sendBuffer.data() + sendOffsets[r]);
+            MPI_Alltoallv(sendBuffer.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE, receiveBuffer.data(),
+                          receiveCounts.data(), receiveOffsets.data(), MPI_BYTE, m_comm);
+            for (std::size_t r = 0; r < n; ++r)
+                if (receiveCounts[r] > 0)
+                    std::copy_n(receiveBuffer.data() + receiveOffsets[r], receiveCounts[r], received[r].data() + done);
+        }
+        return received;
+    }
     void agree(std::exception_ptr failure) const override
     {
         const int mine = failure ? m_rank : m_size;

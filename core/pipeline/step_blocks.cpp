@@ -6,6 +6,7 @@
 #include "core/io/h5_writer.h"
 #include "core/optim/optimizer_step.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/coo_rows_exchange.h"
 #include "core/pipeline/step_state_file.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
 
 namespace sparsity::core {
 namespace {
@@ -92,27 +94,45 @@ public:
                 m_stateReaders.emplace_back(*sources.previous, "/state/" + name);
             m_lastUpdateReader.emplace(*sources.previous, "/last_update");
         }
-        // Gradients read whole are coalesced once per run's semantics; blocks take their rows.
-        m_whole.resize(m_runs.size());
-        for (std::size_t g = 0; g < request.grads.size(); ++g) {
-            m_wholeGradients.push_back({gradientName(g), {}});
+        for (std::size_t g = 0; g < request.grads.size(); ++g)
             if (!plan.gradientByRows[g])
-                m_wholeGradients.back().tensor = readTensor(sources.input, request.grads[g], &report);
+                m_wholeElements.emplace(g, requireElement(sources.input, request.grads[g]));
+    }
+
+    // Reads the gradients that are not read by rows, each rank only its rows of them (a COO
+    // gradient's entries are exchanged between the ranks; the other layouts are read whole by
+    // every rank), and coalesces them once per run's semantics; blocks take their rows.
+    // Collective.
+    void readWholeGradients(std::span<const RowRange> rowsOfRanks)
+    {
+        const auto &group = ranks();
+        for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
+            m_wholeGradients.push_back({gradientName(g), {}});
+            const auto element = m_wholeElements.find(g);
+            if (element == m_wholeElements.end())
+                continue;
+            const auto &path = m_request.grads[g];
+            m_wholeGradients.back().tensor = element->second.layout == Layout::Coo && !element->second.masked
+                                                 ? readCooOfOwnRows(group, m_sources.input, path, rowsOfRanks, &m_report)
+                                                 : agreeOn(group, [&] { return readTensor(m_sources.input, path, &m_report); });
         }
-        for (std::size_t run = 0; run < m_runs.size(); ++run) {
-            for (std::size_t g = 0; g < request.grads.size(); ++g) {
-                m_whole[run].emplace_back();
-                if (plan.gradientByRows[g])
-                    continue;
-                guarded(static_cast<std::int64_t>(run), static_cast<std::int64_t>(g), [&] {
-                    m_whole[run].back() = checkedPattern<T>(m_wholeGradients[g], m_runs[run], nullptr,
-                                                            m_firstStep + static_cast<std::int64_t>(g) + 1);
-                });
+        agreeOn(group, [&] {
+            m_whole.resize(m_runs.size());
+            for (std::size_t run = 0; run < m_runs.size(); ++run) {
+                for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
+                    m_whole[run].emplace_back();
+                    if (m_plan.gradientByRows[g])
+                        continue;
+                    guarded(static_cast<std::int64_t>(run), static_cast<std::int64_t>(g), [&] {
+                        m_whole[run].back() = checkedPattern<T>(m_wholeGradients[g], m_runs[run], nullptr,
+                                                                m_firstStep + static_cast<std::int64_t>(g) + 1);
+                    });
+                }
             }
-        }
+        });
         // The coalesced patterns own their values (a gradient read whole is never dense), so
         // the tensors they came from can go.
-        for (std::size_t g = 0; g < request.grads.size(); ++g) {
+        for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
             const bool viewed = std::any_of(m_whole.begin(), m_whole.end(), [&](const auto &patterns) {
                 return !patterns[g].values.empty() && patterns[g].values.data() != patterns[g].owned.data();
             });
@@ -121,13 +141,19 @@ public:
         }
     }
 
-    // The bytes the patterns of the gradients read whole hold for the whole run.
-    std::int64_t heldBytes() const
+    // What the patterns of the gradients read whole will hold on a rank, from the values they
+    // store (an index and a value each, per run; a COO gradient's spread over the ranks): the
+    // blocks are cut from what this leaves of the budget before the gradients are read.
+    std::int64_t expectedHeldBytes() const
     {
+        const auto &group = ranks();
         std::int64_t bytes = 0;
-        for (const auto &patterns : m_whole)
-            for (const auto &p : patterns)
-                bytes += static_cast<std::int64_t>(p.owned.size() * sizeof(T) + (p.rows.size() + p.elements.size()) * 8);
+        for (const auto &[g, element] : m_wholeElements) {
+            auto values = element.nnz.value_or(numel(element.shape));
+            if (element.layout == Layout::Coo && !element.masked)
+                values = (values + group.size() - 1) / group.size();
+            bytes += values * static_cast<std::int64_t>(sizeof(T) + 8) * static_cast<std::int64_t>(m_runs.size());
+        }
         return bytes;
     }
 
@@ -235,6 +261,7 @@ private:
     DenseRowReader m_paramReader;
     std::optional<DenseRowReader> m_lastUpdateReader; // resuming
     std::vector<DenseRowReader> m_stateReaders;
+    std::map<std::size_t, ElementInfo> m_wholeElements; // the gradients not read by rows
     std::vector<NamedGradient> m_wholeGradients;        // per gradient: read whole, or an empty tensor
     std::vector<std::vector<UpdatePattern<T>>> m_whole; // [run][gradient], may view m_wholeGradients
     FirstFailure m_failure;
@@ -304,8 +331,9 @@ StepReport stepAs(const StepRequest &request,
         1, width * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16 + (request.mask ? 8 : 0))
                + copies * 8);
     // The blocks get what the gradients read whole leave of the budget (at least a row).
-    const auto blockBudget = std::max<std::int64_t>(0, budgetBytes - stepper->heldBytes());
+    const auto blockBudget = std::max<std::int64_t>(0, budgetBytes - stepper->expectedHeldBytes());
     const auto blocks = divideRows(group, rows, std::clamp<std::int64_t>(blockBudget / perRow, 1, rows));
+    stepper->readWholeGradients(blocks.ofRanks);
 
     AtomicOutput output(request.output);
     StepWriters writers;

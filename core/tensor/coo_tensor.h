@@ -16,6 +16,8 @@
 #include "core/tensor/shape.h"
 #include "core/util/validation_report.h"
 
+#include <optional>
+
 namespace sparsity::core {
 
 template <class T>
@@ -34,8 +36,19 @@ struct CooTensor {
 };
 
 // Throws InputError citing C1..C5. Sets `coalesced` from the data when `detectCoalesced`.
+// Messages number the entries from `firstEntry`: a slice of a larger tensor's entries (read by
+// one rank of several) starts there.
 template <class T>
-void validateCoo(CooTensor<T> &tensor, bool detectCoalesced);
+void validateCoo(CooTensor<T> &tensor, bool detectCoalesced, std::int64_t firstEntry = 0);
+
+// The entry whose index C4 rejects first (validateCoo checks dim by dim, entries in order
+// within a dim), or nullopt when every index is in range.
+struct CooEntryIndex {
+    int dim = 0;
+    std::int64_t entry = 0;
+};
+template <class T>
+std::optional<CooEntryIndex> firstIndexOutOfRange(const CooTensor<T> &tensor);
 
 // Sorts entries and sums duplicates. Keeps explicit zeros (the pattern is data).
 template <class T>

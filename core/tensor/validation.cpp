@@ -27,7 +27,21 @@ void validateDense(const DenseTensor<T> &tensor)
 }
 
 template <class T>
-void validateCoo(CooTensor<T> &tensor, bool detectCoalesced)
+std::optional<CooEntryIndex> firstIndexOutOfRange(const CooTensor<T> &tensor)
+{
+    for (int d = 0; d < tensor.sparseDims; ++d) {
+        const auto extent = tensor.shape[static_cast<std::size_t>(d)];
+        for (std::int64_t k = 0; k < tensor.nnz; ++k) {
+            const auto i = tensor.index(d, k);
+            if (i < 0 || i >= extent)
+                return CooEntryIndex{d, k};
+        }
+    }
+    return std::nullopt;
+}
+
+template <class T>
+void validateCoo(CooTensor<T> &tensor, bool detectCoalesced, std::int64_t firstEntry)
 {
     const auto rank = tensor.rank();
     checkedNumel(tensor.shape);
@@ -44,14 +58,11 @@ void validateCoo(CooTensor<T> &tensor, bool detectCoalesced)
         throw errors::invariant("COO", "C3",
                                 "values must have nnz*" + str(tensor.denseSize()) + "=" + str(expectedValues) + " entries",
                                 "got " + str(static_cast<std::int64_t>(tensor.values.size())));
-    for (int d = 0; d < tensor.sparseDims; ++d) {
-        const auto extent = tensor.shape[static_cast<std::size_t>(d)];
-        for (std::int64_t k = 0; k < tensor.nnz; ++k) {
-            const auto i = tensor.index(d, k);
-            if (i < 0 || i >= extent)
-                throw errors::invariant("COO", "C4", "indices[" + str(d) + ", k] must be in [0, " + str(extent) + ")",
-                                        "indices[" + str(d) + ", " + str(k) + "]=" + str(i));
-        }
+    if (const auto bad = firstIndexOutOfRange(tensor)) {
+        const auto d = bad->dim;
+        throw errors::invariant(
+            "COO", "C4", "indices[" + str(d) + ", k] must be in [0, " + str(tensor.shape[static_cast<std::size_t>(d)]) + ")",
+            "indices[" + str(d) + ", " + str(firstEntry + bad->entry) + "]=" + str(tensor.index(d, bad->entry)));
     }
     const bool sortedUnique = cooIsSortedUnique(tensor);
     if (detectCoalesced)
@@ -130,7 +141,8 @@ void validateRowSparse(const RowSparseTensor<T> &tensor)
 
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \
     template void validateDense<T>(const DenseTensor<T> &);                                                                      \
-    template void validateCoo<T>(CooTensor<T> &, bool);                                                                          \
+    template void validateCoo<T>(CooTensor<T> &, bool, std::int64_t);                                                            \
+    template std::optional<CooEntryIndex> firstIndexOutOfRange<T>(const CooTensor<T> &);                                         \
     template void validateCompressed<T>(CompressedTensor<T> &, ValidationReport *, std::string_view);                            \
     template void validateRowSparse<T>(const RowSparseTensor<T> &);
 SPARSITY_INSTANTIATE(float)

@@ -93,6 +93,14 @@ def matches_serial(cli, cli_mpi, mpi, work, args, ranks, what):
     return expected
 
 
+def write_coo(f, name, shape, indices, values):
+    group = f.create_group(name)
+    group.attrs["encoding-type"], group.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+    group.attrs["shape"] = np.array(shape, dtype=np.int64)
+    group["indices"] = np.asarray(indices, dtype=np.int64)
+    group["values"] = values
+
+
 def make_inputs(work):
     rng = np.random.default_rng(7)
     path = os.path.join(work, "in.h5")
@@ -182,14 +190,21 @@ def step_cases(cli, cli_mpi, mpi, work):
         f["G"] = rng.standard_normal((1003, 16)).astype("float32")
         f["G64"] = rng.standard_normal((1003, 16))
         f["M"] = rng.random((1003, 16)) < 0.4
-        coo = f.create_group("Gcoo")
-        coo.attrs["encoding-type"], coo.attrs["encoding-version"] = "coo_tensor", "0.1.0"
-        coo.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
-        rows = rng.integers(0, 1003, 300)
-        coo["indices"] = np.stack([rows, rng.integers(0, 16, 300)]).astype(np.int64)
-        coo["values"] = rng.standard_normal(300).astype("float32")
+        write_coo(f, "Gcoo", [1003, 16], np.stack([rng.integers(0, 1003, 300), rng.integers(0, 16, 300)]),
+                  rng.standard_normal(300).astype("float32"))
         f["tiny"] = rng.standard_normal((3, 8)).astype("float32")
         f["tiny_g"] = rng.standard_normal((3, 8)).astype("float32")
+        # An embedding gradient: one sparse dim, rows of 16 values, most rows many times over.
+        emb_rows = rng.integers(0, 1003, 2000)
+        write_coo(f, "Gemb", [1003, 16], emb_rows[None, :], rng.standard_normal((2000, 16)))
+        # Out of range twice: dim 1 at entry 10 (read by the first rank), dim 0 at entry 1500
+        # (a later one); C4 checks dim 0 first, so entry 1500 is the one to report.
+        bad = np.stack([emb_rows, rng.integers(0, 16, 2000)])
+        bad[1, 10], bad[0, 1500] = 99, 5000
+        write_coo(f, "Gbad", [1003, 16], bad, rng.standard_normal(2000).astype("float32"))
+        values = rng.standard_normal((2000, 16)).astype("float32")
+        values[1900, 3] = np.nan  # on a row of a late rank
+        write_coo(f, "Gnan", [1003, 16], emb_rows[None, :], values)
     first = os.path.join(work, "step_first.h5")
     run([cli, "step", source, "-o", first, "--optimizer", "adam", "--semantics", "lazy", "--param", "/P", "--grad", "/Gcoo"])
     cases = [
@@ -201,12 +216,28 @@ def step_cases(cli, cli_mpi, mpi, work):
          "--grad", "/G", "--mask", "/M", "--compare", "dense", "--compare", "lazy"],
         ["--optimizer", "adam", "--semantics", "lazy", "--state-from", first, "--grad", "/Gcoo", "--grad", "/G64"],
         ["--optimizer", "adagrad", "--semantics", "dense", "--rule", "mxnet", "--param", "/tiny", "--grad", "/tiny_g"],
+        ["--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/Gemb", "--grad", "/Gcoo", "--grad", "/Gemb"],
+        ["--optimizer", "sgd", "--semantics", "lazy", "--lr", "0.1", "--momentum", "0.9", "--param", "/P",
+         "--grad", "/Gemb", "--grad", "/G", "--grad", "/Gemb"],
     ]
     for case in cases:
         for limit in ("8K", "auto"):  # 8K: the coo gradient, read whole, fits
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
+    # COO gradients are read a share of entries per rank and exchanged: the first bad entry of
+    # the whole file is reported, as the serial tool reports it.
+    for grad in ("/Gbad", "/Gnan"):
+        args = ["step", source, "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/G",
+                "--grad", grad, "--memory-limit", "8K"]
+        out = os.path.join(work, "step_never.h5")
+        serial = run([cli, *args, "-o", out], code=2)
+        expected = [line for line in serial.stderr.splitlines() if line.startswith("error:")]
+        check(len(expected) == 1, f"step {grad}: serial error lines {serial.stderr!r}")
+        for ranks in (2, 3, 4):
+            r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out), code=2)
+            one_error_line(r, expected[0][len("error: "):], f"step {grad} -np {ranks}")
+            check(not os.path.exists(out) and not leftovers(work), f"step {grad} -np {ranks}: output or temporary left")
 
 
 def root_alone_cases(cli, cli_mpi, mpi, work, source):

@@ -1,0 +1,26 @@
+#pragma once
+// A COO gradient divided among ranks by rows (docs/SCALING.md, "step"): each rank reads an even
+// share of the entries and sends every entry to the rank that owns its row (all to all), so no
+// rank reads or holds the whole gradient. A rank gets a COO tensor of the whole shape holding
+// exactly the entries of its rows, in their order in the file. Coalescing sums a row's
+// duplicates in file order either way, so the update patterns built from it are, for those
+// rows, the whole gradient's, bit for bit; the first index out of range in the whole file is
+// the one reported, numbered as a whole read numbers it.
+#include "core/io/h5_catalog.h"
+#include "core/parallel/rank_group.h"
+#include "core/tensor/tensor.h"
+#include "core/util/validation_report.h"
+
+#include <span>
+
+namespace sparsity::core {
+
+// `rowsOfRanks[r]`: the rows rank r owns, contiguous in rank order. Collective. A COO tensor
+// whose entries index no dim (a dense tensor in one entry) is read whole by every rank.
+Tensor readCooOfOwnRows(const RankGroup &group,
+                        const H5File &file,
+                        const std::string &path,
+                        std::span<const RowRange> rowsOfRanks,
+                        ValidationReport *report);
+
+} // namespace sparsity::core
