@@ -254,8 +254,11 @@ readCoo(const H5File &file, const ElementInfo &info, ValidationReport *report, s
                 coo.values = readValues<T>(values);
                 validateCoo(coo, /*detectCoalesced=*/true);
             } else {
+                // A share must fit the budget as a whole read must (the same check and message).
                 coo.nnz = entries->count();
+                requireWithinBudget(bytesFor(coo.sparseDims * coo.nnz, sizeof(std::int64_t)), indices.where, "reading it");
                 coo.indices = readIndexColumns(indices, *entries);
+                requireWithinBudget(bytesFor(coo.nnz * coo.denseSize(), sizeof(T)), values.where, "reading it");
                 coo.values = readValues<T>(values, *entries);
             }
         } catch (const Error &error) {
@@ -263,6 +266,22 @@ readCoo(const H5File &file, const ElementInfo &info, ValidationReport *report, s
         }
         return Tensor(Storage{std::move(coo)});
     });
+}
+
+// R1 and R2 from the datasets' shapes, before anything is read.
+void checkRowSparseShapes(const Shape &shape, const DatasetView &indices, const DatasetView &data)
+{
+    if (shape.empty())
+        throw errors::invariant("row_sparse", "R1", "rank must be >= 1", "the shape attribute is 0-d");
+    if (indices.shape.size() != 1)
+        throw errors::invariant("row_sparse", "R2", "indices must be 1-d", "got shape " + shapeToString(indices.shape));
+    Shape expected{indices.shape[0]};
+    expected.insert(expected.end(), shape.begin() + 1, shape.end());
+    if (data.shape != expected)
+        throw errors::invariant("row_sparse", "R2",
+                                "data must have shape " + shapeToString(expected) + " (len(indices), shape[1:] of "
+                                    + shapeToString(shape) + ")",
+                                "got " + shapeToString(data.shape));
 }
 
 Tensor readRowSparse(const H5File &file, const ElementInfo &info, ValidationReport *report)
@@ -276,17 +295,7 @@ Tensor readRowSparse(const H5File &file, const ElementInfo &info, ValidationRepo
         RowSparseTensor<T> rsp;
         rsp.shape = info.shape;
         try {
-            if (rsp.shape.empty())
-                throw errors::invariant("row_sparse", "R1", "rank must be >= 1", "the shape attribute is 0-d");
-            if (indices.shape.size() != 1)
-                throw errors::invariant("row_sparse", "R2", "indices must be 1-d", "got shape " + shapeToString(indices.shape));
-            Shape expected{indices.shape[0]};
-            expected.insert(expected.end(), rsp.shape.begin() + 1, rsp.shape.end());
-            if (data.shape != expected)
-                throw errors::invariant("row_sparse", "R2",
-                                        "data must have shape " + shapeToString(expected) + " (len(indices), shape[1:] of "
-                                            + shapeToString(rsp.shape) + ")",
-                                        "got " + shapeToString(data.shape));
+            checkRowSparseShapes(rsp.shape, indices, data);
             rsp.rows = readIndices(indices);
             rsp.values = readValues<T>(data);
             validateRowSparse(rsp);
@@ -404,6 +413,59 @@ CooExtent describeCooEntries(const H5File &file, const std::string &path)
 Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entries, ValidationReport *report)
 {
     return readCoo(file, requireCoo(file, path), report, entries);
+}
+
+RowSparseRowReader::RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report)
+{
+    const ElementInfo info = requireElement(file, path);
+    m_where = file.where(info.path);
+    if (info.masked || info.layout != Layout::RowSparse)
+        throw errors::mustBe(m_where + " row range read", "target an unmasked row_sparse element",
+                             info.masked ? "masked_tensor" : std::string(layoutName(info.layout)));
+    const auto indices = viewDataset(file, info.path + "/indices");
+    auto data = viewDataset(file, info.path + "/data");
+    noteConversion(report, m_where, info.dtype);
+    m_shape = info.shape;
+    m_dtype = info.dtype;
+    try {
+        checkRowSparseShapes(m_shape, indices, data);
+        m_rows = readIndices(indices);
+        validateRowSparseRows(m_shape, m_rows);
+    } catch (const Error &error) {
+        rethrowWithContext(error, m_where);
+    }
+    m_data = std::move(data.dataset);
+    m_dataShape = std::move(data.shape);
+    m_dataDType = data.dtype;
+    m_dataWhere = std::move(data.where);
+}
+
+Tensor RowSparseRowReader::readRows(RowRange rows) const
+{
+    silenceHdf5Errors();
+    if (rows.begin < 0 || rows.end < rows.begin || rows.end > m_shape[0])
+        throw errors::mustBe(m_where + " row range", "lie within the tensor's rows",
+                             "[" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")");
+    // Indices are sorted: the stored rows in `rows` are one run of them, and of the data's rows.
+    const auto first = std::lower_bound(m_rows.begin(), m_rows.end(), rows.begin);
+    const auto last = std::lower_bound(first, m_rows.end(), rows.end);
+    const RowRange stored{first - m_rows.begin(), last - m_rows.begin()};
+    return withComputeType(m_dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        RowSparseTensor<T> rsp;
+        rsp.shape = m_shape;
+        rsp.shape[0] = rows.count();
+        for (auto k = first; k != last; ++k)
+            rsp.rows.push_back(*k - rows.begin);
+        requireAllocatable(stored.count() * rsp.rowSize(), sizeof(T), m_where, "a read of");
+        rsp.values = Buffer<T>(at(stored.count() * rsp.rowSize()));
+        try {
+            readValuesInto(m_data.id(), m_dataShape, m_dataDType, m_dataWhere, stored, rsp.values.data());
+        } catch (const Error &error) {
+            rethrowWithContext(error, m_where); // as a whole read names it
+        }
+        return Tensor(Storage{std::move(rsp)});
+    });
 }
 
 DenseRowReader::DenseRowReader(const H5File &file, const std::string &path)

@@ -32,6 +32,24 @@ CooExtent describeCooEntries(const H5File &file, const std::string &path);
 // number the entries as a whole read does.
 Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entries, ValidationReport *report = nullptr);
 
+// Rows of one row_sparse element, a block at a time: its indices are read and checked once (as
+// a whole read checks them), then each block's stored rows are found by binary search and read
+// by hyperslab. A block is a row_sparse tensor of the block's rows, numbered from its first.
+class RowSparseRowReader {
+public:
+    RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
+    const Shape &shape() const { return m_shape; }
+    Tensor readRows(RowRange rows) const;
+
+private:
+    H5Handle m_data;
+    Shape m_shape, m_dataShape;
+    DType m_dtype = DType::Float32;
+    std::optional<DType> m_dataDType;
+    Buffer<std::int64_t> m_rows; // the stored rows, sorted
+    std::string m_where, m_dataWhere;
+};
+
 // Rows of one dense dataset read straight into the caller's buffer (no copy when the stored
 // type is T; HDF5 converts otherwise): the input of the streaming pipelines. Keeps the dataset
 // open between reads.

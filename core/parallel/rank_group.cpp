@@ -83,18 +83,26 @@ RowRange RankBlocks::block(std::int64_t k) const
 
 RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t blockRows)
 {
-    RankBlocks b;
     double smallest[] = {static_cast<double>(std::max<std::int64_t>(1, blockRows))};
     group.min(smallest);
-    b.blockRows = static_cast<std::int64_t>(smallest[0]);
+    const auto agreed = static_cast<std::int64_t>(smallest[0]);
+    RankBlocks b;
     for (int r = 0; r < group.size(); ++r)
-        b.ofRanks.push_back(rowsOfRank(rows, b.blockRows, r, group.size()));
+        b.ofRanks.push_back(rowsOfRank(rows, agreed, r, group.size()));
     b.mine = b.ofRanks[static_cast<std::size_t>(group.rank())];
-    b.count = (b.mine.count() + b.blockRows - 1) / b.blockRows;
-    double most[] = {static_cast<double>(b.count)};
+    return recutBlocks(group, std::move(b), agreed);
+}
+
+RankBlocks recutBlocks(const RankGroup &group, RankBlocks division, std::int64_t blockRows)
+{
+    double smallest[] = {static_cast<double>(std::max<std::int64_t>(1, blockRows))};
+    group.min(smallest);
+    division.blockRows = static_cast<std::int64_t>(smallest[0]);
+    division.count = (division.mine.count() + division.blockRows - 1) / division.blockRows;
+    double most[] = {static_cast<double>(division.count)};
     group.max(most);
-    b.rounds = static_cast<std::int64_t>(most[0]);
-    return b;
+    division.rounds = static_cast<std::int64_t>(most[0]);
+    return division;
 }
 
 } // namespace sparsity::core

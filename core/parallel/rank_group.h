@@ -22,6 +22,12 @@
 
 namespace sparsity::core {
 
+// Bytes for (or from) each rank of a group: consecutive in `bytes`, sizes[r] of them rank r's.
+struct RankParcels {
+    std::vector<std::byte> bytes;
+    std::vector<std::int64_t> sizes;
+};
+
 class RankGroup {
 public:
     virtual ~RankGroup() = default;
@@ -45,9 +51,9 @@ public:
     virtual std::string broadcast(const std::string &text, int root = 0) const = 0;
     // Every rank's text, in rank order, on the root (empty elsewhere).
     virtual std::vector<std::string> gatherToRoot(const std::string &text) const = 0;
-    // All to all: `toEach[r]` (one buffer per rank) goes to rank r. Returns what each rank sent
-    // this one, in rank order.
-    virtual std::vector<std::vector<std::byte>> exchange(std::vector<std::vector<std::byte>> toEach) const = 0;
+    // All to all: parcel r of `toEach` goes to rank r. Returns what each rank sent this one,
+    // in rank order.
+    virtual RankParcels exchange(RankParcels toEach) const = 0;
     // Every rank says whether it failed (`failure` non-null). When one did, every rank throws the
     // error of the lowest failed rank (the same family and message) and failureIsShared() holds.
     virtual void agree(std::exception_ptr failure) const = 0;
@@ -107,6 +113,9 @@ struct RankBlocks {
     RowRange block(std::int64_t k) const;
 };
 RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t blockRows); // collective
+// The same ranks' rows cut into blocks of (the smallest asked for) `blockRows`: when what a
+// rank holds beside its blocks is known only once the rows are divided. Collective.
+RankBlocks recutBlocks(const RankGroup &group, RankBlocks division, std::int64_t blockRows);
 
 // A group of one: no collective waits for anyone. It may still share its machine with
 // `ranksOnThisNode` processes (a batch's ranks, each doing its own input).
@@ -122,7 +131,7 @@ public:
     std::int64_t exclusiveScan(std::int64_t) const override { return 0; }
     std::string broadcast(const std::string &text, int) const override { return text; }
     std::vector<std::string> gatherToRoot(const std::string &text) const override { return {text}; }
-    std::vector<std::vector<std::byte>> exchange(std::vector<std::vector<std::byte>> toEach) const override { return toEach; }
+    RankParcels exchange(RankParcels toEach) const override { return toEach; }
     void agree(std::exception_ptr failure) const override;
     std::int64_t nextTask() const override { return m_next++; }
     void waitIdle() const override {}

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <hdf5.h>
 #include <iostream>
+#include <limits>
 #include <new>
 #include <omp.h>
 #include <thread>
@@ -132,47 +133,58 @@ public:
                                            static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
         return texts;
     }
-    std::vector<std::vector<std::byte>> exchange(std::vector<std::vector<std::byte>> toEach) const override
+    RankParcels exchange(RankParcels toEach) const override
     {
         const auto n = static_cast<std::size_t>(m_size);
-        std::vector<std::int64_t> sending(n), receiving(n);
-        for (std::size_t r = 0; r < n; ++r)
-            sending[r] = static_cast<std::int64_t>(toEach[r].size());
-        MPI_Alltoall(sending.data(), 1, MPI_INT64_T, receiving.data(), 1, MPI_INT64_T, m_comm);
-        std::vector<std::vector<std::byte>> received(n);
-        for (std::size_t r = 0; r < n; ++r)
-            received[r].resize(static_cast<std::size_t>(receiving[r]));
-        // MPI's counts and displacements are ints: rounds of at most `perPair` bytes a pair keep
-        // every round's buffers under 1 GiB.
-        const std::int64_t perPair = std::max<std::int64_t>(1, (std::int64_t{1} << 30) / m_size);
-        std::int64_t most = *std::max_element(sending.begin(), sending.end());
+        RankParcels received;
+        received.sizes.resize(n);
+        MPI_Alltoall(toEach.sizes.data(), 1, MPI_INT64_T, received.sizes.data(), 1, MPI_INT64_T, m_comm);
+        std::vector<std::int64_t> sendAt(n + 1, 0), receiveAt(n + 1, 0);
+        for (std::size_t r = 0; r < n; ++r) {
+            sendAt[r + 1] = sendAt[r] + toEach.sizes[r];
+            receiveAt[r + 1] = receiveAt[r] + received.sizes[r];
+        }
+        received.bytes.resize(static_cast<std::size_t>(receiveAt[n]));
+        // MPI's counts and displacements are ints: one call when every rank's fit, else rounds
+        // of at most `perPair` bytes a pair (each round's buffers under 1 GiB).
+        constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+        const bool inOneCall = onEveryRank(sendAt[n] <= kIntMax && receiveAt[n] <= kIntMax);
+        const std::int64_t perPair = inOneCall ? kIntMax : std::max<std::int64_t>(1, (std::int64_t{1} << 30) / m_size);
+        std::int64_t most = std::max(*std::max_element(toEach.sizes.begin(), toEach.sizes.end()),
+                                     *std::max_element(received.sizes.begin(), received.sizes.end()));
         MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, m_comm);
         std::vector<int> sendCounts(n), sendOffsets(n), receiveCounts(n), receiveOffsets(n);
-        std::vector<std::byte> sendBuffer, receiveBuffer;
-        for (std::int64_t done = 0; done < most; done += perPair) {
+        std::vector<std::byte> sendPiece, receivePiece;
+        for (std::int64_t done = 0; done < most || done == 0; done += perPair) {
             // This round's piece of each pair's bytes: [done, done + perPair) of them.
-            const auto piece = [&](std::int64_t total) {
-                return static_cast<int>(std::clamp<std::int64_t>(total - done, 0, perPair));
+            const auto piece = [&](std::int64_t size) {
+                return static_cast<int>(std::clamp<std::int64_t>(size - done, 0, perPair));
             };
             int sendTotal = 0, receiveTotal = 0;
             for (std::size_t r = 0; r < n; ++r) {
-                sendCounts[r] = piece(sending[r]);
-                sendOffsets[r] = sendTotal;
+                sendCounts[r] = piece(toEach.sizes[r]);
+                sendOffsets[r] = inOneCall ? static_cast<int>(sendAt[r]) : sendTotal;
                 sendTotal += sendCounts[r];
-                receiveCounts[r] = piece(receiving[r]);
-                receiveOffsets[r] = receiveTotal;
+                receiveCounts[r] = piece(received.sizes[r]);
+                receiveOffsets[r] = inOneCall ? static_cast<int>(receiveAt[r]) : receiveTotal;
                 receiveTotal += receiveCounts[r];
             }
-            sendBuffer.resize(static_cast<std::size_t>(sendTotal));
-            receiveBuffer.resize(static_cast<std::size_t>(receiveTotal));
+            if (inOneCall) {
+                MPI_Alltoallv(toEach.bytes.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE, received.bytes.data(),
+                              receiveCounts.data(), receiveOffsets.data(), MPI_BYTE, m_comm);
+                break;
+            }
+            sendPiece.resize(static_cast<std::size_t>(sendTotal));
+            receivePiece.resize(static_cast<std::size_t>(receiveTotal));
             for (std::size_t r = 0; r < n; ++r)
                 if (sendCounts[r] > 0)
-                    std::copy_n(toEach[r].data() + done, sendCounts[r], sendBuffer.data() + sendOffsets[r]);
-            MPI_Alltoallv(sendBuffer.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE, receiveBuffer.data(),
+                    std::copy_n(toEach.bytes.data() + sendAt[r] + done, sendCounts[r], sendPiece.data() + sendOffsets[r]);
+            MPI_Alltoallv(sendPiece.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE, receivePiece.data(),
                           receiveCounts.data(), receiveOffsets.data(), MPI_BYTE, m_comm);
             for (std::size_t r = 0; r < n; ++r)
                 if (receiveCounts[r] > 0)
-                    std::copy_n(receiveBuffer.data() + receiveOffsets[r], receiveCounts[r], received[r].data() + done);
+                    std::copy_n(receivePiece.data() + receiveOffsets[r], receiveCounts[r],
+                                received.bytes.data() + receiveAt[r] + done);
         }
         return received;
     }

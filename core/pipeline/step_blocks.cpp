@@ -29,10 +29,12 @@ bool plainDense(const std::optional<ElementInfo> &element)
     return element && element->layout == Layout::Dense && !element->masked && element->dtype != DType::Bool;
 }
 
-// A gradient that a hyperslab of rows reads as the same rows of the whole tensor.
+// A gradient that a hyperslab of rows reads as the same rows of the whole tensor (row_sparse:
+// its indices once, then the data of each block's stored rows).
 bool readableByRows(const ElementInfo &element)
 {
-    return !element.masked && (element.layout == Layout::Dense || element.layout == Layout::Csr);
+    return !element.masked
+           && (element.layout == Layout::Dense || element.layout == Layout::Csr || element.layout == Layout::RowSparse);
 }
 
 // The files a streamed step reads: IN, and the parameter's (a batch's sparsified file, or the
@@ -94,9 +96,13 @@ public:
                 m_stateReaders.emplace_back(*sources.previous, "/state/" + name);
             m_lastUpdateReader.emplace(*sources.previous, "/last_update");
         }
-        for (std::size_t g = 0; g < request.grads.size(); ++g)
+        for (std::size_t g = 0; g < request.grads.size(); ++g) {
+            auto element = requireElement(sources.input, request.grads[g]);
             if (!plan.gradientByRows[g])
-                m_wholeElements.emplace(g, requireElement(sources.input, request.grads[g]));
+                m_wholeElements.emplace(g, std::move(element));
+            else if (element.layout == Layout::RowSparse)
+                m_rowSparseReaders.try_emplace(g, sources.input, request.grads[g], &report);
+        }
     }
 
     // Reads the gradients that are not read by rows, each rank only its rows of them (a COO
@@ -141,19 +147,13 @@ public:
         }
     }
 
-    // What the patterns of the gradients read whole will hold on a rank, from the values they
-    // store (an index and a value each, per run; a COO gradient's spread over the ranks): the
-    // blocks are cut from what this leaves of the budget before the gradients are read.
-    std::int64_t expectedHeldBytes() const
+    // The bytes the patterns of the gradients read whole hold for the whole run.
+    std::int64_t heldBytes() const
     {
-        const auto &group = ranks();
         std::int64_t bytes = 0;
-        for (const auto &[g, element] : m_wholeElements) {
-            auto values = element.nnz.value_or(numel(element.shape));
-            if (element.layout == Layout::Coo && !element.masked)
-                values = (values + group.size() - 1) / group.size();
-            bytes += values * static_cast<std::int64_t>(sizeof(T) + 8) * static_cast<std::int64_t>(m_runs.size());
-        }
+        for (const auto &patterns : m_whole)
+            for (const auto &p : patterns)
+                bytes += static_cast<std::int64_t>(p.owned.size() * sizeof(T) + (p.rows.size() + p.elements.size()) * 8);
         return bytes;
     }
 
@@ -212,9 +212,13 @@ public:
     {
         std::vector<NamedGradient> gradients(m_request.grads.size());
         for (std::size_t g = 0; g < gradients.size(); ++g)
-            if (m_plan.gradientByRows[g] && static_cast<std::int64_t>(g) < m_failure.at)
+            if (m_plan.gradientByRows[g] && static_cast<std::int64_t>(g) < m_failure.at) {
+                const auto rowSparse = m_rowSparseReaders.find(g);
                 gradients[g] = {gradientName(g),
-                                readTensor(m_sources.input, m_request.grads[g], first ? &m_report : nullptr, rows)};
+                                rowSparse != m_rowSparseReaders.end()
+                                    ? rowSparse->second.readRows(rows)
+                                    : readTensor(m_sources.input, m_request.grads[g], first ? &m_report : nullptr, rows)};
+            }
         return gradients;
     }
 
@@ -261,9 +265,10 @@ private:
     DenseRowReader m_paramReader;
     std::optional<DenseRowReader> m_lastUpdateReader; // resuming
     std::vector<DenseRowReader> m_stateReaders;
-    std::map<std::size_t, ElementInfo> m_wholeElements; // the gradients not read by rows
-    std::vector<NamedGradient> m_wholeGradients;        // per gradient: read whole, or an empty tensor
-    std::vector<std::vector<UpdatePattern<T>>> m_whole; // [run][gradient], may view m_wholeGradients
+    std::map<std::size_t, ElementInfo> m_wholeElements;           // the gradients not read by rows
+    std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders; // row_sparse gradients read by rows
+    std::vector<NamedGradient> m_wholeGradients;                  // per gradient: read whole, or an empty tensor
+    std::vector<std::vector<UpdatePattern<T>>> m_whole;           // [run][gradient], may view m_wholeGradients
     FirstFailure m_failure;
 };
 
@@ -330,10 +335,13 @@ StepReport stepAs(const StepRequest &request,
     const auto perRow = std::max<std::int64_t>(
         1, width * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16 + (request.mask ? 8 : 0))
                + copies * 8);
-    // The blocks get what the gradients read whole leave of the budget (at least a row).
-    const auto blockBudget = std::max<std::int64_t>(0, budgetBytes - stepper->expectedHeldBytes());
-    const auto blocks = divideRows(group, rows, std::clamp<std::int64_t>(blockBudget / perRow, 1, rows));
+    // The rows are divided among the ranks first (a coo gradient's entries go to their rows'
+    // ranks), then cut into blocks of what the gradients read whole leave of the budget (at
+    // least a row).
+    auto blocks = divideRows(group, rows, 1);
     stepper->readWholeGradients(blocks.ofRanks);
+    const auto blockBudget = std::max<std::int64_t>(0, budgetBytes - stepper->heldBytes());
+    blocks = recutBlocks(group, std::move(blocks), std::clamp<std::int64_t>(blockBudget / perRow, 1, rows));
 
     AtomicOutput output(request.output);
     StepWriters writers;

@@ -12,6 +12,8 @@
 #include "core/tensor/buffer.h"
 #include "core/tensor/shape.h"
 
+#include <span>
+
 namespace sparsity::core {
 
 template <class T>
@@ -26,5 +28,7 @@ struct RowSparseTensor {
 
 template <class T>
 void validateRowSparse(const RowSparseTensor<T> &tensor);
+// R3 and R4 alone: `rows` (a row_sparse tensor's indices) in [0, shape[0]), strictly increasing.
+void validateRowSparseRows(const Shape &shape, std::span<const std::int64_t> rows);
 
 } // namespace sparsity::core

@@ -127,15 +127,20 @@ void validateRowSparse(const RowSparseTensor<T> &tensor)
             "row_sparse", "R2",
             "data must have shape [" + str(tensor.storedRows()) + ", ...] matching shape " + shapeToString(tensor.shape),
             "data has " + str(static_cast<std::int64_t>(tensor.values.size())) + " values, expected " + str(expected));
-    for (std::int64_t i = 0; i < tensor.storedRows(); ++i) {
-        const auto r = tensor.rows[static_cast<std::size_t>(i)];
-        if (r < 0 || r >= tensor.shape[0])
-            throw errors::invariant("row_sparse", "R3", "indices must be in [0, " + str(tensor.shape[0]) + ")",
-                                    "indices[" + str(i) + "]=" + str(r));
-        if (i > 0 && tensor.rows[static_cast<std::size_t>(i - 1)] >= r)
+    validateRowSparseRows(tensor.shape, tensor.rows);
+}
+
+void validateRowSparseRows(const Shape &shape, std::span<const std::int64_t> rows)
+{
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto r = rows[i];
+        if (r < 0 || r >= shape[0])
+            throw errors::invariant("row_sparse", "R3", "indices must be in [0, " + str(shape[0]) + ")",
+                                    "indices[" + str(static_cast<std::int64_t>(i)) + "]=" + str(r));
+        if (i > 0 && rows[i - 1] >= r)
             throw errors::invariant("row_sparse", "R4", "indices must be strictly increasing (sorted, unique)",
-                                    "indices[" + str(i - 1) + "]=" + str(tensor.rows[static_cast<std::size_t>(i - 1)])
-                                        + " >= indices[" + str(i) + "]=" + str(r));
+                                    "indices[" + str(static_cast<std::int64_t>(i - 1)) + "]=" + str(rows[i - 1]) + " >= indices["
+                                        + str(static_cast<std::int64_t>(i)) + "]=" + str(r));
     }
 }
 

@@ -15,11 +15,13 @@
   when they would not fit the budget) streamed, others whole, --print: the serial tool's file
   and report, bit for bit;
 * `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
-* `step` of a dense parameter across ranks (each its rows; whole gradients read by every
-  rank): the serial tool's file and report for every optimizer and semantics, --mask,
-  --compare, --state-from, fewer rows than ranks; a step that holds whole tensors (a masked
-  parameter) runs on the root alone and writes and prints what `sparsity` does; `run` hands its inputs to free ranks and writes, reports and exits as
-  `sparsity` does, a failing input included;
+* `step` of a dense parameter across ranks (each its rows; a coo gradient's entries exchanged
+  to their rows' ranks): the serial tool's file and report for every optimizer and semantics,
+  --mask, --compare, --state-from, fewer rows than ranks, bad coo gradients; a step that holds
+  whole tensors (a masked parameter) runs on the root alone and writes and prints what
+  `sparsity` does;
+* `run` hands its inputs to free ranks and writes, reports and exits as `sparsity` does, a
+  failing input included;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
   dataset, no output, no temporary file; a usage error and a missing input: one line, the
   serial tool's exit code; Ctrl-C on mpirun mid-write: every rank stops, nothing is left."""
@@ -181,8 +183,10 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
 def step_cases(cli, cli_mpi, mpi, work):
     """A dense parameter is stepped by rows, each rank its own: the serial tool's file and
     report for every optimizer and semantics, gradients read by rows (dense, float64 into a
-    float32 parameter) or whole (coo), --mask, --compare, --state-from, a parameter with fewer
-    rows than ranks, many blocks (8K) and one per rank (auto)."""
+    float32 parameter, row_sparse) or divided by entries and exchanged (coo, element-wise and
+    embedding-style rows with many duplicates), --mask, --compare, --state-from, a parameter
+    with fewer rows than ranks, many blocks (8K) and one per rank (auto); a bad coo index and a
+    non-finite coo value found by a later rank: the serial tool's one error line."""
     rng = np.random.default_rng(5)
     source = os.path.join(work, "step.h5")
     with h5py.File(source, "w") as f:
@@ -202,6 +206,11 @@ def step_cases(cli, cli_mpi, mpi, work):
         bad = np.stack([emb_rows, rng.integers(0, 16, 2000)])
         bad[1, 10], bad[0, 1500] = 99, 5000
         write_coo(f, "Gbad", [1003, 16], bad, rng.standard_normal(2000).astype("float32"))
+        rsp = f.create_group("Grsp")  # read by rows: each rank its stored rows
+        rsp.attrs["encoding-type"], rsp.attrs["encoding-version"] = "row_sparse", "0.1.0"
+        rsp.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
+        rsp["indices"] = np.unique(emb_rows[:400])
+        rsp["data"] = rng.standard_normal((rsp["indices"].shape[0], 16)).astype("float32")
         values = rng.standard_normal((2000, 16)).astype("float32")
         values[1900, 3] = np.nan  # on a row of a late rank
         write_coo(f, "Gnan", [1003, 16], emb_rows[None, :], values)
@@ -219,9 +228,12 @@ def step_cases(cli, cli_mpi, mpi, work):
         ["--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/Gemb", "--grad", "/Gcoo", "--grad", "/Gemb"],
         ["--optimizer", "sgd", "--semantics", "lazy", "--lr", "0.1", "--momentum", "0.9", "--param", "/P",
          "--grad", "/Gemb", "--grad", "/G", "--grad", "/Gemb"],
+        ["--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/Grsp", "--grad", "/G64",
+         "--compare", "lazy"],
     ]
     for case in cases:
-        for limit in ("8K", "auto"):  # 8K: the coo gradient, read whole, fits
+        # 8K: many blocks, and /Gcoo fits; /Gemb's 2000 entries (136 bytes each) need 600K.
+        for limit in ("600K" if "/Gemb" in case else "8K", "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
@@ -229,7 +241,7 @@ def step_cases(cli, cli_mpi, mpi, work):
     # the whole file is reported, as the serial tool reports it.
     for grad in ("/Gbad", "/Gnan"):
         args = ["step", source, "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/G",
-                "--grad", grad, "--memory-limit", "8K"]
+                "--grad", grad, "--memory-limit", "600K"]
         out = os.path.join(work, "step_never.h5")
         serial = run([cli, *args, "-o", out], code=2)
         expected = [line for line in serial.stderr.splitlines() if line.startswith("error:")]
@@ -238,6 +250,11 @@ def step_cases(cli, cli_mpi, mpi, work):
             r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out), code=2)
             one_error_line(r, expected[0][len("error: "):], f"step {grad} -np {ranks}")
             check(not os.path.exists(out) and not leftovers(work), f"step {grad} -np {ranks}: output or temporary left")
+    # A rank holds its share twice while exchanging it: a budget below that is refused.
+    r = run(mpirun(mpi, 2, cli_mpi, "step", source, "-o", out, "--optimizer", "adagrad", "--semantics", "lazy", "--param",
+                   "/P", "--grad", "/Gemb", "--memory-limit", "200K"), code=2)
+    one_error_line(r, "step.h5:/Gemb: exchanging this rank's share of its entries needs", "coo exchange over the budget")
+    check(not os.path.exists(out) and not leftovers(work), "coo exchange over the budget: output or temporary left")
 
 
 def root_alone_cases(cli, cli_mpi, mpi, work, source):

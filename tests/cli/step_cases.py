@@ -107,7 +107,8 @@ def streamed_equals_whole(cli, golden, work, cases):
         bad[1, 1, 4] = np.inf  # ... and an early block of the second: the first one is named
         extra["bad0"], extra["bad1"] = bad[0], bad[1]
         # Gradients read whole: coo by element (unsorted, with duplicates), coo by row
-        # (hybrid, duplicate rows), row_sparse and masked, each taken a block at a time.
+        # (hybrid, duplicate rows) and masked, each taken a block at a time; and row_sparse,
+        # read by rows.
         g = extra.create_group("coo_elements")
         tag(g, "coo_tensor")
         g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
@@ -146,6 +147,9 @@ def streamed_equals_whole(cli, golden, work, cases):
                                    ["/extra/coo_elements", "/extra/coo_rows", "/extra/rsp"], False),
         "extra_adam_masked_gradient": ({"optimizer": "adam", "semantics": "masked", "rule": "mxnet"},
                                        ["/extra/masked_grad", "/extra/grad_csr", "/extra/masked_grad"], False),
+        # row_sparse is read by rows: even the dense semantics streams it.
+        "extra_adagrad_dense_rsp": ({"optimizer": "adagrad", "semantics": "dense", "rule": "torch"},
+                                    ["/extra/rsp", "/extra/grad_csr", "/extra/rsp"], False),
         "extra_sgd_lazy_momentum_coo": ({"optimizer": "sgd", "semantics": "lazy", "rule": "torch", "lr": 0.1,
                                          "momentum": 0.9, "dampening": 0.2},
                                         ["/extra/coo_rows", "/extra/coo_elements", "/extra/grad_dense32"], False),
@@ -155,10 +159,12 @@ def streamed_equals_whole(cli, golden, work, cases):
     runs.update({name: (options, grads, has_mask, "/extra") for name, (options, grads, has_mask) in extra_cases.items()})
     compared = 0
     with h5py.File(source) as f:
-        read_whole = {path for _, grads, _, _ in runs.values() for path in grads
-                      if f[path].attrs.get("encoding-type", "array") not in ("array", "csr_matrix")}
+        encodings = {path: f[path].attrs.get("encoding-type", "array") for _, grads, _, _ in runs.values() for path in grads}
+    read_whole = {path for path, encoding in encodings.items() if encoding not in ("array", "csr_matrix", "row_sparse")}
+    # What a streamed step holds beside its blocks: gradients read whole, row_sparse indices.
+    held = read_whole | {path for path, encoding in encodings.items() if encoding == "row_sparse"}
     for name, (options, grads, has_mask, base) in runs.items():
-        # A gradient read whole (coo, row_sparse, masked) that a dense run would densify, or a
+        # A gradient read whole (coo, masked) that a dense run would densify, or a
         # masked one with --mask, keeps the whole step (planStepInRows): not compared here.
         whole_grads = any(g in read_whole for g in grads)
         holds_whole = lambda s: whole_grads and (s == "dense" or (s == "masked" and has_mask))
@@ -169,8 +175,8 @@ def streamed_equals_whole(cli, golden, work, cases):
         common = sum([["--grad", g] for g in grads], []) + (["--mask", base + "/mask"] if has_mask else []) \
             + args_for(options) + sum([["--compare", s] for s in others], []) + ["--json"]
         outputs = {}
-        # One row per block; gradients read whole must fit the budget, so those get a few rows.
-        budget = "2K" if whole_grads else "1"
+        # One row per block; what is held beside the blocks must fit the budget: a few rows then.
+        budget = "2K" if any(g in held for g in grads) else "1"
         for variant, extra_args in [("whole", ["--param", base + "/param_csr"]),
                                     ("rows", ["--param", base + "/param", "--memory-limit", budget]),
                                     ("default", ["--param", base + "/param"])]:
