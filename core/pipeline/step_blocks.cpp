@@ -337,10 +337,11 @@ StepReport stepAs(const StepRequest &request,
                + copies * 8);
     // The rows are divided among the ranks first (a coo gradient's entries go to their rows'
     // ranks), then cut into blocks of what the gradients read whole leave of the budget (at
-    // least a row).
+    // least a row, at most kStepBlockBytes: a budget larger than the gradients and one block
+    // leaves the blocks their size).
     auto blocks = divideRows(group, rows, 1);
     stepper->readWholeGradients(blocks.ofRanks);
-    const auto blockBudget = std::max<std::int64_t>(0, budgetBytes - stepper->heldBytes());
+    const auto blockBudget = std::clamp<std::int64_t>(budgetBytes - stepper->heldBytes(), 0, kStepBlockBytes);
     blocks = recutBlocks(group, std::move(blocks), std::clamp<std::int64_t>(blockBudget / perRow, 1, rows));
 
     AtomicOutput output(request.output);

@@ -95,7 +95,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         budget = resolveMemoryLimit(request.memoryLimit);
     });
     if (group.onEveryRank(plan.byRows))
-        return stepInBlocks(request, plan, result.options, compared, report, std::min(budget, kStepBlockBytes), progress);
+        return stepInBlocks(request, plan, result.options, compared, report, budget, progress);
     const Device device = result.device;
     if (!group.isSolo())
         throw InternalError("step: a whole-tensor step runs on one rank (the command runs it on the root alone)");
