@@ -113,6 +113,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(issuesPanel, &IssuesPanel::jumpRequested, this, &MainWindow::jumpTo);
     auto *issuesDock = m_issuesDock =
         addDock(tr("Issues"), QStringLiteral("IssuesDock"), issuesPanel, Qt::BottomDockWidgetArea, false);
+    // The right column (the tall Sparsifier, Optimizer and Gradcheck panels, the Inspector) runs
+    // down to the status bar; the Issues dock spans the files and the map only. At 1280 x 720
+    // that gives the panels the height they would otherwise scroll for.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
     m_histogram = new HistogramView(m_document);
     auto *histogramDock = addDock(tr("Histogram"), QStringLiteral("HistogramDock"), m_histogram, Qt::LeftDockWidgetArea, false);
