@@ -340,10 +340,11 @@ Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
     return aligned;
 }
 
-Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport *report)
+// `rows`: rows [begin, end) of a dense masked_tensor with a dense mask (both read by rows).
+Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
 {
     const std::string where = file.where(info.path);
-    Tensor data = readTensor(file, info.path + "/data", report);
+    Tensor data = readTensor(file, info.path + "/data", report, rows);
     const auto maskInfo = describeElement(file, info.path + "/mask");
     if (!maskInfo)
         throw errors::mustBe(where, "have a bool child 'mask' (masked_tensor)", "none");
@@ -352,8 +353,18 @@ Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport 
                          + std::string(dtypeName(maskInfo->dtype)));
     if (data.isMasked())
         throw errors::mustBe(where + "/data", "be unmasked", "a nested masked_tensor");
-    const Tensor mask = readTensor(file, info.path + "/mask", nullptr);
+    if (rows) {
+        if (maskInfo->masked || maskInfo->layout != Layout::Dense)
+            throw errors::mustBe(where + " row range read", "target a masked_tensor with a dense mask",
+                                 std::string(layoutName(maskInfo->layout)));
+    }
+    // Shapes are compared whole: a block of a misfit mask could still match the data's block.
+    const bool maskMisfits = rows && maskInfo->shape != info.shape;
+    const Tensor mask = maskMisfits ? Tensor() : readTensor(file, info.path + "/mask", nullptr, rows);
     try {
+        if (maskMisfits) // what alignMask() says of the whole tensors
+            throw errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(info.shape),
+                                    "got " + shapeToString(maskInfo->shape));
         data.setMask(alignMask(data, mask, where));
     } catch (const Error &error) {
         rethrowWithContext(error, where);
@@ -366,14 +377,11 @@ Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport 
 Tensor readTensor(const H5File &file, const std::string &path, ValidationReport *report, std::optional<RowRange> rows)
 {
     const ElementInfo info = requireElement(file, path);
-    if (rows && info.layout != Layout::Dense && info.layout != Layout::Csr)
-        throw errors::mustBe(file.where(info.path) + " row range read", "target a dense or csr element",
-                             std::string(layoutName(info.layout)));
-    if (info.masked) {
-        if (rows)
-            throw errors::mustBe(file.where(info.path) + " row range read", "target an unmasked element", "masked_tensor");
-        return readMasked(file, info, report);
-    }
+    if (rows && (info.masked ? info.layout != Layout::Dense : info.layout != Layout::Dense && info.layout != Layout::Csr))
+        throw errors::mustBe(file.where(info.path) + " row range read", "target a dense or csr element, or a dense masked_tensor",
+                             std::string(info.masked ? "a masked " : "") + std::string(layoutName(info.layout)));
+    if (info.masked)
+        return readMasked(file, info, report, rows);
     switch (info.layout) {
     case Layout::Dense:
         return readDense(file, info, report, rows);

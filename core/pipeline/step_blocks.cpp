@@ -30,11 +30,20 @@ bool plainDense(const std::optional<ElementInfo> &element)
 }
 
 // A gradient that a hyperslab of rows reads as the same rows of the whole tensor (row_sparse:
-// its indices once, then the data of each block's stored rows).
-bool readableByRows(const ElementInfo &element)
+// its indices once, then the data of each block's stored rows; a dense masked_tensor: its data
+// and its mask, when that is dense too).
+bool readableByRows(const H5File &file, const ElementInfo &element)
 {
-    return !element.masked
-           && (element.layout == Layout::Dense || element.layout == Layout::Csr || element.layout == Layout::RowSparse);
+    if (!element.masked)
+        return element.layout == Layout::Dense || element.layout == Layout::Csr || element.layout == Layout::RowSparse;
+    if (element.layout != Layout::Dense)
+        return false;
+    try {
+        const auto mask = describeElement(file, element.path + "/mask");
+        return mask && !mask->masked && mask->layout == Layout::Dense;
+    } catch (const Error &) {
+        return false; // the whole read reports it
+    }
 }
 
 // The files a streamed step reads: IN, and the parameter's (a batch's sparsified file, or the
@@ -471,7 +480,7 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
     const bool holdsWhole = std::any_of(semantics.begin(), semantics.end(),
                                         [&](Semantics s) { return s == Semantics::Dense || (s == Semantics::Masked && mask); });
     for (const auto &grad : grads) {
-        const bool rows = readableByRows(grad);
+        const bool rows = readableByRows(sources->input, grad);
         if (!rows && holdsWhole)
             return plan;
         plan.gradientByRows.push_back(rows ? 1 : 0);

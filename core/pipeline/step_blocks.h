@@ -3,11 +3,11 @@
 // optimizer, rule and semantics updates a row of the parameter and its states from the same
 // row of the gradients alone, with one step count for the whole parameter, so the steps can
 // run block by block: read a block of the parameter and of every state (or fresh ones), run
-// every step on it in order, write the block. Gradients read by rows (dense, csr and
-// row_sparse) are read a block at a time; the others (coo, masked) are read once (a coo
-// gradient's entries divided among the ranks by row, coo_rows_exchange.h), coalesced into
-// their update pattern once, and each block takes its own rows of it, so a block that no
-// gradient touches is copied through without computing. The file written holds exactly what
+// every step on it in order, write the block. Gradients read by rows (dense, csr, row_sparse,
+// a dense masked_tensor with a dense mask) are read a block at a time; the others (coo, sparse
+// masked ones) are read once (a coo gradient's entries divided among the ranks by row,
+// coo_rows_exchange.h), coalesced into their update pattern once, and each block takes its
+// own rows of it, so a block that no gradient touches is copied through without computing. The file written holds exactly what
 // stepping the whole tensors would (tests compare the two), in memory bounded by the budget
 // and the gradients that are read whole.
 #include "core/pipeline/step_file.h"

@@ -89,6 +89,10 @@ def main(out):
         g[2, 1] = np.nan
         f["g_nan"] = g
         f["mask"] = np.eye(4, 3, dtype=bool)
+        g = f.create_group("g_masked_bad_mask")  # stepped by rows: the mask's whole shape is checked
+        tag(g, "masked_tensor")
+        g["data"] = np.ones((4, 3), dtype=np.float32)
+        g["mask"] = np.ones((5, 3), dtype=bool)
     rsp(j("step_rsp.h5"), [1, 3], np.ones((2, 3)), (4, 3))
     with h5py.File(j("step_rsp.h5"), "a") as f:
         f["param"] = np.arange(12, dtype=np.float32).reshape(4, 3)

@@ -183,7 +183,7 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
 def step_cases(cli, cli_mpi, mpi, work):
     """A dense parameter is stepped by rows, each rank its own: the serial tool's file and
     report for every optimizer and semantics, gradients read by rows (dense, float64 into a
-    float32 parameter, row_sparse) or divided by entries and exchanged (coo, element-wise and
+    float32 parameter, row_sparse, masked) or divided by entries and exchanged (coo, element-wise and
     embedding-style rows with many duplicates), --mask, --compare, --state-from, a parameter
     with fewer rows than ranks, many blocks (8K) and one per rank (auto); a bad coo index and a
     non-finite coo value found by a later rank: the serial tool's one error line."""
@@ -211,6 +211,10 @@ def step_cases(cli, cli_mpi, mpi, work):
         rsp.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
         rsp["indices"] = np.unique(emb_rows[:400])
         rsp["data"] = rng.standard_normal((rsp["indices"].shape[0], 16)).astype("float32")
+        masked = f.create_group("Gmasked")  # read by rows: data and mask
+        masked.attrs["encoding-type"], masked.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        masked["data"] = rng.standard_normal((1003, 16)).astype("float32")
+        masked["mask"] = rng.random((1003, 16)) < 0.3
         values = rng.standard_normal((2000, 16)).astype("float32")
         values[1900, 3] = np.nan  # on a row of a late rank
         write_coo(f, "Gnan", [1003, 16], emb_rows[None, :], values)
@@ -229,6 +233,8 @@ def step_cases(cli, cli_mpi, mpi, work):
         ["--optimizer", "sgd", "--semantics", "lazy", "--lr", "0.1", "--momentum", "0.9", "--param", "/P",
          "--grad", "/Gemb", "--grad", "/G", "--grad", "/Gemb"],
         ["--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/Grsp", "--grad", "/G64",
+         "--compare", "lazy"],
+        ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gmasked", "--grad", "/Gcoo",
          "--compare", "lazy"],
     ]
     for case in cases:

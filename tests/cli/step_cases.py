@@ -106,8 +106,8 @@ def streamed_equals_whole(cli, golden, work, cases):
         bad[0, 37, 2] = np.nan  # a late block of the first gradient ...
         bad[1, 1, 4] = np.inf  # ... and an early block of the second: the first one is named
         extra["bad0"], extra["bad1"] = bad[0], bad[1]
-        # Gradients read whole: coo by element (unsorted, with duplicates), coo by row
-        # (hybrid, duplicate rows) and masked, each taken a block at a time; and row_sparse,
+        # Gradients read whole: coo by element (unsorted, with duplicates) and coo by row
+        # (hybrid, duplicate rows), each taken a block at a time; and row_sparse and masked,
         # read by rows.
         g = extra.create_group("coo_elements")
         tag(g, "coo_tensor")
@@ -150,6 +150,8 @@ def streamed_equals_whole(cli, golden, work, cases):
         # row_sparse is read by rows: even the dense semantics streams it.
         "extra_adagrad_dense_rsp": ({"optimizer": "adagrad", "semantics": "dense", "rule": "torch"},
                                     ["/extra/rsp", "/extra/grad_csr", "/extra/rsp"], False),
+        "extra_adagrad_dense_masked_gradient": ({"optimizer": "adagrad", "semantics": "dense", "rule": "mxnet"},
+                                                ["/extra/masked_grad", "/extra/grad_dense32"], False),
         "extra_sgd_lazy_momentum_coo": ({"optimizer": "sgd", "semantics": "lazy", "rule": "torch", "lr": 0.1,
                                          "momentum": 0.9, "dampening": 0.2},
                                         ["/extra/coo_rows", "/extra/coo_elements", "/extra/grad_dense32"], False),
@@ -160,11 +162,13 @@ def streamed_equals_whole(cli, golden, work, cases):
     compared = 0
     with h5py.File(source) as f:
         encodings = {path: f[path].attrs.get("encoding-type", "array") for _, grads, _, _ in runs.values() for path in grads}
-    read_whole = {path for path, encoding in encodings.items() if encoding not in ("array", "csr_matrix", "row_sparse")}
+    # Read by rows: dense, csr, row_sparse, and masked_tensor (every one here is dense with a dense mask).
+    read_whole = {path for path, encoding in encodings.items()
+                  if encoding not in ("array", "csr_matrix", "row_sparse", "masked_tensor")}
     # What a streamed step holds beside its blocks: gradients read whole, row_sparse indices.
     held = read_whole | {path for path, encoding in encodings.items() if encoding == "row_sparse"}
     for name, (options, grads, has_mask, base) in runs.items():
-        # A gradient read whole (coo, masked) that a dense run would densify, or a
+        # A gradient read whole (coo) that a dense run would densify, or a
         # masked one with --mask, keeps the whole step (planStepInRows): not compared here.
         whole_grads = any(g in read_whole for g in grads)
         holds_whole = lambda s: whole_grads and (s == "dense" or (s == "masked" and has_mask))
