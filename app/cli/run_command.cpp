@@ -132,8 +132,9 @@ void runBatch(const RunOptions &o)
         }
         return;
     }
-    // In one process inputs run one after another, each kernel using every core: Debian's HDF5
-    // is built without thread safety, so two inputs cannot be read or written at once. Across
+    // In one process inputs run one after another, each kernel using every core: HDF5 serialises
+    // its calls (one lock in the serial build; the OpenMPI build is not thread-safe), so two
+    // inputs would wait on each other's reads and writes instead of overlapping them. Across
     // ranks each input goes to whichever rank is free next and is done by that rank alone.
     const bool terminal = ::isatty(STDERR_FILENO) && group.isSolo();
     const auto count = static_cast<std::int64_t>(jobs.size());

@@ -372,12 +372,32 @@ Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport 
     return data;
 }
 
+// The layouts a hyperslab of rows reads (a masked_tensor's mask is checked as it is read).
+bool layoutReadsRows(const ElementInfo &element)
+{
+    return element.masked ? element.layout == Layout::Dense : element.layout == Layout::Dense || element.layout == Layout::Csr;
+}
+
 } // namespace
+
+bool readableByRows(const H5File &file, const ElementInfo &element)
+{
+    if (!layoutReadsRows(element))
+        return false;
+    if (!element.masked)
+        return true;
+    try {
+        const auto mask = describeElement(file, element.path + "/mask");
+        return mask && !mask->masked && mask->layout == Layout::Dense;
+    } catch (const Error &) {
+        return false;
+    }
+}
 
 Tensor readTensor(const H5File &file, const std::string &path, ValidationReport *report, std::optional<RowRange> rows)
 {
     const ElementInfo info = requireElement(file, path);
-    if (rows && (info.masked ? info.layout != Layout::Dense : info.layout != Layout::Dense && info.layout != Layout::Csr))
+    if (rows && !layoutReadsRows(info))
         throw errors::mustBe(file.where(info.path) + " row range read", "target a dense or csr element, or a dense masked_tensor",
                              std::string(info.masked ? "a masked " : "") + std::string(layoutName(info.layout)));
     if (info.masked)

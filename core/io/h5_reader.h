@@ -13,7 +13,12 @@
 
 namespace sparsity::core {
 
-// `rows` reads rows [begin, end) along dim 0 by hyperslab; dense and CSR elements only.
+// Whether readTensor reads `element` of `file` a range of rows at a time: dense and CSR elements,
+// and masked_tensors of dense data with a dense mask (row_sparse has RowSparseRowReader below).
+// False too when the mask cannot be described: the whole read then reports why.
+bool readableByRows(const H5File &file, const ElementInfo &element);
+
+// `rows` reads rows [begin, end) along dim 0 by hyperslab, where readableByRows says it can.
 Tensor readTensor(const H5File &file,
                   const std::string &path,
                   ValidationReport *report = nullptr,

@@ -29,21 +29,11 @@ bool plainDense(const std::optional<ElementInfo> &element)
     return element && element->layout == Layout::Dense && !element->masked && element->dtype != DType::Bool;
 }
 
-// A gradient that a hyperslab of rows reads as the same rows of the whole tensor (row_sparse:
-// its indices once, then the data of each block's stored rows; a dense masked_tensor: its data
-// and its mask, when that is dense too).
-bool readableByRows(const H5File &file, const ElementInfo &element)
+// A gradient that a block of rows reads as the same rows of the whole tensor (row_sparse: its
+// indices once, then the data of each block's stored rows; the rest as readTensor reads rows).
+bool gradientReadableByRows(const H5File &file, const ElementInfo &element)
 {
-    if (!element.masked)
-        return element.layout == Layout::Dense || element.layout == Layout::Csr || element.layout == Layout::RowSparse;
-    if (element.layout != Layout::Dense)
-        return false;
-    try {
-        const auto mask = describeElement(file, element.path + "/mask");
-        return mask && !mask->masked && mask->layout == Layout::Dense;
-    } catch (const Error &) {
-        return false; // the whole read reports it
-    }
+    return (!element.masked && element.layout == Layout::RowSparse) || readableByRows(file, element);
 }
 
 // The files a streamed step reads: IN, and the parameter's (a batch's sparsified file, or the
@@ -480,7 +470,7 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
     const bool holdsWhole = std::any_of(semantics.begin(), semantics.end(),
                                         [&](Semantics s) { return s == Semantics::Dense || (s == Semantics::Masked && mask); });
     for (const auto &grad : grads) {
-        const bool rows = readableByRows(sources->input, grad);
+        const bool rows = gradientReadableByRows(sources->input, grad);
         if (!rows && holdsWhole)
             return plan;
         plan.gradientByRows.push_back(rows ? 1 : 0);

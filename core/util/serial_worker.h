@@ -1,7 +1,7 @@
 #pragma once
 // SerialWorker: one background thread that runs submitted tasks one at a time, in the order
-// they were submitted. The streaming pipelines give it every HDF5 call (Debian's HDF5 is not
-// thread-safe, so all calls of a phase must come from one thread) and overlap them with
+// they were submitted. The streaming pipelines give it every HDF5 call (the OpenMPI build of
+// HDF5 is not thread-safe, so all calls of a phase must come from one thread) and overlap them with
 // computing on the calling thread. Because tasks run in order, a task that reuses a buffer
 // runs after every earlier task that used it.
 //

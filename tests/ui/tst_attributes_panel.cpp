@@ -28,7 +28,7 @@ private slots:
     void datasetAttributesAreListed();
     void sparseGroupAndRootGroup();
     void dockSharesTheInspectorTab();
-    void readingWaitsForTheRunningJob();
+    void readsWhileAJobRuns();
 
 private:
     QString m_file;
@@ -114,13 +114,14 @@ void TestAttributesPanel::dockSharesTheInspectorTab()
     QCOMPARE(attributes->widget(), static_cast<QWidget *>(window.attributesPanel()));
 }
 
-void TestAttributesPanel::readingWaitsForTheRunningJob()
+void TestAttributesPanel::readsWhileAJobRuns()
 {
+    // HDF5's serial build serialises calls itself: the panel reads while a job holds the pool
+    // thread, instead of waiting for it to end.
     ui::MainWindow window;
     QVERIFY(window.openFile(m_file));
     QVERIFY(window.openFile(kSample));
     QVERIFY(window.selectElement(QStringLiteral("/emb")));
-    const QStringList embRows = rowsOf(window.attributesPanel());
     QSemaphore release;
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     QVERIFY(window.jobs()->start(QStringLiteral("blocker"), [&release](const core::ProgressCallback &) {
@@ -128,11 +129,10 @@ void TestAttributesPanel::readingWaitsForTheRunningJob()
         return ui::JobRunner::Continuation{};
     }));
     QVERIFY(window.selectElement(QStringLiteral("/weights"), m_file));
-    QCOMPARE(rowsOf(window.attributesPanel()), embRows); // not read yet: the job holds HDF5
-    release.release();
-    QVERIFY(finished.wait(10000));
     QCOMPARE(rowsOf(window.attributesPanel()).size(), 5);
     QVERIFY(window.attributesPanel()->objectText().startsWith(QStringLiteral("attributes.h5:/weights")));
+    release.release();
+    QVERIFY(finished.wait(10000));
 }
 
 QTEST_MAIN(TestAttributesPanel)

@@ -22,7 +22,6 @@
 #include <QListWidget>
 #include <QProcess>
 #include <QPushButton>
-#include <QSemaphore>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -42,7 +41,6 @@ private slots:
     void cancelledExportWritesNothing();
     void failedExportGoesToIssues();
     void noRecipeNoBatch();
-    void hdf5WaitsForTheRunningJob();
     void exportDialogRefusesWhatWouldFail();
     void batchRefusesAMisfit();
     void issuesAreCountedAndShown();
@@ -248,25 +246,6 @@ void TestExportAndBatch::noRecipeNoBatch()
     QVERIFY(!window.saveBatch(batch, QStringLiteral("{stem}.out.h5")));
     QVERIFY(!QFile::exists(batch));
     QVERIFY(window.issuesModel()->issue(0).summary().contains(QStringLiteral("no sparsifier")));
-}
-
-void TestExportAndBatch::hdf5WaitsForTheRunningJob()
-{
-    // Debian's HDF5 is not thread-safe: while a job runs, loading another tensor waits for it.
-    ui::MainWindow window;
-    QVERIFY(window.openFile(kSample));
-    QVERIFY(window.selectElement(QStringLiteral("/emb")));
-    QSemaphore release;
-    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
-    QVERIFY(window.jobs()->start(QStringLiteral("blocker"), [&release](const core::ProgressCallback &) {
-        release.acquire();
-        return ui::JobRunner::Continuation{};
-    }));
-    QVERIFY(window.selectElement(QStringLiteral("/W")));
-    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/emb"));
-    release.release();
-    QVERIFY(finished.wait(10000));
-    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/W"));
 }
 
 namespace {

@@ -101,7 +101,7 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
                       tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath), place);
     if (request.gradients.isEmpty())
         return refuse(Kind::Optimizer, what, tr("check at least one gradient (one step each)"), place);
-    if (m_runner->isRunning()) // the inputs are read here, on the GUI thread
+    if (m_runner->isRunning()) // one job at a time: refused before its inputs are read
         return refuse(Kind::Optimizer, what, tr("another job is running (%1)").arg(m_runner->title()));
     std::vector<core::NamedGradient> gradients;
     std::optional<core::Tensor> mask;

@@ -8,7 +8,7 @@
 
 namespace sparsity::ui {
 
-OverviewBuilder::OverviewBuilder(std::function<bool()> mayRead, QObject *parent) : QObject(parent), m_mayRead(std::move(mayRead))
+OverviewBuilder::OverviewBuilder(QObject *parent) : QObject(parent)
 {
     m_timer.setInterval(0);
     connect(&m_timer, &QTimer::timeout, this, &OverviewBuilder::step);
@@ -32,8 +32,6 @@ void OverviewBuilder::stop()
 
 void OverviewBuilder::step()
 {
-    if (m_mayRead && !m_mayRead())
-        return; // a job is using HDF5: try again on a later turn
     try {
         if (!m_file)
             m_file.emplace(core::H5File::openRead(m_element.file.toStdString()));

@@ -1,16 +1,15 @@
 #pragma once
 // OverviewBuilder: builds the RowOverview of a table too large to load whole, one chunk of
 // rows (about 1 Mi elements, a few milliseconds) per turn of the event loop, on the GUI
-// thread: Debian's HDF5 is not thread-safe, and the single background job slot stays free
-// for the user's work. While `mayRead` says no (a job is using HDF5) it waits. The overview
-// grows as it is built, so the view can draw what is there.
+// thread, so the single background job slot stays free for the user's work (a job's HDF5 calls
+// and these interleave under HDF5's own lock). The overview grows as it is built, so the view
+// can draw what is there.
 #include "core/io/h5_handle.h"
 #include "ui/document/element_ref.h"
 #include "ui/views/row_overview.h"
 
 #include <QObject>
 #include <QTimer>
-#include <functional>
 #include <optional>
 
 namespace sparsity::ui {
@@ -19,7 +18,7 @@ class OverviewBuilder : public QObject {
     Q_OBJECT
 
 public:
-    explicit OverviewBuilder(std::function<bool()> mayRead, QObject *parent = nullptr);
+    explicit OverviewBuilder(QObject *parent = nullptr);
 
     // Starts over on `element` (a dense or CSR table of `totalRows` rows of `cols` elements).
     void start(const ElementRef &element, std::int64_t totalRows, std::int64_t cols);
@@ -38,7 +37,6 @@ signals:
 private:
     void step();
 
-    std::function<bool()> m_mayRead;
     QTimer m_timer;
     ElementRef m_element;
     std::optional<core::H5File> m_file;

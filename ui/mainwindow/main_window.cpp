@@ -8,6 +8,7 @@
 #include "ui/document/document_recipe.h"
 #include "ui/document/recipe_fit.h"
 #include "ui/document/tensor_document.h"
+#include "ui/document/tensor_loader.h"
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
@@ -59,15 +60,13 @@
 #include <QTreeView>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <functional>
 #include <utility>
 
 namespace sparsity::ui {
 namespace {
 
 constexpr int kMaxRecent = 8;
-// Tensors up to this many elements are loaded whole (the preview and Apply then see what
-// Export sees); larger ones show their first rows.
-constexpr std::int64_t kMaxLoadedElements = std::int64_t{4} << 20;
 
 } // namespace
 
@@ -193,7 +192,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_rowScroll->setTracking(false); // load the rows where the handle is let go
     m_rowScroll->setToolTip(tr("Rows of a table too large to load whole"));
     m_rowScroll->hide();
-    connect(m_rowScroll, &QScrollBar::valueChanged, this, [this](int first) { loadRows(first); });
+    connect(m_rowScroll, &QScrollBar::valueChanged, this, [this](int first) { moveRowWindow(first); });
     m_overviewStrip = new OverviewStrip;
     m_overviewStrip->hide();
     auto *heatmapRow = new QHBoxLayout;
@@ -204,9 +203,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     centreLayout->addWidget(new SliceBar(m_document));
     setCentralWidget(centre);
 
+    m_loader = new TensorLoader(this);
+    connect(m_loader, &TensorLoader::loaded, this, [this](const std::shared_ptr<const TensorLoad> &load) { showLoad(*load); });
+    connect(m_loader, &TensorLoader::failed, this, &MainWindow::showLoadFailure);
     m_jobs = new JobRunner(this);
-    connect(m_jobs, &JobRunner::finished, this, &MainWindow::runDeferred);
-    m_overviewBuilder = new OverviewBuilder([this] { return !m_jobs->isRunning(); }, this);
+    m_overviewBuilder = new OverviewBuilder(this);
     connect(m_overviewBuilder, &OverviewBuilder::progressed, m_overviewStrip, [this] { m_overviewStrip->overviewChanged(); });
     connect(m_overviewBuilder, &OverviewBuilder::finished, m_overviewStrip, [this] { m_overviewStrip->overviewChanged(true); });
     connect(m_overviewBuilder, &OverviewBuilder::failed, this, [this](const QString &error) {
@@ -426,26 +427,8 @@ void MainWindow::createActions()
     });
 }
 
-bool MainWindow::deferWhileJobRuns(std::function<void()> action)
-{
-    if (!m_jobs->isRunning())
-        return false;
-    m_deferred.push_back(std::move(action));
-    statusBar()->showMessage(tr("Waiting for %1 to finish: HDF5 is used by one thread at a time").arg(m_jobs->title()));
-    return true;
-}
-
-void MainWindow::runDeferred()
-{
-    auto deferred = std::exchange(m_deferred, {});
-    for (auto &action : deferred)
-        action();
-}
-
 bool MainWindow::openFile(const QString &path)
 {
-    if (deferWhileJobRuns([this, path] { openFile(path); }))
-        return true;
     const QString absolute = QFileInfo(path).absoluteFilePath();
     core::ValidationReport notes; // what listing the file left out
     if (!m_model->addFile(absolute, &notes)) {
@@ -473,8 +456,14 @@ bool MainWindow::closeFile(const QString &path)
     if (m_document->hasEdits(absolute)
         && !maybeSave(tr("%1 has applied edits that closing it loses.").arg(QFileInfo(absolute).fileName())))
         return false;
-    if (deferWhileJobRuns([this, absolute] { closeFile(absolute); }))
-        return true;
+    if (m_jobs->isRunning()) {
+        // The job's result would come back for a file no longer open.
+        addIssue({Issue::Severity::Error,
+                  {absolute, {}},
+                  tr("wait for %1 to finish before closing the file").arg(m_jobs->title()),
+                  {}});
+        return false;
+    }
     m_document->dropEdits(absolute);
     m_document->dropRunsOf(absolute);
     m_model->removeFile(row);
@@ -548,8 +537,6 @@ void MainWindow::showSelected() { loadRows(0); }
 
 void MainWindow::showAttributes()
 {
-    if (deferWhileJobRuns([this] { showAttributes(); }))
-        return;
     const auto index = m_tree->currentIndex();
     if (!index.isValid())
         m_attributes->clear();
@@ -560,72 +547,74 @@ void MainWindow::showAttributes()
 
 void MainWindow::loadRows(std::int64_t firstRow)
 {
-    if (deferWhileJobRuns([this, firstRow] { loadRows(firstRow); }))
-        return;
     const auto index = m_tree->currentIndex();
     const auto *element = m_model->element(index);
     if (!element) {
+        m_loader->forget();
         m_document->clear();
         hideOverview();
         m_preview->showMessage(tr("Select a tensor in the Files panel to preview it."));
         return;
     }
-    const auto title =
-        QStringLiteral("%1  %2").arg(QFileInfo(m_model->filePath(index)).fileName(), QString::fromStdString(element->path));
-    const std::int64_t totalRows = element->shape.empty() ? 1 : element->shape[0];
+    const QString file = m_model->filePath(index);
     try {
-        const auto file = core::H5File::openRead(m_model->filePath(index).toStdString());
-        const std::int64_t rowWidth =
-            element->shape.empty() ? 1 : core::numel(element->shape) / std::max<std::int64_t>(totalRows, 1);
-        const std::int64_t rowsLoaded = std::max<std::int64_t>(1, kMaxLoadedElements / std::max<std::int64_t>(rowWidth, 1));
-        const bool rowRange = !element->masked && (element->layout == core::Layout::Dense || element->layout == core::Layout::Csr)
-                              && !element->shape.empty() && totalRows > rowsLoaded;
-        std::optional<core::RowRange> rows;
-        if (rowRange) {
-            firstRow = std::clamp<std::int64_t>(firstRow, 0, totalRows - rowsLoaded);
-            rows = core::RowRange{firstRow, firstRow + rowsLoaded};
-        } else {
-            firstRow = 0;
-        }
-        core::ValidationReport notes; // dtypes converted, indices sorted: what `sparsity` would note
-        const auto tensor = core::readTensor(file, element->path, &notes, rows);
-        for (const auto &note : issuesFromReport(notes))
-            addIssue(note);
-        m_document->setTensor(title, tensor, totalRows,
-                              TensorSource{m_model->filePath(index), QString::fromStdString(element->path), firstRow});
-        // The scroll bar walks a table too large to load whole, one window of rows at a time.
-        const QSignalBlocker blocker(m_rowScroll);
-        m_rowScroll->setVisible(rowRange);
-        m_rowScroll->setRange(0, static_cast<int>(rowRange ? totalRows - rowsLoaded : 0));
-        m_rowScroll->setPageStep(static_cast<int>(rowsLoaded));
-        m_rowScroll->setSingleStep(static_cast<int>(std::max<std::int64_t>(rowsLoaded / 8, 1)));
-        m_rowScroll->setValue(static_cast<int>(firstRow));
-        if (rowRange)
-            showOverview({m_model->filePath(index), QString::fromStdString(element->path)}, totalRows, rowWidth, firstRow,
-                         rowsLoaded);
-        else
-            hideOverview();
+        showLoad(m_loader->load(file, *element, firstRow));
     } catch (const core::Error &error) {
-        m_document->clear();
-        hideOverview();
-        m_preview->showMessage(tr("Cannot preview %1").arg(QString::fromStdString(element->path)));
-        const QString filePath = m_model->filePath(index);
-        addIssue(issueFromMessage(Issue::Severity::Error, QString::fromStdString(error.what()), {filePath},
-                                  {filePath, QString::fromStdString(element->path)}));
+        showLoadFailure({file, QString::fromStdString(element->path)}, QString::fromStdString(error.what()));
     }
 }
 
-void MainWindow::showOverview(
-    const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded)
+void MainWindow::moveRowWindow(std::int64_t firstRow)
+{
+    const auto index = m_tree->currentIndex();
+    const auto *element = m_model->element(index);
+    if (!element)
+        return;
+    m_loader->loadInBackground(m_model->filePath(index), *element, firstRow);
+    statusBar()->showMessage(tr("Reading rows from %L1 of %2…").arg(firstRow).arg(QString::fromStdString(element->path)));
+}
+
+void MainWindow::showLoad(const TensorLoad &load)
+{
+    for (const auto &note : issuesFromReport(load.notes))
+        addIssue(note);
+    const auto &window = load.window;
+    const auto title = QStringLiteral("%1  %2").arg(QFileInfo(load.element.file).fileName(), load.element.path);
+    m_document->setTensor(title, load.tensor, window.totalRows,
+                          TensorSource{load.element.file, load.element.path, window.firstRow});
+    // The scroll bar walks a table too large to load whole, one window of rows at a time.
+    const QSignalBlocker blocker(m_rowScroll);
+    m_rowScroll->setVisible(window.windowed);
+    m_rowScroll->setRange(0, static_cast<int>(window.windowed ? window.totalRows - window.rowsLoaded : 0));
+    m_rowScroll->setPageStep(static_cast<int>(std::max<std::int64_t>(window.rowsLoaded, 1)));
+    m_rowScroll->setSingleStep(static_cast<int>(std::max<std::int64_t>(window.rowsLoaded / 8, 1)));
+    m_rowScroll->setValue(static_cast<int>(window.firstRow));
+    if (window.windowed)
+        showOverview(load.element, window);
+    else
+        hideOverview();
+    if (statusBar()->currentMessage().startsWith(tr("Reading rows")))
+        statusBar()->clearMessage();
+}
+
+void MainWindow::showLoadFailure(const ElementRef &element, const QString &error)
+{
+    m_document->clear();
+    hideOverview();
+    m_preview->showMessage(tr("Cannot preview %1").arg(element.path));
+    addIssue(issueFromMessage(Issue::Severity::Error, error, {element.file}, element));
+}
+
+void MainWindow::showOverview(const ElementRef &element, const RowWindow &window)
 {
     // Built once per table: moving the window keeps it, and so does looking at another tensor
     // and coming back (a build stopped half way by that starts over).
     const auto &overview = m_overviewBuilder->overview();
-    const bool built = m_overviewBuilder->element() == element && overview.totalRows() == totalRows;
+    const bool built = m_overviewBuilder->element() == element && overview.totalRows() == window.totalRows;
     if (!built || (!overview.complete() && !m_overviewBuilder->isBuilding()))
-        m_overviewBuilder->start(element, totalRows, rowWidth);
+        m_overviewBuilder->start(element, window.totalRows, window.rowWidth);
     m_overviewStrip->setOverview(&m_overviewBuilder->overview());
-    m_overviewStrip->setWindow(firstRow, rowsLoaded);
+    m_overviewStrip->setWindow(window.firstRow, window.rowsLoaded);
     m_overviewStrip->show();
 }
 

@@ -6,7 +6,6 @@
 // the notes core makes while reading data, go to the Issues dock, never a crash.
 #include <QMainWindow>
 #include <QMap>
-#include <functional>
 #include <vector>
 
 class QDockWidget;
@@ -36,6 +35,9 @@ class DocumentJobs;
 class JobRunner;
 class SparsifierPanel;
 class TensorDocument;
+class TensorLoader;
+struct TensorLoad;
+struct RowWindow;
 class TensorPreview;
 
 class MainWindow : public QMainWindow {
@@ -46,13 +48,12 @@ public:
     ~MainWindow() override;
 
     // Opens an HDF5 file into the browser; on failure the error is listed in the Issues dock.
-    // While a job runs the file opens when it finishes (true is returned then).
     bool openFile(const QString &path);
     // Selects the element `path` of `filePath` (default: the most recently opened file) and
     // previews it.
     bool selectElement(const QString &elementPath, const QString &filePath = {});
     // Closes an open file (File > Close); with applied edits in it, asks first (Save /
-    // Discard / Cancel). False when it is not open or the user cancelled.
+    // Discard / Cancel). False when it is not open, the user cancelled or a job runs.
     bool closeFile(const QString &path);
 
     // The workspace as it stands, and saving/opening WORKSPACE.json; failures go to the
@@ -79,6 +80,7 @@ public:
     // The whole of a table too large to load, beside the heatmap, and what builds it.
     OverviewStrip *overviewStrip() const { return m_overviewStrip; }
     OverviewBuilder *overviewBuilder() const { return m_overviewBuilder; }
+    TensorLoader *loader() const { return m_loader; }
     HistogramView *histogram() const { return m_histogram; }
     TensorDocument *document() const { return m_document; }
     IssuesModel *issuesModel() const { return m_issues; }
@@ -102,18 +104,17 @@ private:
     std::vector<const core::ElementInfo *> documentFileElements() const;
     QStringList elementsOfDocumentFile() const;
     void offerElements(); // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
-    // Debian's HDF5 is built without thread safety: while a job uses HDF5 on its thread the
-    // GUI thread must not call it. Returns true and keeps `action` for when the job ends.
-    bool deferWhileJobRuns(std::function<void()> action);
-    void runDeferred();
     void showSelected();
-    // The Attributes dock follows the Files tree's current row (deferred while a job runs).
+    // The Attributes dock follows the Files tree's current row.
     void showAttributes();
-    // Loads the selected tensor (a table too large to load whole: its rows from firstRow on).
+    // Loads the selected tensor now (a table too large to load whole: its rows from firstRow on).
     void loadRows(std::int64_t firstRow);
+    // Moves the window of rows of the table shown, read in the background (TensorLoader).
+    void moveRowWindow(std::int64_t firstRow);
+    void showLoad(const TensorLoad &load);
+    void showLoadFailure(const ElementRef &element, const QString &error);
     // The overview strip of a table loaded a window of rows at a time (built in the background).
-    void showOverview(
-        const ElementRef &element, std::int64_t totalRows, std::int64_t rowWidth, std::int64_t firstRow, std::int64_t rowsLoaded);
+    void showOverview(const ElementRef &element, const RowWindow &window);
     void hideOverview();
     // Lists `issue` in the Issues dock; an Error is also said in the status bar.
     void addIssue(const Issue &issue);
@@ -133,6 +134,7 @@ private:
     QScrollBar *m_rowScroll = nullptr;
     OverviewStrip *m_overviewStrip = nullptr;
     OverviewBuilder *m_overviewBuilder = nullptr;
+    TensorLoader *m_loader = nullptr;
     TensorPreview *m_preview = nullptr;
     HistogramView *m_histogram = nullptr;
     SparsifierPanel *m_sparsifier = nullptr;
@@ -148,7 +150,6 @@ private:
     QDockWidget *m_issuesDock = nullptr;
     QDockWidget *m_optimizerDock = nullptr;
     QDockWidget *m_gradcheckDock = nullptr;
-    std::vector<std::function<void()>> m_deferred;
 };
 
 } // namespace sparsity::ui

@@ -2,7 +2,7 @@
 // AttributesPanel: the HDF5 attributes of one object of an open file (a file's root group, a
 // dataset or a sparse-layout group: what is selected in the Files tree) as a Name / Type /
 // Value table under a line naming the object. It reads the file only when told to
-// (showObject): the main window decides when the GUI thread may use HDF5.
+// (showObject), on the thread that calls it.
 #include <QWidget>
 
 class QLabel;

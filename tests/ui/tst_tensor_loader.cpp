@@ -1,0 +1,192 @@
+// TensorLoader: which rows a load reads, moves of the window read in the background with the
+// latest winning, and the main window using HDF5 on the GUI thread while a job uses it on a
+// pool thread (HDF5's serial build serialises the calls itself).
+#include "core/io/h5_handle.h"
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "ui/document/tensor_document.h"
+#include "ui/document/tensor_loader.h"
+#include "ui/jobs/job_runner.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/models/issues_model.h"
+#include "ui/panels/attributes_panel.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <atomic>
+
+using sparsity::core::ElementInfo;
+using sparsity::core::Layout;
+using sparsity::ui::RowWindow;
+using sparsity::ui::TensorLoad;
+using sparsity::ui::TensorLoader;
+
+namespace {
+
+const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+
+// rows x 64 float32, each row holding its index.
+QString writeTall(const QTemporaryDir &dir, std::int64_t rows)
+{
+    const auto path = dir.filePath(QStringLiteral("tall.h5"));
+    sparsity::core::DenseTensor<float> t{{rows, 64}, {}};
+    for (std::int64_t row = 0; row < rows; ++row)
+        t.values.insert(t.values.end(), 64, static_cast<float>(row));
+    auto file = sparsity::core::H5File::create(path.toStdString());
+    sparsity::core::writeTensor(file, "/tall", sparsity::core::Tensor(sparsity::core::Storage{t}));
+    return path;
+}
+
+ElementInfo describe(const QString &file, const char *path)
+{
+    return sparsity::core::requireElement(sparsity::core::H5File::openRead(file.toStdString()), path);
+}
+
+} // namespace
+
+class TestTensorLoader : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
+
+    void plansWhichRowsToRead()
+    {
+        ElementInfo scalar;
+        auto w = TensorLoader::planWindow(scalar, true, 7);
+        QCOMPARE(w.windowed, false);
+        QCOMPARE(w.totalRows, std::int64_t{1});
+        QCOMPARE(w.rowsLoaded, std::int64_t{1});
+
+        ElementInfo empty;
+        empty.shape = {0, 5};
+        w = TensorLoader::planWindow(empty, true, 0);
+        QCOMPARE(w.windowed, false);
+        QCOMPARE(w.totalRows, std::int64_t{0});
+        QCOMPARE(w.rowsLoaded, std::int64_t{0});
+        QCOMPARE(w.rowWidth, std::int64_t{5});
+
+        // 4 Mi elements load whole; one row more is windowed, the first row clamped so the
+        // window ends at the table's end.
+        ElementInfo table;
+        table.shape = {65536, 64};
+        QCOMPARE(TensorLoader::planWindow(table, true, 0).windowed, false);
+        table.shape = {65537, 64};
+        w = TensorLoader::planWindow(table, true, 100);
+        QCOMPARE(w.windowed, true);
+        QCOMPARE(w.rowsLoaded, std::int64_t{65536});
+        QCOMPARE(w.firstRow, std::int64_t{1});
+        QCOMPARE(TensorLoader::planWindow(table, true, -5).firstRow, std::int64_t{0});
+        // A layout that cannot be read by rows is read whole, however large.
+        w = TensorLoader::planWindow(table, false, 100);
+        QCOMPARE(w.windowed, false);
+        QCOMPARE(w.firstRow, std::int64_t{0});
+        QCOMPARE(w.rowsLoaded, std::int64_t{65537});
+    }
+
+    void latestMoveWins()
+    {
+        QTemporaryDir dir;
+        const auto file = writeTall(dir, 70000);
+        const auto element = describe(file, "/tall");
+        TensorLoader loader;
+        QSignalSpy loaded(&loader, &TensorLoader::loaded);
+        QSignalSpy failed(&loader, &TensorLoader::failed);
+        // Three moves before the first read ends: the first is read and dropped, the second is
+        // never read, the third is shown.
+        loader.loadInBackground(file, element, 100);
+        loader.loadInBackground(file, element, 2000);
+        loader.loadInBackground(file, element, 3000);
+        QVERIFY(loader.isLoading());
+        QVERIFY(loaded.wait(10000));
+        QTest::qWait(100); // nothing else comes
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(!loader.isLoading());
+        const auto load = loaded.at(0).at(0).value<std::shared_ptr<const TensorLoad>>();
+        QCOMPARE(load->window.firstRow, std::int64_t{3000});
+        QCOMPARE(load->element.path, QStringLiteral("/tall"));
+        const auto &values = std::get<sparsity::core::DenseTensor<float>>(load->tensor.storage());
+        QCOMPARE(values.shape.at(0), std::int64_t{65536});
+        QCOMPARE(values.values.front(), 3000.0f);
+        QCOMPARE(values.values.back(), 68535.0f);
+    }
+
+    void aLoadOvertakesAMove()
+    {
+        QTemporaryDir dir;
+        const auto file = writeTall(dir, 70000);
+        const auto element = describe(file, "/tall");
+        TensorLoader loader;
+        QSignalSpy loaded(&loader, &TensorLoader::loaded);
+        loader.loadInBackground(file, element, 4000);
+        const auto now = loader.load(file, element, 0); // the user selected the table again
+        QCOMPARE(now.window.firstRow, std::int64_t{0});
+        QVERIFY(!loader.isLoading());
+        QTest::qWait(500);
+        QCOMPARE(loaded.count(), 0);
+        // forget() drops a move too.
+        loader.loadInBackground(file, element, 4000);
+        loader.forget();
+        QTest::qWait(500);
+        QCOMPARE(loaded.count(), 0);
+    }
+
+    void aFailedMoveSaysWhy()
+    {
+        QTemporaryDir dir;
+        const auto file = writeTall(dir, 70000);
+        auto element = describe(file, "/tall");
+        QVERIFY(QFile::remove(file)); // gone between the selection and the move
+        TensorLoader loader;
+        QSignalSpy failed(&loader, &TensorLoader::failed);
+        loader.loadInBackground(file, element, 4000);
+        QVERIFY(failed.wait(10000));
+        QCOMPARE(failed.at(0).at(0).value<sparsity::ui::ElementRef>().path, QStringLiteral("/tall"));
+        const auto error = failed.at(0).at(1).toString();
+        QVERIFY2(error.contains(QStringLiteral("tall.h5")), qPrintable(error));
+    }
+
+    // While a job reads on its pool thread, the GUI thread opens files, loads tensors and lists
+    // attributes at once (it used to wait for the job to end); closing a file waits, with why.
+    void theWindowReadsWhileAJobRuns()
+    {
+        QTemporaryDir dir;
+        const auto tall = writeTall(dir, 1000);
+        sparsity::ui::MainWindow window;
+        QVERIFY(window.openFile(kSample));
+        std::atomic<bool> release{false};
+        std::atomic<int> reads{0};
+        const QString sample = kSample;
+        QVERIFY(window.jobs()->start(QStringLiteral("Reading"), [&](const sparsity::core::ProgressCallback &) {
+            const auto file = sparsity::core::H5File::openRead(sample.toStdString());
+            while (!release.load()) {
+                (void)sparsity::core::readTensor(file, "/emb");
+                reads.fetch_add(1);
+            }
+            return sparsity::ui::JobRunner::Continuation{};
+        }));
+        QTRY_VERIFY(reads.load() > 0);
+        for (const char *path : {"/emb", "/W", "/g1", "/emb"}) {
+            QVERIFY(window.selectElement(QString::fromLatin1(path), kSample));
+            QCOMPARE(window.document()->source().elementPath, QString::fromLatin1(path));
+            QVERIFY(window.attributesPanel()->objectText().contains(QString::fromLatin1(path)));
+        }
+        QVERIFY(window.openFile(tall));
+        QVERIFY(window.selectElement(QStringLiteral("/tall"), tall));
+        QCOMPARE(window.document()->values().shape.at(0), std::int64_t{1000});
+        QVERIFY(window.jobs()->isRunning());
+        const int before = window.issuesModel()->rowCount();
+        QVERIFY(!window.closeFile(tall));
+        QCOMPARE(window.issuesModel()->rowCount(), before + 1);
+        QVERIFY2(window.issuesModel()->issue(before).summary().contains(QStringLiteral("wait for Reading to finish")),
+                 qPrintable(window.issuesModel()->issue(before).summary()));
+        release.store(true);
+        QTRY_VERIFY(!window.jobs()->isRunning());
+        QVERIFY(window.closeFile(tall));
+    }
+};
+
+QTEST_MAIN(TestTensorLoader)
+#include "tst_tensor_loader.moc"
