@@ -65,6 +65,7 @@ def main():
           f"{t_ref:15.4f} {t_ref / r['open_first_paint_seconds']:7.2f}")
     print(f"{'one pan frame at 8x zoom':40s} {r['pan_frame_seconds']:10.4f} {0.030:10.3f}")
     print(f"{'one page of 16,384 rows (scroll bar)':40s} {r['page_seconds']:10.4f}")
+    print(f"{'  longest event-loop stall while paging':40s} {r['page_longest_stall_seconds']:10.4f}")
     print(f"{'overview of all 1M rows (background)':40s} {r['overview_seconds']:10.4f} {'':>10s} "
           f"{t_overview:15.4f} {t_overview / r['overview_seconds']:7.2f}")
     print(f"{'  longest wait for one overview chunk':40s} {r['overview_longest_step_seconds']:10.4f} {0.030:10.3f}")
