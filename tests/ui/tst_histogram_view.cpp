@@ -176,6 +176,15 @@ void TestHistogramView::countAxisTicksAtDecades()
     for (const auto &point : area->upperSeries()->points())
         top = std::max(top, point.y());
     QCOMPARE(top, std::log10(5001.0));
+    // Past 100k every other decade is labelled (eight labels do not fit the dock at 1280 x 720,
+    // and Qt Charts elides them all to "…"), counted down from the top.
+    axis->setMaxCount(100'000);
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "1", "10", "100", "1k", "10k", "100k"}));
+    axis->setMaxCount(100'001);
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "1", "100", "10k", "1M"}));
+    QCOMPARE(axis->max(), std::log10(1'000'001.0));
+    axis->setMaxCount(5e6);
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "10", "1k", "100k", "10M"}));
     QCOMPARE(ui::LogCountAxis::countLabel(1'000'000), QStringLiteral("1M"));
     QCOMPARE(ui::LogCountAxis::countLabel(100'000), QStringLiteral("100k"));
 }

@@ -231,10 +231,23 @@ void TestReadingValues::axesLabelTheWholeTensorsRows()
     QCOMPARE(cols.size(), 8); // 8 columns across ~400 px: every one
     QCOMPARE(cols.last().index, std::int64_t{7});
     QCOMPARE(cols.last().position, m_preview->positionOf(0, 7).x());
+    // A window from an odd row is labelled at round rows of the table, each at its row.
+    m_document->setTensor(QStringLiteral("window"), test::denseTensor({100, 8}, ramp(800)), 5000,
+                          ui::TensorSource{QStringLiteral("t.h5"), QStringLiteral("/emb"), 1013});
+    const auto odd = m_preview->rowTicks();
+    QVERIFY(odd.size() >= 3);
+    const auto step = odd.at(1).index - odd.at(0).index;
+    QVERIFY(step == 10 || step == 20 || step == 50);
+    QCOMPARE(odd.first().index, (1013 + step - 1) / step * step);
+    for (const auto &tick : odd) {
+        QCOMPARE(tick.index % step, std::int64_t{0});
+        QCOMPARE(tick.position, m_preview->positionOf(tick.index - 1013, 0).y());
+    }
+
     // Zoomed in, the labels follow the view.
     m_preview->zoomAt(m_preview->positionOf(50, 4), 8.0);
     for (const auto &tick : m_preview->rowTicks())
-        QVERIFY(tick.index >= 1000 + static_cast<std::int64_t>(m_preview->view().top()));
+        QVERIFY(tick.index >= 1013 + static_cast<std::int64_t>(m_preview->view().top()));
 }
 
 void TestReadingValues::tooltipNamesElementValueAndState()

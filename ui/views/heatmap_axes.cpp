@@ -30,8 +30,10 @@ QList<AxisTick> axisTicks(double viewStart, double viewLength, int origin, int p
 {
     QList<AxisTick> ticks;
     const double perElement = viewLength > 0 ? pixels / viewLength : 0.0;
-    for (const auto i : tickIndices(viewStart, viewLength, pixels, minSpacing))
-        ticks.append({base + i, origin + static_cast<int>((static_cast<double>(i) + 0.5 - viewStart) * perElement)});
+    // Multiples of the step in the tensor's numbering, not the window's: rows 86,593.. of a
+    // table are labelled 90000, 95000 …, not 86593, 91593 ….
+    for (const auto i : tickIndices(static_cast<double>(base) + viewStart, viewLength, pixels, minSpacing))
+        ticks.append({i, origin + static_cast<int>((static_cast<double>(i - base) + 0.5 - viewStart) * perElement)});
     return ticks;
 }
 

@@ -24,8 +24,9 @@ struct AxisTick {
 // `minSpacing` pixels between labels when the view spans `pixels`.
 std::vector<std::int64_t> tickIndices(double viewStart, double viewLength, int pixels, int minSpacing);
 
-// Those indices placed at their elements' centres along pixels [origin, origin + pixels), and
-// labelled from `base` (a window of rows starting at row `base` of the tensor).
+// Those indices placed at their elements' centres along pixels [origin, origin + pixels), for a
+// window of rows starting at row `base` of the tensor: the ticks are the tensor's row indices,
+// multiples of the step in its numbering.
 QList<AxisTick> axisTicks(double viewStart, double viewLength, int origin, int pixels, int minSpacing, std::int64_t base = 0);
 
 // Row ticks at the left of `image`, column ticks below it, in the palette's text colour.

@@ -28,15 +28,23 @@ void LogCountAxis::setMaxCount(double maxCount)
 {
     for (const auto &label : categoriesLabels())
         remove(label);
+    // The first decade at or above maxCount; 10 at least. 10^18 is the last that fits.
+    int decades = 1;
+    std::int64_t top = 10;
+    while (static_cast<double>(top) < maxCount && top <= std::int64_t{100'000'000'000'000'000}) {
+        top *= 10;
+        ++decades;
+    }
+    // Qt Charts elides a label taller than the space between ticks to "…": the Histogram dock at
+    // 1280 x 720 has room for seven, so past 0..100k every other decade is labelled (always the
+    // top one, where the range ends).
+    const int step = decades > kDecadesLabelledEach ? 2 : 1;
     append(countLabel(0), position(0));
     std::int64_t decade = 1;
-    append(countLabel(decade), position(1));
-    // Up to the first decade at or above maxCount; 10 at least. 10^18 is the last that fits.
-    while (decade < 10 || (static_cast<double>(decade) < maxCount && decade <= std::int64_t{100'000'000'000'000'000})) {
-        decade *= 10;
-        append(countLabel(decade), position(static_cast<double>(decade)));
-    }
-    setRange(0.0, position(static_cast<double>(decade)));
+    for (int d = 0; d <= decades; ++d, decade *= 10)
+        if ((decades - d) % step == 0)
+            append(countLabel(decade), position(static_cast<double>(decade)));
+    setRange(0.0, position(static_cast<double>(top)));
 }
 
 } // namespace sparsity::ui

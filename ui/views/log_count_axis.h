@@ -1,7 +1,8 @@
 #pragma once
 // LogCountAxis: a y axis for counts drawn at log10(count + 1) (so that a count of 0 sits on the
 // axis), with ticks at whole decades of the count labelled as counts: 0, 1, 10, 100, 1k, 10k …
-// Its range runs from 0 to the first decade at or above the largest count shown.
+// (every other decade past kDecadesLabelledEach). Its range runs from 0 to the first decade at or
+// above the largest count shown.
 #include <QCategoryAxis>
 #include <cstdint>
 
@@ -21,6 +22,9 @@ public:
     // Ticks and range for counts up to `maxCount` (10 at least, so that an empty or sparse
     // histogram still has a scale).
     void setMaxCount(double maxCount);
+
+    // Up to 10^5 every decade is labelled; beyond, every other one, counted down from the top.
+    static constexpr int kDecadesLabelledEach = 5;
 };
 
 } // namespace sparsity::ui
