@@ -3,9 +3,14 @@
 #include "ui/mainwindow/main_window.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QMenuBar>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTest>
+#include <QWheelEvent>
 
 using sparsity::ui::MainWindow;
 
@@ -26,6 +31,7 @@ private slots:
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests-screen-fit")); }
     void minimumSizeFitsWithEveryPanelRaised();
     void menusRaiseOptimizerAndGradcheck();
+    void wheelScrollsPanelsNotTheirBoxes();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -89,6 +95,44 @@ void TestScreenFit::menusRaiseOptimizerAndGradcheck()
              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     QCOMPARE(window.findChild<QAction *>(QStringLiteral("action.gradcheck.show"))->shortcut(),
              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+}
+
+void TestScreenFit::wheelScrollsPanelsNotTheirBoxes()
+{
+    // Turning the wheel over the Optimizer panel scrolls it, also where its Mask box is under
+    // the pointer: a box changes by wheel only once it has focus.
+    MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.show();
+    window.resize(kScreen);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("OptimizerDock"));
+    dock->raise();
+    QCoreApplication::processEvents();
+    auto *mask = window.findChild<QComboBox *>(QStringLiteral("optimizer.mask"));
+    auto *scroll = window.findChild<QScrollArea *>(QStringLiteral("OptimizerDock.scroll"));
+    QVERIFY(mask && scroll);
+    QVERIFY(mask->count() > 1);
+    auto *bar = scroll->verticalScrollBar();
+    QVERIFY2(bar->maximum() > 0, "the Optimizer panel does not scroll at 1280 x 690");
+    const int index = mask->currentIndex();
+    const auto wheelDown = [&] {
+        const QPointF at(mask->width() / 2.0, mask->height() / 2.0);
+        QWheelEvent wheel(at, mask->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                          false);
+        QApplication::sendEvent(mask, &wheel);
+    };
+    QVERIFY(!mask->hasFocus());
+    wheelDown();
+    QCOMPARE(mask->currentIndex(), index);
+    QVERIFY(bar->value() > 0);
+    // Clicked into (focused), the box takes the wheel.
+    window.activateWindow();
+    mask->setFocus(Qt::MouseFocusReason);
+    QTRY_VERIFY(mask->hasFocus());
+    wheelDown();
+    QVERIFY(mask->currentIndex() != index);
 }
 
 QTEST_MAIN(TestScreenFit)

@@ -23,6 +23,7 @@
 #include "ui/panels/inspector_panel.h"
 #include "ui/panels/issues_panel.h"
 #include "ui/panels/optimizer_panel.h"
+#include "ui/panels/scroll_wheel_guard.h"
 #include "ui/panels/sparsifier_panel.h"
 #include "ui/views/histogram_view.h"
 #include "ui/views/overview_strip.h"
@@ -261,6 +262,7 @@ MainWindow::addDock(const QString &title, const QString &objectName, QWidget *wi
         scroll->setWidgetResizable(true);
         scroll->setFrameShape(QFrame::NoFrame);
         scroll->setWidget(widget);
+        ScrollWheelGuard::install(scroll);
         widget = scroll;
     }
     dock->setWidget(widget);
