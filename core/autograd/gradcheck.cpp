@@ -112,7 +112,10 @@ public:
         GradcheckReport report;
         report.options = m_options;
         report.outputShape = m_base.shape;
-        m_total = m_options.fast ? 0 : (m_base.numel() + kSeedsPerPass - 1) / kSeedsPerPass;
+        // A backward batch counts its seeds: one output's column costs about what one perturbed
+        // input row does, so the bar moves through the backward passes too (counted as one unit
+        // per batch, it sat at 0% for the first seconds of a 4096 x 4096 check).
+        m_total = m_options.fast ? 0 : m_base.numel();
         for (const auto &name : m_expression.inputNames())
             if (const auto found = m_working.find(name); found != m_working.end())
                 m_total += m_options.fast ? 1 : found->second->numel();
@@ -137,9 +140,9 @@ private:
     // One more unit of work (a backward batch, a perturbed row) is done. Only the job's own
     // thread (thread 0 of a parallel region) calls the callback; a refusal is remembered and
     // every thread stops at its next row.
-    void advance(bool mayReport)
+    void advance(bool mayReport, std::int64_t units = 1)
     {
-        const auto done = ++m_done;
+        const auto done = m_done += units;
         if (mayReport && m_progress && !m_cancelled && !m_progress(done, m_total))
             m_cancelled = true;
     }
@@ -214,7 +217,7 @@ private:
                     for (std::int64_t e = 0; e < rows; ++e)
                         found->second[at(e * cols + first + b)] = g[at(b * rows + e)];
             }
-            advance(true);
+            advance(true, batch);
             stopIfCancelled();
         }
         return jacobians;

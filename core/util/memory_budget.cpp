@@ -106,7 +106,7 @@ std::string autoMemoryBudgetDescription()
     const auto available = availableMemory();
     return "auto = half of the memory available to the process (the least of MemAvailable and its cgroup v1/v2 "
            "limit; here "
-           + available.source + "): " + formatBytes(autoMemoryBudget());
+           + available.source + "): " + formatBytes(static_cast<double>(autoMemoryBudget()));
 }
 
 std::int64_t parseMemorySize(const std::string &text, const std::string &option)
@@ -160,8 +160,9 @@ void requireWithinBudget(std::int64_t bytes, const std::string &where, const std
 {
     const auto budget = wholeTensorBudget();
     if (budget && bytes > *budget)
-        throw InputError(where + ": " + what + " needs " + formatBytes(bytes) + " in memory, more than the memory limit of "
-                         + formatBytes(*budget) + " (" + std::to_string(*budget) + " bytes); raise the memory limit");
+        throw InputError(where + ": " + what + " needs " + formatBytes(static_cast<double>(bytes))
+                         + " in memory, more than the memory limit of " + formatBytes(static_cast<double>(*budget)) + " ("
+                         + std::to_string(*budget) + " bytes); raise the memory limit");
 }
 
 std::int64_t peakResidentBytes()

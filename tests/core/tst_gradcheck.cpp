@@ -222,7 +222,8 @@ void TestGradcheck::jacobianLayoutIsInputRowsOutputColumns()
 
 void TestGradcheck::progressCountsEveryRowAndCancelStops()
 {
-    // x [16 x 16], w [16 x 16] -> 256 outputs: 4 backward batches of 64 seeds, 256 + 256 rows.
+    // x [16 x 16], w [16 x 16] -> 256 outputs: 4 backward batches of 64 seeds (64 units each),
+    // then 256 + 256 perturbed rows.
     const std::vector<core::NamedTensor> inputs{
         {"x", core::Tensor(core::Storage{test::randomDense<double>({16, 16}, 1.0, 41)}), false},
         {"w", core::Tensor(core::Storage{test::randomDense<double>({16, 16}, 1.0, 42)}), false},
@@ -236,12 +237,13 @@ void TestGradcheck::progressCountsEveryRowAndCancelStops()
     });
     QVERIFY(report.passed);
     QVERIFY(reports.size() >= 3);
-    QCOMPARE(reports.front(), (std::pair<std::int64_t, std::int64_t>{0, 4 + 512}));
+    QCOMPARE(reports.front(), (std::pair<std::int64_t, std::int64_t>{0, 256 + 512}));
+    QCOMPARE(reports.at(1).first, std::int64_t{64}); // the first backward batch
     for (std::size_t k = 1; k < reports.size(); ++k) {
         QVERIFY(reports[k].first > reports[k - 1].first);
-        QCOMPARE(reports[k].second, std::int64_t{516});
+        QCOMPARE(reports[k].second, std::int64_t{768});
     }
-    QVERIFY(reports.back().first <= 516);
+    QVERIFY(reports.back().first <= 768);
 
     // Refusing midway (after the backward passes, among the perturbed rows) stops the check.
     std::int64_t calls = 0, lastDone = 0;
@@ -251,7 +253,7 @@ void TestGradcheck::progressCountsEveryRowAndCancelStops()
     };
     QVERIFY_THROWS_EXCEPTION(core::Cancelled, core::gradcheck(*parsed, expression, inputs, {}, cancelAfterSix));
     QCOMPARE(calls, std::int64_t{7});
-    QVERIFY(lastDone > 4 && lastDone < 516);
+    QVERIFY(lastDone > 256 && lastDone < 768);
     // Fast mode counts one projection per input.
     core::GradcheckOptions fast;
     fast.fast = true;

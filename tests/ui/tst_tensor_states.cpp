@@ -112,6 +112,11 @@ void TestTensorStates::unspecifiedReadsUnspecified()
     QVERIFY(!m_inspector->elementText().contains(QStringLiteral("= 0")));
     m_document->setHover(2);
     QVERIFY(m_inspector->elementText().contains(QStringLiteral("3")));
+    // Selecting the unspecified element alone: one element, not specified (not "1 elements").
+    m_document->setSelection(ui::ElementSelection::rectangle(0, 0, 1, 1));
+    QCOMPARE(m_inspector->selectionText(), QStringLiteral("1 element, not specified"));
+    m_document->setSelection(ui::ElementSelection::rectangle(0, 1, 1, 1));
+    QVERIFY2(m_inspector->selectionText().startsWith(QStringLiteral("1 element:")), qPrintable(m_inspector->selectionText()));
 }
 
 QTEST_MAIN(TestTensorStates)

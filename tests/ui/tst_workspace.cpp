@@ -88,6 +88,9 @@ void TestWorkspace::savedWorkspaceReopens()
     ui::MainWindow window;
     QVERIFY(window.openWorkspace(path));
     QCOMPARE(window.issuesModel()->rowCount(), 0);
+    // Opened, not edited: nothing unsaved, and no Undo that would take its recipes back.
+    QVERIFY(!window.isWindowModified());
+    QVERIFY(!window.document()->undoStack()->canUndo());
     QCOMPARE(window.browserModel()->fileCount(), 1);
     QCOMPARE(window.document()->source().filePath, QFileInfo(kSample).absoluteFilePath());
     QCOMPARE(window.document()->source().elementPath, QStringLiteral("/W"));

@@ -747,7 +747,9 @@ bool MainWindow::openWorkspace(const QString &path)
     if (!w.windowState.isEmpty())
         restoreState(w.windowState);
     m_workspacePath = path;
-    m_document->undoStack()->setClean(); // as saved: nothing to ask about yet
+    // As saved: nothing to ask about yet, and nothing to undo (an Undo would take the
+    // workspace's own recipes back).
+    m_document->undoStack()->clear();
     updateTitle();
     statusBar()->showMessage(tr("Opened workspace %1").arg(path), 8000);
     return complete;

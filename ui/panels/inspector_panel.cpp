@@ -105,7 +105,9 @@ void InspectorPanel::showSelection()
             hi = std::max(hi, values[i]);
         }
     if (count == 0) {
-        m_selection->setText(tr("%1 elements, none specified").arg(m_document->selectedCount()));
+        const auto selectedCount = m_document->selectedCount();
+        m_selection->setText(selectedCount == 1 ? tr("1 element, not specified")
+                                                : tr("%1 elements, none specified").arg(selectedCount));
         return;
     }
     m_selection->setText((count == 1 ? tr("1 element: sum %2, mean %3, min %4, max %5")
