@@ -16,8 +16,8 @@ TensorLoad readLoad(const QString &file, const core::ElementInfo &element, std::
     const auto h5 = core::H5File::openRead(file.toStdString());
     TensorLoad load;
     load.element = {file, QString::fromStdString(element.path)};
-    // The overview strip pools plain values, so a masked table is read whole, as before it could
-    // be read by rows.
+    // The overview strip pools plain values only, so a masked table is read whole, however
+    // large (core::readableByRows would take a dense one with a dense mask).
     const bool byRows = !element.masked && core::readableByRows(h5, element);
     load.window = TensorLoader::planWindow(element, byRows, firstRow);
     std::optional<core::RowRange> rows;
