@@ -36,14 +36,20 @@ private slots:
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
 
+// The sample's /emb shown in a window of the screen's size.
+static bool showSampleOnScreen(MainWindow &window)
+{
+    if (!window.openFile(kSample) || !window.selectElement(QStringLiteral("/emb")))
+        return false;
+    window.show();
+    window.resize(kScreen);
+    return QTest::qWaitForWindowExposed(&window);
+}
+
 void TestScreenFit::minimumSizeFitsWithEveryPanelRaised()
 {
     MainWindow window;
-    QVERIFY(window.openFile(kSample));
-    QVERIFY(window.selectElement(QStringLiteral("/emb")));
-    window.show();
-    window.resize(kScreen);
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(showSampleOnScreen(window));
     const auto docks = window.findChildren<QDockWidget *>();
     QVERIFY(docks.size() >= 6);
     for (auto *raised : docks) {
@@ -102,11 +108,7 @@ void TestScreenFit::wheelScrollsPanelsNotTheirBoxes()
     // Turning the wheel over the Optimizer panel scrolls it, also where its Mask box is under
     // the pointer: a box changes by wheel only once it has focus.
     MainWindow window;
-    QVERIFY(window.openFile(kSample));
-    QVERIFY(window.selectElement(QStringLiteral("/emb")));
-    window.show();
-    window.resize(kScreen);
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(showSampleOnScreen(window));
     auto *dock = window.findChild<QDockWidget *>(QStringLiteral("OptimizerDock"));
     dock->raise();
     QCoreApplication::processEvents();

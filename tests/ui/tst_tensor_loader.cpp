@@ -49,7 +49,13 @@ class TestTensorLoader : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests"));
+        QVERIFY(m_dir.isValid());
+        m_tall = writeTall(m_dir, 70000);
+        m_tallElement = describe(m_tall, "/tall");
+    }
 
     void plansWhichRowsToRead()
     {
@@ -87,9 +93,8 @@ private slots:
 
     void latestMoveWins()
     {
-        QTemporaryDir dir;
-        const auto file = writeTall(dir, 70000);
-        const auto element = describe(file, "/tall");
+        const auto &file = m_tall;
+        const auto &element = m_tallElement;
         TensorLoader loader;
         QSignalSpy loaded(&loader, &TensorLoader::loaded);
         QSignalSpy failed(&loader, &TensorLoader::failed);
@@ -115,9 +120,8 @@ private slots:
 
     void aLoadOvertakesAMove()
     {
-        QTemporaryDir dir;
-        const auto file = writeTall(dir, 70000);
-        const auto element = describe(file, "/tall");
+        const auto &file = m_tall;
+        const auto &element = m_tallElement;
         TensorLoader loader;
         QSignalSpy loaded(&loader, &TensorLoader::loaded);
         loader.loadInBackground(file, element, 4000);
@@ -186,6 +190,12 @@ private slots:
         QTRY_VERIFY(!window.jobs()->isRunning());
         QVERIFY(window.closeFile(tall));
     }
+
+private:
+    // A 70,000 x 64 table the moves read (a test that removes its file writes its own).
+    QTemporaryDir m_dir;
+    QString m_tall;
+    ElementInfo m_tallElement;
 };
 
 QTEST_MAIN(TestTensorLoader)
