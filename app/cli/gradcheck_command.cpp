@@ -19,7 +19,7 @@ struct GradcheckOptions {
     bool json = false;
 };
 
-nlohmann::ordered_json matrix(const std::vector<double> &values, std::int64_t rows, std::int64_t cols)
+nlohmann::ordered_json matrix(const core::Buffer<double> &values, std::int64_t rows, std::int64_t cols)
 {
     auto out = nlohmann::ordered_json::array();
     for (std::int64_t r = 0; r < rows; ++r)
@@ -27,7 +27,7 @@ nlohmann::ordered_json matrix(const std::vector<double> &values, std::int64_t ro
     return out;
 }
 
-void printMatrix(const char *title, const std::vector<double> &values, std::int64_t rows, std::int64_t cols)
+void printMatrix(const char *title, const core::Buffer<double> &values, std::int64_t rows, std::int64_t cols)
 {
     std::cout << "  " << title << ":\n";
     for (std::int64_t r = 0; r < rows; ++r) {

@@ -195,12 +195,12 @@ private:
 
     // Every input's analytical Jacobian (rows x cols), from batched backward passes: a batch
     // of unit seeds, one per output element, gives that many columns in one pass.
-    std::map<std::string, Vector> analyticalJacobians()
+    std::map<std::string, Buffer<double>> analyticalJacobians()
     {
         const std::int64_t cols = m_base.numel();
-        std::map<std::string, Vector> jacobians;
+        std::map<std::string, Buffer<double>> jacobians;
         for (const auto &[name, x] : m_working)
-            jacobians[name].assign(at(x->numel() * cols), 0.0);
+            jacobians[name] = zeroedBuffer<double>(at(x->numel() * cols));
         for (std::int64_t first = 0; first < cols; first += kSeedsPerPass) {
             const std::int64_t batch = std::min(kSeedsPerPass, cols - first);
             Vector seeds(at(batch * cols), 0.0);
@@ -226,7 +226,7 @@ private:
     InputJacobian full(const std::string &name, Value &x)
     {
         InputJacobian j{name, x.shape, x.numel(), m_base.numel(), {}, {}, 0.0, {}, {}, {}};
-        j.numerical.assign(at(j.rows * j.cols), 0.0);
+        j.numerical = zeroedBuffer<double>(at(j.rows * j.cols));
         j.analytical = std::move(m_analytical.at(name));
         // Rows are independent: each thread perturbs its own copy of the input.
         std::exception_ptr failure;
@@ -350,7 +350,7 @@ private:
     std::map<std::string, std::shared_ptr<Value>> m_working;
     Tape m_tape;
     Value m_base;
-    std::map<std::string, Vector> m_analytical;
+    std::map<std::string, Buffer<double>> m_analytical;
     ProgressCallback m_progress;
     std::int64_t m_total = 0;
     std::atomic<std::int64_t> m_done{0};

@@ -10,6 +10,7 @@
 // mode compares one random projection vᵀJu per input instead of whole Jacobians (PyTorch's
 // fast_mode), for inputs too large for full matrices.
 #include "core/expr/evaluator.h"
+#include "core/tensor/buffer.h"
 #include "core/util/progress.h"
 
 #include <array>
@@ -29,9 +30,9 @@ struct GradcheckOptions {
 
 struct InputJacobian {
     std::string name;
-    Shape shape;                               // the input's
-    std::int64_t rows = 0, cols = 0;           // fast mode: 1 x 1
-    std::vector<double> numerical, analytical; // row-major rows x cols
+    Shape shape;                          // the input's
+    std::int64_t rows = 0, cols = 0;      // fast mode: 1 x 1
+    Buffer<double> numerical, analytical; // row-major rows x cols (huge-page backed when large)
     double maxAbsDiff = 0.0;
     std::vector<std::array<std::int64_t, 2>> mismatches; // [row, col]
     std::vector<std::string> uses;                       // how each use of the input treats its gradient

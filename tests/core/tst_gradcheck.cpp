@@ -215,7 +215,7 @@ void TestGradcheck::jacobianLayoutIsInputRowsOutputColumns()
     // f(x) = 2 * x[...] for a [2] input into a [2] output, plus a sum that mixes them.
     const auto report = check("x * 2 + sum(x)", {{"x", denseTensor({2}, {1, 2}), false}}, false);
     const auto &j = report.inputs.at(0);
-    QCOMPARE(j.analytical, (std::vector<double>{3, 1, 1, 3}));
+    QCOMPARE(j.analytical, (core::Buffer<double>{3, 1, 1, 3}));
     for (std::size_t i = 0; i < 4; ++i)
         QVERIFY(std::abs(j.numerical[i] - j.analytical[i]) < 1e-8);
 }

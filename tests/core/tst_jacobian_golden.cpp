@@ -39,7 +39,7 @@ std::vector<core::NamedTensor> goldenInputs(const core::H5File &file, const std:
 }
 
 // |actual - torch| <= tolerance * (1 + |torch|) everywhere, else fail naming the entry.
-bool agrees(const std::vector<double> &actual, const std::string &path, const core::H5File &file, double tolerance)
+bool agrees(const core::Buffer<double> &actual, const std::string &path, const core::H5File &file, double tolerance)
 {
     const auto expected = core::toDenseDouble(core::readTensor(file, path));
     if (expected.values.size() != actual.size())

@@ -1,7 +1,8 @@
 // The Gradcheck panel on the instructive case (docs/SEMANTICS.md) x = [[--, 1], [2, 3]] (COO): syntax
 // errors point at their column as they are typed, inputs bind by name, the check runs as a
 // job and its Jacobians equal `sparsity gradcheck --json` on the same file; non-masked and
-// masked both fail, each with its reason listed; undo takes the result back.
+// masked both fail, each with its reason listed; undo takes the result back. The Jacobians'
+// maps are made by the job, not on the GUI thread, and the progress bar counts them.
 #include "core/io/h5_writer.h"
 #include "ui/document/tensor_document.h"
 #include "ui/jobs/document_jobs.h"
@@ -43,6 +44,7 @@ private slots:
     void cancelledCheckChangesNothing();
     void bindingsSurviveTensorsAndFiles();
     void failedRunReplacesTheVerdict();
+    void mapsComeWithTheRun();
 
 private:
     QTemporaryDir m_dir;
@@ -335,3 +337,39 @@ void TestGradcheckPanel::failedRunReplacesTheVerdict()
 
 QTEST_MAIN(TestGradcheckPanel)
 #include "tst_gradcheck_panel.moc"
+
+void TestGradcheckPanel::mapsComeWithTheRun()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_other));
+    QVERIFY(window.selectElement(QStringLiteral("/w")));
+    auto *panel = window.gradcheckPanel();
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(big, big)"));
+    QSignalSpy progressed(window.jobs(), &ui::JobRunner::progressed);
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.last().at(0).toBool(), true);
+
+    // The bar reaches its end with the result, not before the maps are made.
+    QVERIFY(!progressed.isEmpty());
+    const auto last = progressed.last();
+    QCOMPARE(last.at(0).toLongLong(), last.at(1).toLongLong());
+    // 4096 rows (input elements) and 4096 output columns of the check, and the maps' quarter.
+    QCOMPARE(last.at(1).toLongLong(), (4096 + 4096) * 5 / 4);
+
+    // One set of maps per input, made with the run; the views show them as made, not redrawn.
+    const auto run = window.document()->gradcheckRun();
+    QVERIFY(run);
+    QCOMPARE(run->pictures.size(), run->report.inputs.size());
+    const auto &maps = run->pictures.front();
+    QCOMPARE(maps.numerical.values->shape, (core::Shape{4096, 4096}));
+    QCOMPARE(panel->numericalView()->image().cacheKey(), maps.numerical.heatmap.image.cacheKey());
+    QCOMPARE(panel->analyticalView()->image().cacheKey(), maps.analytical.heatmap.image.cacheKey());
+    QCOMPARE(panel->differenceView()->image().cacheKey(), maps.difference.heatmap.image.cacheKey());
+    // Numerical and analytical share one scale; the difference has its own.
+    QCOMPARE(maps.numerical.heatmap.scale.high, maps.analytical.heatmap.scale.high);
+    const auto &j = run->report.inputs.front();
+    for (std::size_t i : {std::size_t{0}, std::size_t{4097}, j.numerical.size() - 1})
+        QCOMPARE(maps.difference.values->values[i], j.analytical[i] - j.numerical[i]);
+}

@@ -164,7 +164,23 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
     return launch(
         Kind::Gradcheck, what, tr("gradcheck"),
         [this, run, check, notes](const core::ProgressCallback &progress) {
-            run->report = core::gradcheckFile(check, *notes, progress).check;
+            // The Jacobians' maps are made here, off the GUI thread, and take about a quarter of
+            // the check's time (4096 x 4096 Jacobians: 0.4-1.1 s after a 2.1-2.5 s check): the
+            // bar gives them that share, so it reaches 100% when the result shows.
+            std::int64_t checkUnits = 0;
+            const auto withMaps = [&](std::int64_t done, std::int64_t total) {
+                checkUnits = total;
+                return progress(done, total + total / 4);
+            };
+            run->report = core::gradcheckFile(check, *notes, withMaps).check;
+            const auto &inputs = run->report.inputs;
+            for (std::size_t i = 0; i < inputs.size(); ++i) {
+                run->pictures.push_back(jacobianPictures(inputs[i]));
+                const auto mapUnits = checkUnits / 4;
+                core::reportProgress(
+                    progress, checkUnits + mapUnits * static_cast<std::int64_t>(i + 1) / static_cast<std::int64_t>(inputs.size()),
+                    checkUnits + mapUnits);
+            }
             return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
         },
         place, notes);

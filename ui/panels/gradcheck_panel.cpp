@@ -47,13 +47,6 @@ QString describeInputs(const QMap<QString, ElementRef> &inputs)
     return parts.join(QStringLiteral(", "));
 }
 
-core::DenseTensor<double> matrix(std::int64_t rows, std::int64_t cols, std::vector<double> values)
-{
-    core::DenseTensor<double> m{{rows, cols}, {}};
-    m.values.assign(values.begin(), values.end());
-    return m;
-}
-
 } // namespace
 
 GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
@@ -332,19 +325,13 @@ void GradcheckPanel::showInput()
             view->showMessage(tr("No check yet"));
         return;
     }
-    const auto &j = run->report.inputs[static_cast<std::size_t>(index)];
-    std::vector<double> difference(j.numerical.size());
-    for (std::size_t i = 0; i < difference.size(); ++i)
-        difference[i] = j.analytical[i] - j.numerical[i];
-    // Numerical and analytical are compared side by side: one scale, the wider of their two.
-    auto numerical = matrix(j.rows, j.cols, j.numerical), analytical = matrix(j.rows, j.cols, j.analytical);
-    const auto n = colourScaleOf(numerical, nullptr), a = colourScaleOf(analytical, nullptr);
-    const ColourScale shared{std::min(n.low, a.low), std::max(n.high, a.high), std::min(n.dataLow, a.dataLow),
-                             std::max(n.dataHigh, a.dataHigh), ColourMap::Diverging};
+    const auto shown = static_cast<std::size_t>(index);
+    const auto &j = run->report.inputs[shown];
+    auto pictures = shown < run->pictures.size() ? run->pictures[shown] : jacobianPictures(j);
     const auto link = linkToShown();
-    m_numerical->showMatrix(tr("numerical"), numerical, link, &shared);
-    m_analytical->showMatrix(tr("analytical"), analytical, link, &shared);
-    m_difference->showMatrix(tr("analytical − numerical"), matrix(j.rows, j.cols, std::move(difference)), link);
+    m_numerical->showMatrix(tr("numerical"), std::move(pictures.numerical), link);
+    m_analytical->showMatrix(tr("analytical"), std::move(pictures.analytical), link);
+    m_difference->showMatrix(tr("analytical − numerical"), std::move(pictures.difference), link);
     // Fast mode's 1 x 1 Jacobians are projections: no element names fit them.
     const CellNames names{QString::fromStdString(j.name), j.shape, tr("out"), run->report.outputShape};
     for (auto *view : {m_numerical, m_analytical, m_difference})

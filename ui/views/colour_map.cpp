@@ -3,7 +3,9 @@
 #include "ui/views/colour_map_tables.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -58,14 +60,43 @@ const Table &tableOf(ColourMap map)
     return tables[static_cast<std::size_t>(map)];
 }
 
-// Nearest rank: the smallest value with at least a fraction p of the values at or below it,
-// so a handful of values keeps its largest (a 2 x 2 tensor of 1..3 is not cut at 2).
-double percentile(std::vector<double> &values, double p)
+// Unsigned order of the key is the numeric order of the double (NaN aside).
+std::uint64_t orderedKey(double v)
 {
-    const auto n = static_cast<double>(values.size());
-    const auto rank = static_cast<std::size_t>(std::clamp(std::ceil(p * n) - 1.0, 0.0, n - 1.0));
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank), values.end());
-    return values[rank];
+    const auto u = std::bit_cast<std::uint64_t>(v);
+    return (u >> 63) ? ~u : (u | (std::uint64_t{1} << 63));
+}
+
+// Nearest rank over take(k) for the k < count that are counted (never NaN): the smallest value
+// with at least a fraction p of them at or below it, so a handful of values keeps its largest
+// (a 2 x 2 tensor of 1..3 is not cut at 2). A radix select: a histogram of the values' top 16
+// key bits, then nth_element among the values of the one bucket that holds the rank. It reads
+// the values twice instead of copying them all and partially sorting the copy, which took 0.3 s
+// per map for a 4096 x 4096 Jacobian.
+template <class Counted, class Take>
+double percentile(std::size_t count, Counted counted, Take take, double p)
+{
+    constexpr int kShift = 48;
+    std::vector<std::size_t> buckets(std::size_t{1} << (64 - kShift));
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < count; ++k)
+        if (counted(k)) {
+            ++buckets[orderedKey(take(k)) >> kShift];
+            ++n;
+        }
+    const auto rank =
+        static_cast<std::size_t>(std::clamp(std::ceil(p * static_cast<double>(n)) - 1.0, 0.0, static_cast<double>(n) - 1.0));
+    std::size_t below = 0, bucket = 0;
+    while (below + buckets[bucket] <= rank)
+        below += buckets[bucket++];
+    std::vector<double> inBucket;
+    inBucket.reserve(buckets[bucket]);
+    for (std::size_t k = 0; k < count; ++k)
+        if (counted(k) && orderedKey(take(k)) >> kShift == bucket)
+            inBucket.push_back(take(k));
+    const auto nth = inBucket.begin() + static_cast<std::ptrdiff_t>(rank - below);
+    std::nth_element(inBucket.begin(), nth, inBucket.end());
+    return *nth;
 }
 
 } // namespace
@@ -84,7 +115,7 @@ ColourScale colourScaleOf(const double *values, std::size_t count, const core::M
 {
     ColourScale scale;
     scale.map = settings.map;
-    // One pass for the extremes; only the robust range copies the values (for percentiles).
+    // One pass for the extremes; the robust range reads the values twice more per percentile.
     const auto counts = [&](std::size_t k) { return (!specified || (*specified)[k]) && std::isfinite(values[k]); };
     double low = std::numeric_limits<double>::infinity(), high = -low;
     for (std::size_t k = 0; k < count; ++k)
@@ -113,21 +144,18 @@ ColourScale colourScaleOf(const double *values, std::size_t count, const core::M
     }
     if (!any)
         return scale;
-    std::vector<double> finite;
-    finite.reserve(count);
-    for (std::size_t k = 0; k < count; ++k)
-        if (counts(k))
-            finite.push_back(diverging ? std::abs(values[k]) : values[k]);
+    const auto value = [values](std::size_t k) { return values[k]; };
     if (diverging) {
         // Robust: one outlier must not wash out the whole picture.
-        double robust = percentile(finite, 0.995);
+        double robust = percentile(
+            count, counts, [values](std::size_t k) { return std::abs(values[k]); }, 0.995);
         if (robust == 0.0)
             robust = maxAbs;
         scale.low = -robust;
         scale.high = robust;
     } else {
-        scale.high = percentile(finite, 0.995);
-        scale.low = percentile(finite, 0.005);
+        scale.high = percentile(count, counts, value, 0.995);
+        scale.low = percentile(count, counts, value, 0.005);
         if (scale.low == scale.high) {
             scale.low = scale.dataLow;
             scale.high = scale.dataHigh;

@@ -4,6 +4,19 @@
 #include <cmath>
 
 namespace sparsity::ui {
+namespace {
+
+// The pixels of a large heatmap (a 4096 x 4096 Jacobian is 64 MiB) live in a Buffer the image
+// owns: huge pages, so filling them costs a few page faults instead of one per 4 KiB.
+QImage bufferedImage(int cols, int rows)
+{
+    auto *pixels = new core::Buffer<QRgb>(static_cast<std::size_t>(cols) * static_cast<std::size_t>(rows));
+    return QImage(
+        reinterpret_cast<uchar *>(pixels->data()), cols, rows, static_cast<qsizetype>(cols) * 4, QImage::Format_RGB32,
+        [](void *owned) { delete static_cast<core::Buffer<QRgb> *>(owned); }, pixels);
+}
+
+} // namespace
 
 HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
                            const core::Mask *specified,
@@ -15,8 +28,9 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
     const int cols = rank >= 2 ? static_cast<int>(core::numel(values.shape, 1, rank)) : static_cast<int>(values.values.size());
     HeatmapImage result;
     result.scale = scale ? *scale : colourScaleOf(values, specified);
-    result.image = QImage(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
-    result.image.fill(QColor(224, 224, 224));
+    result.image = bufferedImage(std::max(cols, 1), std::max(rows, 1));
+    if (values.values.empty()) // the one pixel of an empty tensor; otherwise every pixel is set below
+        result.image.fill(QColor(224, 224, 224));
     const ColourLookup colour(result.scale);
     const QRgb prunedColour = prunedColourOf(result.scale.map);
     // A loaded window is millions of elements: rows are coloured in parallel.
@@ -45,6 +59,13 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
     result.hasPosInf = hasPosInf;
     result.hasNegInf = hasNegInf;
     return result;
+}
+
+MatrixPicture pictureOf(core::DenseTensor<double> values, const ColourScale *scale)
+{
+    auto shared = std::make_shared<const core::DenseTensor<double>>(std::move(values));
+    auto heatmap = renderHeatmap(*shared, nullptr, nullptr, scale);
+    return {std::move(shared), std::move(heatmap)};
 }
 
 QImage renderPooled(const core::DenseTensor<double> &values, const ColourScale &scale, QSize size)

@@ -6,6 +6,7 @@
 #include "ui/views/colour_map.h"
 
 #include <QImage>
+#include <memory>
 
 namespace sparsity::ui {
 
@@ -14,6 +15,14 @@ struct HeatmapImage {
     ColourScale scale;
     // Which non-finite values it has (specified ones), for the legend's entries.
     bool hasNaN = false, hasPosInf = false, hasNegInf = false;
+};
+
+// A matrix ready to show (MatrixView): its values, shared rather than copied (one Jacobian of
+// a 64 x 64 input is 128 MiB), and its heatmap, rendered on whichever thread made the matrix
+// (a job's), so the GUI thread only hands it over.
+struct MatrixPicture {
+    std::shared_ptr<const core::DenseTensor<double>> values;
+    HeatmapImage heatmap;
 };
 
 // A selection is drawn as a wash over the heatmap: selected elements clear, the rest whitened.
@@ -28,6 +37,9 @@ HeatmapImage renderHeatmap(const core::DenseTensor<double> &values,
                            const core::Mask *specified,
                            const core::Mask *pruned = nullptr,
                            const ColourScale *scale = nullptr);
+
+// `values` [rows x cols] and their heatmap on `scale` (default: their own robust range).
+MatrixPicture pictureOf(core::DenseTensor<double> values, const ColourScale *scale = nullptr);
 
 // `values` drawn into at most `size` pixels with `scale`: each pixel shows its block's most
 // prominent element (diverging: farthest from the range's middle; sequential: the largest),

@@ -15,9 +15,16 @@ namespace {
 
 constexpr int kMargin = 6;
 
+// What a view without a matrix holds, so m_values is never null.
+std::shared_ptr<const core::DenseTensor<double>> noValues()
+{
+    static const auto none = std::make_shared<const core::DenseTensor<double>>();
+    return none;
+}
+
 } // namespace
 
-MatrixView::MatrixView(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
+MatrixView::MatrixView(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document), m_values(noValues())
 {
     setMinimumSize(200, 160);
     if (m_document) {
@@ -35,9 +42,9 @@ MatrixView::MatrixView(TensorDocument *document, QWidget *parent) : QWidget(pare
 
 bool MatrixView::linkFits(CellLink link) const
 {
-    if (!m_document || !m_document->hasTensor() || link == CellLink::None || m_values.shape.size() != 2)
+    if (!m_document || !m_document->hasTensor() || link == CellLink::None || m_values->shape.size() != 2)
         return false;
-    const auto rows = m_values.shape[0], cols = m_values.shape[1];
+    const auto rows = m_values->shape[0], cols = m_values->shape[1];
     const bool flatGrid = m_document->slice().empty();
     switch (link) {
     case CellLink::Elements:
@@ -57,10 +64,15 @@ void MatrixView::showMatrix(const QString &title,
                             CellLink link,
                             const ColourScale *scale)
 {
+    showMatrix(title, pictureOf(values, scale), link);
+}
+
+void MatrixView::showMatrix(const QString &title, MatrixPicture picture, CellLink link)
+{
     m_title = title;
     m_message.clear();
-    m_heatmap = renderHeatmap(values, nullptr, nullptr, scale);
-    m_values = values;
+    m_heatmap = std::move(picture.heatmap);
+    m_values = picture.values ? std::move(picture.values) : noValues();
     m_cellNames.reset();
     m_pooled = {};
     m_link = linkFits(link) ? link : CellLink::None;
@@ -79,8 +91,8 @@ QString MatrixView::toolTipAt(const QPoint &position) const
     const auto cell = cellAt(position);
     if (!cell)
         return {};
-    const auto cols = m_values.shape.size() == 2 ? m_values.shape[1] : static_cast<std::int64_t>(m_values.values.size());
-    const double value = m_values.values[static_cast<std::size_t>(cell->y() * cols + cell->x())];
+    const auto cols = m_values->shape.size() == 2 ? m_values->shape[1] : static_cast<std::int64_t>(m_values->values.size());
+    const double value = m_values->values[static_cast<std::size_t>(cell->y() * cols + cell->x())];
     const auto named = [](const QString &name, const core::Shape &shape, std::int64_t flat) {
         return shape.empty() ? name : name + indexText(shape, flat); // a 0-d value has no index
     };
@@ -95,8 +107,8 @@ QString MatrixView::toolTipAt(const QPoint &position) const
 void MatrixView::setCellNames(const CellNames &names)
 {
     // Only names that fit the matrix: a stale shape would name the wrong elements.
-    const bool fits = m_values.shape.size() == 2 && core::numel(names.rowShape) == m_values.shape[0]
-                      && core::numel(names.colShape) == m_values.shape[1];
+    const bool fits = m_values->shape.size() == 2 && core::numel(names.rowShape) == m_values->shape[0]
+                      && core::numel(names.colShape) == m_values->shape[1];
     m_cellNames = fits ? std::optional<CellNames>(names) : std::nullopt;
 }
 
@@ -110,7 +122,7 @@ void MatrixView::showMessage(const QString &message)
     m_title.clear();
     m_message = message;
     m_heatmap = {};
-    m_values = {};
+    m_values = noValues();
     m_pooled = {};
     m_link = CellLink::None;
     m_selectionWash = {};
@@ -122,8 +134,8 @@ void MatrixView::renderSelection()
     m_selectionWash = {};
     if (m_link != CellLink::None && m_document && !m_document->selected().empty()) {
         const auto &selected = m_document->selected();
-        const auto rows = static_cast<int>(m_values.shape[0]);
-        const int cols = m_link == CellLink::Elements ? static_cast<int>(m_values.shape[1]) : 1;
+        const auto rows = static_cast<int>(m_values->shape[0]);
+        const int cols = m_link == CellLink::Elements ? static_cast<int>(m_values->shape[1]) : 1;
         const auto gridCols = static_cast<std::size_t>(m_document->gridCols());
         m_selectionWash = QImage(cols, rows, QImage::Format_ARGB32);
         for (int r = 0; r < rows; ++r) {
@@ -189,7 +201,7 @@ std::int64_t MatrixView::elementOf(const QPoint &cell) const
 {
     switch (m_link) {
     case CellLink::Elements:
-        return static_cast<std::int64_t>(cell.y()) * m_values.shape[1] + cell.x();
+        return static_cast<std::int64_t>(cell.y()) * m_values->shape[1] + cell.x();
     case CellLink::Rows:
         return static_cast<std::int64_t>(cell.y()) * m_document->gridCols();
     case CellLink::ElementRows:
@@ -266,7 +278,7 @@ void MatrixView::paintEvent(QPaintEvent *)
     painter.drawText(QRect(kMargin, 0, width() - 2 * kMargin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
     if (m_heatmap.image.width() > m_area.width() || m_heatmap.image.height() > m_area.height()) {
         if (m_pooled.isNull() || m_pooled.size() != m_heatmap.image.size().boundedTo(m_area.size()))
-            m_pooled = renderPooled(m_values, m_heatmap.scale, m_area.size());
+            m_pooled = renderPooled(*m_values, m_heatmap.scale, m_area.size());
         painter.drawImage(m_area, m_pooled);
     } else {
         painter.drawImage(m_area, m_heatmap.image);

@@ -1,7 +1,7 @@
 #pragma once
 // MatrixView: one 2-d array (a parameter, an optimizer state, a difference, a Jacobian) as a
 // heatmap filling the widget, with a title and the colour legend. It shows what it is given
-// and keeps a copy to redraw: larger than the widget, it is shrunk by pooling that keeps the
+// and keeps it (shared, not copied) to redraw: larger than the widget, it is shrunk by pooling that keeps the
 // most prominent value, so sparse structure (a difference map's few changed rows) stays
 // visible. Axes label row and column indices; a tooltip gives a cell's index and value.
 //
@@ -47,6 +47,9 @@ public:
                     const core::DenseTensor<double> &values,
                     CellLink link = CellLink::None,
                     const ColourScale *scale = nullptr);
+    // A matrix made and rendered elsewhere (pictureOf, on a job's thread): nothing is copied or
+    // drawn again here.
+    void showMatrix(const QString &title, MatrixPicture picture, CellLink link = CellLink::None);
     // Links the cells shown to the document's tensor anew (the tensor shown changed), without
     // drawing them again; kept only when the matrix fits the tensor that way.
     void setLink(CellLink link);
@@ -86,8 +89,8 @@ private:
     QString m_title;
     QString m_message;
     HeatmapImage m_heatmap;
-    core::DenseTensor<double> m_values;
-    QImage m_pooled; // m_values pooled to the last drawn area
+    std::shared_ptr<const core::DenseTensor<double>> m_values; // never null
+    QImage m_pooled;                                           // m_values pooled to the last drawn area
     CellLink m_link = CellLink::None;
     std::optional<CellNames> m_cellNames;
     QImage m_selectionWash;
