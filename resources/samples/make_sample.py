@@ -16,6 +16,8 @@ by another tool):
               batch of 48 lookups with repeated ids, uncoalesced like nn.Embedding(sparse=True)
   /g1         row_sparse [1797, 64] the coalesced gradient of a second batch
   /ink        masked_tensor [64, 64] the first 64 rows of /emb, specified where the pen left ink
+  /inst       coo_tensor float64 [2, 2] x = [[--, 1], [2, 3]]: gradcheck's instructive case
+              (docs/SEMANTICS.md), small enough to check in an instant
 """
 import sys
 
@@ -88,6 +90,12 @@ def main(path):
         tag(g, "masked_tensor")
         tag(g.create_dataset("data", data=emb[:64]), "array", "0.2.0")
         tag(g.create_dataset("mask", data=raw[:64] > 0), "array", "0.2.0")
+
+        g = f.create_group("inst")
+        tag(g, "coo_tensor")
+        g.attrs["shape"] = np.array([2, 2], dtype=np.int64)
+        g.create_dataset("indices", data=np.array([[0, 1, 1], [1, 0, 1]], dtype=np.int64))
+        g.create_dataset("values", data=np.array([1.0, 2.0, 3.0]))
 
 
 if __name__ == "__main__":

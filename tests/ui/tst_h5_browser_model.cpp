@@ -30,13 +30,16 @@ void TestH5BrowserModel::listsSampleElements()
     QCOMPARE(model.rowCount(), 1);
     const auto file = model.index(0, 0);
     QCOMPARE(model.data(file).toString(), QStringLiteral("sample.h5"));
-    QCOMPARE(model.rowCount(file), 7);
+    QCOMPARE(model.rowCount(file), 8);
     const auto pixels = model.index(3, 0, file);
     QCOMPARE(model.data(pixels).toString(), QStringLiteral("/pixels"));
     QCOMPARE(model.data(model.index(3, H5BrowserModel::Layout, file)).toString(), QStringLiteral("csr"));
     QCOMPARE(model.data(model.index(3, H5BrowserModel::Shape, file)).toString(), QStringLiteral("1797 × 64"));
     QCOMPARE(model.data(model.index(3, H5BrowserModel::Nnz, file)).toString(), QStringLiteral("58736"));
     QCOMPARE(model.data(model.index(6, H5BrowserModel::Layout, file)).toString(), QStringLiteral("masked (dense)"));
+    QCOMPARE(model.data(model.index(7, 0, file)).toString(), QStringLiteral("/inst"));
+    QCOMPARE(model.data(model.index(7, H5BrowserModel::Layout, file)).toString(), QStringLiteral("coo"));
+    QCOMPARE(model.data(model.index(7, H5BrowserModel::Shape, file)).toString(), QStringLiteral("2 × 2"));
     QCOMPARE(model.parent(pixels), file);
     QCOMPARE(model.filePath(pixels), kSample);
     QVERIFY(model.element(file) == nullptr);
