@@ -45,6 +45,7 @@ private slots:
     void bindingsSurviveTensorsAndFiles();
     void failedRunReplacesTheVerdict();
     void mapsComeWithTheRun();
+    void nameWithoutAnElementBindsTheShownTensor();
 
 private:
     QTemporaryDir m_dir;
@@ -335,9 +336,6 @@ void TestGradcheckPanel::failedRunReplacesTheVerdict()
     QCOMPARE(window.issuesModel()->issue(0).location.file, QFileInfo(m_other).absoluteFilePath());
 }
 
-QTEST_MAIN(TestGradcheckPanel)
-#include "tst_gradcheck_panel.moc"
-
 void TestGradcheckPanel::mapsComeWithTheRun()
 {
     ui::MainWindow window;
@@ -373,3 +371,23 @@ void TestGradcheckPanel::mapsComeWithTheRun()
     for (std::size_t i : {std::size_t{0}, std::size_t{4097}, j.numerical.size() - 1})
         QCOMPARE(maps.difference.values->values[i], j.analytical[i] - j.numerical[i]);
 }
+
+void TestGradcheckPanel::nameWithoutAnElementBindsTheShownTensor()
+{
+    // The sample has no /x: x binds to the tensor shown (/inst, the instructive case), not to
+    // the file's first element (/emb).
+    ui::MainWindow window;
+    const QString sample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+    QVERIFY(window.openFile(sample));
+    QVERIFY(window.selectElement(QStringLiteral("/inst")));
+    auto *panel = window.gradcheckPanel();
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(sparse_mm(x, x), x)"));
+    QCOMPARE(bound(panel, QStringLiteral("x")), (ui::ElementRef{QFileInfo(sample).absoluteFilePath(), QStringLiteral("/inst")}));
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentText(), QStringLiteral("/inst"));
+    clickCheck(window);
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("x = /inst (sample.h5): FAILED (non-masked")),
+             qPrintable(panel->verdict()->text()));
+}
+
+QTEST_MAIN(TestGradcheckPanel)
+#include "tst_gradcheck_panel.moc"

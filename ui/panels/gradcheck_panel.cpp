@@ -219,6 +219,11 @@ std::optional<ElementRef> GradcheckPanel::defaultFor(const QString &name) const
     for (const auto &element : m_elements)
         if (element.path == QStringLiteral("/") + name)
             return element;
+    // No element of that name: the tensor shown, which is what the user is looking at (the
+    // file's first element, /emb in the sample, was bound before, whatever was shown).
+    const ElementRef shown{m_document->source().filePath, m_document->source().elementPath};
+    if (m_elements.contains(shown))
+        return shown;
     if (m_elements.isEmpty())
         return std::nullopt;
     return m_elements.first();
