@@ -15,6 +15,25 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
+// csr/csc index arrays (indices, indptr) are int32 when every value fits, as anndata and scipy
+// write them, int64 otherwise or when asked; int32 asked for and not fitting is an error.
+// `bound` is the largest value any of the element's index arrays can hold.
+bool wideIndices(IndexWidth asked, std::int64_t bound, const std::string &where)
+{
+    const bool fits32 = bound <= std::numeric_limits<std::int32_t>::max();
+    if (asked == IndexWidth::Int32 && !fits32)
+        throw errors::mustBe(where, "fit int32 indices (max 2147483647)", "an index bound of " + std::to_string(bound));
+    return asked == IndexWidth::Int64 || !fits32;
+}
+
+// Index values wideIndices() found to fit int32, narrowed for writing.
+Buffer<std::int32_t> narrowed(const Buffer<std::int64_t> &values)
+{
+    Buffer<std::int32_t> narrow(values.size());
+    std::transform(values.begin(), values.end(), narrow.begin(), [](std::int64_t v) { return static_cast<std::int32_t>(v); });
+    return narrow;
+}
+
 // The HDF5 file and memory type for a value type; masks (uint8) are h5py bools.
 struct ValueType {
     H5Handle owned;
@@ -158,20 +177,14 @@ public:
         return dataset;
     }
 
-    // Index arrays of csr/csc as int32 when every value fits (anndata/scipy), else int64.
+    // An index array of csr/csc, in the width wideIndices() chooses.
     void writeIndexArray(const std::string &path, const Buffer<std::int64_t> &values, std::int64_t bound)
     {
-        const bool fits32 = bound <= std::numeric_limits<std::int32_t>::max();
-        if (m_options.indexWidth == IndexWidth::Int32 && !fits32)
-            throw errors::mustBe(m_file.where(path), "fit int32 indices (max 2147483647)",
-                                 "an index bound of " + std::to_string(bound));
-        if (m_options.indexWidth == IndexWidth::Int64 || !fits32) {
-            writeArray<std::int64_t>(path, {static_cast<std::int64_t>(values.size())}, values.data());
-            return;
-        }
-        Buffer<std::int32_t> narrow(values.size());
-        std::transform(values.begin(), values.end(), narrow.begin(), [](std::int64_t v) { return static_cast<std::int32_t>(v); });
-        writeArray<std::int32_t>(path, {static_cast<std::int64_t>(values.size())}, narrow.data());
+        const Shape shape{static_cast<std::int64_t>(values.size())};
+        if (wideIndices(m_options.indexWidth, bound, m_file.where(path)))
+            writeArray<std::int64_t>(path, shape, values.data());
+        else
+            writeArray<std::int32_t>(path, shape, narrowed(values).data());
     }
 
     template <class T>
@@ -313,12 +326,7 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
         writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
         m_values = type == DType::Float32 ? writer.createArray<float>(m_path + "/data", {nnz})
                                           : writer.createArray<double>(m_path + "/data", {nnz});
-        const auto bound = std::max({nnz, shape[0], shape[1]});
-        const bool fits32 = bound <= std::numeric_limits<std::int32_t>::max();
-        if (options.indexWidth == IndexWidth::Int32 && !fits32)
-            throw errors::mustBe(file.where(m_path + "/indices"), "fit int32 indices (max 2147483647)",
-                                 "an index bound of " + std::to_string(bound));
-        m_wideIndices = options.indexWidth == IndexWidth::Int64 || !fits32;
+        m_wideIndices = wideIndices(options.indexWidth, std::max({nnz, shape[0], shape[1]}), file.where(m_path + "/indices"));
         m_indices = m_wideIndices ? writer.createArray<std::int64_t>(m_path + "/indices", {nnz})
                                   : writer.createArray<std::int32_t>(m_path + "/indices", {nnz});
         // indptr[r + 1] for this rank's rows, and indptr[0] = 0 from the root.
@@ -336,11 +344,8 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
             H5Handle dataset = writer.createArray<std::int64_t>(m_path + "/indptr", indptrShape);
             writeBox(file, m_path + "/indptr", dataset.id(), H5T_NATIVE_INT64, {first}, {n}, indptr.data());
         } else {
-            Buffer<std::int32_t> narrow(indptr.size());
-            std::transform(indptr.begin(), indptr.end(), narrow.begin(),
-                           [](std::int64_t v) { return static_cast<std::int32_t>(v); });
             H5Handle dataset = writer.createArray<std::int32_t>(m_path + "/indptr", indptrShape);
-            writeBox(file, m_path + "/indptr", dataset.id(), H5T_NATIVE_INT32, {first}, {n}, narrow.data());
+            writeBox(file, m_path + "/indptr", dataset.id(), H5T_NATIVE_INT32, {first}, {n}, narrowed(indptr).data());
         }
         break;
     }
@@ -406,16 +411,12 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     m_nextEntry += static_cast<std::int64_t>(n);
     if (m_layout == Layout::Csr) {
         writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept.data());
-        if (m_wideIndices) {
-            for (auto &p : positions)
-                p %= m_width;
+        for (auto &p : positions)
+            p %= m_width; // the column
+        if (m_wideIndices)
             writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {offset}, {n}, positions.data());
-        } else {
-            Buffer<std::int32_t> narrow(positions.size());
-            std::transform(positions.begin(), positions.end(), narrow.begin(),
-                           [&](std::int64_t p) { return static_cast<std::int32_t>(p % m_width); });
-            writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT32, {offset}, {n}, narrow.data());
-        }
+        else
+            writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT32, {offset}, {n}, narrowed(positions).data());
         return;
     }
     // coo: indices [rank, nnz], one coordinate row per dim.
