@@ -54,6 +54,11 @@ private:
 
 namespace {
 
+void setExpression(ui::GradcheckPanel *panel, const QString &expression)
+{
+    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(expression);
+}
+
 bool findingsContain(QListWidget *list, const QString &text)
 {
     for (int i = 0; i < list->count(); ++i)
@@ -87,13 +92,13 @@ void TestGradcheckPanel::syntaxErrorPointsAtItsColumn()
     QVERIFY(window.openFile(m_file));
     QVERIFY(window.selectElement(QStringLiteral("/x")));
     auto *panel = window.gradcheckPanel();
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(x, )"));
+    setExpression(panel, QStringLiteral("sum(x, )"));
     QVERIFY2(panel->expressionError().contains(QStringLiteral("column 8")), qPrintable(panel->expressionError()));
     const auto lines = panel->findChild<QLabel *>(QStringLiteral("gradcheck.error"))->text().split(QLatin1Char('\n'));
     QCOMPARE(lines.value(0), QStringLiteral("sum(x, )"));
     QCOMPARE(lines.value(1), QStringLiteral("       ^"));
     // Fixing it clears the error and offers a chooser for x, bound to /x by name.
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(x, 1)"));
+    setExpression(panel, QStringLiteral("sum(x, 1)"));
     QVERIFY(panel->expressionError().isEmpty());
     QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentText(), QStringLiteral("/x"));
 }
@@ -115,7 +120,7 @@ void TestGradcheckPanel::instructiveCaseEqualsTheCli()
     QVERIFY(window.selectElement(QStringLiteral("/x")));
     auto *panel = window.gradcheckPanel();
     const QString expression = QStringLiteral("mm(sparse_mm(x, x), x)");
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(expression);
+    setExpression(panel, expression);
     panel->findChild<QCheckBox *>(QStringLiteral("gradcheck.masked"))->setChecked(masked);
 
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
@@ -179,7 +184,7 @@ void TestGradcheckPanel::inputsFromEveryOpenFile()
     QVERIFY(window.selectElement(QStringLiteral("/x"), m_file));
     auto *panel = window.gradcheckPanel();
     const QString expression = QStringLiteral("softmax(mm(x, w), 1)");
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(expression);
+    setExpression(panel, expression);
     // The shown tensor's file by path alone, the other file by name; w binds to other.h5:/w.
     auto *w = panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.w"));
     QCOMPARE(w->itemText(0), QStringLiteral("/x"));
@@ -224,7 +229,7 @@ void TestGradcheckPanel::cancelledCheckChangesNothing()
     QVERIFY(window.openFile(m_file));
     QVERIFY(window.selectElement(QStringLiteral("/x")));
     auto *panel = window.gradcheckPanel();
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(x, x)"));
+    setExpression(panel, QStringLiteral("mm(x, x)"));
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
     QVERIFY(finished.wait(60000));
@@ -234,7 +239,7 @@ void TestGradcheckPanel::cancelledCheckChangesNothing()
 
     // A check of 4096 perturbed rows (seconds of work): Cancel right away stops it early.
     QVERIFY(window.openFile(m_other));
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(mm(big, big), 1)"));
+    setExpression(panel, QStringLiteral("sum(mm(big, big), 1)"));
     QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.big"))->currentText(),
              QStringLiteral("other.h5:/big"));
     QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
@@ -270,7 +275,7 @@ void TestGradcheckPanel::bindingsSurviveTensorsAndFiles()
     QVERIFY(window.openFile(m_other));
     QVERIFY(window.selectElement(QStringLiteral("/x"), m_file));
     auto *panel = window.gradcheckPanel();
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("sum(mm(x, w))"));
+    setExpression(panel, QStringLiteral("sum(mm(x, w))"));
     const ui::ElementRef x{m_file, QStringLiteral("/x")}, w{m_other, QStringLiteral("/w")}, big{m_other, QStringLiteral("/big")};
     QCOMPARE(bound(panel, QStringLiteral("x")), x);
     QCOMPARE(bound(panel, QStringLiteral("w")), w);
@@ -342,7 +347,7 @@ void TestGradcheckPanel::mapsComeWithTheRun()
     QVERIFY(window.openFile(m_other));
     QVERIFY(window.selectElement(QStringLiteral("/w")));
     auto *panel = window.gradcheckPanel();
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(big, big)"));
+    setExpression(panel, QStringLiteral("mm(big, big)"));
     QSignalSpy progressed(window.jobs(), &ui::JobRunner::progressed);
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
@@ -381,7 +386,7 @@ void TestGradcheckPanel::nameWithoutAnElementBindsTheShownTensor()
     QVERIFY(window.openFile(sample));
     QVERIFY(window.selectElement(QStringLiteral("/inst")));
     auto *panel = window.gradcheckPanel();
-    panel->findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"))->setText(QStringLiteral("mm(sparse_mm(x, x), x)"));
+    setExpression(panel, QStringLiteral("mm(sparse_mm(x, x), x)"));
     QCOMPARE(bound(panel, QStringLiteral("x")), (ui::ElementRef{QFileInfo(sample).absoluteFilePath(), QStringLiteral("/inst")}));
     QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentText(), QStringLiteral("/inst"));
     clickCheck(window);
