@@ -364,8 +364,10 @@ void TestGradcheckPanel::mapsComeWithTheRun()
     // One set of maps per input, made with the run; the views show them as made, not redrawn.
     const auto run = window.document()->gradcheckRun();
     QVERIFY(run);
-    QCOMPARE(run->pictures.size(), run->report.inputs.size());
-    const auto &maps = run->pictures.front();
+    const auto *made = window.document()->gradcheckPictures();
+    QVERIFY(made);
+    QCOMPARE(made->size(), run->report.inputs.size());
+    const auto &maps = made->front();
     QCOMPARE(maps.numerical.values->shape, (core::Shape{4096, 4096}));
     QCOMPARE(panel->numericalView()->image().cacheKey(), maps.numerical.heatmap.image.cacheKey());
     QCOMPARE(panel->analyticalView()->image().cacheKey(), maps.analytical.heatmap.image.cacheKey());
@@ -375,6 +377,18 @@ void TestGradcheckPanel::mapsComeWithTheRun()
     const auto &j = run->report.inputs.front();
     for (std::size_t i : {std::size_t{0}, std::size_t{4097}, j.numerical.size() - 1})
         QCOMPARE(maps.difference.values->values[i], j.analytical[i] - j.numerical[i]);
+
+    // Only the latest run's maps are kept (outside the undo history): a run that comes back by
+    // undo is drawn again from its report, the same maps.
+    const QImage first = panel->differenceView()->image().copy();
+    setExpression(panel, QStringLiteral("sum(w * w)"));
+    QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
+    QVERIFY(finished.wait(60000));
+    QVERIFY(window.document()->gradcheckRun() != run);
+    window.document()->undoStack()->undo();
+    QCOMPARE(window.document()->gradcheckRun(), run);
+    QVERIFY(!window.document()->gradcheckPictures());
+    QCOMPARE(panel->differenceView()->image(), first);
 }
 
 void TestGradcheckPanel::nameWithoutAnElementBindsTheShownTensor()

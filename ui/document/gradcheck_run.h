@@ -1,11 +1,9 @@
 #pragma once
 // What the Gradcheck panel asks to check (GradcheckPanelRequest: jobs run it, workspaces keep
 // it) and the result of its last run as the document holds it (GradcheckRun: the expression,
-// the inputs it was bound to, core::gradcheck's report and its Jacobians' maps, made with the
-// run). Free of widgets.
+// the inputs it was bound to and core::gradcheck's report). Free of widgets.
 #include "core/autograd/gradcheck.h"
 #include "ui/document/element_ref.h"
-#include "ui/views/jacobian_pictures.h"
 
 #include <QMap>
 #include <QString>
@@ -22,7 +20,6 @@ struct GradcheckRun {
     QString expression;
     QMap<QString, ElementRef> inputs; // name -> the element bound to it
     core::GradcheckReport report;
-    std::vector<JacobianPictures> pictures; // one per report.inputs entry, or none (made when shown)
 };
 
 } // namespace sparsity::ui

@@ -422,11 +422,21 @@ void TensorDocument::changeOptimizerRun(std::shared_ptr<const OptimizerRun> run)
         new SetRunCommand<OptimizerRun>(this, &TensorDocument::setOptimizerRun, m_optimizerRun, std::move(run), text));
 }
 
-void TensorDocument::changeGradcheckRun(std::shared_ptr<const GradcheckRun> run)
+void TensorDocument::changeGradcheckRun(std::shared_ptr<const GradcheckRun> run, std::vector<JacobianPictures> pictures)
 {
+    m_picturedRun = run;
+    m_gradcheckPictures = std::move(pictures);
     const QString text = run ? tr("Gradcheck %1").arg(run->expression) : tr("Clear gradcheck");
     m_undoStack.push(
         new SetRunCommand<GradcheckRun>(this, &TensorDocument::setGradcheckRun, m_gradcheckRun, std::move(run), text));
+}
+
+const std::vector<JacobianPictures> *TensorDocument::gradcheckPictures() const
+{
+    const GradcheckRun *run = m_gradcheckRun.get();
+    if (run == nullptr || m_picturedRun.lock().get() != run)
+        return nullptr;
+    return m_gradcheckPictures.size() == run->report.inputs.size() ? &m_gradcheckPictures : nullptr;
 }
 
 void TensorDocument::setGradcheckRun(std::shared_ptr<const GradcheckRun> run)

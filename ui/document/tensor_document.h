@@ -11,6 +11,7 @@
 #include "core/tensor/tensor.h"
 #include "ui/document/gradcheck_run.h"
 #include "ui/document/optimizer_run.h"
+#include "ui/views/jacobian_pictures.h"
 
 #include <QObject>
 #include <QStringList>
@@ -180,9 +181,14 @@ public:
     // The Optimizer panel's last run (undoable); null before the first.
     const std::shared_ptr<const OptimizerRun> &optimizerRun() const { return m_optimizerRun; }
     void changeOptimizerRun(std::shared_ptr<const OptimizerRun> run);
-    // The Gradcheck panel's last run (undoable); null before the first.
+    // The Gradcheck panel's last run (undoable); null before the first. `pictures`, one per
+    // input of its report, are its Jacobians' maps made with it on the job's thread.
     const std::shared_ptr<const GradcheckRun> &gradcheckRun() const { return m_gradcheckRun; }
-    void changeGradcheckRun(std::shared_ptr<const GradcheckRun> run);
+    void changeGradcheckRun(std::shared_ptr<const GradcheckRun> run, std::vector<JacobianPictures> pictures = {});
+    // The maps made with the current run, or null (a run that came back by undo: the panel
+    // makes them again). Only the latest run's are kept, outside the undo history: the maps of
+    // one 64 x 64 check are 576 MiB.
+    const std::vector<JacobianPictures> *gradcheckPictures() const;
 
     const ExportSettings &exportSettings() const { return m_exportSettings; }
     void changeExportSettings(const ExportSettings &settings);
@@ -237,6 +243,8 @@ private:
     ExportSettings m_exportSettings;
     std::shared_ptr<const OptimizerRun> m_optimizerRun;
     std::shared_ptr<const GradcheckRun> m_gradcheckRun;
+    std::weak_ptr<const GradcheckRun> m_picturedRun; // the run m_gradcheckPictures were made with
+    std::vector<JacobianPictures> m_gradcheckPictures;
     std::vector<std::int64_t> m_slice;
     ElementSelection m_selection;
     core::Mask m_selected;

@@ -174,14 +174,15 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
             };
             run->report = core::gradcheckFile(check, *notes, withMaps).check;
             const auto &inputs = run->report.inputs;
+            auto pictures = std::make_shared<std::vector<JacobianPictures>>();
             for (std::size_t i = 0; i < inputs.size(); ++i) {
-                run->pictures.push_back(jacobianPictures(inputs[i]));
+                pictures->push_back(jacobianPictures(inputs[i]));
                 const auto mapUnits = checkUnits / 4;
                 core::reportProgress(
                     progress, checkUnits + mapUnits * static_cast<std::int64_t>(i + 1) / static_cast<std::int64_t>(inputs.size()),
                     checkUnits + mapUnits);
             }
-            return JobRunner::Continuation([this, run] { m_document->changeGradcheckRun(run); });
+            return JobRunner::Continuation([this, run, pictures] { m_document->changeGradcheckRun(run, std::move(*pictures)); });
         },
         place, notes);
 }

@@ -332,7 +332,8 @@ void GradcheckPanel::showInput()
     }
     const auto shown = static_cast<std::size_t>(index);
     const auto &j = run->report.inputs[shown];
-    auto pictures = shown < run->pictures.size() ? run->pictures[shown] : jacobianPictures(j);
+    const auto *made = m_document->gradcheckPictures();
+    auto pictures = made ? (*made)[shown] : jacobianPictures(j);
     const auto link = linkToShown();
     m_numerical->showMatrix(tr("numerical"), std::move(pictures.numerical), link);
     m_analytical->showMatrix(tr("analytical"), std::move(pictures.analytical), link);
