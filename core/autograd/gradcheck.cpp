@@ -137,9 +137,9 @@ public:
 private:
     static constexpr std::int64_t kSeedsPerPass = 64; // unit seeds per batched backward pass
 
-    // One more unit of work (a backward batch, a perturbed row) is done. Only the job's own
-    // thread (thread 0 of a parallel region) calls the callback; a refusal is remembered and
-    // every thread stops at its next row.
+    // `units` more work is done (a backward batch counts its seeds, a perturbed row one). Only
+    // the job's own thread (thread 0 of a parallel region) calls the callback; a refusal is
+    // remembered and every thread stops at its next row.
     void advance(bool mayReport, std::int64_t units = 1)
     {
         const auto done = m_done += units;

@@ -168,19 +168,18 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
             // the check's time (4096 x 4096 Jacobians: 0.4-1.1 s after a 2.1-2.5 s check): the
             // bar gives them that share, so it reaches 100% when the result shows.
             std::int64_t checkUnits = 0;
+            const auto mapUnits = [&checkUnits] { return checkUnits / 4; };
             const auto withMaps = [&](std::int64_t done, std::int64_t total) {
                 checkUnits = total;
-                return progress(done, total + total / 4);
+                return progress(done, checkUnits + mapUnits());
             };
             run->report = core::gradcheckFile(check, *notes, withMaps).check;
             const auto &inputs = run->report.inputs;
+            const auto inputCount = static_cast<std::int64_t>(inputs.size());
             auto pictures = std::make_shared<std::vector<JacobianPictures>>();
-            for (std::size_t i = 0; i < inputs.size(); ++i) {
-                pictures->push_back(jacobianPictures(inputs[i]));
-                const auto mapUnits = checkUnits / 4;
-                core::reportProgress(
-                    progress, checkUnits + mapUnits * static_cast<std::int64_t>(i + 1) / static_cast<std::int64_t>(inputs.size()),
-                    checkUnits + mapUnits);
+            for (std::int64_t i = 0; i < inputCount; ++i) {
+                pictures->push_back(jacobianPictures(inputs[static_cast<std::size_t>(i)]));
+                core::reportProgress(progress, checkUnits + mapUnits() * (i + 1) / inputCount, checkUnits + mapUnits());
             }
             return JobRunner::Continuation([this, run, pictures] { m_document->changeGradcheckRun(run, std::move(*pictures)); });
         },
