@@ -9,6 +9,9 @@ A 1,000,000 x 256 float32 dataset (1 GiB, written by h5py, chunked by rows):
   * one page: the row scroll bar moved by a window (read the next 16,384 rows, render, paint);
   * the overview strip of the whole table, built in the background a chunk per event-loop
     turn (and the longest the window waited for one chunk).
+  * the Gradcheck panel's check of mm(big, big) on a 64 x 64 float64 input (two 4096 x 4096
+    Jacobians and their three maps): from the request to the result shown, and the longest
+    the window froze meanwhile.
 The app loads at most 4 Mi elements of a tensor at a time (16,384 rows here).
 Reference on the same data, same run: what a Python viewer does before it can draw the same
 rows — h5py reads them and numpy finds the colour scale (np.percentile(|x|, 99.5)); the ratio
@@ -34,7 +37,11 @@ def main():
                 rows = min(65536, 1_000_000 - start)
                 d[start:start + rows] = rng.standard_normal((rows, 256), dtype=np.float32)
 
-    r = ours(args.binary, path, "/emb", args.runs)
+    gradcheck_path = os.path.join(args.workdir, "gradcheck_64_x_64.h5")
+    with h5py.File(gradcheck_path, "w") as f:
+        f["big"] = np.sin(0.1 * np.arange(64 * 64, dtype=np.float64)).reshape(64, 64)
+
+    r = ours(args.binary, path, "/emb", args.runs, gradcheck_path)
     loaded = r["rows_loaded"]
     with h5py.File(path) as f:
         def python_side():
@@ -69,6 +76,8 @@ def main():
     print(f"{'overview of all 1M rows (background)':40s} {r['overview_seconds']:10.4f} {'':>10s} "
           f"{t_overview:15.4f} {t_overview / r['overview_seconds']:7.2f}")
     print(f"{'  longest wait for one overview chunk':40s} {r['overview_longest_step_seconds']:10.4f} {0.030:10.3f}")
+    print(f"{'gradcheck mm(big, big), 64 x 64: result':40s} {r['gradcheck_result_seconds']:10.4f}")
+    print(f"{'  longest event-loop stall meanwhile':40s} {r['gradcheck_longest_stall_seconds']:10.4f}")
 
 
 if __name__ == "__main__":

@@ -80,8 +80,9 @@ void TestGradcheckPanel::initTestCase()
     auto other = core::H5File::create(m_other.toStdString());
     core::writeTensor(other, "/w",
                       core::Tensor(core::Storage{core::DenseTensor<double>{{2, 3}, {0.5, -1.0, 2.0, 1.5, 0.25, -0.75}}}));
-    core::DenseTensor<double> big{{64, 64}, {}};
-    for (int i = 0; i < 64 * 64; ++i)
+    // Big enough for maps that take real work; bench_gui times the panel at 64 x 64.
+    core::DenseTensor<double> big{{24, 24}, {}};
+    for (int i = 0; i < 24 * 24; ++i)
         big.values.push_back(std::sin(0.1 * i));
     core::writeTensor(other, "/big", core::Tensor(core::Storage{big}));
 }
@@ -358,8 +359,8 @@ void TestGradcheckPanel::mapsComeWithTheRun()
     QVERIFY(!progressed.isEmpty());
     const auto last = progressed.last();
     QCOMPARE(last.at(0).toLongLong(), last.at(1).toLongLong());
-    // 4096 rows (input elements) and 4096 output columns of the check, and the maps' quarter.
-    QCOMPARE(last.at(1).toLongLong(), (4096 + 4096) * 5 / 4);
+    // 576 rows (input elements) and 576 output columns of the check, and the maps' quarter.
+    QCOMPARE(last.at(1).toLongLong(), (576 + 576) * 5 / 4);
 
     // One set of maps per input, made with the run; the views show them as made, not redrawn.
     const auto run = window.document()->gradcheckRun();
@@ -368,14 +369,14 @@ void TestGradcheckPanel::mapsComeWithTheRun()
     QVERIFY(made);
     QCOMPARE(made->size(), run->report.inputs.size());
     const auto &maps = made->front();
-    QCOMPARE(maps.numerical.values->shape, (core::Shape{4096, 4096}));
+    QCOMPARE(maps.numerical.values->shape, (core::Shape{576, 576}));
     QCOMPARE(panel->numericalView()->image().cacheKey(), maps.numerical.heatmap.image.cacheKey());
     QCOMPARE(panel->analyticalView()->image().cacheKey(), maps.analytical.heatmap.image.cacheKey());
     QCOMPARE(panel->differenceView()->image().cacheKey(), maps.difference.heatmap.image.cacheKey());
     // Numerical and analytical share one scale; the difference has its own.
     QCOMPARE(maps.numerical.heatmap.scale.high, maps.analytical.heatmap.scale.high);
     const auto &j = run->report.inputs.front();
-    for (std::size_t i : {std::size_t{0}, std::size_t{4097}, j.numerical.size() - 1})
+    for (std::size_t i : {std::size_t{0}, std::size_t{577}, j.numerical.size() - 1})
         QCOMPARE(maps.difference.values->values[i], j.analytical[i] - j.numerical[i]);
 
     // Only the latest run's maps are kept (outside the undo history): a run that comes back by
