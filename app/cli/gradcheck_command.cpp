@@ -1,6 +1,7 @@
 #include "app/cli/gradcheck_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/json_matrix_text.h"
 #include "app/cli/rank_dispatch.h"
 #include "core/pipeline/gradcheck_file.h"
 
@@ -18,14 +19,6 @@ struct GradcheckOptions {
     std::string memoryLimit; // gradcheck works on whole tensors: an input over it is refused
     bool json = false;
 };
-
-nlohmann::ordered_json matrix(const core::Buffer<double> &values, std::int64_t rows, std::int64_t cols)
-{
-    auto out = nlohmann::ordered_json::array();
-    for (std::int64_t r = 0; r < rows; ++r)
-        out.push_back(std::vector<double>(values.begin() + r * cols, values.begin() + (r + 1) * cols));
-    return out;
-}
 
 void printMatrix(const char *title, const core::Buffer<double> &values, std::int64_t rows, std::int64_t cols)
 {
@@ -47,12 +40,13 @@ void runGradcheck(const GradcheckOptions &o)
     const auto &check = r.check;
     const auto &options = check.options;
     if (o.json) {
+        JsonMatrixText matrices;
         auto inputs = nlohmann::ordered_json::array();
         for (const auto &j : check.inputs)
             inputs.push_back({{"name", j.name},
                               {"shape", j.shape},
-                              {"numerical", matrix(j.numerical, j.rows, j.cols)},
-                              {"analytical", matrix(j.analytical, j.rows, j.cols)},
+                              {"numerical", matrices.matrix(j.numerical, j.rows, j.cols)},
+                              {"analytical", matrices.matrix(j.analytical, j.rows, j.cols)},
                               {"max_abs_diff", j.maxAbsDiff},
                               {"mismatches", j.mismatches},
                               {"uses", j.uses},
@@ -68,7 +62,8 @@ void runGradcheck(const GradcheckOptions &o)
                                     {"compute_seconds", r.computeSeconds},
                                     {"io_seconds", r.ioSeconds}};
         addMemoryReport(json, budget);
-        std::cout << json.dump(2) << '\n';
+        matrices.write(std::cout, json);
+        std::cout << '\n';
     } else {
         std::cout << "gradcheck " << o.request.expression << ": " << (check.passed ? "passed" : "FAILED") << " ("
                   << (options.masked ? "masked" : "non-masked") << (options.fast ? ", fast" : "") << ", eps " << options.eps

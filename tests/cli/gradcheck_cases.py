@@ -7,6 +7,8 @@
   sparse_mask passes (exit 0), and the text says why;
 * --json has the fields of docs/CLI.md, "gradcheck"; Jacobian rows are input elements, columns output elements;
   bool inputs get no Jacobian;
+* --json writes each Jacobian entry so that it reads back to the same double: sum(a * a)'s
+  analytical Jacobian is 2a exactly;
 * --fast passes on a 64 x 64 softmax(mm(x, w), 1)."""
 import json
 import os
@@ -65,6 +67,14 @@ def main(cli, work):
 
     failed = json.loads(run(cli, "--expr", case, "--input", x, "--json", code=1))
     check(not failed["passed"] and all(r == 0 for r, _ in failed["inputs"][0]["mismatches"]), "mismatches not in row 0")
+
+    with h5py.File(path) as f:
+        a = f["a"][:]
+    square = json.loads(run(cli, "--expr", "sum(a * a)", "--input", f"a={path}:/a", "--json", code=0))
+    analytical = square["inputs"][0]["analytical"]
+    check(len(analytical) == a.size and all(len(row) == 1 for row in analytical), "sum(a * a): Jacobian 4096 x 1")
+    check(all(isinstance(row[0], float) for row in analytical), "Jacobian entries are written as floats")
+    check(np.array_equal(np.array(analytical)[:, 0], 2.0 * a.ravel()), "sum(a * a): analytical Jacobian != 2a exactly")
 
     fast = json.loads(run(cli, "--expr", "softmax(mm(a, w), 1)", "--input", f"a={path}:/a", "--input",
                           f"w={path}:/w", "--fast", "--json", code=0))
