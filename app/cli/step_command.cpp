@@ -126,7 +126,12 @@ void addStepCommand(CLI::App &app)
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     // A parameter stepped by rows is divided among the ranks; a whole one is stepped by the root.
+    // One process has nothing to divide, and stepFile makes its own plan: no plan here.
     c->callback([o] {
+        if (core::ranks().isSolo()) {
+            runStep(*o);
+            return;
+        }
         bool byRows = false;
         try {
             byRows = core::stepsByRows(parseRequest(*o));
