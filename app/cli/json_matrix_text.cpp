@@ -38,9 +38,14 @@ nlohmann::ordered_json JsonMatrixText::matrix(const core::Buffer<double> &values
 void JsonMatrixText::write(std::ostream &stream, const nlohmann::ordered_json &json) const
 {
     const std::string tree = json.dump(2);
-    std::string out; // a row at a time, then to `stream`
-    std::size_t from = 0;
-    for (std::size_t at = tree.find(kDumpedMarker); at != std::string::npos; at = tree.find(kDumpedMarker, from)) {
+    std::string out;        // a row at a time, then to `stream`
+    std::size_t from = 0;   // the text is written up to here
+    std::size_t search = 0; // markers are looked for from here
+    for (std::size_t at = tree.find(kDumpedMarker); at != std::string::npos; at = tree.find(kDumpedMarker, search)) {
+        search = at + 1;
+        // An escaped quote inside some other string, not a placeholder's opening quote.
+        if (at > 0 && tree[at - 1] == '\\')
+            continue;
         const std::size_t digits = at + std::char_traits<char>::length(kDumpedMarker);
         std::size_t k = 0;
         const auto [afterDigits, ec] = std::from_chars(tree.data() + digits, tree.data() + tree.size(), k);
@@ -67,7 +72,7 @@ void JsonMatrixText::write(std::ostream &stream, const nlohmann::ordered_json &j
         if (m.rows > 0)
             stream << '\n' << indent;
         stream << ']';
-        from = static_cast<std::size_t>(afterDigits - tree.data()) + 1;
+        from = search = static_cast<std::size_t>(afterDigits - tree.data()) + 1;
     }
     stream.write(tree.data() + from, static_cast<std::streamsize>(tree.size() - from));
 }

@@ -207,7 +207,7 @@ private:
         std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic, 1) if (passes > 1)
         for (std::int64_t pass = 0; pass < passes; ++pass) {
-            if (m_cancelled)
+            if (m_cancelled || m_failed)
                 continue;
             try {
                 const std::int64_t first = pass * kSeedsPerPass, batch = std::min(kSeedsPerPass, cols - first);
@@ -231,6 +231,7 @@ private:
                 }
                 advance(omp_get_thread_num() == 0, batch);
             } catch (...) {
+                m_failed = true; // the other threads skip the passes left
 #pragma omp critical
                 failure = std::current_exception();
             }
@@ -258,7 +259,7 @@ private:
             Vector direction(at(j.rows), 0.0);
 #pragma omp for schedule(dynamic, 4)
             for (std::int64_t e = 0; e < j.rows; ++e) {
-                if (m_cancelled)
+                if (m_cancelled || m_failed)
                     continue;
                 try {
                     if (perturbable(x, e)) {
@@ -269,6 +270,7 @@ private:
                     }
                     advance(omp_get_thread_num() == 0);
                 } catch (...) {
+                    m_failed = true;
 #pragma omp critical
                     failure = std::current_exception();
                 }
@@ -373,6 +375,7 @@ private:
     std::int64_t m_total = 0;
     std::atomic<std::int64_t> m_done{0};
     std::atomic<bool> m_cancelled{false};
+    std::atomic<bool> m_failed{false}; // a thread's pass or row threw: the others stop
 };
 
 } // namespace

@@ -40,6 +40,7 @@ def bench_setup(runs=5):
     parser.add_argument("binary")
     parser.add_argument("workdir")
     parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--cli", help="the sparsity command, for benchmarks whose headline is it")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     import torch   # only the benchmarks that need it pay for the import

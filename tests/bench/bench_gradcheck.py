@@ -2,7 +2,7 @@
 """gradcheck benchmarks (issue 6): ours vs torch.autograd.gradcheck (PyTorch 1.13), same
 data, same run.
 
-    bench_gradcheck.py BENCH_BINARY WORKDIR [--runs N]
+    bench_gradcheck.py BENCH_BINARY WORKDIR [--runs N] [--cli SPARSITY]
 
   full  softmax(mm(x, w), 1) with x, w float64 24 x 24: whole numerical and analytical
         Jacobians (576 x 576 per input). Goal >= 10x torch.
@@ -10,8 +10,8 @@ data, same run.
         torch's fast_mode=True.
 Both sides must pass.
 
-The headline is the command a user runs: `sparsity gradcheck --json` (the CLI built beside
-BENCH_BINARY, build/release/app/cli/sparsity), a fresh process each time: its wall time and
+The headline is the command a user runs: `sparsity gradcheck --json` (--cli; by default the
+one built beside BENCH_BINARY, build/release/app/cli/sparsity), a fresh process each time: its wall time and
 its compute_seconds (median and best of 2*RUNS+1 runs; a fresh process faults in its memory,
 which on a virtual machine varies from run to run). The kernel column is the check alone in
 a warm process (bench_gradcheck, best of RUNS)."""
@@ -49,7 +49,7 @@ def command(cli, path, fast, runs):
 
 def main():
     args = bench_setup(runs=3)
-    cli = os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "..", "app", "cli", "sparsity")
+    cli = args.cli or os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "..", "app", "cli", "sparsity")
     rng = np.random.default_rng(0)
     rows = []
     for mode, n in (("full", 24), ("fast", 512)):

@@ -8,7 +8,7 @@
 * --json has the fields of docs/CLI.md, "gradcheck"; Jacobian rows are input elements, columns output elements;
   bool inputs get no Jacobian;
 * --json writes each Jacobian entry so that it reads back to the same double: sum(a * a)'s
-  analytical Jacobian is 2a exactly;
+  analytical Jacobian is 2a exactly, and sum(a * 2)'s entries are written as floats (2.0);
 * --fast passes on a 64 x 64 softmax(mm(x, w), 1)."""
 import json
 import os
@@ -73,8 +73,10 @@ def main(cli, work):
     square = json.loads(run(cli, "--expr", "sum(a * a)", "--input", f"a={path}:/a", "--json", code=0))
     analytical = square["inputs"][0]["analytical"]
     check(len(analytical) == a.size and all(len(row) == 1 for row in analytical), "sum(a * a): Jacobian 4096 x 1")
-    check(all(isinstance(row[0], float) for row in analytical), "Jacobian entries are written as floats")
     check(np.array_equal(np.array(analytical)[:, 0], 2.0 * a.ravel()), "sum(a * a): analytical Jacobian != 2a exactly")
+    doubled = json.loads(run(cli, "--expr", "sum(a * 2)", "--input", f"a={path}:/a", "--json", code=0))
+    entries = [row[0] for row in doubled["inputs"][0]["analytical"]]
+    check(all(isinstance(v, float) and v == 2.0 for v in entries), "sum(a * 2): whole-number entries not written as 2.0")
 
     fast = json.loads(run(cli, "--expr", "softmax(mm(a, w), 1)", "--input", f"a={path}:/a", "--input",
                           f"w={path}:/w", "--fast", "--json", code=0))

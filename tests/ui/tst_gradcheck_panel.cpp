@@ -85,6 +85,11 @@ void TestGradcheckPanel::initTestCase()
     for (int i = 0; i < 24 * 24; ++i)
         big.values.push_back(std::sin(0.1 * i));
     core::writeTensor(other, "/big", core::Tensor(core::Storage{big}));
+    // A check that takes seconds, for Cancel to stop (it never runs to its end).
+    core::DenseTensor<double> slow{{64, 64}, {}};
+    for (int i = 0; i < 64 * 64; ++i)
+        slow.values.push_back(std::cos(0.1 * i));
+    core::writeTensor(other, "/slow", core::Tensor(core::Storage{slow}));
 }
 
 void TestGradcheckPanel::syntaxErrorPointsAtItsColumn()
@@ -240,9 +245,9 @@ void TestGradcheckPanel::cancelledCheckChangesNothing()
 
     // A check of 4096 perturbed rows (seconds of work): Cancel right away stops it early.
     QVERIFY(window.openFile(m_other));
-    setExpression(panel, QStringLiteral("sum(mm(big, big), 1)"));
-    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.big"))->currentText(),
-             QStringLiteral("other.h5:/big"));
+    setExpression(panel, QStringLiteral("sum(mm(slow, slow), 1)"));
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.slow"))->currentText(),
+             QStringLiteral("other.h5:/slow"));
     QVERIFY(window.documentJobs()->runGradcheck(panel->request()));
     window.jobs()->cancel();
     QVERIFY(finished.wait(60000));
