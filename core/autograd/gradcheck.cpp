@@ -151,6 +151,29 @@ private:
         if (m_cancelled)
             throw Cancelled();
     }
+    // One unit of a parallel loop's work (a backward pass, a perturbed row). No exception may
+    // leave an OpenMP region: one is kept in `failure` for finishParallel(), and every thread
+    // skips the units left, as after a refusal.
+    template <class Work>
+    void guarded(std::exception_ptr &failure, Work &&work)
+    {
+        if (m_cancelled || m_failed)
+            return;
+        try {
+            work();
+        } catch (...) {
+            m_failed = true;
+#pragma omp critical
+            failure = std::current_exception();
+        }
+    }
+    // After a parallel loop: its failure, else Cancelled when a refusal stopped it.
+    void finishParallel(const std::exception_ptr &failure) const
+    {
+        if (failure)
+            std::rethrow_exception(failure);
+        stopIfCancelled();
+    }
 
     Vector evaluateDense(const std::vector<EvalInput> &inputs) const
     {
@@ -207,9 +230,7 @@ private:
         std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic, 1) if (passes > 1)
         for (std::int64_t pass = 0; pass < passes; ++pass) {
-            if (m_cancelled || m_failed)
-                continue;
-            try {
+            guarded(failure, [&] {
                 const std::int64_t first = pass * kSeedsPerPass, batch = std::min(kSeedsPerPass, cols - first);
                 Vector seeds(at(batch * cols), 0.0);
                 for (std::int64_t b = 0; b < batch; ++b)
@@ -230,15 +251,9 @@ private:
                     }
                 }
                 advance(omp_get_thread_num() == 0, batch);
-            } catch (...) {
-                m_failed = true; // the other threads skip the passes left
-#pragma omp critical
-                failure = std::current_exception();
-            }
+            });
         }
-        if (failure)
-            std::rethrow_exception(failure);
-        stopIfCancelled();
+        finishParallel(failure);
         return jacobians;
     }
 
@@ -259,9 +274,7 @@ private:
             Vector direction(at(j.rows), 0.0);
 #pragma omp for schedule(dynamic, 4)
             for (std::int64_t e = 0; e < j.rows; ++e) {
-                if (m_cancelled || m_failed)
-                    continue;
-                try {
+                guarded(failure, [&] {
                     if (perturbable(x, e)) {
                         direction[at(e)] = 1.0;
                         const Vector column = centralDifference(*local, direction, inputs);
@@ -269,16 +282,10 @@ private:
                         std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
                     }
                     advance(omp_get_thread_num() == 0);
-                } catch (...) {
-                    m_failed = true;
-#pragma omp critical
-                    failure = std::current_exception();
-                }
+                });
             }
         }
-        if (failure)
-            std::rethrow_exception(failure);
-        stopIfCancelled();
+        finishParallel(failure);
         compare(j);
         return j;
     }
