@@ -51,15 +51,23 @@ DatasetView viewDataset(const H5File &file, const std::string &path)
 
 // Reads the whole dataset, or rows [begin, end) of dim 0, into `out` (numel of the selection),
 // converting to T; HDF5 reads straight into `out` when the stored type is T.
+// Rows [begin, end) of dim 0, and with `columns` only those of dim 1 (a 2-d box, row-major).
 template <class T>
-void readValuesInto(
-    hid_t dataset, const Shape &shape, std::optional<DType> dtype, const std::string &where, std::optional<RowRange> rows, T *out)
+void readValuesInto(hid_t dataset,
+                    const Shape &shape,
+                    std::optional<DType> dtype,
+                    const std::string &where,
+                    std::optional<RowRange> rows,
+                    T *out,
+                    std::optional<RowRange> columns = std::nullopt)
 {
     if (!dtype)
         throw errors::mustBe(where, "be a numeric dataset", "a non-numeric type");
     Shape selected = shape;
     if (rows)
         selected[0] = rows->end - rows->begin;
+    if (columns)
+        selected[1] = columns->count();
     const auto count = numel(selected);
     if (count == 0)
         return;
@@ -69,6 +77,8 @@ void readValuesInto(
         std::vector<hsize_t> start(shape.size(), 0);
         std::vector<hsize_t> extent(selected.begin(), selected.end());
         start[0] = static_cast<hsize_t>(rows->begin);
+        if (columns)
+            start[1] = static_cast<hsize_t>(columns->begin);
         H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr);
         memSpace = H5Handle(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), H5Sclose);
     }
@@ -517,8 +527,20 @@ void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) con
     readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, RowRange{begin, end}, into);
 }
 
+template <class T>
+void DenseRowReader::readBox(RowRange rows, RowRange columns, T *into) const
+{
+    silenceHdf5Errors();
+    if (m_shape.size() != 2 || rows.begin < 0 || rows.end < rows.begin || rows.end > m_shape[0] || columns.begin < 0
+        || columns.end < columns.begin || columns.end > m_shape[1])
+        throw InternalError(m_where + ": box read outside a 2-d dataset");
+    readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, rows, into, columns);
+}
+
 template void DenseRowReader::readRows<float>(std::int64_t, std::int64_t, float *) const;
 template void DenseRowReader::readRows<double>(std::int64_t, std::int64_t, double *) const;
+template void DenseRowReader::readBox<float>(RowRange, RowRange, float *) const;
+template void DenseRowReader::readBox<double>(RowRange, RowRange, double *) const;
 
 std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share)
 {

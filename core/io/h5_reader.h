@@ -65,6 +65,10 @@ public:
     // Rows [begin, end) into `into`, which holds (end - begin) * numel(shape[1:]) values.
     template <class T>
     void readRows(std::int64_t begin, std::int64_t end, T *into) const;
+    // Of a 2-d dataset, the box rows x columns into `into` (row-major, rows.count() rows of
+    // columns.count() values): a column panel, read for a csc output.
+    template <class T>
+    void readBox(RowRange rows, RowRange columns, T *into) const;
 
 private:
     H5Handle m_dataset;

@@ -438,6 +438,58 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
 template void SparseRowStreamWriter::writeRows<float>(std::int64_t, std::int64_t, const float *);
 template void SparseRowStreamWriter::writeRows<double>(std::int64_t, std::int64_t, const double *);
 
+CscStreamWriter::CscStreamWriter(H5File &file,
+                                 const std::string &path,
+                                 const Shape &shape,
+                                 DType type,
+                                 const std::vector<std::int64_t> &storedPerColumn,
+                                 const WriteOptions &options)
+    : m_file(file), m_path(normalise(path))
+{
+    if (shape.size() != 2 || (type != DType::Float32 && type != DType::Float64)
+        || static_cast<std::int64_t>(storedPerColumn.size()) != shape[1])
+        throw InternalError("CscStreamWriter: unsupported element");
+    m_indptr.reserve(storedPerColumn.size() + 1);
+    m_indptr.push_back(0);
+    for (const auto stored : storedPerColumn)
+        m_indptr.push_back(m_indptr.back() + stored);
+    const auto nnz = m_indptr.back();
+    Writer writer(file, options);
+    H5Handle group = writer.createGroup(m_path, "csc_matrix");
+    writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
+    m_values = type == DType::Float32 ? writer.createArray<float>(m_path + "/data", {nnz})
+                                      : writer.createArray<double>(m_path + "/data", {nnz});
+    // The bound writeTensor() uses for both index arrays.
+    const auto bound = std::max({nnz, shape[0], shape[1]});
+    m_wideIndices = wideIndices(options.indexWidth, bound, file.where(m_path + "/indices"));
+    m_indices = m_wideIndices ? writer.createArray<std::int64_t>(m_path + "/indices", {nnz})
+                              : writer.createArray<std::int32_t>(m_path + "/indices", {nnz});
+    Buffer<std::int64_t> indptr(m_indptr.size());
+    std::copy(m_indptr.begin(), m_indptr.end(), indptr.begin());
+    writer.writeIndexArray(m_path + "/indptr", indptr, bound);
+}
+
+template <class T>
+void CscStreamWriter::writeEntries(std::int64_t offset, std::int64_t count, const T *values, const std::int64_t *rows)
+{
+    if (offset < 0 || count < 0 || offset + count > m_indptr.back())
+        throw InternalError("CscStreamWriter: entries outside the element");
+    if (count == 0)
+        return;
+    const auto start = static_cast<hsize_t>(offset), n = static_cast<hsize_t>(count);
+    writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {start}, {n}, values);
+    if (m_wideIndices) {
+        writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start}, {n}, rows);
+        return;
+    }
+    Buffer<std::int32_t> narrow(static_cast<std::size_t>(count));
+    std::transform(rows, rows + count, narrow.begin(), [](std::int64_t v) { return static_cast<std::int32_t>(v); });
+    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT32, {start}, {n}, narrow.data());
+}
+
+template void CscStreamWriter::writeEntries<float>(std::int64_t, std::int64_t, const float *, const std::int64_t *);
+template void CscStreamWriter::writeEntries<double>(std::int64_t, std::int64_t, const double *, const std::int64_t *);
+
 void createEncodedGroup(H5File &file, const std::string &path, const std::string &encoding)
 {
     Writer(file, {}).createGroup(normalise(path), encoding);

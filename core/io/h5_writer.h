@@ -80,6 +80,34 @@ private:
     H5Handle m_values, m_indices;
 };
 
+// A csc element (2-d) written a run of entries at a time: what writeTensor() writes for the
+// same tensor converted with toLayout(Csc) (zeros dropped, rows ascending within a column, the
+// same index width). Its sizes, and so indptr, come from a counting pass (`storedPerColumn`);
+// entries may be written in any order of runs. One process only: a shared file would need a
+// per-column scan across ranks (docs/KNOWN_LIMITS.md).
+class CscStreamWriter {
+public:
+    // `type` is Float32 or Float64.
+    CscStreamWriter(H5File &file,
+                    const std::string &path,
+                    const Shape &shape,
+                    DType type,
+                    const std::vector<std::int64_t> &storedPerColumn,
+                    const WriteOptions &options = {});
+    // Where column `column`'s entries start (indptr[column]); columnStart(columns) is nnz.
+    std::int64_t columnStart(std::int64_t column) const { return m_indptr[static_cast<std::size_t>(column)]; }
+    // Entries [offset, offset + count): their values and row indices.
+    template <class T>
+    void writeEntries(std::int64_t offset, std::int64_t count, const T *values, const std::int64_t *rows);
+
+private:
+    H5File &m_file;
+    std::string m_path;
+    bool m_wideIndices = true;
+    std::vector<std::int64_t> m_indptr;
+    H5Handle m_values, m_indices;
+};
+
 // Creates a group tagged with `encoding` (e.g. masked_tensor) for streamed children.
 void createEncodedGroup(H5File &file, const std::string &path, const std::string &encoding);
 

@@ -3,6 +3,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/csc_panels.h"
 #include "core/tensor/buffer.h"
 #include "core/util/errors.h"
 
@@ -46,6 +47,18 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
     };
 
     ConvertedElement converted{e.path, numel(e.shape), numel(e.shape)};
+    if (request.layout == Layout::Csc) { // 2-d, one rank (convertInBlocksCan)
+        std::vector<std::int64_t> storedPerColumn(at(width));
+        forEachBlock([&](std::int64_t, std::int64_t count) {
+            addStoredPerColumn(count, width, storedPerColumn.data(), [&](std::int64_t i) { return block[at(i)] != T{}; });
+        });
+        block = Buffer<T>(); // the panels take the budget
+        CscStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), storedPerColumn, request.writeOptions);
+        writeCscInPanels<T>(writer, {rows, width}, budget,
+                            [&](RowRange box, RowRange columns, T *tile) { reader.readBox(box, columns, tile); });
+        converted.storedAfter = writer.columnStart(width);
+        return converted;
+    }
     if (!sparse) {
         RowStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), request.writeOptions);
         forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
@@ -69,7 +82,9 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
 
 bool convertInBlocksCan(const ConvertRequest &request, const ElementInfo &e)
 {
-    return e.layout == Layout::Dense && !e.masked && !e.shape.empty() && request.layout != Layout::Csc;
+    // csc in column panels, by one process (a shared file would need a per-column scan across ranks).
+    return e.layout == Layout::Dense && !e.masked && !e.shape.empty()
+           && (request.layout != Layout::Csc || (e.shape.size() == 2 && ranks().isSolo()));
 }
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,

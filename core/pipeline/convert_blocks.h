@@ -2,13 +2,15 @@
 // `convert` of a dense dataset larger than the memory budget: read a block of rows at a time
 // (hyperslabs straight into one reused buffer) and written dense, or csr, coo or row_sparse
 // sized by a first pass that counts each row's nonzeros (core/io/h5_writer.h's
-// SparseRowStreamWriter). The file holds what the whole-tensor conversion writes.
+// SparseRowStreamWriter), or csc sized by each column's count and written in column panels
+// (core/pipeline/csc_panels.h). The file holds what the whole-tensor conversion writes.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/convert_file.h"
 
 namespace sparsity::core {
 
-// Whether convertInBlocks can do `e`: a dense, unmasked dataset of rank >= 1 to any layout but csc.
+// Whether convertInBlocks can do `e`: a dense, unmasked dataset of rank >= 1 to any layout;
+// to csc a 2-d one, in a process alone.
 bool convertInBlocksCan(const ConvertRequest &request, const ElementInfo &e);
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,

@@ -4,6 +4,7 @@
 #include "core/io/h5_writer.h"
 #include "core/parallel/lowest_across_ranks.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/csc_panels.h"
 #include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/buffer.h"
@@ -56,6 +57,8 @@ public:
         m_width = numel(e.shape, 1, e.shape.size());
         m_needMask = m_masked || m_config.method != SparsifierMethod::Threshold;
         m_sparse = !m_masked && request.layout != Layout::Dense;
+        m_csc = m_sparse && request.layout == Layout::Csc;
+        m_budget = budget;
         // Per value: the block, its mask, and for sparse layouts what the writer gathers
         // (the value, its position and its coordinates).
         const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
@@ -94,8 +97,13 @@ public:
         if (m_config.method == SparsifierMethod::RowNorm)
             m_norms.resize(at(m_division.mine.count()));
 
-        if (m_sparse)
+        if (m_csc)
+            m_storedPerColumn.assign(at(m_width), 0);
+        else if (m_sparse)
             m_storedPerRow.assign(at(m_division.mine.count()), 0);
+        if (m_csc && m_config.method == SparsifierMethod::DataNorm && m_blocksMine / 8 > budget / 4)
+            throw InputError("data-norm to csc: one bit per block (" + std::to_string(m_blocksMine / 8)
+                             + " bytes) must fit a quarter of the memory limit (" + std::to_string(budget / 4) + " bytes)");
         m_output = &output;
         m_writeOptions = request.writeOptions;
         m_layout = request.layout;
@@ -120,6 +128,10 @@ public:
             // Declared last so it stops before anything its tasks use goes away.
             SerialWorker io;
             firstPass(io, range, r.computeSeconds);
+            if (m_csc) {
+                cscPass(SparsifyTally(range.bounds()), r);
+                return finish(r);
+            }
             if (m_sparse) { // its sizes are known now; created here, before the I/O thread writes
                 const auto counts = sparseRowCountsAcrossRanks(m_division.mine.begin, m_storedPerRow);
                 io.submit([this, &counts] {
@@ -128,7 +140,13 @@ public:
             }
             secondPass(io, SparsifyTally(range.bounds()), r);
         }
-        // The element's report, whichever rank did which rows.
+        return finish(r);
+    }
+
+private:
+    // The element's report, whichever rank did which rows.
+    SparsifiedElement finish(SparsifiedElement r) const
+    {
         std::int64_t counts[] = {r.nnzBefore, r.nnzAfter, r.pruned, m_resident ? 0 : 1};
         m_group.sum(counts);
         r.nnzBefore = counts[0];
@@ -145,7 +163,6 @@ public:
         return r;
     }
 
-private:
     // Block k of this rank's rows; past its last block, an empty one.
     std::int64_t firstRow(std::int64_t k) const { return m_division.block(k).begin; }
     std::int64_t endRow(std::int64_t k) const { return m_division.block(k).end; }
@@ -204,7 +221,7 @@ private:
                             const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
                             m_scores.insert(m_scores.end(), scores.begin(), scores.end());
                         }
-                    } else if (m_sparse) {
+                    } else if (m_sparse && !(m_csc && m_config.method == SparsifierMethod::RowNorm)) {
                         countStored(k);
                     }
                     computeSeconds += since(t0);
@@ -245,6 +262,8 @@ private:
                 for (std::size_t row = 0; row < m_storedPerRow.size(); ++row)
                     m_storedPerRow[row] *= m_keepRow[row];
             computeSeconds += since(t0);
+            if (m_csc) // a column's count needs the kept rows: the blocks once more
+                agreeOn(m_group, [&] { countingPass(io, computeSeconds); });
         }
     }
 
@@ -284,6 +303,75 @@ private:
         r.pruned = tally.pruned;
         r.histogramBefore = tally.histogramBefore();
         r.histogramAfter = tally.histogramAfter();
+    }
+
+    // csc (one process, over the budget): the element again in column panels
+    // (core/pipeline/csc_panels.h), each tile read, masked, tallied and squashed as a block is.
+    // Reads and writes are the pass's I/O time, the masks its compute time.
+    void cscPass(SparsifyTally tally, SparsifiedElement &r)
+    {
+        const auto start = Clock::now();
+        double computeSeconds = 0.0;
+        m_values = Buffer<T>(); // the panels take the budget
+        m_mask = Buffer<std::uint8_t>();
+        CscStreamWriter writer(*m_output, m_path, m_shape, m_type, m_storedPerColumn, m_writeOptions);
+        CscPanels panels{m_rows, m_width};
+        if (m_config.method == SparsifierMethod::NM)
+            panels.columnAlignment = m_config.m;
+        if (m_config.method == SparsifierMethod::DataNorm) {
+            panels.rowAlignment = m_config.blockRows;
+            panels.columnAlignment = m_config.blockCols;
+        }
+        writeCscInPanels<T>(writer, panels, m_budget, [&](RowRange rows, RowRange columns, T *tile) {
+            m_reader.readBox(rows, columns, tile);
+            const auto t0 = Clock::now();
+            computeTile(rows, columns, tile, tally);
+            computeSeconds += since(t0);
+        });
+        r.computeSeconds += computeSeconds;
+        m_ioSeconds += since(start) - computeSeconds;
+        r.nnzBefore = tally.nnzBefore;
+        r.nnzAfter = tally.nnzAfter;
+        r.pruned = tally.pruned;
+        r.histogramBefore = tally.histogramBefore();
+        r.histogramAfter = tally.histogramAfter();
+    }
+
+    // computeBlock() for a tile of a column panel (the element's rows: one process).
+    void computeTile(RowRange rows, RowRange columns, T *values, SparsifyTally &tally)
+    {
+        const auto width = columns.count();
+        const auto count = rows.count() * width;
+        if (m_config.method == SparsifierMethod::Threshold) {
+            thresholdAndTally(values, static_cast<std::uint8_t *>(nullptr), count, static_cast<T>(m_config.threshold), true,
+                              tally);
+            return;
+        }
+        if (std::ssize(m_mask) < count)
+            m_mask.resize(at(count));
+        std::uint8_t *mask = m_mask.data();
+        switch (m_config.method) {
+        case SparsifierMethod::NM:
+            nmMask(values, mask, count / m_config.m, m_config.n, m_config.m);
+            break;
+        case SparsifierMethod::RowNorm:
+            for (auto row = rows.begin; row < rows.end; ++row)
+                std::fill_n(mask + (row - rows.begin) * width, width, m_keepRow[at(row)]);
+            break;
+        default: { // data-norm: the tile's blocks' flags, a sub-grid of the element's
+            const auto bands = (rows.count() + m_config.blockRows - 1) / m_config.blockRows;
+            const auto firstBlockColumn = columns.begin / m_config.blockCols;
+            const auto blockColumnsOfTile = (width + m_config.blockCols - 1) / m_config.blockCols;
+            m_flags.resize(at(bands * blockColumnsOfTile));
+            for (std::int64_t b = 0; b < bands; ++b) {
+                const auto band = (rows.begin / m_config.blockRows + b) * blockColumns() + firstBlockColumn;
+                for (std::int64_t c = 0; c < blockColumnsOfTile; ++c)
+                    m_flags[at(b * blockColumnsOfTile + c)] = m_cscFlags[at(band + c)];
+            }
+            dataNormMaskForBlocks(values, mask, rows.count(), width, m_config, m_flags.data());
+        }
+        }
+        applyMaskAndTally(values, mask, count, true, tally);
     }
 
     // A pass over this rank's blocks in order, each read (unless resident) and handed to
@@ -359,22 +447,36 @@ private:
         std::uint8_t *mask = maskOf(k);
         if (m_config.method == SparsifierMethod::NM)
             nmMask(values, mask, rows * m_width / m_config.m, m_config.n, m_config.m);
-        if (m_config.method == SparsifierMethod::DataNorm)
-            dataNormMaskForBlocks(values, mask, rows, m_width, m_config, sparsifiedOf(k));
+        if (m_config.method == SparsifierMethod::DataNorm) {
+            const auto *flags = sparsifiedOf(k);
+            dataNormMaskForBlocks(values, mask, rows, m_width, m_config, flags);
+            if (m_csc) // the panels ask for them out of order: kept, a bit each
+                m_cscFlags.insert(m_cscFlags.end(), flags,
+                                  flags + ((rows + m_config.blockRows - 1) / m_config.blockRows) * blockColumns());
+        }
         const auto threshold = static_cast<T>(m_config.threshold);
         const auto method = m_config.method;
         const auto width = m_width;
-        std::int64_t *stored = m_storedPerRow.data() + (firstRow(k) - m_division.mine.begin);
+        // Row-norm keeps every nonzero here: csr counts are zeroed per dropped row once the
+        // ranking is known, csc counts skip dropped rows (known by then: the ranking comes first).
+        const std::uint8_t *keepRow = m_keepRow.empty() ? nullptr : m_keepRow.data() + (firstRow(k) - m_division.mine.begin);
+        const auto stored = [=](std::int64_t j) -> std::int64_t {
+            const bool keep = method == SparsifierMethod::Threshold ? !(std::abs(values[j]) < threshold)
+                              : method == SparsifierMethod::RowNorm ? (keepRow == nullptr || keepRow[j / width] != 0)
+                                                                    : mask[j] != 0;
+            return keep && values[j] != T(0);
+        };
+        if (m_csc) {
+            addStoredPerColumn(rows, width, m_storedPerColumn.data(), stored);
+            return;
+        }
+        std::int64_t *perRow = m_storedPerRow.data() + (firstRow(k) - m_division.mine.begin);
 #pragma omp parallel for schedule(static) if (rows * width >= (1 << 15))
         for (std::int64_t r = 0; r < rows; ++r) {
             std::int64_t n = 0;
-            for (std::int64_t j = r * width; j < (r + 1) * width; ++j) {
-                const bool keep = method == SparsifierMethod::Threshold ? !(std::abs(values[j]) < threshold)
-                                  : method == SparsifierMethod::RowNorm ? true
-                                                                        : mask[j] != 0;
-                n += keep && values[j] != T(0);
-            }
-            stored[r] = n;
+            for (std::int64_t j = r * width; j < (r + 1) * width; ++j)
+                n += stored(j);
+            perRow[r] = n;
         }
     }
 
@@ -409,6 +511,10 @@ private:
     std::optional<SparseRowStreamWriter> m_sparseWriter; // csr, coo, row_sparse
     bool m_sparse = false;
     std::vector<std::int64_t> m_storedPerRow;
+    bool m_csc = false;
+    std::vector<std::int64_t> m_storedPerColumn; // csc: the nonzeros each column keeps
+    std::vector<bool> m_cscFlags;                // csc, data-norm: whether each block is sparsified, row-major
+    std::int64_t m_budget = 0;
     H5File *m_output = nullptr;
     WriteOptions m_writeOptions;
     Layout m_layout = Layout::Dense;
@@ -443,8 +549,10 @@ bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e)
     const auto &c = request.configFor(e.path);
     // data-norm bands rows of its 2-d view: the dataset's own rows when it is 2-d with no extent of 1.
     const bool rowsAreViewRows = e.shape.size() == 2 && e.shape[0] > 1 && e.shape[1] > 1;
+    // csc in column panels: 2-d, by one process (a shared file would need a per-column scan across ranks).
+    const bool layoutStreams = request.masked || request.layout != Layout::Csc || (e.shape.size() == 2 && ranks().isSolo());
     return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && e.layout == Layout::Dense && !e.masked
-           && !e.shape.empty() && (request.masked || request.layout != Layout::Csc) && !request.saveState;
+           && !e.shape.empty() && layoutStreams && !request.saveState;
 }
 
 SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,

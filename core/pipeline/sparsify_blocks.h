@@ -1,14 +1,19 @@
 #pragma once
-// The block pipeline of `sparsify` for threshold, n-m and row-norm on a dense dataset written
-// dense, masked, csr, coo or row_sparse (csc needs the whole tensor): rows are read by hyperslab straight into reused buffers,
-// the mask is computed and applied in place with the report tallied in the same pass (OpenMP), and the rows are written from the
-// same buffer. One I/O thread makes every HDF5 call, reading block k+1 and writing block k-1 while block k is computed.
+// The block pipeline of `sparsify` on a dense dataset written dense, masked, csr, coo or
+// row_sparse: rows are read by hyperslab straight into reused buffers, the mask is computed and
+// applied in place with the report tallied in the same pass (OpenMP), and the rows are written
+// from the same buffer. One I/O thread makes every HDF5 call, reading block k+1 and writing
+// block k-1 while block k is computed.
 //
 // Memory: when the element fits the budget it is read once into one buffer (the histogram
 // range and row-norm's ranking come from that read); otherwise a ring of three blocks
 // streams it in two passes (the first for the range, the row norms and, for sparse layouts,
 // the nonzeros each row keeps, which size the output before it is written). Either way the file
 // and the report are those of the whole-tensor computation, bit for bit.
+//
+// csc over the budget, by one process: the first pass counts each column's nonzeros, then
+// the element is read again in column panels (core/pipeline/csc_panels.h), each tile masked
+// and tallied as a block is; that pass runs on the calling thread, after the I/O thread's work.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/sparsify_file.h"
 

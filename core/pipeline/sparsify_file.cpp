@@ -69,9 +69,10 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
             if (e.layout != Layout::Dense || e.masked || e.shape.empty())
                 throw errors::mustBe("an input larger than --memory-limit", "be a dense dataset of rank >= 1 to stream",
                                      std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
-            if (!request.masked && request.layout == Layout::Csc)
-                throw errors::mustBe("--layout with a streamed input", "be dense, masked, csr, coo or row_sparse",
-                                     std::string(layoutName(request.layout)));
+            if (!request.masked && request.layout == Layout::Csc && !blockPipelineCan(request, e))
+                throw errors::mustBe("a csc output larger than the memory limit",
+                                     "be 2-d and written by one process (its column order needs the whole tensor otherwise)",
+                                     shapeToString(e.shape) + " on " + std::to_string(ranks().size()) + " ranks");
             if (request.saveState)
                 throw errors::mustBe("--save-state", "have every input within --memory-limit (the state holds whole tensors)",
                                      std::to_string(elementBytes(e)) + " bytes");
@@ -208,8 +209,11 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
         // The block pipeline unless the GPU is asked for and the element fits in memory; every
         // rank takes the same path (in blocks only when every rank would).
-        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget))
-                                                  && fitsFreeSpaceOf(request.output, elementBytes(e)));
+        // csc takes column panels, reading the input again: only when the element is over the budget.
+        const bool cscOutput = !request.masked && request.layout == Layout::Csc;
+        const bool inBlocks =
+            ranks().onEveryRank(blockPipelineCan(request, e) && ((!useGpu && !cscOutput) || overBudget(e, budget))
+                                && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;

@@ -7,11 +7,13 @@ Each command runs in a cgroup (v1 memory controller, or v2) capped at 48 MiB, wi
 on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). It must exit 0
 (not be killed), report a peak resident memory within the budget and 64 MiB, and write the
 file it writes uncapped, value for value: inspect --count; sparsify with each method to dense, and to csr,
-coo, row_sparse and masked; convert to dense, csr, coo and row_sparse; step (dense Adam;
+coo, row_sparse, masked and csc; convert to dense, csr, coo and row_sparse; step (dense Adam;
 lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a reduction); run (a batch
-that sparsifies and steps). Not here: gradcheck, whose Jacobian of a 192 MiB input could not
-be held by any machine, and the csc layout, whose column order needs the whole tensor (both
-are refused under a budget they do not fit, tested in memory_limit_cases.py).
+that sparsifies and steps). csc reads the input once per column panel, a panel being half the
+budget of output: its case keeps 1% of the values (one panel), and convert to csc (every value
+kept: 30 panels, 30 reads of 192 MiB) is tested at a small size in memory_limit_cases.py. Not
+here: gradcheck, whose Jacobian of a 192 MiB input could not be held by any machine (refused
+under a budget it does not fit, tested in memory_limit_cases.py).
 
 Needs root and a writable memory cgroup; exits 77 (skipped) otherwise."""
 import json
@@ -104,6 +106,8 @@ def run_cases(cli, work, cgroup):
             name = f"sparsify_{method[0]}_{layout}"
             cases.append((name, ["sparsify", data, "-o", "{out}", "--method", *method, "--dataset", "/x", "--layout",
                                  layout, "--json"], "{out}"))
+    cases.append(("sparsify_threshold_csc", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",
+                                             "2.5", "--dataset", "/x", "--layout", "csc", "--json"], "{out}"))
     for layout in ("dense", "csr", "coo", "row_sparse"):
         cases.append((f"convert_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset", "/x"], "{out}"))
     cases += [

@@ -159,6 +159,16 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
                 check(r.stdout == expected.stdout, f"{what}: printed {r.stdout!r}")
                 check(r.stderr.count("note:") == expected.stderr.count("note:"), f"{what}: notes {r.stderr!r}")
                 os.remove(out)
+    # A csc output over the budget: one rank streams it in column panels as `sparsity` does;
+    # more ranks would interleave their rows in every column and refuse it, from one rank.
+    args = ["sparsify", source, "--method", "threshold", "--threshold", "0.5", "--layout", "csc", "--memory-limit",
+            "64K", "--dataset", "/W", "--json"]
+    matches_serial(cli, cli_mpi, mpi, work, args, (1,), "sparsify csc 64K")
+    out = os.path.join(work, "csc_never.h5")
+    r = run(mpirun(mpi, 2, cli_mpi, *args, "-o", out), code=2)
+    one_error_line(r, "a csc output larger than the memory limit must be 2-d and written by one process",
+                   "sparsify csc 64K -np 2")
+    check(not os.path.exists(out) and not leftovers(work), "csc across ranks: output or temporary left")
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):

@@ -6,6 +6,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/pipeline/csc_panels.h"
 #include "core/util/errors.h"
 #include "test_tensors.h"
 
@@ -36,6 +37,8 @@ private slots:
     void maskedRoundTrip();
     void listingReadsMetadata();
     void rowRangesReadByHyperslab();
+    void cscPanelsWriteWhatWriteTensorWrites_data();
+    void cscPanelsWriteWhatWriteTensorWrites();
     void int32IndicesAreCheckedBeforeNarrowing();
     void gzipWritesChunkedCompressed();
     void atomicOutputLeavesNothingOnFailure();
@@ -160,6 +163,82 @@ void TestH5Io::rowRangesReadByHyperslab()
     QCOMPARE(csrRows.layout(), Layout::Csr);
     test::compareDense(csrRows, expected);
     QVERIFY_THROWS_EXCEPTION(core::InputError, core::readTensor(file, "/d", nullptr, core::RowRange{30, 41}));
+}
+
+void TestH5Io::cscPanelsWriteWhatWriteTensorWrites_data()
+{
+    QTest::addColumn<std::int64_t>("budget");
+    QTest::addColumn<std::int64_t>("rowAlignment");
+    QTest::addColumn<std::int64_t>("columnAlignment");
+    // 64 bytes: a column per panel, written tile by tile; 2 KiB: panels of several columns,
+    // gathered; 1 MiB: one panel. Alignments as data-norm's 3x4 blocks make them (22 columns:
+    // the last group is partial).
+    QTest::newRow("column by column") << std::int64_t{64} << std::int64_t{1} << std::int64_t{1};
+    QTest::newRow("gathered panels") << std::int64_t{2048} << std::int64_t{1} << std::int64_t{1};
+    QTest::newRow("one panel") << std::int64_t{1 << 20} << std::int64_t{1} << std::int64_t{1};
+    QTest::newRow("aligned, tile by tile") << std::int64_t{64} << std::int64_t{3} << std::int64_t{4};
+    QTest::newRow("aligned, gathered") << std::int64_t{2048} << std::int64_t{3} << std::int64_t{4};
+}
+
+void TestH5Io::cscPanelsWriteWhatWriteTensorWrites()
+{
+    QFETCH(std::int64_t, budget);
+    QFETCH(std::int64_t, rowAlignment);
+    QFETCH(std::int64_t, columnAlignment);
+    const std::int64_t rows = 37, columns = 22;
+    const auto dense = test::randomTensor(DType::Float64, {rows, columns}, 0.4, 9);
+    const auto &values = std::get<core::DenseTensor<double>>(dense.storage()).values;
+    std::vector<std::int64_t> stored(columns);
+    for (std::int64_t i = 0; i < rows * columns; ++i)
+        stored[static_cast<std::size_t>(i % columns)] += values[static_cast<std::size_t>(i)] != 0.0;
+    std::vector<int> asked(static_cast<std::size_t>(rows * columns));
+    {
+        auto file = core::H5File::create(path("panels.h5"));
+        core::writeTensor(file, "/whole", core::toLayout(dense, Layout::Csc));
+        core::CscStreamWriter writer(file, "/panels", {rows, columns}, DType::Float64, stored);
+        std::int64_t lastColumn = -1, nextRow = 0;
+        core::writeCscInPanels<double>(writer, {rows, columns, rowAlignment, columnAlignment}, budget,
+                                       [&](core::RowRange box, core::RowRange cols, double *tile) {
+                                           // Panels in column order, tiles in row order, on the alignments.
+                                           if (cols.begin != lastColumn) {
+                                               QCOMPARE(box.begin, std::int64_t{0});
+                                               QVERIFY(cols.begin > lastColumn);
+                                               lastColumn = cols.begin;
+                                               nextRow = 0;
+                                           }
+                                           QCOMPARE(box.begin, nextRow);
+                                           nextRow = box.end;
+                                           QCOMPARE(box.begin % rowAlignment, std::int64_t{0});
+                                           QCOMPARE(cols.begin % columnAlignment, std::int64_t{0});
+                                           for (auto r = box.begin; r < box.end; ++r)
+                                               for (auto c = cols.begin; c < cols.end; ++c) {
+                                                   ++asked[static_cast<std::size_t>(r * columns + c)];
+                                                   tile[(r - box.begin) * cols.count() + (c - cols.begin)] =
+                                                       values[static_cast<std::size_t>(r * columns + c)];
+                                               }
+                                       });
+        file.close();
+    }
+    QVERIFY(std::all_of(asked.begin(), asked.end(), [](int n) { return n == 1; }));
+    const auto file = core::H5File::openRead(path("panels.h5"));
+    for (const auto *child : {"data", "indices", "indptr"}) {
+        const auto whole = core::readTensor(file, std::string("/whole/") + child);
+        const auto panels = core::readTensor(file, std::string("/panels/") + child);
+        QCOMPARE(panels.dtype(), whole.dtype());
+        test::compareDense(panels, whole);
+    }
+    // Counts that do not match the tiles are an internal error, not a wrong file.
+    auto bad = core::H5File::create(path("miscounted.h5"));
+    stored[3] += 1;
+    core::CscStreamWriter writer(bad, "/m", {rows, columns}, DType::Float64, stored);
+    QVERIFY_THROWS_EXCEPTION(core::InternalError,
+                             core::writeCscInPanels<double>(writer, {rows, columns}, budget,
+                                                            [&](core::RowRange box, core::RowRange cols, double *tile) {
+                                                                for (auto r = box.begin; r < box.end; ++r)
+                                                                    for (auto c = cols.begin; c < cols.end; ++c)
+                                                                        tile[(r - box.begin) * cols.count() + (c - cols.begin)] =
+                                                                            values[static_cast<std::size_t>(r * columns + c)];
+                                                            }));
 }
 
 void TestH5Io::int32IndicesAreCheckedBeforeNarrowing()

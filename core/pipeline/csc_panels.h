@@ -1,0 +1,54 @@
+#pragma once
+// A 2-d element written as csc in bounded memory. A csc layout stores every row of a column
+// before the next column, so rows read in blocks cannot be written as they come. The columns are
+// taken in panels instead: a panel is as many columns as their entries (counted by a first pass,
+// `CscStreamWriter`) fit half the budget, gathered in memory from tiles of rows read across the
+// panel and written as one run. A column with more entries than that is a panel of its own, each
+// tile's entries written straight to their place. The input is read once per panel
+// (docs/KNOWN_LIMITS.md: a strided read, and a chunked input's chunks are read by every panel).
+#include "core/io/h5_writer.h"
+#include "core/tensor/row_range.h"
+
+#include <functional>
+#include <vector>
+
+namespace sparsity::core {
+
+struct CscPanels {
+    std::int64_t rows = 0, columns = 0;
+    // A tile's first row is a multiple of rowAlignment, a panel's first column of
+    // columnAlignment: data-norm's blocks and n-m's groups are never split.
+    std::int64_t rowAlignment = 1, columnAlignment = 1;
+};
+
+// The element's final values in the box rows x columns, row-major, into `tile`. Each box of
+// the element is asked for once: panels in column order, tiles in row order within a panel.
+template <class T>
+using CscTileSource = std::function<void(RowRange rows, RowRange columns, T *tile)>;
+
+// Writes every entry of `writer`'s element from `fill`'s tiles, holding at most about
+// budgetBytes (the tile takes a quarter, the panel's entries half). Throws InternalError when the
+// tiles' nonzeros are not those the writer was sized for.
+template <class T>
+void writeCscInPanels(CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes, const CscTileSource<T> &fill);
+
+// The counting pass's step: adds to counts[j], for each column j of the row-major block
+// rows x width, how many of its entries `stored(i)` says are stored (i: the entry's position in
+// the block). Threads take ranges of rows, each with its own counts.
+template <class Stored>
+void addStoredPerColumn(std::int64_t rows, std::int64_t width, std::int64_t *counts, const Stored &stored)
+{
+#pragma omp parallel if (rows * width >= (1 << 15))
+    {
+        std::vector<std::int64_t> mine(static_cast<std::size_t>(width));
+#pragma omp for schedule(static) nowait
+        for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t j = 0; j < width; ++j)
+                mine[static_cast<std::size_t>(j)] += stored(r * width + j);
+#pragma omp critical(sparsity_column_counts)
+        for (std::int64_t j = 0; j < width; ++j)
+            counts[j] += mine[static_cast<std::size_t>(j)];
+    }
+}
+
+} // namespace sparsity::core
