@@ -15,6 +15,9 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
+// Blocks of a few MiB: larger ones only hold more memory (the reads are sequential either way).
+constexpr std::int64_t kBlockBytes = std::int64_t{8} << 20;
+
 template <class T>
 ConvertedElement
 convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e, H5File &output, std::int64_t budget)
@@ -27,8 +30,8 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
     // coordinates).
     const auto perValue =
         static_cast<std::int64_t>(sizeof(T)) + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
-    const auto blockRows =
-        std::clamp<std::int64_t>(budget / std::max<std::int64_t>(1, width * perValue), 1, std::max<std::int64_t>(rows, 1));
+    const auto blockRows = std::clamp<std::int64_t>(std::min(budget, kBlockBytes) / std::max<std::int64_t>(1, width * perValue),
+                                                    1, std::max<std::int64_t>(rows, 1));
     // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own
     // range of them, every rank making as many (collective) writes as the one with the most.
     const auto &group = ranks();

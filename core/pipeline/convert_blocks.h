@@ -1,5 +1,5 @@
 #pragma once
-// `convert` of a dense dataset larger than the memory budget: read a block of rows at a time
+// `convert` of a dense dataset, whatever its size: read a block of rows at a time
 // (hyperslabs straight into one reused buffer) and written dense, or csr, coo or row_sparse
 // sized by a first pass that counts each row's nonzeros (core/io/h5_writer.h's
 // SparseRowStreamWriter), or csc sized by each column's count and written in column panels

@@ -10,6 +10,12 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
+// Larger panels save few reads of the input (which come from the page cache) and hold more
+// memory: a 256 MiB float32 table to csc (67M entries) took 1.7-2.6 s whether its panels held
+// 8, 64 or 128 MiB, where the whole-tensor conversion took 4.1 s and 1.8 GB.
+constexpr std::int64_t kPanelBytes = std::int64_t{64} << 20;
+constexpr std::int64_t kTileBytes = std::int64_t{16} << 20;
+
 [[noreturn]] void miscounted() { throw InternalError("csc panels: a column's nonzeros differ from its count"); }
 
 // The columns [first, first + width) of one panel and where their entries go.
@@ -62,8 +68,8 @@ template <class T>
 void writeCscInPanels(CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes, const CscTileSource<T> &fill)
 {
     constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
-    const auto panelBudget = std::max<std::int64_t>(1, budgetBytes / 2);
-    const auto tileBudget = std::max<std::int64_t>(1, budgetBytes / 4);
+    const auto panelBudget = std::clamp<std::int64_t>(budgetBytes / 2, 1, kPanelBytes);
+    const auto tileBudget = std::clamp<std::int64_t>(budgetBytes / 4, 1, kTileBytes);
     const auto columnStep = std::max<std::int64_t>(1, shape.columnAlignment);
     const auto rowStep = std::max<std::int64_t>(1, shape.rowAlignment);
     Buffer<T> tile, values;

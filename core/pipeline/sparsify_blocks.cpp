@@ -81,7 +81,8 @@ public:
         m_blockRows = m_division.blockRows;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
-        m_resident = bytesFor(m_division.mine.count() * m_width, sizeof(T)) <= budget - maskBytes;
+        // csc reads its column panels from the file: its first pass streams too.
+        m_resident = !m_csc && bytesFor(m_division.mine.count() * m_width, sizeof(T)) <= budget - maskBytes;
         if (m_config.method == SparsifierMethod::DataNorm) {
             // Each round of the selection computes this rank's block scores again from its rows:
             // from memory when the element is resident (faster than holding the scores: 0.56 s

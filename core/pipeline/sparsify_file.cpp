@@ -209,11 +209,8 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
         // The block pipeline unless the GPU is asked for and the element fits in memory; every
         // rank takes the same path (in blocks only when every rank would).
-        // csc takes column panels, reading the input again: only when the element is over the budget.
-        const bool cscOutput = !request.masked && request.layout == Layout::Csc;
-        const bool inBlocks =
-            ranks().onEveryRank(blockPipelineCan(request, e) && ((!useGpu && !cscOutput) || overBudget(e, budget))
-                                && fitsFreeSpaceOf(request.output, elementBytes(e)));
+        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget))
+                                                  && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""The whole `sparsity convert` command (issue 13): a pruned table exported as csr and as csc,
+against the script a user would write instead and against the floor of moving the same bytes,
+in one run.
+
+    bench_convert_command.py SPARSITY WORKDIR [--runs N] [--size N] [--threads N]
+
+Workload: one SIZE x SIZE float32 dataset (default 8192: 256 MiB) with about 90% zeros
+(|x| < 1.645 set to 0), converted file to file to csr and to csc.
+  ours           `sparsity convert big.h5 out.h5 --layout L` (default budget), and again under
+                 --memory-limit 64M
+  h5py + torch   read with h5py, `x.to_sparse_csr()` / `x.to_sparse_csc()`, written with h5py
+                 as anndata's csr_matrix / csc_matrix group; torch.set_num_threads(THREADS)
+  dd             `dd if=big.h5 of=copy bs=4M`: the input's bytes read and written through user space
+Columns: wall seconds of the whole run (process start to exit for ours and dd; open to close
+for the script, its `import torch` excluded), the script's op seconds (`convert` has no
+--json: the wall time is the headline), peak resident memory (ours: /usr/bin/time's %M, whose
+fork is small, where this script's own rusage of a child would count the fork of this Python
+process; the script: its own, torch's ~250 MiB included). Kernel only, the second column: the torch op; ours is
+core::denseToCompressed in bench_foundation. Best of N runs; the file is in the page cache
+after the first. The outputs must hold the same data, indices and indptr."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+TORCH_SCRIPT = r"""
+import json, resource, sys, time
+import h5py, torch
+src, dst, layout, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+torch.set_num_threads(threads)
+start = time.perf_counter()
+with h5py.File(src, "r") as f:
+    x = torch.from_numpy(f["x"][()])
+op = time.perf_counter()
+s = x.to_sparse_csr() if layout == "csr" else x.to_sparse_csc()
+op = time.perf_counter() - op
+pointers, indices = (s.crow_indices(), s.col_indices()) if layout == "csr" else (s.ccol_indices(), s.row_indices())
+with h5py.File(dst, "w") as f:
+    g = f.create_group("x")
+    g.attrs["encoding-type"], g.attrs["encoding-version"] = layout + "_matrix", "0.1.0"
+    g.attrs["shape"] = list(x.shape)
+    g["data"] = s.values().numpy()
+    g["indices"] = indices.numpy()
+    g["indptr"] = pointers.numpy()
+wall = time.perf_counter() - start
+print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+# /usr/bin/time (Debian's `time`) prints the peak of the command it runs, from a small fork.
+measure = ["/usr/bin/time", "-f", "%M"] if shutil.which("/usr/bin/time") else []
+
+
+def timed(command):
+    """Wall seconds, stdout and peak resident bytes of a child process (from /usr/bin/time when
+    it leads the command, else from the child's rusage)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.stdout.read(), child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{command}: exit {os.waitstatus_to_exitcode(status)}: {err}")
+    if command[0] == "/usr/bin/time":
+        return wall, out, int(err.strip().splitlines()[-1]) * 1024
+    return wall, out, usage.ru_maxrss * 1024
+
+
+def best(runs, f):
+    return min((f() for _ in range(runs)), key=lambda r: r["wall"])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sparsity")
+    parser.add_argument("workdir")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--size", type=int, default=8192)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    src = os.path.join(args.workdir, "pruned.h5")
+    n = args.size
+    with h5py.File(src, "w") as f:
+        d = f.create_dataset("x", (n, n), dtype="float32")
+        rng = np.random.default_rng(0)
+        for first in range(0, n, 1024):  # in slabs: children's rusage starts from a fork of this process
+            x = rng.standard_normal((min(1024, n - first), n), dtype=np.float32)
+            x[np.abs(x) < 1.645] = 0
+            d[first:first + x.shape[0]] = x
+    out = lambda name: os.path.join(args.workdir, name)
+
+    def sparsity(layout, *extra):
+        def once():
+            if os.path.exists(out("ours.h5")):
+                os.remove(out("ours.h5"))
+            wall, _, peak = timed([*measure, args.sparsity, "convert", src, out("ours.h5"), "--layout", layout, *extra])
+            return {"wall": wall, "op": None, "peak": peak}
+        return once
+
+    def torch_script(layout):
+        def once():
+            if os.path.exists(out("torch.h5")):
+                os.remove(out("torch.h5"))
+            _, stdout, _ = timed([sys.executable, "-c", TORCH_SCRIPT, src, out("torch.h5"), layout, str(args.threads)])
+            r = json.loads(stdout)
+            return {"wall": r["wall"], "op": r["op"], "peak": r["peak"]}
+        return once
+
+    def dd():
+        wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
+        return {"wall": wall, "op": None, "peak": None}
+
+    floor = best(args.runs, dd)
+    mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
+    sec = lambda s: "-" if s is None else f"{s:8.3f}"
+    print(f"convert, {n} x {n} float32 ({n * n * 4 / 2**20:.0f} MiB, 90% zeros) file to file; torch threads "
+          f"{args.threads}; best of {args.runs}")
+    print(f"{'run':44} {'wall s':>8} {'op s':>8} {'peak MiB':>8}")
+    for layout in ("csr", "csc"):
+        ours_default = best(args.runs, sparsity(layout))
+        ours_small = best(args.runs, sparsity(layout, "--memory-limit", "64M"))
+        with h5py.File(out("ours.h5")) as f:
+            ours_arrays = [f["x"][name][()] for name in ("data", "indices", "indptr")]
+        theirs = best(args.runs, torch_script(layout))
+        with h5py.File(out("torch.h5")) as f:
+            for name, mine in zip(("data", "indices", "indptr"), ours_arrays):
+                assert np.array_equal(f["x"][name][()], mine), f"{layout} {name}: ours and torch differ"
+        for name, r in [(f"sparsity convert --layout {layout}", ours_default),
+                        (f"  the same under --memory-limit 64M", ours_small),
+                        (f"h5py + torch to_sparse_{layout} (import excl.)", theirs)]:
+            print(f"{name:44} {sec(r['wall']):>8} {sec(r['op']):>8} {mib(r['peak']):>8}")
+        print(f"  {layout}: whole command {theirs['wall'] / ours_default['wall']:.2f}x faster than the script; "
+              f"{ours_default['wall'] / floor['wall']:.2f}x dd's time")
+    print(f"{'dd bs=4M, the input read + written':44} {sec(floor['wall']):>8} {'-':>8} {'-':>8}")
+
+
+if __name__ == "__main__":
+    main()
