@@ -474,8 +474,7 @@ void CscStreamWriter::writeEntries(std::int64_t offset, std::int64_t count, cons
 {
     if (offset < 0 || count < 0 || offset + count > m_indptr.back())
         throw InternalError("CscStreamWriter: entries outside the element");
-    if (count == 0)
-        return;
+    // An empty run is still a call on a shared file, where every rank writes together.
     const auto start = static_cast<hsize_t>(offset), n = static_cast<hsize_t>(count);
     writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {start}, {n}, values);
     if (m_wideIndices) {

@@ -82,9 +82,9 @@ private:
 
 // A csc element (2-d) written a run of entries at a time: what writeTensor() writes for the
 // same tensor converted with toLayout(Csc) (zeros dropped, rows ascending within a column, the
-// same index width). Its sizes, and so indptr, come from a counting pass (`storedPerColumn`);
-// entries may be written in any order of runs. One process only: a shared file would need a
-// per-column scan across ranks (docs/KNOWN_LIMITS.md).
+// same index width). Its sizes, and so indptr, come from a counting pass (`storedPerColumn`,
+// the whole element's, on every rank); entries may be written in any order of runs. On a
+// shared file every rank makes each writeEntries() call, with its own run or an empty one.
 class CscStreamWriter {
 public:
     // `type` is Float32 or Float64.

@@ -22,6 +22,18 @@ std::int64_t RankGroup::sum(std::int64_t value) const
     return value;
 }
 
+std::vector<std::byte> gatheredOnEveryRank(const RankGroup &group, std::span<const std::byte> mine)
+{
+    if (group.isSolo())
+        return {mine.begin(), mine.end()};
+    RankParcels toEach;
+    for (int r = 0; r < group.size(); ++r) {
+        toEach.bytes.insert(toEach.bytes.end(), mine.begin(), mine.end());
+        toEach.sizes.push_back(static_cast<std::int64_t>(mine.size()));
+    }
+    return group.exchange(std::move(toEach)).bytes;
+}
+
 bool RankGroup::onEveryRank(bool value) const
 {
     double all[] = {value ? 1.0 : 0.0};

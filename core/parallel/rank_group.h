@@ -89,6 +89,9 @@ auto agreeOn(const RankGroup &group, Work &&work) -> decltype(work())
     }
 }
 
+// Every rank's `mine`, concatenated in rank order, on every rank (through exchange()).
+std::vector<std::byte> gatheredOnEveryRank(const RankGroup &group, std::span<const std::byte> mine);
+
 const RankGroup &ranks();
 // Whether the error being handled was agreed by every rank (so each rank is unwinding through
 // the same collective calls). Always true in a group of one.

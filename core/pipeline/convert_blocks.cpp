@@ -50,15 +50,19 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
     };
 
     ConvertedElement converted{e.path, numel(e.shape), numel(e.shape)};
-    if (request.layout == Layout::Csc) { // 2-d, one rank (convertInBlocksCan)
+    if (request.layout == Layout::Csc) { // 2-d (the layout's rule)
         std::vector<std::int64_t> storedPerColumn(at(width));
         forEachBlock([&](std::int64_t, std::int64_t count) {
             addStoredPerColumn(count, width, storedPerColumn.data(), [&](std::int64_t i) { return block[at(i)] != T{}; });
         });
-        block = Buffer<T>(); // the panels take the budget
+        group.sum(storedPerColumn); // each rank counted its rows
+        block = Buffer<T>();        // the panels take the budget, the same on every rank
+        double common[] = {static_cast<double>(budget)};
+        group.min(common);
         CscStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), storedPerColumn, request.writeOptions);
-        writeCscInPanels<T>(writer, {rows, width}, budget,
-                            [&](RowRange box, RowRange columns, T *tile) { reader.readBox(box, columns, tile); });
+        writeCscInPanels<T>(
+            writer, {rows, width}, static_cast<std::int64_t>(common[0]),
+            [&](RowRange box, RowRange columns, T *tile) { reader.readBox(box, columns, tile); }, group);
         converted.storedAfter = writer.columnStart(width);
         return converted;
     }
@@ -83,12 +87,7 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
 
 } // namespace
 
-bool convertInBlocksCan(const ConvertRequest &request, const ElementInfo &e)
-{
-    // csc in column panels, by one process (a shared file would need a per-column scan across ranks).
-    return e.layout == Layout::Dense && !e.masked && !e.shape.empty()
-           && (request.layout != Layout::Csc || (e.shape.size() == 2 && ranks().isSolo()));
-}
+bool convertInBlocksCan(const ElementInfo &e) { return e.layout == Layout::Dense && !e.masked && !e.shape.empty(); }
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  const H5File &input,

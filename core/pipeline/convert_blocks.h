@@ -9,9 +9,9 @@
 
 namespace sparsity::core {
 
-// Whether convertInBlocks can do `e`: a dense, unmasked dataset of rank >= 1 to any layout;
-// to csc a 2-d one, in a process alone.
-bool convertInBlocksCan(const ConvertRequest &request, const ElementInfo &e);
+// Whether convertInBlocks can do `e`: a dense, unmasked dataset of rank >= 1 (to any layout
+// that can hold it).
+bool convertInBlocksCan(const ElementInfo &e);
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  const H5File &input,

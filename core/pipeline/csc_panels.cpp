@@ -18,27 +18,65 @@ constexpr std::int64_t kTileBytes = std::int64_t{16} << 20;
 
 [[noreturn]] void miscounted() { throw InternalError("csc panels: a column's nonzeros differ from its count"); }
 
-// The columns [first, first + width) of one panel and where their entries go.
+// Columns [first, end) and how they are read and written: gathered, one run for the panel;
+// else a run per column per tile.
 struct Panel {
-    const CscStreamWriter &writer;
-    std::int64_t first = 0, width = 0;
-    std::int64_t end(std::int64_t j) const { return writer.columnStart(first + j + 1); } // one past column j's last entry
+    std::int64_t first = 0, end = 0, tileRows = 1;
+    bool gathered = true;
+    std::int64_t width() const { return end - first; }
+    std::int64_t tiles(std::int64_t rows) const { return (rows + tileRows - 1) / tileRows; }
+    std::int64_t writes(std::int64_t rows) const { return gathered ? 1 : tiles(rows) * width(); }
 };
 
-// A tile's nonzeros appended to their columns' runs of the panel's gathered entries (`next`:
-// each column's next entry, counted from the panel's first), the tile read in its own
-// row-major order.
+// The same panels on every rank: they depend only on the counts and the budget.
 template <class T>
-void gather(const Panel &panel, const T *tile, RowRange rows, std::vector<std::int64_t> &next, T *values, std::int64_t *rowsOf)
+std::vector<Panel> planPanels(const CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes)
 {
-    const auto base = panel.writer.columnStart(panel.first);
+    constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
+    const auto panelBudget = std::clamp<std::int64_t>(budgetBytes / 2, 1, kPanelBytes);
+    const auto tileBudget = std::clamp<std::int64_t>(budgetBytes / 4, 1, kTileBytes);
+    const auto columnStep = std::max<std::int64_t>(1, shape.columnAlignment);
+    const auto rowStep = std::max<std::int64_t>(1, shape.rowAlignment);
+    std::vector<Panel> panels;
+    for (std::int64_t first = 0; first < shape.columns;) {
+        // Whole groups of columns while their entries fit the panel's half of the budget.
+        auto end = std::min(shape.columns, first + columnStep);
+        while (end < shape.columns) {
+            const auto wider = std::min(shape.columns, end + columnStep);
+            if ((writer.columnStart(wider) - writer.columnStart(first)) * entryBytes > panelBudget)
+                break;
+            end = wider;
+        }
+        Panel panel{first, end};
+        panel.gathered = (writer.columnStart(end) - writer.columnStart(first)) * entryBytes <= panelBudget;
+        panel.tileRows = std::clamp<std::int64_t>(tileBudget / (panel.width() * std::int64_t(sizeof(T))), 1,
+                                                  std::max<std::int64_t>(shape.rows, 1));
+        panel.tileRows = std::max(rowStep, panel.tileRows - panel.tileRows % rowStep);
+        panels.push_back(panel);
+        first = end;
+    }
+    return panels;
+}
+
+// A tile's nonzeros appended to their columns' runs of the panel's gathered entries (`next`:
+// each column's next entry), the tile read in its own row-major order.
+template <class T>
+void gather(const CscStreamWriter &writer,
+            const Panel &panel,
+            const T *tile,
+            RowRange rows,
+            std::vector<std::int64_t> &next,
+            T *values,
+            std::int64_t *rowsOf)
+{
+    const auto base = writer.columnStart(panel.first);
     for (auto r = rows.begin; r < rows.end; ++r) {
-        const T *row = tile + (r - rows.begin) * panel.width;
-        for (std::int64_t j = 0; j < panel.width; ++j) {
+        const T *row = tile + (r - rows.begin) * panel.width();
+        for (std::int64_t j = 0; j < panel.width(); ++j) {
             if (row[j] == T{})
                 continue;
             auto &n = next[at(j)];
-            if (n >= panel.end(j))
+            if (n >= writer.columnStart(panel.first + j + 1))
                 miscounted();
             values[at(n - base)] = row[j];
             rowsOf[at(n - base)] = r;
@@ -53,7 +91,7 @@ std::int64_t columnOfTile(const Panel &panel, const T *tile, RowRange rows, std:
 {
     std::int64_t n = 0;
     for (auto r = rows.begin; r < rows.end; ++r) {
-        const T v = tile[at((r - rows.begin) * panel.width + j)];
+        const T v = tile[at((r - rows.begin) * panel.width() + j)];
         if (v != T{}) {
             values[at(n)] = v;
             rowsOf[at(n++)] = r;
@@ -65,63 +103,93 @@ std::int64_t columnOfTile(const Panel &panel, const T *tile, RowRange rows, std:
 } // namespace
 
 template <class T>
-void writeCscInPanels(CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes, const CscTileSource<T> &fill)
+void writeCscInPanels(CscStreamWriter &writer,
+                      const CscPanels &shape,
+                      std::int64_t budgetBytes,
+                      const CscTileSource<T> &fill,
+                      const RankGroup &group)
 {
-    constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
-    const auto panelBudget = std::clamp<std::int64_t>(budgetBytes / 2, 1, kPanelBytes);
-    const auto tileBudget = std::clamp<std::int64_t>(budgetBytes / 4, 1, kTileBytes);
-    const auto columnStep = std::max<std::int64_t>(1, shape.columnAlignment);
-    const auto rowStep = std::max<std::int64_t>(1, shape.rowAlignment);
+    const auto panels = planPanels<T>(writer, shape, budgetBytes);
+    std::vector<std::int64_t> writesOf(static_cast<std::size_t>(group.size()));
+    for (std::size_t i = 0; i < panels.size(); ++i)
+        writesOf[i % writesOf.size()] += panels[i].writes(shape.rows);
+    const auto rounds = *std::max_element(writesOf.begin(), writesOf.end());
+    std::int64_t written = 0;
+    // A rank that failed goes on to its next write without working, where every rank learns of
+    // it (the writes are collective on a shared file).
+    std::exception_ptr failure;
+    auto write = [&](std::int64_t offset, std::int64_t count, const T *values, const std::int64_t *rows) {
+        agreeOn(group, [&] {
+            if (failure)
+                std::rethrow_exception(failure);
+        });
+        writer.writeEntries(offset, count, values, rows);
+        ++written;
+    };
+    auto guarded = [&](auto &&work) {
+        if (failure)
+            return;
+        try {
+            work();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    };
+
     Buffer<T> tile, values;
     Buffer<std::int64_t> rowsOf;
     std::vector<std::int64_t> next; // per column of the panel: where its next entry goes
-    for (std::int64_t first = 0; first < shape.columns;) {
-        // Whole groups of columns while their entries fit the panel's half of the budget.
-        auto end = std::min(shape.columns, first + columnStep);
-        while (end < shape.columns) {
-            const auto wider = std::min(shape.columns, end + columnStep);
-            if ((writer.columnStart(wider) - writer.columnStart(first)) * entryBytes > panelBudget)
-                break;
-            end = wider;
-        }
-        const Panel panel{writer, first, end - first};
-        const auto entries = writer.columnStart(end) - writer.columnStart(first);
-        const bool gathered = entries * entryBytes <= panelBudget;
-        auto tileRows = std::clamp<std::int64_t>(tileBudget / (panel.width * std::int64_t(sizeof(T))), 1,
-                                                 std::max<std::int64_t>(shape.rows, 1));
-        tileRows = std::max(rowStep, tileRows - tileRows % rowStep);
-        tile.resize(at(std::min(tileRows, shape.rows) * panel.width));
-        // Gathered: the panel's entries in column order; else one column of one tile at a time.
-        values.resize(at(gathered ? entries : std::min(tileRows, shape.rows)));
-        rowsOf.resize(values.size());
-        next.resize(at(panel.width));
-        for (std::int64_t j = 0; j < panel.width; ++j)
-            next[at(j)] = writer.columnStart(first + j);
-        for (std::int64_t top = 0; top < shape.rows; top += tileRows) {
-            const RowRange rows{top, std::min(shape.rows, top + tileRows)};
-            fill(rows, RowRange{first, end}, tile.data());
-            if (gathered) {
-                gather(panel, tile.data(), rows, next, values.data(), rowsOf.data());
+    for (auto i = static_cast<std::size_t>(group.rank()); i < panels.size(); i += writesOf.size()) {
+        const auto &panel = panels[i];
+        const auto entries = writer.columnStart(panel.end) - writer.columnStart(panel.first);
+        guarded([&] {
+            tile.resize(at(std::min(panel.tileRows, shape.rows) * panel.width()));
+            // Gathered: the panel's entries in column order; else one column of one tile at a time.
+            values.resize(at(panel.gathered ? entries : std::min(panel.tileRows, shape.rows)));
+            rowsOf.resize(values.size());
+            next.resize(at(panel.width()));
+            for (std::int64_t j = 0; j < panel.width(); ++j)
+                next[at(j)] = writer.columnStart(panel.first + j);
+        });
+        for (std::int64_t top = 0; top < shape.rows; top += panel.tileRows) {
+            const RowRange rows{top, std::min(shape.rows, top + panel.tileRows)};
+            guarded([&] {
+                fill(rows, RowRange{panel.first, panel.end}, tile.data());
+                if (panel.gathered)
+                    gather(writer, panel, tile.data(), rows, next, values.data(), rowsOf.data());
+            });
+            if (panel.gathered)
                 continue;
-            }
-            for (std::int64_t j = 0; j < panel.width; ++j) {
-                const auto n = columnOfTile(panel, tile.data(), rows, j, values.data(), rowsOf.data());
-                if (next[at(j)] + n > panel.end(j))
-                    miscounted();
-                writer.writeEntries(next[at(j)], n, values.data(), rowsOf.data());
+            for (std::int64_t j = 0; j < panel.width(); ++j) {
+                std::int64_t n = 0;
+                guarded([&] {
+                    n = columnOfTile(panel, tile.data(), rows, j, values.data(), rowsOf.data());
+                    if (next[at(j)] + n > writer.columnStart(panel.first + j + 1))
+                        miscounted();
+                });
+                write(next[at(j)], n, values.data(), rowsOf.data());
                 next[at(j)] += n;
             }
         }
-        for (std::int64_t j = 0; j < panel.width; ++j)
-            if (next[at(j)] != panel.end(j))
-                miscounted();
-        if (gathered)
-            writer.writeEntries(writer.columnStart(first), entries, values.data(), rowsOf.data());
-        first = end;
+        guarded([&] {
+            for (std::int64_t j = 0; j < panel.width(); ++j)
+                if (next[at(j)] != writer.columnStart(panel.first + j + 1))
+                    miscounted();
+        });
+        if (panel.gathered)
+            write(writer.columnStart(panel.first), entries, values.data(), rowsOf.data());
     }
+    while (written < rounds) // this rank's share is written: empty writes for the others' rounds
+        write(0, 0, values.data(), rowsOf.data());
+    agreeOn(group, [&] {
+        if (failure)
+            std::rethrow_exception(failure);
+    });
 }
 
-template void writeCscInPanels<float>(CscStreamWriter &, const CscPanels &, std::int64_t, const CscTileSource<float> &);
-template void writeCscInPanels<double>(CscStreamWriter &, const CscPanels &, std::int64_t, const CscTileSource<double> &);
+template void
+writeCscInPanels<float>(CscStreamWriter &, const CscPanels &, std::int64_t, const CscTileSource<float> &, const RankGroup &);
+template void
+writeCscInPanels<double>(CscStreamWriter &, const CscPanels &, std::int64_t, const CscTileSource<double> &, const RankGroup &);
 
 } // namespace sparsity::core

@@ -2,11 +2,18 @@
 // A 2-d element written as csc in bounded memory. A csc layout stores every row of a column
 // before the next column, so rows read in blocks cannot be written as they come. The columns are
 // taken in panels instead: a panel is as many columns as their entries (counted by a first pass,
-// `CscStreamWriter`) fit half the budget (at most 64 MiB), gathered in memory from tiles of rows read across the
-// panel and written as one run. A column with more entries than that is a panel of its own, each
-// tile's entries written straight to their place. The input is read once per panel
-// (docs/KNOWN_LIMITS.md: a strided read, and a chunked input's chunks are read by every panel).
+// `CscStreamWriter`) fit half the budget (at most 64 MiB), gathered in memory from tiles of rows
+// read across the panel and written as one run. A column with more entries than that is a panel
+// of its own, each tile's entries written straight to their place. The input is read once per
+// panel (docs/KNOWN_LIMITS.md: a strided read, and a chunked input's chunks are read by every
+// panel).
+//
+// Across ranks the panels are dealt out in turn (panel i to rank i mod size); each rank reads
+// every row of its panels. Writes to a shared file are collective, so every rank makes as many
+// as the rank with the most, the others writing nothing in their last ones, and the ranks agree
+// on any failure before each write.
 #include "core/io/h5_writer.h"
+#include "core/parallel/rank_group.h"
 #include "core/tensor/row_range.h"
 
 #include <functional>
@@ -22,15 +29,21 @@ struct CscPanels {
 };
 
 // The element's final values in the box rows x columns, row-major, into `tile`. Each box of
-// the element is asked for once: panels in column order, tiles in row order within a panel.
+// the element is asked for once (of one rank): panels in column order, tiles in row order
+// within a panel.
 template <class T>
 using CscTileSource = std::function<void(RowRange rows, RowRange columns, T *tile)>;
 
 // Writes every entry of `writer`'s element from `fill`'s tiles, holding at most about
-// budgetBytes (the tile takes a quarter, up to 16 MiB, the panel's entries half, up to 64 MiB). Throws InternalError when the
+// budgetBytes (the tile takes a quarter, up to 16 MiB, the panel's entries half, up to 64 MiB).
+// Every rank of `group` passes the same writer sizes and budget. Throws InternalError when the
 // tiles' nonzeros are not those the writer was sized for.
 template <class T>
-void writeCscInPanels(CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes, const CscTileSource<T> &fill);
+void writeCscInPanels(CscStreamWriter &writer,
+                      const CscPanels &shape,
+                      std::int64_t budgetBytes,
+                      const CscTileSource<T> &fill,
+                      const RankGroup &group);
 
 // The counting pass's step: adds to counts[j], for each column j of the row-major block
 // rows x width, how many of its entries `stored(i)` says are stored (i: the entry's position in

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <future>
 #include <numeric>
 
@@ -45,6 +46,30 @@ void drain(std::future<void> (&pending)[kSlots])
             wait(p);
         } catch (...) {
         }
+}
+
+// Every rank's data-norm block flags, in rank order (each rank's bands follow the rank
+// before's), sent packed: a count, then a bit per block.
+std::vector<bool> flagsOfEveryRank(const RankGroup &group, const std::vector<bool> &mine)
+{
+    if (group.isSolo())
+        return mine;
+    const auto count = static_cast<std::int64_t>(mine.size());
+    std::vector<std::byte> packed(sizeof count + (mine.size() + 7) / 8);
+    std::memcpy(packed.data(), &count, sizeof count);
+    for (std::size_t i = 0; i < mine.size(); ++i)
+        if (mine[i])
+            packed[sizeof count + i / 8] |= std::byte{1} << (i % 8);
+    const auto all = gatheredOnEveryRank(group, packed);
+    std::vector<bool> flags;
+    for (std::size_t at = 0; at < all.size();) {
+        std::int64_t n = 0;
+        std::memcpy(&n, all.data() + at, sizeof n);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
+            flags.push_back(std::to_integer<int>(all[at + sizeof n + i / 8] >> (i % 8)) & 1);
+        at += sizeof n + (static_cast<std::size_t>(n) + 7) / 8;
+    }
+    return flags;
 }
 
 template <class T>
@@ -102,9 +127,13 @@ public:
             m_storedPerColumn.assign(at(m_width), 0);
         else if (m_sparse)
             m_storedPerRow.assign(at(m_division.mine.count()), 0);
-        if (m_csc && m_config.method == SparsifierMethod::DataNorm && m_blocksMine / 8 > budget / 4)
-            throw InputError("data-norm to csc: one bit per block (" + std::to_string(m_blocksMine / 8)
-                             + " bytes) must fit a quarter of the memory limit (" + std::to_string(budget / 4) + " bytes)");
+        if (m_csc && m_config.method == SparsifierMethod::DataNorm) {
+            // Every rank holds every block's bit for its panels.
+            const auto bytes = ((m_rows + m_config.blockRows - 1) / m_config.blockRows) * blockColumns() / 8;
+            if (bytes > budget / 4)
+                throw InputError("data-norm to csc: one bit per block (" + std::to_string(bytes)
+                                 + " bytes) must fit a quarter of the memory limit (" + std::to_string(budget / 4) + " bytes)");
+        }
         m_output = &output;
         m_writeOptions = request.writeOptions;
         m_layout = request.layout;
@@ -306,15 +335,27 @@ private:
         r.histogramAfter = tally.histogramAfter();
     }
 
-    // csc (one process, over the budget): the element again in column panels
-    // (core/pipeline/csc_panels.h), each tile read, masked, tallied and squashed as a block is.
+    // csc: the element again in column panels (core/pipeline/csc_panels.h), each tile read,
+    // masked, tallied and squashed as a block is. A rank's panels take every row: the column
+    // counts, row-norm's kept rows and data-norm's block flags of every rank are gathered first.
     // Reads and writes are the pass's I/O time, the masks its compute time.
     void cscPass(SparsifyTally tally, SparsifiedElement &r)
     {
         const auto start = Clock::now();
         double computeSeconds = 0.0;
-        m_values = Buffer<T>(); // the panels take the budget
+        m_values = Buffer<T>(); // the panels take the budget, the same on every rank
         m_mask = Buffer<std::uint8_t>();
+        m_group.sum(m_storedPerColumn);
+        if (m_config.method == SparsifierMethod::RowNorm) {
+            const auto all = gatheredOnEveryRank(m_group, std::as_bytes(std::span(m_keepRow)));
+            m_keepRow.resize(all.size());
+            std::transform(all.begin(), all.end(), m_keepRow.begin(),
+                           [](std::byte b) { return std::to_integer<std::uint8_t>(b); });
+        }
+        if (m_config.method == SparsifierMethod::DataNorm)
+            m_cscFlags = flagsOfEveryRank(m_group, m_cscFlags);
+        double budget[] = {static_cast<double>(m_budget)};
+        m_group.min(budget);
         CscStreamWriter writer(*m_output, m_path, m_shape, m_type, m_storedPerColumn, m_writeOptions);
         CscPanels panels{m_rows, m_width};
         if (m_config.method == SparsifierMethod::NM)
@@ -323,12 +364,15 @@ private:
             panels.rowAlignment = m_config.blockRows;
             panels.columnAlignment = m_config.blockCols;
         }
-        writeCscInPanels<T>(writer, panels, m_budget, [&](RowRange rows, RowRange columns, T *tile) {
-            m_reader.readBox(rows, columns, tile);
-            const auto t0 = Clock::now();
-            computeTile(rows, columns, tile, tally);
-            computeSeconds += since(t0);
-        });
+        writeCscInPanels<T>(
+            writer, panels, static_cast<std::int64_t>(budget[0]),
+            [&](RowRange rows, RowRange columns, T *tile) {
+                m_reader.readBox(rows, columns, tile);
+                const auto t0 = Clock::now();
+                computeTile(rows, columns, tile, tally);
+                computeSeconds += since(t0);
+            },
+            m_group);
         r.computeSeconds += computeSeconds;
         m_ioSeconds += since(start) - computeSeconds;
         r.nnzBefore = tally.nnzBefore;
@@ -338,7 +382,7 @@ private:
         r.histogramAfter = tally.histogramAfter();
     }
 
-    // computeBlock() for a tile of a column panel (the element's rows: one process).
+    // computeBlock() for a tile of a column panel (rows of any rank).
     void computeTile(RowRange rows, RowRange columns, T *values, SparsifyTally &tally)
     {
         const auto width = columns.count();
@@ -550,10 +594,8 @@ bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e)
     const auto &c = request.configFor(e.path);
     // data-norm bands rows of its 2-d view: the dataset's own rows when it is 2-d with no extent of 1.
     const bool rowsAreViewRows = e.shape.size() == 2 && e.shape[0] > 1 && e.shape[1] > 1;
-    // csc in column panels: 2-d, by one process (a shared file would need a per-column scan across ranks).
-    const bool layoutStreams = request.masked || request.layout != Layout::Csc || (e.shape.size() == 2 && ranks().isSolo());
     return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && e.layout == Layout::Dense && !e.masked
-           && !e.shape.empty() && layoutStreams && !request.saveState;
+           && !e.shape.empty() && !request.saveState;
 }
 
 SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,

@@ -11,9 +11,10 @@
 // the nonzeros each row keeps, which size the output before it is written). Either way the file
 // and the report are those of the whole-tensor computation, bit for bit.
 //
-// csc, by one process, always streams: the first pass counts each column's nonzeros, then
-// the element is read again in column panels (core/pipeline/csc_panels.h), each tile masked
-// and tallied as a block is; that pass runs on the calling thread, after the I/O thread's work.
+// csc always streams: the first pass counts each column's nonzeros, then the element is read
+// again in column panels (core/pipeline/csc_panels.h; across ranks, each rank its share of the
+// panels), each tile masked and tallied as a block is; that pass runs on the calling thread,
+// after the I/O thread's work.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/sparsify_file.h"
 

@@ -69,10 +69,6 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
             if (e.layout != Layout::Dense || e.masked || e.shape.empty())
                 throw errors::mustBe("an input larger than --memory-limit", "be a dense dataset of rank >= 1 to stream",
                                      std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
-            if (!request.masked && request.layout == Layout::Csc && !blockPipelineCan(request, e))
-                throw errors::mustBe("a csc output larger than the memory limit",
-                                     "be 2-d and written by one process (its column order needs the whole tensor otherwise)",
-                                     shapeToString(e.shape) + " on " + std::to_string(ranks().size()) + " ranks");
             if (request.saveState)
                 throw errors::mustBe("--save-state", "have every input within --memory-limit (the state holds whole tensors)",
                                      std::to_string(elementBytes(e)) + " bytes");

@@ -11,8 +11,10 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
   every method and output layout, the file `sparsity` writes: the same objects in the same
   order, every dataset's dtype, shape and bytes, every attribute; and the same report. Rows
   not divisible by the ranks, ranks with no rows (a 3-row tensor on 4 ranks), float64 with
-  NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole;
-* `convert` across ranks writes what `sparsity` writes for every layout, streamed and whole;
+  NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole; csc with its column
+  panels dealt out among the ranks (a rank with no panel makes empty writes);
+* `convert` across ranks writes what `sparsity` writes for every layout, by default and under
+  a 64 KiB budget (dense datasets stream either way);
 * `eval` across ranks: elementwise expressions and reductions (over a dim other than 0:
   row by row; over all dims or dim 0: tile partials folded on the root, and the root alone
   when they would not fit the budget) streamed, others whole, --print: the serial tool's file
@@ -132,9 +134,9 @@ METHODS = {
 
 def sparsify_cases(cli, cli_mpi, mpi, work, source):
     for name, method in METHODS.items():
-        for layout in ("dense", "masked", "csr", "coo", "row_sparse"):
+        for layout in ("dense", "masked", "csr", "csc", "coo", "row_sparse"):
             datasets = ["--dataset", "/W", "--dataset", "/E", "--dataset", "/I", "--dataset", "/tiny"]
-            if layout != "csr":
+            if layout not in ("csr", "csc"):
                 datasets += ["--dataset", "/T3"]
             for limit in ("64K", "auto"):
                 if limit == "auto" and layout not in ("dense", "csr"):
@@ -145,7 +147,7 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
 
 def convert_cases(cli, cli_mpi, mpi, work, source):
     for layout in ("dense", "csr", "coo", "row_sparse", "csc"):
-        for limit in ("64K", "auto") if layout != "csc" else ("auto",):  # csc needs the whole tensor
+        for limit in ("64K", "auto"):
             args = [source, "--layout", layout, "--memory-limit", limit]
             if layout in ("csr", "csc"):
                 args += ["--dataset", "/W", "--dataset", "/E", "--dataset", "/tiny"]
@@ -159,16 +161,6 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
                 check(r.stdout == expected.stdout, f"{what}: printed {r.stdout!r}")
                 check(r.stderr.count("note:") == expected.stderr.count("note:"), f"{what}: notes {r.stderr!r}")
                 os.remove(out)
-    # A csc output over the budget: one rank streams it in column panels as `sparsity` does;
-    # more ranks would interleave their rows in every column and refuse it, from one rank.
-    args = ["sparsify", source, "--method", "threshold", "--threshold", "0.5", "--layout", "csc", "--memory-limit",
-            "64K", "--dataset", "/W", "--json"]
-    matches_serial(cli, cli_mpi, mpi, work, args, (1,), "sparsify csc 64K")
-    out = os.path.join(work, "csc_never.h5")
-    r = run(mpirun(mpi, 2, cli_mpi, *args, "-o", out), code=2)
-    one_error_line(r, "a csc output larger than the memory limit must be 2-d and written by one process",
-                   "sparsify csc 64K -np 2")
-    check(not os.path.exists(out) and not leftovers(work), "csc across ranks: output or temporary left")
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
@@ -420,7 +412,7 @@ def failure_cases(cli_mpi, mpi, work):
         f.write(b"\xff" * info.size)
     out = os.path.join(work, "never.h5")
     for ranks in (2, 3):
-        for layout in ("dense", "csr"):
+        for layout in ("dense", "csr", "csc"):
             r = run(mpirun(mpi, ranks, cli_mpi, "sparsify", bad, "-o", out, "--method", "threshold", "--threshold", "0.5",
                            "--layout", layout, "--memory-limit", "128K"), code=3)
             one_error_line(r, "bad.h5:/W: cannot read values", f"corrupt chunk -np {ranks} {layout}")

@@ -6,6 +6,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/parallel/rank_group.h"
 #include "core/pipeline/csc_panels.h"
 #include "core/util/errors.h"
 #include "test_tensors.h"
@@ -192,31 +193,34 @@ void TestH5Io::cscPanelsWriteWhatWriteTensorWrites()
     for (std::int64_t i = 0; i < rows * columns; ++i)
         stored[static_cast<std::size_t>(i % columns)] += values[static_cast<std::size_t>(i)] != 0.0;
     std::vector<int> asked(static_cast<std::size_t>(rows * columns));
+    auto copyBox = [&](core::RowRange box, core::RowRange cols, double *tile) {
+        for (auto r = box.begin; r < box.end; ++r)
+            for (auto c = cols.begin; c < cols.end; ++c)
+                tile[(r - box.begin) * cols.count() + (c - cols.begin)] = values[static_cast<std::size_t>(r * columns + c)];
+    };
     {
         auto file = core::H5File::create(path("panels.h5"));
         core::writeTensor(file, "/whole", core::toLayout(dense, Layout::Csc));
         core::CscStreamWriter writer(file, "/panels", {rows, columns}, DType::Float64, stored);
         std::int64_t lastColumn = -1, nextRow = 0;
-        core::writeCscInPanels<double>(writer, {rows, columns, rowAlignment, columnAlignment}, budget,
-                                       [&](core::RowRange box, core::RowRange cols, double *tile) {
-                                           // Panels in column order, tiles in row order, on the alignments.
-                                           if (cols.begin != lastColumn) {
-                                               QCOMPARE(box.begin, std::int64_t{0});
-                                               QVERIFY(cols.begin > lastColumn);
-                                               lastColumn = cols.begin;
-                                               nextRow = 0;
-                                           }
-                                           QCOMPARE(box.begin, nextRow);
-                                           nextRow = box.end;
-                                           QCOMPARE(box.begin % rowAlignment, std::int64_t{0});
-                                           QCOMPARE(cols.begin % columnAlignment, std::int64_t{0});
-                                           for (auto r = box.begin; r < box.end; ++r)
-                                               for (auto c = cols.begin; c < cols.end; ++c) {
-                                                   ++asked[static_cast<std::size_t>(r * columns + c)];
-                                                   tile[(r - box.begin) * cols.count() + (c - cols.begin)] =
-                                                       values[static_cast<std::size_t>(r * columns + c)];
-                                               }
-                                       });
+        auto checkedBox = [&](core::RowRange box, core::RowRange cols, double *tile) {
+            // Panels in column order, tiles in row order, on the alignments.
+            if (cols.begin != lastColumn) {
+                QCOMPARE(box.begin, std::int64_t{0});
+                QVERIFY(cols.begin > lastColumn);
+                lastColumn = cols.begin;
+                nextRow = 0;
+            }
+            QCOMPARE(box.begin, nextRow);
+            nextRow = box.end;
+            QCOMPARE(box.begin % rowAlignment, std::int64_t{0});
+            QCOMPARE(cols.begin % columnAlignment, std::int64_t{0});
+            for (auto r = box.begin; r < box.end; ++r)
+                for (auto c = cols.begin; c < cols.end; ++c)
+                    ++asked[static_cast<std::size_t>(r * columns + c)];
+            copyBox(box, cols, tile);
+        };
+        core::writeCscInPanels<double>(writer, {rows, columns, rowAlignment, columnAlignment}, budget, checkedBox, core::ranks());
         file.close();
     }
     QVERIFY(std::all_of(asked.begin(), asked.end(), [](int n) { return n == 1; }));
@@ -232,13 +236,7 @@ void TestH5Io::cscPanelsWriteWhatWriteTensorWrites()
     stored[3] += 1;
     core::CscStreamWriter writer(bad, "/m", {rows, columns}, DType::Float64, stored);
     QVERIFY_THROWS_EXCEPTION(core::InternalError,
-                             core::writeCscInPanels<double>(writer, {rows, columns}, budget,
-                                                            [&](core::RowRange box, core::RowRange cols, double *tile) {
-                                                                for (auto r = box.begin; r < box.end; ++r)
-                                                                    for (auto c = cols.begin; c < cols.end; ++c)
-                                                                        tile[(r - box.begin) * cols.count() + (c - cols.begin)] =
-                                                                            values[static_cast<std::size_t>(r * columns + c)];
-                                                            }));
+                             core::writeCscInPanels<double>(writer, {rows, columns}, budget, copyBox, core::ranks()));
 }
 
 void TestH5Io::int32IndicesAreCheckedBeforeNarrowing()
