@@ -45,7 +45,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         const auto bytes = bytesFor(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)));
         // A dense dataset streams whatever its size: a block of rows holds a few MiB where the
         // whole tensor and its conversion held seven times the dataset (256 MiB to csr: 1.8 GB
-        // and 1.06 s in memory, 66 MiB and 0.62 s in blocks). Every rank takes the same path.
+        // and 1.06 s in memory, 36 MiB and 0.63 s in blocks). Every rank takes the same path.
         if (group.onEveryRank(convertInBlocksCan(element) && fitsFreeSpaceOf(request.output, bytes))) {
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;
