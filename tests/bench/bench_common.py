@@ -3,6 +3,7 @@
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import time
 
@@ -17,6 +18,31 @@ def write_coo(group, name, rows, values, shape):
     g.attrs["shape"] = np.array(shape, dtype=np.int64)
     g["indices"] = rows[None, :].astype(np.int64)
     g["values"] = values
+
+
+# Put before a command, /usr/bin/time (Debian's `time`) reports its peak from a small fork: a
+# child's rusage, as this process reads it, would count the fork of this Python process too.
+PEAK_OF = ["/usr/bin/time", "-f", "%M"] if shutil.which("/usr/bin/time") else []
+
+
+def timed(command, env=None):
+    """Wall seconds, stdout and peak resident bytes of a child process (from /usr/bin/time when
+    `command` starts with PEAK_OF, else from the child's rusage)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    out, err = child.stdout.read(), child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{command}: exit {os.waitstatus_to_exitcode(status)}: {err}")
+    if PEAK_OF and command[:len(PEAK_OF)] == PEAK_OF:
+        return wall, out, int(err.strip().splitlines()[-1]) * 1024
+    return wall, out, usage.ru_maxrss * 1024
+
+
+def best_run(runs, f):
+    """The run of `runs` calls of f (each a dict with "wall") with the least wall time."""
+    return min((f() for _ in range(runs)), key=lambda r: r["wall"])
 
 
 def best_of(runs, f):

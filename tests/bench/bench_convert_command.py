@@ -22,13 +22,12 @@ after the first. The outputs must hold the same data, indices and indptr."""
 import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import time
 
 import h5py
 import numpy as np
+
+from bench_common import PEAK_OF, best_run, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -52,29 +51,6 @@ with h5py.File(dst, "w") as f:
 wall = time.perf_counter() - start
 print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
-
-
-# /usr/bin/time (Debian's `time`) prints the peak of the command it runs, from a small fork.
-measure = ["/usr/bin/time", "-f", "%M"] if shutil.which("/usr/bin/time") else []
-
-
-def timed(command):
-    """Wall seconds, stdout and peak resident bytes of a child process (from /usr/bin/time when
-    it leads the command, else from the child's rusage)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = child.stdout.read(), child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{command}: exit {os.waitstatus_to_exitcode(status)}: {err}")
-    if command[0] == "/usr/bin/time":
-        return wall, out, int(err.strip().splitlines()[-1]) * 1024
-    return wall, out, usage.ru_maxrss * 1024
-
-
-def best(runs, f):
-    return min((f() for _ in range(runs)), key=lambda r: r["wall"])
 
 
 def main():
@@ -101,7 +77,7 @@ def main():
         def once():
             if os.path.exists(out("ours.h5")):
                 os.remove(out("ours.h5"))
-            wall, _, peak = timed([*measure, args.sparsity, "convert", src, out("ours.h5"), "--layout", layout, *extra])
+            wall, _, peak = timed([*PEAK_OF, args.sparsity, "convert", src, out("ours.h5"), "--layout", layout, *extra])
             return {"wall": wall, "op": None, "peak": peak}
         return once
 
@@ -118,23 +94,23 @@ def main():
         wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
         return {"wall": wall, "op": None, "peak": None}
 
-    floor = best(args.runs, dd)
+    floor = best_run(args.runs, dd)
     mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
     sec = lambda s: "-" if s is None else f"{s:8.3f}"
     print(f"convert, {n} x {n} float32 ({n * n * 4 / 2**20:.0f} MiB, 90% zeros) file to file; torch threads "
           f"{args.threads}; best of {args.runs}")
     print(f"{'run':44} {'wall s':>8} {'op s':>8} {'peak MiB':>8}")
     for layout in ("csr", "csc"):
-        ours_default = best(args.runs, sparsity(layout))
-        ours_small = best(args.runs, sparsity(layout, "--memory-limit", "64M"))
+        ours_default = best_run(args.runs, sparsity(layout))
+        ours_small = best_run(args.runs, sparsity(layout, "--memory-limit", "64M"))
         with h5py.File(out("ours.h5")) as f:
             ours_arrays = [f["x"][name][()] for name in ("data", "indices", "indptr")]
-        theirs = best(args.runs, torch_script(layout))
+        theirs = best_run(args.runs, torch_script(layout))
         with h5py.File(out("torch.h5")) as f:
             for name, mine in zip(("data", "indices", "indptr"), ours_arrays):
                 assert np.array_equal(f["x"][name][()], mine), f"{layout} {name}: ours and torch differ"
         for name, r in [(f"sparsity convert --layout {layout}", ours_default),
-                        (f"  the same under --memory-limit 64M", ours_small),
+                        ("  the same under --memory-limit 64M", ours_small),
                         (f"h5py + torch to_sparse_{layout} (import excl.)", theirs)]:
             print(f"{name:44} {sec(r['wall']):>8} {sec(r['op']):>8} {mib(r['peak']):>8}")
         print(f"  {layout}: whole command {theirs['wall'] / ours_default['wall']:.2f}x faster than the script; "

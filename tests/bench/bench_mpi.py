@@ -20,12 +20,12 @@ outputs must equal the serial one, value for value."""
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 
 import h5py
 import numpy as np
+
+from bench_common import best_run, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -48,18 +48,6 @@ with h5py.File(dst, "w") as f:
 wall = time.perf_counter() - start
 print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
-
-
-def timed(command, env=None):
-    """Wall seconds, stdout and the peak resident bytes of the largest process it waited for."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    out, err = child.stdout.read(), child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{command}: exit {os.waitstatus_to_exitcode(status)}: {err}")
-    return wall, out, usage.ru_maxrss * 1024
 
 
 def main():
@@ -101,9 +89,7 @@ def main():
         wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
         return {"wall": wall, "compute": None, "peak": None}
 
-    def best(f):
-        return min((f() for _ in range(args.runs)), key=lambda r: r["wall"])
-
+    best = lambda f: best_run(args.runs, f)
     mpirun = lambda n: [args.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(n)]
     rows = [("sparsity (one process)", best(ours("serial.h5", [], args.sparsity))),
             ("sparsity-mpi, mpirun -np 1", best(ours("mpi1.h5", mpirun(1), args.sparsity_mpi))),

@@ -21,13 +21,14 @@ outputs must hold the same values."""
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 
 import h5py
 import numpy as np
+
+from bench_common import best_run, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -45,24 +46,6 @@ with h5py.File(dst, "w") as f:
 wall = time.perf_counter() - start
 print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
-
-
-def timed(command):
-    """Wall seconds, stdout and peak resident bytes (from its own rusage) of a child process."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = child.stdout.read(), child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"{command}: exit {child.returncode}: {err}")
-    return wall, out, usage.ru_maxrss * 1024
-
-
-def best(runs, f):
-    results = [f() for _ in range(runs)]
-    return min(results, key=lambda r: r["wall"])
 
 
 def main():
@@ -107,13 +90,13 @@ def main():
         wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
         return {"wall": wall, "compute": None, "peak": None}  # its rusage would count this script's fork
 
-    previous = best(args.runs, sparsity(binary=args.previous)) if args.previous else None
-    ours_default = best(args.runs, sparsity())
-    ours_streamed = best(args.runs, sparsity("--memory-limit", "64M"))
+    previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
+    ours_default = best_run(args.runs, sparsity())
+    ours_streamed = best_run(args.runs, sparsity("--memory-limit", "64M"))
     with h5py.File(out("ours.h5")) as f:
         ours_values = f["x"][()]
-    theirs = best(args.runs, torch_script)
-    floor = best(args.runs, dd)
+    theirs = best_run(args.runs, torch_script)
+    floor = best_run(args.runs, dd)
     with h5py.File(out("torch.h5")) as f:
         assert np.array_equal(f["x"][()], ours_values), "ours and torch differ"
 
