@@ -2,7 +2,8 @@
 // A 2-d element written as csc in bounded memory. A csc layout stores every row of a column
 // before the next column, so rows read in blocks cannot be written as they come. The columns are
 // taken in panels instead: a panel is as many columns as their entries (counted by a first pass,
-// `CscStreamWriter`) fit half the budget (at most 64 MiB), gathered in memory from tiles of rows
+// `CscStreamWriter`) fit a panel's share (a quarter of the output, or 64 MiB if more, within
+// half the budget), gathered in memory from tiles of rows
 // read across the panel and written as one run. A column with more entries than that is a panel
 // of its own, each tile's entries written straight to their place. The input is read once per
 // panel (docs/KNOWN_LIMITS.md: a strided read, and a chunked input's chunks are read by every
@@ -35,7 +36,7 @@ template <class T>
 using CscTileSource = std::function<void(RowRange rows, RowRange columns, T *tile)>;
 
 // Writes every entry of `writer`'s element from `fill`'s tiles, holding at most about
-// budgetBytes (the tile takes a quarter, up to 16 MiB, the panel's entries half, up to 64 MiB).
+// budgetBytes (the tile takes a quarter, up to 16 MiB; the panel's entries up to half).
 // Every rank of `group` passes the same writer sizes and budget. Throws InternalError when the
 // tiles' nonzeros are not those the writer was sized for.
 template <class T>
