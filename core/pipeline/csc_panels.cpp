@@ -166,13 +166,14 @@ void writeCscInPanels(CscStreamWriter &writer,
             if (panel.gathered)
                 continue;
             for (std::int64_t j = 0; j < panel.width(); ++j) {
-                std::int64_t n = 0;
+                std::int64_t offset = 0, n = 0; // an empty write (agreeing on the failure) after one
                 guarded([&] {
+                    offset = next[at(j)];
                     n = columnOfTile(panel, tile.data(), rows, j, values.data(), rowsOf.data());
-                    if (next[at(j)] + n > writer.columnStart(panel.first + j + 1))
+                    if (offset + n > writer.columnStart(panel.first + j + 1))
                         miscounted();
                 });
-                write(next[at(j)], n, values.data(), rowsOf.data());
+                write(offset, n, values.data(), rowsOf.data());
                 next[at(j)] += n;
             }
         }
