@@ -369,17 +369,19 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
 }
 
 template <class T>
-void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const T *values)
+void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const T *block)
 {
     if (firstRow != m_nextRow)
         throw InternalError("SparseRowStreamWriter: rows out of order");
     m_nextRow += rows;
     const auto count = rows * m_width;
     if (m_layout == Layout::RowSparse) {
-        Buffer<std::int64_t> kept;
-        Buffer<T> data;
+        auto &kept = m_positions;
+        auto &data = scratchValues<T>();
+        kept.clear();
+        data.clear();
         for (std::int64_t r = 0; r < rows; ++r) {
-            const T *row = values + r * m_width;
+            const T *row = block + r * m_width;
             if (std::any_of(row, row + m_width, [](T x) { return x != T{}; })) {
                 kept.push_back(firstRow + r);
                 data.insert(data.end(), row, row + m_width);
@@ -396,15 +398,17 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     }
     // Nonzeros in row-major order: csr's (row, column) order and coo's coalesced order alike.
     // Sized exactly (a vector grown by doubling would hold up to twice the block's nonzeros).
-    const auto nonzeros = static_cast<std::size_t>(std::count_if(values, values + count, [](T x) { return x != T{}; }));
-    Buffer<std::int64_t> positions;
-    Buffer<T> kept;
+    const auto nonzeros = static_cast<std::size_t>(std::count_if(block, block + count, [](T x) { return x != T{}; }));
+    auto &positions = m_positions;
+    auto &kept = scratchValues<T>();
+    positions.clear();
+    kept.clear();
     positions.reserve(nonzeros);
     kept.reserve(nonzeros);
     for (std::int64_t i = 0; i < count; ++i)
-        if (values[i] != T{}) {
+        if (block[i] != T{}) {
             positions.push_back(i);
-            kept.push_back(values[i]);
+            kept.push_back(block[i]);
         }
     const auto n = static_cast<hsize_t>(kept.size());
     const auto offset = static_cast<hsize_t>(m_nextEntry);
@@ -421,7 +425,8 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     }
     // coo: indices [rank, nnz], one coordinate row per dim.
     const auto rank = m_shape.size();
-    Buffer<std::int64_t> coordinates(rank * n);
+    auto &coordinates = m_coordinates;
+    coordinates.resize(rank * n);
     for (hsize_t k = 0; k < n; ++k) {
         auto rest = positions[k];
         for (std::size_t d = rank; d-- > 1;) {
