@@ -334,7 +334,8 @@ def run_reports(cli, work):
             print("out-of-memory part skipped: AddressSanitizer cannot start under an address-space limit")
             return
     # 4 GiB declared (below physical memory, so not refused up front) under a 3 GiB address space:
-    # a dense /x that sparsify holds in memory (within its auto budget), and a masked /m that
+    # a dense /x that sparsify holds in memory (within an 8G budget, given: the auto budget,
+    # half of the memory available at that moment, could make it stream), and a masked /m that
     # convert reads whole (a dense dataset it would stream).
     big = os.path.join(work, "c_big.h5")
     with h5py.File(big, "w") as f:
@@ -345,12 +346,12 @@ def run_reports(cli, work):
         m.create_dataset("mask", shape=(2**15, 2**14), dtype="?", chunks=(64, 1024))
     for args, element in ((["convert", big, os.path.join(work, "o.h5"), "--layout", "coo", "--dataset", "/m"], "m"),
                           (["sparsify", big, "-o", os.path.join(work, "o.h5"), "--method", "threshold", "--threshold", "1",
-                            "--dataset", "/x"], "x")):
+                            "--dataset", "/x", "--memory-limit", "8G"], "x")):
         r = subprocess.run([cli, *args], capture_output=True, text=True, preexec_fn=limited_memory, timeout=20)
         check(r.returncode == 3, f"{args[0]} out of memory: exit {r.returncode}, expected 3: {r.stderr}")
         one_error(r, f"c_big\\.h5:/{element}: out of memory (reading|converting|sparsifying) it")
     with open(batch, "w") as f:
-        json.dump({"version": 1, "inputs": ["c_big.h5", "b_good.h5"], "datasets": ["/x"],
+        json.dump({"version": 1, "inputs": ["c_big.h5", "b_good.h5"], "datasets": ["/x"], "memory_limit": "8G",
                    "sparsify": {"method": "threshold", "threshold": 1}, "output": {"path": "out2/{name}"}}, f)
     r = subprocess.run([cli, "run", batch], capture_output=True, text=True, preexec_fn=limited_memory, timeout=20)
     check(r.returncode == 1, f"run out of memory: exit {r.returncode}, expected 1: {r.stderr}")
