@@ -31,8 +31,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import write_coo
-from bench_sparsify_command import best, timed
+from bench_common import best_run, timed, write_coo
 
 WIDTH, STEPS, BATCH = 64, 5, 10_000
 
@@ -114,11 +113,11 @@ def main():
         wall, _, _ = timed(["dd", f"if={out('prev.h5')}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
         return {"wall": wall, "compute": None, "peak": None}
 
-    previous = best(args.runs, sparsity(binary=args.previous)) if args.previous else None
-    ours_default = best(args.runs, sparsity())
-    ours_streamed = best(args.runs, sparsity("--memory-limit", "64M"))
-    theirs = best(args.runs, torch_script)
-    floor = best(args.runs, dd)
+    previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
+    ours_default = best_run(args.runs, sparsity())
+    ours_streamed = best_run(args.runs, sparsity("--memory-limit", "64M"))
+    theirs = best_run(args.runs, torch_script)
+    floor = best_run(args.runs, dd)
     with h5py.File(out("ours.h5")) as o, h5py.File(out("torch.h5")) as t:
         for name in ["param", "state/sum"]:
             assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
