@@ -5,6 +5,7 @@
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -18,9 +19,11 @@ using namespace sparsity::core;
 constexpr std::array kLayouts{Layout::Dense, Layout::Coo, Layout::Csr, Layout::Csc, Layout::RowSparse};
 
 // Converting to another layout allocates for the declared shape (a dense result holds every
-// element, CSR one index pointer per row): a file may legitimately declare a sparse tensor
-// too large to densify, and the user asking for that conversion is not a decoding defect.
-// Conversions of larger tensors are skipped; decoding them is still fuzzed.
+// element, CSR one index pointer per row, CSC one per column): a file may legitimately declare
+// a sparse tensor too large to densify, and the user asking for that conversion is not a
+// decoding defect. Conversions of larger tensors are skipped, by element count and by extent
+// (a 2^31 x 0 csc holds no element, and its csr needs 2^31 index pointers); decoding them is
+// still fuzzed.
 constexpr std::int64_t kConvertElementBudget = std::int64_t{1} << 22;
 
 void requireSameShape(const ElementInfo &element, const Tensor &tensor, const std::string &what)
@@ -34,7 +37,9 @@ void requireSameShape(const ElementInfo &element, const Tensor &tensor, const st
 
 void convertToEveryLayout(const ElementInfo &element, const Tensor &tensor)
 {
-    if (numel(tensor.shape()) > kConvertElementBudget)
+    const auto &shape = tensor.shape();
+    if (numel(shape) > kConvertElementBudget
+        || std::any_of(shape.begin(), shape.end(), [](std::int64_t extent) { return extent > kConvertElementBudget; }))
         return;
     for (const Layout target : kLayouts) {
         if (target == tensor.layout() || !layoutAcceptsRank(target, static_cast<int>(tensor.shape().size())))
