@@ -49,9 +49,9 @@ DatasetView viewDataset(const H5File &file, const std::string &path)
     return view;
 }
 
-// Reads the whole dataset, or rows [begin, end) of dim 0, into `out` (numel of the selection),
-// converting to T; HDF5 reads straight into `out` when the stored type is T.
-// Rows [begin, end) of dim 0, and with `columns` only those of dim 1 (a 2-d box, row-major).
+// Reads the whole dataset, or rows [begin, end) of dim 0 (with `columns`, only those of dim 1:
+// a 2-d box, row-major), into `out` (numel of the selection), converting to T; HDF5 reads
+// straight into `out` when the stored type is T.
 template <class T>
 void readValuesInto(hid_t dataset,
                     const Shape &shape,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <span>
 
 namespace sparsity::core {
 namespace {
@@ -27,7 +28,7 @@ bool wideIndices(IndexWidth asked, std::int64_t bound, const std::string &where)
 }
 
 // Index values wideIndices() found to fit int32, narrowed for writing.
-Buffer<std::int32_t> narrowed(const Buffer<std::int64_t> &values)
+Buffer<std::int32_t> narrowed(std::span<const std::int64_t> values)
 {
     Buffer<std::int32_t> narrow(values.size());
     std::transform(values.begin(), values.end(), narrow.begin(), [](std::int64_t v) { return static_cast<std::int32_t>(v); });
@@ -469,9 +470,7 @@ CscStreamWriter::CscStreamWriter(H5File &file,
     m_wideIndices = wideIndices(options.indexWidth, bound, file.where(m_path + "/indices"));
     m_indices = m_wideIndices ? writer.createArray<std::int64_t>(m_path + "/indices", {nnz})
                               : writer.createArray<std::int32_t>(m_path + "/indices", {nnz});
-    Buffer<std::int64_t> indptr(m_indptr.size());
-    std::copy(m_indptr.begin(), m_indptr.end(), indptr.begin());
-    writer.writeIndexArray(m_path + "/indptr", indptr, bound);
+    writer.writeIndexArray(m_path + "/indptr", m_indptr, bound);
 }
 
 template <class T>
@@ -486,9 +485,8 @@ void CscStreamWriter::writeEntries(std::int64_t offset, std::int64_t count, cons
         writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start}, {n}, rows);
         return;
     }
-    Buffer<std::int32_t> narrow(static_cast<std::size_t>(count));
-    std::transform(rows, rows + count, narrow.begin(), [](std::int64_t v) { return static_cast<std::int32_t>(v); });
-    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT32, {start}, {n}, narrow.data());
+    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT32, {start}, {n},
+             narrowed({rows, static_cast<std::size_t>(count)}).data());
 }
 
 template void CscStreamWriter::writeEntries<float>(std::int64_t, std::int64_t, const float *, const std::int64_t *);

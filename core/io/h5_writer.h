@@ -119,7 +119,7 @@ private:
     H5File &m_file;
     std::string m_path;
     bool m_wideIndices = true;
-    std::vector<std::int64_t> m_indptr;
+    Buffer<std::int64_t> m_indptr;
     H5Handle m_values, m_indices;
 };
 

@@ -56,13 +56,11 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
             addStoredPerColumn(count, width, storedPerColumn.data(), [&](std::int64_t i) { return block[at(i)] != T{}; });
         });
         group.sum(storedPerColumn); // each rank counted its rows
-        block = Buffer<T>();        // the panels take the budget, the same on every rank
-        double common[] = {static_cast<double>(budget)};
-        group.min(common);
+        block = Buffer<T>();        // the panels take the budget
         CscStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), storedPerColumn, request.writeOptions);
         writeCscInPanels<T>(
-            writer, {rows, width}, static_cast<std::int64_t>(common[0]),
-            [&](RowRange box, RowRange columns, T *tile) { reader.readBox(box, columns, tile); }, group);
+            writer, {rows, width}, budget, [&](RowRange box, RowRange columns, T *tile) { reader.readBox(box, columns, tile); },
+            group);
         converted.storedAfter = writer.columnStart(width);
         return converted;
     }

@@ -31,7 +31,7 @@ struct Panel {
     std::int64_t writes(std::int64_t rows) const { return gathered ? 1 : tiles(rows) * width(); }
 };
 
-// The same panels on every rank: they depend only on the counts and the budget.
+// The same panels on every rank: they depend only on the counts and the (common) budget.
 template <class T>
 std::vector<Panel> planPanels(const CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes)
 {
@@ -114,7 +114,9 @@ void writeCscInPanels(CscStreamWriter &writer,
                       const CscTileSource<T> &fill,
                       const RankGroup &group)
 {
-    const auto panels = planPanels<T>(writer, shape, budgetBytes);
+    double smallest[] = {static_cast<double>(budgetBytes)};
+    group.min(smallest);
+    const auto panels = planPanels<T>(writer, shape, static_cast<std::int64_t>(smallest[0]));
     std::vector<std::int64_t> writesOf(static_cast<std::size_t>(group.size()));
     for (std::size_t i = 0; i < panels.size(); ++i)
         writesOf[i % writesOf.size()] += panels[i].writes(shape.rows);

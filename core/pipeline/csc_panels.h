@@ -37,8 +37,9 @@ using CscTileSource = std::function<void(RowRange rows, RowRange columns, T *til
 
 // Writes every entry of `writer`'s element from `fill`'s tiles, holding at most about
 // budgetBytes (the tile takes a quarter, up to 16 MiB; the panel's entries up to half).
-// Every rank of `group` passes the same writer sizes and budget. Throws InternalError when the
-// tiles' nonzeros are not those the writer was sized for.
+// Every rank of `group` passes the same writer sizes; the panels take the smallest of the ranks'
+// budgets, so that every rank plans the same ones. Throws InternalError when the tiles'
+// nonzeros are not those the writer was sized for.
 template <class T>
 void writeCscInPanels(CscStreamWriter &writer,
                       const CscPanels &shape,

@@ -113,7 +113,7 @@ public:
             // from memory when the element is resident (faster than holding the scores: 0.56 s
             // against 1.26 s for 16M blocks), else read again, unless the scores take a small part
             // of the budget, when they are held rather than the rows read once per round.
-            m_blocksMine = ((m_division.mine.count() + m_config.blockRows - 1) / m_config.blockRows) * blockColumns();
+            m_blocksMine = blocksInRows(m_division.mine.count());
             // Every rank takes the same way: the selection's collective calls differ between them.
             m_scoresHeld = m_group.onEveryRank(!m_resident && bytesFor(m_blocksMine, sizeof(T) + 1) <= budget / 4);
         }
@@ -129,7 +129,7 @@ public:
             m_storedPerRow.assign(at(m_division.mine.count()), 0);
         if (m_csc && m_config.method == SparsifierMethod::DataNorm) {
             // Every rank holds every block's bit for its panels.
-            const auto bytes = ((m_rows + m_config.blockRows - 1) / m_config.blockRows) * blockColumns() / 8;
+            const auto bytes = blocksInRows(m_rows) / 8;
             if (bytes > budget / 4)
                 throw InputError("data-norm to csc: one bit per block (" + std::to_string(bytes)
                                  + " bytes) must fit a quarter of the memory limit (" + std::to_string(budget / 4) + " bytes)");
@@ -274,7 +274,7 @@ private:
             } else {
                 // The same selection, its rounds reading the rows again (their time is counted
                 // in the passes).
-                const auto blocks = ((m_rows + m_config.blockRows - 1) / m_config.blockRows) * blockColumns();
+                const auto blocks = blocksInRows(m_rows);
                 const auto k = static_cast<std::int64_t>(std::nearbyint(m_config.sparsityLevel * static_cast<double>(blocks)));
                 m_selection.emplace(m_group, m_blocksMine, k,
                                     [&](auto &&add) { agreeOn(m_group, [&] { scoringPass(io, add, computeSeconds); }); });
@@ -328,6 +328,11 @@ private:
             drain(pending);
             throw;
         }
+        takeTally(tally, r);
+    }
+
+    static void takeTally(const SparsifyTally &tally, SparsifiedElement &r)
+    {
         r.nnzBefore = tally.nnzBefore;
         r.nnzAfter = tally.nnzAfter;
         r.pruned = tally.pruned;
@@ -343,7 +348,7 @@ private:
     {
         const auto start = Clock::now();
         double computeSeconds = 0.0;
-        m_values = Buffer<T>(); // the panels take the budget, the same on every rank
+        m_values = Buffer<T>(); // the panels take the budget
         m_mask = Buffer<std::uint8_t>();
         m_group.sum(m_storedPerColumn);
         if (m_config.method == SparsifierMethod::RowNorm) {
@@ -354,8 +359,6 @@ private:
         }
         if (m_config.method == SparsifierMethod::DataNorm)
             m_cscFlags = flagsOfEveryRank(m_group, m_cscFlags);
-        double budget[] = {static_cast<double>(m_budget)};
-        m_group.min(budget);
         CscStreamWriter writer(*m_output, m_path, m_shape, m_type, m_storedPerColumn, m_writeOptions);
         CscPanels panels{m_rows, m_width};
         if (m_config.method == SparsifierMethod::NM)
@@ -365,7 +368,7 @@ private:
             panels.columnAlignment = m_config.blockCols;
         }
         writeCscInPanels<T>(
-            writer, panels, static_cast<std::int64_t>(budget[0]),
+            writer, panels, m_budget,
             [&](RowRange rows, RowRange columns, T *tile) {
                 m_reader.readBox(rows, columns, tile);
                 const auto t0 = Clock::now();
@@ -375,36 +378,20 @@ private:
             m_group);
         r.computeSeconds += computeSeconds;
         m_ioSeconds += since(start) - computeSeconds;
-        r.nnzBefore = tally.nnzBefore;
-        r.nnzAfter = tally.nnzAfter;
-        r.pruned = tally.pruned;
-        r.histogramBefore = tally.histogramBefore();
-        r.histogramAfter = tally.histogramAfter();
+        takeTally(tally, r);
     }
 
-    // computeBlock() for a tile of a column panel (rows of any rank).
+    // computeBlock() for a tile of a column panel (rows of any rank): its mask from the
+    // element's kept rows or block flags, gathered on every rank.
     void computeTile(RowRange rows, RowRange columns, T *values, SparsifyTally &tally)
     {
         const auto width = columns.count();
-        const auto count = rows.count() * width;
-        if (m_config.method == SparsifierMethod::Threshold) {
-            thresholdAndTally(values, static_cast<std::uint8_t *>(nullptr), count, static_cast<T>(m_config.threshold), true,
-                              tally);
-            return;
-        }
-        if (std::ssize(m_mask) < count)
-            m_mask.resize(at(count));
-        std::uint8_t *mask = m_mask.data();
-        switch (m_config.method) {
-        case SparsifierMethod::NM:
-            nmMask(values, mask, count / m_config.m, m_config.n, m_config.m);
-            break;
-        case SparsifierMethod::RowNorm:
-            for (auto row = rows.begin; row < rows.end; ++row)
-                std::fill_n(mask + (row - rows.begin) * width, width, m_keepRow[at(row)]);
-            break;
-        default: { // data-norm: the tile's blocks' flags, a sub-grid of the element's
-            const auto bands = (rows.count() + m_config.blockRows - 1) / m_config.blockRows;
+        const bool needsMask = m_config.method != SparsifierMethod::Threshold;
+        const bool dataNorm = m_config.method == SparsifierMethod::DataNorm;
+        if (needsMask && std::ssize(m_mask) < rows.count() * width)
+            m_mask.resize(at(rows.count() * width));
+        if (dataNorm) { // the tile's blocks: a sub-grid of the element's
+            const auto bands = bandsInRows(rows.count());
             const auto firstBlockColumn = columns.begin / m_config.blockCols;
             const auto blockColumnsOfTile = (width + m_config.blockCols - 1) / m_config.blockCols;
             m_flags.resize(at(bands * blockColumnsOfTile));
@@ -413,10 +400,9 @@ private:
                 for (std::int64_t c = 0; c < blockColumnsOfTile; ++c)
                     m_flags[at(b * blockColumnsOfTile + c)] = m_cscFlags[at(band + c)];
             }
-            dataNormMaskForBlocks(values, mask, rows.count(), width, m_config, m_flags.data());
         }
-        }
-        applyMaskAndTally(values, mask, count, true, tally);
+        maskBox(values, needsMask ? m_mask.data() : nullptr, rows.count(), width,
+                m_keepRow.empty() ? nullptr : m_keepRow.data() + rows.begin, dataNorm ? m_flags.data() : nullptr, true, tally);
     }
 
     // A pass over this rank's blocks in order, each read (unless resident) and handed to
@@ -462,6 +448,9 @@ private:
     }
 
     std::int64_t blockColumns() const { return (m_width + m_config.blockCols - 1) / m_config.blockCols; }
+    // data-norm: the bands of blocks of `rows` rows (the last may be partial), and their blocks.
+    std::int64_t bandsInRows(std::int64_t rows) const { return (rows + m_config.blockRows - 1) / m_config.blockRows; }
+    std::int64_t blocksInRows(std::int64_t rows) const { return bandsInRows(rows) * blockColumns(); }
 
     // Before a pass that asks sparsifiedOf() block by block, in order.
     void startChoosing()
@@ -496,8 +485,7 @@ private:
             const auto *flags = sparsifiedOf(k);
             dataNormMaskForBlocks(values, mask, rows, m_width, m_config, flags);
             if (m_csc) // the panels ask for them out of order: kept, a bit each
-                m_cscFlags.insert(m_cscFlags.end(), flags,
-                                  flags + ((rows + m_config.blockRows - 1) / m_config.blockRows) * blockColumns());
+                m_cscFlags.insert(m_cscFlags.end(), flags, flags + blocksInRows(rows));
         }
         const auto threshold = static_cast<T>(m_config.threshold);
         const auto method = m_config.method;
@@ -527,10 +515,25 @@ private:
 
     void computeBlock(std::int64_t k, SparsifyTally &tally)
     {
-        T *values = valuesOf(k);
-        std::uint8_t *mask = maskOf(k);
-        const auto count = countOf(k);
-        const bool squash = !m_masked;
+        const bool rowNorm = m_config.method == SparsifierMethod::RowNorm;
+        maskBox(valuesOf(k), maskOf(k), endRow(k) - firstRow(k), m_width,
+                rowNorm ? m_keepRow.data() + (firstRow(k) - m_division.mine.begin) : nullptr,
+                m_config.method == SparsifierMethod::DataNorm ? sparsifiedOf(k) : nullptr, !m_masked, tally);
+    }
+
+    // The method's mask of a box of height x width values (a block of rows, or a tile of a
+    // column panel), applied (squashing when asked) and tallied in the same pass. `keepRows` is
+    // row-norm's flag of each of the box's rows, `flags` data-norm's of each of its blocks.
+    void maskBox(T *values,
+                 std::uint8_t *mask,
+                 std::int64_t height,
+                 std::int64_t width,
+                 const std::uint8_t *keepRows,
+                 const std::uint8_t *flags,
+                 bool squash,
+                 SparsifyTally &tally)
+    {
+        const auto count = height * width;
         switch (m_config.method) {
         case SparsifierMethod::Threshold:
             thresholdAndTally(values, mask, count, static_cast<T>(m_config.threshold), squash, tally);
@@ -539,11 +542,11 @@ private:
             nmMask(values, mask, count / m_config.m, m_config.n, m_config.m);
             break;
         case SparsifierMethod::RowNorm:
-            for (auto row = firstRow(k); row < endRow(k); ++row)
-                std::fill_n(mask + (row - firstRow(k)) * m_width, m_width, m_keepRow[at(row - m_division.mine.begin)]);
+            for (std::int64_t row = 0; row < height; ++row)
+                std::fill_n(mask + row * width, width, keepRows[row]);
             break;
         case SparsifierMethod::DataNorm:
-            dataNormMaskForBlocks(values, mask, endRow(k) - firstRow(k), m_width, m_config, sparsifiedOf(k));
+            dataNormMaskForBlocks(values, mask, height, width, m_config, flags);
             break;
         }
         applyMaskAndTally(values, mask, count, squash, tally);
