@@ -11,49 +11,73 @@ namespace sparsity::core {
 namespace {
 
 // histogram()'s bin of v, refBin(v) = min(floor((v - lo) / width), bins - 1), without the
-// division. refBin is non-decreasing in v, so bin k starts at edge[k], the smallest value of
-// T whose refBin is k or more, found once by bisection over T's ordered bit patterns. A
-// multiplication by 1 / width gives the bin or one of its neighbours (it is within 1e-13 of
-// the quotient), and the edges settle which: the bins are exactly histogram()'s.
+// division. refBin is non-decreasing in v, so over T's values in the order of their bit
+// patterns (key()) bin k starts at the key of edge[k], the smallest value whose refBin is k or
+// more, found once by bisection. The keys are then cut into regions of their top bits: a
+// table gives each region's bin when all its keys share one (or none is counted), so almost
+// every value is binned by a shift and a table load. The few values in a region an edge cuts
+// are binned exactly (a guess from a multiplication by 1 / width, settled on the edges). The
+// bins are histogram()'s, value for value.
 template <class T>
 class Binning {
+public:
     using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-    static constexpr Bits kSign = Bits{1} << (8 * sizeof(T) - 1);
+    static constexpr int kBins = SparsifyTally::kBins;
+    static constexpr std::uint8_t kNotCounted = kBins;     // NaN, +-inf: outside [lo, hi]
+    static constexpr std::uint8_t kCutByAnEdge = kBins + 1; // binned exactly
+    // 64 KiB of table for float (regions of 1/128 of a binade), 256 KiB for double.
+    static constexpr int kRegionBits = sizeof(T) == 4 ? 16 : 18;
+    static constexpr int kRegionShift = 8 * sizeof(T) - kRegionBits;
+
+    // Monotone in the value (-0 just below +0; NaNs beyond +-inf), branch-free: a negative
+    // value's bits are all flipped, a positive one's sign bit set.
     static Bits key(T v)
     {
+        using Signed = std::make_signed_t<Bits>;
         const auto u = std::bit_cast<Bits>(v);
-        return (u & kSign) ? ~u : (u | kSign);
+        const auto negative = static_cast<Bits>(static_cast<Signed>(u) >> (8 * sizeof(T) - 1));
+        return u ^ (negative | kSign);
     }
-    static T value(Bits k) { return std::bit_cast<T>((k & kSign) ? (k & ~kSign) : ~k); }
+    // A region number, in 16 bits where it fits: the second stage reads fewer bytes.
+    using Region = std::conditional_t<kRegionBits <= 16, std::uint16_t, std::uint32_t>;
+    static Region regionOf(T v) { return static_cast<Region>(key(v) >> kRegionShift); }
 
-public:
-    static constexpr int kBins = SparsifyTally::kBins;
-    explicit Binning(const SparsifyTally &t)
+    static constexpr std::size_t kRegions = std::size_t{1} << kRegionBits;
+
+    // The table costs a walk over its regions: a pass over fewer `values` than four times as
+    // many bins every value exactly instead.
+    Binning(const SparsifyTally &t, std::int64_t values)
         : m_lo(t.lo), m_hi(t.hi), m_width(t.hi > t.lo ? (t.hi - t.lo) / kBins : 1.0), m_inverse(1.0 / m_width)
     {
         for (int k = 0; k <= kBins; ++k)
             m_edge[static_cast<std::size_t>(k)] = edge(k);
+        if (values >= static_cast<std::int64_t>(4 * kRegions))
+            fillRegions();
     }
-    // A guess within one of bin(v), or kBins for values histogram() does not count (NaN,
-    // outside [lo, hi]). Branch-free, so a loop of guesses vectorises.
-    int guess(double v) const
+    // The region's bin, kNotCounted, or kCutByAnEdge.
+    std::uint8_t binOfRegion(Region region) const
     {
-        const bool counted = (v >= m_lo) & (v <= m_hi);
-        const double position = std::min(((counted ? v : m_lo) - m_lo) * m_inverse, double(kBins - 1));
-        const int bin = static_cast<int>(position);
-        return counted ? bin : kBins;
+        return m_region.empty() ? kCutByAnEdge : m_region[static_cast<std::size_t>(region)];
     }
-    // bin(v) from a guess within one of it: the exact edges settle which.
-    int settle(double v, int guess) const
+    // bin(v), or kNotCounted: for a value in a region an edge cuts.
+    std::uint8_t exactBin(T value) const
     {
+        const auto v = static_cast<double>(value);
+        if (!(v >= m_lo && v <= m_hi))
+            return kNotCounted;
+        const int guess = static_cast<int>(std::min((v - m_lo) * m_inverse, double(kBins - 1)));
+        // A guess within one of the bin: the exact edges settle which.
         if (v < m_edge[static_cast<std::size_t>(guess)])
-            return guess - 1;
+            return static_cast<std::uint8_t>(guess - 1);
         if (v >= m_edge[static_cast<std::size_t>(guess) + 1])
-            return guess + 1;
-        return guess;
+            return static_cast<std::uint8_t>(guess + 1);
+        return static_cast<std::uint8_t>(guess);
     }
 
 private:
+    static constexpr Bits kSign = Bits{1} << (8 * sizeof(T) - 1);
+    static T value(Bits k) { return std::bit_cast<T>((k & kSign) ? (k & ~kSign) : ~k); }
+
     int referenceBin(double v) const
     {
         return static_cast<int>(std::min(static_cast<std::size_t>((v - m_lo) / m_width), static_cast<std::size_t>(kBins - 1)));
@@ -74,9 +98,29 @@ private:
         }
         return static_cast<double>(value(first));
     }
+    // A region's keys are [r << shift, (r + 1) << shift); the counted keys [key(lo), key(hi)].
+    // One walk up the regions and the edges together.
+    void fillRegions()
+    {
+        m_region.assign(kRegions, kNotCounted);
+        const Bits lo = key(static_cast<T>(m_lo)), hi = key(static_cast<T>(m_hi));
+        std::array<Bits, kBins + 1> edgeKey{}; // bin(k) = #{j in [1, kBins) : k >= edgeKey[j]}
+        for (std::size_t j = 1; j < kBins; ++j)
+            edgeKey[j] = std::isinf(m_edge[j]) ? ~Bits{0} : key(static_cast<T>(m_edge[j]));
+        edgeKey[kBins] = ~Bits{0};
+        std::size_t bin = 0; // the bin of the region's first key
+        for (std::size_t r = lo >> kRegionShift; r <= (hi >> kRegionShift); ++r) {
+            const Bits first = static_cast<Bits>(r) << kRegionShift, last = first | ((Bits{1} << kRegionShift) - 1);
+            while (bin + 1 < kBins && first >= edgeKey[bin + 1])
+                ++bin;
+            const bool cut = first < lo || last > hi || (bin + 1 < kBins && last >= edgeKey[bin + 1]);
+            m_region[r] = cut ? kCutByAnEdge : static_cast<std::uint8_t>(bin);
+        }
+    }
 
     double m_lo, m_hi, m_width, m_inverse;
     std::array<double, kBins + 1> m_edge{};
+    std::vector<std::uint8_t> m_region;
 };
 
 // Below this many elements a pass runs on one thread: waking the team costs more.
@@ -87,42 +131,45 @@ constexpr std::int64_t kChunk = 2048;
 
 struct LocalTally {
     std::int64_t nnzBefore = 0, nnzAfter = 0, pruned = 0;
-    // Two copies of each histogram, for even and odd elements: consecutive values in the same
-    // bin would otherwise wait on each other's increment.
-    std::array<std::array<std::int64_t, SparsifyTally::kBins>, 2> before{}, after{};
+    // Each bin b counts pruned values at 2b and kept ones at 2b + 1: one increment per value.
+    // Four copies, for i mod 4: consecutive values in the same bin would otherwise wait on
+    // each other's increment.
+    std::array<std::array<std::int64_t, 2 * SparsifyTally::kBins>, 4> counts{};
 
     void addTo(SparsifyTally &t) const
     {
         t.nnzBefore += nnzBefore;
         t.nnzAfter += nnzAfter;
         t.pruned += pruned;
-        for (std::size_t b = 0; b < SparsifyTally::kBins; ++b) {
-            t.before[b] += before[0][b] + before[1][b];
-            t.after[b] += after[0][b] + after[1][b];
-        }
+        for (const auto &copy : counts)
+            for (std::size_t b = 0; b < SparsifyTally::kBins; ++b) {
+                t.before[b] += copy[2 * b] + copy[2 * b + 1];
+                t.after[b] += copy[2 * b + 1];
+            }
     }
 };
 
 // One pass over values[0, count): keepOf(i, x) decides (branch-free), then the pass counts,
 // bins, squashes and, when `maskOut` is given, stores the decisions there. Each chunk is two
-// stages: a branch-free loop that decides, counts and guesses bins (the compiler vectorises
-// it), then a loop that settles each guess on the exact edges and adds it to the histograms;
-// a third, vectorised, squashes.
+// stages: a branch-free loop that decides, counts and finds each value's key region (the
+// compiler vectorises it), then a loop that looks the regions' bins up and counts them; a
+// third, vectorised, squashes.
 template <class T, class KeepOf>
 void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash, SparsifyTally &tally, KeepOf keepOf)
 {
-    constexpr int kNotCounted = SparsifyTally::kBins;
-    const Binning<T> binning(tally);
+    using Binner = Binning<T>;
+    const Binner binning(tally, count);
     const std::int64_t chunks = (count + kChunk - 1) / kChunk;
 #pragma omp parallel if (count >= kParallelFrom)
     {
         LocalTally local;
-        std::array<std::uint8_t, kChunk> keeps, guesses;
+        std::array<std::uint8_t, kChunk> keeps;
+        std::array<typename Binner::Region, kChunk> regions;
 #pragma omp for schedule(static) nowait
         for (std::int64_t c = 0; c < chunks; ++c) {
             const std::int64_t first = c * kChunk, n = std::min(kChunk, count - first);
             T *chunk = values + first;
-            std::int64_t nonzero = 0, keptNonzero = 0, kept = 0;
+            std::int32_t nonzero = 0, keptNonzero = 0, kept = 0; // within a chunk: narrow lanes vectorise better
             for (std::int64_t i = 0; i < n; ++i) {
                 const T x = chunk[i];
                 const bool keep = keepOf(first + i, x);
@@ -131,7 +178,7 @@ void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash
                 keptNonzero += keep & isNonzero;
                 kept += keep;
                 keeps[static_cast<std::size_t>(i)] = keep;
-                guesses[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(binning.guess(static_cast<double>(x)));
+                regions[static_cast<std::size_t>(i)] = Binner::regionOf(x);
             }
             local.nnzBefore += nonzero;
             local.nnzAfter += keptNonzero;
@@ -140,12 +187,15 @@ void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash
                 std::copy_n(keeps.begin(), n, maskOut + first);
             for (std::int64_t i = 0; i < n; ++i) {
                 const auto at = static_cast<std::size_t>(i);
-                const T x = chunk[i];
-                if (guesses[at] != kNotCounted) {
-                    const auto bin = static_cast<std::size_t>(binning.settle(static_cast<double>(x), guesses[at]));
-                    ++local.before[at & 1][bin];
-                    local.after[at & 1][bin] += keeps[at];
+                std::uint8_t bin = binning.binOfRegion(regions[at]);
+                if (bin >= Binner::kNotCounted) [[unlikely]] {
+                    if (bin == Binner::kNotCounted)
+                        continue;
+                    bin = binning.exactBin(chunk[i]);
+                    if (bin == Binner::kNotCounted)
+                        continue;
                 }
+                ++local.counts[at & 3][2 * std::size_t{bin} + keeps[at]];
             }
             // A loop of its own: as a branch in the loop above, a mask as random as a
             // threshold's (40% pruned) mispredicted half the time, the most costly step.
@@ -165,17 +215,19 @@ std::pair<double, double> FiniteRange::bounds() const { return lo <= hi ? std::p
 template <class T>
 void finiteRangeOf(const T *values, std::int64_t count, FiniteRange &range)
 {
-    double lo = range.lo, hi = range.hi;
+    // In T and branch-free, so the loop vectorises: a value that is not finite (NaN compares
+    // false) stands in as +inf for the minimum and -inf for the maximum.
+    constexpr T kInf = std::numeric_limits<T>::infinity();
+    T lo = kInf, hi = -kInf;
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static) if (count >= kParallelFrom)
     for (std::int64_t i = 0; i < count; ++i) {
-        const double v = static_cast<double>(values[i]);
-        if (std::isfinite(v)) {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
+        const T v = values[i];
+        const bool finite = std::abs(v) <= std::numeric_limits<T>::max();
+        lo = std::min(lo, finite ? v : kInf);
+        hi = std::max(hi, finite ? v : -kInf);
     }
-    range.lo = lo;
-    range.hi = hi;
+    range.lo = std::min(range.lo, static_cast<double>(lo));
+    range.hi = std::max(range.hi, static_cast<double>(hi));
 }
 
 template <class T>

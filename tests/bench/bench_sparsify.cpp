@@ -2,11 +2,15 @@
 // the Python side also uses. Prints one JSON object.
 //
 //   bench_sparsify threshold FILE DATASET T RUNS          mask = |x| >= T; y = x * mask
+//   bench_sparsify threshold-report FILE DATASET T RUNS   what the command computes per element:
+//                                                         the range pass, then mask, squash in
+//                                                         place and the report in one pass
 //   bench_sparsify data-norm FILE DATASET LEVEL RUNS      DataNormSparsifier 1x4, L1
 //   bench_sparsify memcpy FILE DATASET 0 RUNS             a plain copy of the same bytes
 #include "core/io/h5_reader.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
+#include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/allocator_tuning.h"
 #include "core/util/errors.h"
@@ -24,7 +28,7 @@ int main(int argc, char **argv)
 {
     sparsity::core::retainFreedHeapMemory();
     if (argc != 6) {
-        std::cerr << "usage: bench_sparsify {threshold|data-norm|memcpy} FILE DATASET PARAM RUNS\n";
+        std::cerr << "usage: bench_sparsify {threshold|threshold-report|data-norm|memcpy} FILE DATASET PARAM RUNS\n";
         return 2;
     }
     const std::string mode = argv[1];
@@ -39,11 +43,21 @@ int main(int argc, char **argv)
             // Outputs are allocated inside the timed region, as torch allocates its results;
             // the kept count (a check, not part of the work) is taken after the clock stops.
             core::Mask mask;
-            const auto start = std::chrono::steady_clock::now();
+            auto start = std::chrono::steady_clock::now();
             if (mode == "threshold") {
                 mask.resize(static_cast<std::size_t>(n));
                 core::Buffer<float> y(static_cast<std::size_t>(n));
                 core::thresholdSquash(x.values.data(), y.data(), mask.data(), n, static_cast<float>(parameter));
+            } else if (mode == "threshold-report") {
+                // On a fresh copy each run (squashing is in place); the copy is not timed.
+                core::Buffer<float> y(static_cast<std::size_t>(n));
+                std::memcpy(y.data(), x.values.data(), static_cast<std::size_t>(n) * sizeof(float));
+                mask.resize(static_cast<std::size_t>(n));
+                start = std::chrono::steady_clock::now();
+                core::FiniteRange range;
+                core::finiteRangeOf(y.data(), n, range);
+                core::SparsifyTally tally(range.bounds());
+                core::thresholdAndTally(y.data(), mask.data(), n, static_cast<float>(parameter), true, tally);
             } else if (mode == "data-norm") {
                 core::SparsifierConfig c;
                 c.method = core::SparsifierMethod::DataNorm;

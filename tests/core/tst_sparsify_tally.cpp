@@ -25,6 +25,8 @@ private slots:
     void givenMaskFloat();
     void givenMaskDouble();
     void constantAndEmpty();
+    void regionTableFloat();
+    void regionTableDouble();
 };
 
 namespace {
@@ -54,7 +56,10 @@ std::vector<T> awkwardValues(std::size_t count, unsigned seed)
                           T(0),
                           T(-0.0),
                           T(0.5),
-                          T(-0.5)};
+                          T(-0.5),
+                          std::numeric_limits<T>::denorm_min(),
+                          -std::numeric_limits<T>::denorm_min(),
+                          std::numeric_limits<T>::min()};
     for (const T s : specials)
         if (at < count)
             v[at++] = s;
@@ -148,7 +153,36 @@ void givenMaskMatchesWholeTensor()
     }
 }
 
+// Large enough for the pass's region table (core/sparsify/sparsify_tally.cpp): most values
+// are binned by their key's region, the rest exactly. Ranges wide and narrow, so that regions
+// are whole bins, cut by edges, by lo or hi, or hold the whole range.
+template <class T>
+void regionTableMatchesWholeTensor()
+{
+    const std::size_t count = (std::size_t{1} << 20) + 4099; // 4x the double table, and a ragged tail
+    for (const double scale : {1.0, 1e-3, 1e30, 1e-40}) {
+        auto original = awkwardValues<T>(count, 5);
+        for (std::size_t i = 100; i < count; ++i) // the awkward values stay; the rest are scaled
+            original[i] = static_cast<T>(static_cast<double>(original[i]) * scale);
+        const auto n = static_cast<std::int64_t>(original.size());
+        std::vector<std::uint8_t> mask(original.size());
+        std::vector<T> squashed(original.size());
+        const auto threshold = static_cast<T>(0.5 * scale);
+        core::thresholdSquash(original.data(), squashed.data(), mask.data(), n, threshold);
+        for (const std::int64_t block : {n, std::int64_t{300007}}) {
+            auto values = original;
+            const auto tally = inBlocks(values, block, [&](std::int64_t b, std::int64_t c, core::SparsifyTally &t) {
+                core::thresholdAndTally(values.data() + b, static_cast<std::uint8_t *>(nullptr), c, threshold, true, t);
+            });
+            compareWithWholeTensor(original, mask, squashed, values, tally);
+        }
+    }
+}
+
 } // namespace
+
+void TestSparsifyTally::regionTableFloat() { regionTableMatchesWholeTensor<float>(); }
+void TestSparsifyTally::regionTableDouble() { regionTableMatchesWholeTensor<double>(); }
 
 void TestSparsifyTally::thresholdFloat() { thresholdMatchesWholeTensor<float>(); }
 void TestSparsifyTally::thresholdDouble() { thresholdMatchesWholeTensor<double>(); }
