@@ -9,9 +9,10 @@
 // rounds for float keys, four for double); keys below it are chosen, and an exclusive scan of
 // each rank's count of keys equal to it hands the remaining places to the lowest positions.
 // In a group of one it is the same computation, so the single-process and the MPI results
-// are one code's. The keys need not be held: each round visits them again (a streamed
-// tensor's block scores are computed again from its rows), and a Chooser then says, key by
-// key in order, which are chosen.
+// are one code's. The keys need not be held: each round visits them again, a stretch at a
+// time (a streamed tensor's block scores are computed again from its rows), and a Chooser
+// then says, stretch by stretch in order, which are chosen. Rounds and choices over a long
+// stretch run on every thread.
 #include "core/parallel/rank_group.h"
 
 #include <algorithm>
@@ -30,8 +31,8 @@ public:
     using Bits = std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>;
     static constexpr int kDigitBits = 16;
 
-    // `visit(f)` calls f(key) for each of this rank's `localCount` keys, in order; it is called
-    // once per round, on every rank alike (collective).
+    // `visit(f)` calls f(std::span<const Key>) on stretches of this rank's `localCount` keys,
+    // in order; it is called once per round, on every rank alike (collective).
     template <class Visit>
     LowestKeys(const RankGroup &group, std::int64_t localCount, std::int64_t k, Visit &&visit) : m_group(group)
     {
@@ -41,12 +42,7 @@ public:
         std::vector<std::int64_t> bins(std::size_t{1} << kDigitBits);
         for (int shift = kKeyBits - kDigitBits; m_k > 0 && shift >= 0; shift -= kDigitBits) {
             std::fill(bins.begin(), bins.end(), 0);
-            const int found = kKeyBits - kDigitBits - shift; // high bits already fixed
-            visit([&](Key key) {
-                const Bits b = orderedBits(key);
-                if (found == 0 || (b >> (kKeyBits - found)) == (m_pivot >> (kKeyBits - found)))
-                    ++bins[(b >> shift) & kDigitMask];
-            });
+            visit([&](std::span<const Key> keys) { countDigits(keys, shift, bins); });
             chooseDigit(bins, shift);
         }
         m_placesBefore = group.exclusiveScan(m_equalHere);
@@ -55,7 +51,7 @@ public:
     // How many keys are chosen over every rank: k clamped to [0, total keys].
     std::int64_t chosenCount() const { return m_k; }
 
-    // Which of this rank's keys are chosen, asked in order.
+    // Which of this rank's keys are chosen, asked stretch by stretch, in order.
     class Chooser {
     public:
         explicit Chooser(const LowestKeys &selection)
@@ -63,18 +59,8 @@ public:
               m_places(std::clamp<std::int64_t>(selection.m_rank - selection.m_placesBefore, 0, selection.m_equalHere))
         {
         }
-        bool next(Key key)
-        {
-            if (m_none)
-                return false;
-            const Bits b = orderedBits(key);
-            if (b < m_pivot)
-                return true;
-            if (b != m_pivot || m_places == 0)
-                return false;
-            --m_places;
-            return true;
-        }
+        // chosen[i] = 1 when keys[i] is chosen, else 0.
+        void choose(std::span<const Key> keys, std::uint8_t *chosen);
 
     private:
         Bits m_pivot;
@@ -97,6 +83,8 @@ private:
     static constexpr int kKeyBits = 8 * sizeof(Key);
     static constexpr Bits kDigitMask = (Bits{1} << kDigitBits) - 1;
 
+    // Adds to `bins` the digits at `shift` of the keys whose higher digits are the pivot's.
+    void countDigits(std::span<const Key> keys, int shift, std::vector<std::int64_t> &bins) const;
     // Sums this round's histogram over the ranks and fixes the pivot's digit at `shift`.
     void chooseDigit(std::vector<std::int64_t> &bins, int shift);
 

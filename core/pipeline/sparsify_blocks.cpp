@@ -248,7 +248,7 @@ private:
                                  m_width);
                     if (m_config.method == SparsifierMethod::DataNorm) {
                         if (m_scoresHeld) {
-                            const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
+                            const auto &scores = scoresOf(k);
                             m_scores.insert(m_scores.end(), scores.begin(), scores.end());
                         }
                     } else if (m_sparse && !(m_csc && m_config.method == SparsifierMethod::RowNorm)) {
@@ -440,10 +440,7 @@ private:
     {
         readingPass(
             io,
-            [&](std::int64_t k) {
-                for (const auto score : blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config))
-                    add(score);
-            },
+            [&](std::int64_t k) { add(std::span<const T>(scoresOf(k))); },
             computeSeconds);
     }
 
@@ -465,11 +462,18 @@ private:
     {
         if (m_scoresHeld)
             return m_sparsifiedBlocks.data() + ((firstRow(k) - m_division.mine.begin) / m_config.blockRows) * blockColumns();
-        const auto scores = blockScores(valuesOf(k), endRow(k) - firstRow(k), m_width, m_config);
+        const auto &scores = scoresOf(k);
         m_flags.resize(scores.size());
-        for (std::size_t b = 0; b < scores.size(); ++b)
-            m_flags[b] = m_chooser->next(scores[b]);
+        m_chooser->choose(scores, m_flags.data());
         return m_flags.data();
+    }
+    // data-norm: block k's block scores, in a buffer reused from block to block.
+    const std::vector<T> &scoresOf(std::int64_t k)
+    {
+        const auto rows = endRow(k) - firstRow(k);
+        m_blockScores.resize(at(blocksInRows(rows)));
+        blockScoresInto(valuesOf(k), rows, m_width, m_config, m_blockScores.data());
+        return m_blockScores;
     }
 
     // Nonzeros each row of block k keeps: the sizes of a sparse output. Row-norm counts every
@@ -586,6 +590,7 @@ private:
     std::optional<LowestKeys<T>> m_selection;
     std::optional<typename LowestKeys<T>::Chooser> m_chooser;
     std::vector<std::uint8_t> m_flags;
+    std::vector<T> m_blockScores;
     std::int64_t m_blocksRemoved = 0;
     double m_ioSeconds = 0.0; // written on the I/O thread, read after its futures are waited for
 };

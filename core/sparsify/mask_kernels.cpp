@@ -101,25 +101,35 @@ void rowNorms(const T *x, double *norms, std::int64_t rows, std::int64_t width)
 // and divided by the number of real entries; k = round-half-even(level * #blocks) lowest
 // scores sparsified; inside those, the zeros_per_block smallest norms pruned.
 template <class T>
-std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
+void blockScoresInto(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config, T *scores)
 {
     const auto bh = config.blockRows, bw = config.blockCols;
-    const auto blockCols = (width + bw - 1) / bw;
-    const auto blocks = ((height + bh - 1) / bh) * blockCols;
+    const auto blockCols = (width + bw - 1) / bw, bands = (height + bh - 1) / bh;
     const bool l1 = config.norm == BlockNorm::L1;
-    std::vector<T> scores(at(blocks));
-#pragma omp parallel for schedule(static)
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        const auto r0 = (b / blockCols) * bh, c0 = (b % blockCols) * bw;
-        const auto r1 = std::min(height, r0 + bh), c1 = std::min(width, c0 + bw);
-        T sum = T(0);
-        for (auto r = r0; r < r1; ++r)
-            for (auto c = c0; c < c1; ++c) {
-                const T v = x[r * width + c];
-                sum += l1 ? std::abs(v) : v * v;
-            }
-        scores[at(b)] = sum / static_cast<T>((r1 - r0) * (c1 - c0));
+    // Band by band, so that no block's position is found by a division.
+#pragma omp parallel for schedule(static) if (height * width >= kParallelFrom)
+    for (std::int64_t band = 0; band < bands; ++band) {
+        const auto r0 = band * bh, r1 = std::min(height, r0 + bh);
+        T *out = scores + band * blockCols;
+        for (std::int64_t bc = 0; bc < blockCols; ++bc) {
+            const auto c0 = bc * bw, c1 = std::min(width, c0 + bw);
+            T sum = T(0);
+            for (auto r = r0; r < r1; ++r)
+                for (auto c = c0; c < c1; ++c) {
+                    const T v = x[r * width + c];
+                    sum += l1 ? std::abs(v) : v * v;
+                }
+            out[bc] = sum / static_cast<T>((r1 - r0) * (c1 - c0));
+        }
     }
+}
+
+template <class T>
+std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
+{
+    const auto blocks = ((height + config.blockRows - 1) / config.blockRows) * ((width + config.blockCols - 1) / config.blockCols);
+    std::vector<T> scores(at(blocks));
+    blockScoresInto(x, height, width, config, scores.data());
     return scores;
 }
 
@@ -163,39 +173,46 @@ void dataNormMaskForBlocks(const T *x,
                            const std::uint8_t *sparsified)
 {
     const auto bh = config.blockRows, bw = config.blockCols;
-    const auto blockCols = (width + bw - 1) / bw;
-    const auto blocks = ((height + bh - 1) / bh) * blockCols;
+    const auto blockCols = (width + bw - 1) / bw, bands = (height + bh - 1) / bh;
     const bool l1 = config.norm == BlockNorm::L1;
     auto norm = [&](std::int64_t r, std::int64_t c) {
         const T v = x[r * width + c];
         return l1 ? std::abs(v) : v * v;
     };
-    std::fill(mask, mask + height * width, std::uint8_t{1});
     const auto zeros = config.resolvedZerosPerBlock();
     const bool wholeBlocks = zeros >= bh * bw;
+    // Band by band, each of the band's mask rows written once.
 #pragma omp parallel for schedule(static) if (height * width >= kParallelFrom)
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        if (!sparsified[b])
-            continue;
-        const auto r0 = (b / blockCols) * bh, c0 = (b % blockCols) * bw;
-        const auto r1 = std::min(height, r0 + bh), c1 = std::min(width, c0 + bw);
-        if (wholeBlocks) {
+    for (std::int64_t band = 0; band < bands; ++band) {
+        const auto r0 = band * bh, r1 = std::min(height, r0 + bh);
+        const std::uint8_t *flags = sparsified + band * blockCols;
+        if (wholeBlocks) { // a sparsified block's entries are all pruned
             for (auto r = r0; r < r1; ++r)
-                std::fill(mask + r * width + c0, mask + r * width + c1, std::uint8_t{0});
+                for (std::int64_t bc = 0; bc < blockCols; ++bc) {
+                    const auto c0 = bc * bw, c1 = std::min(width, c0 + bw);
+                    std::fill(mask + r * width + c0, mask + r * width + c1, static_cast<std::uint8_t>(flags[bc] == 0));
+                }
             continue;
         }
-        // Entries in unfold order (row-major inside the block); padding would sort last, so
-        // an edge block just has fewer candidates.
-        thread_local std::vector<std::int64_t> entries;
-        entries.clear();
-        for (auto r = r0; r < r1; ++r)
-            for (auto c = c0; c < c1; ++c)
-                entries.push_back(r * width + c);
-        std::stable_sort(entries.begin(), entries.end(),
-                         [&](auto a, auto b2) { return lessNanLast(norm(a / width, a % width), norm(b2 / width, b2 % width)); });
-        const auto pruned = std::min<std::int64_t>(zeros, static_cast<std::int64_t>(entries.size()));
-        for (std::int64_t e = 0; e < pruned; ++e)
-            mask[entries[at(e)]] = 0;
+        std::fill(mask + r0 * width, mask + r1 * width, std::uint8_t{1});
+        for (std::int64_t bc = 0; bc < blockCols; ++bc) {
+            if (!flags[bc])
+                continue;
+            const auto c0 = bc * bw, c1 = std::min(width, c0 + bw);
+            // Entries in unfold order (row-major inside the block); padding would sort last, so
+            // an edge block just has fewer candidates.
+            thread_local std::vector<std::int64_t> entries;
+            entries.clear();
+            for (auto r = r0; r < r1; ++r)
+                for (auto c = c0; c < c1; ++c)
+                    entries.push_back(r * width + c);
+            std::stable_sort(entries.begin(), entries.end(), [&](auto a, auto b2) {
+                return lessNanLast(norm(a / width, a % width), norm(b2 / width, b2 % width));
+            });
+            const auto pruned = std::min<std::int64_t>(zeros, static_cast<std::int64_t>(entries.size()));
+            for (std::int64_t e = 0; e < pruned; ++e)
+                mask[entries[at(e)]] = 0;
+        }
     }
 }
 
@@ -220,6 +237,7 @@ std::int64_t dataNormMaskFromScores(const T *x,
     template void rowNorms<T>(const T *, double *, std::int64_t, std::int64_t);                                                  \
     template std::int64_t dataNormMask<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t, const SparsifierConfig &);      \
     template std::vector<T> blockScores<T>(const T *, std::int64_t, std::int64_t, const SparsifierConfig &);                     \
+    template void blockScoresInto<T>(const T *, std::int64_t, std::int64_t, const SparsifierConfig &, T *);                      \
     template std::int64_t dataNormMaskFromScores<T>(const T *, std::uint8_t *, std::int64_t, std::int64_t,                       \
                                                     const SparsifierConfig &, const std::vector<T> &);                           \
     template std::vector<std::uint8_t> sparsifiedBlocks<T>(const std::vector<T> &, double);                                      \

@@ -43,6 +43,9 @@ dataNormMask(const T *x, std::uint8_t *mask, std::int64_t height, std::int64_t w
 // over the block grid; sums row-major in T, divided by the block's real entry count.
 template <class T>
 std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config);
+// The same into scores[0, blocks), a buffer the caller reuses.
+template <class T>
+void blockScoresInto(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config, T *scores);
 template <class T>
 std::int64_t dataNormMaskFromScores(const T *x,
                                     std::uint8_t *mask,
