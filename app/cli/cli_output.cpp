@@ -50,7 +50,7 @@ CLI::Option *addMemoryLimitOption(CLI::App *command, std::string &text)
 
 std::int64_t applyMemoryLimit(const std::string &text)
 {
-    const auto budget = core::resolveMemoryLimit(core::parseMemoryLimit(text));
+    const auto budget = core::resolveMemoryLimit(core::parseMemoryLimit(text, "--memory-limit"));
     core::setWholeTensorBudget(budget);
     return budget;
 }

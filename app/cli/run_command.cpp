@@ -113,7 +113,7 @@ void runBatch(const RunOptions &o)
     core::agreeOn(group, [&] {
         recipe = core::parseBatch(o.batch);
         if (o.memoryLimitOption->count() > 0) {
-            recipe.memoryLimit = core::parseMemoryLimit(o.memoryLimit);
+            recipe.memoryLimit = core::parseMemoryLimit(o.memoryLimit, "--memory-limit");
             if (recipe.sparsify)
                 recipe.sparsify->memoryLimit = recipe.memoryLimit;
         }

@@ -334,7 +334,7 @@ private:
         if (m_options.fast) {
             std::ostringstream line;
             line << "the projection vᵀJu differs (numerical " << j.numerical[0] << ", analytical " << j.analytical[0]
-                 << "); run without --fast to see which rows";
+                 << "); run the full (not fast) check to see which rows";
             j.explanations.push_back(line.str());
             return;
         }
@@ -362,7 +362,7 @@ private:
             } else {
                 line += element
                         + " is specified and the Jacobians still differ: a backward on this path does not match "
-                          "its forward here, or the function is not smooth at this point (try another --eps)";
+                          "its forward here, or the function is not smooth at this point (try another eps)";
             }
             j.explanations.push_back(line);
         }

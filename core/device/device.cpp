@@ -40,10 +40,10 @@ Device resolveDevice(std::string_view requested)
         return cudaAvailable() ? Device::Cuda : Device::Cpu;
     if (requested == "cuda") {
         if (!cudaAvailable())
-            throw errors::mustBe("--device cuda", "name an available CUDA device", "none: " + deviceStatus().cudaDescription);
+            throw errors::mustBe("device cuda", "name an available CUDA device", "none: " + deviceStatus().cudaDescription);
         return Device::Cuda;
     }
-    throw errors::mustBe("--device", "be one of cpu, cuda, auto", std::string(requested));
+    throw errors::mustBe("device", "be one of cpu, cuda, auto", std::string(requested));
 }
 
 std::string_view deviceName(Device device) { return device == Device::Cpu ? "cpu" : "cuda"; }

@@ -308,7 +308,7 @@ private:
                 combined = intersectMasks(*combined, *mask);
             } else if (const auto difference = describeMaskDifference(*combined, *mask, shape)) {
                 fail(node, "the masks of the operands of " + what + " differ: " + *difference
-                               + "; use intersect(x, y) or --mask-policy intersect to combine them");
+                               + "; use intersect(x, y) or the intersect mask policy to combine them");
             }
         }
         return combined;

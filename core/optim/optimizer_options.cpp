@@ -75,35 +75,35 @@ std::string_view ruleName(Rule rule) { return rule == Rule::Torch ? "torch" : "m
 OptimizerKind parseOptimizer(std::string_view name)
 {
     return parseChoice<OptimizerKind>(
-        "--optimizer", name, {{"sgd", OptimizerKind::Sgd}, {"adam", OptimizerKind::Adam}, {"adagrad", OptimizerKind::Adagrad}});
+        "optimizer", name, {{"sgd", OptimizerKind::Sgd}, {"adam", OptimizerKind::Adam}, {"adagrad", OptimizerKind::Adagrad}});
 }
 
 Semantics parseSemantics(std::string_view name)
 {
-    return parseChoice<Semantics>("--semantics", name,
+    return parseChoice<Semantics>("semantics", name,
                                   {{"dense", Semantics::Dense}, {"lazy", Semantics::Lazy}, {"masked", Semantics::Masked}});
 }
 
 Rule parseRule(std::string_view name)
 {
-    return parseChoice<Rule>("--rule", name, {{"torch", Rule::Torch}, {"mxnet", Rule::Mxnet}});
+    return parseChoice<Rule>("rule", name, {{"torch", Rule::Torch}, {"mxnet", Rule::Mxnet}});
 }
 
 OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule rule, const HyperparameterInput &in)
 {
     const auto allowed = allowedFor(kind, rule);
-    refuseUnsupported("--eps", in.eps.has_value(), allowed.eps, kind, rule);
-    refuseUnsupported("--weight-decay", in.weightDecay.has_value(), allowed.weightDecay, kind, rule);
-    refuseUnsupported("--momentum", in.momentum.has_value(), allowed.momentum, kind, rule);
-    refuseUnsupported("--beta1", in.beta1.has_value(), allowed.betas, kind, rule);
-    refuseUnsupported("--beta2", in.beta2.has_value(), allowed.betas, kind, rule);
-    refuseUnsupported("--lr-decay", in.lrDecay.has_value(), allowed.lrDecay, kind, rule);
-    refuseUnsupported("--initial-accumulator-value", in.initialAccumulatorValue.has_value(), allowed.initialAccumulator, kind,
+    refuseUnsupported("eps", in.eps.has_value(), allowed.eps, kind, rule);
+    refuseUnsupported("weight_decay", in.weightDecay.has_value(), allowed.weightDecay, kind, rule);
+    refuseUnsupported("momentum", in.momentum.has_value(), allowed.momentum, kind, rule);
+    refuseUnsupported("beta1", in.beta1.has_value(), allowed.betas, kind, rule);
+    refuseUnsupported("beta2", in.beta2.has_value(), allowed.betas, kind, rule);
+    refuseUnsupported("lr_decay", in.lrDecay.has_value(), allowed.lrDecay, kind, rule);
+    refuseUnsupported("initial_accumulator_value", in.initialAccumulatorValue.has_value(), allowed.initialAccumulator, kind,
                       rule);
-    refuseUnsupported("--clip-gradient", in.clipGradient.has_value(), allowed.clipRescale, kind, rule);
-    refuseUnsupported("--rescale-grad", in.rescaleGrad.has_value(), allowed.clipRescale, kind, rule);
-    refuseUnsupported("--dampening", in.dampening.has_value(), allowed.dampeningNesterov, kind, rule);
-    refuseUnsupported("--nesterov", in.nesterov, allowed.dampeningNesterov, kind, rule);
+    refuseUnsupported("clip_gradient", in.clipGradient.has_value(), allowed.clipRescale, kind, rule);
+    refuseUnsupported("rescale_grad", in.rescaleGrad.has_value(), allowed.clipRescale, kind, rule);
+    refuseUnsupported("dampening", in.dampening.has_value(), allowed.dampeningNesterov, kind, rule);
+    refuseUnsupported("nesterov", in.nesterov, allowed.dampeningNesterov, kind, rule);
 
     OptimizerOptions options{kind, semantics, rule, {}};
     auto &hp = options.hp;
@@ -121,7 +121,7 @@ OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule ru
         break;
     case OptimizerKind::Sgd:
         if (!in.lr && torch)
-            throw errors::mustBe("--lr", "be given for sgd under the torch rule (it has no default)", "none");
+            throw errors::mustBe("lr", "be given for sgd under the torch rule (it has no default)", "none");
         hp.lr = in.lr.value_or(0.01);
         break;
     }
@@ -135,35 +135,35 @@ OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule ru
     hp.nesterov = in.nesterov;
 
     if (!(hp.lr >= 0))
-        throw errors::mustBe("learning rate (--lr)", "be >= 0", number(hp.lr));
+        throw errors::mustBe("learning rate lr", "be >= 0", number(hp.lr));
     if (allowed.eps && !(hp.eps > 0))
-        throw errors::mustBe("--eps", "be > 0", number(hp.eps));
-    for (const auto &[name, beta] : {std::pair{"--beta1", hp.beta1}, std::pair{"--beta2", hp.beta2}})
+        throw errors::mustBe("eps", "be > 0", number(hp.eps));
+    for (const auto &[name, beta] : {std::pair{"beta1", hp.beta1}, std::pair{"beta2", hp.beta2}})
         if (allowed.betas && !(beta >= 0 && beta < 1))
             throw errors::mustBe(name, "be in [0, 1)", number(beta));
     for (const auto &[name, value] :
-         {std::pair{"--weight-decay", hp.weightDecay}, std::pair{"--momentum", hp.momentum}, std::pair{"--lr-decay", hp.lrDecay},
-          std::pair{"--initial-accumulator-value", hp.initialAccumulatorValue}})
+         {std::pair{"weight_decay", hp.weightDecay}, std::pair{"momentum", hp.momentum}, std::pair{"lr_decay", hp.lrDecay},
+          std::pair{"initial_accumulator_value", hp.initialAccumulatorValue}})
         if (!(value >= 0))
             throw errors::mustBe(name, "be >= 0", number(value));
     if (hp.nesterov && (hp.momentum <= 0 || hp.dampening != 0))
-        throw InputError("--nesterov needs --momentum > 0 and zero --dampening (PyTorch's rule)");
+        throw InputError("nesterov needs momentum > 0 and zero dampening (PyTorch's rule)");
 
     const bool lazy = semantics == Semantics::Lazy;
     if (lazy && hp.weightDecay != 0) {
         if (torch && kind == OptimizerKind::Adagrad)
             throw InputError("weight_decay is not compatible with sparse gradients (torch rule, lazy adagrad): "
-                             "use --semantics masked or dense, or drop --weight-decay");
+                             "use masked or dense semantics, or drop weight_decay");
         if (torch && kind == OptimizerKind::Sgd)
             throw InputError("weight_decay is not compatible with sparse gradients (torch rule, lazy sgd: PyTorch 1.13 "
-                             "fails with \"add(sparse, dense) is not supported\"): use --semantics masked or dense, or drop "
-                             "--weight-decay");
+                             "fails with \"add(sparse, dense) is not supported\"): use masked or dense semantics, or drop "
+                             "weight_decay");
         if (torch && kind == OptimizerKind::Adam)
             throw InputError("SparseAdam has no weight_decay (torch rule, lazy adam): "
-                             "use --semantics masked or dense, or drop --weight-decay");
+                             "use masked or dense semantics, or drop weight_decay");
         if (!torch && kind == OptimizerKind::Adagrad)
             throw InputError("sparse adagrad_update does not support wd (mxnet rule, lazy adagrad): "
-                             "use --semantics dense, or drop --weight-decay");
+                             "use dense semantics, or drop weight_decay");
     }
     return options;
 }

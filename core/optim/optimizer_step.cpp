@@ -114,7 +114,7 @@ void requireGradientShape(const std::string &gradient, const Shape &gradientShap
 void requireMaskFitsSemantics(bool hasMask, const OptimizerOptions &options)
 {
     if (hasMask && options.semantics != Semantics::Masked)
-        throw InputError("--mask applies to --semantics masked only, but the semantics is "
+        throw InputError("a mask applies to masked semantics only, but the semantics is "
                          + std::string(semanticsName(options.semantics)));
 }
 

@@ -132,7 +132,7 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
     pattern.kind = UpdatePattern<T>::Kind::Elements;
     if (!mask) {
         if (!grad.isMasked() && layout == Layout::Dense)
-            throw InputError("masked semantics needs a mask: give --mask, a masked_tensor gradient or a sparse gradient "
+            throw InputError("masked semantics needs a mask: give a mask, a masked_tensor gradient or a sparse gradient "
                              "(a dense gradient without a mask has no pattern)");
         Buffer<T> values;
         specifiedElements(grad, pattern.elements, values);
@@ -140,7 +140,7 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
         return pattern;
     }
     if (mask->shape() != shape)
-        throw errors::mustBe("--mask", "have the gradient's shape " + shapeToString(shape), shapeToString(mask->shape()));
+        throw errors::mustBe("the mask", "have the gradient's shape " + shapeToString(shape), shapeToString(mask->shape()));
     // The mask decides: every specified element gets the gradient's value there (0 if the
     // gradient does not store it); stored values outside the mask are ignored.
     Buffer<std::int64_t> storedIndex;

@@ -61,7 +61,7 @@ SparsifyRequest parseSparsify(Fields &f, const std::string &file)
     if (const auto *own = f.get("per_dataset", false))
         r.perDataset = parsePerDatasetJson(*own, file, f.at("per_dataset"));
     if (const auto limit = f.string("memory_limit"))
-        r.memoryLimit = withPath(file, f.at("memory_limit"), [&] { return parseMemoryLimit(*limit); });
+        r.memoryLimit = withPath(file, f.at("memory_limit"), [&] { return parseMemoryLimit(*limit, "memory_limit"); });
     f.rejectUnknown();
     return r;
 }
@@ -194,7 +194,7 @@ BatchRecipe parseBatch(const std::string &path)
     if (recipe.device != "cpu" && recipe.device != "cuda" && recipe.device != "auto")
         f.fail("$.device", "must be cpu, cuda or auto", "got '" + recipe.device + "'");
     if (const auto limit = f.string("memory_limit"))
-        recipe.memoryLimit = withPath(path, f.at("memory_limit"), [&] { return parseMemoryLimit(*limit); });
+        recipe.memoryLimit = withPath(path, f.at("memory_limit"), [&] { return parseMemoryLimit(*limit, "memory_limit"); });
     if (auto sparsify = f.object("sparsify"))
         recipe.sparsify = parseSparsify(*sparsify, path);
     if (auto step = f.object("step"))

@@ -24,9 +24,9 @@ void requireOption(const char *name, double value, bool positive)
 GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationReport &report, const ProgressCallback &progress)
 {
     const auto start = Clock::now();
-    requireOption("--eps", request.options.eps, true);
-    requireOption("--atol", request.options.atol, false);
-    requireOption("--rtol", request.options.rtol, false);
+    requireOption("eps", request.options.eps, true);
+    requireOption("atol", request.options.atol, false);
+    requireOption("rtol", request.options.rtol, false);
     const auto expression = parseExpression(request.expression);
     GradcheckFileReport result;
     result.inputs = bindInputs(request.inputs, *expression, request.expression);

@@ -39,13 +39,13 @@ InputBinding parseInputBinding(const std::string &argument)
     const auto equals = argument.find('=');
     const auto colon = argument.rfind(':');
     if (equals == std::string::npos || colon == std::string::npos || colon < equals)
-        throw errors::mustBe("--input '" + argument + "'", "have the form NAME=FILE.h5:PATH", "no '=' or ':'");
+        throw errors::mustBe("input binding '" + argument + "'", "have the form NAME=FILE.h5:PATH", "no '=' or ':'");
     InputBinding binding{argument.substr(0, equals), argument.substr(equals + 1, colon - equals - 1), argument.substr(colon + 1)};
     if (!isIdentifier(binding.name))
-        throw errors::mustBe("--input '" + argument + "'", "start with a name of letters, digits and '_'",
+        throw errors::mustBe("input binding '" + argument + "'", "start with a name of letters, digits and '_'",
                              "'" + binding.name + "'");
     if (binding.file.empty() || binding.path.empty())
-        throw errors::mustBe("--input '" + argument + "'", "name a file and a dataset path", "an empty one");
+        throw errors::mustBe("input binding '" + argument + "'", "name a file and a dataset path", "an empty one");
     return binding;
 }
 
@@ -59,7 +59,7 @@ std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments,
     for (const auto &argument : arguments) {
         auto binding = parseInputBinding(argument);
         if (!names.insert(binding.name).second)
-            throw errors::mustBe("--input " + binding.name, "be bound once", "bound twice");
+            throw errors::mustBe("input " + binding.name, "be bound once", "bound twice");
         if (!output.empty())
             refuseOverwritingInput(output, binding.file);
         inputs.push_back({std::move(binding), {}, Layout::Dense, DType::Float32, false, 0});

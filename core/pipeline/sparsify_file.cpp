@@ -64,13 +64,13 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (streams(request, e, budget)) {
             if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
                 throw errors::mustBe("data-norm input",
-                                     "fit --memory-limit (block ranking needs the whole tensor unless it is 2-d)",
+                                     "fit memory_limit (block ranking needs the whole tensor unless it is 2-d)",
                                      std::to_string(elementBytes(e)) + " bytes");
             if (e.layout != Layout::Dense || e.masked || e.shape.empty())
-                throw errors::mustBe("an input larger than --memory-limit", "be a dense dataset of rank >= 1 to stream",
+                throw errors::mustBe("an input larger than memory_limit", "be a dense dataset of rank >= 1 to stream",
                                      std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
             if (request.saveState)
-                throw errors::mustBe("--save-state", "have every input within --memory-limit (the state holds whole tensors)",
+                throw errors::mustBe("a saved state", "have every input within memory_limit (the state holds whole tensors)",
                                      std::to_string(elementBytes(e)) + " bytes");
         }
     } catch (const Error &error) {

@@ -245,7 +245,7 @@ private:
                 if (run == 0)
                     throw;
                 rethrowWithContext(error,
-                                   "--compare " + std::string(semanticsName(m_runs[static_cast<std::size_t>(run)].semantics)));
+                                   "compared with " + std::string(semanticsName(m_runs[static_cast<std::size_t>(run)].semantics)) + " semantics");
             }
             return true;
         } catch (const InputError &) {

@@ -77,16 +77,16 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         if (request.stateFrom)
             refuseOverwritingInput(request.output, *request.stateFrom);
         if (!request.param && !request.stateFrom)
-            throw errors::mustBe("--param", "be given (or --state-from a previous step's output)", "neither");
+            throw errors::mustBe("the parameter", "be given (or the state of a previous step's output)", "neither");
         if (request.grads.empty())
-            throw errors::mustBe("--grad", "be given at least once (one step per gradient)", "none");
+            throw errors::mustBe("a gradient", "be given (one step per gradient)", "none");
         result.options = resolveOptions(request.kind, request.semantics, request.rule, request.hyperparameters);
         // Compared semantics are resolved up front, so a rule's refusal is reported before any work.
         for (const auto semantics : request.compareWith) {
             try {
                 compared.push_back(resolveOptions(request.kind, semantics, request.rule, request.hyperparameters));
             } catch (const Error &error) {
-                rethrowWithContext(error, "--compare " + std::string(semanticsName(semantics)));
+                rethrowWithContext(error, "compared with " + std::string(semanticsName(semantics)) + " semantics");
             }
         }
         result.device = resolveDevice(request.device);
@@ -129,7 +129,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
                 else
                     runSteps(otherParam, otherState, options, inputs.grads, otherMask);
             } catch (const Error &error) {
-                rethrowWithContext(error, "--compare " + std::string(semanticsName(options.semantics)));
+                rethrowWithContext(error, "compared with " + std::string(semanticsName(options.semantics)) + " semantics");
             }
             result.divergence.push_back({options.semantics, compareRuns(param, state, otherParam, otherState)});
         }

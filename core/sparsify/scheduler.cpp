@@ -71,7 +71,7 @@ std::unique_ptr<SparsityScheduler> parseSchedule(std::string_view spec)
             parts.push_back(item);
     }
     auto bad = [&] {
-        return errors::mustBe("--schedule", "be cubic:S0,SF,T0,DT,N[,zero], linear:S0,SF,T0,T1 or list:L0,L1,...",
+        return errors::mustBe("schedule", "be cubic:S0,SF,T0,DT,N[,zero], linear:S0,SF,T0,T1 or list:L0,L1,...",
                               "'" + std::string(spec) + "'");
     };
     try {

@@ -36,7 +36,7 @@ std::string_view methodName(SparsifierMethod method)
 
 SparsifierMethod parseMethod(std::string_view name)
 {
-    return parseChoice<SparsifierMethod>("--method", name,
+    return parseChoice<SparsifierMethod>("method", name,
                                          {{"threshold", SparsifierMethod::Threshold},
                                           {"data-norm", SparsifierMethod::DataNorm},
                                           {"n-m", SparsifierMethod::NM},
@@ -50,7 +50,7 @@ std::pair<std::int64_t, std::int64_t> parseBlockShape(std::string_view text)
     const bool ok = x != std::string_view::npos && std::from_chars(text.data(), text.data() + x, rows).ec == std::errc{}
                     && std::from_chars(text.data() + x + 1, text.data() + text.size(), cols).ec == std::errc{};
     if (!ok)
-        throw errors::mustBe("--block", "be ROWSxCOLS (e.g. 1x4)", "'" + std::string(text) + "'");
+        throw errors::mustBe("block", "be ROWSxCOLS (e.g. 1x4)", "'" + std::string(text) + "'");
     return {rows, cols};
 }
 
@@ -59,17 +59,17 @@ void SparsifierConfig::validate() const
     switch (method) {
     case SparsifierMethod::Threshold:
         if (std::isnan(threshold) || threshold < 0)
-            throw errors::mustBe("--threshold", "be a number >= 0", number(threshold));
+            throw errors::mustBe("threshold", "be a number >= 0", number(threshold));
         return;
     case SparsifierMethod::DataNorm:
         if (!(sparsityLevel >= 0 && sparsityLevel <= 1))
-            throw errors::mustBe("--sparsity-level", "be in [0, 1]", number(sparsityLevel));
+            throw errors::mustBe("sparsity_level", "be in [0, 1]", number(sparsityLevel));
         if (blockRows <= 0 || blockCols <= 0)
-            throw errors::mustBe("--block", "have positive extents", std::to_string(blockRows) + "x" + std::to_string(blockCols));
+            throw errors::mustBe("block", "have positive extents", std::to_string(blockRows) + "x" + std::to_string(blockCols));
         if (resolvedZerosPerBlock() < 0)
-            throw errors::mustBe("--zeros-per-block", "be >= 0", std::to_string(resolvedZerosPerBlock()));
+            throw errors::mustBe("zeros_per_block", "be >= 0", std::to_string(resolvedZerosPerBlock()));
         if (resolvedZerosPerBlock() > blockSize())
-            throw errors::mustBe("--zeros-per-block", "be at most the block size " + std::to_string(blockSize()),
+            throw errors::mustBe("zeros_per_block", "be at most the block size " + std::to_string(blockSize()),
                                  std::to_string(resolvedZerosPerBlock()));
         return;
     case SparsifierMethod::NM:
@@ -80,7 +80,7 @@ void SparsifierConfig::validate() const
         return;
     case SparsifierMethod::RowNorm:
         if (!(keep >= 0 && keep <= 1))
-            throw errors::mustBe("--keep", "be in [0, 1]", number(keep));
+            throw errors::mustBe("keep", "be in [0, 1]", number(keep));
         return;
     }
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Parsing a name into one of a fixed set of values, with the one error message for all
-// option enums: "--rule must be one of torch, mxnet, but got 'caffe'".
+// option enums: "rule must be one of torch, mxnet, but got 'caffe'".
 #include "core/util/errors.h"
 
 #include <initializer_list>

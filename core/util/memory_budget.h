@@ -30,9 +30,9 @@ std::int64_t autoMemoryBudget();
 std::string autoMemoryBudgetDescription();
 
 // "512M", "2G", "64K", "1000": bytes. InputError naming `option` for anything else.
-std::int64_t parseMemorySize(const std::string &text, const std::string &option = "--memory-limit");
+std::int64_t parseMemorySize(const std::string &text, const std::string &option);
 // As parseMemorySize, and "auto" (nullopt: the caller takes autoMemoryBudget()).
-std::optional<std::int64_t> parseMemoryLimit(const std::string &text, const std::string &option = "--memory-limit");
+std::optional<std::int64_t> parseMemoryLimit(const std::string &text, const std::string &option);
 // A limit given (per process) or auto: the budget in bytes. Auto is divided among the ranks of
 // ranks() that share this machine.
 std::int64_t resolveMemoryLimit(const std::optional<std::int64_t> &limit);

@@ -167,26 +167,26 @@ void TestDataSparsifier::refusals_data()
     QTest::newRow("zeros per block > block") << config([](auto &c) {
         c.method = SparsifierMethod::DataNorm;
         c.zerosPerBlock = 5;
-    }) << "--zeros-per-block must be at most the block size 4, but got 5";
+    }) << "zeros_per_block must be at most the block size 4, but got 5";
     QTest::newRow("zeros per block < 0") << config([](auto &c) {
         c.method = SparsifierMethod::DataNorm;
         c.zerosPerBlock = -1;
-    }) << "--zeros-per-block must be >= 0, but got -1";
+    }) << "zeros_per_block must be >= 0, but got -1";
     QTest::newRow("level > 1") << config([](auto &c) {
         c.method = SparsifierMethod::DataNorm;
         c.sparsityLevel = 1.5;
-    }) << "--sparsity-level must be in [0, 1], but got 1.5";
+    }) << "sparsity_level must be in [0, 1], but got 1.5";
     QTest::newRow("level < 0") << config([](auto &c) {
         c.method = SparsifierMethod::DataNorm;
         c.sparsityLevel = -0.1;
-    }) << "--sparsity-level must be in [0, 1], but got -0.1";
+    }) << "sparsity_level must be in [0, 1], but got -0.1";
     QTest::newRow("block 0") << config([](auto &c) {
         c.method = SparsifierMethod::DataNorm;
         c.blockRows = 0;
-    }) << "--block must have positive extents, but got 0x4";
-    QTest::newRow("threshold nan") << config([](auto &c) { c.threshold = std::nan(""); }) << "--threshold must be a number >= 0";
+    }) << "block must have positive extents, but got 0x4";
+    QTest::newRow("threshold nan") << config([](auto &c) { c.threshold = std::nan(""); }) << "threshold must be a number >= 0";
     QTest::newRow("threshold < 0") << config([](auto &c) { c.threshold = -1; })
-                                   << "--threshold must be a number >= 0, but got -1";
+                                   << "threshold must be a number >= 0, but got -1";
     QTest::newRow("N > M") << config([](auto &c) {
         c.method = SparsifierMethod::NM;
         c.n = 5;
@@ -194,11 +194,11 @@ void TestDataSparsifier::refusals_data()
     QTest::newRow("keep > 1") << config([](auto &c) {
         c.method = SparsifierMethod::RowNorm;
         c.keep = 2;
-    }) << "--keep must be in [0, 1]";
-    QTest::newRow("block text") << Action([] { core::parseBlockShape("4"); }) << "--block must be ROWSxCOLS";
+    }) << "keep must be in [0, 1]";
+    QTest::newRow("block text") << Action([] { core::parseBlockShape("4"); }) << "block must be ROWSxCOLS";
     QTest::newRow("unknown method") << Action([] { core::parseMethod("magnitude"); })
-                                    << "--method must be one of threshold, data-norm, n-m, row-norm, but got 'magnitude'";
-    QTest::newRow("schedule") << Action([] { core::parseSchedule("cubic:0,1"); }) << "--schedule must be cubic:";
+                                    << "method must be one of threshold, data-norm, n-m, row-norm, but got 'magnitude'";
+    QTest::newRow("schedule") << Action([] { core::parseSchedule("cubic:0,1"); }) << "schedule must be cubic:";
     QTest::newRow("n-m last dim") << Action([] {
         SparsifierConfig c;
         c.method = SparsifierMethod::NM;

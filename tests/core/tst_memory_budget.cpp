@@ -26,12 +26,12 @@ private slots:
 
 void TestMemoryBudget::sizes()
 {
-    QCOMPARE(core::parseMemorySize("1000"), std::int64_t{1000});
-    QCOMPARE(core::parseMemorySize("64K"), std::int64_t{64} << 10);
-    QCOMPARE(core::parseMemorySize("512M"), std::int64_t{512} << 20);
-    QCOMPARE(core::parseMemorySize("1.5GiB"), std::int64_t{3} << 29);
-    QCOMPARE(core::parseMemoryLimit("2G"), std::optional<std::int64_t>(std::int64_t{2} << 30));
-    QVERIFY(!core::parseMemoryLimit("auto"));
+    QCOMPARE(core::parseMemorySize("1000", "memory_limit"), std::int64_t{1000});
+    QCOMPARE(core::parseMemorySize("64K", "memory_limit"), std::int64_t{64} << 10);
+    QCOMPARE(core::parseMemorySize("512M", "memory_limit"), std::int64_t{512} << 20);
+    QCOMPARE(core::parseMemorySize("1.5GiB", "memory_limit"), std::int64_t{3} << 29);
+    QCOMPARE(core::parseMemoryLimit("2G", "memory_limit"), std::optional<std::int64_t>(std::int64_t{2} << 30));
+    QVERIFY(!core::parseMemoryLimit("auto", "memory_limit"));
     QCOMPARE(core::resolveMemoryLimit(std::int64_t{4096}), std::int64_t{4096});
     // auto reads the memory available now, which moves between two reads on a busy machine.
     QVERIFY(std::abs(core::resolveMemoryLimit(std::nullopt) - core::autoMemoryBudget()) <= kAvailableDrift);
@@ -50,10 +50,10 @@ void TestMemoryBudget::refusals()
 {
     QFETCH(QString, text);
     try {
-        core::parseMemoryLimit(text.toStdString());
+        core::parseMemoryLimit(text.toStdString(), "memory_limit");
         QFAIL("accepted");
     } catch (const core::InputError &e) {
-        QVERIFY2(QString(e.what()).startsWith("--memory-limit must be a positive size such as 512M or 2G, or auto"), e.what());
+        QVERIFY2(QString(e.what()).startsWith("memory_limit must be a positive size such as 512M or 2G, or auto"), e.what());
     }
 }
 

@@ -55,7 +55,7 @@ void TestGpuDenseToCsr::missingDeviceIsAClearError()
         core::denseToCsrOnGpu(test::randomDense<float>({2, 2}, 1.0, 1));
         QFAIL("expected an InputError");
     } catch (const core::InputError &error) {
-        QVERIFY(QString(error.what()).startsWith(QStringLiteral("--device cuda must name an available CUDA device")));
+        QVERIFY(QString(error.what()).startsWith(QStringLiteral("device cuda must name an available CUDA device")));
     }
 }
 
