@@ -165,7 +165,9 @@ void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash
         LocalTally local;
         std::array<std::uint8_t, kChunk> keeps;
         std::array<typename Binner::Region, kChunk> regions;
-#pragma omp for schedule(static) nowait
+        // Dynamic: on a machine whose cores the I/O thread shares, a static share would wait for
+        // the thread that shares its core.
+#pragma omp for schedule(dynamic, 8) nowait
         for (std::int64_t c = 0; c < chunks; ++c) {
             const std::int64_t first = c * kChunk, n = std::min(kChunk, count - first);
             T *chunk = values + first;
@@ -219,7 +221,7 @@ void finiteRangeOf(const T *values, std::int64_t count, FiniteRange &range)
     // false) stands in as +inf for the minimum and -inf for the maximum.
     constexpr T kInf = std::numeric_limits<T>::infinity();
     T lo = kInf, hi = -kInf;
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static) if (count >= kParallelFrom)
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(dynamic, 1 << 16) if (count >= kParallelFrom)
     for (std::int64_t i = 0; i < count; ++i) {
         const T v = values[i];
         const bool finite = std::abs(v) <= std::numeric_limits<T>::max();
