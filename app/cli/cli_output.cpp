@@ -40,6 +40,12 @@ core::ProgressCallback terminalProgress(std::string what)
     };
 }
 
+CLI::Option *addDeviceOption(CLI::App *command, core::DeviceChoice &choice, const std::string &help)
+{
+    return command->add_option_function<std::string>(
+        "--device", [&choice](const std::string &name) { choice = core::parseDeviceChoice(name, "--device"); }, help);
+}
+
 CLI::Option *addMemoryLimitOption(CLI::App *command, std::string &text)
 {
     static const std::string help =

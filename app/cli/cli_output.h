@@ -1,5 +1,6 @@
 #pragma once
 // Shared terminal output of the CLI: notes, progress (only when stderr is a terminal).
+#include "core/device/device.h"
 #include "core/util/progress.h"
 #include "core/util/validation_report.h"
 
@@ -20,6 +21,8 @@ void printNotes(const core::ValidationReport &report);
 // A progress printer labelled `what`, or an empty callback when stderr is not a terminal.
 core::ProgressCallback terminalProgress(std::string what);
 
+// --device cpu|cuda|auto on `command`, parsed into `choice` (core's names; another is exit 2).
+CLI::Option *addDeviceOption(CLI::App *command, core::DeviceChoice &choice, const std::string &help);
 // --memory-limit SIZE|auto on `command` (every subcommand has one); `text` starts as "auto".
 CLI::Option *addMemoryLimitOption(CLI::App *command, std::string &text);
 // The budget `text` names, in bytes (auto: core/util/memory_budget.h); whole-tensor reads

@@ -1,6 +1,7 @@
 #include "app/cli/eval_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/input_arguments.h"
 #include "core/pipeline/eval_file.h"
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@ namespace {
 
 struct EvalOptions {
     core::EvalRequest request;
+    std::vector<std::string> inputs; // NAME=FILE.h5:PATH
     std::string maskPolicy = "strict";
     std::string memoryLimit;
     bool json = false;
@@ -28,6 +30,7 @@ std::string resultKind(const core::EvalReport &report)
 
 void runEval(EvalOptions &o)
 {
+    o.request.inputs = parseInputArguments(o.inputs);
     o.request.policy = o.maskPolicy == "intersect" ? core::MaskPolicy::Intersect : core::MaskPolicy::Strict;
     const auto budget = applyMemoryLimit(o.memoryLimit);
     o.request.memoryLimit = budget;
@@ -81,12 +84,11 @@ void addEvalCommand(CLI::App &app)
     auto o = std::make_shared<EvalOptions>();
     auto *c = app.add_subcommand("eval", "Evaluate an expression over masked, sparse and dense tensors");
     c->add_option("--expr", o->request.expression, "Expression, e.g. 'sum(sqrt(abs(x)) * x + 1.5, 1)'")->required();
-    c->add_option("--input", o->request.inputs, "Input NAME=FILE.h5:PATH (repeatable)");
+    c->add_option("--input", o->inputs, "Input NAME=FILE.h5:PATH (repeatable)");
     c->add_option("-o,--output", o->request.output, "Output HDF5 file (/result)")->required();
     c->add_option("--mask-policy", o->maskPolicy, "strict (masks of binary operands must match) or intersect")
         ->check(CLI::IsMember({"strict", "intersect"}));
-    c->add_option("--device", o->request.device, "cpu, cuda or auto (elementwise work and reductions)")
-        ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+    addDeviceOption(c, o->request.device, "cpu, cuda or auto (elementwise work and reductions)");
     c->add_flag("--print", o->print, "Print the result as torch.masked does (-- for unspecified)");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_flag("--json", o->json, "Print a JSON report on stdout");

@@ -1,6 +1,7 @@
 #include "app/cli/gradcheck_command.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/input_arguments.h"
 #include "app/cli/json_matrix_text.h"
 #include "app/cli/rank_dispatch.h"
 #include "core/pipeline/gradcheck_file.h"
@@ -16,6 +17,7 @@ namespace {
 
 struct GradcheckOptions {
     core::GradcheckRequest request;
+    std::vector<std::string> inputs; // NAME=FILE.h5:PATH
     std::string memoryLimit; // gradcheck works on whole tensors: an input over it is refused
     bool json = false;
 };
@@ -31,8 +33,9 @@ void printMatrix(const char *title, const core::Buffer<double> &values, std::int
     }
 }
 
-void runGradcheck(const GradcheckOptions &o)
+void runGradcheck(GradcheckOptions &o)
 {
+    o.request.inputs = parseInputArguments(o.inputs);
     const auto budget = applyMemoryLimit(o.memoryLimit);
     core::ValidationReport report;
     const auto r = core::gradcheckFile(o.request, report);
@@ -93,7 +96,7 @@ void addGradcheckCommand(CLI::App &app)
     auto &options = o->request.options;
     auto *c = app.add_subcommand("gradcheck", "Compare numerical and analytical Jacobians of an expression (float64)");
     c->add_option("--expr", o->request.expression, "Expression, e.g. 'mm(sparse_mm(x, x), x)'")->required();
-    c->add_option("--input", o->request.inputs, "Input NAME=FILE.h5:PATH (repeatable; bool datasets are masks)");
+    c->add_option("--input", o->inputs, "Input NAME=FILE.h5:PATH (repeatable; bool datasets are masks)");
     c->add_flag("--masked", options.masked, "Masked semantics: perturb only specified elements");
     c->add_option("--eps", options.eps, "Central-difference step (default 1e-6)");
     c->add_option("--atol", options.atol, "Absolute tolerance (default 1e-5)");

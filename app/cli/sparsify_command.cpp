@@ -112,8 +112,7 @@ void addSparsifyCommand(CLI::App &app)
     c->add_option("--at-step", o->atStep, "Step at which the schedule's level is taken");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_option("--gzip", o->request.writeOptions.gzipLevel, "gzip level 1-9")->check(CLI::Range(0, 9));
-    c->add_option("--device", o->request.device, "cpu, cuda or auto (threshold, n-m, data-norm on CUDA)")
-        ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+    addDeviceOption(c, o->request.device, "cpu, cuda or auto (threshold, n-m, data-norm on CUDA)");
     c->add_flag("--save-state", o->request.saveState, "Also write /sparsifier_state (data_sparsifier_state)");
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runSparsify(*o); });

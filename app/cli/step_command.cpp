@@ -105,7 +105,7 @@ void addStepCommand(CLI::App &app)
     c->add_option("--optimizer", o->optimizer, "sgd, adam or adagrad")->required();
     c->add_option("--semantics", o->semantics, "dense, lazy or masked")->required();
     c->add_option("--rule", o->rule, "torch (PyTorch 1.13, default) or mxnet (MXNet 1.9.1)");
-    c->add_option("--device", o->request.device, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+    addDeviceOption(c, o->request.device, "cpu, cuda or auto");
     c->add_option("--param", o->param, "Parameter dataset in IN");
     c->add_option("--grad", o->request.grads, "Gradient element in IN; one step per --grad, in order")->required();
     c->add_option("--mask", o->mask, "Bool mask dataset in IN (masked semantics)");

@@ -32,20 +32,42 @@ const DeviceStatus &deviceStatus()
 
 bool cudaAvailable() { return deviceStatus().cudaDevices > 0; }
 
-Device resolveDevice(std::string_view requested)
+Device resolveDevice(DeviceChoice requested)
 {
-    if (requested == "cpu")
+    switch (requested) {
+    case DeviceChoice::Cpu:
         return Device::Cpu;
-    if (requested == "auto")
+    case DeviceChoice::Auto:
         return cudaAvailable() ? Device::Cuda : Device::Cpu;
-    if (requested == "cuda") {
-        if (!cudaAvailable())
-            throw errors::mustBe("device cuda", "name an available CUDA device", "none: " + deviceStatus().cudaDescription);
-        return Device::Cuda;
+    case DeviceChoice::Cuda:
+        break;
     }
-    throw errors::mustBe("device", "be one of cpu, cuda, auto", std::string(requested));
+    if (!cudaAvailable())
+        throw errors::mustBe("device cuda", "name an available CUDA device", "none: " + deviceStatus().cudaDescription);
+    return Device::Cuda;
 }
 
 std::string_view deviceName(Device device) { return device == Device::Cpu ? "cpu" : "cuda"; }
+
+namespace {
+constexpr std::pair<std::string_view, DeviceChoice> kDeviceChoices[] = {
+    {"cpu", DeviceChoice::Cpu}, {"cuda", DeviceChoice::Cuda}, {"auto", DeviceChoice::Auto}};
+} // namespace
+
+std::string_view deviceChoiceName(DeviceChoice choice)
+{
+    for (const auto &[name, value] : kDeviceChoices)
+        if (value == choice)
+            return name;
+    return "?";
+}
+
+DeviceChoice parseDeviceChoice(std::string_view name, std::string_view what)
+{
+    for (const auto &[text, value] : kDeviceChoices)
+        if (text == name)
+            return value;
+    throw errors::mustBe(std::string(what), "be one of cpu, cuda, auto", "'" + std::string(name) + "'");
+}
 
 } // namespace sparsity::core

@@ -7,6 +7,8 @@
 namespace sparsity::core {
 
 enum class Device { Cpu, Cuda };
+// What a request asks for: a device, or auto (CUDA when present).
+enum class DeviceChoice { Cpu, Cuda, Auto };
 
 struct DeviceStatus {
     bool cudaCompiled = false;
@@ -16,8 +18,12 @@ struct DeviceStatus {
 
 const DeviceStatus &deviceStatus(); // probed once
 bool cudaAvailable();
-// "cpu", "cuda" or "auto" (CUDA when present). Throws InputError for "cuda" without a device.
-Device resolveDevice(std::string_view requested);
+// The device a choice runs on. Throws InputError for cuda without a device.
+Device resolveDevice(DeviceChoice requested);
 std::string_view deviceName(Device device);
+// A choice's name ("cpu", "cuda", "auto") and back: for front ends and BATCH.json (InputError
+// naming `what` for another name).
+std::string_view deviceChoiceName(DeviceChoice choice);
+DeviceChoice parseDeviceChoice(std::string_view name, std::string_view what = "device");
 
 } // namespace sparsity::core

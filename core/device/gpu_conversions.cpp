@@ -11,7 +11,7 @@ namespace sparsity::core {
 template <class T>
 CompressedTensor<T> denseToCsrOnGpu(const DenseTensor<T> &dense)
 {
-    resolveDevice("cuda"); // throws the "no device" InputError
+    resolveDevice(DeviceChoice::Cuda); // throws the "no device" InputError
     if (dense.shape.size() != 2)
         throw errors::layoutCannotHold("csr", "needs a 2-d tensor", "shape " + shapeToString(dense.shape));
     const auto *backend = gpuBackend();

@@ -14,7 +14,7 @@ static_assert(static_cast<int>(ReduceOp::Sum) == 0 && static_cast<int>(ReduceOp:
 
 const GpuBackend &backend()
 {
-    resolveDevice("cuda"); // throws the "no device" InputError
+    resolveDevice(DeviceChoice::Cuda); // throws the "no device" InputError
     return *gpuBackend();
 }
 

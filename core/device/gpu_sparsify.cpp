@@ -11,7 +11,7 @@ namespace {
 
 const GpuBackend &backend()
 {
-    resolveDevice("cuda"); // throws the "no device" InputError
+    resolveDevice(DeviceChoice::Cuda); // throws the "no device" InputError
     return *gpuBackend();
 }
 

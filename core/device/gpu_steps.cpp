@@ -13,7 +13,7 @@ void runStepsOnGpu(DenseTensor<T> &param,
                    std::span<const NamedGradient> gradients,
                    const Tensor *mask)
 {
-    resolveDevice("cuda");
+    resolveDevice(DeviceChoice::Cuda);
     validateStepInputs(param.shape, options, gradients, mask);
     // Patterns are built (and checked finite) on the host first: a bad gradient stops the
     // run before anything is uploaded.

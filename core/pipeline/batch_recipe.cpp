@@ -190,9 +190,8 @@ BatchRecipe parseBatch(const std::string &path)
     if (recipe.inputs.empty())
         f.fail("$.inputs", "must name at least one file or glob", "it is empty");
     recipe.datasets = f.strings("datasets");
-    recipe.device = f.string("device").value_or("auto");
-    if (recipe.device != "cpu" && recipe.device != "cuda" && recipe.device != "auto")
-        f.fail("$.device", "must be cpu, cuda or auto", "got '" + recipe.device + "'");
+    if (const auto device = f.string("device"))
+        recipe.device = withPath(path, f.at("device"), [&] { return parseDeviceChoice(*device); });
     if (const auto limit = f.string("memory_limit"))
         recipe.memoryLimit = withPath(path, f.at("memory_limit"), [&] { return parseMemoryLimit(*limit, "memory_limit"); });
     if (auto sparsify = f.object("sparsify"))
@@ -285,7 +284,7 @@ std::string batchJson(const BatchRecipe &recipe)
     nlohmann::ordered_json root{{"version", 1}, {"inputs", recipe.inputs}};
     if (!recipe.datasets.empty())
         root["datasets"] = recipe.datasets;
-    root["device"] = recipe.device;
+    root["device"] = deviceChoiceName(recipe.device);
     if (recipe.memoryLimit)
         root["memory_limit"] = std::to_string(*recipe.memoryLimit);
     if (recipe.sparsify) {

@@ -20,7 +20,7 @@ struct BatchRecipe {
     std::filesystem::path file;        // the batch file; relative paths start at its folder
     std::vector<std::string> inputs;   // file names or globs
     std::vector<std::string> datasets; // empty: every numeric dataset
-    std::string device = "auto";
+    DeviceChoice device = DeviceChoice::Auto;
     std::optional<std::int64_t> memoryLimit; // memory_limit: every input's budget; nullopt: auto
     std::optional<SparsifyRequest> sparsify; // input/output left empty
     std::optional<StepRequest> step;         // input/output left empty

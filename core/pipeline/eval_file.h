@@ -1,5 +1,5 @@
 #pragma once
-// One `sparsity eval` run: parse the expression, bind NAME=FILE.h5:PATH inputs, evaluate, and
+// One `sparsity eval` run: parse the expression, bind the named inputs, evaluate, and
 // write /result to the output in the result's own encoding (a masked result as a
 // masked_tensor group, a sparse one as coo/csr), atomically. Every check that needs no data
 // (syntax, unknown functions and inputs, output path) runs before any file is read.
@@ -13,10 +13,10 @@ namespace sparsity::core {
 
 struct EvalRequest {
     std::string expression;
-    std::vector<std::string> inputs; // NAME=FILE.h5:PATH
+    std::vector<InputBinding> inputs;
     std::string output;
     MaskPolicy policy = MaskPolicy::Strict;
-    std::string device = "cpu"; // cpu, cuda or auto
+    DeviceChoice device = DeviceChoice::Cpu;
     // The memory budget (nullopt: auto). An elementwise expression over plain dense inputs
     // larger than it is evaluated a block of rows at a time (core/pipeline/eval_blocks.h).
     std::optional<std::int64_t> memoryLimit;

@@ -1,5 +1,5 @@
 #pragma once
-// One `sparsity gradcheck` run: bind NAME=FILE.h5:PATH inputs, refuse inputs that cannot take
+// One `sparsity gradcheck` run: bind the named inputs, refuse inputs that cannot take
 // a gradient (integer dtypes; bool datasets are masks and get no Jacobian), and run gradcheck
 // in float64. Writes nothing.
 #include "core/autograd/gradcheck.h"
@@ -9,7 +9,7 @@ namespace sparsity::core {
 
 struct GradcheckRequest {
     std::string expression;
-    std::vector<std::string> inputs; // NAME=FILE.h5:PATH
+    std::vector<InputBinding> inputs;
     GradcheckOptions options;
 };
 

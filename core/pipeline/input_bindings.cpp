@@ -34,35 +34,24 @@ void requireBound(const Expression &node, std::string_view source, const std::se
 
 } // namespace
 
-InputBinding parseInputBinding(const std::string &argument)
-{
-    const auto equals = argument.find('=');
-    const auto colon = argument.rfind(':');
-    if (equals == std::string::npos || colon == std::string::npos || colon < equals)
-        throw errors::mustBe("input binding '" + argument + "'", "have the form NAME=FILE.h5:PATH", "no '=' or ':'");
-    InputBinding binding{argument.substr(0, equals), argument.substr(equals + 1, colon - equals - 1), argument.substr(colon + 1)};
-    if (!isIdentifier(binding.name))
-        throw errors::mustBe("input binding '" + argument + "'", "start with a name of letters, digits and '_'",
-                             "'" + binding.name + "'");
-    if (binding.file.empty() || binding.path.empty())
-        throw errors::mustBe("input binding '" + argument + "'", "name a file and a dataset path", "an empty one");
-    return binding;
-}
-
-std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments,
+std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
                                    const Expression &expression,
                                    std::string_view source,
                                    const std::string &output)
 {
     std::vector<BoundInput> inputs;
     std::set<std::string> names;
-    for (const auto &argument : arguments) {
-        auto binding = parseInputBinding(argument);
+    for (const auto &binding : bindings) {
+        if (!isIdentifier(binding.name))
+            throw errors::mustBe("an input name", "be letters, digits and '_', not starting with a digit",
+                                 "'" + binding.name + "'");
+        if (binding.file.empty() || binding.path.empty())
+            throw errors::mustBe("input " + binding.name, "name a file and a dataset path", "an empty one");
         if (!names.insert(binding.name).second)
             throw errors::mustBe("input " + binding.name, "be bound once", "bound twice");
         if (!output.empty())
             refuseOverwritingInput(output, binding.file);
-        inputs.push_back({std::move(binding), {}, Layout::Dense, DType::Float32, false, 0});
+        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0});
     }
     requireBound(expression, source, names);
     return inputs;

@@ -1,6 +1,8 @@
 #pragma once
-// NAME=FILE.h5:PATH inputs of `eval` and `gradcheck`: parsing, checking that an expression
-// uses only bound names (before any file is opened), and reading the bound tensors.
+// The named inputs of `eval` and `gradcheck` (a name bound to a file's dataset): checking the
+// bindings and that an expression uses only bound names (before any file is opened), and
+// reading the bound tensors. Front ends build the bindings (the CLI from its
+// NAME=FILE.h5:PATH arguments, the desktop app from its choosers); nothing here parses text.
 #include "core/expr/evaluator.h"
 #include "core/tensor/dtype.h"
 #include "core/util/validation_report.h"
@@ -16,9 +18,6 @@ struct InputBinding {
     std::string path;
 };
 
-// "x=data.h5:/weights" -> {x, data.h5, /weights}. Throws InputError naming the argument.
-InputBinding parseInputBinding(const std::string &argument);
-
 struct BoundInput {
     InputBinding binding;
     Shape shape;
@@ -28,9 +27,10 @@ struct BoundInput {
     std::int64_t specified = 0;
 };
 
-// Parses every binding, refuses duplicate names and an `output` equal to an input file, and
-// checks that `expression` uses only bound names (error with the column otherwise).
-std::vector<BoundInput> bindInputs(const std::vector<std::string> &arguments,
+// Refuses a name that is not an identifier, an empty file or path, duplicate names and an
+// `output` equal to an input file, and checks that `expression` uses only bound names (error
+// with the column otherwise).
+std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
                                    const Expression &expression,
                                    std::string_view source,
                                    const std::string &output = {});

@@ -9,6 +9,7 @@
 // Threshold, n-m and row-norm on dense datasets written dense or masked go through the block
 // pipeline (core/pipeline/sparsify_blocks.h): one pass, bounded by the memory limit, the same
 // result as in memory. Other elements are read whole and must fit the limit.
+#include "core/device/device.h"
 #include "core/io/h5_writer.h"
 #include "core/sparsify/sparsifier_config.h"
 #include "core/tensor/histogram.h"
@@ -34,7 +35,7 @@ struct SparsifyRequest {
     bool masked = false;                     // --layout masked
     std::optional<std::int64_t> memoryLimit; // bytes; nullopt: auto (core/util/memory_budget.h)
     bool saveState = false;                  // also write /sparsifier_state (data_sparsifier_state)
-    std::string device = "cpu";              // cuda: threshold, n-m and data-norm scores on the GPU (float32)
+    DeviceChoice device = DeviceChoice::Cpu; // cuda: threshold, n-m and data-norm scores on the GPU (float32)
     WriteOptions writeOptions;
 
     // The sparsifier of the element at `path`: its own, or `config`.

@@ -23,7 +23,7 @@ struct StepRequest {
     Semantics semantics = Semantics::Dense;
     Rule rule = Rule::Torch;
     HyperparameterInput hyperparameters;
-    std::string device = "cpu";
+    DeviceChoice device = DeviceChoice::Cpu;
     std::optional<std::string> param;     // required unless stateFrom is given
     std::optional<std::string> paramFile; // the file --param is read from, when not `input`
                                           // (a batch steps on what its sparsifier wrote)

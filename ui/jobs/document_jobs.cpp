@@ -151,8 +151,8 @@ bool DocumentJobs::runGradcheck(const GradcheckPanelRequest &request)
     core::GradcheckRequest check{request.expression.toStdString(), {}, request.options};
     run->inputs = request.inputs;
     Place place;
-    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) { // as `sparsity gradcheck --input`
-        check.inputs.push_back(QStringLiteral("%1=%2:%3").arg(it.key(), it.value().file, it.value().path).toStdString());
+    for (auto it = request.inputs.begin(); it != request.inputs.end(); ++it) {
+        check.inputs.push_back({it.key().toStdString(), it.value().file.toStdString(), it.value().path.toStdString()});
         place.files << it.value().file;
     }
     place.files.removeDuplicates();
