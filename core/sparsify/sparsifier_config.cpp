@@ -74,9 +74,9 @@ void SparsifierConfig::validate() const
         return;
     case SparsifierMethod::NM:
         if (m <= 0 || n < 0)
-            throw errors::mustBe("--n and --m", "satisfy 0 <= N and M > 0", std::to_string(n) + ":" + std::to_string(m));
+            throw errors::mustBe("n and m", "satisfy 0 <= n and m > 0", std::to_string(n) + ":" + std::to_string(m));
         if (n > m)
-            throw errors::mustBe("--n", "be at most --m (" + std::to_string(m) + ")", std::to_string(n));
+            throw errors::mustBe("n", "be at most m (" + std::to_string(m) + ")", std::to_string(n));
         return;
     case SparsifierMethod::RowNorm:
         if (!(keep >= 0 && keep <= 1))

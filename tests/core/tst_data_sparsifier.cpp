@@ -190,7 +190,7 @@ void TestDataSparsifier::refusals_data()
     QTest::newRow("N > M") << config([](auto &c) {
         c.method = SparsifierMethod::NM;
         c.n = 5;
-    }) << "--n must be at most --m (4), but got 5";
+    }) << "n must be at most m (4), but got 5";
     QTest::newRow("keep > 1") << config([](auto &c) {
         c.method = SparsifierMethod::RowNorm;
         c.keep = 2;

@@ -177,7 +177,7 @@ void TestWorkspace::brokenWorkspaceChangesNothing_data()
     QTest::newRow("wrong type") << QByteArray(R"({"version": 1, "sparsifier": {"method": "n-m", "n": "two"}})")
                                 << QStringLiteral("ws.json: $.sparsifier.n must be an integer, but got a string");
     QTest::newRow("invalid recipe") << QByteArray(R"({"version": 1, "sparsifier": {"method": "n-m", "n": 5, "m": 4}})")
-                                    << QStringLiteral("ws.json: $.sparsifier: --n must be at most --m (4), but got 5");
+                                    << QStringLiteral("ws.json: $.sparsifier: n must be at most m (4), but got 5");
     QTest::newRow("relative dataset") << QByteArray(R"({"version": 1, "dataset_sparsifiers": {"emb": {"method": "n-m"}}})")
                                       << QStringLiteral(
                                              "ws.json: $.dataset_sparsifiers[\"emb\"] must name a dataset by its absolute path");
