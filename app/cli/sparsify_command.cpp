@@ -3,6 +3,8 @@
 #include "app/cli/cli_output.h"
 #include "core/pipeline/sparsify_file.h"
 #include "core/sparsify/scheduler.h"
+#include "core/sparsify/sparsifier_methods.h"
+#include "core/util/errors.h"
 
 #include <CLI/CLI.hpp>
 #include <iomanip>
@@ -39,10 +41,9 @@ void runSparsify(SparsifyOptions &o)
     c.n = o.n.value_or(2);
     c.m = o.m.value_or(4);
     if (o.schedule) {
-        // The level at a step of a schedule: data-norm's sparsity level, row-norm keeps 1 - level.
         const double level = core::parseSchedule(*o.schedule)->level(o.atStep.value_or(0));
-        c.sparsityLevel = level;
-        c.keep = 1.0 - level;
+        if (!core::applyScheduleLevel(c, level))
+            throw core::errors::mustBe("--schedule", "set a level of data-norm or row-norm", std::string(core::methodName(c.method)));
     }
     o.request.masked = o.layout == "masked";
     o.request.layout = o.request.masked ? core::Layout::Dense : *core::parseLayout(o.layout);

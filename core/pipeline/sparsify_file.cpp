@@ -11,6 +11,7 @@
 #include "core/pipeline/sparsify_blocks.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
+#include "core/sparsify/sparsifier_methods.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
@@ -56,8 +57,10 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (!request.masked)
             requireLayoutCanHold(request.layout, e.shape);
         const auto &c = request.configFor(e.path);
-        if ((c.method == SparsifierMethod::RowNorm || c.method == SparsifierMethod::NM) && e.shape.empty())
-            throw errors::mustBe(std::string(methodName(c.method)) + " data", "have rank >= 1", "a 0-d tensor");
+        if (static_cast<int>(e.shape.size()) < factsOf(c.method).leastRank)
+            throw errors::mustBe(std::string(methodName(c.method)) + " data",
+                                 "have rank >= " + std::to_string(factsOf(c.method).leastRank),
+                                 "a " + std::to_string(e.shape.size()) + "-d tensor");
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));

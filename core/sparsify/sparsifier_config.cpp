@@ -1,6 +1,6 @@
 #include "core/sparsify/sparsifier_config.h"
 
-#include "core/util/choices.h"
+#include "core/sparsify/sparsifier_methods.h"
 #include "core/util/errors.h"
 
 #include <charconv>
@@ -19,28 +19,40 @@ std::string number(double value)
 
 } // namespace
 
-std::string_view methodName(SparsifierMethod method)
+const SparsifierMethodFacts &factsOf(SparsifierMethod method)
 {
-    switch (method) {
-    case SparsifierMethod::Threshold:
-        return "threshold";
-    case SparsifierMethod::DataNorm:
-        return "data-norm";
-    case SparsifierMethod::NM:
-        return "n-m";
-    case SparsifierMethod::RowNorm:
-        return "row-norm";
-    }
-    return "?";
+    for (const auto &facts : kSparsifierMethods)
+        if (facts.method == method)
+            return facts;
+    throw InternalError("a sparsifier method without facts");
 }
+
+std::string_view methodName(SparsifierMethod method) { return factsOf(method).name; }
 
 SparsifierMethod parseMethod(std::string_view name)
 {
-    return parseChoice<SparsifierMethod>("method", name,
-                                         {{"threshold", SparsifierMethod::Threshold},
-                                          {"data-norm", SparsifierMethod::DataNorm},
-                                          {"n-m", SparsifierMethod::NM},
-                                          {"row-norm", SparsifierMethod::RowNorm}});
+    std::string valid;
+    for (const auto &facts : kSparsifierMethods) {
+        if (facts.name == name)
+            return facts.method;
+        valid += (valid.empty() ? "" : ", ") + std::string(facts.name);
+    }
+    throw errors::mustBe("method", "be one of " + valid, "'" + std::string(name) + "'");
+}
+
+bool applyScheduleLevel(SparsifierConfig &config, double level)
+{
+    switch (factsOf(config.method).level) {
+    case LevelRule::None:
+        return false;
+    case LevelRule::SparsityLevel:
+        config.sparsityLevel = level;
+        return true;
+    case LevelRule::KeepComplement:
+        config.keep = 1.0 - level;
+        return true;
+    }
+    return false;
 }
 
 std::pair<std::int64_t, std::int64_t> parseBlockShape(std::string_view text)

@@ -160,6 +160,12 @@ void TestSparsifierPanel::scheduleLevelBecomesTheSparsityLevel()
     QTest::mouseClick(child<QPushButton>("sparsifier.use_level"), Qt::LeftButton);
     const double expected = core::parseSchedule("cubic:0,0.8,0,1,20")->level(5);
     QVERIFY(std::abs(m_document->sparsifier()->sparsityLevel - expected) < 1e-3); // the spin box's 3 decimals
+
+    // row-norm keeps 1 - level (core/sparsify/sparsifier_methods.h), as `sparsify --schedule` does.
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("row-norm"));
+    QTest::mouseClick(child<QPushButton>("sparsifier.use_level"), Qt::LeftButton);
+    QCOMPARE(m_document->sparsifier()->method, core::SparsifierMethod::RowNorm);
+    QVERIFY(std::abs(m_document->sparsifier()->keep - (1.0 - expected)) < 1e-3);
 }
 
 void TestSparsifierPanel::widgetsFollowTheDocument()

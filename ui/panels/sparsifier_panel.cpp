@@ -1,5 +1,6 @@
 #include "ui/panels/sparsifier_panel.h"
 
+#include "core/sparsify/sparsifier_methods.h"
 #include "core/util/errors.h"
 #include "ui/document/tensor_document.h"
 #include "ui/models/sparsify_report_model.h"
@@ -19,6 +20,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <iterator>
 
 namespace sparsity::ui {
 namespace {
@@ -40,8 +42,6 @@ enum Field {
     ScheduleField
 };
 
-constexpr SparsifierMethod kMethods[] = {SparsifierMethod::Threshold, SparsifierMethod::DataNorm, SparsifierMethod::NM,
-                                         SparsifierMethod::RowNorm};
 
 QDoubleSpinBox *fractionBox(const QString &name)
 {
@@ -76,8 +76,8 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     m_method = new QComboBox;
     m_method->setObjectName(QStringLiteral("sparsifier.method"));
     m_method->addItem(tr("(none)"));
-    for (auto method : kMethods)
-        m_method->addItem(QString::fromUtf8(core::methodName(method).data()));
+    for (const auto &facts : core::kSparsifierMethods) // in the table's order: its index + 1
+        m_method->addItem(QString::fromUtf8(facts.name.data(), static_cast<int>(facts.name.size())));
     m_pages = new QStackedWidget;
     m_pages->addWidget(thresholdPage());
     m_pages->addWidget(dataNormPage());
@@ -243,7 +243,7 @@ void SparsifierPanel::edited(int field)
         return;
     }
     core::SparsifierConfig config;
-    config.method = kMethods[methodIndex];
+    config.method = core::kSparsifierMethods[methodIndex].method;
     config.threshold = m_threshold->value();
     config.sparsityLevel = m_level->value();
     config.blockRows = m_blockRows->value();
@@ -274,8 +274,8 @@ void SparsifierPanel::showDocument()
         QSignalBlocker(m_n),         QSignalBlocker(m_m),         QSignalBlocker(m_keep)};
     int methodIndex = 0;
     if (m_document->sparsifier())
-        for (int i = 0; i < 4; ++i)
-            if (kMethods[i] == config.method)
+        for (int i = 0; i < static_cast<int>(std::size(core::kSparsifierMethods)); ++i)
+            if (core::kSparsifierMethods[i].method == config.method)
                 methodIndex = i + 1;
     const QString dataset = m_document->source().elementPath;
     m_scope->setItemText(1, dataset.isEmpty() ? tr("this dataset only") : tr("%1 only").arg(dataset));
@@ -341,10 +341,17 @@ void SparsifierPanel::useScheduleLevel()
     } catch (const core::Error &) {
         return; // the status line already says why
     }
-    if (m_method->currentIndex() == 2)
-        m_level->setValue(level);
-    else if (m_method->currentIndex() == 4)
-        m_keep->setValue(1.0 - level);
+    const int methodIndex = m_method->currentIndex() - 1; // after "(none)"
+    if (methodIndex < 0)
+        return;
+    core::SparsifierConfig config;
+    config.method = core::kSparsifierMethods[methodIndex].method;
+    config.sparsityLevel = m_level->value();
+    config.keep = m_keep->value();
+    if (!core::applyScheduleLevel(config, level))
+        return;
+    m_level->setValue(config.sparsityLevel);
+    m_keep->setValue(config.keep);
 }
 
 } // namespace sparsity::ui

@@ -1,0 +1,41 @@
+#pragma once
+// Each sparsifier method's facts, in one table: its name (the CLI's --method, BATCH.json,
+// WORKSPACE.json, reports and the sparsifier state), the least rank of the data it takes, how
+// a schedule's level sets it, and whether it has a CUDA kernel. The CLI, `run`, the desktop
+// app's panel and the engine's checks read them here; the method's parameters live in
+// SparsifierConfig (sparsifier_config.h) and its kernels in mask_kernels.h.
+#include "core/sparsify/sparsifier_config.h"
+
+#include <span>
+#include <string_view>
+
+namespace sparsity::core {
+
+// What a schedule's level (core/sparsify/scheduler.h) at a step sets.
+enum class LevelRule {
+    None,           // threshold, n-m: no level to set
+    SparsityLevel,  // data-norm: the fraction of blocks sparsified is the level
+    KeepComplement, // row-norm: the fraction of rows kept is 1 - level
+};
+
+struct SparsifierMethodFacts {
+    SparsifierMethod method;
+    std::string_view name;
+    int leastRank;   // the data's rank at least (n-m groups and row-norm rows need a dim)
+    LevelRule level; // how a schedule's level sets it
+    bool cuda;       // its mask (data-norm: its block scores) has a CUDA kernel
+};
+
+inline constexpr SparsifierMethodFacts kSparsifierMethods[] = {
+    {SparsifierMethod::Threshold, "threshold", 0, LevelRule::None, true},
+    {SparsifierMethod::DataNorm, "data-norm", 0, LevelRule::SparsityLevel, true},
+    {SparsifierMethod::NM, "n-m", 1, LevelRule::None, true},
+    {SparsifierMethod::RowNorm, "row-norm", 1, LevelRule::KeepComplement, false},
+};
+
+const SparsifierMethodFacts &factsOf(SparsifierMethod method);
+
+// Sets what the method's level rule names to `level`; false when the method has none.
+bool applyScheduleLevel(SparsifierConfig &config, double level);
+
+} // namespace sparsity::core
