@@ -90,7 +90,7 @@ template <class T>
 Mask maskAndSquash(
     DenseTensor<T> &dense, const Tensor &original, const SparsifierConfig &c, bool useGpu, std::int64_t *blocksRemoved)
 {
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, float>) { // useGpu: the method has a kernel (factsOf(method).cuda)
         if (useGpu && c.method == SparsifierMethod::Threshold)
             return thresholdSquashOnGpu(dense, static_cast<float>(c.threshold));
         if (useGpu && (c.method == SparsifierMethod::NM || c.method == SparsifierMethod::DataNorm)) {
@@ -206,17 +206,19 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
     std::int64_t done = 0;
     for (const auto &e : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
-        // The block pipeline unless the GPU is asked for and the element fits in memory; every
-        // rank takes the same path (in blocks only when every rank would).
-        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e) && (!useGpu || overBudget(e, budget))
+        // The block pipeline unless the GPU is asked for, the method has a CUDA kernel and the
+        // element fits in memory; every rank takes the same path (in blocks only when every
+        // rank would).
+        const bool onGpu = useGpu && factsOf(request.configFor(e.path).method).cuda;
+        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e) && (!onGpu || overBudget(e, budget))
                                                   && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
         auto r = withAllocationContext(input.where(e.path), "sparsifying it", [&] {
             return inBlocks ? sparsifyInBlocks(request, input, e, output.file(), report, budget)
-                            : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, useGpu)
-                                   : inMemory<double>(request, input, e, output.file(), report, stateEntry, useGpu));
+                            : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, onGpu)
+                                   : inMemory<double>(request, input, e, output.file(), report, stateEntry, onGpu));
         });
         const auto count = numel(e.shape);
         r.sparsity = count == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(count);
