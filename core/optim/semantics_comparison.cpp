@@ -43,35 +43,18 @@ SemanticsComparison compareSemantics(const Tensor &param,
     param.visit([&](const auto &storage) {
         using T = ValueOf<decltype(storage)>;
         const auto original = toDenseAs<T>(param);
-        DenseTensor<T> firstParam;
-        OptimizerState<T> firstState;
-        const auto total = static_cast<std::int64_t>(options.size());
-        for (std::int64_t k = 0; k < total; ++k) {
-            reportProgress(progress, k, total);
-            const auto &o = options[static_cast<std::size_t>(k)];
-            auto p = original;
-            auto state = initialState<T>(o, p.shape);
-            try {
-                const Tensor *stepMask = o.semantics == Semantics::Masked ? mask : nullptr;
-                if (device == Device::Cuda)
-                    runStepsOnGpu(p, state, o, gradients, stepMask);
-                else
-                    runSteps(p, state, o, gradients, stepMask);
-            } catch (const Error &error) {
-                rethrowWithContext(error, std::string(semanticsName(o.semantics)) + " semantics");
-            }
-            SemanticsResult result{o.semantics, {{"param", toDouble(p)}}, state.lastUpdate, state.step};
-            for (const auto &buffer : state.buffers)
-                result.tensors.emplace_back(buffer.name, toDouble(buffer.value));
-            comparison.results.push_back(std::move(result));
-            if (k == 0) {
-                firstParam = std::move(p);
-                firstState = std::move(state);
-            } else {
-                comparison.divergence.push_back(compareRuns(firstParam, firstState, p, state));
-            }
-        }
-        reportProgress(progress, total, total);
+        auto stepped = stepEachRun(
+            original, [&](const OptimizerOptions &o) { return initialState<T>(o, original.shape); },
+            std::span<const OptimizerOptions>(options), gradients, mask, device,
+            [&](std::int64_t k, const DenseTensor<T> &p, const OptimizerState<T> &state) {
+                SemanticsResult result{options[static_cast<std::size_t>(k)].semantics, {{"param", toDouble(p)}}, state.lastUpdate,
+                                       state.step};
+                for (const auto &buffer : state.buffers)
+                    result.tensors.emplace_back(buffer.name, toDouble(buffer.value));
+                comparison.results.push_back(std::move(result));
+            },
+            progress);
+        comparison.divergence = std::move(stepped.divergence);
     });
     return comparison;
 }

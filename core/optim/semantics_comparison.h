@@ -1,19 +1,76 @@
 #pragma once
-// The same optimizer steps under several semantics on one parameter, in memory: what the
-// GUI's Optimizer panel shows side by side (`sparsity step --compare` reports only the
-// divergence). Each semantics starts from the same parameter and fresh state; results are
-// kept in double for display and differencing, and the divergence of each later semantics
-// against the first is measured in the parameter's own dtype (as `step --compare`).
+// The same optimizer steps under several semantics on one parameter, in memory. stepEachRun
+// is the one implementation of both `sparsity step --compare` (whole tensors; it reports the
+// divergence) and the GUI's Optimizer panel (compareSemantics: every run kept, in double, for
+// display and differencing). Each run starts from the same parameter and state; the
+// divergence of each later run against the first is measured in the parameter's own dtype.
 #include "core/device/device.h"
+#include "core/device/gpu_steps.h"
 #include "core/optim/divergence.h"
 #include "core/optim/optimizer_options.h"
 #include "core/optim/optimizer_step.h"
+#include "core/util/errors.h"
 
 #include <span>
 #include <string>
 #include <vector>
 
 namespace sparsity::core {
+
+template <class T>
+struct SteppedRuns {
+    DenseTensor<T> param; // the first run's
+    OptimizerState<T> state;
+    std::vector<std::vector<TensorDivergence>> divergence; // run k + 1 against the first
+};
+
+// Steps `gradients` under each of `runs` from `original` and the state `start(options)`
+// gives, on `device`; the mask is given to masked runs only. `keep(k, param, state)` sees
+// each run's result. A run's error names its semantics when there are several runs.
+// `progress` counts the steps of every run (a GPU run's at its end).
+template <class T, class Start, class Keep>
+SteppedRuns<T> stepEachRun(const DenseTensor<T> &original,
+                           Start &&start,
+                           std::span<const OptimizerOptions> runs,
+                           std::span<const NamedGradient> gradients,
+                           const Tensor *mask,
+                           Device device,
+                           Keep &&keep,
+                           const ProgressCallback &progress = {})
+{
+    SteppedRuns<T> first;
+    const auto count = static_cast<std::int64_t>(runs.size()), steps = static_cast<std::int64_t>(gradients.size());
+    for (std::int64_t k = 0; k < count; ++k) {
+        const auto &options = runs[static_cast<std::size_t>(k)];
+        auto param = original;
+        auto state = start(options);
+        const ProgressCallback runProgress = [&](std::int64_t done, std::int64_t) {
+            return !progress || progress(k * steps + done, count * steps);
+        };
+        try {
+            const Tensor *runMask = options.semantics == Semantics::Masked ? mask : nullptr;
+            if (device == Device::Cuda) {
+                reportProgress(runProgress, 0, steps);
+                runStepsOnGpu(param, state, options, gradients, runMask);
+            } else {
+                runSteps(param, state, options, gradients, runMask, runProgress);
+            }
+            reportProgress(runProgress, steps, steps);
+        } catch (const Error &error) {
+            if (count == 1)
+                throw;
+            rethrowWithContext(error, std::string(semanticsName(options.semantics)) + " semantics");
+        }
+        keep(k, param, state);
+        if (k == 0) {
+            first.param = std::move(param);
+            first.state = std::move(state);
+        } else {
+            first.divergence.push_back(compareRuns(first.param, first.state, param, state));
+        }
+    }
+    return first;
+}
 
 struct SemanticsResult {
     Semantics semantics = Semantics::Dense;

@@ -234,7 +234,8 @@ private:
     }
 
     // Runs `work` for step `g` of run `run`; an input error becomes that step's recorded
-    // failure (a compared run's named by its --compare) and returns false.
+    // failure (named by its run's semantics when runs are compared, as stepEachRun names them)
+    // and returns false.
     template <class Work>
     bool guarded(std::int64_t run, std::int64_t g, Work &&work)
     {
@@ -242,10 +243,9 @@ private:
             try {
                 work();
             } catch (const Error &error) {
-                if (run == 0)
+                if (m_runs.size() == 1)
                     throw;
-                rethrowWithContext(error,
-                                   "compared with " + std::string(semanticsName(m_runs[static_cast<std::size_t>(run)].semantics)) + " semantics");
+                rethrowWithContext(error, std::string(semanticsName(m_runs[static_cast<std::size_t>(run)].semantics)) + " semantics");
             }
             return true;
         } catch (const InputError &) {

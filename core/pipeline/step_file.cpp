@@ -7,6 +7,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/optim/optimizer_step.h"
+#include "core/optim/semantics_comparison.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/step_blocks.h"
 #include "core/pipeline/step_state_file.h"
@@ -109,30 +110,21 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
     Clock::time_point computed;
     inputs.param.visit([&](const auto &storage) {
         using T = ValueOf<decltype(storage)>;
-        auto param = toDenseAs<T>(inputs.param);
-        const auto initial = inputs.previous ? readPreviousState<T>(*inputs.previous, result.options, param.shape)
-                                             : initialState<T>(result.options, param.shape);
-        auto state = initial;
-        const auto stepsBefore = state.lastUpdate;
-        const auto original = param;
-        if (device == Device::Cuda)
-            runStepsOnGpu(param, state, result.options, inputs.grads, mask);
-        else
-            runSteps(param, state, result.options, inputs.grads, mask, progress);
-        for (const auto &options : compared) {
-            auto otherParam = original;
-            auto otherState = initial;
-            try {
-                const Tensor *otherMask = options.semantics == Semantics::Masked ? mask : nullptr;
-                if (device == Device::Cuda)
-                    runStepsOnGpu(otherParam, otherState, options, inputs.grads, otherMask);
-                else
-                    runSteps(otherParam, otherState, options, inputs.grads, otherMask);
-            } catch (const Error &error) {
-                rethrowWithContext(error, "compared with " + std::string(semanticsName(options.semantics)) + " semantics");
-            }
-            result.divergence.push_back({options.semantics, compareRuns(param, state, otherParam, otherState)});
-        }
+        const auto original = toDenseAs<T>(inputs.param);
+        // The compared runs start from the same state: the previous step's, or a fresh one.
+        const auto initial = inputs.previous ? readPreviousState<T>(*inputs.previous, result.options, original.shape)
+                                             : initialState<T>(result.options, original.shape);
+        const auto stepsBefore = initial.lastUpdate;
+        requireMaskFitsSemantics(mask != nullptr, result.options); // the compared runs take it where masked
+        std::vector<OptimizerOptions> runs{result.options};
+        runs.insert(runs.end(), compared.begin(), compared.end());
+        auto stepped = stepEachRun(
+            original, [&](const OptimizerOptions &) { return initial; }, std::span<const OptimizerOptions>(runs), inputs.grads,
+            mask, device, [](std::int64_t, const DenseTensor<T> &, const OptimizerState<T> &) {}, progress);
+        auto &param = stepped.param;
+        auto &state = stepped.state;
+        for (std::size_t c = 0; c < compared.size(); ++c)
+            result.divergence.push_back({compared[c].semantics, std::move(stepped.divergence[c])});
         computed = Clock::now();
         result.computeSeconds = seconds(inputsRead, computed);
         result.paramShape = param.shape;
