@@ -18,7 +18,7 @@ namespace {
 struct GradcheckOptions {
     core::GradcheckRequest request;
     std::vector<std::string> inputs; // NAME=FILE.h5:PATH
-    std::string memoryLimit; // gradcheck works on whole tensors: an input over it is refused
+    std::string memoryLimit;         // gradcheck works on whole tensors: an input over it is refused
     bool json = false;
 };
 

@@ -43,7 +43,8 @@ void runSparsify(SparsifyOptions &o)
     if (o.schedule) {
         const double level = core::parseSchedule(*o.schedule)->level(o.atStep.value_or(0));
         if (!core::applyScheduleLevel(c, level))
-            throw core::errors::mustBe("--schedule", "set a level of data-norm or row-norm", std::string(core::methodName(c.method)));
+            throw core::errors::mustBe("--schedule", "set a level of data-norm or row-norm",
+                                       std::string(core::methodName(c.method)));
     }
     o.request.masked = o.layout == "masked";
     o.request.layout = o.request.masked ? core::Layout::Dense : *core::parseLayout(o.layout);

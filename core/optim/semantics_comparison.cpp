@@ -47,8 +47,8 @@ SemanticsComparison compareSemantics(const Tensor &param,
             original, [&](const OptimizerOptions &o) { return initialState<T>(o, original.shape); },
             std::span<const OptimizerOptions>(options), gradients, mask, device,
             [&](std::int64_t k, const DenseTensor<T> &p, const OptimizerState<T> &state) {
-                SemanticsResult result{options[static_cast<std::size_t>(k)].semantics, {{"param", toDouble(p)}}, state.lastUpdate,
-                                       state.step};
+                SemanticsResult result{
+                    options[static_cast<std::size_t>(k)].semantics, {{"param", toDouble(p)}}, state.lastUpdate, state.step};
                 for (const auto &buffer : state.buffers)
                     result.tensors.emplace_back(buffer.name, toDouble(buffer.value));
                 comparison.results.push_back(std::move(result));

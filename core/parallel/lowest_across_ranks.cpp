@@ -58,8 +58,8 @@ void LowestKeys<Key>::Chooser::choose(std::span<const Key> keys, std::uint8_t *c
         chosen[i] = b < pivot ? std::uint8_t{1} : b == pivot ? kEqual : std::uint8_t{0};
     }
     auto *end = chosen + count;
-    for (auto *equal = chosen; (equal = static_cast<std::uint8_t *>(std::memchr(equal, kEqual, static_cast<std::size_t>(end - equal))));
-         ++equal) {
+    for (auto *equal = chosen;
+         (equal = static_cast<std::uint8_t *>(std::memchr(equal, kEqual, static_cast<std::size_t>(end - equal)))); ++equal) {
         *equal = m_places > 0;
         m_places -= m_places > 0;
     }

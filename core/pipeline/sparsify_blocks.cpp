@@ -439,9 +439,7 @@ private:
     void scoringPass(SerialWorker &io, Add &add, double &computeSeconds)
     {
         readingPass(
-            io,
-            [&](std::int64_t k) { add(std::span<const T>(scoresOf(k))); },
-            computeSeconds);
+            io, [&](std::int64_t k) { add(std::span<const T>(scoresOf(k))); }, computeSeconds);
     }
 
     std::int64_t blockColumns() const { return (m_width + m_config.blockCols - 1) / m_config.blockCols; }

@@ -245,7 +245,8 @@ private:
             } catch (const Error &error) {
                 if (m_runs.size() == 1)
                     throw;
-                rethrowWithContext(error, std::string(semanticsName(m_runs[static_cast<std::size_t>(run)].semantics)) + " semantics");
+                rethrowWithContext(error,
+                                   std::string(semanticsName(m_runs[static_cast<std::size_t>(run)].semantics)) + " semantics");
             }
             return true;
         } catch (const InputError &) {

@@ -127,7 +127,8 @@ void blockScoresInto(const T *x, std::int64_t height, std::int64_t width, const 
 template <class T>
 std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
 {
-    const auto blocks = ((height + config.blockRows - 1) / config.blockRows) * ((width + config.blockCols - 1) / config.blockCols);
+    const auto blocks =
+        ((height + config.blockRows - 1) / config.blockRows) * ((width + config.blockCols - 1) / config.blockCols);
     std::vector<T> scores(at(blocks));
     blockScoresInto(x, height, width, config, scores.data());
     return scores;

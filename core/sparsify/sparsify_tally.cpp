@@ -23,7 +23,7 @@ class Binning {
 public:
     using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
     static constexpr int kBins = SparsifyTally::kBins;
-    static constexpr std::uint8_t kNotCounted = kBins;     // NaN, +-inf: outside [lo, hi]
+    static constexpr std::uint8_t kNotCounted = kBins;      // NaN, +-inf: outside [lo, hi]
     static constexpr std::uint8_t kCutByAnEdge = kBins + 1; // binned exactly
     // 64 KiB of table for float (regions of 1/128 of a binade), 256 KiB for double.
     static constexpr int kRegionBits = sizeof(T) == 4 ? 16 : 18;

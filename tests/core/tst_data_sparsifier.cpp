@@ -185,8 +185,7 @@ void TestDataSparsifier::refusals_data()
         c.blockRows = 0;
     }) << "block must have positive extents, but got 0x4";
     QTest::newRow("threshold nan") << config([](auto &c) { c.threshold = std::nan(""); }) << "threshold must be a number >= 0";
-    QTest::newRow("threshold < 0") << config([](auto &c) { c.threshold = -1; })
-                                   << "threshold must be a number >= 0, but got -1";
+    QTest::newRow("threshold < 0") << config([](auto &c) { c.threshold = -1; }) << "threshold must be a number >= 0, but got -1";
     QTest::newRow("N > M") << config([](auto &c) {
         c.method = SparsifierMethod::NM;
         c.n = 5;

@@ -42,7 +42,6 @@ enum Field {
     ScheduleField
 };
 
-
 QDoubleSpinBox *fractionBox(const QString &name)
 {
     auto *box = new QDoubleSpinBox;
