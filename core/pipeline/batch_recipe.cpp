@@ -1,6 +1,7 @@
 #include "core/pipeline/batch_recipe.h"
 
 #include "core/io/output_path.h"
+#include "core/sparsify/sparsifier_methods.h"
 #include "core/util/errors.h"
 #include "core/util/json_fields.h"
 
@@ -34,6 +35,12 @@ SparsifierConfig readSparsifier(Fields &f, const std::string &file, const std::s
 {
     SparsifierConfig c;
     c.method = withPath(file, f.at("method"), [&] { return parseMethod(*f.string("method", true)); });
+    // Another method's parameter is a mistake to name, not one to ignore.
+    for (const auto &other : kSparsifierMethods)
+        for (const auto key : other.keys)
+            if (!factsOf(c.method).takes(key) && f.has(std::string(key)))
+                f.fail(f.at(std::string(key)), "must not be given for " + std::string(methodName(c.method)),
+                       "it is given (a parameter of " + std::string(other.name) + ")");
     c.threshold = f.number("threshold").value_or(0.0);
     c.sparsityLevel = f.number("sparsity_level").value_or(0.5);
     if (const auto block = f.string("block"))

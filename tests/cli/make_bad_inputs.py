@@ -127,6 +127,8 @@ def main(out):
     batch("batch_per_dataset_relative.json", '{"version": 1, "inputs": ["good.h5"], '
           '"sparsify": {"method": "threshold", "threshold": 1, "per_dataset": {"x": {"method": "n-m", "n": 1, "m": 2}}}, '
           '"output": {"path": "out/{stem}.h5"}}')
+    batch("batch_other_method_key.json", '{"version": 1, "inputs": ["good.h5"], "sparsify": {"method": "data-norm", '
+          '"sparsity_level": 0.5, "threshold": 1}, "output": {"path": "out/{stem}.h5"}}')
     batch("batch_per_dataset_bad_method.json", '{"version": 1, "inputs": ["good.h5"], '
           '"sparsify": {"method": "threshold", "threshold": 1, "per_dataset": {"/x": {"method": "n-m", "n": 3, "m": 2}}}, '
           '"output": {"path": "out/{stem}.h5"}}')
