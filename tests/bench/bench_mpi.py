@@ -90,7 +90,9 @@ def main():
         return {"wall": wall, "compute": None, "peak": None}
 
     best = lambda f: best_run(args.runs, f)
-    mpirun = lambda n: [args.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(n)]
+    # --bind-to none: OpenMPI binds one or two ranks to a core each, so -np 1 would run its
+    # threads on one of the two cores.
+    mpirun = lambda n: [args.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(n)]
     rows = [("sparsity (one process)", best(ours("serial.h5", [], args.sparsity))),
             ("sparsity-mpi, mpirun -np 1", best(ours("mpi1.h5", mpirun(1), args.sparsity_mpi))),
             ("sparsity-mpi, mpirun -np 1, 1 thread", best(ours("mpi1t.h5", mpirun(1), args.sparsity_mpi, threads=1))),
