@@ -7,7 +7,7 @@ namespace {
 
 // Below this many keys a stretch is counted or chosen on one thread.
 constexpr std::size_t kParallelFrom = std::size_t{1} << 16;
-// Keys per thread's share of a stretch at most: its 32-bit bins cannot overflow.
+// Keys counted in one go at most, so that no thread's 32-bit bins can overflow.
 constexpr std::size_t kMostPerCount = std::size_t{1} << 31;
 
 } // namespace
