@@ -1,6 +1,7 @@
 #include "core/device/device.h"
 
 #include "core/device/gpu_backend.h"
+#include "core/util/choices.h"
 #include "core/util/errors.h"
 
 namespace sparsity::core {
@@ -64,10 +65,8 @@ std::string_view deviceChoiceName(DeviceChoice choice)
 
 DeviceChoice parseDeviceChoice(std::string_view name, std::string_view what)
 {
-    for (const auto &[text, value] : kDeviceChoices)
-        if (text == name)
-            return value;
-    throw errors::mustBe(std::string(what), "be one of cpu, cuda, auto", "'" + std::string(name) + "'");
+    return parseChoice(
+        what, name, kDeviceChoices, [](const auto &c) { return c.first; }, [](const auto &c) { return c.second; });
 }
 
 } // namespace sparsity::core

@@ -1,6 +1,7 @@
 #include "core/sparsify/sparsifier_config.h"
 
 #include "core/sparsify/sparsifier_methods.h"
+#include "core/util/choices.h"
 #include "core/util/errors.h"
 
 #include <charconv>
@@ -31,13 +32,9 @@ std::string_view methodName(SparsifierMethod method) { return factsOf(method).na
 
 SparsifierMethod parseMethod(std::string_view name)
 {
-    std::string valid;
-    for (const auto &facts : kSparsifierMethods) {
-        if (facts.name == name)
-            return facts.method;
-        valid += (valid.empty() ? "" : ", ") + std::string(facts.name);
-    }
-    throw errors::mustBe("method", "be one of " + valid, "'" + std::string(name) + "'");
+    return parseChoice(
+        "method", name, kSparsifierMethods, [](const auto &facts) { return facts.name; },
+        [](const auto &facts) { return facts.method; });
 }
 
 bool applyScheduleLevel(SparsifierConfig &config, double level)
