@@ -14,9 +14,9 @@
 // then says, stretch by stretch in order, which are chosen. Rounds and choices over a long
 // stretch run on every thread.
 #include "core/parallel/rank_group.h"
+#include "core/util/ordered_bits.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -28,7 +28,7 @@ namespace sparsity::core {
 template <class Key> // float or double
 class LowestKeys {
 public:
-    using Bits = std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>;
+    using Bits = OrderedBits<Key>;
     static constexpr int kDigitBits = 16;
 
     // `visit(f)` calls f(std::span<const Key>) on stretches of this rank's `localCount` keys,
@@ -68,15 +68,13 @@ public:
         std::int64_t m_places;
     };
 
-    // A key's bits as an unsigned number with the key's order: -0 is 0 and every NaN is above +inf.
+    // A key's bits as an unsigned number with the key's order, -0 and +0 as one, every NaN
+    // above +inf.
     static Bits orderedBits(Key key)
     {
         if (std::isnan(key))
             return ~Bits{0};
-        if (key == Key(0))
-            key = Key(0);
-        const auto bits = std::bit_cast<Bits>(key);
-        return (bits >> (kKeyBits - 1)) != 0 ? Bits(~bits) : Bits(bits | (Bits{1} << (kKeyBits - 1)));
+        return orderedBitsOf(key == Key(0) ? Key(0) : key);
     }
 
 private:

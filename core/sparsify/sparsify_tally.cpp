@@ -1,8 +1,9 @@
 #include "core/sparsify/sparsify_tally.h"
 
+#include "core/util/ordered_bits.h"
+
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -21,7 +22,7 @@ namespace {
 template <class T>
 class Binning {
 public:
-    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    using Bits = OrderedBits<T>;
     static constexpr int kBins = SparsifyTally::kBins;
     static constexpr std::uint8_t kNotCounted = kBins;      // NaN, +-inf: outside [lo, hi]
     static constexpr std::uint8_t kCutByAnEdge = kBins + 1; // binned exactly
@@ -29,15 +30,7 @@ public:
     static constexpr int kRegionBits = sizeof(T) == 4 ? 16 : 18;
     static constexpr int kRegionShift = 8 * sizeof(T) - kRegionBits;
 
-    // Monotone in the value (-0 just below +0; NaNs beyond +-inf), branch-free: a negative
-    // value's bits are all flipped, a positive one's sign bit set.
-    static Bits key(T v)
-    {
-        using Signed = std::make_signed_t<Bits>;
-        const auto u = std::bit_cast<Bits>(v);
-        const auto negative = static_cast<Bits>(static_cast<Signed>(u) >> (8 * sizeof(T) - 1));
-        return u ^ (negative | kSign);
-    }
+    static Bits key(T v) { return orderedBitsOf(v); }
     // A region number, in 16 bits where it fits: the second stage reads fewer bytes.
     using Region = std::conditional_t<kRegionBits <= 16, std::uint16_t, std::uint32_t>;
     static Region regionOf(T v) { return static_cast<Region>(key(v) >> kRegionShift); }
@@ -75,8 +68,7 @@ public:
     }
 
 private:
-    static constexpr Bits kSign = Bits{1} << (8 * sizeof(T) - 1);
-    static T value(Bits k) { return std::bit_cast<T>((k & kSign) ? (k & ~kSign) : ~k); }
+    static T value(Bits k) { return fromOrderedBits<T>(k); }
 
     int referenceBin(double v) const
     {
