@@ -45,9 +45,7 @@ Mask nmMaskOnGpu(const DenseTensor<float> &values, std::int64_t n, std::int64_t 
 std::vector<float> blockScoresOnGpu(const float *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
 {
     const auto &gpu = backend();
-    const auto blocks =
-        ((height + config.blockRows - 1) / config.blockRows) * ((width + config.blockCols - 1) / config.blockCols);
-    std::vector<float> scores(static_cast<std::size_t>(blocks));
+    std::vector<float> scores(static_cast<std::size_t>(config.blocksIn(height, width)));
     std::string error;
     check(gpu.blockScoresF32(x, scores.data(), height, width, config.blockRows, config.blockCols, config.norm == BlockNorm::L2,
                              &error),

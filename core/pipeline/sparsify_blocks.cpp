@@ -391,9 +391,9 @@ private:
         if (needsMask && std::ssize(m_mask) < rows.count() * width)
             m_mask.resize(at(rows.count() * width));
         if (dataNorm) { // the tile's blocks: a sub-grid of the element's
-            const auto bands = bandsInRows(rows.count());
+            const auto bands = m_config.bandsIn(rows.count());
             const auto firstBlockColumn = columns.begin / m_config.blockCols;
-            const auto blockColumnsOfTile = (width + m_config.blockCols - 1) / m_config.blockCols;
+            const auto blockColumnsOfTile = m_config.blockColumnsIn(width);
             m_flags.resize(at(bands * blockColumnsOfTile));
             for (std::int64_t b = 0; b < bands; ++b) {
                 const auto band = (rows.begin / m_config.blockRows + b) * blockColumns() + firstBlockColumn;
@@ -442,10 +442,9 @@ private:
             io, [&](std::int64_t k) { add(std::span<const T>(scoresOf(k))); }, computeSeconds);
     }
 
-    std::int64_t blockColumns() const { return (m_width + m_config.blockCols - 1) / m_config.blockCols; }
-    // data-norm: the bands of blocks of `rows` rows (the last may be partial), and their blocks.
-    std::int64_t bandsInRows(std::int64_t rows) const { return (rows + m_config.blockRows - 1) / m_config.blockRows; }
-    std::int64_t blocksInRows(std::int64_t rows) const { return bandsInRows(rows) * blockColumns(); }
+    // data-norm: the element's columns of blocks, and the blocks of `rows` of its rows.
+    std::int64_t blockColumns() const { return m_config.blockColumnsIn(m_width); }
+    std::int64_t blocksInRows(std::int64_t rows) const { return m_config.blocksIn(rows, m_width); }
 
     // Before a pass that asks sparsifiedOf() block by block, in order.
     void startChoosing()

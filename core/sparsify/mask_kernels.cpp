@@ -104,7 +104,7 @@ template <class T>
 void blockScoresInto(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config, T *scores)
 {
     const auto bh = config.blockRows, bw = config.blockCols;
-    const auto blockCols = (width + bw - 1) / bw, bands = (height + bh - 1) / bh;
+    const auto blockCols = config.blockColumnsIn(width), bands = config.bandsIn(height);
     const bool l1 = config.norm == BlockNorm::L1;
     // Band by band, so that no block's position is found by a division.
 #pragma omp parallel for schedule(static) if (height * width >= kParallelFrom)
@@ -127,9 +127,7 @@ void blockScoresInto(const T *x, std::int64_t height, std::int64_t width, const 
 template <class T>
 std::vector<T> blockScores(const T *x, std::int64_t height, std::int64_t width, const SparsifierConfig &config)
 {
-    const auto blocks =
-        ((height + config.blockRows - 1) / config.blockRows) * ((width + config.blockCols - 1) / config.blockCols);
-    std::vector<T> scores(at(blocks));
+    std::vector<T> scores(at(config.blocksIn(height, width)));
     blockScoresInto(x, height, width, config, scores.data());
     return scores;
 }
@@ -174,7 +172,7 @@ void dataNormMaskForBlocks(const T *x,
                            const std::uint8_t *sparsified)
 {
     const auto bh = config.blockRows, bw = config.blockCols;
-    const auto blockCols = (width + bw - 1) / bw, bands = (height + bh - 1) / bh;
+    const auto blockCols = config.blockColumnsIn(width), bands = config.bandsIn(height);
     const bool l1 = config.norm == BlockNorm::L1;
     auto norm = [&](std::int64_t r, std::int64_t c) {
         const T v = x[r * width + c];

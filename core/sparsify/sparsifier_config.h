@@ -26,6 +26,11 @@ struct SparsifierConfig {
     double keep = 0.5;         // row-norm: fraction of rows kept
 
     std::int64_t blockSize() const { return blockRows * blockCols; }
+    // data-norm's grid of blocks over height x width values, as avg_pool2d's ceil_mode: the
+    // last band of rows and the last column of blocks may be partial.
+    std::int64_t bandsIn(std::int64_t height) const { return (height + blockRows - 1) / blockRows; }
+    std::int64_t blockColumnsIn(std::int64_t width) const { return (width + blockCols - 1) / blockCols; }
+    std::int64_t blocksIn(std::int64_t height, std::int64_t width) const { return bandsIn(height) * blockColumnsIn(width); }
     std::int64_t resolvedZerosPerBlock() const { return zerosPerBlock.value_or(blockSize()); }
     // Throws InputError "<option> must ..., but got ..." for the method's options.
     void validate() const;
