@@ -57,10 +57,7 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (!request.masked)
             requireLayoutCanHold(request.layout, e.shape);
         const auto &c = request.configFor(e.path);
-        if (static_cast<int>(e.shape.size()) < factsOf(c.method).leastRank)
-            throw errors::mustBe(std::string(methodName(c.method)) + " data",
-                                 "have rank >= " + std::to_string(factsOf(c.method).leastRank),
-                                 "a " + std::to_string(e.shape.size()) + "-d tensor");
+        requireLeastRank(c.method, e.shape.size());
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));

@@ -1,6 +1,7 @@
 #include "core/sparsify/data_sparsifier.h"
 
 #include "core/sparsify/mask_kernels.h"
+#include "core/sparsify/sparsifier_methods.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
@@ -45,8 +46,7 @@ std::int64_t maskFor(const DenseTensor<T> &d, Mask &mask, const SparsifierConfig
         return 0;
     }
     case SparsifierMethod::RowNorm: {
-        if (d.shape.empty())
-            throw errors::mustBe("row-norm data", "have rank >= 1", "a 0-d tensor");
+        requireLeastRank(config.method, d.shape.size());
         const auto rows = d.shape[0];
         const auto width = rows == 0 ? 0 : count / rows;
         std::vector<double> norms(static_cast<std::size_t>(rows));

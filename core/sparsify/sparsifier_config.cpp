@@ -30,6 +30,14 @@ const SparsifierMethodFacts &factsOf(SparsifierMethod method)
 
 std::string_view methodName(SparsifierMethod method) { return factsOf(method).name; }
 
+void requireLeastRank(SparsifierMethod method, std::size_t rank)
+{
+    const auto &facts = factsOf(method);
+    if (static_cast<int>(rank) < facts.leastRank)
+        throw errors::mustBe(std::string(facts.name) + " data", "have rank >= " + std::to_string(facts.leastRank),
+                             "a " + std::to_string(rank) + "-d tensor");
+}
+
 SparsifierMethod parseMethod(std::string_view name)
 {
     return parseChoice(

@@ -50,6 +50,9 @@ inline constexpr SparsifierMethodFacts kSparsifierMethods[] = {
 
 const SparsifierMethodFacts &factsOf(SparsifierMethod method);
 
+// InputError "<method> data must have rank >= N" for data of fewer dims than the method takes.
+void requireLeastRank(SparsifierMethod method, std::size_t rank);
+
 // Sets what the method's level rule names to `level`; false when the method has none.
 bool applyScheduleLevel(SparsifierConfig &config, double level);
 

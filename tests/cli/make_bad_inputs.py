@@ -53,6 +53,8 @@ def main(out):
         f["x"] = np.arange(12, dtype=np.float32).reshape(3, 4)
         f["cube"] = np.ones((2, 3, 4), dtype=np.float32)
         f["names"] = np.array([b"a", b"b"])          # not numeric: skipped or refused by name
+    with h5py.File(j("scalar.h5"), "w") as f:
+        f["s"] = np.float32(3)                       # 0-d: refused by the methods that need a dim
     with h5py.File(j("big.h5"), "w") as f:
         f["x"] = np.ones((512, 512), dtype=np.float64)
     with open(j("big.h5"), "rb") as f:

@@ -203,6 +203,11 @@ void TestDataSparsifier::refusals_data()
         c.method = SparsifierMethod::NM;
         core::computeMask(tensor({6}, {1, 2, 3, 4, 5, 6}), c);
     }) << "the last dim (6) must be a multiple of M=4";
+    QTest::newRow("row-norm 0-d") << Action([] {
+        SparsifierConfig c;
+        c.method = SparsifierMethod::RowNorm;
+        core::computeMask(tensor({}, {2}), c);
+    }) << "row-norm data must have rank >= 1, but got a 0-d tensor";
 }
 
 void TestDataSparsifier::refusals()
