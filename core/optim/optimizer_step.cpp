@@ -65,7 +65,7 @@ void markTouchedRows(const UpdatePattern<T> &p, Buffer<std::int64_t> &lastUpdate
 }
 
 template <class T>
-void requireFinite(const UpdatePattern<T> &p, const NamedGradient &gradient, std::int64_t step)
+void requireFinite(const UpdatePattern<T> &p, const std::string &gradient, std::int64_t step)
 {
     for (std::size_t k = 0; k < p.values.size(); ++k) {
         if (std::isfinite(p.values[k]))
@@ -75,10 +75,9 @@ void requireFinite(const UpdatePattern<T> &p, const NamedGradient &gradient, std
             linear = p.rows[k / at(p.rowWidth)] * p.rowWidth + static_cast<std::int64_t>(k % at(p.rowWidth));
         else if (p.kind == UpdatePattern<T>::Kind::Elements)
             linear = p.elements[k];
-        throw InputError(gradient.name + ": gradient must be finite, but element ("
-                         + std::to_string(p.firstRow + linear / p.rowWidth) + ", " + std::to_string(linear % p.rowWidth) + ") is "
-                         + (std::isnan(p.values[k]) ? "nan" : "inf") + " at step " + std::to_string(step)
-                         + "; no state was written");
+        throw InputError(gradient + ": gradient must be finite, but element (" + std::to_string(p.firstRow + linear / p.rowWidth)
+                         + ", " + std::to_string(linear % p.rowWidth) + ") is " + (std::isnan(p.values[k]) ? "nan" : "inf")
+                         + " at step " + std::to_string(step) + "; no state was written");
     }
 }
 
@@ -139,6 +138,19 @@ UpdatePattern<T> checkedPattern(
         rethrowWithContext(error, gradient.name);
     }
     pattern.firstRow = firstRow;
+    requireFinite(pattern, gradient.name, step);
+    return pattern;
+}
+
+template <class T>
+UpdatePattern<T> checkedPatternInRows(const UpdatePattern<T> &source,
+                                      const std::string &gradient,
+                                      const OptimizerOptions &options,
+                                      const Tensor *mask,
+                                      std::int64_t step,
+                                      RowRange rows)
+{
+    auto pattern = filledPattern(patternInRows(source, rows), options.semantics, mask, rows.count() * source.rowWidth);
     requireFinite(pattern, gradient, step);
     return pattern;
 }
@@ -170,6 +182,8 @@ void runSteps(DenseTensor<T> &param,
     template StatePointers<T> statePointers<T>(DenseTensor<T> &, OptimizerState<T> &);                                           \
     template UpdatePattern<T> checkedPattern<T>(const NamedGradient &, const OptimizerOptions &, const Tensor *, std::int64_t,   \
                                                 std::int64_t);                                                                   \
+    template UpdatePattern<T> checkedPatternInRows<T>(const UpdatePattern<T> &, const std::string &, const OptimizerOptions &,   \
+                                                      const Tensor *, std::int64_t, RowRange);                                   \
     template void runSteps<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, std::span<const NamedGradient>,   \
                               const Tensor *, const ProgressCallback &);
 SPARSITY_INSTANTIATE(float)

@@ -67,12 +67,25 @@ int cooSparseDims(const Tensor &coo)
     });
 }
 
+std::int64_t rowWidthOf(const Shape &shape) { return shape.empty() ? 1 : numel(shape, 1, shape.size()); }
+
+// Whether a gradient's stored values are whole rows: dense, row_sparse, and hybrid COO with one
+// sparse dim (never masked, never 0-d).
+bool rowGranular(const Tensor &grad)
+{
+    const auto layout = grad.layout();
+    return !grad.isMasked() && !grad.shape().empty()
+           && (layout == Layout::Dense || layout == Layout::RowSparse || (layout == Layout::Coo && cooSparseDims(grad) == 1));
+}
+
+// The stored rows, duplicates summed from 0 in stored order (cooToRowSparse); a dense
+// gradient's all-zero rows are not stored.
 template <class T>
-UpdatePattern<T> rowsFrom(const Tensor &grad, std::int64_t rowWidth)
+UpdatePattern<T> rowsFrom(const Tensor &grad)
 {
     UpdatePattern<T> pattern;
     pattern.kind = UpdatePattern<T>::Kind::Rows;
-    pattern.rowWidth = rowWidth;
+    pattern.rowWidth = rowWidthOf(grad.shape());
     grad.visit([&](const auto &g) {
         using S = std::decay_t<decltype(g)>;
         using U = ValueOf<S>;
@@ -91,72 +104,108 @@ UpdatePattern<T> rowsFrom(const Tensor &grad, std::int64_t rowWidth)
     return pattern;
 }
 
+// The specified values as Elements: the stored ones (a masked gradient's inside its mask),
+// sorted by element, duplicates summed in stored order as coalesce() sums them.
+template <class T>
+UpdatePattern<T> specifiedPattern(const Tensor &grad)
+{
+    UpdatePattern<T> pattern;
+    pattern.kind = UpdatePattern<T>::Kind::Elements;
+    pattern.rowWidth = rowWidthOf(grad.shape());
+    Buffer<T> values;
+    specifiedElements(grad, pattern.elements, values);
+    pattern.own(std::move(values));
+    return pattern;
+}
+
 } // namespace
 
 template <class T>
 UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, const Tensor *mask)
 {
     const auto &shape = grad.shape();
-    const auto rowWidth = shape.empty() ? 1 : numel(shape, 1, shape.size());
-    UpdatePattern<T> pattern;
-    pattern.rowWidth = rowWidth;
     const auto layout = grad.layout();
-
     if (semantics == Semantics::Dense) {
+        if (grad.isMasked() || layout != Layout::Dense)
+            return filledPattern(fillSource<T>(grad, semantics), semantics, nullptr, numel(shape));
+        UpdatePattern<T> pattern;
         pattern.kind = UpdatePattern<T>::Kind::All;
-        if (const auto *dense = std::get_if<DenseTensor<T>>(&grad.storage()); dense && !grad.isMasked()) {
+        pattern.rowWidth = rowWidthOf(shape);
+        if (const auto *dense = std::get_if<DenseTensor<T>>(&grad.storage()))
             pattern.values = dense->values;
-            return pattern;
-        }
-        auto dense = toLayout(grad, Layout::Dense);
-        std::visit([&](auto &d) { pattern.own(cast<T>(std::move(d.values))); }, dense.storage());
+        else
+            grad.visit([&](const auto &g) { pattern.own(Buffer<T>(g.values.begin(), g.values.end())); });
         return pattern;
     }
 
     if (semantics == Semantics::Lazy) {
         if (shape.empty())
             throw errors::mustBe("a lazy step's parameter", "have rank >= 1 (rows to touch)", "a 0-d parameter");
-        const bool rowGranular =
-            !grad.isMasked()
-            && (layout == Layout::Dense || layout == Layout::RowSparse || (layout == Layout::Coo && cooSparseDims(grad) == 1));
-        if (rowGranular)
-            return rowsFrom<T>(grad, rowWidth);
-        pattern.kind = UpdatePattern<T>::Kind::Elements;
-        Buffer<T> values;
-        specifiedElements(grad, pattern.elements, values);
-        pattern.own(std::move(values));
-        return pattern;
+        return rowGranular(grad) ? rowsFrom<T>(grad) : specifiedPattern<T>(grad);
     }
 
     // Masked.
-    pattern.kind = UpdatePattern<T>::Kind::Elements;
     if (!mask) {
         if (!grad.isMasked() && layout == Layout::Dense)
             throw InputError("masked semantics needs a mask: give a mask, a masked_tensor gradient or a sparse gradient "
                              "(a dense gradient without a mask has no pattern)");
-        Buffer<T> values;
-        specifiedElements(grad, pattern.elements, values);
-        pattern.own(std::move(values));
-        return pattern;
+        return specifiedPattern<T>(grad);
     }
     if (mask->shape() != shape)
         throw errors::mustBe("the mask", "have the gradient's shape " + shapeToString(shape), shapeToString(mask->shape()));
+    return filledPattern(fillSource<T>(grad, semantics), semantics, mask, numel(shape));
+}
+
+template <class T>
+UpdatePattern<T> fillSource(const Tensor &grad, Semantics semantics)
+{
+    if (semantics == Semantics::Dense && rowGranular(grad))
+        return rowsFrom<T>(grad);
+    if (semantics == Semantics::Dense || semantics == Semantics::Masked)
+        return specifiedPattern<T>(grad);
+    throw InternalError("fillSource: the dense semantics, or the masked one with a mask");
+}
+
+template <class T>
+UpdatePattern<T> filledPattern(const UpdatePattern<T> &source, Semantics semantics, const Tensor *mask, std::int64_t count)
+{
+    using Kind = typename UpdatePattern<T>::Kind;
+    const auto width = source.rowWidth;
+    UpdatePattern<T> pattern;
+    pattern.rowWidth = width;
+    pattern.firstRow = source.firstRow;
+    if (semantics == Semantics::Dense) {
+        // 0 + the coalesced value: the bits densifying gives, which adds each stored value to 0
+        // in turn (a sum of -0 becomes +0 either way).
+        pattern.kind = Kind::All;
+        Buffer<T> values(at(count), T(0));
+        if (source.kind == Kind::Rows) {
+            for (std::size_t k = 0; k < source.rows.size(); ++k)
+                for (std::int64_t j = 0; j < width; ++j)
+                    values[at(source.rows[k] * width + j)] = T(0) + source.values[k * at(width) + at(j)];
+        } else {
+            for (std::size_t k = 0; k < source.elements.size(); ++k)
+                values[at(source.elements[k])] = T(0) + source.values[k];
+        }
+        pattern.own(std::move(values));
+        return pattern;
+    }
+    if (semantics != Semantics::Masked || !mask || source.kind != Kind::Elements)
+        throw InternalError("filledPattern: the dense semantics, or the masked one with a mask and specified elements");
     // The mask decides: every specified element gets the gradient's value there (0 if the
     // gradient does not store it); stored values outside the mask are ignored.
-    Buffer<std::int64_t> storedIndex;
-    Buffer<T> storedValue;
-    specifiedElements(grad, storedIndex, storedValue);
+    pattern.kind = Kind::Elements;
+    const auto &elements = source.elements;
     const auto maskDense = toDenseDouble(*mask);
     Buffer<T> values;
+    auto stored = elements.begin();
     for (std::size_t i = 0; i < maskDense.values.size(); ++i) {
         if (maskDense.values[i] == 0.0)
             continue;
         const auto linear = static_cast<std::int64_t>(i);
-        const auto found = std::lower_bound(storedIndex.begin(), storedIndex.end(), linear);
+        stored = std::lower_bound(stored, elements.end(), linear); // both ascend: search on from the last
         pattern.elements.push_back(linear);
-        values.push_back(found != storedIndex.end() && *found == linear
-                             ? storedValue[static_cast<std::size_t>(found - storedIndex.begin())]
-                             : T(0));
+        values.push_back(stored != elements.end() && *stored == linear ? source.values[at(stored - elements.begin())] : T(0));
     }
     pattern.own(std::move(values));
     return pattern;
@@ -249,6 +298,10 @@ UpdatePattern<T> torchSparseSgdPattern(UpdatePattern<T> step, std::vector<char> 
 
 template UpdatePattern<float> buildUpdatePattern<float>(const Tensor &, Semantics, const Tensor *);
 template UpdatePattern<double> buildUpdatePattern<double>(const Tensor &, Semantics, const Tensor *);
+template UpdatePattern<float> fillSource<float>(const Tensor &, Semantics);
+template UpdatePattern<double> fillSource<double>(const Tensor &, Semantics);
+template UpdatePattern<float> filledPattern<float>(const UpdatePattern<float> &, Semantics, const Tensor *, std::int64_t);
+template UpdatePattern<double> filledPattern<double>(const UpdatePattern<double> &, Semantics, const Tensor *, std::int64_t);
 template UpdatePattern<float> patternInRows<float>(const UpdatePattern<float> &, RowRange);
 template UpdatePattern<double> patternInRows<double>(const UpdatePattern<double> &, RowRange);
 template UpdatePattern<float> torchSparseSgdPattern<float>(UpdatePattern<float>, std::vector<char> &);

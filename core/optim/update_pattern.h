@@ -53,6 +53,20 @@ struct UpdatePattern {
 template <class T>
 UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, const Tensor *mask);
 
+// What the semantics that touch more than a gradient stores fill their patterns from, coalesced
+// once: for the dense semantics, the stored rows of a row-granular gradient (as the lazy
+// semantics takes them) or else its specified elements; for the masked one with a mask, its
+// specified elements. Never larger than what the gradient stores.
+template <class T>
+UpdatePattern<T> fillSource(const Tensor &grad, Semantics semantics);
+
+// From a fillSource (or patternInRows of it, for a block of rows), that semantics' pattern over
+// `count` elements: dense: All, 0 where nothing is stored; masked with `mask`: every element
+// the mask holds, the gradient's value there or 0. buildUpdatePattern builds these so too, so
+// a gradient read whole gives a block of rows what it gives the whole tensor's same rows.
+template <class T>
+UpdatePattern<T> filledPattern(const UpdatePattern<T> &source, Semantics semantics, const Tensor *mask, std::int64_t count);
+
 // The part of `whole` (a pattern over every row of the parameter) in `rows`, numbered from
 // rows.begin: what buildUpdatePattern gives for those rows of the gradient, without reading or
 // coalescing it again. Its values view `whole`'s: keep `whole` alive while it is used.

@@ -128,6 +128,12 @@ public:
                     m_whole[run].emplace_back();
                     if (m_plan.gradientByRows[g])
                         continue;
+                    if (fillsEveryBlock(run)) {
+                        const std::pair key{g, m_runs[run].semantics};
+                        if (!m_fillSources.contains(key))
+                            m_fillSources.emplace(key, fillSource<T>(m_wholeGradients[g].tensor, key.second));
+                        continue;
+                    }
                     guarded(static_cast<std::int64_t>(run), static_cast<std::int64_t>(g), [&] {
                         m_whole[run].back() = checkedPattern<T>(m_wholeGradients[g], m_runs[run], nullptr,
                                                                 m_firstStep + static_cast<std::int64_t>(g) + 1);
@@ -149,11 +155,25 @@ public:
     // The bytes the patterns of the gradients read whole hold for the whole run.
     std::int64_t heldBytes() const
     {
+        const auto bytesOf = [](const UpdatePattern<T> &p) {
+            return static_cast<std::int64_t>(p.owned.size() * sizeof(T) + (p.rows.size() + p.elements.size()) * 8);
+        };
         std::int64_t bytes = 0;
         for (const auto &patterns : m_whole)
             for (const auto &p : patterns)
-                bytes += static_cast<std::int64_t>(p.owned.size() * sizeof(T) + (p.rows.size() + p.elements.size()) * 8);
+                bytes += bytesOf(p);
+        for (const auto &[key, p] : m_fillSources)
+            bytes += bytesOf(p);
         return bytes;
+    }
+
+    // Whether run `run` fills every block from the gradients read whole, touching more than
+    // they store (the dense semantics, the masked one with --mask): its patterns are built
+    // per block from the gradients' fillSource, never at the parameter's size.
+    bool fillsEveryBlock(std::size_t run) const
+    {
+        const auto semantics = m_runs[run].semantics;
+        return semantics == Semantics::Dense || (semantics == Semantics::Masked && m_request.mask);
     }
 
     std::int64_t firstStep() const { return m_firstStep; }
@@ -195,6 +215,9 @@ public:
             const bool ok = guarded(static_cast<std::int64_t>(run), g, [&] {
                 auto pattern = m_plan.gradientByRows[k]
                                    ? checkedPattern<T>(rowGradients[k], options, runMask, block.state.step + 1, rows.begin)
+                               : fillsEveryBlock(run)
+                                   ? checkedPatternInRows(m_fillSources.at({k, options.semantics}), gradientName(k), options,
+                                                          runMask, block.state.step + 1, rows)
                                    : patternInRows(m_whole[run][k], rows);
                 if (!bufferRows.empty())
                     pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
@@ -265,10 +288,11 @@ private:
     DenseRowReader m_paramReader;
     std::optional<DenseRowReader> m_lastUpdateReader; // resuming
     std::vector<DenseRowReader> m_stateReaders;
-    std::map<std::size_t, ElementInfo> m_wholeElements;           // the gradients not read by rows
-    std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders; // row_sparse gradients read by rows
-    std::vector<NamedGradient> m_wholeGradients;                  // per gradient: read whole, or an empty tensor
-    std::vector<std::vector<UpdatePattern<T>>> m_whole;           // [run][gradient], may view m_wholeGradients
+    std::map<std::size_t, ElementInfo> m_wholeElements;                          // the gradients not read by rows
+    std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders;                // row_sparse gradients read by rows
+    std::vector<NamedGradient> m_wholeGradients;                                 // per gradient: read whole, or an empty tensor
+    std::vector<std::vector<UpdatePattern<T>>> m_whole;                          // [run][gradient], may view m_wholeGradients
+    std::map<std::pair<std::size_t, Semantics>, UpdatePattern<T>> m_fillSources; // of the runs that fill blocks
     FirstFailure m_failure;
 };
 
@@ -326,15 +350,18 @@ StepReport stepAs(const StepRequest &request,
     result.finalStep = stepper->firstStep() + result.stepsRun;
 
     // Per element of a block: the parameter and every state of each run (and the originals the
-    // compared runs start from), the gradients read by rows (as read and as a pattern), the mask.
+    // compared runs start from), the gradients read by rows (as read and as a pattern), the mask
+    // (as read, and as a pattern's doubles), one pattern filled from a gradient read whole.
     const auto rows = plan.paramShape[0];
     const auto width = numel(plan.paramShape, 1, plan.paramShape.size());
     const auto copies = static_cast<std::int64_t>(runs.size() + (compared.empty() ? 0 : 1));
     const auto tensorsPerRun = static_cast<std::int64_t>(1 + stateNames(options).size());
     const auto byRows = std::count(plan.gradientByRows.begin(), plan.gradientByRows.end(), char{1});
-    const auto perRow = std::max<std::int64_t>(
-        1, width * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16 + (request.mask ? 8 : 0))
-               + copies * 8);
+    const bool readWhole = byRows < static_cast<std::int64_t>(plan.gradientByRows.size());
+    const auto perRow = std::max<std::int64_t>(1, width
+                                                          * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T))
+                                                             + byRows * 16 + (request.mask ? 16 : 0) + (readWhole ? 16 : 0))
+                                                      + copies * 8);
     // The rows are divided among the ranks first (a coo gradient's entries go to their rows'
     // ranks), then cut into blocks of what the gradients read whole leave of the budget (at
     // least a row, at most kStepBlockBytes: a budget larger than the gradients and one block
@@ -464,18 +491,8 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
         requirePreviousStates(*sources->previous, options, param->shape);
     if (mask && (mask->masked || mask->layout != Layout::Dense || mask->shape != param->shape))
         return plan;
-    // A gradient read whole that a run would hold at the parameter's size anyway: the dense
-    // semantics densifies it, the masked one with --mask takes every masked-in element.
-    std::vector<Semantics> semantics{options.semantics};
-    semantics.insert(semantics.end(), request.compareWith.begin(), request.compareWith.end());
-    const bool holdsWhole = std::any_of(semantics.begin(), semantics.end(),
-                                        [&](Semantics s) { return s == Semantics::Dense || (s == Semantics::Masked && mask); });
-    for (const auto &grad : grads) {
-        const bool rows = gradientReadableByRows(sources->input, grad);
-        if (!rows && holdsWhole)
-            return plan;
-        plan.gradientByRows.push_back(rows ? 1 : 0);
-    }
+    for (const auto &grad : grads)
+        plan.gradientByRows.push_back(gradientReadableByRows(sources->input, grad) ? 1 : 0);
     plan.byRows = true;
     plan.paramShape = param->shape;
     plan.paramDType = param->dtype;

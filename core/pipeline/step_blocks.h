@@ -6,10 +6,12 @@
 // every step on it in order, write the block. Gradients read by rows (dense, csr, row_sparse,
 // a dense masked_tensor with a dense mask) are read a block at a time; the others (coo, sparse
 // masked ones) are read once (a coo gradient's entries divided among the ranks by row,
-// coo_rows_exchange.h), coalesced into their update pattern once, and each block takes its
-// own rows of it, so a block that no gradient touches is copied through without computing. The file written holds exactly what
-// stepping the whole tensors would (tests compare the two), in memory bounded by the budget
-// and the gradients that are read whole.
+// coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's
+// rows of the coalesced pattern, so a block that no gradient touches is copied through without
+// computing; a dense run, or a masked one with --mask, fills each block's pattern from them
+// (zeros, or the mask's elements) and never holds one at the parameter's size. The file
+// written holds exactly what stepping the whole tensors would (tests compare the two), in
+// memory bounded by the budget and the gradients that are read whole.
 #include "core/pipeline/step_file.h"
 
 namespace sparsity::core {
@@ -27,10 +29,8 @@ struct StepRowPlan {
 };
 
 // By rows on the CPU when the parameter (and, resuming, every state and /last_update) is a
-// plain dense dataset of rank >= 1 with rows, the mask (if any) is one too, and no gradient
-// would be held at the parameter's size anyway (a sparse one under dense semantics, or with
-// --mask under masked semantics). Shapes are described, not read; a mismatch is left for
-// the step to report.
+// plain dense dataset of rank >= 1 with rows, and the mask (if any) is one too. Shapes are
+// described, not read; a mismatch is left for the step to report.
 StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device);
 
 // Runs the steps of `request` by `plan` (byRows) within `budgetBytes` on ranks(), each rank its

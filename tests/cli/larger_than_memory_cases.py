@@ -7,8 +7,8 @@ Each command runs in a cgroup (v1 memory controller, or v2) capped at 48 MiB, wi
 on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). It must exit 0
 (not be killed), report a peak resident memory within the budget and 64 MiB, and write the
 file it writes uncapped, value for value: inspect --count; sparsify with each method to dense, and to csr,
-coo, row_sparse, masked and csc; convert to dense, csr, coo and row_sparse; step (dense Adam;
-lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a reduction); run (a batch
+coo, row_sparse, masked and csc; convert to dense, csr, coo and row_sparse; step (dense Adam,
+with a dense and with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a reduction); run (a batch
 that sparsifies and steps). csc reads the input once per column panel, a panel being half the
 budget of output: its case keeps 1% of the values (one panel), and convert to csc (every value
 kept: 30 panels, 30 reads of 192 MiB) is tested at a small size in memory_limit_cases.py. Not
@@ -113,6 +113,8 @@ def run_cases(cli, work, cgroup):
     cases += [
         ("step_dense", ["step", data, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/x",
                         "--grad", "/g", "--json"], "{out}"),
+        ("step_dense_coo", ["step", data, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/x",
+                            "--grad", "/g_coo", "--grad", "/g", "--json"], "{out}"),
         ("step_lazy", ["step", data, "-o", "{out}", "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/x",
                        "--grad", "/g_coo", "--grad", "/g_coo", "--json"], "{out}"),
         ("eval_elementwise", ["eval", "--expr", "x * 2 - g", "--input", f"x={data}:/x", "--input", f"g={data}:/g",

@@ -6,7 +6,7 @@
 * every subcommand takes --memory-limit SIZE|auto, and its --json report gives
   memory_limit_bytes (the budget it ran under) and peak_memory_bytes (VmHWM);
 * --help names the auto rule (half of the memory available, cgroup limits included);
-* commands that hold whole tensors (gradcheck, a step that densifies a sparse gradient,
+* commands that hold whole tensors (gradcheck, a step of a sparse parameter,
   eval of a softmax or with --print) refuse an array larger than the budget
   with exit 2, one error line naming the file and dataset, and no output; inspect --count and sparsify threshold work under the same
   small budget, and so does a step of a dense parameter (a block of rows at a time);
@@ -124,7 +124,7 @@ def main(cli, work):
         f["x"] = rng.standard_normal((200, 100)).astype(np.float32)   # 78 KiB
         f["g"] = rng.standard_normal((200, 100)).astype(np.float32)
         f["small"] = rng.standard_normal((3, 3))
-        coo = f.create_group("g_coo")  # a gradient read whole: a dense step densifies it
+        coo = f.create_group("g_coo")  # a gradient read whole, or a sparse parameter
         coo.attrs["encoding-type"], coo.attrs["encoding-version"] = "coo_tensor", "0.1.0"
         coo.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         coo["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
@@ -160,8 +160,13 @@ def main(cli, work):
     r = report(cli, "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"] and r["memory_limit_bytes"] == 1024, f"step under 1K streams: {r}")
+    # A sparse parameter holds whole tensors: its gradient /x is read whole, and refused.
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "sgd", "--semantics", "dense",
-            "--param", "/x", "--grad", "/g_coo", "--lr", "0.1", "--memory-limit", "1K")
+            "--param", "/g_coo", "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K")
+    # A coo gradient under dense semantics streams: each block is filled from its entries.
+    r = report(cli, "step", data, "-o", out("st4.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
+               "--grad", "/g_coo", "--lr", "0.1", "--memory-limit", "1K")
+    check(r["streamed"], f"step of a coo gradient under dense semantics under 1K streams: {r}")
     refused(cli, out("none"), "gradcheck", "--expr", "x * x", "--input", f"x={data}:/x", "--memory-limit", "1K")
 
     mixed = out("mixed.h5")

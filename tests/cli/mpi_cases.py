@@ -241,6 +241,11 @@ def step_cases(cli, cli_mpi, mpi, work):
          "--compare", "lazy"],
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gmasked", "--grad", "/Gcoo",
          "--compare", "lazy"],
+        # COO gradients under the semantics that fill every block from them (each rank its rows).
+        ["--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/Gemb", "--grad", "/Gcoo",
+         "--compare", "lazy"],
+        ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gcoo", "--grad", "/G",
+         "--mask", "/M", "--compare", "dense"],
     ]
     for case in cases:
         # 8K: many blocks, and /Gcoo fits; /Gemb's 2000 entries (136 bytes each) need 600K.

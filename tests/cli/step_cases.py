@@ -122,6 +122,21 @@ def streamed_equals_whole(cli, golden, work, cases):
         rows = np.array([33, 2, 17, 2, 38, 9, 33])
         g["indices"] = rows[None, :].astype(np.int64)
         g["values"] = rng.standard_normal((rows.size, 6)).astype(np.float32)
+        # A masked gradient of coo data (read whole), duplicates included.
+        g = extra.create_group("masked_coo")
+        tag(g, "masked_tensor")
+        for part, values in [("data", rng.standard_normal(picks.size)), ("mask", rng.random(picks.size) < 0.7)]:
+            h = g.create_group(part)
+            tag(h, "coo_tensor")
+            h.attrs["shape"] = np.array([40, 6], dtype=np.int64)
+            h["indices"] = np.stack([picks // 6, picks % 6]).astype(np.int64)
+            h["values"] = values
+        # A coo gradient with two non-finite values: a late row stored first, an early one last.
+        g = extra.create_group("coo_bad")
+        tag(g, "coo_tensor")
+        g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
+        g["indices"] = np.array([[36, 4, 20, 3], [1, 0, 5, 2]], dtype=np.int64)
+        g["values"] = np.array([np.inf, 1.0, -2.0, np.nan])
         g = extra.create_group("rsp")
         tag(g, "row_sparse")
         g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
@@ -152,6 +167,18 @@ def streamed_equals_whole(cli, golden, work, cases):
                                     ["/extra/rsp", "/extra/grad_csr", "/extra/rsp"], False),
         "extra_adagrad_dense_masked_gradient": ({"optimizer": "adagrad", "semantics": "dense", "rule": "mxnet"},
                                                 ["/extra/masked_grad", "/extra/grad_dense32"], False),
+        # Gradients read whole under the semantics that fill every block from them: dense
+        # (zeros where nothing is stored) and masked with --mask (the mask's elements).
+        "extra_adam_dense_coo": ({"optimizer": "adam", "semantics": "dense", "rule": "torch"},
+                                 ["/extra/coo_elements", "/extra/grad_csr", "/extra/coo_rows", "/extra/coo_elements"], False),
+        "extra_sgd_dense_coo_momentum": ({"optimizer": "sgd", "semantics": "dense", "rule": "mxnet", "lr": 0.1,
+                                          "momentum": 0.9}, ["/extra/coo_rows", "/extra/coo_rows"], False),
+        "extra_adagrad_masked_coo_mask": ({"optimizer": "adagrad", "semantics": "masked", "rule": "torch"},
+                                          ["/extra/coo_elements", "/extra/grad_dense32", "/extra/coo_rows"], True),
+        "extra_adam_dense_masked_coo": ({"optimizer": "adam", "semantics": "dense", "rule": "mxnet"},
+                                        ["/extra/masked_coo", "/extra/coo_elements"], False),
+        "extra_bad_coo_dense": ({"optimizer": "adagrad", "semantics": "dense", "rule": "torch"},
+                                ["/extra/coo_rows", "/extra/coo_bad"], False),
         "extra_sgd_lazy_momentum_coo": ({"optimizer": "sgd", "semantics": "lazy", "rule": "torch", "lr": 0.1,
                                          "momentum": 0.9, "dampening": 0.2},
                                         ["/extra/coo_rows", "/extra/coo_elements", "/extra/grad_dense32"], False),
@@ -168,14 +195,7 @@ def streamed_equals_whole(cli, golden, work, cases):
     # What a streamed step holds beside its blocks: gradients read whole, row_sparse indices.
     held = read_whole | {path for path, encoding in encodings.items() if encoding == "row_sparse"}
     for name, (options, grads, has_mask, base) in runs.items():
-        # A gradient read whole (coo) that a dense run would densify, or a
-        # masked one with --mask, keeps the whole step (planStepInRows): not compared here.
-        whole_grads = any(g in read_whole for g in grads)
-        holds_whole = lambda s: whole_grads and (s == "dense" or (s == "masked" and has_mask))
-        if holds_whole(options["semantics"]):
-            continue
-        others = [s for s in ["dense", "lazy", "masked"]
-                  if s != options["semantics"] and (has_mask or s != "masked") and not holds_whole(s)]
+        others = [s for s in ["dense", "lazy", "masked"] if s != options["semantics"] and (has_mask or s != "masked")]
         common = sum([["--grad", g] for g in grads], []) + (["--mask", base + "/mask"] if has_mask else []) \
             + args_for(options) + sum([["--compare", s] for s in others], []) + ["--json"]
         outputs = {}
@@ -202,6 +222,10 @@ def streamed_equals_whole(cli, golden, work, cases):
             code, message = whole_report
             check(code == 2 and "/extra/bad0: gradient must be finite, but element (37, 2) is nan at step 1" in message,
                   f"bad gradients: {whole_report}")
+        if name == "extra_bad_coo_dense":
+            code, message = whole_report
+            check(code == 2 and "/extra/coo_bad: gradient must be finite, but element (3, 2) is nan at step 2" in message,
+                  f"bad coo gradient: {whole_report}")
 
     # Resumed: a streamed run from a streamed output equals the whole run of both steps.
     options = {"optimizer": "adam", "semantics": "lazy", "rule": "torch"}

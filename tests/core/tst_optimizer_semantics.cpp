@@ -8,6 +8,9 @@
 #include "test_tensors.h"
 
 #include <QTest>
+#include <cmath>
+#include <cstring>
+#include <limits>
 
 using namespace sparsity;
 using core::Semantics;
@@ -23,6 +26,7 @@ private slots:
     void lazyTorchMomentumKeepsMovingTouchedRows_data();
     void lazyTorchMomentumKeepsMovingTouchedRows();
     void csrGradientEqualsCoo();
+    void blocksFilledFromAGradientReadWhole();
     void maskDecidesNotStorage();
     void nanGradientChangesNothing();
     void ruleRefusalsNameTheRule();
@@ -126,6 +130,61 @@ void TestOptimizerSemantics::csrGradientEqualsCoo()
     const auto viaCoo = runWith(core::toLayout(dense, core::Layout::Coo));
     QVERIFY(runWith(core::toLayout(dense, core::Layout::Csr)) == viaCoo);
     QVERIFY(runWith(core::toLayout(dense, core::Layout::Csc)) == viaCoo);
+}
+
+void TestOptimizerSemantics::blocksFilledFromAGradientReadWhole()
+{
+    // Unsorted, with duplicates: (4,1) twice, (0,2) as -0 alone, (5,3) as -0 twice. Densifying
+    // adds each to 0, so both zeros come out +0, and so must the filled patterns.
+    const core::CooTensor<float> coo{
+        {6, 4}, 2, 6, {4, 0, 4, 2, 5, 5, 1, 2, 1, 0, 3, 3}, {1.5f, -0.0f, 2.25f, -3.0f, -0.0f, -0.0f}, false};
+    const core::Tensor grad(core::Storage{coo});
+    const auto wholeDense = core::buildUpdatePattern<float>(grad, Semantics::Dense, nullptr);
+    const auto densified = std::get<core::DenseTensor<float>>(core::toLayout(grad, core::Layout::Dense).storage());
+    QCOMPARE(wholeDense.values.size(), densified.values.size());
+    QVERIFY(std::memcmp(wholeDense.values.data(), densified.values.data(), densified.values.size() * sizeof(float)) == 0);
+    QVERIFY(!std::signbit(wholeDense.values[2]) && !std::signbit(wholeDense.values[23]));
+
+    const auto maskValues = test::randomDense<double>({6, 4}, 0.5, 3);
+    const core::Tensor mask(core::Storage{maskValues});
+    const auto wholeMasked = core::buildUpdatePattern<float>(grad, Semantics::Masked, &mask);
+    const auto denseSource = core::fillSource<float>(grad, Semantics::Dense);
+    const auto maskedSource = core::fillSource<float>(grad, Semantics::Masked);
+    // Blocks of 2, 1 and 3 rows: each filled from its rows alone, numbered from its first.
+    std::vector<float> denseParts, maskedParts;
+    std::vector<std::int64_t> maskedElements;
+    for (const auto rows : {core::RowRange{0, 2}, core::RowRange{2, 3}, core::RowRange{3, 6}}) {
+        const auto dense =
+            core::checkedPatternInRows(denseSource, "g", options(core::OptimizerKind::Adam, Semantics::Dense), nullptr, 1, rows);
+        QCOMPARE(dense.firstRow, rows.begin);
+        denseParts.insert(denseParts.end(), dense.values.begin(), dense.values.end());
+        core::DenseTensor<double> blockMask{{rows.count(), 4}, {}};
+        blockMask.values.assign(maskValues.values.begin() + rows.begin * 4, maskValues.values.begin() + rows.end * 4);
+        const core::Tensor blockMaskTensor(core::Storage{blockMask});
+        const auto masked = core::checkedPatternInRows(maskedSource, "g", options(core::OptimizerKind::Adam, Semantics::Masked),
+                                                       &blockMaskTensor, 1, rows);
+        for (std::size_t k = 0; k < masked.values.size(); ++k) {
+            maskedElements.push_back(masked.elements[k] + rows.begin * 4);
+            maskedParts.push_back(masked.values[k]);
+        }
+    }
+    QVERIFY(std::memcmp(denseParts.data(), densified.values.data(), densified.values.size() * sizeof(float)) == 0);
+    QCOMPARE(maskedElements, (std::vector<std::int64_t>(wholeMasked.elements.begin(), wholeMasked.elements.end())));
+    QCOMPARE(maskedParts, (std::vector<float>(wholeMasked.values.begin(), wholeMasked.values.end())));
+
+    // A non-finite value is named by its row in the whole gradient, in the block that holds it.
+    const core::CooTensor<float> bad{{6, 4}, 2, 2, {1, 5, 2, 3}, {1.0f, std::numeric_limits<float>::quiet_NaN()}, false};
+    const auto badSource = core::fillSource<float>(core::Tensor(core::Storage{bad}), Semantics::Dense);
+    const auto dense = options(core::OptimizerKind::Adam, Semantics::Dense);
+    core::checkedPatternInRows(badSource, "g", dense, nullptr, 2, core::RowRange{0, 5});
+    try {
+        core::checkedPatternInRows(badSource, "g", dense, nullptr, 2, core::RowRange{5, 6});
+        QFAIL("a NaN was not refused");
+    } catch (const core::InputError &error) {
+        QVERIFY2(std::string(error.what()).find("g: gradient must be finite, but element (5, 3) is nan at step 2")
+                     != std::string::npos,
+                 error.what());
+    }
 }
 
 void TestOptimizerSemantics::maskDecidesNotStorage()
