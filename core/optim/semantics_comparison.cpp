@@ -42,9 +42,10 @@ SemanticsComparison compareSemantics(const Tensor &param,
     SemanticsComparison comparison;
     param.visit([&](const auto &storage) {
         using T = ValueOf<decltype(storage)>;
-        const auto original = toDenseAs<T>(param);
+        auto original = toDenseAs<T>(param);
+        const auto shape = original.shape;
         auto stepped = stepEachRun(
-            original, [&](const OptimizerOptions &o) { return initialState<T>(o, original.shape); },
+            std::move(original), [&](const OptimizerOptions &o) { return initialState<T>(o, shape); },
             std::span<const OptimizerOptions>(options), gradients, mask, device,
             [&](std::int64_t k, const DenseTensor<T> &p, const OptimizerState<T> &state) {
                 SemanticsResult result{

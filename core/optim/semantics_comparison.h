@@ -1,9 +1,10 @@
 #pragma once
-// The same optimizer steps under several semantics on one parameter, in memory. stepEachRun
-// is the one implementation of both `sparsity step --compare` (whole tensors; it reports the
-// divergence) and the GUI's Optimizer panel (compareSemantics: every run kept, in double, for
-// display and differencing). Each run starts from the same parameter and state; the
-// divergence of each later run against the first is measured in the parameter's own dtype.
+// The same optimizer steps under several semantics on one parameter. eachRunFromOneStart is
+// the one implementation of every comparison: `sparsity step --compare` on whole tensors and
+// the GUI's Optimizer panel (compareSemantics: every run kept, in double, for display and
+// differencing) through stepEachRun, and the streamed step on each block of rows. Each run
+// starts from the same parameter and state; the divergence of each later run against the
+// first is measured in the parameter's own dtype.
 #include "core/device/device.h"
 #include "core/device/gpu_steps.h"
 #include "core/optim/divergence.h"
@@ -24,12 +25,39 @@ struct SteppedRuns {
     std::vector<std::vector<TensorDivergence>> divergence; // run k + 1 against the first
 };
 
+// Each of `runs` from one start: the one loop of every comparison of semantics (whole tensors
+// below, and a block of rows at a time in the streamed step). Run k steps its own copy of
+// `original` and the state `start(options)` gives, by `stepRun(k, options, param, state)`;
+// `keep(k, param, state)` sees its result, and each later run is measured against the first.
+// The last run takes `original` itself, so a single run copies nothing.
+template <class T, class Start, class StepRun, class Keep>
+SteppedRuns<T> eachRunFromOneStart(
+    DenseTensor<T> original, Start &&start, std::span<const OptimizerOptions> runs, StepRun &&stepRun, Keep &&keep)
+{
+    SteppedRuns<T> first;
+    const auto count = static_cast<std::int64_t>(runs.size());
+    for (std::int64_t k = 0; k < count; ++k) {
+        const auto &options = runs[static_cast<std::size_t>(k)];
+        auto param = k + 1 == count ? std::move(original) : original;
+        auto state = start(options);
+        stepRun(k, options, param, state);
+        keep(k, param, state);
+        if (k == 0) {
+            first.param = std::move(param);
+            first.state = std::move(state);
+        } else {
+            first.divergence.push_back(compareRuns(first.param, first.state, param, state));
+        }
+    }
+    return first;
+}
+
 // Steps `gradients` under each of `runs` from `original` and the state `start(options)`
 // gives, on `device`; the mask is given to masked runs only. `keep(k, param, state)` sees
 // each run's result. A run's error names its semantics when there are several runs.
 // `progress` counts the steps of every run (a GPU run's at its end).
 template <class T, class Start, class Keep>
-SteppedRuns<T> stepEachRun(const DenseTensor<T> &original,
+SteppedRuns<T> stepEachRun(DenseTensor<T> original,
                            Start &&start,
                            std::span<const OptimizerOptions> runs,
                            std::span<const NamedGradient> gradients,
@@ -38,12 +66,8 @@ SteppedRuns<T> stepEachRun(const DenseTensor<T> &original,
                            Keep &&keep,
                            const ProgressCallback &progress = {})
 {
-    SteppedRuns<T> first;
     const auto count = static_cast<std::int64_t>(runs.size()), steps = static_cast<std::int64_t>(gradients.size());
-    for (std::int64_t k = 0; k < count; ++k) {
-        const auto &options = runs[static_cast<std::size_t>(k)];
-        auto param = original;
-        auto state = start(options);
+    const auto stepRun = [&](std::int64_t k, const OptimizerOptions &options, DenseTensor<T> &param, OptimizerState<T> &state) {
         const ProgressCallback runProgress = [&](std::int64_t done, std::int64_t) {
             return !progress || progress(k * steps + done, count * steps);
         };
@@ -61,15 +85,8 @@ SteppedRuns<T> stepEachRun(const DenseTensor<T> &original,
                 throw;
             rethrowWithContext(error, std::string(semanticsName(options.semantics)) + " semantics");
         }
-        keep(k, param, state);
-        if (k == 0) {
-            first.param = std::move(param);
-            first.state = std::move(state);
-        } else {
-            first.divergence.push_back(compareRuns(first.param, first.state, param, state));
-        }
-    }
-    return first;
+    };
+    return eachRunFromOneStart(std::move(original), std::forward<Start>(start), runs, stepRun, std::forward<Keep>(keep));
 }
 
 struct SemanticsResult {

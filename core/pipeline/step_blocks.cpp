@@ -5,6 +5,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/optim/optimizer_step.h"
+#include "core/optim/semantics_comparison.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/coo_rows_exchange.h"
 #include "core/pipeline/step_state_file.h"
@@ -201,27 +202,30 @@ public:
         return block;
     }
 
-    // Every step of run `run` on `block` (rows `rows`), each gradient's rows of it in order.
-    // A failing step is recorded and ends this run on this block.
-    void
-    step(std::size_t run, BlockState<T> &block, RowRange rows, const std::vector<NamedGradient> &rowGradients, const Tensor *mask)
+    // Every step of run `run` on a block's `param` and `state` (rows `rows`), each gradient's
+    // rows of it in order. A failing step is recorded and ends this run on this block.
+    void step(std::size_t run,
+              DenseTensor<T> &param,
+              OptimizerState<T> &state,
+              RowRange rows,
+              const std::vector<NamedGradient> &rowGradients,
+              const Tensor *mask)
     {
         const auto &options = m_runs[run];
         const Tensor *runMask = options.semantics == Semantics::Masked ? mask : nullptr;
-        auto bufferRows = widensToTorchSparseSgd(options) ? rowsHeldByBuffer(block.state.lastUpdate) : std::vector<char>{};
+        auto bufferRows = widensToTorchSparseSgd(options) ? rowsHeldByBuffer(state.lastUpdate) : std::vector<char>{};
         const auto base = static_cast<std::int64_t>(run) * m_steps;
         for (std::int64_t g = 0; g < m_steps && base + g < m_failure.at; ++g) {
             const auto k = static_cast<std::size_t>(g);
             const bool ok = guarded(static_cast<std::int64_t>(run), g, [&] {
-                auto pattern = m_plan.gradientByRows[k]
-                                   ? checkedPattern<T>(rowGradients[k], options, runMask, block.state.step + 1, rows.begin)
-                               : fillsEveryBlock(run)
-                                   ? checkedPatternInRows(m_fillSources.at({k, options.semantics}), gradientName(k), options,
-                                                          runMask, block.state.step + 1, rows)
-                                   : patternInRows(m_whole[run][k], rows);
+                auto pattern =
+                    m_plan.gradientByRows[k] ? checkedPattern<T>(rowGradients[k], options, runMask, state.step + 1, rows.begin)
+                    : fillsEveryBlock(run)   ? checkedPatternInRows(m_fillSources.at({k, options.semantics}), gradientName(k),
+                                                                    options, runMask, state.step + 1, rows)
+                                             : patternInRows(m_whole[run][k], rows);
                 if (!bufferRows.empty())
                     pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
-                applyStep(block.param, block.state, options, pattern);
+                applyStep(param, state, options, pattern);
             });
             if (!ok)
                 return;
@@ -384,7 +388,7 @@ StepReport stepAs(const StepRequest &request,
     std::vector<std::vector<TensorDivergence>> divergence(compared.size(), noDivergence(options));
     for (std::int64_t k = 0; k < blocks.rounds; ++k) {
         const auto block = blocks.block(k);
-        std::optional<BlockState<T>> stepped;
+        std::optional<BlockState<T>> written;
         agreeOn(group, [&] {
             reportProgress(progress, k, blocks.rounds);
             if (block.count() == 0)
@@ -395,29 +399,34 @@ StepReport stepAs(const StepRequest &request,
                 request.mask ? std::optional<Tensor>(readTensor(sources->input, *request.mask, k == 0 ? &report : nullptr, block))
                              : std::nullopt;
             const auto computeStart = Clock::now();
-            const auto before = compared.empty() ? std::optional<BlockState<T>>() : read;
             const auto initialLastUpdate = read.state.lastUpdate;
-            stepper->step(0, read, block, gradients, mask ? &*mask : nullptr);
-            for (std::size_t c = 0; c < compared.size(); ++c) {
-                auto other = *before;
-                stepper->step(c + 1, other, block, gradients, mask ? &*mask : nullptr);
-                mergeDivergence(divergence[c], compareRuns(read.param, read.state, other.param, other.state));
-            }
-            for (std::size_t r = 0; r < read.state.lastUpdate.size(); ++r)
-                result.rowsWritten += read.state.lastUpdate[r] != initialLastUpdate[r];
+            // Every run from the block as read; the last one takes it (no copy without --compare).
+            std::size_t started = 0;
+            auto stepped = eachRunFromOneStart(
+                std::move(read.param),
+                [&](const OptimizerOptions &) { return ++started == runs.size() ? std::move(read.state) : read.state; },
+                std::span<const OptimizerOptions>(runs),
+                [&](std::int64_t run, const OptimizerOptions &, DenseTensor<T> &param, OptimizerState<T> &state) {
+                    stepper->step(static_cast<std::size_t>(run), param, state, block, gradients, mask ? &*mask : nullptr);
+                },
+                [](std::int64_t, const DenseTensor<T> &, const OptimizerState<T> &) {});
+            for (std::size_t c = 0; c < compared.size(); ++c)
+                mergeDivergence(divergence[c], stepped.divergence[c]);
+            for (std::size_t r = 0; r < stepped.state.lastUpdate.size(); ++r)
+                result.rowsWritten += stepped.state.lastUpdate[r] != initialLastUpdate[r];
             computeSeconds += seconds(computeStart, Clock::now());
-            stepped = std::move(read);
+            written = BlockState<T>{std::move(stepped.param), std::move(stepped.state)};
         });
-        if (!stepped) {
+        if (!written) {
             for (auto &writer : writers.tensors)
                 writer.writeRows(block.begin, 0, nullptr);
             writers.lastUpdate->writeRows(block.begin, 0, nullptr);
             continue;
         }
-        writers.tensors[0].writeRows(block.begin, block.count(), stepped->param.values.data());
-        for (std::size_t s = 0; s < stepped->state.buffers.size(); ++s)
-            writers.tensors[s + 1].writeRows(block.begin, block.count(), stepped->state.buffers[s].value.values.data());
-        writers.lastUpdate->writeRows(block.begin, block.count(), stepped->state.lastUpdate.data());
+        writers.tensors[0].writeRows(block.begin, block.count(), written->param.values.data());
+        for (std::size_t s = 0; s < written->state.buffers.size(); ++s)
+            writers.tensors[s + 1].writeRows(block.begin, block.count(), written->state.buffers[s].value.values.data());
+        writers.lastUpdate->writeRows(block.begin, block.count(), written->state.lastUpdate.data());
     }
     reportProgress(progress, blocks.rounds, blocks.rounds);
 

@@ -110,7 +110,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
     Clock::time_point computed;
     inputs.param.visit([&](const auto &storage) {
         using T = ValueOf<decltype(storage)>;
-        const auto original = toDenseAs<T>(inputs.param);
+        auto original = toDenseAs<T>(inputs.param);
         // The compared runs start from the same state: the previous step's, or a fresh one.
         const auto initial = inputs.previous ? readPreviousState<T>(*inputs.previous, result.options, original.shape)
                                              : initialState<T>(result.options, original.shape);
@@ -119,8 +119,8 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         std::vector<OptimizerOptions> runs{result.options};
         runs.insert(runs.end(), compared.begin(), compared.end());
         auto stepped = stepEachRun(
-            original, [&](const OptimizerOptions &) { return initial; }, std::span<const OptimizerOptions>(runs), inputs.grads,
-            mask, device, [](std::int64_t, const DenseTensor<T> &, const OptimizerState<T> &) {}, progress);
+            std::move(original), [&](const OptimizerOptions &) { return initial; }, std::span<const OptimizerOptions>(runs),
+            inputs.grads, mask, device, [](std::int64_t, const DenseTensor<T> &, const OptimizerState<T> &) {}, progress);
         auto &param = stepped.param;
         auto &state = stepped.state;
         for (std::size_t c = 0; c < compared.size(); ++c)
