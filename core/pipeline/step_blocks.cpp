@@ -30,9 +30,10 @@ bool plainDense(const std::optional<ElementInfo> &element)
     return element && element->layout == Layout::Dense && !element->masked && element->dtype != DType::Bool;
 }
 
-// A gradient that a block of rows reads as the same rows of the whole tensor (row_sparse: its
-// indices once, then the data of each block's stored rows; the rest as readTensor reads rows).
-bool gradientReadableByRows(const H5File &file, const ElementInfo &element)
+// An element (a gradient, a parameter) that a block of rows reads as the same rows of the whole
+// tensor (row_sparse: its indices once, then the data of each block's stored rows; the rest as
+// readTensor reads rows).
+bool readsByRows(const H5File &file, const ElementInfo &element)
 {
     return (!element.masked && element.layout == Layout::RowSparse) || readableByRows(file, element);
 }
@@ -88,9 +89,17 @@ public:
         : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
           m_steps(static_cast<std::int64_t>(request.grads.size())),
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
-          m_paramReader(sources.param(), sources.paramPath)
+          m_paramWhere(sources.param().where(sources.paramPath))
     {
-        noteConversion(&report, sources.param().where(sources.paramPath), plan.paramDType);
+        // A plain dense parameter is read straight into the blocks; another is read by rows as
+        // readTensor reads them (which notes a conversion), then densified.
+        if (plan.paramDense) {
+            m_paramReader.emplace(sources.param(), sources.paramPath);
+            noteConversion(&report, m_paramWhere, plan.paramDType);
+        } else if (const auto element = requireElement(sources.param(), sources.paramPath);
+                   !element.masked && element.layout == Layout::RowSparse) {
+            m_paramRowSparse.emplace(sources.param(), sources.paramPath, &report);
+        }
         if (sources.previous) {
             for (const auto &name : stateNames(m_runs[0]))
                 m_stateReaders.emplace_back(*sources.previous, "/state/" + name);
@@ -187,7 +196,7 @@ public:
     BlockState<T> read(RowRange rows)
     {
         BlockState<T> block;
-        block.param = readRows(m_paramReader, rows);
+        block.param = m_paramReader ? readRows(*m_paramReader, rows) : densifiedParamRows(rows);
         if (!m_sources.previous) {
             block.state = initialState<T>(m_runs[0], block.param.shape);
             return block;
@@ -251,6 +260,19 @@ public:
 private:
     std::string gradientName(std::size_t g) const { return m_sources.input.where(m_request.grads[g]); }
 
+    // Rows of a parameter that is not plain dense (csr, row_sparse, a dense masked_tensor with
+    // a dense mask), densified as the whole-tensor step densifies the whole parameter.
+    DenseTensor<T> densifiedParamRows(RowRange rows)
+    {
+        ValidationReport *report = m_paramNoted ? nullptr : &m_report;
+        const auto part = m_paramRowSparse ? m_paramRowSparse->readRows(rows)
+                                           : readTensor(m_sources.param(), m_sources.paramPath, report, rows);
+        if (!m_paramNoted)
+            m_report.add(Severity::Notice, "", m_paramWhere, "parameter densified for the step");
+        m_paramNoted = true;
+        return toDenseAs<T>(part);
+    }
+
     static DenseTensor<T> readRows(const DenseRowReader &reader, RowRange rows)
     {
         Shape shape = reader.shape();
@@ -289,8 +311,11 @@ private:
     ValidationReport &m_report;
     std::int64_t m_steps;
     std::int64_t m_firstStep;
-    DenseRowReader m_paramReader;
-    std::optional<DenseRowReader> m_lastUpdateReader; // resuming
+    std::string m_paramWhere;
+    std::optional<DenseRowReader> m_paramReader;        // a plain dense parameter
+    std::optional<RowSparseRowReader> m_paramRowSparse; // a row_sparse one
+    bool m_paramNoted = false;                          // "densified" said (by the first block)
+    std::optional<DenseRowReader> m_lastUpdateReader;   // resuming
     std::vector<DenseRowReader> m_stateReaders;
     std::map<std::size_t, ElementInfo> m_wholeElements;                          // the gradients not read by rows
     std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders;                // row_sparse gradients read by rows
@@ -355,17 +380,19 @@ StepReport stepAs(const StepRequest &request,
 
     // Per element of a block: the parameter and every state of each run (and the originals the
     // compared runs start from), the gradients read by rows (as read and as a pattern), the mask
-    // (as read, and as a pattern's doubles), one pattern filled from a gradient read whole.
+    // (as read, and as a pattern's doubles), one pattern filled from a gradient read whole, a
+    // parameter that is not plain dense as read.
     const auto rows = plan.paramShape[0];
     const auto width = numel(plan.paramShape, 1, plan.paramShape.size());
     const auto copies = static_cast<std::int64_t>(runs.size() + (compared.empty() ? 0 : 1));
     const auto tensorsPerRun = static_cast<std::int64_t>(1 + stateNames(options).size());
     const auto byRows = std::count(plan.gradientByRows.begin(), plan.gradientByRows.end(), char{1});
     const bool readWhole = byRows < static_cast<std::int64_t>(plan.gradientByRows.size());
-    const auto perRow = std::max<std::int64_t>(1, width
-                                                          * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T))
-                                                             + byRows * 16 + (request.mask ? 16 : 0) + (readWhole ? 16 : 0))
-                                                      + copies * 8);
+    const auto perRow =
+        std::max<std::int64_t>(1, width
+                                          * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16
+                                             + (request.mask ? 16 : 0) + (readWhole ? 16 : 0) + (plan.paramDense ? 0 : 16))
+                                      + copies * 8);
     // The rows are divided among the ranks first (a coo gradient's entries go to their rows'
     // ranks), then cut into blocks of what the gradients read whole leave of the budget (at
     // least a row, at most kStepBlockBytes: a budget larger than the gradients and one block
@@ -479,7 +506,12 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
             grads.push_back(requireElement(sources->input, path));
         if (request.mask)
             mask = requireElement(sources->input, *request.mask);
-        if (!plainDense(param) || param->shape.empty() || numel(param->shape) == 0)
+        // A plain dense parameter, or one that reads by rows (csr, row_sparse, a dense
+        // masked_tensor with a dense mask); a coo, csc or sparse masked one is stepped whole.
+        if (!param || param->dtype == DType::Bool || param->shape.empty() || numel(param->shape) == 0)
+            return plan;
+        plan.paramDense = plainDense(param);
+        if (!plan.paramDense && !readsByRows(sources->param(), *param))
             return plan;
         if (sources->previous) {
             for (const auto &name : stateNames(options))
@@ -501,7 +533,7 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
     if (mask && (mask->masked || mask->layout != Layout::Dense || mask->shape != param->shape))
         return plan;
     for (const auto &grad : grads)
-        plan.gradientByRows.push_back(gradientReadableByRows(sources->input, grad) ? 1 : 0);
+        plan.gradientByRows.push_back(readsByRows(sources->input, grad) ? 1 : 0);
     plan.byRows = true;
     plan.paramShape = param->shape;
     plan.paramDType = param->dtype;

@@ -25,12 +25,14 @@ struct StepRowPlan {
     bool byRows = false;
     Shape paramShape;
     DType paramDType = DType::Float32; // as stored
+    bool paramDense = true;            // a plain dense dataset, else read by rows and densified
     std::vector<char> gradientByRows;  // per --grad: read a block at a time, else whole
 };
 
-// By rows on the CPU when the parameter (and, resuming, every state and /last_update) is a
-// plain dense dataset of rank >= 1 with rows, and the mask (if any) is one too. Shapes are
-// described, not read; a mismatch is left for the step to report.
+// By rows on the CPU when the parameter is read by rows (a plain dense dataset, csr,
+// row_sparse, or a dense masked_tensor with a dense mask; densified a block at a time) and
+// has rows, resuming, every state and /last_update are plain dense, and the mask (if any) is
+// too. Shapes are described, not read; a mismatch is left for the step to report.
 StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device);
 
 // Runs the steps of `request` by `plan` (byRows) within `budgetBytes` on ranks(), each rank its

@@ -91,7 +91,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
             }
         }
         result.device = resolveDevice(request.device);
-        // A plain dense parameter steps by rows on the CPU: in bounded memory, with the same file.
+        // A parameter read by rows steps by rows on the CPU: in bounded memory, with the same file.
         plan = planStepInRows(request, result.options, result.device);
         budget = resolveMemoryLimit(request.memoryLimit);
     });

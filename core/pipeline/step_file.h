@@ -31,8 +31,9 @@ struct StepRequest {
     std::optional<std::string> mask;
     std::optional<std::string> stateFrom; // a file `step` wrote
     std::vector<Semantics> compareWith;
-    // The memory budget (nullopt: auto). A plain dense parameter steps a block of rows at a
-    // time within it; other parameters are read whole, and must fit it.
+    // The memory budget (nullopt: auto). A parameter read by rows (dense, csr, row_sparse, a
+    // dense masked_tensor) steps a block of rows at a time within it; others are read whole,
+    // and must fit it.
     std::optional<std::int64_t> memoryLimit;
 };
 

@@ -22,8 +22,8 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
 * `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
 * `step` of a dense parameter across ranks (each its rows; a coo gradient's entries exchanged
   to their rows' ranks): the serial tool's file and report for every optimizer and semantics,
-  --mask, --compare, --state-from, fewer rows than ranks, bad coo gradients; a step that holds
-  whole tensors (a masked parameter) runs on the root alone and writes and prints what
+  --mask, --compare, --state-from, a csr parameter, fewer rows than ranks, bad coo gradients; a
+  step that holds whole tensors (a coo parameter) runs on the root alone and writes and prints what
   `sparsity` does;
 * `run` hands its inputs to free ranks and writes, reports and exits as `sparsity` does, a
   failing input included;
@@ -196,6 +196,13 @@ def step_cases(cli, cli_mpi, mpi, work):
     source = os.path.join(work, "step.h5")
     with h5py.File(source, "w") as f:
         f["P"] = rng.standard_normal((1003, 16)).astype("float32")
+        csr = f.create_group("Pcsr")  # the parameter as csr: each rank reads and densifies its rows
+        csr.attrs["encoding-type"], csr.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        csr.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
+        dense_p = f["P"][()] * (rng.random((1003, 16)) < 0.6)
+        rows, cols = np.nonzero(dense_p)
+        csr["data"], csr["indices"] = dense_p[rows, cols], cols.astype(np.int32)
+        csr["indptr"] = np.concatenate([[0], np.cumsum(np.count_nonzero(dense_p, axis=1))]).astype(np.int32)
         f["G"] = rng.standard_normal((1003, 16)).astype("float32")
         f["G64"] = rng.standard_normal((1003, 16))
         f["M"] = rng.random((1003, 16)) < 0.4
@@ -241,6 +248,8 @@ def step_cases(cli, cli_mpi, mpi, work):
          "--compare", "lazy"],
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gmasked", "--grad", "/Gcoo",
          "--compare", "lazy"],
+        ["--optimizer", "adam", "--semantics", "lazy", "--param", "/Pcsr", "--grad", "/Gcoo", "--grad", "/G",
+         "--compare", "dense"],
         # COO gradients under the semantics that fill every block from them (each rank its rows).
         ["--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/Gemb", "--grad", "/Gcoo",
          "--compare", "lazy"],
@@ -274,16 +283,17 @@ def step_cases(cli, cli_mpi, mpi, work):
 
 
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
-    """A step of a parameter that is not plain dense (here masked) holds whole tensors: the
-    root steps it alone."""
-    masked = os.path.join(work, "masked_param.h5")
-    with h5py.File(masked, "w") as f:
+    """A step of a parameter that is not read by rows (here coo) holds whole tensors: the root
+    steps it alone."""
+    sparse = os.path.join(work, "coo_param.h5")
+    with h5py.File(sparse, "w") as f:
         g = f.create_group("P")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
-        g["data"] = np.random.default_rng(3).standard_normal((50, 4)).astype("float32")
-        g["mask"] = np.ones((50, 4), dtype=bool)
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        g.attrs["shape"] = np.array([50, 4], dtype=np.int64)
+        g["indices"] = np.stack(np.nonzero(np.ones((50, 4)))).astype(np.int64)
+        g["values"] = np.random.default_rng(3).standard_normal(200).astype("float32")
         f["G"] = np.random.default_rng(4).standard_normal((50, 4)).astype("float32")
-    template = ["step", masked, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/G"]
+    template = ["step", sparse, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/G"]
     reference = os.path.join(work, "step_whole_reference.h5")
     expected = run([cli, *[a.replace("{out}", reference) for a in template]])
     for ranks in (2, 3):

@@ -6,11 +6,13 @@
 * every golden case run through the CLI matches the reference (relative 2e-6);
 * resuming with --state-from after each step equals running all steps at once, exactly;
 * --json reports compute_seconds and io_seconds, and --compare reports divergence;
-* the streamed step (a dense parameter, a block of rows at a time) writes and reports exactly
-  what the whole-tensor step does (the same parameter stored as csr is stepped whole): every
-  golden case with every other semantics compared, under a 1-byte budget (one row per block)
-  and the default one, plus float64 and csr, int and masked gradients, --state-from, and the
-  first bad gradient named alike when bad values lie in different blocks."""
+* the streamed step (a block of rows at a time) writes and reports exactly what the
+  whole-tensor step does (the same parameter stored as coo is stepped whole): a dense
+  parameter under a 1-byte budget (one row per block) and the default one, and the parameter
+  stored as csr, as row_sparse and as a masked_tensor (densified a block at a time), for every
+  golden case with every other semantics compared, plus float64 and csr, int, coo and masked
+  gradients, --state-from, and the first bad gradient named alike when bad values lie in
+  different blocks."""
 import json
 import os
 import subprocess
@@ -58,6 +60,42 @@ def write_csr(group, name, dense):
     g["indptr"] = np.concatenate([[0], np.cumsum(np.count_nonzero(dense, axis=1))]).astype(np.int32)
 
 
+def write_coo(group, name, dense):
+    """`dense` as a coo_tensor of every value, entries in reverse order (a parameter stepped whole)."""
+    g = group.create_group(name)
+    tag(g, "coo_tensor")
+    g.attrs["shape"] = np.array(dense.shape, dtype=np.int64)
+    nonzero = np.nonzero(dense)
+    g["indices"] = np.stack(nonzero)[:, ::-1].astype(np.int64)
+    g["values"] = dense[nonzero][::-1]
+
+
+def write_masked(group, name, dense):
+    """`dense` as a masked_tensor of dense data, every element specified."""
+    g = group.create_group(name)
+    tag(g, "masked_tensor")
+    g["data"] = dense
+    g["mask"] = np.ones(dense.shape, dtype=bool)
+
+
+def write_row_sparse(group, name, dense):
+    """`dense` as row_sparse, every row stored."""
+    g = group.create_group(name)
+    tag(g, "row_sparse")
+    g.attrs["shape"] = np.array(dense.shape, dtype=np.int64)
+    g["indices"] = np.arange(dense.shape[0], dtype=np.int64)
+    g["data"] = dense
+
+
+def write_param_layouts(group, dense):
+    """The parameter in every layout the step reads it from: csr, row_sparse and masked
+    (streamed, densified a block at a time) and coo (stepped whole: the reference)."""
+    write_csr(group, "param_csr", dense)
+    write_coo(group, "param_coo", dense)
+    write_masked(group, "param_masked", dense)
+    write_row_sparse(group, "param_rsp", dense)
+
+
 def same_outputs(a, b, what):
     with h5py.File(a) as fa, h5py.File(b) as fb:
         names_a, names_b = [], []
@@ -89,12 +127,12 @@ def streamed_equals_whole(cli, golden, work, cases):
     with h5py.File(golden) as f, h5py.File(source, "w") as out:
         for name in f:
             f.copy(f[name], out, name)
-            write_csr(out[name], "param_csr", f[name + "/param"][()])
+            write_param_layouts(out[name], f[name + "/param"][()])
         rng = np.random.default_rng(11)
         extra = out.create_group("extra")
         p64 = rng.standard_normal((40, 6))
         extra["param"] = p64
-        write_csr(extra, "param_csr", p64)
+        write_param_layouts(extra, p64)
         g = rng.standard_normal((40, 6))
         g[rng.random(g.shape) < 0.7] = 0
         g[5:9] = 0
@@ -201,16 +239,21 @@ def streamed_equals_whole(cli, golden, work, cases):
         outputs = {}
         # One row per block; what is held beside the blocks must fit the budget: a few rows then.
         budget = "2K" if any(g in held for g in grads) else "1"
-        for variant, extra_args in [("whole", ["--param", base + "/param_csr"]),
-                                    ("rows", ["--param", base + "/param", "--memory-limit", budget]),
-                                    ("default", ["--param", base + "/param"])]:
+        variants = [("whole", ["--param", base + "/param_coo"]),
+                    ("rows", ["--param", base + "/param", "--memory-limit", budget]),
+                    ("default", ["--param", base + "/param"])]
+        # A row_sparse parameter's indices are held too.
+        variants += [(f"rows of {layout}", ["--param", f"{base}/param_{layout}", "--memory-limit",
+                                            "2K" if layout == "rsp" else budget])
+                     for layout in ("csr", "masked", "rsp")]
+        for variant, extra_args in variants:
             out = os.path.join(work, f"{name}.{variant}.h5")
             run = subprocess.run([cli, "step", source, "-o", out] + extra_args + common, capture_output=True, text=True)
             outputs[variant] = (out, step_report(run))
             if run.returncode == 0:
                 check(json.loads(run.stdout)["streamed"] == (variant != "whole"), f"{name} {variant}: streamed?")
         whole_out, whole_report = outputs["whole"]
-        for variant in ["rows", "default"]:
+        for variant, _ in variants[1:]:
             out, report = outputs[variant]
             check(report == whole_report, f"{name} {variant}: {report} != whole {whole_report}")
             if whole_report[0] == 0:
@@ -234,7 +277,7 @@ def streamed_equals_whole(cli, golden, work, cases):
     both = os.path.join(work, "resume.both.h5")
     for args in [["-o", first, "--param", "/extra/param", "--grad", "/extra/grad_csr", "--memory-limit", "1"],
                  ["-o", second, "--state-from", first, "--grad", "/extra/grad_dense32", "--memory-limit", "64"],
-                 ["-o", both, "--param", "/extra/param_csr", "--grad", "/extra/grad_csr", "--grad", "/extra/grad_dense32"]]:
+                 ["-o", both, "--param", "/extra/param_coo", "--grad", "/extra/grad_csr", "--grad", "/extra/grad_dense32"]]:
         run = subprocess.run([cli, "step", source] + args + args_for(options), capture_output=True, text=True)
         check(run.returncode == 0, f"resume {args}: {run.stderr}")
     same_outputs(second, both, "resumed streamed run")
