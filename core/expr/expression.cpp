@@ -72,10 +72,9 @@ private:
             m_token = {Token::Kind::Number, std::string(m_source.substr(start, m_pos - start)), static_cast<int>(start) + 1};
             return;
         }
-        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        if (isIdentifierStart(c)) {
             const auto start = m_pos;
-            while (m_pos < m_source.size()
-                   && (std::isalnum(static_cast<unsigned char>(m_source[m_pos])) || m_source[m_pos] == '_'))
+            while (m_pos < m_source.size() && isIdentifierPart(m_source[m_pos]))
                 ++m_pos;
             m_token = {Token::Kind::Name, std::string(m_source.substr(start, m_pos - start)), static_cast<int>(start) + 1};
             return;
@@ -227,6 +226,13 @@ std::vector<std::string> Expression::inputNames() const
     std::vector<std::string> names;
     collectNames(*this, names);
     return names;
+}
+
+bool isIdentifierStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdentifierPart(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdentifier(std::string_view name)
+{
+    return !name.empty() && isIdentifierStart(name[0]) && std::all_of(name.begin(), name.end(), isIdentifierPart);
 }
 
 std::unique_ptr<Expression> parseExpression(std::string_view source) { return Parser(source).parse(); }

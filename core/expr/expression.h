@@ -42,6 +42,11 @@ std::optional<std::int64_t> integerLiteral(const Expression &node);
 // and wrong argument counts (see function_table.h).
 std::unique_ptr<Expression> parseExpression(std::string_view source);
 
+// NAME's rule: a letter or '_', then letters, digits and '_'. What an input may be bound as.
+bool isIdentifierStart(char c);
+bool isIdentifierPart(char c);
+bool isIdentifier(std::string_view name);
+
 // The error every stage after parsing throws about a node: "expression 'SRC': column C: what".
 InputError expressionError(std::string_view source, int column, const std::string &what);
 

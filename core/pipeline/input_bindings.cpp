@@ -12,13 +12,6 @@
 namespace sparsity::core {
 namespace {
 
-bool isIdentifier(const std::string &name)
-{
-    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
-        return false;
-    return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
 void requireBound(const Expression &node, std::string_view source, const std::set<std::string> &names)
 {
     if (node.kind == Expression::Kind::Name && !names.count(node.name)) {
