@@ -33,12 +33,13 @@ template <class T>
 std::int64_t maskFor(const DenseTensor<T> &d, Mask &mask, const SparsifierConfig &config)
 {
     const auto count = d.numel();
+    requireLeastRank(config.method, d.shape.size()); // before a method's own shape rules
     switch (config.method) {
     case SparsifierMethod::Threshold:
         thresholdMask(d.values.data(), mask.data(), count, static_cast<T>(config.threshold));
         return 0;
     case SparsifierMethod::NM: {
-        const auto last = d.shape.empty() ? std::int64_t{1} : d.shape[d.shape.size() - 1];
+        const auto last = d.shape.back();
         if (last % config.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(last) + ")", "be a multiple of M=" + std::to_string(config.m),
                                  "shape " + shapeToString(d.shape));
@@ -46,7 +47,6 @@ std::int64_t maskFor(const DenseTensor<T> &d, Mask &mask, const SparsifierConfig
         return 0;
     }
     case SparsifierMethod::RowNorm: {
-        requireLeastRank(config.method, d.shape.size());
         const auto rows = d.shape[0];
         const auto width = rows == 0 ? 0 : count / rows;
         std::vector<double> norms(static_cast<std::size_t>(rows));

@@ -208,6 +208,11 @@ void TestDataSparsifier::refusals_data()
         c.method = SparsifierMethod::RowNorm;
         core::computeMask(tensor({}, {2}), c);
     }) << "row-norm data must have rank >= 1, but got a 0-d tensor";
+    QTest::newRow("n-m 0-d") << Action([] { // the rank rule first, as sparsify's file path says it
+        SparsifierConfig c;
+        c.method = SparsifierMethod::NM;
+        core::computeMask(tensor({}, {2}), c);
+    }) << "n-m data must have rank >= 1, but got a 0-d tensor";
 }
 
 void TestDataSparsifier::refusals()
