@@ -50,10 +50,13 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;
         }
-        // Whole: every rank reads and converts it, the root writes it.
+        // Whole: every rank reads and converts it, the root writes it. A dense dataset over the
+        // budget is here only for want of room to stream it: say that, not the budget.
         const auto where = input.where(element.path);
         std::optional<Tensor> tensor, result;
         agreeOn(group, [&] {
+            if (convertInBlocksCan(element) && bytes > budget)
+                requireFreeSpaceToStream(request.output, bytes, where);
             tensor.emplace(withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); }));
             result.emplace(withAllocationContext(where, "converting it", [&] {
                 try {

@@ -43,6 +43,9 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         plan = planEvalInRows(*expression, result.inputs);
         const bool streams = plan.kind != EvalRowPlan::Kind::Whole && (result.device == Device::Cpu || bytes > budget)
                              && fitsFreeSpaceOf(request.output, bytes);
+        // Over the budget it streams or fails: when the output's disk is what stops it, say so.
+        if (plan.kind != EvalRowPlan::Kind::Whole && bytes > budget)
+            requireFreeSpaceToStream(request.output, bytes, "expression '" + request.expression + "'");
         if (!streams)
             plan.kind = EvalRowPlan::Kind::Whole;
     });

@@ -53,6 +53,7 @@ bool streams(const SparsifyRequest &request, const ElementInfo &e, std::int64_t 
 void checkElement(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, std::int64_t budget)
 {
     const auto where = input.where(e.path);
+    bool streamable = false; // what streams() asks of it but the room to write it
     try {
         if (!request.masked)
             requireLayoutCanHold(request.layout, e.shape);
@@ -61,6 +62,8 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));
+        streamable = e.layout == Layout::Dense && !e.masked && !e.shape.empty() && !request.saveState
+                     && (c.method != SparsifierMethod::DataNorm || blockPipelineCan(request, e));
         if (streams(request, e, budget)) {
             if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
                 throw errors::mustBe("data-norm input",
@@ -76,6 +79,10 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
     } catch (const Error &error) {
         rethrowWithContext(error, where);
     }
+    // A dense element over the budget streams or fails: when the output's disk is what stops
+    // it, say so (held whole, the budget would refuse it).
+    if (overBudget(e, budget) && streamable)
+        requireFreeSpaceToStream(request.output, elementBytes(e), where);
     // In memory the element is held densely (about three copies: data, squashed, mask).
     if (!streams(request, e, budget))
         requireAllocatable(numel(e.shape), 3 * dtypeSize(computeTypeFor(e.dtype)), where);

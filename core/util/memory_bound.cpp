@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -30,14 +31,40 @@ void requireAllocatable(std::int64_t count, std::size_t elementSize, const std::
                   + ", more than this machine's memory (" + formatBytes(static_cast<double>(memory)) + ")");
 }
 
-bool fitsFreeSpaceOf(const std::string &outputPath, std::int64_t bytes)
+namespace {
+
+std::string outputDirectory(const std::string &outputPath)
 {
     const auto parent = std::filesystem::path(outputPath).parent_path();
+    return parent.empty() ? "." : parent.string();
+}
+
+// The bytes free to this user on the file system of `outputPath`'s directory; nullopt when
+// unknown (the write itself will say).
+std::optional<double> freeSpaceOf(const std::string &outputPath)
+{
     struct statvfs fs {};
-    if (::statvfs(parent.empty() ? "." : parent.c_str(), &fs) != 0)
-        return true; // unknown: the write itself will say
-    const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
-    return static_cast<double>(bytes) <= free;
+    if (::statvfs(outputDirectory(outputPath).c_str(), &fs) != 0)
+        return std::nullopt;
+    return static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+}
+
+} // namespace
+
+bool fitsFreeSpaceOf(const std::string &outputPath, std::int64_t bytes)
+{
+    const auto free = freeSpaceOf(outputPath);
+    return !free || static_cast<double>(bytes) <= *free;
+}
+
+void requireFreeSpaceToStream(const std::string &outputPath, std::int64_t bytes, const std::string &where)
+{
+    const auto free = freeSpaceOf(outputPath);
+    if (!free || static_cast<double>(bytes) <= *free)
+        return;
+    throw IoError(where + ": streaming it writes up to " + formatBytes(static_cast<double>(bytes)) + ", more than the "
+                  + formatBytes(*free) + " free on the output's file system (" + outputDirectory(outputPath)
+                  + "); free space there or write the output elsewhere");
 }
 
 } // namespace sparsity::core

@@ -252,7 +252,8 @@ def long_name(cli, work):
 
 def disk_full(cli, work):
     """Writing to a full disk (a 2 MB tmpfs): exit 3 with the output and dataset named, no crash
-    in HDF5's exit handler (was a segfault, 139), no temporary file left. Needs root to mount."""
+    in HDF5's exit handler (was a segfault, 139), no temporary file left; over the memory budget,
+    an element too large for the disk to stream is refused naming the disk. Needs root to mount."""
     if os.geteuid() != 0:
         print("skipped: mounting a tmpfs needs root")
         sys.exit(SKIP)
@@ -273,6 +274,15 @@ def disk_full(cli, work):
         for args in commands:
             one_error(run(cli, *args, code=3), disk_full_error)
             check(not os.listdir(full), f"{args[0]}: files left on the full disk: {os.listdir(full)}")
+        # Over the memory budget, an element streams only when its dense size fits the disk: the
+        # disk, not the budget ("raise the memory limit" would only move the failure), is named.
+        no_room = "mid\\.h5:/x: streaming it writes up to 7\\.6 MiB, more than the .* free on the output's file system"
+        for args in [["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.1"],
+                     ["convert", source, out, "--layout", "csr"]]:
+            one_error(run(cli, *args, "--memory-limit", "1M", code=3), no_room)
+            check(not os.listdir(full), f"{args[0]} over the budget: files left on the full disk: {os.listdir(full)}")
+        one_error(run(cli, "eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out, "--memory-limit", "1M", code=3),
+                  "expression 'x \\* 2': streaming it writes up to 7\\.6 MiB, more than the .* free")
         batch = os.path.join(work, "batch.json")
         with open(batch, "w") as f:
             json.dump({"version": 1, "inputs": ["mid.h5"], "sparsify": {"method": "threshold", "threshold": 0.1},
