@@ -41,7 +41,11 @@ AtomicOutput::~AtomicOutput()
 void AtomicOutput::commit()
 {
     const auto &group = ranks();
-    agreeOn(group, [&] { m_file->close(); });
+    // Closing a shared file flushes it in HDF5's own collective calls: a rank that fails inside
+    // them (a full disk refusing the root's metadata) can leave the others waiting there, where
+    // no agreement reaches them. So its failure is not agreed: it ends the job, unless every rank
+    // failed alike (RankSession::failWith).
+    m_file->close();
     m_file.reset();
     // The ranks that shared the file closed it together; the root renames it.
     agreeOn(group, [&] {

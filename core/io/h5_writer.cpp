@@ -5,6 +5,8 @@
 #include "core/parallel/rank_group.h"
 #include "core/tensor/storage_rebind.h"
 #include "core/util/errors.h"
+#include "core/util/memory_bound.h"
+#include "core/util/memory_budget.h"
 
 #include <algorithm>
 #include <limits>
@@ -146,6 +148,8 @@ public:
                        H5Sclose);
         H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
         const auto count = numel(shape);
+        if (m_file.isShared() && m_options.gzipLevel == 0) // compressed, its size is not known
+            requireFreeSpace(m_file.path(), bytesFor(count, sizeof(T)), m_file.where(path), "writing it needs");
         if (!shape.empty() && count > 0) {
             // Chunks of about 1 MiB: whole trailing slices when they are smaller, so row ranges read
             // few chunks; else pieces of one (a coo `indices` of shape (2, nnz), a very long row).
@@ -174,7 +178,8 @@ public:
         H5Handle dataset(H5Dcreate2(m_file.id(), path.c_str(), type.file, space.id(), m_lcpl.id(), dcpl.id(), dapl.id()),
                          H5Dclose);
         if (!dataset.isValid())
-            throw IoError(m_file.where(path) + ": cannot create dataset (exists already?)");
+            throw IoError(m_file.where(path) + ": cannot create dataset ("
+                          + (linkExists(m_file.id(), path) ? "it exists already" : "disk full?") + ")");
         return dataset;
     }
 

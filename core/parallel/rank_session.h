@@ -5,10 +5,12 @@
 // report, one error line), and finalizes MPI at the end.
 //
 // failWith() ends a failed command: an error every rank agreed on (rank_group.h) is printed
-// by the root and every rank returns its exit code; an error only this rank saw (the others
-// may be waiting in a collective call) is printed here, this rank's temporary files are
-// removed, and the whole job is aborted with the exit code (mpirun's SIGTERM then removes the
-// other ranks' temporary files).
+// by the root and every rank returns its exit code. An error no agreement saw (the others
+// may be waiting in a collective call) aborts the whole job with the exit code, after this
+// rank's temporary files are removed (mpirun's SIGTERM then removes the other ranks'). It
+// waits a moment for the other ranks first: when every rank failed so (a full disk fails every
+// rank's collective write), the root alone prints its error and gives the exit code; otherwise
+// each failed rank prints its own.
 #include <string>
 
 namespace sparsity::core {

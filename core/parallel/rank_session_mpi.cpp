@@ -16,12 +16,38 @@
 #include <limits>
 #include <new>
 #include <omp.h>
+#include <optional>
 #include <thread>
 
 namespace sparsity::core {
 namespace {
 
 MPI_Comm g_world = MPI_COMM_NULL;
+MPI_Comm g_failures = MPI_COMM_NULL; // failWith()'s own: no other call is ever pending on it
+
+// How long a rank whose failure no agreement saw waits for the others to fail too.
+constexpr auto kFailureWait = std::chrono::seconds(2);
+
+// Whether every rank has come to failWith() with an unagreed failure within kFailureWait of
+// this one: a full disk, say, fails every rank's collective write at once. Then the root's
+// exit code, the same on every rank; else nullopt (some rank is elsewhere, perhaps waiting in
+// a collective call this one will never make).
+std::optional<int> everyRankFailed(int code)
+{
+    MPI_Request arrived = MPI_REQUEST_NULL;
+    MPI_Ibarrier(g_failures, &arrived);
+    const auto deadline = std::chrono::steady_clock::now() + kFailureWait;
+    for (int done = 0;;) {
+        MPI_Test(&arrived, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        if (std::chrono::steady_clock::now() > deadline)
+            return std::nullopt; // the barrier stays pending: the job is aborted next
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, g_failures);
+    return code;
+}
 
 // An error as it crosses ranks: its family in one byte, then its message.
 std::string packFailure(std::exception_ptr failure)
@@ -246,6 +272,7 @@ RankSession::RankSession(int &argc, char **&argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &g_world);
+    MPI_Comm_dup(MPI_COMM_WORLD, &g_failures);
     g_ranks = new MpiRanks(g_world);
     setWorldRanks(g_ranks);
     if (!g_ranks->isRoot() && !std::freopen("/dev/null", "w", stdout))
@@ -262,6 +289,7 @@ RankSession::~RankSession()
     setWorldRanks(nullptr);
     delete g_ranks;
     g_ranks = nullptr;
+    MPI_Comm_free(&g_failures);
     MPI_Comm_free(&g_world);
     MPI_Finalize();
 }
@@ -292,9 +320,21 @@ int RankSession::failWith(int code, const std::string &message)
             std::cerr << "error: " << message << '\n';
         return code;
     }
-    // Only this rank failed; the others may be blocked in a collective call that this one will
-    // never make. End them all.
-    std::cerr << "error: " << message << '\n';
+    // No agreement saw it, so ranks may be waiting in a collective call this one will never
+    // make: end them all. When every rank failed so (a full disk fails every rank's collective
+    // write at once), the root alone says why, with its exit code; else each failed rank does.
+    // Either way the job is aborted: the file a failed collective call left open cannot be
+    // closed, and HDF5 would try to at MPI_Finalize.
+    if (const auto rootCode = everyRankFailed(code)) {
+        code = *rootCode;
+        if (ranks().isRoot()) {
+            std::cerr << "error: " << message << '\n';
+            std::cerr.flush();
+        }
+        MPI_Barrier(g_failures); // the root's line is out before any rank aborts
+    } else {
+        std::cerr << "error: " << message << '\n';
+    }
     std::cerr.flush();
     removeTemporaryFilesNow();
     MPI_Abort(g_world, code);

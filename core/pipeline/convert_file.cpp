@@ -56,7 +56,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         std::optional<Tensor> tensor, result;
         agreeOn(group, [&] {
             if (convertInBlocksCan(element) && bytes > budget)
-                requireFreeSpaceToStream(request.output, bytes, where);
+                requireRoomToStream(request.output, bytes, where);
             tensor.emplace(withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); }));
             result.emplace(withAllocationContext(where, "converting it", [&] {
                 try {

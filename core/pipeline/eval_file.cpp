@@ -45,7 +45,7 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
                              && fitsFreeSpaceOf(request.output, bytes);
         // Over the budget it streams or fails: when the output's disk is what stops it, say so.
         if (plan.kind != EvalRowPlan::Kind::Whole && bytes > budget)
-            requireFreeSpaceToStream(request.output, bytes, "expression '" + request.expression + "'");
+            requireRoomToStream(request.output, bytes, "expression '" + request.expression + "'");
         if (!streams)
             plan.kind = EvalRowPlan::Kind::Whole;
     });

@@ -82,7 +82,7 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
     // A dense element over the budget streams or fails: when the output's disk is what stops
     // it, say so (held whole, the budget would refuse it).
     if (overBudget(e, budget) && streamable)
-        requireFreeSpaceToStream(request.output, elementBytes(e), where);
+        requireRoomToStream(request.output, elementBytes(e), where);
     // In memory the element is held densely (about three copies: data, squashed, mask).
     if (!streams(request, e, budget))
         requireAllocatable(numel(e.shape), 3 * dtypeSize(computeTypeFor(e.dtype)), where);

@@ -227,11 +227,7 @@ public:
         for (std::int64_t g = 0; g < m_steps && base + g < m_failure.at; ++g) {
             const auto k = static_cast<std::size_t>(g);
             const bool ok = guarded(static_cast<std::int64_t>(run), g, [&] {
-                auto pattern =
-                    m_plan.gradientByRows[k] ? checkedPattern<T>(rowGradients[k], options, runMask, state.step + 1, rows.begin)
-                    : fillsEveryBlock(run)   ? checkedPatternInRows(m_fillSources.at({k, options.semantics}), gradientName(k),
-                                                                    options, runMask, state.step + 1, rows)
-                                             : patternInRows(m_whole[run][k], rows);
+                auto pattern = patternOf(run, k, rows, rowGradients, runMask, state.step + 1);
                 if (!bufferRows.empty())
                     pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
                 applyStep(param, state, options, pattern);
@@ -259,6 +255,23 @@ public:
 
 private:
     std::string gradientName(std::size_t g) const { return m_sources.input.where(m_request.grads[g]); }
+
+    // Gradient `g`'s pattern for run `run`'s step `step` on `rows`: from its rows as read, filled
+    // from what was read whole, or the rows of the pattern coalesced once.
+    UpdatePattern<T> patternOf(std::size_t run,
+                               std::size_t g,
+                               RowRange rows,
+                               const std::vector<NamedGradient> &rowGradients,
+                               const Tensor *mask,
+                               std::int64_t step) const
+    {
+        const auto &options = m_runs[run];
+        if (m_plan.gradientByRows[g])
+            return checkedPattern<T>(rowGradients[g], options, mask, step, rows.begin);
+        if (fillsEveryBlock(run))
+            return checkedPatternInRows(m_fillSources.at({g, options.semantics}), gradientName(g), options, mask, step, rows);
+        return patternInRows(m_whole[run][g], rows);
+    }
 
     // Rows of a parameter that is not plain dense (csr, row_sparse, a dense masked_tensor with
     // a dense mask), densified as the whole-tensor step densifies the whole parameter.

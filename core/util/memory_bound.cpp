@@ -57,14 +57,20 @@ bool fitsFreeSpaceOf(const std::string &outputPath, std::int64_t bytes)
     return !free || static_cast<double>(bytes) <= *free;
 }
 
-void requireFreeSpaceToStream(const std::string &outputPath, std::int64_t bytes, const std::string &where)
+void requireFreeSpace(const std::string &outputPath, std::int64_t bytes, const std::string &where, const std::string &what)
 {
     const auto free = freeSpaceOf(outputPath);
     if (!free || static_cast<double>(bytes) <= *free)
         return;
-    throw IoError(where + ": streaming it writes up to " + formatBytes(static_cast<double>(bytes)) + ", more than the "
-                  + formatBytes(*free) + " free on the output's file system (" + outputDirectory(outputPath)
+    throw IoError(where + ": " + what + " " + formatBytes(static_cast<double>(bytes)) + ", more than the " + formatBytes(*free)
+                  + " free on the output's file system (" + outputDirectory(outputPath)
                   + "); free space there or write the output elsewhere");
+}
+
+void requireRoomToStream(const std::string &outputPath, std::int64_t bytes, const std::string &where)
+{
+    if (static_cast<double>(bytes) <= static_cast<double>(physicalMemoryBytes()))
+        requireFreeSpace(outputPath, bytes, where, "streaming it writes up to");
 }
 
 } // namespace sparsity::core

@@ -27,11 +27,16 @@ void requireAllocatable(std::int64_t count,
 // file system. A streamed element is read and written in full; one declaring more (a 2^62-element
 // dataset of which nothing is written) is not streamed for ages first but refused as too large.
 bool fitsFreeSpaceOf(const std::string &outputPath, std::int64_t bytes);
-// For an element that would stream but for the free space (its whole form is over the memory
-// budget): IoError "<where>: streaming it writes up to X, more than the Y free on the output's
-// file system (DIR); free space there or write the output elsewhere". Raising the memory limit,
-// what the budget's refusal would advise, only moves the failure to the disk.
-void requireFreeSpaceToStream(const std::string &outputPath, std::int64_t bytes, const std::string &where);
+// IoError "<where>: <what> X, more than the Y free on the output's file system (DIR); free
+// space there or write the output elsewhere" when `bytes` do not fit beside `outputPath`.
+// For a dataset of a file shared by ranks ("writing it needs"): a full disk fails inside
+// MPI-IO's collective writes, where ranks can part ways and wait for each other for ever.
+void requireFreeSpace(const std::string &outputPath, std::int64_t bytes, const std::string &where, const std::string &what);
+// For an element over the memory budget that would stream but for the free space: that error
+// ("streaming it writes up to"; raising the memory limit, what the budget's refusal advises,
+// would only move the failure to the disk), unless the element is larger than this machine's
+// memory as well, which requireAllocatable names.
+void requireRoomToStream(const std::string &outputPath, std::int64_t bytes, const std::string &where);
 
 // Runs `f`; an allocation that fails inside it (std::bad_alloc, or std::length_error for a
 // size no container can hold) becomes IoError "<where>: out of memory <doing>", so the message

@@ -27,6 +27,8 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
   `sparsity` does;
 * `run` hands its inputs to free ranks and writes, reports and exits as `sparsity` does, a
   failing input included;
+* a full disk (a tmpfs, as root): exit 3, one error line naming the dataset and the free
+  space, nothing left behind, on 2 and 3 ranks;
 * a corrupt chunk that only the last rank reads: exit 3, one error line naming the file and
   dataset, no output, no temporary file; a usage error and a missing input: one line, the
   serial tool's exit code; Ctrl-C on mpirun mid-write: every rank stops, nothing is left."""
@@ -440,10 +442,47 @@ def failure_cases(cli_mpi, mpi, work):
     check(not os.path.exists(out) and not leftovers(work), "missing input: output or temporary left")
 
 
+def disk_full_cases(cli_mpi, mpi, work):
+    """A full disk (a 3 MB tmpfs; root only): every subcommand that writes, on 2 and 3 ranks,
+    exits 3 with one error line naming the dataset and the free space, no output and no
+    temporary file. (A full disk failed inside MPI-IO's collective writes, where the ranks
+    parted ways: it hung, crashed in MPI_Finalize or printed an error per rank.)"""
+    if os.geteuid() != 0:
+        print("disk-full cases skipped: mounting a tmpfs needs root")
+        return
+    full = os.path.join(work, "full")
+    os.makedirs(full, exist_ok=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", full], capture_output=True).returncode != 0:
+        print("disk-full cases skipped: cannot mount a tmpfs here")
+        return
+    try:
+        source = os.path.join(work, "full_source.h5")
+        with h5py.File(source, "w") as f:
+            f["x"] = np.random.default_rng(9).standard_normal((2048, 2048)).astype("float32")  # 16 MiB
+        out = os.path.join(full, "o.h5")
+        cases = [(["convert", source, out, "--layout", "csr"], "o.h5:/x/data: writing it needs 16.0 MiB"),
+                 (["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5", "--layout", "coo"],
+                  "o.h5:/x/indices: writing it needs"),
+                 (["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5"],
+                  "o.h5:/x: writing it needs 16.0 MiB"),
+                 (["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5", "--memory-limit", "1M"],
+                  "full_source.h5:/x: streaming it writes up to 16.0 MiB"),
+                 (["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out], "o.h5:/result: writing it needs")]
+        for ranks in (2, 3):
+            for args, pattern in cases:
+                r = run(mpirun(mpi, ranks, cli_mpi, *args), code=3)
+                one_error_line(r, pattern, f"full disk -np {ranks} {' '.join(args[:2])}")
+                check("free on the output's file system" in r.stderr, f"full disk: {r.stderr[-500:]}")
+                check(not os.listdir(full), f"full disk -np {ranks}: left {os.listdir(full)}")
+    finally:
+        subprocess.run(["umount", full])
+
+
 def others(cli, cli_mpi, mpi, work, source):
     version = run(mpirun(mpi, 2, cli_mpi, "--version")).stdout
     check("MPI: enabled" in version and "2 ranks" in version and "parallel" in version, f"--version: {version!r}")
     failure_cases(cli_mpi, mpi, work)
+    disk_full_cases(cli_mpi, mpi, work)
     interrupt_case(cli_mpi, mpi, work)
     convert_cases(cli, cli_mpi, mpi, work, source)
     eval_cases(cli, cli_mpi, mpi, work, source)
