@@ -43,10 +43,9 @@ SemanticsComparison compareSemantics(const Tensor &param,
     param.visit([&](const auto &storage) {
         using T = ValueOf<decltype(storage)>;
         auto original = toDenseAs<T>(param);
-        const auto shape = original.shape;
+        auto start = initialState<T>(options[0], original.shape); // the same for every semantics
         auto stepped = stepEachRun(
-            std::move(original), [&](const OptimizerOptions &o) { return initialState<T>(o, shape); },
-            std::span<const OptimizerOptions>(options), gradients, mask, device,
+            std::move(original), std::move(start), std::span<const OptimizerOptions>(options), gradients, mask, device,
             [&](std::int64_t k, const DenseTensor<T> &p, const OptimizerState<T> &state) {
                 SemanticsResult result{
                     options[static_cast<std::size_t>(k)].semantics, {{"param", toDouble(p)}}, state.lastUpdate, state.step};

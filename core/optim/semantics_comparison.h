@@ -27,19 +27,21 @@ struct SteppedRuns {
 
 // Each of `runs` from one start: the one loop of every comparison of semantics (whole tensors
 // below, and a block of rows at a time in the streamed step). Run k steps its own copy of
-// `original` and the state `start(options)` gives, by `stepRun(k, options, param, state)`;
-// `keep(k, param, state)` sees its result, and each later run is measured against the first.
-// The last run takes `original` itself, so a single run copies nothing.
-template <class T, class Start, class StepRun, class Keep>
+// `original` and `start` (a state, which no semantics changes the shape of) by
+// `stepRun(k, options, param, state)`; `keep(k, param, state)` sees its result, and each later
+// run is measured against the first. The last run takes `original` and `start` themselves, so
+// a single run copies nothing.
+template <class T, class StepRun, class Keep>
 SteppedRuns<T> eachRunFromOneStart(
-    DenseTensor<T> original, Start &&start, std::span<const OptimizerOptions> runs, StepRun &&stepRun, Keep &&keep)
+    DenseTensor<T> original, OptimizerState<T> start, std::span<const OptimizerOptions> runs, StepRun &&stepRun, Keep &&keep)
 {
     SteppedRuns<T> first;
     const auto count = static_cast<std::int64_t>(runs.size());
     for (std::int64_t k = 0; k < count; ++k) {
         const auto &options = runs[static_cast<std::size_t>(k)];
-        auto param = k + 1 == count ? std::move(original) : original;
-        auto state = start(options);
+        const bool last = k + 1 == count;
+        auto param = last ? std::move(original) : original;
+        auto state = last ? std::move(start) : start;
         stepRun(k, options, param, state);
         keep(k, param, state);
         if (k == 0) {
@@ -52,13 +54,13 @@ SteppedRuns<T> eachRunFromOneStart(
     return first;
 }
 
-// Steps `gradients` under each of `runs` from `original` and the state `start(options)`
-// gives, on `device`; the mask is given to masked runs only. `keep(k, param, state)` sees
+// Steps `gradients` under each of `runs` from `original` and `start`, on `device`; the mask
+// is given to masked runs only. `keep(k, param, state)` sees
 // each run's result. A run's error names its semantics when there are several runs.
 // `progress` counts the steps of every run (a GPU run's at its end).
-template <class T, class Start, class Keep>
+template <class T, class Keep>
 SteppedRuns<T> stepEachRun(DenseTensor<T> original,
-                           Start &&start,
+                           OptimizerState<T> start,
                            std::span<const OptimizerOptions> runs,
                            std::span<const NamedGradient> gradients,
                            const Tensor *mask,
@@ -86,7 +88,7 @@ SteppedRuns<T> stepEachRun(DenseTensor<T> original,
             rethrowWithContext(error, std::string(semanticsName(options.semantics)) + " semantics");
         }
     };
-    return eachRunFromOneStart(std::move(original), std::forward<Start>(start), runs, stepRun, std::forward<Keep>(keep));
+    return eachRunFromOneStart(std::move(original), std::move(start), runs, stepRun, std::forward<Keep>(keep));
 }
 
 struct SemanticsResult {

@@ -441,11 +441,8 @@ StepReport stepAs(const StepRequest &request,
             const auto computeStart = Clock::now();
             const auto initialLastUpdate = read.state.lastUpdate;
             // Every run from the block as read; the last one takes it (no copy without --compare).
-            std::size_t started = 0;
             auto stepped = eachRunFromOneStart(
-                std::move(read.param),
-                [&](const OptimizerOptions &) { return ++started == runs.size() ? std::move(read.state) : read.state; },
-                std::span<const OptimizerOptions>(runs),
+                std::move(read.param), std::move(read.state), std::span<const OptimizerOptions>(runs),
                 [&](std::int64_t run, const OptimizerOptions &, DenseTensor<T> &param, OptimizerState<T> &state) {
                     stepper->step(static_cast<std::size_t>(run), param, state, block, gradients, mask ? &*mask : nullptr);
                 },

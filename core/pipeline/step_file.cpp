@@ -112,15 +112,15 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         using T = ValueOf<decltype(storage)>;
         auto original = toDenseAs<T>(inputs.param);
         // The compared runs start from the same state: the previous step's, or a fresh one.
-        const auto initial = inputs.previous ? readPreviousState<T>(*inputs.previous, result.options, original.shape)
-                                             : initialState<T>(result.options, original.shape);
+        auto initial = inputs.previous ? readPreviousState<T>(*inputs.previous, result.options, original.shape)
+                                       : initialState<T>(result.options, original.shape);
         const auto stepsBefore = initial.lastUpdate;
         requireMaskFitsSemantics(mask != nullptr, result.options); // the compared runs take it where masked
         std::vector<OptimizerOptions> runs{result.options};
         runs.insert(runs.end(), compared.begin(), compared.end());
         auto stepped = stepEachRun(
-            std::move(original), [&](const OptimizerOptions &) { return initial; }, std::span<const OptimizerOptions>(runs),
-            inputs.grads, mask, device, [](std::int64_t, const DenseTensor<T> &, const OptimizerState<T> &) {}, progress);
+            std::move(original), std::move(initial), std::span<const OptimizerOptions>(runs), inputs.grads, mask, device,
+            [](std::int64_t, const DenseTensor<T> &, const OptimizerState<T> &) {}, progress);
         auto &param = stepped.param;
         auto &state = stepped.state;
         for (std::size_t c = 0; c < compared.size(); ++c)
