@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 namespace sparsity::core {
 namespace {
@@ -49,11 +50,26 @@ bool streams(const SparsifyRequest &request, const ElementInfo &e, std::int64_t 
     return overBudget(e, budget) && fitsFreeSpaceOf(request.output, elementBytes(e));
 }
 
+// Why `e` cannot stream with `c`, or nullopt when it can (room to write it aside).
+std::optional<InputError> streamRefusal(const SparsifyRequest &request, const ElementInfo &e, const SparsifierConfig &c)
+{
+    if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
+        return errors::mustBe("data-norm input", "fit memory_limit (block ranking needs the whole tensor unless it is 2-d)",
+                              std::to_string(elementBytes(e)) + " bytes");
+    if (e.layout != Layout::Dense || e.masked || e.shape.empty())
+        return errors::mustBe("an input larger than memory_limit", "be a dense dataset of rank >= 1 to stream",
+                              std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
+    if (request.saveState)
+        return errors::mustBe("a saved state", "have every input within memory_limit (the state holds whole tensors)",
+                              std::to_string(elementBytes(e)) + " bytes");
+    return std::nullopt;
+}
+
 // Everything that can be known from metadata is checked before any output exists.
 void checkElement(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, std::int64_t budget)
 {
     const auto where = input.where(e.path);
-    bool streamable = false; // what streams() asks of it but the room to write it
+    std::optional<InputError> refusal;
     try {
         if (!request.masked)
             requireLayoutCanHold(request.layout, e.shape);
@@ -62,26 +78,15 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));
-        streamable = e.layout == Layout::Dense && !e.masked && !e.shape.empty() && !request.saveState
-                     && (c.method != SparsifierMethod::DataNorm || blockPipelineCan(request, e));
-        if (streams(request, e, budget)) {
-            if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
-                throw errors::mustBe("data-norm input",
-                                     "fit memory_limit (block ranking needs the whole tensor unless it is 2-d)",
-                                     std::to_string(elementBytes(e)) + " bytes");
-            if (e.layout != Layout::Dense || e.masked || e.shape.empty())
-                throw errors::mustBe("an input larger than memory_limit", "be a dense dataset of rank >= 1 to stream",
-                                     std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
-            if (request.saveState)
-                throw errors::mustBe("a saved state", "have every input within memory_limit (the state holds whole tensors)",
-                                     std::to_string(elementBytes(e)) + " bytes");
-        }
+        refusal = streamRefusal(request, e, c);
+        if (streams(request, e, budget) && refusal)
+            throw *refusal;
     } catch (const Error &error) {
         rethrowWithContext(error, where);
     }
-    // A dense element over the budget streams or fails: when the output's disk is what stops
-    // it, say so (held whole, the budget would refuse it).
-    if (overBudget(e, budget) && streamable)
+    // An element that could stream over the budget streams or fails: when the output's disk is
+    // what stops it, say so (held whole, the budget would refuse it).
+    if (overBudget(e, budget) && !refusal)
         requireRoomToStream(request.output, elementBytes(e), where);
     // In memory the element is held densely (about three copies: data, squashed, mask).
     if (!streams(request, e, budget))
