@@ -4,6 +4,7 @@
 #include "core/pipeline/sparsify_file.h"
 #include "core/sparsify/scheduler.h"
 #include "core/sparsify/sparsifier_methods.h"
+#include "core/sparsify/sparsifier_parameters.h"
 #include "core/util/errors.h"
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 namespace sparsity::cli {
 namespace {
@@ -19,10 +21,9 @@ struct SparsifyOptions {
     core::SparsifyRequest request;
     std::string method;
     std::string layout = "dense";
-    std::optional<double> threshold, sparsityLevel, keep;
-    std::optional<std::int64_t> zerosPerBlock, n, m, atStep;
-    std::string block = "1x4";
-    std::string norm = "L1";
+    // The method parameters' flags given, in order (sparsifier_parameters.h).
+    std::vector<std::pair<const core::SparsifierParameter *, core::ParameterValue>> parameters;
+    std::optional<std::int64_t> atStep;
     std::string memoryLimit;
     std::optional<std::string> schedule;
     bool json = false;
@@ -32,14 +33,11 @@ void runSparsify(SparsifyOptions &o)
 {
     auto &c = o.request.config;
     c.method = core::parseMethod(o.method);
-    c.threshold = o.threshold.value_or(0.0);
-    c.sparsityLevel = o.sparsityLevel.value_or(0.5);
-    c.keep = o.keep.value_or(0.5);
-    std::tie(c.blockRows, c.blockCols) = core::parseBlockShape(o.block);
-    c.zerosPerBlock = o.zerosPerBlock;
-    c.norm = o.norm == "L2" ? core::BlockNorm::L2 : core::BlockNorm::L1;
-    c.n = o.n.value_or(2);
-    c.m = o.m.value_or(4);
+    for (const auto &[parameter, value] : o.parameters) {
+        // Another method's flag is a mistake to name, not one to ignore.
+        core::requireParameterOf(c.method, *parameter, core::flagOf(*parameter));
+        parameter->set(c, value);
+    }
     if (o.schedule) {
         const double level = core::parseSchedule(*o.schedule)->level(o.atStep.value_or(0));
         if (!core::applyScheduleLevel(c, level))
@@ -90,6 +88,26 @@ void runSparsify(SparsifyOptions &o)
                   << (r.streamed ? " (streamed)" : "") << '\n';
 }
 
+// --KEY for the method parameter, parsed as its kind; a given value is kept for runSparsify.
+void addParameterOption(CLI::App *c,
+                        const core::SparsifierParameter &parameter,
+                        std::vector<std::pair<const core::SparsifierParameter *, core::ParameterValue>> &given)
+{
+    const auto help = std::string(core::methodName(parameter.method)) + ": " + std::string(parameter.help);
+    auto add = [&]<class T>(std::type_identity<T>) {
+        c->add_option_function<T>(
+            core::flagOf(parameter), [&parameter, &given](const T &value) { given.emplace_back(&parameter, value); }, help);
+    };
+    switch (parameter.kind) {
+    case core::ParameterKind::Number:
+        return add(std::type_identity<double>{});
+    case core::ParameterKind::Integer:
+        return add(std::type_identity<std::int64_t>{});
+    case core::ParameterKind::Text:
+        return add(std::type_identity<std::string>{});
+    }
+}
+
 } // namespace
 
 void addSparsifyCommand(CLI::App &app)
@@ -102,14 +120,8 @@ void addSparsifyCommand(CLI::App &app)
     c->add_option("--dataset", o->request.datasets, "Element to sparsify (repeatable; default: all)");
     c->add_option("--layout", o->layout, "Output layout")
         ->check(CLI::IsMember({"dense", "masked", "coo", "csr", "csc", "row_sparse"}));
-    c->add_option("--threshold", o->threshold, "threshold: |x| < T is pruned");
-    c->add_option("--sparsity-level", o->sparsityLevel, "data-norm: fraction of blocks sparsified");
-    c->add_option("--block", o->block, "data-norm: block shape RxC (default 1x4)");
-    c->add_option("--zeros-per-block", o->zerosPerBlock, "data-norm: zeros per sparsified block (default: all)");
-    c->add_option("--norm", o->norm, "data-norm: L1 or L2")->check(CLI::IsMember({"L1", "L2"}));
-    c->add_option("--n", o->n, "n-m: kept per group");
-    c->add_option("--m", o->m, "n-m: group size along the last dim");
-    c->add_option("--keep", o->keep, "row-norm: fraction of rows kept");
+    for (const auto &parameter : core::sparsifierParameters())
+        addParameterOption(c, parameter, o->parameters);
     c->add_option("--schedule", o->schedule, "cubic:S0,SF,T0,DT,N[,zero] | linear:S0,SF,T0,T1 | list:L0,L1,...");
     c->add_option("--at-step", o->atStep, "Step at which the schedule's level is taken");
     addMemoryLimitOption(c, o->memoryLimit);

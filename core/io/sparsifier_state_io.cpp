@@ -4,6 +4,8 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/sparsify/sparsifier_methods.h"
+#include "core/sparsify/sparsifier_parameters.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
@@ -23,19 +25,39 @@ H5Handle createGroup(H5File &file, const std::string &path)
     return group;
 }
 
+// The method's parameters, each an attribute under its key (sparsifier_parameters.h).
 void writeConfig(hid_t group, const SparsifierConfig &c)
 {
     writeStringAttribute(group, "method", std::string(methodName(c.method)));
-    writeDoubleAttribute(group, "threshold", c.threshold);
-    writeDoubleAttribute(group, "sparsity_level", c.sparsityLevel);
-    writeIntArrayAttribute(group, "block_rows", {c.blockRows});
-    writeIntArrayAttribute(group, "block_cols", {c.blockCols});
-    if (c.zerosPerBlock)
-        writeIntArrayAttribute(group, "zeros_per_block", {*c.zerosPerBlock});
-    writeStringAttribute(group, "norm", c.norm == BlockNorm::L1 ? "L1" : "L2");
-    writeIntArrayAttribute(group, "n", {c.n});
-    writeIntArrayAttribute(group, "m", {c.m});
-    writeDoubleAttribute(group, "keep", c.keep);
+    for (const auto &parameter : sparsifierParameters()) {
+        const auto value = parameter.method == c.method ? parameter.get(c) : std::nullopt;
+        if (!value)
+            continue;
+        const std::string key(parameter.key);
+        if (const auto *number = std::get_if<double>(&*value))
+            writeDoubleAttribute(group, key.c_str(), *number);
+        else if (const auto *integer = std::get_if<std::int64_t>(&*value))
+            writeIntArrayAttribute(group, key.c_str(), {*integer});
+        else
+            writeStringAttribute(group, key.c_str(), std::get<std::string>(*value));
+    }
+}
+
+// The attribute `key` as a value of the parameter's kind; none when it is absent.
+std::optional<ParameterValue> readParameter(hid_t group, const SparsifierParameter &parameter)
+{
+    const std::string key(parameter.key);
+    switch (parameter.kind) {
+    case ParameterKind::Number:
+        return readDoubleAttribute(group, key.c_str());
+    case ParameterKind::Integer:
+        if (const auto v = readIntArrayAttribute(group, key.c_str()); v && v->size() == 1)
+            return v->front();
+        return std::nullopt;
+    case ParameterKind::Text:
+        return readStringAttribute(group, key.c_str());
+    }
+    return std::nullopt;
 }
 
 SparsifierConfig readConfig(hid_t group, const std::string &where)
@@ -44,26 +66,17 @@ SparsifierConfig readConfig(hid_t group, const std::string &where)
     const auto method = readStringAttribute(group, "method");
     if (!method)
         throw errors::mustBe(where, "carry a 'method' attribute (data_sparsifier_state)", "none");
-    c.method = parseMethod(*method);
-    auto real = [&](const char *name, double &slot) {
-        if (const auto v = readDoubleAttribute(group, name))
-            slot = *v;
-    };
-    auto integer = [&](const char *name, std::int64_t &slot) {
-        if (const auto v = readIntArrayAttribute(group, name); v && v->size() == 1)
-            slot = v->front();
-    };
-    real("threshold", c.threshold);
-    real("sparsity_level", c.sparsityLevel);
-    integer("block_rows", c.blockRows);
-    integer("block_cols", c.blockCols);
-    if (const auto v = readIntArrayAttribute(group, "zeros_per_block"); v && v->size() == 1)
-        c.zerosPerBlock = v->front();
-    c.norm = readStringAttribute(group, "norm").value_or("L1") == "L2" ? BlockNorm::L2 : BlockNorm::L1;
-    integer("n", c.n);
-    integer("m", c.m);
-    real("keep", c.keep);
     try {
+        c.method = parseMethod(*method);
+        for (const auto &parameter : sparsifierParameters())
+            if (parameter.method == c.method)
+                if (const auto value = readParameter(group, parameter))
+                    parameter.set(c, *value);
+        // Encoding 0.1.0 wrote data-norm's block as two integers.
+        const auto rows = readIntArrayAttribute(group, "block_rows"), cols = readIntArrayAttribute(group, "block_cols");
+        if (c.method == SparsifierMethod::DataNorm && !hasStringAttribute(group, "block") && rows && cols && rows->size() == 1
+            && cols->size() == 1)
+            std::tie(c.blockRows, c.blockCols) = std::pair{rows->front(), cols->front()};
         c.validate();
     } catch (const Error &error) {
         rethrowWithContext(error, where);
@@ -76,7 +89,7 @@ SparsifierConfig readConfig(hid_t group, const std::string &where)
 void writeSparsifierState(H5File &file, const std::string &path, const SparsifierState &state)
 {
     H5Handle root = createGroup(file, path);
-    writeEncoding(root.id(), "data_sparsifier_state", "0.1.0");
+    writeEncoding(root.id(), "data_sparsifier_state", "0.2.0");
     for (const auto &entry : state) {
         const std::string base = path + "/" + entry.name;
         H5Handle group = createGroup(file, base);

@@ -1,8 +1,10 @@
 #pragma once
-// The `data_sparsifier_state` encoding (0.1.0): a sparsifier's state dict in HDF5.
+// The `data_sparsifier_state` encoding (0.2.0): a sparsifier's state dict in HDF5.
 //   group (encoding-type data_sparsifier_state), one child group per name, in order:
-//     attrs   method, threshold, sparsity_level, block_rows, block_cols, zeros_per_block
-//             (only when set), norm ("L1"/"L2"), n, m, keep
+//     attrs   method and the method's parameters under their keys (sparsifier_parameters.h):
+//             threshold; sparsity_level, block ("RxC"), zeros_per_block (only when set),
+//             norm ("L1"/"L2"); n, m; keep. 0.1.0 wrote every method's parameters, the
+//             block as block_rows and block_cols; it is read as well.
 //     data    the original data (dense)
 //     mask    coo_tensor of float32 ones at the kept elements, like PyTorch's
 //             state_dict() (mask.to_sparse_coo()); absent once the mask was squashed

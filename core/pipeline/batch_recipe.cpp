@@ -2,6 +2,7 @@
 
 #include "core/io/output_path.h"
 #include "core/sparsify/sparsifier_methods.h"
+#include "core/sparsify/sparsifier_parameters.h"
 #include "core/util/errors.h"
 #include "core/util/json_fields.h"
 
@@ -30,30 +31,41 @@ auto withPath(const std::string &file, const std::string &path, F &&f)
     }
 }
 
+// A parameter's value as the JSON has it, checked to be of the parameter's kind.
+ParameterValue readParameter(Fields &f, const SparsifierParameter &parameter)
+{
+    const std::string key(parameter.key);
+    switch (parameter.kind) {
+    case ParameterKind::Number:
+        return *f.number(key);
+    case ParameterKind::Integer:
+        return *f.integer(key);
+    case ParameterKind::Text:
+        return *f.string(key);
+    }
+    throw InternalError("a sparsifier parameter of no kind");
+}
+
 // The method's keys of a sparsify object; the caller rejects unknown keys.
 SparsifierConfig readSparsifier(Fields &f, const std::string &file, const std::string &path)
 {
     SparsifierConfig c;
     c.method = withPath(file, f.at("method"), [&] { return parseMethod(*f.string("method", true)); });
-    // Another method's parameter is a mistake to name, not one to ignore.
-    for (const auto &other : kSparsifierMethods)
-        for (const auto key : other.keys)
-            if (!factsOf(c.method).takes(key) && f.has(std::string(key)))
-                f.fail(f.at(std::string(key)), "must not be given for " + std::string(methodName(c.method)),
-                       "it is given (a parameter of " + std::string(other.name) + ")");
-    c.threshold = f.number("threshold").value_or(0.0);
-    c.sparsityLevel = f.number("sparsity_level").value_or(0.5);
-    if (const auto block = f.string("block"))
-        std::tie(c.blockRows, c.blockCols) = withPath(file, f.at("block"), [&] { return parseBlockShape(*block); });
-    c.zerosPerBlock = f.integer("zeros_per_block");
-    if (const auto norm = f.string("norm")) {
-        if (*norm != "L1" && *norm != "L2")
-            f.fail(f.at("norm"), "must be L1 or L2", "got '" + *norm + "'");
-        c.norm = *norm == "L2" ? BlockNorm::L2 : BlockNorm::L1;
+    for (const auto &parameter : sparsifierParameters()) {
+        const std::string key(parameter.key);
+        if (!f.has(key))
+            continue;
+        // Another method's parameter is a mistake to name, not one to ignore.
+        try {
+            requireParameterOf(c.method, parameter, f.at(key));
+        } catch (const InputError &error) {
+            rethrowWithContext(error, file);
+        }
+        withPath(file, f.at(key), [&] {
+            parameter.set(c, readParameter(f, parameter));
+            return 0;
+        });
     }
-    c.n = f.integer("n").value_or(2);
-    c.m = f.integer("m").value_or(4);
-    c.keep = f.number("keep").value_or(0.5);
     withPath(file, path, [&] {
         c.validate();
         return 0;
@@ -230,25 +242,10 @@ BatchRecipe parseBatch(const std::string &path)
 nlohmann::ordered_json sparsifierJson(const SparsifierConfig &c)
 {
     nlohmann::ordered_json s{{"method", methodName(c.method)}};
-    switch (c.method) {
-    case SparsifierMethod::Threshold:
-        s["threshold"] = c.threshold;
-        break;
-    case SparsifierMethod::DataNorm:
-        s["sparsity_level"] = c.sparsityLevel;
-        s["block"] = std::to_string(c.blockRows) + "x" + std::to_string(c.blockCols);
-        if (c.zerosPerBlock)
-            s["zeros_per_block"] = *c.zerosPerBlock;
-        s["norm"] = c.norm == BlockNorm::L2 ? "L2" : "L1";
-        break;
-    case SparsifierMethod::NM:
-        s["n"] = c.n;
-        s["m"] = c.m;
-        break;
-    case SparsifierMethod::RowNorm:
-        s["keep"] = c.keep;
-        break;
-    }
+    for (const auto &parameter : sparsifierParameters())
+        if (parameter.method == c.method)
+            if (const auto value = parameter.get(c))
+                std::visit([&](const auto &v) { s[std::string(parameter.key)] = v; }, *value);
     return s;
 }
 

@@ -1,13 +1,12 @@
 #pragma once
 // Each sparsifier method's facts, in one table: its name (the CLI's --method, BATCH.json,
-// WORKSPACE.json, reports and the sparsifier state), its parameters' keys in BATCH.json and
-// WORKSPACE.json, the least rank of the data it takes, how a schedule's level sets it, and
-// whether it has a CUDA kernel. The CLI, `run`, the desktop
-// app's panel and the engine's checks read them here; the method's parameters live in
-// SparsifierConfig (sparsifier_config.h) and its kernels in mask_kernels.h.
+// WORKSPACE.json, reports and the sparsifier state), the least rank of the data it takes, how a
+// schedule's level sets it, and whether it has a CUDA kernel. The CLI, `run`, the desktop
+// app's panel and the engine's checks read them here. Its parameters are listed in
+// sparsifier_parameters.h, held in SparsifierConfig (sparsifier_config.h); its kernels are in
+// mask_kernels.h.
 #include "core/sparsify/sparsifier_config.h"
 
-#include <span>
 #include <string_view>
 
 namespace sparsity::core {
@@ -22,30 +21,16 @@ enum class LevelRule {
 struct SparsifierMethodFacts {
     SparsifierMethod method;
     std::string_view name;
-    std::span<const std::string_view> keys; // its parameters; a recipe giving another method's is refused
-    int leastRank;                          // the data's rank at least (n-m groups and row-norm rows need a dim)
-    LevelRule level;                        // how a schedule's level sets it
-    bool cuda;                              // its mask (data-norm: its block scores) has a CUDA kernel
-
-    bool takes(std::string_view key) const
-    {
-        for (const auto k : keys)
-            if (k == key)
-                return true;
-        return false;
-    }
+    int leastRank;   // the data's rank at least (n-m groups and row-norm rows need a dim)
+    LevelRule level; // how a schedule's level sets it
+    bool cuda;       // its mask (data-norm: its block scores) has a CUDA kernel
 };
 
-inline constexpr std::string_view kThresholdKeys[] = {"threshold"};
-inline constexpr std::string_view kDataNormKeys[] = {"sparsity_level", "block", "zeros_per_block", "norm"};
-inline constexpr std::string_view kNmKeys[] = {"n", "m"};
-inline constexpr std::string_view kRowNormKeys[] = {"keep"};
-
 inline constexpr SparsifierMethodFacts kSparsifierMethods[] = {
-    {SparsifierMethod::Threshold, "threshold", kThresholdKeys, 0, LevelRule::None, true},
-    {SparsifierMethod::DataNorm, "data-norm", kDataNormKeys, 0, LevelRule::SparsityLevel, true},
-    {SparsifierMethod::NM, "n-m", kNmKeys, 1, LevelRule::None, true},
-    {SparsifierMethod::RowNorm, "row-norm", kRowNormKeys, 1, LevelRule::KeepComplement, false},
+    {SparsifierMethod::Threshold, "threshold", 0, LevelRule::None, true},
+    {SparsifierMethod::DataNorm, "data-norm", 0, LevelRule::SparsityLevel, true},
+    {SparsifierMethod::NM, "n-m", 1, LevelRule::None, true},
+    {SparsifierMethod::RowNorm, "row-norm", 1, LevelRule::KeepComplement, false},
 };
 
 const SparsifierMethodFacts &factsOf(SparsifierMethod method);

@@ -1,5 +1,7 @@
 // The data sparsifier API (PyTorch's BaseDataSparsifier semantics), the state dict through
 // HDF5, tie and NaN rules of the methods, every config refusal, and the schedulers.
+#include "core/io/h5_attributes.h"
+#include "core/io/h5_handle.h"
 #include "core/io/sparsifier_state_io.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/scheduler.h"
@@ -23,6 +25,7 @@ private slots:
     void namesWithDotAreRejected();
     void squashMask();
     void stateDictRoundTripsThroughHdf5();
+    void stateOfEncoding010IsRead();
     void tiesAndNan();
     void refusals_data();
     void refusals();
@@ -135,6 +138,34 @@ void TestDataSparsifier::stateDictRoundTripsThroughHdf5()
     QVERIFY_THROWS_EXCEPTION(core::InputError, restored->mask("bias")); // was squashed
     restored->step();                                                   // and it keeps working
     QVERIFY(restored->mask("emb") == s->mask("emb"));
+}
+
+// 0.1.0 wrote every method's parameters and data-norm's block as block_rows and block_cols.
+void TestDataSparsifier::stateOfEncoding010IsRead()
+{
+    SparsifierConfig dn;
+    dn.method = SparsifierMethod::DataNorm;
+    dn.blockRows = 2;
+    dn.blockCols = 2;
+    auto s = core::makeSparsifier(dn);
+    s->addData("emb", core::Tensor(core::Storage{test::randomDense<float>({6, 8}, 1.0, 4)}));
+    s->step();
+    QTemporaryDir dir;
+    const auto path = dir.filePath("state.h5").toStdString();
+    {
+        auto file = core::H5File::create(path);
+        core::writeSparsifierState(file, "/state", s->stateDict());
+        const auto group = core::openObject(file, "/state/emb");
+        QVERIFY(H5Adelete(group.id(), "block") >= 0);
+        core::writeIntArrayAttribute(group.id(), "block_rows", {2});
+        core::writeIntArrayAttribute(group.id(), "block_cols", {2});
+        core::writeDoubleAttribute(group.id(), "threshold", 7.0);
+        file.close();
+    }
+    const auto state = core::readSparsifierState(core::H5File::openRead(path), "/state");
+    QCOMPARE(state.at(0).config.blockRows, std::int64_t(2));
+    QCOMPARE(state.at(0).config.blockCols, std::int64_t(2));
+    QCOMPARE(state.at(0).config.threshold, 0.0); // another method's parameter is not data-norm's
 }
 
 void TestDataSparsifier::tiesAndNan()
