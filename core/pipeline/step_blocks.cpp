@@ -97,7 +97,7 @@ public:
             m_paramReader.emplace(sources.param(), sources.paramPath);
             noteConversion(&report, m_paramWhere, plan.paramDType);
         } else if (const auto element = requireElement(sources.param(), sources.paramPath);
-                   !element.masked && element.layout == Layout::RowSparse) {
+                   !plan.paramReadWhole && !element.masked && element.layout == Layout::RowSparse) {
             m_paramRowSparse.emplace(sources.param(), sources.paramPath, &report);
         }
         if (sources.previous) {
@@ -114,22 +114,27 @@ public:
         }
     }
 
-    // Reads the gradients that are not read by rows, each rank only its rows of them (a COO
-    // gradient's entries are exchanged between the ranks; the other layouts are read whole by
-    // every rank), and coalesces them once per run's semantics; blocks take their rows.
-    // Collective.
-    void readWholeGradients(std::span<const RowRange> rowsOfRanks)
+    // Reads the parameter and the gradients that are not read by rows, each rank only its rows
+    // of them (a COO element's entries are exchanged between the ranks; the other layouts are
+    // read whole by every rank), and coalesces them once (the gradients once per run's
+    // semantics); blocks take their rows. Collective.
+    void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
+        if (m_plan.paramReadWhole) {
+            const auto param = readOwnRows(m_sources.param(), m_sources.paramPath, rowsOfRanks);
+            agreeOn(group, [&] { m_paramSource = fillSource<T>(param, Semantics::Dense); });
+        }
+        if (m_plan.maskReadWhole) {
+            const auto mask = readOwnRows(m_sources.input, *m_request.mask, rowsOfRanks);
+            agreeOn(group, [&] { m_maskSource = fillSource<T>(mask, Semantics::Dense); });
+        }
         for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
             const auto element = m_wholeElements.find(g);
             if (element == m_wholeElements.end())
                 continue;
-            const auto &path = m_request.grads[g];
-            m_wholeGradients.back().tensor = element->second.layout == Layout::Coo && !element->second.masked
-                                                 ? readCooOfOwnRows(group, m_sources.input, path, rowsOfRanks, &m_report)
-                                                 : agreeOn(group, [&] { return readTensor(m_sources.input, path, &m_report); });
+            m_wholeGradients.back().tensor = readOwnRows(m_sources.input, m_request.grads[g], rowsOfRanks);
         }
         agreeOn(group, [&] {
             m_whole.resize(m_runs.size());
@@ -162,7 +167,7 @@ public:
         }
     }
 
-    // The bytes the patterns of the gradients read whole hold for the whole run.
+    // The bytes the patterns of the elements read whole hold for the whole run.
     std::int64_t heldBytes() const
     {
         const auto bytesOf = [](const UpdatePattern<T> &p) {
@@ -174,6 +179,9 @@ public:
                 bytes += bytesOf(p);
         for (const auto &[key, p] : m_fillSources)
             bytes += bytesOf(p);
+        for (const auto *source : {&m_paramSource, &m_maskSource})
+            if (*source)
+                bytes += bytesOf(**source);
         return bytes;
     }
 
@@ -237,6 +245,18 @@ public:
         }
     }
 
+    // The rows `rows` of --mask (none without one): read, or filled from the mask read once (its
+    // stored values summed from 0, so an element is in the mask where densifying the whole
+    // mask gives a nonzero).
+    std::optional<Tensor> readMaskRows(RowRange rows, bool first)
+    {
+        if (!m_request.mask)
+            return std::nullopt;
+        if (!m_maskSource)
+            return readTensor(m_sources.input, *m_request.mask, first ? &m_report : nullptr, rows);
+        return Tensor(Storage{filledRows(*m_maskSource, rows)});
+    }
+
     // The rows of every gradient read by rows, before the first failed step (patterns may
     // view them: keep them while the block is stepped).
     std::vector<NamedGradient> readGradientRows(RowRange rows, bool first)
@@ -273,16 +293,47 @@ private:
         return patternInRows(m_whole[run][g], rows);
     }
 
-    // Rows of a parameter that is not plain dense (csr, row_sparse, a dense masked_tensor with
-    // a dense mask), densified as the whole-tensor step densifies the whole parameter.
+    // Rows `rows` of an element read whole, from its fillSource: what densifying the whole
+    // element gives for them, bit for bit.
+    DenseTensor<T> filledRows(const UpdatePattern<T> &source, RowRange rows) const
+    {
+        Shape shape = m_plan.paramShape;
+        shape[0] = rows.count();
+        auto filled = filledPattern(patternInRows(source, rows), Semantics::Dense, nullptr, numel(shape));
+        return {shape, std::move(filled.owned)};
+    }
+
+    // An element read whole (a parameter, a gradient, a mask), each rank only its rows of it where
+    // the layout lets them be sent (coo); whole on every rank otherwise. Collective.
+    Tensor readOwnRows(const H5File &file, const std::string &path, std::span<const RowRange> rowsOfRanks)
+    {
+        const auto &group = ranks();
+        const auto element = requireElement(file, path);
+        if (element.layout == Layout::Coo && !element.masked)
+            return readCooOfOwnRows(group, file, path, rowsOfRanks, &m_report);
+        return agreeOn(group, [&] { return readTensor(file, path, &m_report); });
+    }
+
+    // Rows of a parameter that is not plain dense, densified as the whole-tensor step densifies
+    // the whole parameter: read by rows (csr, row_sparse, a dense masked_tensor with a dense
+    // mask), or filled from the parameter read once (its stored values added to 0 in stored
+    // order, the bits densifying gives; filledPattern).
     DenseTensor<T> densifiedParamRows(RowRange rows)
     {
+        // Said once, after what the first read notes (a conversion), as the whole step says it.
+        const auto noteDensified = [&] {
+            if (!m_paramNoted)
+                m_report.add(Severity::Notice, "", m_paramWhere, "parameter densified for the step");
+            m_paramNoted = true;
+        };
+        if (m_paramSource) {
+            noteDensified();
+            return filledRows(*m_paramSource, rows);
+        }
         ValidationReport *report = m_paramNoted ? nullptr : &m_report;
         const auto part = m_paramRowSparse ? m_paramRowSparse->readRows(rows)
                                            : readTensor(m_sources.param(), m_sources.paramPath, report, rows);
-        if (!m_paramNoted)
-            m_report.add(Severity::Notice, "", m_paramWhere, "parameter densified for the step");
-        m_paramNoted = true;
+        noteDensified();
         return toDenseAs<T>(part);
     }
 
@@ -327,6 +378,8 @@ private:
     std::string m_paramWhere;
     std::optional<DenseRowReader> m_paramReader;        // a plain dense parameter
     std::optional<RowSparseRowReader> m_paramRowSparse; // a row_sparse one
+    std::optional<UpdatePattern<T>> m_paramSource;      // one read whole: its rows to fill blocks from
+    std::optional<UpdatePattern<T>> m_maskSource;       // a --mask read whole (sparse), likewise
     bool m_paramNoted = false;                          // "densified" said (by the first block)
     std::optional<DenseRowReader> m_lastUpdateReader;   // resuming
     std::vector<DenseRowReader> m_stateReaders;
@@ -411,7 +464,7 @@ StepReport stepAs(const StepRequest &request,
     // least a row, at most kStepBlockBytes: a budget larger than the gradients and one block
     // leaves the blocks their size).
     auto blocks = divideRows(group, rows, 1);
-    stepper->readWholeGradients(blocks.ofRanks);
+    stepper->readWholeElements(blocks.ofRanks);
     const auto blockBudget = std::clamp<std::int64_t>(budgetBytes - stepper->heldBytes(), 0, kStepBlockBytes);
     blocks = recutBlocks(group, std::move(blocks), std::clamp<std::int64_t>(blockBudget / perRow, 1, rows));
 
@@ -435,9 +488,7 @@ StepReport stepAs(const StepRequest &request,
                 return;
             auto read = stepper->read(block);
             const auto gradients = stepper->readGradientRows(block, k == 0);
-            const auto mask =
-                request.mask ? std::optional<Tensor>(readTensor(sources->input, *request.mask, k == 0 ? &report : nullptr, block))
-                             : std::nullopt;
+            const auto mask = stepper->readMaskRows(block, k == 0);
             const auto computeStart = Clock::now();
             const auto initialLastUpdate = read.state.lastUpdate;
             // Every run from the block as read; the last one takes it (no copy without --compare).
@@ -516,13 +567,12 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
             grads.push_back(requireElement(sources->input, path));
         if (request.mask)
             mask = requireElement(sources->input, *request.mask);
-        // A plain dense parameter, or one that reads by rows (csr, row_sparse, a dense
-        // masked_tensor with a dense mask); a coo, csc or sparse masked one is stepped whole.
+        // A plain dense parameter, one that reads by rows (csr, row_sparse, a dense
+        // masked_tensor with a dense mask), or one read once (coo, csc, sparse masked).
         if (!param || param->dtype == DType::Bool || param->shape.empty() || numel(param->shape) == 0)
             return plan;
         plan.paramDense = plainDense(param);
-        if (!plan.paramDense && !readsByRows(sources->param(), *param))
-            return plan;
+        plan.paramReadWhole = !plan.paramDense && !readsByRows(sources->param(), *param);
         if (sources->previous) {
             for (const auto &name : stateNames(options))
                 if (!linkExists(sources->previous->id(), "/state/" + name)
@@ -540,8 +590,9 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
     requireMaskFitsSemantics(mask.has_value(), options);
     if (sources->previous)
         requirePreviousStates(*sources->previous, options, param->shape);
-    if (mask && (mask->masked || mask->layout != Layout::Dense || mask->shape != param->shape))
+    if (mask && mask->shape != param->shape)
         return plan;
+    plan.maskReadWhole = mask && !readableByRows(sources->input, *mask);
     for (const auto &grad : grads)
         plan.gradientByRows.push_back(readsByRows(sources->input, grad) ? 1 : 0);
     plan.byRows = true;

@@ -3,7 +3,9 @@
 // optimizer, rule and semantics updates a row of the parameter and its states from the same
 // row of the gradients alone, with one step count for the whole parameter, so the steps can
 // run block by block: read a block of the parameter and of every state (or fresh ones), run
-// every step on it in order, write the block. Gradients read by rows (dense, csr, row_sparse,
+// every step on it in order, write the block. A parameter or --mask that is not read by rows
+// (coo, csc, sparse masked) is read once and coalesced once, and each block densified from its
+// rows of it, as a gradient read whole fills a block. Gradients read by rows (dense, csr, row_sparse,
 // a dense masked_tensor with a dense mask) are read a block at a time; the others (coo, sparse
 // masked ones) are read once (a coo gradient's entries divided among the ranks by row,
 // coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's
@@ -11,7 +13,7 @@
 // computing; a dense run, or a masked one with --mask, fills each block's pattern from them
 // (zeros, or the mask's elements) and never holds one at the parameter's size. The file
 // written holds exactly what stepping the whole tensors would (tests compare the two), in
-// memory bounded by the budget and the gradients that are read whole.
+// memory bounded by the budget and the elements that are read whole.
 #include "core/pipeline/step_file.h"
 
 namespace sparsity::core {
@@ -25,14 +27,17 @@ struct StepRowPlan {
     bool byRows = false;
     Shape paramShape;
     DType paramDType = DType::Float32; // as stored
-    bool paramDense = true;            // a plain dense dataset, else read by rows and densified
+    bool paramDense = true;            // a plain dense dataset, else densified a block at a time:
+    bool paramReadWhole = false;       // read once (coo, csc, sparse masked), else read by rows
     std::vector<char> gradientByRows;  // per --grad: read a block at a time, else whole
+    bool maskReadWhole = false;        // --mask is sparse: read once, each block filled from it
 };
 
-// By rows on the CPU when the parameter is read by rows (a plain dense dataset, csr,
-// row_sparse, or a dense masked_tensor with a dense mask; densified a block at a time) and
-// has rows, resuming, every state and /last_update are plain dense, and the mask (if any) is
-// too. Shapes are described, not read; a mismatch is left for the step to report.
+// By rows on the CPU when the parameter has rows (a plain dense dataset; csr, row_sparse or a
+// dense masked_tensor with a dense mask, read by rows; coo, csc or a sparse masked_tensor, read
+// once; each densified a block at a time), resuming, every state and /last_update are plain
+// dense, and the mask (if any) has the parameter's shape (read by rows, or read once when it is
+// sparse). Shapes are described, not read; a mismatch is left for the step to report.
 StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device);
 
 // Runs the steps of `request` by `plan` (byRows) within `budgetBytes` on ranks(), each rank its

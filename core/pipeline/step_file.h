@@ -31,9 +31,9 @@ struct StepRequest {
     std::optional<std::string> mask;
     std::optional<std::string> stateFrom; // a file `step` wrote
     std::vector<Semantics> compareWith;
-    // The memory budget (nullopt: auto). A parameter read by rows (dense, csr, row_sparse, a
-    // dense masked_tensor) steps a block of rows at a time within it; others are read whole,
-    // and must fit it.
+    // The memory budget (nullopt: auto). A parameter with rows steps a block of rows at a time
+    // within it (step_blocks.h); a step that holds whole tensors (CUDA, resuming from states
+    // that are not dense) must fit it.
     std::optional<std::int64_t> memoryLimit;
 };
 

@@ -53,10 +53,10 @@ def report(cli, *args, env=None):
     return r
 
 
-def refused(cli, output, *args):
+def refused(cli, output, *args, element=r"data\.h5:/x"):
     r = run(cli, *args, code=2)
     lines = r.stderr.strip().splitlines()
-    check(len(lines) == 1 and re.search(r"^error: .*data\.h5:/x.*needs .* in memory, more than the memory limit of 1\.0 KiB",
+    check(len(lines) == 1 and re.search(r"^error: .*" + element + r".*needs .* in memory, more than the memory limit of 1\.0 KiB",
                                         lines[0]), f"{args[0]}: {r.stderr!r}")
     check(not os.path.exists(output), f"{args[0]}: left {output}")
 
@@ -129,6 +129,22 @@ def main(cli, work):
         coo.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         coo["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
         coo["values"] = np.array([0.5, -1.5], dtype=np.float32)
+        mask = f.create_group("m_coo")  # a sparse --mask: read once, its rows fill each block
+        mask.attrs["encoding-type"], mask.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        mask.attrs["shape"] = np.array([200, 100], dtype=np.int64)
+        mask["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
+        mask["values"] = np.array([True, True])
+    # A previous step's file whose state is not dense (step never writes one): held whole.
+    previous = os.path.join(work, "previous_coo_state.h5")
+    with h5py.File(previous, "w") as f:
+        f["param"] = rng.standard_normal((200, 100)).astype(np.float32)
+        f["state/step"] = np.int64(1)
+        f["last_update"] = np.ones(200, dtype=np.int64)
+        state = f.create_group("state/sum")
+        state.attrs["encoding-type"], state.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        state.attrs["shape"] = np.array([200, 100], dtype=np.int64)
+        state["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
+        state["values"] = np.array([0.5, 1.5], dtype=np.float32)
     out = lambda name: os.path.join(work, name)
 
     for command in ["inspect", "convert", "sparsify", "step", "eval", "gradcheck", "run"]:
@@ -138,7 +154,7 @@ def main(cli, work):
 
     r = report(cli, "inspect", data, "--count", "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024, "inspect: memory_limit_bytes")
-    check(sorted(d["nnz"] for d in r["datasets"]) == [2, 9, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
+    check(sorted(d["nnz"] for d in r["datasets"]) == [2, 2, 9, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
     r = report(cli, "sparsify", data, "-o", out("s.h5"), "--method", "threshold", "--threshold", "1", "--dataset", "/x",
                "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024 and r["datasets"][0]["streamed"], f"sparsify under 1K: {r}")
@@ -160,9 +176,17 @@ def main(cli, work):
     r = report(cli, "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"] and r["memory_limit_bytes"] == 1024, f"step under 1K streams: {r}")
-    # A sparse parameter holds whole tensors: its gradient /x is read whole, and refused.
-    refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "sgd", "--semantics", "dense",
-            "--param", "/g_coo", "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K")
+    # Resuming from a sparse state holds whole tensors: the parameter is read whole, and refused.
+    refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
+            "--state-from", previous, "--grad", "/g", "--memory-limit", "1K", element=r"previous_coo_state\.h5:/param")
+    # A sparse --mask streams: read once, each block's rows of it filled.
+    r = report(cli, "step", data, "-o", out("st6.h5"), "--optimizer", "sgd", "--semantics", "masked", "--param", "/x",
+               "--grad", "/g", "--mask", "/m_coo", "--lr", "0.1", "--memory-limit", "1K")
+    check(r["streamed"], f"step with a coo mask under 1K streams: {r}")
+    # A coo parameter streams: read once, each block densified from its entries.
+    r = report(cli, "step", data, "-o", out("st5.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/g_coo",
+               "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K")
+    check(r["streamed"], f"step of a coo parameter under 1K streams: {r}")
     # A coo gradient under dense semantics streams: each block is filled from its entries.
     r = report(cli, "step", data, "-o", out("st4.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
                "--grad", "/g_coo", "--lr", "0.1", "--memory-limit", "1K")

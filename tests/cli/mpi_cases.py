@@ -22,8 +22,8 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
 * `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
 * `step` of a dense parameter across ranks (each its rows; a coo gradient's entries exchanged
   to their rows' ranks): the serial tool's file and report for every optimizer and semantics,
-  --mask, --compare, --state-from, a csr parameter, fewer rows than ranks, bad coo gradients; a
-  step that holds whole tensors (a coo parameter) runs on the root alone and writes and prints what
+  --mask (dense and coo), --compare, --state-from, csr and coo parameters, fewer rows than ranks, bad coo gradients; a
+  step that holds whole tensors (resuming from a sparse state) runs on the root alone and writes and prints what
   `sparsity` does;
 * `run` hands its inputs to free ranks and writes, reports and exits as `sparsity` does, a
   failing input included;
@@ -208,6 +208,8 @@ def step_cases(cli, cli_mpi, mpi, work):
         f["G"] = rng.standard_normal((1003, 16)).astype("float32")
         f["G64"] = rng.standard_normal((1003, 16))
         f["M"] = rng.random((1003, 16)) < 0.4
+        mask_rows, mask_cols = np.nonzero(f["M"][()])
+        write_coo(f, "Mcoo", [1003, 16], np.stack([mask_rows, mask_cols]), np.ones(mask_rows.size, dtype=bool))
         write_coo(f, "Gcoo", [1003, 16], np.stack([rng.integers(0, 1003, 300), rng.integers(0, 16, 300)]),
                   rng.standard_normal(300).astype("float32"))
         f["tiny"] = rng.standard_normal((3, 8)).astype("float32")
@@ -257,10 +259,18 @@ def step_cases(cli, cli_mpi, mpi, work):
          "--compare", "lazy"],
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gcoo", "--grad", "/G",
          "--mask", "/M", "--compare", "dense"],
+        # COO parameters, read once (each rank its rows), by element and by row.
+        ["--optimizer", "adam", "--semantics", "lazy", "--param", "/Gcoo", "--grad", "/Gemb", "--grad", "/G",
+         "--compare", "dense"],
+        ["--optimizer", "adagrad", "--semantics", "dense", "--param", "/Gemb", "--grad", "/Gcoo"],
+        # A coo --mask, read once (each rank its rows).
+        ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo",
+         "--compare", "dense"],
     ]
     for case in cases:
-        # 8K: many blocks, and /Gcoo fits; /Gemb's 2000 entries (136 bytes each) need 600K.
-        for limit in ("600K" if "/Gemb" in case else "8K", "auto"):
+        # 8K: many blocks, and /Gcoo fits; /Gemb's 2000 entries (136 bytes each) and /Mcoo's
+        # 6400 (17 bytes each, then 12 coalesced) need 600K.
+        for limit in ("600K" if "/Gemb" in case or "/Mcoo" in case else "8K", "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
@@ -285,17 +295,17 @@ def step_cases(cli, cli_mpi, mpi, work):
 
 
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
-    """A step of a parameter that is not read by rows (here coo) holds whole tensors: the root
-    steps it alone."""
-    sparse = os.path.join(work, "coo_param.h5")
+    """A step that holds whole tensors (here resuming from a file whose state is not dense,
+    which `step` never writes): the root steps it alone."""
+    sparse = os.path.join(work, "coo_state.h5")
     with h5py.File(sparse, "w") as f:
-        g = f.create_group("P")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
-        g.attrs["shape"] = np.array([50, 4], dtype=np.int64)
-        g["indices"] = np.stack(np.nonzero(np.ones((50, 4)))).astype(np.int64)
-        g["values"] = np.random.default_rng(3).standard_normal(200).astype("float32")
+        f["param"] = np.random.default_rng(3).standard_normal((50, 4)).astype("float32")
         f["G"] = np.random.default_rng(4).standard_normal((50, 4)).astype("float32")
-    template = ["step", sparse, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/P", "--grad", "/G"]
+        f["state/step"] = np.int64(1)
+        f["last_update"] = np.ones(50, dtype=np.int64)
+        write_coo(f, "state/sum", [50, 4], np.array([[3, 40], [1, 2]]), np.array([0.5, 1.5], dtype="float32"))
+    template = ["step", sparse, "-o", "{out}", "--optimizer", "adagrad", "--semantics", "dense", "--state-from", sparse,
+                "--grad", "/G"]
     reference = os.path.join(work, "step_whole_reference.h5")
     expected = run([cli, *[a.replace("{out}", reference) for a in template]])
     for ranks in (2, 3):

@@ -1,0 +1,208 @@
+// The streamed step (stepFile: a block of rows at a time) against the whole-tensor step it
+// replaces (stepEachRun on the densified parameter, in memory), byte for byte: every golden case
+// of tests/data/golden/optim.h5, with every other semantics that can run compared, the parameter
+// stored as each layout (dense, csr, row_sparse, coo with duplicates and a lone -0, csc, a
+// masked_tensor of coo data), the mask (where a case has one) stored dense and as coo, one row
+// per block and the default budget. The whole step reads its inputs from the same file. Where
+// it fails, the streamed one fails with the same message and writes nothing.
+#include "core/io/h5_writer.h"
+#include "core/optim/semantics_comparison.h"
+#include "core/pipeline/step_file.h"
+#include "core/tensor/conversions.h"
+#include "core/tensor/tensor_ops.h"
+#include "golden_cases.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <cstring>
+#include <filesystem>
+
+using namespace sparsity;
+
+class TestStepStreamed : public QObject {
+    Q_OBJECT
+
+private slots:
+    void matchesWholeStep_data();
+    void matchesWholeStep();
+};
+
+namespace {
+
+enum class ParamLayout { Dense, Csr, RowSparse, CooWithDuplicates, Csc, MaskedCoo };
+
+const std::pair<ParamLayout, const char *> kParamLayouts[] = {
+    {ParamLayout::Dense, "dense"},           {ParamLayout::Csr, "csr"}, {ParamLayout::RowSparse, "row_sparse"},
+    {ParamLayout::CooWithDuplicates, "coo"}, {ParamLayout::Csc, "csc"}, {ParamLayout::MaskedCoo, "masked_coo"},
+};
+
+// The golden parameter stored as `layout`. The coo one stores each element as two entries (a
+// half, then the rest, in reverse order of elements) and a -0 of its own for the last element
+// when that is 0, so densifying it sums duplicates; the masked one leaves every third element
+// unspecified (densified to 0).
+core::Tensor storedAs(const core::DenseTensor<float> &dense, ParamLayout layout)
+{
+    switch (layout) {
+    case ParamLayout::Dense:
+        return core::Tensor(core::Storage{dense});
+    case ParamLayout::Csr:
+        return core::Tensor(core::Storage{core::denseToCompressed(dense, core::CompressedAxis::Row)});
+    case ParamLayout::RowSparse:
+        return core::Tensor(core::Storage{core::denseToRowSparse(dense)});
+    case ParamLayout::Csc:
+        return core::Tensor(core::Storage{core::denseToCompressed(dense, core::CompressedAxis::Column)});
+    case ParamLayout::CooWithDuplicates: {
+        core::Buffer<std::int64_t> linear;
+        core::Buffer<float> values;
+        for (auto k = static_cast<std::int64_t>(dense.values.size()) - 1; k >= 0; --k) {
+            const float v = dense.values[static_cast<std::size_t>(k)];
+            linear.push_back(k);
+            values.push_back(v * 0.5f);
+        }
+        for (std::int64_t k = 0; k < static_cast<std::int64_t>(dense.values.size()); ++k) {
+            linear.push_back(k);
+            values.push_back(dense.values[static_cast<std::size_t>(k)] - dense.values[static_cast<std::size_t>(k)] * 0.5f);
+        }
+        linear.push_back(static_cast<std::int64_t>(dense.values.size()) - 1);
+        values.push_back(-0.0f);
+        return core::Tensor(core::Storage{core::cooFromLinear<float>(dense.shape, linear, values)});
+    }
+    case ParamLayout::MaskedCoo: {
+        const auto coo = core::denseToCoo(dense);
+        core::Mask mask(static_cast<std::size_t>(coo.nnz));
+        for (std::size_t k = 0; k < mask.size(); ++k)
+            mask[k] = k % 3 != 1;
+        return core::Tensor(core::Storage{coo}, std::move(mask));
+    }
+    }
+    return {};
+}
+
+std::vector<std::uint32_t> bitsOf(const core::DenseTensor<float> &t)
+{
+    std::vector<std::uint32_t> bits(t.values.size());
+    std::memcpy(bits.data(), t.values.data(), bits.size() * sizeof(float));
+    return bits;
+}
+
+} // namespace
+
+void TestStepStreamed::matchesWholeStep_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("layout");
+    QTest::addColumn<bool>("rowPerBlock");
+    QTest::addColumn<bool>("sparseMask");
+    const auto golden = core::H5File::openRead(test::kOptimGolden);
+    const auto names = test::goldenCaseNames(golden);
+    QVERIFY(names.size() >= 15);
+    for (const auto &name : names) {
+        const bool hasMask = core::linkExists(golden.id(), "/" + name + "/mask");
+        for (const auto &[layout, layoutName] : kParamLayouts)
+            for (const bool rowPerBlock : {true, false})
+                for (const bool sparseMask : {false, true})
+                    if (hasMask || !sparseMask)
+                        QTest::addRow("%s/%s/%s%s", name.c_str(), layoutName, rowPerBlock ? "row" : "default",
+                                      sparseMask ? "/coo mask" : "")
+                            << QString::fromStdString(name) << static_cast<int>(layout) << rowPerBlock << sparseMask;
+    }
+}
+
+void TestStepStreamed::matchesWholeStep()
+{
+    QFETCH(QString, name);
+    QFETCH(int, layout);
+    QFETCH(bool, rowPerBlock);
+    QFETCH(bool, sparseMask);
+    const auto golden = test::loadGoldenCase(core::H5File::openRead(test::kOptimGolden), name.toStdString());
+    QTemporaryDir dir;
+    const auto input = dir.filePath("in.h5").toStdString(), output = dir.filePath("out.h5").toStdString();
+
+    // The input file: the parameter in its layout, the golden gradients and mask as they are.
+    const auto param = storedAs(golden.param, static_cast<ParamLayout>(layout));
+    core::StepRequest request;
+    request.input = input;
+    request.output = output;
+    request.param = "/param";
+    {
+        auto file = core::H5File::create(input);
+        core::writeTensor(file, "/param", param);
+        for (std::size_t g = 0; g < golden.grads.size(); ++g) {
+            request.grads.push_back("/grad" + std::to_string(g));
+            core::writeTensor(file, request.grads.back(), golden.grads[g].tensor);
+        }
+        if (golden.mask) {
+            request.mask = "/mask";
+            core::writeTensor(file, "/mask", sparseMask ? core::toLayout(*golden.mask, core::Layout::Coo) : *golden.mask);
+        }
+        file.close();
+    }
+    const auto &options = golden.options;
+    request.kind = options.kind;
+    request.semantics = options.semantics;
+    request.rule = options.rule;
+    request.hyperparameters = test::hyperparameters(nlohmann::json::parse(*core::readStringAttribute(
+        core::openObject(core::H5File::openRead(test::kOptimGolden), "/" + name.toStdString()).id(), "options")));
+    std::vector<core::OptimizerOptions> runs{options};
+    for (const auto semantics : {core::Semantics::Dense, core::Semantics::Lazy, core::Semantics::Masked}) {
+        if (semantics == options.semantics)
+            continue;
+        try {
+            runs.push_back(core::resolveOptions(options.kind, semantics, options.rule, request.hyperparameters));
+            request.compareWith.push_back(semantics);
+        } catch (const core::InputError &) {
+            // a rule's refusal (sparse Adagrad with weight decay, ...): not compared
+        }
+    }
+    if (rowPerBlock)
+        request.memoryLimit = 1;
+
+    // The whole step, in memory, on the inputs as the file holds them.
+    const auto in = core::H5File::openRead(input);
+    std::vector<core::NamedGradient> grads;
+    for (const auto &path : request.grads)
+        grads.push_back({in.where(path), core::readTensor(in, path)});
+    const auto mask = request.mask ? std::optional<core::Tensor>(core::readTensor(in, *request.mask)) : std::nullopt;
+    std::optional<core::SteppedRuns<float>> whole;
+    std::string wholeError;
+    try {
+        whole = core::stepEachRun(core::toDenseAs<float>(core::readTensor(in, "/param")),
+                                  core::initialState<float>(options, golden.param.shape),
+                                  std::span<const core::OptimizerOptions>(runs), grads, mask ? &*mask : nullptr,
+                                  core::Device::Cpu, [](std::int64_t, const auto &, const auto &) {});
+    } catch (const core::InputError &error) {
+        wholeError = error.what();
+    }
+
+    core::ValidationReport report;
+    std::optional<core::StepReport> streamed;
+    try {
+        streamed = core::stepFile(request, report, {});
+    } catch (const core::InputError &error) {
+        QCOMPARE(QString::fromStdString(error.what()), QString::fromStdString(wholeError));
+        QVERIFY(!std::filesystem::exists(output));
+        return;
+    }
+    QVERIFY2(whole, qPrintable(QStringLiteral("the whole step failed (%1); the streamed one ran").arg(wholeError.c_str())));
+    QVERIFY(streamed->streamed);
+
+    const auto out = core::H5File::openRead(output);
+    QCOMPARE(bitsOf(core::toDenseAs<float>(core::readTensor(out, "/param"))), bitsOf(whole->param));
+    for (const auto &buffer : whole->state.buffers)
+        QCOMPARE(bitsOf(core::toDenseAs<float>(core::readTensor(out, "/state/" + buffer.name))), bitsOf(buffer.value));
+    const auto last = core::toDenseDouble(core::readTensor(out, "/last_update"));
+    QCOMPARE((std::vector<std::int64_t>(last.values.begin(), last.values.end())),
+             (std::vector<std::int64_t>(whole->state.lastUpdate.begin(), whole->state.lastUpdate.end())));
+    QCOMPARE(streamed->finalStep, whole->state.step);
+    QCOMPARE(streamed->divergence.size(), whole->divergence.size());
+    for (std::size_t c = 0; c < whole->divergence.size(); ++c)
+        for (std::size_t t = 0; t < whole->divergence[c].size(); ++t) {
+            const auto &a = streamed->divergence[c].tensors[t], &b = whole->divergence[c][t];
+            QCOMPARE(a.name, b.name);
+            QCOMPARE(a.maxAbsDiff, b.maxAbsDiff);
+            QCOMPARE(a.differingRows, b.differingRows);
+        }
+}
+
+QTEST_GUILESS_MAIN(TestStepStreamed)
+#include "tst_step_streamed.moc"
