@@ -210,12 +210,12 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
     });
 }
 
-// Columns [begin, end) of a COO element's 2-d indices [sparse_dims, nnz], dim-major as
-// CooTensor holds them.
-Buffer<std::int64_t> readIndexColumns(const DatasetView &view, RowRange columns)
+// Columns [begin, end) of the first `dims` rows (default: all) of a COO element's 2-d indices
+// [sparse_dims, nnz], dim-major as CooTensor holds them.
+Buffer<std::int64_t> readIndexColumns(const DatasetView &view, RowRange columns, std::optional<std::int64_t> firstDims = {})
 {
     requireIntegerIndices(view);
-    const auto dims = view.shape[0];
+    const auto dims = firstDims.value_or(view.shape[0]);
     requireAllocatable(dims * columns.count(), sizeof(std::int64_t), view.where, "a read of");
     Buffer<std::int64_t> out(at(dims * columns.count()));
     if (out.empty())
@@ -451,6 +451,17 @@ CooExtent describeCooEntries(const H5File &file, const std::string &path)
 Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entries, ValidationReport *report)
 {
     return readCoo(file, requireCoo(file, path), report, entries);
+}
+
+Buffer<std::int64_t> readCooRows(const H5File &file, const std::string &path, RowRange entries)
+{
+    const auto info = requireCoo(file, path);
+    const auto indices = viewDataset(file, info.path + "/indices");
+    if (indices.shape.size() != 2 || indices.shape[0] < 1 || entries.begin < 0 || entries.end < entries.begin
+        || entries.end > indices.shape[1])
+        throw InternalError("readCooRows: entries of a COO element whose indices readCooEntries checked");
+    requireWithinBudget(bytesFor(entries.count(), sizeof(std::int64_t)), indices.where, "reading it");
+    return readIndexColumns(indices, entries, 1);
 }
 
 RowSparseRowReader::RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report)

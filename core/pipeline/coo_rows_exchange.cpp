@@ -13,6 +13,9 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
+// The most a round of the exchange reads from a rank's share (it is packed and received too).
+constexpr std::int64_t kExchangeRoundBytes = std::int64_t{8} << 20;
+
 // Each entry as bytes (its sparse indices, then its values), in the parcel of its row's rank,
 // in entry order.
 template <class T>
@@ -49,28 +52,208 @@ RankParcels packByOwner(const CooTensor<T> &part, std::span<const RowRange> rows
     return parcels;
 }
 
-// The entries received (rank order, then each rank's order) as one COO tensor of `shape`.
-template <class T>
-CooTensor<T> unpack(const RankParcels &received, const Shape &shape, int sparseDims)
-{
-    CooTensor<T> coo;
-    coo.shape = shape;
-    coo.sparseDims = sparseDims;
-    const auto dims = static_cast<std::size_t>(sparseDims);
-    const auto valuesPerEntry = at(coo.denseSize());
-    const auto entryBytes = dims * sizeof(std::int64_t) + valuesPerEntry * sizeof(T);
-    coo.nnz = static_cast<std::int64_t>(received.bytes.size() / entryBytes);
-    coo.indices.resize(dims * at(coo.nnz));
-    coo.values.resize(valuesPerEntry * at(coo.nnz));
-    const auto *p = received.bytes.data();
-    for (std::size_t k = 0; k < at(coo.nnz); ++k) {
-        for (std::size_t d = 0; d < dims; ++d, p += sizeof(std::int64_t))
-            std::memcpy(&coo.indices[d * at(coo.nnz) + k], p, sizeof(std::int64_t));
-        std::memcpy(coo.values.data() + k * valuesPerEntry, p, valuesPerEntry * sizeof(T));
-        p += valuesPerEntry * sizeof(T);
+// The rank owning each row: ranges are contiguous in rank order, so it is the first whose end
+// lies past the row.
+class RowOwners {
+public:
+    explicit RowOwners(std::span<const RowRange> rowsOfRanks)
+    {
+        for (const auto &rows : rowsOfRanks)
+            m_ends.push_back(rows.end);
     }
-    validateCoo(coo, /*detectCoalesced=*/true);
-    return coo;
+    std::size_t of(std::int64_t row) const
+    {
+        return static_cast<std::size_t>(std::upper_bound(m_ends.begin(), m_ends.end(), row) - m_ends.begin());
+    }
+    std::size_t ranks() const { return m_ends.size(); }
+
+private:
+    std::vector<std::int64_t> m_ends;
+};
+
+// This rank's rows' entries, in file order: filled round by round at each sending rank's place
+// (its offset among the senders, which hold the file's entries in rank order), so the tensor is
+// allocated once, at its size.
+template <class T>
+class OwnEntries {
+public:
+    OwnEntries(const Shape &shape, int sparseDims, std::span<const std::int64_t> fromEach) : m_next(fromEach.size())
+    {
+        m_coo.shape = shape;
+        m_coo.sparseDims = sparseDims;
+        for (std::size_t r = 0; r < fromEach.size(); ++r) {
+            m_next[r] = m_coo.nnz;
+            m_coo.nnz += fromEach[r];
+        }
+        m_coo.indices.resize(at(sparseDims) * at(m_coo.nnz));
+        m_coo.values.resize(at(m_coo.denseSize()) * at(m_coo.nnz));
+    }
+
+    // A round's parcels, in rank order, each its sender's entries in file order.
+    void place(const RankParcels &received)
+    {
+        const auto dims = static_cast<std::size_t>(m_coo.sparseDims);
+        const auto valuesPerEntry = at(m_coo.denseSize());
+        const auto entryBytes = dims * sizeof(std::int64_t) + valuesPerEntry * sizeof(T);
+        const auto *p = received.bytes.data();
+        for (std::size_t r = 0; r < received.sizes.size(); ++r)
+            for (std::size_t n = at(received.sizes[r]) / entryBytes; n > 0; --n) {
+                const auto k = at(m_next[r]++);
+                for (std::size_t d = 0; d < dims; ++d, p += sizeof(std::int64_t))
+                    std::memcpy(&m_coo.indices[d * at(m_coo.nnz) + k], p, sizeof(std::int64_t));
+                std::memcpy(m_coo.values.data() + k * valuesPerEntry, p, valuesPerEntry * sizeof(T));
+                p += valuesPerEntry * sizeof(T);
+            }
+    }
+
+    CooTensor<T> take()
+    {
+        validateCoo(m_coo, /*detectCoalesced=*/true);
+        return std::move(m_coo);
+    }
+
+private:
+    CooTensor<T> m_coo;
+    std::vector<std::int64_t> m_next;
+};
+
+// The key of an entry's index out of range in validateCoo's order (dim, then entry), over the
+// whole file's `entries`: the least key over every rank is the index a whole read reports.
+double outOfRangeKey(int dim, std::int64_t entry, std::int64_t entries)
+{
+    return static_cast<double>(dim) * static_cast<double>(entries) + static_cast<double>(entry);
+}
+
+constexpr double kNone = std::numeric_limits<double>::infinity();
+
+// Every rank learns whether any rank's key is set; the rank whose key is least throws what
+// `validate` (validateCoo of the entries holding it) says, named by `where`, and every rank
+// throws it. Collective.
+template <class Validate>
+void reportFirstOutOfRange(const RankGroup &group, double mine, const std::string &where, Validate &&validate)
+{
+    double least[] = {mine};
+    group.min(least);
+    if (least[0] == kNone)
+        return;
+    agreeOn(group, [&] {
+        if (mine == least[0]) {
+            try {
+                validate();
+            } catch (const Error &error) {
+                rethrowWithContext(error, where);
+            }
+        }
+    });
+    throw InternalError("readCooOfOwnRows: an index out of range that validateCoo accepts");
+}
+
+// Across ranks: the entries are read in rounds of `chunk` from each rank's share, twice. First
+// their rows alone, to count what each rank sends each other (so each knows where what it
+// receives goes, and dim 0's indices are checked); then whole, each round sent to its rows'
+// ranks and placed. A rank holds its own rows' entries and a round, not its share twice.
+template <class T>
+Tensor exchangeInRounds(const RankGroup &group,
+                        const H5File &file,
+                        const std::string &path,
+                        const ElementInfo &element,
+                        const CooExtent &extent,
+                        std::span<const RowRange> rowsOfRanks)
+{
+    const auto where = file.where(element.path);
+    const auto share = rowsOfRank(extent.entries, 1, group.rank(), group.size());
+    const auto perEntry = static_cast<std::int64_t>(sizeof(std::int64_t)) * extent.sparseDims
+                          + static_cast<std::int64_t>(sizeof(T))
+                                * numel(element.shape, static_cast<std::size_t>(extent.sparseDims), element.shape.size());
+    // A round is read, packed and received at once: a few MiB, an eighth of the budget at most.
+    const auto budget = wholeTensorBudget().value_or(std::numeric_limits<std::int64_t>::max());
+    const auto chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(kExchangeRoundBytes, budget / 8) / perEntry);
+    double mostRounds[] = {static_cast<double>((share.count() + chunk - 1) / chunk)};
+    group.max(mostRounds);
+    const auto rounds = static_cast<std::int64_t>(mostRounds[0]);
+    const auto roundOf = [&](std::int64_t k) {
+        const auto begin = std::min(share.end, share.begin + k * chunk);
+        return RowRange{begin, std::min(share.end, begin + chunk)};
+    };
+    const RowOwners owners(rowsOfRanks);
+    const auto rows = element.shape[0];
+
+    // Rows: what goes to each rank, and the first row out of range.
+    std::vector<std::int64_t> toEach(owners.ranks(), 0);
+    double firstBadRow = kNone;
+    for (std::int64_t k = 0; k < rounds; ++k) {
+        const auto entries = roundOf(k);
+        const auto rowsRead = agreeOn(group, [&] { return readCooRows(file, path, entries); });
+        for (std::size_t j = 0; j < rowsRead.size(); ++j) {
+            if (rowsRead[j] < 0 || rowsRead[j] >= rows)
+                firstBadRow =
+                    std::min(firstBadRow, outOfRangeKey(0, entries.begin + static_cast<std::int64_t>(j), extent.entries));
+            else
+                ++toEach[owners.of(rowsRead[j])];
+        }
+    }
+    reportFirstOutOfRange(group, firstBadRow, where, [&] {
+        const auto entry = static_cast<std::int64_t>(firstBadRow);
+        std::visit(
+            [&](auto &t) {
+                if constexpr (requires { t.sparseDims; })
+                    validateCoo(t, /*detectCoalesced=*/false, entry);
+            },
+            readCooEntries(file, path, {entry, entry + 1}).storage());
+    });
+
+    // Every rank's counts for this one: where each sender's entries go.
+    RankParcels counts;
+    for (const auto count : toEach) {
+        const auto *bytes = reinterpret_cast<const std::byte *>(&count);
+        counts.bytes.insert(counts.bytes.end(), bytes, bytes + sizeof count);
+        counts.sizes.push_back(sizeof count);
+    }
+    const auto received = group.exchange(std::move(counts));
+    std::vector<std::int64_t> fromEach(received.sizes.size());
+    std::memcpy(fromEach.data(), received.bytes.data(), fromEach.size() * sizeof(std::int64_t));
+    std::int64_t own = 0;
+    for (const auto count : fromEach)
+        own += count;
+    auto placed = agreeOn(group, [&] {
+        requireWithinBudget(bytesFor(own, static_cast<std::size_t>(perEntry)), where, "holding this rank's rows of its entries");
+        return std::optional<OwnEntries<T>>(std::in_place, element.shape, extent.sparseDims, fromEach);
+    });
+
+    // Entries: each round sent to its rows' ranks, until a round holds an index out of range
+    // (dims after the first); then every rank looks through the rest of its share for its first.
+    const auto readRound = [&](std::int64_t k) {
+        auto round = readCooEntries(file, path, roundOf(k));
+        return std::move(std::get<CooTensor<T>>(round.storage()));
+    };
+    const auto keyOf = [&](const CooTensor<T> &part, std::int64_t first) {
+        const auto bad = firstIndexOutOfRange(part);
+        return bad ? outOfRangeKey(bad->dim, first + bad->entry, extent.entries) : kNone;
+    };
+    for (std::int64_t k = 0; k < rounds; ++k) {
+        auto part = agreeOn(group, [&] { return readRound(k); });
+        double mine[] = {keyOf(part, roundOf(k).begin)};
+        group.min(mine);
+        if (mine[0] != kNone) {
+            double firstBad = kNone;
+            std::int64_t badRound = -1;
+            agreeOn(group, [&] {
+                for (std::int64_t later = k; later < rounds; ++later)
+                    if (const auto key = keyOf(later == k ? part : readRound(later), roundOf(later).begin); key < firstBad) {
+                        firstBad = key;
+                        badRound = later;
+                    }
+            });
+            reportFirstOutOfRange(group, firstBad, where, [&] {
+                auto bad = readRound(badRound);
+                validateCoo(bad, /*detectCoalesced=*/false, roundOf(badRound).begin);
+            });
+        }
+        auto packed = packByOwner(part, rowsOfRanks);
+        part = {};
+        placed->place(group.exchange(std::move(packed)));
+    }
+    return agreeOn(group, [&] { return Tensor(Storage{placed->take()}); });
 }
 
 } // namespace
@@ -84,70 +267,33 @@ Tensor readCooOfOwnRows(const RankGroup &group,
     const auto extent = agreeOn(group, [&] { return describeCooEntries(file, path); });
     if (extent.sparseDims == 0)
         return agreeOn(group, [&] { return readTensor(file, path, report); });
-    const auto share = rowsOfRank(extent.entries, 1, group.rank(), group.size());
-    auto part = agreeOn(group, [&] {
-        // Across ranks a share is held twice at once, packed for the exchange and received.
-        if (!group.isSolo()) {
-            const auto element = requireElement(file, path);
-            const auto perEntry = static_cast<std::int64_t>(sizeof(std::int64_t)) * extent.sparseDims
-                                  + static_cast<std::int64_t>(dtypeSize(computeTypeFor(element.dtype)))
-                                        * numel(element.shape, static_cast<std::size_t>(extent.sparseDims), element.shape.size());
-            requireWithinBudget(2 * bytesFor(share.count(), static_cast<std::size_t>(perEntry)), file.where(element.path),
-                                "exchanging this rank's share of its entries");
-        }
-        return readCooEntries(file, path, share, report);
-    });
-
-    // C4 over the whole file: the first bad index in validateCoo's order (dim, then entry) is
-    // on the rank whose share holds it; that rank reports it, numbered from its share's start.
-    constexpr double kNone = std::numeric_limits<double>::infinity();
-    double first[] = {kNone};
-    part.visit([&](const auto &t) {
-        if constexpr (requires { t.sparseDims; })
-            if (const auto bad = firstIndexOutOfRange(t))
-                first[0] = static_cast<double>(bad->dim) * static_cast<double>(extent.entries)
-                           + static_cast<double>(share.begin + bad->entry);
-    });
-    const double mine = first[0];
-    group.min(first);
-    agreeOn(group, [&] {
-        if (mine != kNone && mine == first[0])
-            std::visit(
-                [&](auto &t) {
-                    if constexpr (requires { t.sparseDims; }) {
-                        try {
-                            validateCoo(t, /*detectCoalesced=*/false, share.begin);
-                        } catch (const Error &error) {
-                            rethrowWithContext(error, file.where(requireElement(file, path).path));
-                        }
-                    }
-                },
-                part.storage());
-    });
-
-    if (group.isSolo()) { // its share is every entry in file order: what the exchange would give
-        std::visit(
-            [](auto &t) {
-                if constexpr (requires { t.sparseDims; })
-                    validateCoo(t, /*detectCoalesced=*/true);
-            },
-            part.storage());
-        return part;
+    if (!group.isSolo()) {
+        // The element's own checks (C1 to C3) and its conversion's note, as a whole read gives
+        // them, before any entry is read.
+        const auto element = agreeOn(group, [&] {
+            readCooEntries(file, path, {0, 0}, report);
+            return requireElement(file, path);
+        });
+        if (computeTypeFor(element.dtype) == DType::Float32)
+            return exchangeInRounds<float>(group, file, path, element, extent, rowsOfRanks);
+        return exchangeInRounds<double>(group, file, path, element, extent, rowsOfRanks);
     }
-    return std::visit(
-        [&](auto &t) -> Tensor {
-            using S = std::decay_t<decltype(t)>;
-            if constexpr (requires { t.sparseDims; }) {
-                using T = ValueOf<S>;
-                const Shape shape = t.shape;
-                auto toEach = packByOwner(t, rowsOfRanks);
-                t = {}; // the share is packed
-                return Tensor(Storage{unpack<T>(group.exchange(std::move(toEach)), shape, extent.sparseDims)});
-            } else {
-                throw InternalError("readCooOfOwnRows: a COO read gave another layout");
-            }
-        },
-        part.storage());
+    // Alone: every entry in file order, what the exchange would give.
+    auto whole = agreeOn(group, [&] { return readCooEntries(file, path, {0, extent.entries}, report); });
+    agreeOn(group, [&] {
+        std::visit(
+            [&](auto &t) {
+                if constexpr (requires { t.sparseDims; }) {
+                    try {
+                        validateCoo(t, /*detectCoalesced=*/true);
+                    } catch (const Error &error) {
+                        rethrowWithContext(error, file.where(requireElement(file, path).path));
+                    }
+                }
+            },
+            whole.storage());
+    });
+    return whole;
 }
 
 } // namespace sparsity::core

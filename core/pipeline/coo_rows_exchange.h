@@ -1,8 +1,9 @@
 #pragma once
-// A COO gradient divided among ranks by rows (docs/SCALING.md, "step"): each rank reads an even
-// share of the entries and sends every entry to the rank that owns its row (all to all), so no
-// rank reads or holds the whole gradient. A rank gets a COO tensor of the whole shape holding
-// exactly the entries of its rows, in their order in the file. Coalescing sums a row's
+// A COO element (a gradient, a parameter, a mask) divided among ranks by rows (docs/SCALING.md,
+// "step"): each rank reads an even share of the entries and sends every entry to the rank that
+// owns its row (all to all, in rounds of a few MiB), so no rank reads or holds the whole
+// element, nor its share at once. A rank gets a COO tensor of the whole shape holding exactly
+// the entries of its rows, in their order in the file. Coalescing sums a row's
 // duplicates in file order either way, so the update patterns built from it are, for those
 // rows, the whole gradient's, bit for bit; the first index out of range in the whole file is
 // the one reported, numbered as a whole read numbers it.
