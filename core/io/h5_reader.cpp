@@ -453,15 +453,15 @@ Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entr
     return readCoo(file, requireCoo(file, path), report, entries);
 }
 
-Buffer<std::int64_t> readCooRows(const H5File &file, const std::string &path, RowRange entries)
+Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path, RowRange entries, std::int64_t dims)
 {
     const auto info = requireCoo(file, path);
     const auto indices = viewDataset(file, info.path + "/indices");
-    if (indices.shape.size() != 2 || indices.shape[0] < 1 || entries.begin < 0 || entries.end < entries.begin
+    if (indices.shape.size() != 2 || dims < 1 || dims > indices.shape[0] || entries.begin < 0 || entries.end < entries.begin
         || entries.end > indices.shape[1])
-        throw InternalError("readCooRows: entries of a COO element whose indices readCooEntries checked");
-    requireWithinBudget(bytesFor(entries.count(), sizeof(std::int64_t)), indices.where, "reading it");
-    return readIndexColumns(indices, entries, 1);
+        throw InternalError("readCooIndices: entries of a COO element whose indices readCooEntries checked");
+    requireWithinBudget(bytesFor(dims * entries.count(), sizeof(std::int64_t)), indices.where, "reading it");
+    return readIndexColumns(indices, entries, dims);
 }
 
 RowSparseRowReader::RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report)

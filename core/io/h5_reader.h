@@ -36,10 +36,10 @@ CooExtent describeCooEntries(const H5File &file, const std::string &path);
 // C4, which the caller checks with validateCoo(tensor, true, entries.begin) so that messages
 // number the entries as a whole read does.
 Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entries, ValidationReport *report = nullptr);
-// Their dim-0 indices alone (the rows they lie in, unchecked): how entries are divided among
-// ranks by row before they are read. The element's indices must be readCooEntries-checked
-// (2-d, and `entries` within them).
-Buffer<std::int64_t> readCooRows(const H5File &file, const std::string &path, RowRange entries);
+// Their indices alone, of the first `dims` dims (unchecked; dim-major): dim 0 is the rows they
+// lie in, how entries are divided among ranks before they are read. The element's indices must
+// be readCooEntries-checked (2-d, and `entries` within them).
+Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path, RowRange entries, std::int64_t dims);
 
 // Rows of one row_sparse element, a block at a time: its indices are read and checked once (as
 // a whole read checks them), then each block's stored rows are found by binary search and read

@@ -183,7 +183,7 @@ Tensor exchangeInRounds(const RankGroup &group,
     double firstBadRow = kNone;
     for (std::int64_t k = 0; k < rounds; ++k) {
         const auto entries = roundOf(k);
-        const auto rowsRead = agreeOn(group, [&] { return readCooRows(file, path, entries); });
+        const auto rowsRead = agreeOn(group, [&] { return readCooIndices(file, path, entries, 1); });
         for (std::size_t j = 0; j < rowsRead.size(); ++j) {
             if (rowsRead[j] < 0 || rowsRead[j] >= rows)
                 firstBadRow =
@@ -294,6 +294,99 @@ Tensor readCooOfOwnRows(const RankGroup &group,
             whole.storage());
     });
     return whole;
+}
+
+namespace {
+
+// A masked_tensor of COO data with a COO mask of as many sparse dims: each part divided by rows
+// (its checks as a whole read makes them, in its order: the data's, the mask's dtype, the
+// mask's, its shape, its pattern), so each rank holds its rows of both, in file order, entry
+// for entry: the mask's values give the rank's tensor its mask. The patterns are compared share
+// by share, in rounds, before any entry is exchanged: equal shares everywhere are the whole
+// patterns' equality, which no comparison of the exchanged rows could tell.
+Tensor maskedCooOfOwnRows(const RankGroup &group,
+                          const H5File &file,
+                          const ElementInfo &element,
+                          std::span<const RowRange> rowsOfRanks,
+                          ValidationReport *report)
+{
+    const auto where = file.where(element.path);
+    auto data = readCooOfOwnRows(group, file, element.path + "/data", rowsOfRanks, report);
+    const auto maskInfo = agreeOn(group, [&] {
+        const auto info = describeElement(file, element.path + "/mask");
+        if (info->dtype != DType::Bool && info->dtype != DType::UInt8)
+            throw InputError(where + ": masked_tensor M4: mask must be bool (or uint8 0/1), but got "
+                             + std::string(dtypeName(info->dtype)));
+        return *info;
+    });
+    const auto mask = readCooOfOwnRows(group, file, element.path + "/mask", rowsOfRanks, nullptr);
+    const auto dataExtent = describeCooEntries(file, element.path + "/data");
+    const auto maskExtent = describeCooEntries(file, element.path + "/mask");
+    agreeOn(group, [&] {
+        try {
+            if (maskInfo.shape != element.shape)
+                throw errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(element.shape),
+                                        "got " + shapeToString(maskInfo.shape));
+        } catch (const Error &error) {
+            rethrowWithContext(error, where);
+        }
+    });
+    bool samePattern = dataExtent.entries == maskExtent.entries;
+    const auto share = rowsOfRank(dataExtent.entries, 1, group.rank(), group.size());
+    const auto chunk = std::max<std::int64_t>(1, kExchangeRoundBytes / (16 * dataExtent.sparseDims));
+    for (auto begin = share.begin; samePattern && begin < share.end; begin += chunk) {
+        const RowRange entries{begin, std::min(share.end, begin + chunk)};
+        samePattern = agreeOn(group, [&] {
+            return readCooIndices(file, element.path + "/data", entries, dataExtent.sparseDims)
+                   == readCooIndices(file, element.path + "/mask", entries, maskExtent.sparseDims);
+        });
+    }
+    return agreeOn(group, [&] {
+        if (!group.onEveryRank(samePattern))
+            rethrowWithContext(errors::invariant("masked_tensor", "M2",
+                                                 "a sparse mask must have the data's layout and index structure",
+                                                 "mask is coo with a different pattern"),
+                               where);
+        Mask bits = mask.visit([](const auto &t) {
+            Mask out(t.values.size());
+            for (std::size_t k = 0; k < out.size(); ++k)
+                out[k] = t.values[k] != 0;
+            return out;
+        });
+        data.setMask(std::move(bits));
+        return std::move(data);
+    });
+}
+
+// A masked_tensor whose parts can both be divided by rows (COO, as many sparse dims).
+bool dividesMaskedCoo(const H5File &file, const ElementInfo &element)
+{
+    if (!element.masked || element.layout != Layout::Coo)
+        return false;
+    try {
+        const auto mask = describeElement(file, element.path + "/mask");
+        return mask && !mask->masked && mask->layout == Layout::Coo
+               && describeCooEntries(file, element.path + "/mask").sparseDims
+                      == describeCooEntries(file, element.path + "/data").sparseDims;
+    } catch (const Error &) {
+        return false; // the whole read reports it
+    }
+}
+
+} // namespace
+
+Tensor readOfOwnRows(const RankGroup &group,
+                     const H5File &file,
+                     const std::string &path,
+                     std::span<const RowRange> rowsOfRanks,
+                     ValidationReport *report)
+{
+    const auto element = agreeOn(group, [&] { return requireElement(file, path); });
+    if (element.layout == Layout::Coo && !element.masked)
+        return readCooOfOwnRows(group, file, path, rowsOfRanks, report);
+    if (!group.isSolo() && agreeOn(group, [&] { return dividesMaskedCoo(file, element); }))
+        return maskedCooOfOwnRows(group, file, element, rowsOfRanks, report);
+    return agreeOn(group, [&] { return readTensor(file, path, report); });
 }
 
 } // namespace sparsity::core

@@ -24,4 +24,14 @@ Tensor readCooOfOwnRows(const RankGroup &group,
                         std::span<const RowRange> rowsOfRanks,
                         ValidationReport *report);
 
+// An element read whole (a parameter, a gradient, a mask), each rank only its rows of it where
+// its layout lets them be sent: COO, and a masked_tensor of COO data and mask (the mask checked
+// against the data as a whole read checks it). Other layouts are read whole by every rank.
+// Collective.
+Tensor readOfOwnRows(const RankGroup &group,
+                     const H5File &file,
+                     const std::string &path,
+                     std::span<const RowRange> rowsOfRanks,
+                     ValidationReport *report);
+
 } // namespace sparsity::core

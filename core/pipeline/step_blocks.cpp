@@ -115,18 +115,18 @@ public:
     }
 
     // Reads the parameter and the gradients that are not read by rows, each rank only its rows
-    // of them (a COO element's entries are exchanged between the ranks; the other layouts are
-    // read whole by every rank), and coalesces them once (the gradients once per run's
-    // semantics); blocks take their rows. Collective.
+    // of them (readOfOwnRows: a COO element's entries, and a masked_tensor's of COO data and
+    // mask, are exchanged between the ranks; the other layouts are read whole by every rank), and coalesces them once (the
+    // gradients once per run's semantics); blocks take their rows. Collective.
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
         if (m_plan.paramReadWhole) {
-            const auto param = readOwnRows(m_sources.param(), m_sources.paramPath, rowsOfRanks);
+            const auto param = readOfOwnRows(ranks(), m_sources.param(), m_sources.paramPath, rowsOfRanks, &m_report);
             agreeOn(group, [&] { m_paramSource = fillSource<T>(param, Semantics::Dense); });
         }
         if (m_plan.maskReadWhole) {
-            const auto mask = readOwnRows(m_sources.input, *m_request.mask, rowsOfRanks);
+            const auto mask = readOfOwnRows(ranks(), m_sources.input, *m_request.mask, rowsOfRanks, &m_report);
             agreeOn(group, [&] { m_maskSource = fillSource<T>(mask, Semantics::Dense); });
         }
         for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
@@ -134,7 +134,7 @@ public:
             const auto element = m_wholeElements.find(g);
             if (element == m_wholeElements.end())
                 continue;
-            m_wholeGradients.back().tensor = readOwnRows(m_sources.input, m_request.grads[g], rowsOfRanks);
+            m_wholeGradients.back().tensor = readOfOwnRows(ranks(), m_sources.input, m_request.grads[g], rowsOfRanks, &m_report);
         }
         agreeOn(group, [&] {
             m_whole.resize(m_runs.size());
@@ -301,17 +301,6 @@ private:
         shape[0] = rows.count();
         auto filled = filledPattern(patternInRows(source, rows), Semantics::Dense, nullptr, numel(shape));
         return {shape, std::move(filled.owned)};
-    }
-
-    // An element read whole (a parameter, a gradient, a mask), each rank only its rows of it where
-    // the layout lets them be sent (coo); whole on every rank otherwise. Collective.
-    Tensor readOwnRows(const H5File &file, const std::string &path, std::span<const RowRange> rowsOfRanks)
-    {
-        const auto &group = ranks();
-        const auto element = requireElement(file, path);
-        if (element.layout == Layout::Coo && !element.masked)
-            return readCooOfOwnRows(group, file, path, rowsOfRanks, &m_report);
-        return agreeOn(group, [&] { return readTensor(file, path, &m_report); });
     }
 
     // Rows of a parameter that is not plain dense, densified as the whole-tensor step densifies

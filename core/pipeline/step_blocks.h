@@ -7,8 +7,8 @@
 // (coo, csc, sparse masked) is read once and coalesced once, and each block densified from its
 // rows of it, as a gradient read whole fills a block. Gradients read by rows (dense, csr, row_sparse,
 // a dense masked_tensor with a dense mask) are read a block at a time; the others (coo, sparse
-// masked ones) are read once (a coo gradient's entries divided among the ranks by row,
-// coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's
+// masked ones) are read once (a coo gradient's entries, and a masked one's of coo data and mask,
+// divided among the ranks by row, coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's
 // rows of the coalesced pattern, so a block that no gradient touches is copied through without
 // computing; a dense run, or a masked one with --mask, fills each block's pattern from them
 // (zeros, or the mask's elements) and never holds one at the parameter's size. The file

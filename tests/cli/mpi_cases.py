@@ -236,6 +236,18 @@ def step_cases(cli, cli_mpi, mpi, work):
         masked.attrs["encoding-type"], masked.attrs["encoding-version"] = "masked_tensor", "0.1.0"
         masked["data"] = rng.standard_normal((1003, 16)).astype("float32")
         masked["mask"] = rng.random((1003, 16)) < 0.3
+        # A masked_tensor of coo data and a coo mask (its parts exchanged by rows), and one
+        # whose mask lists the same entries with two of them (rows of different ranks) swapped:
+        # each rank's rows alike, the patterns not (M2).
+        entries = np.stack([rng.integers(0, 1003, 3000), rng.integers(0, 16, 3000)])
+        swapped = entries.copy()
+        first, last = int(np.argmin(entries[0])), int(np.argmax(entries[0]))
+        swapped[:, [first, last]] = swapped[:, [last, first]]
+        for name, mask_entries in (("Gmcoo", entries), ("Gmcoo_swapped", swapped)):
+            g = f.create_group(name)
+            g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+            write_coo(g, "data", [1003, 16], entries, rng.standard_normal(3000).astype("float32"))
+            write_coo(g, "mask", [1003, 16], mask_entries, rng.random(3000) < 0.7)
         values = rng.standard_normal((2000, 16)).astype("float32")
         values[1900, 3] = np.nan  # on a row of a late rank
         write_coo(f, "Gnan", [1003, 16], emb_rows[None, :], values)
@@ -268,20 +280,23 @@ def step_cases(cli, cli_mpi, mpi, work):
         ["--optimizer", "adam", "--semantics", "lazy", "--param", "/Gcoo", "--grad", "/Gemb", "--grad", "/G",
          "--compare", "dense"],
         ["--optimizer", "adagrad", "--semantics", "dense", "--param", "/Gemb", "--grad", "/Gcoo"],
+        # A masked gradient of coo data and mask, each part divided by rows.
+        ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcoo", "--grad", "/Gcoo",
+         "--compare", "lazy", "--compare", "dense"],
         # A coo --mask, read once (each rank its rows).
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo",
          "--compare", "dense"],
     ]
     for case in cases:
-        # 8K: many blocks, and /Gcoo fits; /Gemb's 2000 entries (136 bytes each) and /Mcoo's
-        # 6400 (17 bytes each, then 12 coalesced) need 600K.
-        for limit in ("600K" if "/Gemb" in case or "/Mcoo" in case else "8K", "auto"):
+        # 8K: many blocks, and /Gcoo fits; /Gemb's 2000 entries (136 bytes each), /Mcoo's 6400
+        # (17 bytes each, then 12 coalesced) and /Gmcoo's 3000 need 600K.
+        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo"} & set(case) else "8K", "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
     # COO gradients are read a share of entries per rank and exchanged: the first bad entry of
     # the whole file is reported, as the serial tool reports it.
-    for grad, limit in (("/Gbad", "600K"), ("/Gnan", "600K"), ("/Gbad1", "40K")):
+    for grad, limit in (("/Gbad", "600K"), ("/Gnan", "600K"), ("/Gbad1", "40K"), ("/Gmcoo_swapped", "600K")):
         args = ["step", source, "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/G",
                 "--grad", grad, "--memory-limit", limit]
         out = os.path.join(work, "step_never.h5")
