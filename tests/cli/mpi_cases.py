@@ -22,7 +22,7 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
 * `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
 * `step` of a dense parameter across ranks (each its rows; a coo gradient's entries exchanged
   to their rows' ranks): the serial tool's file and report for every optimizer and semantics,
-  --mask (dense and coo), --compare, --state-from, csr and coo parameters, fewer rows than ranks, bad coo gradients; a
+  --mask (dense and coo), --compare, --state-from, csr, coo and masked coo parameters, masked coo gradients, fewer rows than ranks, bad coo gradients; a
   step that holds whole tensors (resuming from a sparse state) runs on the root alone and writes and prints what
   `sparsity` does;
 * `run` hands its inputs to free ranks and writes, reports and exits as `sparsity` does, a
@@ -280,6 +280,7 @@ def step_cases(cli, cli_mpi, mpi, work):
         ["--optimizer", "adam", "--semantics", "lazy", "--param", "/Gcoo", "--grad", "/Gemb", "--grad", "/G",
          "--compare", "dense"],
         ["--optimizer", "adagrad", "--semantics", "dense", "--param", "/Gemb", "--grad", "/Gcoo"],
+        ["--optimizer", "adam", "--semantics", "lazy", "--param", "/Gmcoo", "--grad", "/Gcoo", "--grad", "/G"],
         # A masked gradient of coo data and mask, each part divided by rows.
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcoo", "--grad", "/Gcoo",
          "--compare", "lazy", "--compare", "dense"],
