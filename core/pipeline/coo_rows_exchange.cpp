@@ -256,8 +256,8 @@ Tensor exchangeInRounds(const RankGroup &group,
     return agreeOn(group, [&] { return Tensor(Storage{placed->take()}); });
 }
 
-} // namespace
-
+// `rowsOfRanks[r]`: the rows rank r owns, contiguous in rank order. A COO tensor whose entries
+// index no dim (a dense tensor in one entry) is read whole by every rank.
 Tensor readCooOfOwnRows(const RankGroup &group,
                         const H5File &file,
                         const std::string &path,
@@ -295,8 +295,6 @@ Tensor readCooOfOwnRows(const RankGroup &group,
     });
     return whole;
 }
-
-namespace {
 
 // A masked_tensor of COO data with a COO mask of as many sparse dims: each part divided by rows
 // (its checks as a whole read makes them, in its order: the data's, the mask's dtype, the

@@ -16,18 +16,10 @@
 
 namespace sparsity::core {
 
-// `rowsOfRanks[r]`: the rows rank r owns, contiguous in rank order. Collective. A COO tensor
-// whose entries index no dim (a dense tensor in one entry) is read whole by every rank.
-Tensor readCooOfOwnRows(const RankGroup &group,
-                        const H5File &file,
-                        const std::string &path,
-                        std::span<const RowRange> rowsOfRanks,
-                        ValidationReport *report);
-
 // An element read whole (a parameter, a gradient, a mask), each rank only its rows of it where
 // its layout lets them be sent: COO, and a masked_tensor of COO data and mask (the mask checked
 // against the data as a whole read checks it). Other layouts are read whole by every rank.
-// Collective.
+// `rowsOfRanks[r]`: the rows rank r owns, contiguous in rank order. Collective.
 Tensor readOfOwnRows(const RankGroup &group,
                      const H5File &file,
                      const std::string &path,
