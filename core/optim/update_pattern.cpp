@@ -173,6 +173,23 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
     return filledPattern(fillSource<T>(grad, semantics), semantics, mask, numel(shape));
 }
 
+std::int64_t coalescedBytes(const Tensor &grad, Semantics semantics, std::size_t valueSize)
+{
+    const auto values = grad.visit([](const auto &t) { return static_cast<std::int64_t>(t.values.size()); });
+    if (semantics != Semantics::Masked && rowGranular(grad)) {
+        const auto rows = grad.visit([](const auto &t) {
+            if constexpr (requires { t.nnz; })
+                return t.nnz;
+            else if constexpr (requires { t.rows; })
+                return static_cast<std::int64_t>(t.rows.size());
+            else
+                return t.shape.empty() ? std::int64_t{1} : t.shape[0];
+        });
+        return rows * static_cast<std::int64_t>(sizeof(std::int64_t)) + values * static_cast<std::int64_t>(valueSize);
+    }
+    return values * static_cast<std::int64_t>(sizeof(std::int64_t) + valueSize);
+}
+
 template <class T>
 UpdatePattern<T> fillSource(const Tensor &grad, Semantics semantics)
 {

@@ -60,6 +60,12 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
 template <class T>
 UpdatePattern<T> fillSource(const Tensor &grad, Semantics semantics);
 
+// What coalescing `grad` under `semantics` holds beside it, at most, with `valueSize`-byte
+// values: its stored rows (8 bytes each) and values where the semantics takes whole rows of a
+// row-granular gradient, else an 8-byte element index beside each specified value. For judging
+// whether a gradient read whole can be coalesced within a budget before building its pattern.
+std::int64_t coalescedBytes(const Tensor &grad, Semantics semantics, std::size_t valueSize);
+
 // From a fillSource (or patternInRows of it, for a block of rows), that semantics' pattern over
 // `count` elements: dense: All, 0 where nothing is stored; masked with `mask`: every element
 // the mask holds, the gradient's value there or 0. buildUpdatePattern builds these so too, so

@@ -14,6 +14,7 @@
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -116,18 +117,25 @@ public:
 
     // Reads the parameter and the gradients that are not read by rows, each rank only its rows
     // of them (readOfOwnRows: a COO element's entries, and a masked_tensor's of COO data and
-    // mask, are exchanged between the ranks; the other layouts are read whole by every rank), and coalesces them once (the
-    // gradients once per run's semantics); blocks take their rows. Collective.
+    // mask, are exchanged between the ranks; the other layouts are read whole by every rank),
+    // and coalesces them once (the gradients once per run's semantics); blocks take their
+    // rows. Collective.
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
         if (m_plan.paramReadWhole) {
             const auto param = readOfOwnRows(ranks(), m_sources.param(), m_sources.paramPath, rowsOfRanks, &m_report);
-            agreeOn(group, [&] { m_paramSource = fillSource<T>(param, Semantics::Dense); });
+            agreeOn(group, [&] {
+                requireRoomToCoalesce(param, std::array{Semantics::Dense}, m_paramWhere);
+                m_paramSource = fillSource<T>(param, Semantics::Dense);
+            });
         }
         if (m_plan.maskReadWhole) {
             const auto mask = readOfOwnRows(ranks(), m_sources.input, *m_request.mask, rowsOfRanks, &m_report);
-            agreeOn(group, [&] { m_maskSource = fillSource<T>(mask, Semantics::Dense); });
+            agreeOn(group, [&] {
+                requireRoomToCoalesce(mask, std::array{Semantics::Dense}, m_sources.input.where(*m_request.mask));
+                m_maskSource = fillSource<T>(mask, Semantics::Dense);
+            });
         }
         for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
@@ -137,6 +145,12 @@ public:
             m_wholeGradients.back().tensor = readOfOwnRows(ranks(), m_sources.input, m_request.grads[g], rowsOfRanks, &m_report);
         }
         agreeOn(group, [&] {
+            std::vector<Semantics> semantics;
+            for (const auto &run : m_runs)
+                semantics.push_back(run.semantics);
+            for (const auto &gradient : m_wholeGradients)
+                if (storedValueCount(gradient.tensor) > 0) // read whole
+                    requireRoomToCoalesce(gradient.tensor, semantics, gradient.name);
             m_whole.resize(m_runs.size());
             for (std::size_t run = 0; run < m_runs.size(); ++run) {
                 for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
@@ -165,6 +179,17 @@ public:
             if (!viewed)
                 m_wholeGradients[g].tensor = Tensor();
         }
+    }
+
+    // Coalescing an element read whole holds it and its pattern at once (under the semantics
+    // that coalesce it, the most of theirs): refused over the budget, as reading it over the
+    // budget is, so the peak stays within it.
+    static void requireRoomToCoalesce(const Tensor &element, std::span<const Semantics> semantics, const std::string &where)
+    {
+        std::int64_t pattern = 0;
+        for (const auto s : semantics)
+            pattern = std::max(pattern, coalescedBytes(element, s, sizeof(T)));
+        requireWithinBudget(core::heldBytes(element) + pattern, where, "coalescing it");
     }
 
     // The bytes the patterns of the elements read whole hold for the whole run.

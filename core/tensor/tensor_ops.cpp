@@ -210,6 +210,26 @@ DenseTensor<T> toDenseAs(const Tensor &tensor)
 template DenseTensor<float> toDenseAs<float>(const Tensor &);
 template DenseTensor<double> toDenseAs<double>(const Tensor &);
 
+std::int64_t storedValueCount(const Tensor &tensor)
+{
+    return tensor.visit([](const auto &t) { return static_cast<std::int64_t>(t.values.size()); });
+}
+
+std::int64_t heldBytes(const Tensor &tensor)
+{
+    const auto indexBytes = tensor.visit([](const auto &t) {
+        std::size_t indices = 0;
+        if constexpr (requires { t.indices; })
+            indices += t.indices.size();
+        if constexpr (requires { t.indptr; })
+            indices += t.indptr.size();
+        if constexpr (requires { t.rows; })
+            indices += t.rows.size();
+        return static_cast<std::int64_t>(indices * sizeof(std::int64_t) + t.values.size() * sizeof(t.values[0]));
+    });
+    return indexBytes + (tensor.mask() ? static_cast<std::int64_t>(tensor.mask()->size()) : 0);
+}
+
 Mask specifiedMaskDense(const Tensor &tensor)
 {
     if (!tensor.isMasked())

@@ -30,6 +30,9 @@ template <class T>
 DenseTensor<T> toDenseAs(const Tensor &tensor);
 // Dense row-major mask of specified elements (unmasked sparse: every element is specified).
 Mask specifiedMaskDense(const Tensor &tensor);
+// The values it stores, and the bytes it holds (values, indices, mask).
+std::int64_t storedValueCount(const Tensor &tensor);
+std::int64_t heldBytes(const Tensor &tensor);
 
 // Rows [begin, end) along dim 0 of a dense tensor, copied.
 Tensor sliceRows(const Tensor &dense, std::int64_t begin, std::int64_t end);

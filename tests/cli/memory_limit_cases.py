@@ -129,6 +129,11 @@ def main(cli, work):
         coo.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         coo["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
         coo["values"] = np.array([0.5, -1.5], dtype=np.float32)
+        param = f.create_group("p_coo")  # read within 1K (its datasets 640 and 160 bytes), coalesced not
+        param.attrs["encoding-type"], param.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        param.attrs["shape"] = np.array([200, 100], dtype=np.int64)
+        param["indices"] = np.stack([np.arange(40) * 5, np.arange(40) * 2]).astype(np.int64)
+        param["values"] = rng.standard_normal(40).astype(np.float32)
         mask = f.create_group("m_coo")  # a sparse --mask: read once, its rows fill each block
         mask.attrs["encoding-type"], mask.attrs["encoding-version"] = "coo_tensor", "0.1.0"
         mask.attrs["shape"] = np.array([200, 100], dtype=np.int64)
@@ -154,7 +159,7 @@ def main(cli, work):
 
     r = report(cli, "inspect", data, "--count", "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024, "inspect: memory_limit_bytes")
-    check(sorted(d["nnz"] for d in r["datasets"]) == [2, 2, 9, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
+    check(sorted(d["nnz"] for d in r["datasets"]) == [2, 2, 9, 40, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
     r = report(cli, "sparsify", data, "-o", out("s.h5"), "--method", "threshold", "--threshold", "1", "--dataset", "/x",
                "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024 and r["datasets"][0]["streamed"], f"sparsify under 1K: {r}")
@@ -183,6 +188,9 @@ def main(cli, work):
     r = report(cli, "step", data, "-o", out("st6.h5"), "--optimizer", "sgd", "--semantics", "masked", "--param", "/x",
                "--grad", "/g", "--mask", "/m_coo", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"], f"step with a coo mask under 1K streams: {r}")
+    # What an element read whole holds while it is coalesced must fit too: refused, not over it.
+    refused(cli, out("st7.h5"), "step", data, "-o", out("st7.h5"), "--optimizer", "sgd", "--semantics", "dense",
+            "--param", "/p_coo", "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K", element=r"data\.h5:/p_coo: coalescing it")
     # A coo parameter streams: read once, each block densified from its entries.
     r = report(cli, "step", data, "-o", out("st5.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/g_coo",
                "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K")
