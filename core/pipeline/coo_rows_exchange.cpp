@@ -310,35 +310,39 @@ Tensor maskedCooOfOwnRows(const RankGroup &group,
 {
     const auto where = file.where(element.path);
     auto data = readCooOfOwnRows(group, file, element.path + "/data", rowsOfRanks, report);
-    const auto maskInfo = agreeOn(group, [&] {
+    struct Parts {
+        ElementInfo mask;
+        CooExtent dataEntries, maskEntries;
+    };
+    const auto parts = agreeOn(group, [&] {
         const auto info = describeElement(file, element.path + "/mask");
         if (info->dtype != DType::Bool && info->dtype != DType::UInt8)
             throw InputError(where + ": masked_tensor M4: mask must be bool (or uint8 0/1), but got "
                              + std::string(dtypeName(info->dtype)));
-        return *info;
+        return Parts{*info, describeCooEntries(file, element.path + "/data"), describeCooEntries(file, element.path + "/mask")};
     });
     const auto mask = readCooOfOwnRows(group, file, element.path + "/mask", rowsOfRanks, nullptr);
-    const auto dataExtent = describeCooEntries(file, element.path + "/data");
-    const auto maskExtent = describeCooEntries(file, element.path + "/mask");
     agreeOn(group, [&] {
-        try {
-            if (maskInfo.shape != element.shape)
-                throw errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(element.shape),
-                                        "got " + shapeToString(maskInfo.shape));
-        } catch (const Error &error) {
-            rethrowWithContext(error, where);
-        }
+        if (parts.mask.shape != element.shape)
+            rethrowWithContext(errors::invariant("masked_tensor", "M1",
+                                                 "mask must have the data's shape " + shapeToString(element.shape),
+                                                 "got " + shapeToString(parts.mask.shape)),
+                               where);
     });
-    bool samePattern = dataExtent.entries == maskExtent.entries;
-    const auto share = rowsOfRank(dataExtent.entries, 1, group.rank(), group.size());
-    const auto chunk = std::max<std::int64_t>(1, kExchangeRoundBytes / (16 * dataExtent.sparseDims));
-    for (auto begin = share.begin; samePattern && begin < share.end; begin += chunk) {
-        const RowRange entries{begin, std::min(share.end, begin + chunk)};
-        samePattern = agreeOn(group, [&] {
-            return readCooIndices(file, element.path + "/data", entries, dataExtent.sparseDims)
-                   == readCooIndices(file, element.path + "/mask", entries, maskExtent.sparseDims);
-        });
-    }
+    // This rank's share of both patterns, compared a round at a time (no collective inside).
+    const bool samePattern = agreeOn(group, [&] {
+        if (parts.dataEntries.entries != parts.maskEntries.entries)
+            return false;
+        const auto share = rowsOfRank(parts.dataEntries.entries, 1, group.rank(), group.size());
+        const auto chunk = std::max<std::int64_t>(1, kExchangeRoundBytes / (16 * parts.dataEntries.sparseDims));
+        for (auto begin = share.begin; begin < share.end; begin += chunk) {
+            const RowRange entries{begin, std::min(share.end, begin + chunk)};
+            if (readCooIndices(file, element.path + "/data", entries, parts.dataEntries.sparseDims)
+                != readCooIndices(file, element.path + "/mask", entries, parts.maskEntries.sparseDims))
+                return false;
+        }
+        return true;
+    });
     return agreeOn(group, [&] {
         if (!group.onEveryRank(samePattern))
             rethrowWithContext(errors::invariant("masked_tensor", "M2",

@@ -291,9 +291,10 @@ def step_cases(cli, cli_mpi, mpi, work):
          "--compare", "dense"],
     ]
     for case in cases:
-        # 8K: many blocks, and /Gcoo fits; /Gemb's 2000 entries (136 bytes each), /Mcoo's 6400
-        # (17 bytes each, then 12 coalesced) and /Gmcoo's 3000 need 600K.
-        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo"} & set(case) else "8K", "auto"):
+        # 16K: many blocks, and /Gcoo fits, read and coalesced (about 10K); /Gemb's 2000 entries
+        # (136 bytes each), /Mcoo's 6400 (17 bytes each, then 12 coalesced) and /Gmcoo's 3000
+        # need 600K.
+        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo"} & set(case) else "16K", "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
