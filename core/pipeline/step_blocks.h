@@ -13,7 +13,7 @@
 // computing; a dense run, or a masked one with --mask, fills each block's pattern from them
 // (zeros, or the mask's elements) and never holds one at the parameter's size. The file
 // written holds exactly what stepping the whole tensors would (tests compare the two), in
-// memory bounded by the budget and the elements that are read whole.
+// memory bounded by the budget (an element read whole must fit it with its coalesced pattern).
 #include "core/pipeline/step_file.h"
 
 namespace sparsity::core {
