@@ -175,7 +175,7 @@ UpdatePattern<T> buildUpdatePattern(const Tensor &grad, Semantics semantics, con
 
 std::int64_t coalescedBytes(const Tensor &grad, Semantics semantics, std::size_t valueSize)
 {
-    const auto values = grad.visit([](const auto &t) { return static_cast<std::int64_t>(t.values.size()); });
+    const auto values = storedValueCount(grad);
     if (semantics != Semantics::Masked && rowGranular(grad)) {
         const auto rows = grad.visit([](const auto &t) {
             if constexpr (requires { t.nnz; })

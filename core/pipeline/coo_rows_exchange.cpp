@@ -16,42 +16,6 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // The most a round of the exchange reads from a rank's share (it is packed and received too).
 constexpr std::int64_t kExchangeRoundBytes = std::int64_t{8} << 20;
 
-// Each entry as bytes (its sparse indices, then its values), in the parcel of its row's rank,
-// in entry order.
-template <class T>
-RankParcels packByOwner(const CooTensor<T> &part, std::span<const RowRange> rowsOfRanks)
-{
-    const auto dims = static_cast<std::size_t>(part.sparseDims);
-    const auto valuesPerEntry = at(part.denseSize());
-    const auto entryBytes = dims * sizeof(std::int64_t) + valuesPerEntry * sizeof(T);
-    std::vector<std::int64_t> ends;
-    for (const auto &rows : rowsOfRanks)
-        ends.push_back(rows.end);
-    RankParcels parcels;
-    parcels.sizes.assign(rowsOfRanks.size(), 0);
-    std::vector<std::uint32_t> owner(at(part.nnz));
-    for (std::int64_t k = 0; k < part.nnz; ++k) {
-        // Ranges are contiguous in rank order: the owner is the first whose end lies past the row.
-        const auto r = std::upper_bound(ends.begin(), ends.end(), part.index(0, k)) - ends.begin();
-        owner[at(k)] = static_cast<std::uint32_t>(r);
-        parcels.sizes[at(r)] += static_cast<std::int64_t>(entryBytes);
-    }
-    std::vector<std::size_t> next(rowsOfRanks.size(), 0);
-    for (std::size_t r = 1; r < next.size(); ++r)
-        next[r] = next[r - 1] + at(parcels.sizes[r - 1]);
-    parcels.bytes.resize(next.empty() ? 0 : next.back() + at(parcels.sizes.back()));
-    for (std::int64_t k = 0; k < part.nnz; ++k) {
-        auto *p = parcels.bytes.data() + next[owner[at(k)]];
-        next[owner[at(k)]] += entryBytes;
-        for (std::size_t d = 0; d < dims; ++d, p += sizeof(std::int64_t)) {
-            const auto index = part.index(static_cast<int>(d), k);
-            std::memcpy(p, &index, sizeof index);
-        }
-        std::memcpy(p, part.values.data() + at(k) * valuesPerEntry, valuesPerEntry * sizeof(T));
-    }
-    return parcels;
-}
-
 // The rank owning each row: ranges are contiguous in rank order, so it is the first whose end
 // lies past the row.
 class RowOwners {
@@ -70,6 +34,38 @@ public:
 private:
     std::vector<std::int64_t> m_ends;
 };
+
+// Each entry as bytes (its sparse indices, then its values), in the parcel of its row's rank,
+// in entry order.
+template <class T>
+RankParcels packByOwner(const CooTensor<T> &part, const RowOwners &owners)
+{
+    const auto dims = static_cast<std::size_t>(part.sparseDims);
+    const auto valuesPerEntry = at(part.denseSize());
+    const auto entryBytes = dims * sizeof(std::int64_t) + valuesPerEntry * sizeof(T);
+    RankParcels parcels;
+    parcels.sizes.assign(owners.ranks(), 0);
+    std::vector<std::uint32_t> owner(at(part.nnz));
+    for (std::int64_t k = 0; k < part.nnz; ++k) {
+        const auto r = owners.of(part.index(0, k));
+        owner[at(k)] = static_cast<std::uint32_t>(r);
+        parcels.sizes[r] += static_cast<std::int64_t>(entryBytes);
+    }
+    std::vector<std::size_t> next(owners.ranks(), 0);
+    for (std::size_t r = 1; r < next.size(); ++r)
+        next[r] = next[r - 1] + at(parcels.sizes[r - 1]);
+    parcels.bytes.resize(next.empty() ? 0 : next.back() + at(parcels.sizes.back()));
+    for (std::int64_t k = 0; k < part.nnz; ++k) {
+        auto *p = parcels.bytes.data() + next[owner[at(k)]];
+        next[owner[at(k)]] += entryBytes;
+        for (std::size_t d = 0; d < dims; ++d, p += sizeof(std::int64_t)) {
+            const auto index = part.index(static_cast<int>(d), k);
+            std::memcpy(p, &index, sizeof index);
+        }
+        std::memcpy(p, part.values.data() + at(k) * valuesPerEntry, valuesPerEntry * sizeof(T));
+    }
+    return parcels;
+}
 
 // This rank's rows' entries, in file order: filled round by round at each sending rank's place
 // (its offset among the senders, which hold the file's entries in rank order), so the tensor is
@@ -249,7 +245,7 @@ Tensor exchangeInRounds(const RankGroup &group,
                 validateCoo(bad, /*detectCoalesced=*/false, roundOf(badRound).begin);
             });
         }
-        auto packed = packByOwner(part, rowsOfRanks);
+        auto packed = packByOwner(part, owners);
         part = {};
         placed->place(group.exchange(std::move(packed)));
     }

@@ -106,13 +106,9 @@ public:
                 m_stateReaders.emplace_back(*sources.previous, "/state/" + name);
             m_lastUpdateReader.emplace(*sources.previous, "/last_update");
         }
-        for (std::size_t g = 0; g < request.grads.size(); ++g) {
-            auto element = requireElement(sources.input, request.grads[g]);
-            if (!plan.gradientByRows[g])
-                m_wholeElements.emplace(g, std::move(element));
-            else if (element.layout == Layout::RowSparse)
+        for (std::size_t g = 0; g < request.grads.size(); ++g)
+            if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
                 m_rowSparseReaders.try_emplace(g, sources.input, request.grads[g], &report);
-        }
     }
 
     // Reads the parameter and the gradients that are not read by rows, each rank only its rows
@@ -123,34 +119,23 @@ public:
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
-        if (m_plan.paramReadWhole) {
-            const auto param = readOfOwnRows(ranks(), m_sources.param(), m_sources.paramPath, rowsOfRanks, &m_report);
-            agreeOn(group, [&] {
-                requireRoomToCoalesce(param, std::array{Semantics::Dense}, m_paramWhere);
-                m_paramSource = fillSource<T>(param, Semantics::Dense);
-            });
-        }
-        if (m_plan.maskReadWhole) {
-            const auto mask = readOfOwnRows(ranks(), m_sources.input, *m_request.mask, rowsOfRanks, &m_report);
-            agreeOn(group, [&] {
-                requireRoomToCoalesce(mask, std::array{Semantics::Dense}, m_sources.input.where(*m_request.mask));
-                m_maskSource = fillSource<T>(mask, Semantics::Dense);
-            });
-        }
+        if (m_plan.paramReadWhole)
+            m_paramSource = densifiedSource(m_sources.param(), m_sources.paramPath, rowsOfRanks);
+        if (m_plan.maskReadWhole)
+            m_maskSource = densifiedSource(m_sources.input, *m_request.mask, rowsOfRanks);
         for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
-            const auto element = m_wholeElements.find(g);
-            if (element == m_wholeElements.end())
-                continue;
-            m_wholeGradients.back().tensor = readOfOwnRows(ranks(), m_sources.input, m_request.grads[g], rowsOfRanks, &m_report);
+            if (!m_plan.gradientByRows[g])
+                m_wholeGradients.back().tensor =
+                    readOfOwnRows(group, m_sources.input, m_request.grads[g], rowsOfRanks, &m_report);
         }
         agreeOn(group, [&] {
             std::vector<Semantics> semantics;
             for (const auto &run : m_runs)
                 semantics.push_back(run.semantics);
-            for (const auto &gradient : m_wholeGradients)
-                if (storedValueCount(gradient.tensor) > 0) // read whole
-                    requireRoomToCoalesce(gradient.tensor, semantics, gradient.name);
+            for (std::size_t g = 0; g < m_request.grads.size(); ++g)
+                if (!m_plan.gradientByRows[g])
+                    requireRoomToCoalesce(m_wholeGradients[g].tensor, semantics, m_wholeGradients[g].name);
             m_whole.resize(m_runs.size());
             for (std::size_t run = 0; run < m_runs.size(); ++run) {
                 for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
@@ -318,6 +303,18 @@ private:
         return patternInRows(m_whole[run][g], rows);
     }
 
+    // The element at `path` (a parameter, a mask) read whole, each rank its rows of it, and
+    // coalesced as densifying sums it: what blocks are filled from (filledRows). Collective.
+    std::optional<UpdatePattern<T>>
+    densifiedSource(const H5File &file, const std::string &path, std::span<const RowRange> rowsOfRanks)
+    {
+        const auto element = readOfOwnRows(ranks(), file, path, rowsOfRanks, &m_report);
+        return agreeOn(ranks(), [&] {
+            requireRoomToCoalesce(element, std::array{Semantics::Dense}, file.where(path));
+            return std::optional<UpdatePattern<T>>(fillSource<T>(element, Semantics::Dense));
+        });
+    }
+
     // Rows `rows` of an element read whole, from its fillSource: what densifying the whole
     // element gives for them, bit for bit.
     DenseTensor<T> filledRows(const UpdatePattern<T> &source, RowRange rows) const
@@ -397,7 +394,6 @@ private:
     bool m_paramNoted = false;                          // "densified" said (by the first block)
     std::optional<DenseRowReader> m_lastUpdateReader;   // resuming
     std::vector<DenseRowReader> m_stateReaders;
-    std::map<std::size_t, ElementInfo> m_wholeElements;                          // the gradients not read by rows
     std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders;                // row_sparse gradients read by rows
     std::vector<NamedGradient> m_wholeGradients;                                 // per gradient: read whole, or an empty tensor
     std::vector<std::vector<UpdatePattern<T>>> m_whole;                          // [run][gradient], may view m_wholeGradients
