@@ -19,6 +19,7 @@ inline const std::string kOptimGolden = SPARSITY_TEST_DATA_DIR "/golden/optim.h5
 struct GoldenCase {
     std::string name;
     core::OptimizerOptions options;
+    core::HyperparameterInput hyperparameters; // as given, before the rule's defaults
     core::DenseTensor<float> param;
     std::vector<core::NamedGradient> grads;
     std::optional<core::Tensor> mask;
@@ -55,9 +56,10 @@ inline GoldenCase loadGoldenCase(const core::H5File &file, const std::string &na
     const auto json = nlohmann::json::parse(*core::readStringAttribute(group.id(), "options"));
     GoldenCase c;
     c.name = name;
+    c.hyperparameters = hyperparameters(json);
     c.options = core::resolveOptions(core::parseOptimizer(json.at("optimizer").get<std::string>()),
                                      core::parseSemantics(json.at("semantics").get<std::string>()),
-                                     core::parseRule(json.at("rule").get<std::string>()), hyperparameters(json));
+                                     core::parseRule(json.at("rule").get<std::string>()), c.hyperparameters);
     c.param = core::toDenseAs<float>(core::readTensor(file, base + "/param"));
     const auto steps = core::readIntArrayAttribute(group.id(), "steps")->at(0);
     for (std::int64_t k = 0; k < steps; ++k)

@@ -141,8 +141,7 @@ void TestStepStreamed::matchesWholeStep()
     request.kind = options.kind;
     request.semantics = options.semantics;
     request.rule = options.rule;
-    request.hyperparameters = test::hyperparameters(nlohmann::json::parse(*core::readStringAttribute(
-        core::openObject(core::H5File::openRead(test::kOptimGolden), "/" + name.toStdString()).id(), "options")));
+    request.hyperparameters = golden.hyperparameters;
     std::vector<core::OptimizerOptions> runs{options};
     for (const auto semantics : {core::Semantics::Dense, core::Semantics::Lazy, core::Semantics::Masked}) {
         if (semantics == options.semantics)
