@@ -108,6 +108,19 @@ void addParameterOption(CLI::App *c,
     }
 }
 
+// "threshold, data-norm, n-m or row-norm": the names of the table's methods that `keep` keeps.
+std::string methodList(bool (*keep)(const core::SparsifierMethodFacts &))
+{
+    std::vector<std::string_view> names;
+    for (const auto &facts : core::kSparsifierMethods)
+        if (keep(facts))
+            names.push_back(facts.name);
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        list += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+    return list;
+}
+
 } // namespace
 
 void addSparsifyCommand(CLI::App &app)
@@ -116,7 +129,7 @@ void addSparsifyCommand(CLI::App &app)
     auto *c = app.add_subcommand("sparsify", "Prune tensors with a data sparsifier and write them in a layout");
     c->add_option("IN", o->request.input, "Input HDF5 file")->required();
     c->add_option("-o,--output", o->request.output, "Output HDF5 file (written atomically)")->required();
-    c->add_option("--method", o->method, "threshold, data-norm, n-m or row-norm")->required();
+    c->add_option("--method", o->method, methodList([](const auto &) { return true; }))->required();
     c->add_option("--dataset", o->request.datasets, "Element to sparsify (repeatable; default: all)");
     c->add_option("--layout", o->layout, "Output layout")
         ->check(CLI::IsMember({"dense", "masked", "coo", "csr", "csc", "row_sparse"}));
@@ -126,7 +139,8 @@ void addSparsifyCommand(CLI::App &app)
     c->add_option("--at-step", o->atStep, "Step at which the schedule's level is taken");
     addMemoryLimitOption(c, o->memoryLimit);
     c->add_option("--gzip", o->request.writeOptions.gzipLevel, "gzip level 1-9")->check(CLI::Range(0, 9));
-    addDeviceOption(c, o->request.device, "cpu, cuda or auto (threshold, n-m, data-norm on CUDA)");
+    addDeviceOption(c, o->request.device,
+                    "cpu, cuda or auto (" + methodList([](const auto &facts) { return facts.cuda; }) + " on CUDA)");
     c->add_flag("--save-state", o->request.saveState, "Also write /sparsifier_state (data_sparsifier_state)");
     c->add_flag("--json", o->json, "Print a JSON report on stdout");
     c->callback([o] { runSparsify(*o); });

@@ -1,25 +1,13 @@
 #include "core/sparsify/sparsifier_config.h"
 
 #include "core/sparsify/sparsifier_methods.h"
+#include "core/sparsify/sparsifier_parameters.h"
 #include "core/util/choices.h"
 #include "core/util/errors.h"
 
 #include <charconv>
-#include <cmath>
-#include <sstream>
 
 namespace sparsity::core {
-namespace {
-
-std::string number(double value)
-{
-    std::ostringstream text;
-    text << value;
-    return text.str();
-}
-
-} // namespace
-
 const SparsifierMethodFacts &factsOf(SparsifierMethod method)
 {
     for (const auto &facts : kSparsifierMethods)
@@ -73,31 +61,24 @@ std::pair<std::int64_t, std::int64_t> parseBlockShape(std::string_view text)
 
 void SparsifierConfig::validate() const
 {
+    for (const auto &parameter : sparsifierParameters())
+        if (parameter.method == method)
+            requireInRange(parameter, *this);
+    // The rules between parameters.
     switch (method) {
-    case SparsifierMethod::Threshold:
-        if (std::isnan(threshold) || threshold < 0)
-            throw errors::mustBe("threshold", "be a number >= 0", number(threshold));
-        return;
     case SparsifierMethod::DataNorm:
-        if (!(sparsityLevel >= 0 && sparsityLevel <= 1))
-            throw errors::mustBe("sparsity_level", "be in [0, 1]", number(sparsityLevel));
         if (blockRows <= 0 || blockCols <= 0)
             throw errors::mustBe("block", "have positive extents", std::to_string(blockRows) + "x" + std::to_string(blockCols));
-        if (resolvedZerosPerBlock() < 0)
-            throw errors::mustBe("zeros_per_block", "be >= 0", std::to_string(resolvedZerosPerBlock()));
         if (resolvedZerosPerBlock() > blockSize())
             throw errors::mustBe("zeros_per_block", "be at most the block size " + std::to_string(blockSize()),
                                  std::to_string(resolvedZerosPerBlock()));
         return;
     case SparsifierMethod::NM:
-        if (m <= 0 || n < 0)
-            throw errors::mustBe("n and m", "satisfy 0 <= n and m > 0", std::to_string(n) + ":" + std::to_string(m));
         if (n > m)
             throw errors::mustBe("n", "be at most m (" + std::to_string(m) + ")", std::to_string(n));
         return;
+    case SparsifierMethod::Threshold:
     case SparsifierMethod::RowNorm:
-        if (!(keep >= 0 && keep <= 1))
-            throw errors::mustBe("keep", "be in [0, 1]", number(keep));
         return;
     }
 }

@@ -5,6 +5,9 @@
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
 #include <tuple>
 
 namespace sparsity::core {
@@ -14,42 +17,93 @@ using enum SparsifierMethod;
 
 std::string blockText(const SparsifierConfig &c) { return std::to_string(c.blockRows) + "x" + std::to_string(c.blockCols); }
 
+constexpr std::string_view kNormNames[] = {"L1", "L2"}; // in BlockNorm's order
+constexpr double kInfinite = std::numeric_limits<double>::infinity();
+
 const SparsifierParameter kParameters[] = {
-    {Threshold, "threshold", ParameterKind::Number, "|x| < T is pruned (default 0)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.threshold; },
-     [](SparsifierConfig &c, const ParameterValue &v) { c.threshold = std::get<double>(v); }},
-    {DataNorm, "sparsity_level", ParameterKind::Number, "fraction of blocks sparsified (default 0.5)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.sparsityLevel; },
-     [](SparsifierConfig &c, const ParameterValue &v) { c.sparsityLevel = std::get<double>(v); }},
-    {DataNorm, "block", ParameterKind::Text, "block shape RxC (default 1x4)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return blockText(c); },
-     [](SparsifierConfig &c, const ParameterValue &v) {
-         std::tie(c.blockRows, c.blockCols) = parseBlockShape(std::get<std::string>(v));
-     }},
-    {DataNorm, "zeros_per_block", ParameterKind::Integer, "zeros per sparsified block (default: all)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> {
+    {.method = Threshold,
+     .key = "threshold",
+     .kind = ParameterKind::Number,
+     .label = "Prune |x| below",
+     .help = "|x| < T is pruned (default 0)",
+     .range = {0.0, kInfinite},
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.threshold; },
+     .set = [](SparsifierConfig &c, const ParameterValue &v) { c.threshold = std::get<double>(v); }},
+    {.method = DataNorm,
+     .key = "sparsity_level",
+     .kind = ParameterKind::Number,
+     .label = "Sparsity level",
+     .help = "fraction of blocks sparsified (default 0.5)",
+     .range = {0.0, 1.0},
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.sparsityLevel; },
+     .set = [](SparsifierConfig &c, const ParameterValue &v) { c.sparsityLevel = std::get<double>(v); }},
+    {.method = DataNorm,
+     .key = "block",
+     .kind = ParameterKind::Text,
+     .label = "Block (rows x cols)",
+     .help = "block shape RxC (default 1x4)",
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return blockText(c); },
+     .set = [](SparsifierConfig &c,
+               const ParameterValue &v) { std::tie(c.blockRows, c.blockCols) = parseBlockShape(std::get<std::string>(v)); }},
+    {.method = DataNorm,
+     .key = "zeros_per_block",
+     .kind = ParameterKind::Integer,
+     .label = "Zeros per block",
+     .help = "zeros per sparsified block (default: all)",
+     .range = {0.0, kInfinite},
+     .unsetMeaning = "whole block",
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> {
          if (!c.zerosPerBlock)
              return std::nullopt;
          return *c.zerosPerBlock;
      },
-     [](SparsifierConfig &c, const ParameterValue &v) { c.zerosPerBlock = std::get<std::int64_t>(v); }},
-    {DataNorm, "norm", ParameterKind::Text, "L1 or L2 (default L1)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> {
-         return std::string(c.norm == BlockNorm::L2 ? "L2" : "L1");
+     .set = [](SparsifierConfig &c, const ParameterValue &v) { c.zerosPerBlock = std::get<std::int64_t>(v); }},
+    {.method = DataNorm,
+     .key = "norm",
+     .kind = ParameterKind::Text,
+     .label = "Block norm",
+     .help = "L1 or L2 (default L1)",
+     .choices = kNormNames,
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> {
+         return std::string(kNormNames[static_cast<int>(c.norm)]);
      },
-     [](SparsifierConfig &c, const ParameterValue &v) {
-         c.norm = parseChoice<BlockNorm>("norm", std::get<std::string>(v), {{"L1", BlockNorm::L1}, {"L2", BlockNorm::L2}});
-     }},
-    {NM, "n", ParameterKind::Integer, "kept per group (default 2)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.n; },
-     [](SparsifierConfig &c, const ParameterValue &v) { c.n = std::get<std::int64_t>(v); }},
-    {NM, "m", ParameterKind::Integer, "group size along the last dim (default 4)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.m; },
-     [](SparsifierConfig &c, const ParameterValue &v) { c.m = std::get<std::int64_t>(v); }},
-    {RowNorm, "keep", ParameterKind::Number, "fraction of rows kept (default 0.5)",
-     [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.keep; },
-     [](SparsifierConfig &c, const ParameterValue &v) { c.keep = std::get<double>(v); }},
+     .set =
+         [](SparsifierConfig &c, const ParameterValue &v) {
+             c.norm = parseChoice<BlockNorm>("norm", std::get<std::string>(v),
+                                             {{kNormNames[0], BlockNorm::L1}, {kNormNames[1], BlockNorm::L2}});
+         }},
+    {.method = NM,
+     .key = "n",
+     .kind = ParameterKind::Integer,
+     .label = "Keep N",
+     .help = "kept per group (default 2)",
+     .range = {0.0, kInfinite},
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.n; },
+     .set = [](SparsifierConfig &c, const ParameterValue &v) { c.n = std::get<std::int64_t>(v); }},
+    {.method = NM,
+     .key = "m",
+     .kind = ParameterKind::Integer,
+     .label = "of every M",
+     .help = "group size along the last dim (default 4)",
+     .range = {1.0, kInfinite},
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.m; },
+     .set = [](SparsifierConfig &c, const ParameterValue &v) { c.m = std::get<std::int64_t>(v); }},
+    {.method = RowNorm,
+     .key = "keep",
+     .kind = ParameterKind::Number,
+     .label = "Rows kept (by L2 norm)",
+     .help = "fraction of rows kept (default 0.5)",
+     .range = {0.0, 1.0},
+     .get = [](const SparsifierConfig &c) -> std::optional<ParameterValue> { return c.keep; },
+     .set = [](SparsifierConfig &c, const ParameterValue &v) { c.keep = std::get<double>(v); }},
 };
+
+std::string numberText(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
 
 } // namespace
 
@@ -59,6 +113,27 @@ const SparsifierParameter *parameterOf(std::string_view key)
 {
     const auto found = std::ranges::find(kParameters, key, &SparsifierParameter::key);
     return found == std::end(kParameters) ? nullptr : found;
+}
+
+void requireInRange(const SparsifierParameter &parameter, const SparsifierConfig &config)
+{
+    if (parameter.kind == ParameterKind::Text)
+        return;
+    const auto value = parameter.get(config);
+    if (!value)
+        return;
+    const double x =
+        parameter.kind == ParameterKind::Number ? std::get<double>(*value) : static_cast<double>(std::get<std::int64_t>(*value));
+    const auto &[least, most] = parameter.range;
+    if (x >= least && x <= most) // false for NaN
+        return;
+    const std::string actual =
+        parameter.kind == ParameterKind::Number ? numberText(x) : std::to_string(std::get<std::int64_t>(*value));
+    const std::string kind = parameter.kind == ParameterKind::Number ? "a number " : "";
+    throw errors::mustBe(parameter.key,
+                         std::isinf(most) ? "be " + kind + ">= " + numberText(least)
+                                          : "be in [" + numberText(least) + ", " + numberText(most) + "]",
+                         actual);
 }
 
 std::string flagOf(const SparsifierParameter &parameter)

@@ -4,6 +4,8 @@
 // model passes QAbstractItemModelTester.
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/scheduler.h"
+#include "core/sparsify/sparsifier_methods.h"
+#include "core/sparsify/sparsifier_parameters.h"
 #include "ui/document/tensor_document.h"
 #include "ui/models/sparsify_report_model.h"
 #include "ui/panels/sparsifier_panel.h"
@@ -32,6 +34,8 @@ private slots:
     void recipeThatDoesNotFitIsExplained();
     void scheduleLevelBecomesTheSparsityLevel();
     void widgetsFollowTheDocument();
+    void everyParameterOfTheTableHasAField();
+    void blockAndOptionalZerosAreEdited();
     void exportSettingsUndoAndRedo();
     void datasetOwnRecipeOverridesTheShared();
 
@@ -174,6 +178,95 @@ void TestSparsifierPanel::widgetsFollowTheDocument()
     m_document->changeThreshold(0.75);
     QCOMPARE(child<QComboBox>("sparsifier.method")->currentText(), QStringLiteral("threshold"));
     QCOMPARE(child<QDoubleSpinBox>("sparsifier.threshold")->value(), 0.75);
+}
+
+void TestSparsifierPanel::everyParameterOfTheTableHasAField()
+{
+    // The panel's fields are built from core/sparsify/sparsifier_parameters.h: each parameter
+    // has one, and a recipe set in the document shows in its method's fields.
+    core::SparsifierConfig recipe;
+    recipe.threshold = 0.625;
+    recipe.sparsityLevel = 0.25;
+    recipe.blockRows = 2;
+    recipe.blockCols = 2;
+    recipe.zerosPerBlock = 3;
+    recipe.norm = core::BlockNorm::L2;
+    recipe.n = 1;
+    recipe.m = 2;
+    recipe.keep = 0.75;
+    for (const auto &facts : core::kSparsifierMethods) {
+        recipe.method = facts.method;
+        m_document->changeSparsifier(recipe);
+        QCOMPARE(child<QComboBox>("sparsifier.method")->currentText(), QString::fromUtf8(facts.name.data()));
+        for (const auto &parameter : core::sparsifierParameters()) {
+            if (parameter.method != facts.method)
+                continue;
+            const QString name = QStringLiteral("sparsifier.") + QString::fromUtf8(parameter.key.data());
+            auto *editor = m_panel->findChild<QWidget *>(name);
+            QVERIFY2(editor, qPrintable(name));
+            QVERIFY2(editor->isVisibleTo(m_panel) || !m_panel->isVisible(), qPrintable(name));
+            QString shown;
+            if (auto *number = qobject_cast<QDoubleSpinBox *>(editor))
+                shown = QString::number(number->value());
+            else if (auto *integer = qobject_cast<QSpinBox *>(editor))
+                shown = QString::number(integer->value());
+            else if (auto *choice = qobject_cast<QComboBox *>(editor))
+                shown = choice->currentText();
+            else if (auto *line = qobject_cast<QLineEdit *>(editor))
+                shown = line->text();
+            const auto value = *parameter.get(recipe);
+            const QString expected = std::visit(
+                [](const auto &v) {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>)
+                        return QString::fromStdString(v);
+                    else
+                        return QString::number(v);
+                },
+                value);
+            QCOMPARE(shown, expected);
+        }
+        // The fields give back the recipe they show, after another method and back.
+        const auto count = m_document->undoStack()->count();
+        auto *method = child<QComboBox>("sparsifier.method");
+        method->setCurrentIndex(method->currentIndex() % method->count() + 1 == method->count() ? 1 : method->currentIndex() + 1);
+        method->setCurrentText(QString::fromUtf8(facts.name.data()));
+        QCOMPARE(m_document->undoStack()->count(), count + 2);
+        for (const auto &parameter : core::sparsifierParameters())
+            if (parameter.method == facts.method)
+                QVERIFY2(parameter.get(*m_document->sparsifier()) == parameter.get(recipe), parameter.key.data());
+    }
+}
+
+void TestSparsifierPanel::blockAndOptionalZerosAreEdited()
+{
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("data-norm"));
+    auto *block = child<QLineEdit>("sparsifier.block");
+    auto *zeros = child<QSpinBox>("sparsifier.zeros_per_block");
+    QCOMPARE(block->text(), QStringLiteral("1x4"));
+    QCOMPARE(zeros->text(), QStringLiteral("whole block")); // unset: PyTorch's default
+    QVERIFY(!m_document->sparsifier()->zerosPerBlock);
+
+    // Typed as a user would: "2x" is not a block yet, and the document keeps 1x4.
+    block->clear();
+    QTest::keyClicks(block, QStringLiteral("2x"));
+    QCOMPARE(m_document->sparsifier()->blockRows, std::int64_t{1});
+    QVERIFY(child<QLabel>("sparsifier.status")->text().contains(QStringLiteral("block must be ROWSxCOLS")));
+    QTest::keyClicks(block, QStringLiteral("2"));
+    QCOMPARE(m_document->sparsifier()->blockRows, std::int64_t{2});
+    QCOMPARE(m_document->sparsifier()->blockCols, std::int64_t{2});
+    QCOMPARE(block->text(), QStringLiteral("2x2"));
+
+    // 0 zeros per block is a value of its own, not the unset default.
+    zeros->setValue(0);
+    QCOMPARE(m_document->sparsifier()->zerosPerBlock, std::optional<std::int64_t>(0));
+    QCOMPARE(m_document->prunedFraction(), 0.0);
+    zeros->setValue(zeros->minimum());
+    QVERIFY(!m_document->sparsifier()->zerosPerBlock);
+
+    // zeros_per_block above the block's 4 values is refused by validate()'s rule between them.
+    zeros->setValue(5);
+    QCOMPARE(m_document->sparsifier()->zerosPerBlock, std::optional<std::int64_t>());
+    QVERIFY(child<QLabel>("sparsifier.status")->text().contains(QStringLiteral("at most the block size 4")));
 }
 
 void TestSparsifierPanel::exportSettingsUndoAndRedo()

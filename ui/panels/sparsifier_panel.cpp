@@ -4,10 +4,10 @@
 #include "core/util/errors.h"
 #include "ui/document/tensor_document.h"
 #include "ui/models/sparsify_report_model.h"
+#include "ui/panels/sparsifier_parameter_field.h"
 #include "ui/views/schedule_chart.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -27,30 +27,9 @@ namespace {
 
 using core::SparsifierMethod;
 
-// Fields, for grouping edits into undo steps.
-enum Field {
-    MethodField,
-    ThresholdField,
-    LevelField,
-    BlockRowsField,
-    BlockColsField,
-    ZerosField,
-    NormField,
-    NField,
-    MField,
-    KeepField,
-    ScheduleField
-};
-
-QDoubleSpinBox *fractionBox(const QString &name)
-{
-    auto *box = new QDoubleSpinBox;
-    box->setObjectName(name);
-    box->setRange(0.0, 1.0);
-    box->setDecimals(3);
-    box->setSingleStep(0.05);
-    return box;
-}
+// Edits of the same field join one undo step: the method is field -1, a parameter its index
+// in the parameter table.
+constexpr int kMethodField = -1;
 
 QSpinBox *countBox(const QString &name, int minimum, int maximum)
 {
@@ -78,10 +57,8 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     for (const auto &facts : core::kSparsifierMethods) // in the table's order: its index + 1
         m_method->addItem(QString::fromUtf8(facts.name.data(), static_cast<int>(facts.name.size())));
     m_pages = new QStackedWidget;
-    m_pages->addWidget(thresholdPage());
-    m_pages->addWidget(dataNormPage());
-    m_pages->addWidget(nmPage());
-    m_pages->addWidget(rowNormPage());
+    for (const auto &facts : core::kSparsifierMethods)
+        m_pages->addWidget(methodPage(facts.method));
 
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("sparsifier.status"));
@@ -117,7 +94,7 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     layout->addWidget(m_reportView, 1);
 
     connect(m_scope, &QComboBox::currentIndexChanged, this, [this](int index) { m_document->changeOwnSparsifier(index == 1); });
-    connect(m_method, &QComboBox::currentIndexChanged, this, [this] { edited(MethodField); });
+    connect(m_method, &QComboBox::currentIndexChanged, this, [this] { edited(kMethodField); });
     connect(clear, &QPushButton::clicked, this, [this] { m_document->changeSparsifier(std::nullopt); });
     connect(m_apply, &QPushButton::clicked, this, [this] { m_document->applySparsifier(); });
     connect(document, &TensorDocument::sparsifierChanged, this, &SparsifierPanel::showDocument);
@@ -126,72 +103,22 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     updateSchedule();
 }
 
-QWidget *SparsifierPanel::thresholdPage()
+QWidget *SparsifierPanel::methodPage(core::SparsifierMethod method)
 {
-    m_threshold = new QDoubleSpinBox;
-    m_threshold->setObjectName(QStringLiteral("sparsifier.threshold"));
-    m_threshold->setRange(0.0, 1e12);
-    m_threshold->setDecimals(4);
-    m_threshold->setSingleStep(0.05);
-    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this] { edited(ThresholdField); });
     auto *page = new QWidget;
     auto *form = new QFormLayout(page);
     form->setContentsMargins(0, 0, 0, 0);
-    form->addRow(tr("|x| below T is pruned, T"), m_threshold);
-    return page;
-}
-
-QWidget *SparsifierPanel::dataNormPage()
-{
-    m_level = fractionBox(QStringLiteral("sparsifier.sparsity_level"));
-    m_blockRows = countBox(QStringLiteral("sparsifier.block_rows"), 1, 4096);
-    m_blockCols = countBox(QStringLiteral("sparsifier.block_cols"), 1, 4096);
-    m_zerosPerBlock = countBox(QStringLiteral("sparsifier.zeros_per_block"), 0, 1 << 24);
-    m_zerosPerBlock->setSpecialValueText(tr("whole block"));
-    m_norm = new QComboBox;
-    m_norm->setObjectName(QStringLiteral("sparsifier.norm"));
-    m_norm->addItems({QStringLiteral("L1"), QStringLiteral("L2")});
-    connect(m_level, &QDoubleSpinBox::valueChanged, this, [this] { edited(LevelField); });
-    connect(m_blockRows, &QSpinBox::valueChanged, this, [this] { edited(BlockRowsField); });
-    connect(m_blockCols, &QSpinBox::valueChanged, this, [this] { edited(BlockColsField); });
-    connect(m_zerosPerBlock, &QSpinBox::valueChanged, this, [this] { edited(ZerosField); });
-    connect(m_norm, &QComboBox::currentIndexChanged, this, [this] { edited(NormField); });
-    auto *block = new QHBoxLayout;
-    block->addWidget(m_blockRows);
-    block->addWidget(new QLabel(QStringLiteral("×")));
-    block->addWidget(m_blockCols);
-    auto *page = new QWidget;
-    auto *form = new QFormLayout(page);
-    form->setContentsMargins(0, 0, 0, 0);
-    form->addRow(tr("Sparsity level"), m_level);
-    form->addRow(tr("Block"), block);
-    form->addRow(tr("Zeros per block"), m_zerosPerBlock);
-    form->addRow(tr("Norm"), m_norm);
-    return page;
-}
-
-QWidget *SparsifierPanel::nmPage()
-{
-    m_n = countBox(QStringLiteral("sparsifier.n"), 0, 4096);
-    m_m = countBox(QStringLiteral("sparsifier.m"), 1, 4096);
-    connect(m_n, &QSpinBox::valueChanged, this, [this] { edited(NField); });
-    connect(m_m, &QSpinBox::valueChanged, this, [this] { edited(MField); });
-    auto *page = new QWidget;
-    auto *form = new QFormLayout(page);
-    form->setContentsMargins(0, 0, 0, 0);
-    form->addRow(tr("Keep N"), m_n);
-    form->addRow(tr("of every M"), m_m);
-    return page;
-}
-
-QWidget *SparsifierPanel::rowNormPage()
-{
-    m_keep = fractionBox(QStringLiteral("sparsifier.keep"));
-    connect(m_keep, &QDoubleSpinBox::valueChanged, this, [this] { edited(KeepField); });
-    auto *page = new QWidget;
-    auto *form = new QFormLayout(page);
-    form->setContentsMargins(0, 0, 0, 0);
-    form->addRow(tr("Rows kept (by L2 norm)"), m_keep);
+    const auto parameters = core::sparsifierParameters();
+    for (std::size_t index = 0; index < parameters.size(); ++index) {
+        const auto &parameter = parameters[index];
+        if (parameter.method != method)
+            continue;
+        auto *field = new SparsifierParameterField(parameter);
+        field->showValue(parameter.get(core::SparsifierConfig{})); // its default
+        connect(field, &SparsifierParameterField::edited, this, [this, index] { edited(static_cast<int>(index)); });
+        form->addRow(QString::fromUtf8(parameter.label.data(), static_cast<int>(parameter.label.size())), field);
+        m_fields.push_back(field);
+    }
     return page;
 }
 
@@ -242,18 +169,8 @@ void SparsifierPanel::edited(int field)
         return;
     }
     core::SparsifierConfig config;
-    config.method = core::kSparsifierMethods[methodIndex].method;
-    config.threshold = m_threshold->value();
-    config.sparsityLevel = m_level->value();
-    config.blockRows = m_blockRows->value();
-    config.blockCols = m_blockCols->value();
-    if (m_zerosPerBlock->value() > 0)
-        config.zerosPerBlock = m_zerosPerBlock->value();
-    config.norm = m_norm->currentIndex() == 1 ? core::BlockNorm::L2 : core::BlockNorm::L1;
-    config.n = m_n->value();
-    config.m = m_m->value();
-    config.keep = m_keep->value();
     try {
+        config = recipeOfFields(core::kSparsifierMethods[methodIndex].method);
         config.validate();
     } catch (const core::Error &error) {
         // Not a recipe: say why and leave the document as it is.
@@ -261,16 +178,13 @@ void SparsifierPanel::edited(int field)
         m_status->setText(QString::fromStdString(error.what()));
         return;
     }
-    m_document->changeSparsifier(config, field == MethodField ? -1 : m_gesture);
+    m_document->changeSparsifier(config, field == kMethodField ? -1 : m_gesture);
 }
 
 void SparsifierPanel::showDocument()
 {
     const auto config = m_document->sparsifier().value_or(core::SparsifierConfig{});
-    const QSignalBlocker blockers[] = {
-        QSignalBlocker(m_scope),     QSignalBlocker(m_method),    QSignalBlocker(m_threshold),     QSignalBlocker(m_level),
-        QSignalBlocker(m_blockRows), QSignalBlocker(m_blockCols), QSignalBlocker(m_zerosPerBlock), QSignalBlocker(m_norm),
-        QSignalBlocker(m_n),         QSignalBlocker(m_m),         QSignalBlocker(m_keep)};
+    const QSignalBlocker blockers[] = {QSignalBlocker(m_scope), QSignalBlocker(m_method)};
     int methodIndex = 0;
     if (m_document->sparsifier())
         for (int i = 0; i < static_cast<int>(std::size(core::kSparsifierMethods)); ++i)
@@ -293,16 +207,12 @@ void SparsifierPanel::showDocument()
                                              page == m_pages->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
     m_pages->adjustSize();
     m_pages->setEnabled(methodIndex > 0);
-    m_threshold->setValue(config.threshold);
-    m_level->setValue(config.sparsityLevel);
-    m_blockRows->setValue(static_cast<int>(config.blockRows));
-    m_blockCols->setValue(static_cast<int>(config.blockCols));
-    m_zerosPerBlock->setValue(static_cast<int>(config.zerosPerBlock.value_or(0)));
-    m_norm->setCurrentIndex(config.norm == core::BlockNorm::L2 ? 1 : 0);
-    m_n->setValue(static_cast<int>(config.n));
-    m_m->setValue(static_cast<int>(config.m));
-    m_keep->setValue(config.keep);
-    m_useLevel->setEnabled(methodIndex == 2 || methodIndex == 4);
+    // The recipe's method's fields show its values; another method's keep theirs, so switching
+    // methods and back finds them as they were.
+    for (auto *field : m_fields)
+        if (field->parameter().method == config.method)
+            field->showValue(field->parameter().get(config));
+    m_useLevel->setEnabled(methodIndex > 0 && core::kSparsifierMethods[methodIndex - 1].level != core::LevelRule::None);
 
     const bool error = !m_document->previewError().isEmpty();
     m_status->setStyleSheet(error ? QStringLiteral("color: #b00020") : QString());
@@ -344,13 +254,30 @@ void SparsifierPanel::useScheduleLevel()
     if (methodIndex < 0)
         return;
     core::SparsifierConfig config;
-    config.method = core::kSparsifierMethods[methodIndex].method;
-    config.sparsityLevel = m_level->value();
-    config.keep = m_keep->value();
+    try {
+        config = recipeOfFields(core::kSparsifierMethods[methodIndex].method);
+    } catch (const core::Error &) {
+        return; // the status line says why
+    }
     if (!core::applyScheduleLevel(config, level))
         return;
-    m_level->setValue(config.sparsityLevel);
-    m_keep->setValue(config.keep);
+    // Through the fields, as if typed: an edit of the field the level sets.
+    for (auto *field : m_fields)
+        if (field->parameter().method == config.method && field->value() != field->parameter().get(config)) {
+            field->showValue(field->parameter().get(config));
+            emit field->edited();
+        }
+}
+
+core::SparsifierConfig SparsifierPanel::recipeOfFields(core::SparsifierMethod method) const
+{
+    core::SparsifierConfig config;
+    config.method = method;
+    for (const auto *field : m_fields)
+        if (field->parameter().method == method)
+            if (const auto value = field->value())
+                field->parameter().set(config, *value);
+    return config;
 }
 
 } // namespace sparsity::ui

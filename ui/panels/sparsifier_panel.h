@@ -5,10 +5,12 @@
 // chosen step can be taken as the sparsity level, Apply (undoable) and the report of what was
 // applied. Every edit goes to the document as a command (one undo step per edited field);
 // the widgets follow the document, so undo and the histogram drag update them.
+#include "core/sparsify/sparsifier_config.h"
+
 #include <QWidget>
+#include <vector>
 
 class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -19,6 +21,7 @@ class QTableView;
 namespace sparsity::ui {
 
 class ScheduleChart;
+class SparsifierParameterField;
 class SparsifyReportModel;
 class TensorDocument;
 
@@ -31,16 +34,16 @@ public:
     SparsifyReportModel *reportModel() const { return m_report; }
 
 private:
-    QWidget *thresholdPage();
-    QWidget *dataNormPage();
-    QWidget *nmPage();
-    QWidget *rowNormPage();
+    // The method's form: one field per parameter of the table (sparsifier_parameters.h).
+    QWidget *methodPage(core::SparsifierMethod method);
     QWidget *scheduleBox();
     // Sends the widgets' recipe to the document; `field` groups edits into undo steps.
     void edited(int field);
     void showDocument();
     void updateSchedule();
     void useScheduleLevel();
+    // The method's recipe from its fields; the InputError of a field whose text is not a value.
+    core::SparsifierConfig recipeOfFields(core::SparsifierMethod method) const;
 
     TensorDocument *m_document;
     int m_lastField = -1, m_gesture = -1;
@@ -48,9 +51,7 @@ private:
     QLabel *m_ownRecipes;
     QComboBox *m_method;
     QStackedWidget *m_pages;
-    QDoubleSpinBox *m_threshold, *m_level, *m_keep;
-    QSpinBox *m_blockRows, *m_blockCols, *m_zerosPerBlock, *m_n, *m_m;
-    QComboBox *m_norm;
+    std::vector<SparsifierParameterField *> m_fields; // every method's, in the table's order
     QLineEdit *m_schedule;
     QSpinBox *m_scheduleSteps, *m_atStep;
     QLabel *m_scheduleStatus;

@@ -1,0 +1,111 @@
+#include "ui/panels/sparsifier_parameter_field.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace sparsity::ui {
+namespace {
+
+using core::ParameterKind;
+
+QString text(std::string_view view) { return QString::fromUtf8(view.data(), static_cast<int>(view.size())); }
+
+// A spin box's bound for a range's end: spin boxes need a finite one.
+double finiteBound(double bound, double largest) { return std::isinf(bound) ? std::copysign(largest, bound) : bound; }
+
+QWidget *editorFor(const core::SparsifierParameter &parameter)
+{
+    const bool optional = !parameter.unsetMeaning.empty();
+    switch (parameter.kind) {
+    case ParameterKind::Number: {
+        auto *box = new QDoubleSpinBox;
+        // A fraction in [0, 1] steps by 5 %; other numbers (a threshold) need finer digits.
+        const bool fraction = parameter.range.least == 0.0 && parameter.range.most == 1.0;
+        box->setDecimals(fraction ? 3 : 4);
+        box->setSingleStep(0.05);
+        box->setRange(finiteBound(parameter.range.least, 1e12), finiteBound(parameter.range.most, 1e12));
+        return box;
+    }
+    case ParameterKind::Integer: {
+        auto *box = new QSpinBox;
+        const int least = static_cast<int>(finiteBound(parameter.range.least, INT_MIN + 1.0));
+        // An optional parameter's unset meaning is the value below the range, as Qt's special value text.
+        box->setRange(optional ? least - 1 : least, static_cast<int>(finiteBound(parameter.range.most, INT_MAX)));
+        if (optional)
+            box->setSpecialValueText(text(parameter.unsetMeaning));
+        return box;
+    }
+    case ParameterKind::Text:
+        if (!parameter.choices.empty()) {
+            auto *box = new QComboBox;
+            for (const auto choice : parameter.choices)
+                box->addItem(text(choice));
+            return box;
+        }
+        return new QLineEdit;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+SparsifierParameterField::SparsifierParameterField(const core::SparsifierParameter &parameter, QWidget *parent)
+    : QWidget(parent), m_parameter(parameter), m_editor(editorFor(parameter))
+{
+    m_editor->setObjectName(QStringLiteral("sparsifier.") + text(parameter.key));
+    setToolTip(text(parameter.help));
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_editor);
+    setFocusProxy(m_editor);
+    if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor))
+        connect(number, &QDoubleSpinBox::valueChanged, this, &SparsifierParameterField::edited);
+    else if (auto *integer = qobject_cast<QSpinBox *>(m_editor))
+        connect(integer, &QSpinBox::valueChanged, this, &SparsifierParameterField::edited);
+    else if (auto *choice = qobject_cast<QComboBox *>(m_editor))
+        connect(choice, &QComboBox::currentIndexChanged, this, &SparsifierParameterField::edited);
+    else if (auto *line = qobject_cast<QLineEdit *>(m_editor))
+        connect(line, &QLineEdit::textEdited, this, &SparsifierParameterField::edited);
+}
+
+std::optional<core::ParameterValue> SparsifierParameterField::value() const
+{
+    if (const auto *number = qobject_cast<QDoubleSpinBox *>(m_editor))
+        return number->value();
+    if (const auto *integer = qobject_cast<QSpinBox *>(m_editor)) {
+        if (!m_parameter.unsetMeaning.empty() && integer->value() == integer->minimum())
+            return std::nullopt;
+        return std::int64_t{integer->value()};
+    }
+    if (const auto *choice = qobject_cast<QComboBox *>(m_editor))
+        return choice->currentText().toStdString();
+    return qobject_cast<QLineEdit *>(m_editor)->text().trimmed().toStdString();
+}
+
+void SparsifierParameterField::showValue(const std::optional<core::ParameterValue> &value)
+{
+    const QSignalBlocker blocker(m_editor);
+    if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor))
+        number->setValue(value ? std::get<double>(*value) : number->minimum());
+    else if (auto *integer = qobject_cast<QSpinBox *>(m_editor))
+        integer->setValue(value ? static_cast<int>(std::clamp<std::int64_t>(std::get<std::int64_t>(*value),
+                                                                             integer->minimum(), integer->maximum()))
+                                : integer->minimum());
+    else if (auto *choice = qobject_cast<QComboBox *>(m_editor))
+        choice->setCurrentText(value ? QString::fromStdString(std::get<std::string>(*value)) : QString());
+    else if (auto *line = qobject_cast<QLineEdit *>(m_editor)) {
+        // Only a different text: setting the same one would move the cursor of a user typing.
+        const QString shown = value ? QString::fromStdString(std::get<std::string>(*value)) : QString();
+        if (line->text().trimmed() != shown)
+            line->setText(shown);
+    }
+}
+
+} // namespace sparsity::ui
