@@ -318,11 +318,22 @@ Tensor readRowSparse(const H5File &file, const ElementInfo &info, ValidationRepo
 
 // The mask child is a dense bool dataset of the full shape, or the data's sparse encoding with
 // bool values and the same index structure (torch.masked's rule for sparse masked tensors).
+InputError maskShapeMisfit(const Shape &data, const Shape &mask)
+{
+    return errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(data),
+                             "got " + shapeToString(mask));
+}
+
+InputError maskPatternMisfit(Layout mask)
+{
+    return errors::invariant("masked_tensor", "M2", "a sparse mask must have the data's layout and index structure",
+                             "mask is " + std::string(layoutName(mask)) + " with a different pattern");
+}
+
 Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
 {
     if (mask.shape() != data.shape())
-        throw errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(data.shape()),
-                                "got " + shapeToString(mask.shape()));
+        throw maskShapeMisfit(data.shape(), mask.shape());
     const auto dataLinear = data.visit([](const auto &t) { return storedLinearIndices(t); });
     const auto maskValues = mask.visit([](const auto &t) { return Buffer<double>(t.values.begin(), t.values.end()); });
     Mask aligned(dataLinear.size());
@@ -342,50 +353,63 @@ Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
     }
     const auto maskLinear = mask.visit([](const auto &t) { return storedLinearIndices(t); });
     if (mask.layout() != data.layout() || maskLinear != dataLinear)
-        throw errors::invariant("masked_tensor", "M2", "a sparse mask must have the data's layout and index structure",
-                                "mask is " + std::string(layoutName(mask.layout())) + " with a different pattern");
+        throw maskPatternMisfit(mask.layout());
     for (std::size_t k = 0; k < aligned.size(); ++k)
         aligned[k] = maskValues[k] != 0.0;
     (void)where;
     return aligned;
 }
 
-// `rows`: rows [begin, end) of a dense masked_tensor with a dense mask (both read by rows).
-Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
+// The layouts a hyperslab of rows reads: dense and CSR, and a masked_tensor of either (its
+// mask is checked as it is read).
+bool layoutReadsRows(const ElementInfo &element) { return element.layout == Layout::Dense || element.layout == Layout::Csr; }
+
+// Whether a masked_tensor's rows are read with the same rows of its mask: a mask of the data's
+// layout, dense or CSR. Each block's mask is then checked against the block's data as a whole
+// read checks the whole (M2: the same pattern, row by row). A dense mask of sparse data is read
+// whole: M3 counts what the whole mask specifies and the data does not store.
+bool maskReadsRowsWith(const ElementInfo &data, const ElementInfo &mask)
+{
+    return !mask.masked && mask.layout == data.layout && layoutReadsRows(data);
+}
+
+// A masked_tensor's mask, described: it exists, bool (or uint8; M4); and the data, read or
+// described before, is not itself masked. The checks a whole read makes between reading the
+// data and reading the mask, in its order.
+ElementInfo requireMaskOf(const H5File &file, const ElementInfo &info, bool dataIsMasked)
 {
     const std::string where = file.where(info.path);
-    Tensor data = readTensor(file, info.path + "/data", report, rows);
     const auto maskInfo = describeElement(file, info.path + "/mask");
     if (!maskInfo)
         throw errors::mustBe(where, "have a bool child 'mask' (masked_tensor)", "none");
     if (maskInfo->dtype != DType::Bool && maskInfo->dtype != DType::UInt8)
         throw InputError(where + ": masked_tensor M4: mask must be bool (or uint8 0/1), but got "
                          + std::string(dtypeName(maskInfo->dtype)));
-    if (data.isMasked())
+    if (dataIsMasked)
         throw errors::mustBe(where + "/data", "be unmasked", "a nested masked_tensor");
-    if (rows) {
-        if (maskInfo->masked || maskInfo->layout != Layout::Dense)
-            throw errors::mustBe(where + " row range read", "target a masked_tensor with a dense mask",
-                                 std::string(layoutName(maskInfo->layout)));
-    }
+    return *maskInfo;
+}
+
+// `rows`: rows [begin, end) of data and mask, where maskReadsRowsWith says they can be.
+Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
+{
+    const std::string where = file.where(info.path);
+    Tensor data = readTensor(file, info.path + "/data", report, rows);
+    const auto maskInfo = requireMaskOf(file, info, data.isMasked());
+    if (rows && !maskReadsRowsWith(info, maskInfo))
+        throw errors::mustBe(where + " row range read", "target a masked_tensor whose mask has its data's layout, dense or csr",
+                             std::string(layoutName(maskInfo.layout)));
     // Shapes are compared whole: a block of a misfit mask could still match the data's block.
-    const bool maskMisfits = rows && maskInfo->shape != info.shape;
+    const bool maskMisfits = rows && maskInfo.shape != info.shape;
     const Tensor mask = maskMisfits ? Tensor() : readTensor(file, info.path + "/mask", nullptr, rows);
     try {
         if (maskMisfits) // what alignMask() says of the whole tensors
-            throw errors::invariant("masked_tensor", "M1", "mask must have the data's shape " + shapeToString(info.shape),
-                                    "got " + shapeToString(maskInfo->shape));
+            throw maskShapeMisfit(info.shape, maskInfo.shape);
         data.setMask(alignMask(data, mask, where));
     } catch (const Error &error) {
         rethrowWithContext(error, where);
     }
     return data;
-}
-
-// The layouts a hyperslab of rows reads (a masked_tensor's mask is checked as it is read).
-bool layoutReadsRows(const ElementInfo &element)
-{
-    return element.masked ? element.layout == Layout::Dense : element.layout == Layout::Dense || element.layout == Layout::Csr;
 }
 
 } // namespace
@@ -398,7 +422,7 @@ bool readableByRows(const H5File &file, const ElementInfo &element)
         return true;
     try {
         const auto mask = describeElement(file, element.path + "/mask");
-        return mask && !mask->masked && mask->layout == Layout::Dense;
+        return mask && maskReadsRowsWith(element, *mask);
     } catch (const Error &) {
         return false;
     }
@@ -408,7 +432,8 @@ Tensor readTensor(const H5File &file, const std::string &path, ValidationReport 
 {
     const ElementInfo info = requireElement(file, path);
     if (rows && !layoutReadsRows(info))
-        throw errors::mustBe(file.where(info.path) + " row range read", "target a dense or csr element, or a dense masked_tensor",
+        throw errors::mustBe(file.where(info.path) + " row range read",
+                             "target a dense or csr element, or a masked_tensor of one",
                              std::string(info.masked ? "a masked " : "") + std::string(layoutName(info.layout)));
     if (info.masked)
         return readMasked(file, info, report, rows);
@@ -464,12 +489,52 @@ Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path,
     return readIndexColumns(indices, entries, dims);
 }
 
+bool rowSparseReadableByRows(const H5File &file, const ElementInfo &element)
+{
+    if (element.layout != Layout::RowSparse)
+        return false;
+    if (!element.masked)
+        return true;
+    try {
+        const auto mask = describeElement(file, element.path + "/mask");
+        return mask && !mask->masked && mask->layout == Layout::RowSparse;
+    } catch (const Error &) {
+        return false;
+    }
+}
+
 RowSparseRowReader::RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report)
 {
     const ElementInfo info = requireElement(file, path);
+    if (!info.masked) {
+        openStored(file, info, report);
+        return;
+    }
+    // A masked_tensor: its data's rows, checked in the order a whole read checks them (readMasked).
+    const auto dataInfo = requireElement(file, info.path + "/data");
+    if (!dataInfo.masked)
+        openStored(file, dataInfo, report);
+    const auto maskInfo = requireMaskOf(file, info, dataInfo.masked);
+    const std::string where = file.where(info.path); // m_where stays the data's, as a whole read names its reads
+    if (maskInfo.masked || maskInfo.layout != Layout::RowSparse)
+        throw errors::mustBe(where + " row range read", "target a masked_tensor whose mask is row_sparse",
+                             maskInfo.masked ? "masked_tensor" : std::string(layoutName(maskInfo.layout)));
+    m_mask = std::make_shared<RowSparseRowReader>(file, maskInfo.path); // its own checks, named by its path
+    try {
+        if (m_mask->m_shape != m_shape)
+            throw maskShapeMisfit(m_shape, m_mask->m_shape);
+        if (!std::ranges::equal(m_mask->m_rows, m_rows))
+            throw maskPatternMisfit(Layout::RowSparse);
+    } catch (const Error &error) {
+        rethrowWithContext(error, where);
+    }
+}
+
+void RowSparseRowReader::openStored(const H5File &file, const ElementInfo &info, ValidationReport *report)
+{
     m_where = file.where(info.path);
     if (info.masked || info.layout != Layout::RowSparse)
-        throw errors::mustBe(m_where + " row range read", "target an unmasked row_sparse element",
+        throw errors::mustBe(m_where + " row range read", "target a row_sparse element, or a masked_tensor of one",
                              info.masked ? "masked_tensor" : std::string(layoutName(info.layout)));
     const auto indices = viewDataset(file, info.path + "/indices");
     auto data = viewDataset(file, info.path + "/data");
@@ -513,7 +578,16 @@ Tensor RowSparseRowReader::readRows(RowRange rows) const
         } catch (const Error &error) {
             rethrowWithContext(error, m_where); // as a whole read names it
         }
-        return Tensor(Storage{std::move(rsp)});
+        if (!m_mask)
+            return Tensor(Storage{std::move(rsp)});
+        // The mask's same stored rows (its pattern is the data's): a byte per stored value.
+        const auto maskRows = m_mask->readRows(rows);
+        Mask mask(rsp.values.size());
+        maskRows.visit([&](const auto &t) {
+            for (std::size_t k = 0; k < mask.size(); ++k)
+                mask[k] = t.values[k] != 0;
+        });
+        return Tensor(Storage{std::move(rsp)}, std::move(mask));
     });
 }
 

@@ -9,12 +9,14 @@
 #include "core/tensor/tensor.h"
 #include "core/util/validation_report.h"
 
+#include <memory>
 #include <optional>
 
 namespace sparsity::core {
 
 // Whether readTensor reads `element` of `file` a range of rows at a time: dense and CSR elements,
-// and masked_tensors of dense data with a dense mask (row_sparse has RowSparseRowReader below).
+// and masked_tensors of dense data with a dense mask or of CSR data with a CSR mask
+// (row_sparse has RowSparseRowReader below).
 // False too when the mask cannot be described: the whole read then reports why.
 bool readableByRows(const H5File &file, const ElementInfo &element);
 
@@ -41,9 +43,15 @@ Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entr
 // be readCooEntries-checked (2-d, and `entries` within them).
 Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path, RowRange entries, std::int64_t dims);
 
+// Whether RowSparseRowReader reads `element`: row_sparse, or a masked_tensor of row_sparse data
+// with a row_sparse mask. False too when the mask cannot be described: the whole read says why.
+bool rowSparseReadableByRows(const H5File &file, const ElementInfo &element);
+
 // Rows of one row_sparse element, a block at a time: its indices are read and checked once (as
 // a whole read checks them), then each block's stored rows are found by binary search and read
-// by hyperslab. A block is a row_sparse tensor of the block's rows, numbered from its first.
+// by hyperslab. A block is a row_sparse tensor of the block's rows, numbered from its first. Of
+// a masked_tensor of row_sparse data and mask, the mask's indices are checked once against the
+// data's (M1, M2, as a whole read checks them), and each block's mask read from the same rows.
 class RowSparseRowReader {
 public:
     RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
@@ -51,12 +59,15 @@ public:
     Tensor readRows(RowRange rows) const;
 
 private:
+    void openStored(const H5File &file, const ElementInfo &info, ValidationReport *report);
+
     H5Handle m_data;
     Shape m_shape, m_dataShape;
     DType m_dtype = DType::Float32;
     std::optional<DType> m_dataDType;
     Buffer<std::int64_t> m_rows; // the stored rows, sorted
     std::string m_where, m_dataWhere;
+    std::shared_ptr<const RowSparseRowReader> m_mask; // a masked_tensor's mask
 };
 
 // Rows of one dense dataset read straight into the caller's buffer (no copy when the stored

@@ -36,7 +36,7 @@ bool plainDense(const std::optional<ElementInfo> &element)
 // readTensor reads rows).
 bool readsByRows(const H5File &file, const ElementInfo &element)
 {
-    return (!element.masked && element.layout == Layout::RowSparse) || readableByRows(file, element);
+    return rowSparseReadableByRows(file, element) || readableByRows(file, element);
 }
 
 // The files a streamed step reads: IN, and the parameter's (a batch's sparsified file, or the
@@ -98,7 +98,7 @@ public:
             m_paramReader.emplace(sources.param(), sources.paramPath);
             noteConversion(&report, m_paramWhere, plan.paramDType);
         } else if (const auto element = requireElement(sources.param(), sources.paramPath);
-                   !plan.paramReadWhole && !element.masked && element.layout == Layout::RowSparse) {
+                   !plan.paramReadWhole && element.layout == Layout::RowSparse) {
             m_paramRowSparse.emplace(sources.param(), sources.paramPath, &report);
         }
         if (sources.previous) {
@@ -326,8 +326,8 @@ private:
     }
 
     // Rows of a parameter that is not plain dense, densified as the whole-tensor step densifies
-    // the whole parameter: read by rows (csr, row_sparse, a dense masked_tensor with a dense
-    // mask), or filled from the parameter read once (its stored values added to 0 in stored
+    // the whole parameter: read by rows (csr, row_sparse, a masked_tensor of dense or csr data
+    // with a mask of its layout), or filled from the parameter read once (its stored values added to 0 in stored
     // order, the bits densifying gives; filledPattern).
     DenseTensor<T> densifiedParamRows(RowRange rows)
     {

@@ -6,7 +6,7 @@
 // every step on it in order, write the block. A parameter or --mask that is not read by rows
 // (coo, csc, sparse masked) is read once and coalesced once, and each block densified from its
 // rows of it, as a gradient read whole fills a block. Gradients read by rows (dense, csr, row_sparse,
-// a dense masked_tensor with a dense mask) are read a block at a time; the others (coo, sparse
+// a masked_tensor of dense, csr or row_sparse data with a mask of its layout) are read a block at a time; the others (coo, sparse
 // masked ones) are read once (a coo gradient's entries, and a masked one's of coo data and mask,
 // divided among the ranks by row, coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's
 // rows of the coalesced pattern, so a block that no gradient touches is copied through without
@@ -34,10 +34,10 @@ struct StepRowPlan {
 };
 
 // By rows on the CPU when the parameter has rows (a plain dense dataset; csr, row_sparse or a
-// dense masked_tensor with a dense mask, read by rows; coo, csc or a sparse masked_tensor, read
-// once; each densified a block at a time), resuming, every state and /last_update are plain
-// dense, and the mask (if any) has the parameter's shape (read by rows, or read once when it is
-// sparse). Shapes are described, not read; a mismatch is left for the step to report.
+// masked_tensor of dense, csr or row_sparse data with a mask of its layout, read by rows; coo, csc or a sparse masked_tensor,
+// read once; each densified a block at a time), resuming, every state and /last_update are plain dense, and the mask (if any) has
+// the parameter's shape (read by rows, or read once when it is sparse). Shapes are described, not read; a mismatch is left for
+// the step to report.
 StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device);
 
 // Runs the steps of `request` by `plan` (byRows) within `budgetBytes` on ranks(), each rank its

@@ -251,7 +251,11 @@ Tensor sliceRows(const Tensor &dense, std::int64_t begin, std::int64_t end)
             shape[0] = end - begin;
             const auto width = numel(t.shape, 1, t.shape.size());
             DenseTensor<ValueOf<decltype(t)>> out{shape, {t.values.begin() + begin * width, t.values.begin() + end * width}};
-            return Tensor(Storage{std::move(out)});
+            if (!dense.isMasked())
+                return Tensor(Storage{std::move(out)});
+            // A masked tensor's rows keep their mask bytes (one per value, dense).
+            const auto &mask = *dense.mask();
+            return Tensor(Storage{std::move(out)}, Mask(mask.begin() + begin * width, mask.begin() + end * width));
         } else {
             throw InternalError("sliceRows: dense storage expected");
         }

@@ -192,7 +192,7 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
 def step_cases(cli, cli_mpi, mpi, work):
     """A dense parameter is stepped by rows, each rank its own: the serial tool's file and
     report for every optimizer and semantics, gradients read by rows (dense, float64 into a
-    float32 parameter, row_sparse, masked) or divided by entries and exchanged (coo, element-wise and
+    float32 parameter, row_sparse, masked of dense, csr or row_sparse data) or divided by entries and exchanged (coo, element-wise and
     embedding-style rows with many duplicates), --mask, --compare, --state-from, a parameter
     with fewer rows than ranks, many blocks (8K) and one per rank (auto); a bad coo index and a
     non-finite coo value found by a later rank: the serial tool's one error line."""
@@ -207,6 +207,14 @@ def step_cases(cli, cli_mpi, mpi, work):
         rows, cols = np.nonzero(dense_p)
         csr["data"], csr["indices"] = dense_p[rows, cols], cols.astype(np.int32)
         csr["indptr"] = np.concatenate([[0], np.cumsum(np.count_nonzero(dense_p, axis=1))]).astype(np.int32)
+        # A masked_tensor of csr data and a csr mask of its pattern: read by rows, data and mask.
+        mcsr = f.create_group("Gmcsr")
+        mcsr.attrs["encoding-type"], mcsr.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        for part, values in (("data", rng.standard_normal(rows.size).astype("float32")), ("mask", rng.random(rows.size) < 0.7)):
+            g = mcsr.create_group(part)
+            g.attrs["encoding-type"], g.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+            g.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
+            g["data"], g["indices"], g["indptr"] = values, csr["indices"][()], csr["indptr"][()]
         f["G"] = rng.standard_normal((1003, 16)).astype("float32")
         f["G64"] = rng.standard_normal((1003, 16))
         f["M"] = rng.random((1003, 16)) < 0.4
@@ -234,6 +242,14 @@ def step_cases(cli, cli_mpi, mpi, work):
         rsp.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
         rsp["indices"] = np.unique(emb_rows[:400])
         rsp["data"] = rng.standard_normal((rsp["indices"].shape[0], 16)).astype("float32")
+        mrsp = f.create_group("Gmrsp")  # a masked_tensor of row_sparse data and mask: read by rows
+        mrsp.attrs["encoding-type"], mrsp.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        for part, values in (("data", rng.standard_normal((rsp["indices"].shape[0], 16)).astype("float32")),
+                             ("mask", rng.random((rsp["indices"].shape[0], 16)) < 0.6)):
+            g = mrsp.create_group(part)
+            g.attrs["encoding-type"], g.attrs["encoding-version"] = "row_sparse", "0.1.0"
+            g.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
+            g["indices"], g["data"] = rsp["indices"][()], values
         masked = f.create_group("Gmasked")  # read by rows: data and mask
         masked.attrs["encoding-type"], masked.attrs["encoding-version"] = "masked_tensor", "0.1.0"
         masked["data"] = rng.standard_normal((1003, 16)).astype("float32")
@@ -286,6 +302,9 @@ def step_cases(cli, cli_mpi, mpi, work):
         # A masked gradient of coo data and mask, each part divided by rows.
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcoo", "--grad", "/Gcoo",
          "--compare", "lazy", "--compare", "dense"],
+        # Masked gradients of csr and of row_sparse data and mask, read by rows.
+        ["--optimizer", "adam", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcsr", "--grad", "/Gmasked",
+         "--grad", "/Gmrsp", "--compare", "lazy", "--compare", "dense"],
         # A coo --mask, read once (each rank its rows).
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo",
          "--compare", "dense"],

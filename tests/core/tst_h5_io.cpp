@@ -38,6 +38,8 @@ private slots:
     void maskedRoundTrip();
     void listingReadsMetadata();
     void rowRangesReadByHyperslab();
+    void maskedRowsAreCheckedAsAWholeRead_data();
+    void maskedRowsAreCheckedAsAWholeRead();
     void cscPanelsWriteWhatWriteTensorWrites_data();
     void cscPanelsWriteWhatWriteTensorWrites();
     void int32IndicesAreCheckedBeforeNarrowing();
@@ -164,6 +166,87 @@ void TestH5Io::rowRangesReadByHyperslab()
     QCOMPARE(csrRows.layout(), Layout::Csr);
     test::compareDense(csrRows, expected);
     QVERIFY_THROWS_EXCEPTION(core::InputError, core::readTensor(file, "/d", nullptr, core::RowRange{30, 41}));
+}
+
+void TestH5Io::maskedRowsAreCheckedAsAWholeRead_data()
+{
+    QTest::addColumn<Layout>("layout");
+    QTest::addRow("csr") << Layout::Csr;
+    QTest::addRow("row_sparse") << Layout::RowSparse;
+}
+
+// A masked_tensor of csr or row_sparse data and a mask of its layout is read by rows (the step's
+// blocks): each block holds the whole read's rows, data and mask, and a mask that does not fit
+// its data (M1 shape, M2 pattern, M4 dtype) is refused with the whole read's message.
+void TestH5Io::maskedRowsAreCheckedAsAWholeRead()
+{
+    QFETCH(Layout, layout);
+    const Shape shape{40, 6};
+    const auto maskedOf = [&](unsigned seed, const Shape &s) {
+        auto dense = test::randomTensor(DType::Float32, s, 0.4, seed);
+        auto sparse = core::toLayout(dense, layout);
+        sparse.setMask(test::randomMask(static_cast<std::size_t>(sparse.storedCount()), 0.5, seed + 1));
+        return sparse;
+    };
+    const auto good = maskedOf(6, shape);
+    {
+        auto file = core::H5File::create(path("masked_rows.h5"));
+        core::writeTensor(file, "/good", good);
+        // Each bad one: the good data with another element's part as its mask.
+        for (const char *bad : {"/m1", "/m2", "/m4"})
+            core::writeTensor(file, bad, good);
+        core::writeTensor(file, "/other_shape", maskedOf(7, {41, 6}));
+        core::writeTensor(file, "/other_pattern", maskedOf(8, shape));
+        const auto swapMask = [&](const char *bad, const std::string &from) {
+            QVERIFY(H5Ldelete(file.id(), (std::string(bad) + "/mask").c_str(), H5P_DEFAULT) >= 0);
+            QVERIFY(H5Lmove(file.id(), from.c_str(), file.id(), (std::string(bad) + "/mask").c_str(), H5P_DEFAULT, H5P_DEFAULT)
+                    >= 0);
+        };
+        swapMask("/m1", "/other_shape/mask");
+        swapMask("/m2", "/other_pattern/mask");
+        swapMask("/m4", "/other_pattern/data");
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("masked_rows.h5"));
+    const auto info = core::requireElement(file, "/good");
+    const auto readRows = [&](const std::string &element, core::RowRange rows) {
+        if (layout == Layout::RowSparse)
+            return core::RowSparseRowReader(file, element).readRows(rows);
+        return core::readTensor(file, element, nullptr, rows);
+    };
+    QVERIFY(layout == Layout::RowSparse ? core::rowSparseReadableByRows(file, info) : core::readableByRows(file, info));
+    // The whole read's rows 13..28, densified: values (0 where unspecified) and mask bytes.
+    const auto wholeDense = core::toLayout(core::readTensor(file, "/good"), Layout::Dense);
+    const auto rows = readRows("/good", {13, 29});
+    QCOMPARE(rows.layout(), layout);
+    QVERIFY(rows.isMasked());
+    const auto rowsDense = core::toLayout(rows, Layout::Dense);
+    const auto valuesOf = [](const core::Tensor &t) { return core::toDenseDouble(t).values; };
+    const auto wholeValues = valuesOf(wholeDense), rowsValues = valuesOf(rowsDense);
+    const std::size_t first = 13 * 6, count = 16 * 6;
+    QCOMPARE(rowsValues.size(), count);
+    QCOMPARE(rowsDense.mask()->size(), count);
+    for (std::size_t k = 0; k < count; ++k) {
+        QCOMPARE((*rowsDense.mask())[k], (*wholeDense.mask())[first + k]);
+        QCOMPARE(rowsValues[k], wholeValues[first + k]);
+    }
+
+    for (const char *bad : {"/m1", "/m2", "/m4"}) {
+        std::string wholeError, rowsError;
+        try {
+            core::readTensor(file, bad);
+        } catch (const core::InputError &error) {
+            wholeError = error.what();
+        }
+        try {
+            // the first block: a block's own rows fit, what the whole does not
+            readRows(bad, {0, 1});
+        } catch (const core::InputError &error) {
+            rowsError = error.what();
+        }
+        QVERIFY2(!wholeError.empty(), bad);
+        QCOMPARE(QString::fromStdString(rowsError), QString::fromStdString(wholeError));
+    }
 }
 
 void TestH5Io::cscPanelsWriteWhatWriteTensorWrites_data()

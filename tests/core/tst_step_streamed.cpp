@@ -2,7 +2,7 @@
 // replaces (stepEachRun on the densified parameter, in memory), byte for byte: every golden case
 // of tests/data/golden/optim.h5, with every other semantics that can run compared, the parameter
 // stored as each layout (dense, csr, row_sparse, coo with duplicates and a lone -0, csc, a
-// masked_tensor of coo data), the mask (where a case has one) stored dense and as coo, one row
+// masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense and as coo, one row
 // per block and the default budget. The whole step reads its inputs from the same file. Where
 // it fails, the streamed one fails with the same message and writes nothing.
 #include "core/io/h5_writer.h"
@@ -29,12 +29,28 @@ private slots:
 
 namespace {
 
-enum class ParamLayout { Dense, Csr, RowSparse, CooWithDuplicates, Csc, MaskedCoo };
+enum class ParamLayout { Dense, Csr, RowSparse, CooWithDuplicates, Csc, MaskedCoo, MaskedCsr, MaskedRowSparse };
 
 const std::pair<ParamLayout, const char *> kParamLayouts[] = {
-    {ParamLayout::Dense, "dense"},           {ParamLayout::Csr, "csr"}, {ParamLayout::RowSparse, "row_sparse"},
-    {ParamLayout::CooWithDuplicates, "coo"}, {ParamLayout::Csc, "csc"}, {ParamLayout::MaskedCoo, "masked_coo"},
+    {ParamLayout::Dense, "dense"},
+    {ParamLayout::Csr, "csr"},
+    {ParamLayout::RowSparse, "row_sparse"},
+    {ParamLayout::CooWithDuplicates, "coo"},
+    {ParamLayout::Csc, "csc"},
+    {ParamLayout::MaskedCoo, "masked_coo"},
+    {ParamLayout::MaskedCsr, "masked_csr"},
+    {ParamLayout::MaskedRowSparse, "masked_row_sparse"},
 };
+
+// `sparse` as a masked_tensor whose mask leaves every third stored element unspecified.
+core::Tensor withEveryThirdUnspecified(core::Tensor sparse)
+{
+    core::Mask mask(static_cast<std::size_t>(sparse.storedCount()));
+    for (std::size_t k = 0; k < mask.size(); ++k)
+        mask[k] = k % 3 != 1;
+    sparse.setMask(std::move(mask));
+    return sparse;
+}
 
 // The golden parameter stored as `layout`. The coo one stores each element as two entries (a
 // half, then the rest, in reverse order of elements) and a -0 of its own for the last element
@@ -67,13 +83,12 @@ core::Tensor storedAs(const core::DenseTensor<float> &dense, ParamLayout layout)
         values.push_back(-0.0f);
         return core::Tensor(core::Storage{core::cooFromLinear<float>(dense.shape, linear, values)});
     }
-    case ParamLayout::MaskedCoo: {
-        const auto coo = core::denseToCoo(dense);
-        core::Mask mask(static_cast<std::size_t>(coo.nnz));
-        for (std::size_t k = 0; k < mask.size(); ++k)
-            mask[k] = k % 3 != 1;
-        return core::Tensor(core::Storage{coo}, std::move(mask));
-    }
+    case ParamLayout::MaskedCoo:
+        return withEveryThirdUnspecified(core::Tensor(core::Storage{core::denseToCoo(dense)}));
+    case ParamLayout::MaskedCsr: // read by rows, data and mask
+        return withEveryThirdUnspecified(core::Tensor(core::Storage{core::denseToCompressed(dense, core::CompressedAxis::Row)}));
+    case ParamLayout::MaskedRowSparse:
+        return withEveryThirdUnspecified(core::Tensor(core::Storage{core::denseToRowSparse(dense)}));
     }
     return {};
 }

@@ -92,15 +92,14 @@ std::optional<core::ParameterValue> SparsifierParameterField::value() const
 void SparsifierParameterField::showValue(const std::optional<core::ParameterValue> &value)
 {
     const QSignalBlocker blocker(m_editor);
-    if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor))
+    if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor)) {
         number->setValue(value ? std::get<double>(*value) : number->minimum());
-    else if (auto *integer = qobject_cast<QSpinBox *>(m_editor))
-        integer->setValue(value ? static_cast<int>(std::clamp<std::int64_t>(std::get<std::int64_t>(*value),
-                                                                             integer->minimum(), integer->maximum()))
-                                : integer->minimum());
-    else if (auto *choice = qobject_cast<QComboBox *>(m_editor))
+    } else if (auto *integer = qobject_cast<QSpinBox *>(m_editor)) {
+        const std::int64_t least = integer->minimum(), most = integer->maximum();
+        integer->setValue(static_cast<int>(value ? std::clamp(std::get<std::int64_t>(*value), least, most) : least));
+    } else if (auto *choice = qobject_cast<QComboBox *>(m_editor)) {
         choice->setCurrentText(value ? QString::fromStdString(std::get<std::string>(*value)) : QString());
-    else if (auto *line = qobject_cast<QLineEdit *>(m_editor)) {
+    } else if (auto *line = qobject_cast<QLineEdit *>(m_editor)) {
         // Only a different text: setting the same one would move the cursor of a user typing.
         const QString shown = value ? QString::fromStdString(std::get<std::string>(*value)) : QString();
         if (line->text().trimmed() != shown)
