@@ -154,13 +154,20 @@ Tensor readDense(const H5File &file, const ElementInfo &info, ValidationReport *
     });
 }
 
-Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
+// A compressed element's three datasets, opened: their ranks and lengths checked (I4) and the
+// conversion of its values noted, as every read of it begins.
+struct CompressedParts {
+    DatasetView data, indices, indptr;
+    std::string where, tag;
+};
+
+CompressedParts openCompressed(const H5File &file, const ElementInfo &info, ValidationReport *report)
 {
-    const auto data = viewDataset(file, info.path + "/data");
-    const auto indices = viewDataset(file, info.path + "/indices");
-    const auto indptr = viewDataset(file, info.path + "/indptr");
-    const std::string where = file.where(info.path);
-    const std::string tag = info.layout == Layout::Csr ? "CSR" : "CSC";
+    CompressedParts parts{viewDataset(file, info.path + "/data"), viewDataset(file, info.path + "/indices"),
+                          viewDataset(file, info.path + "/indptr"), file.where(info.path),
+                          info.layout == Layout::Csr ? "CSR" : "CSC"};
+    const auto &data = parts.data, &indices = parts.indices, &indptr = parts.indptr;
+    const auto &where = parts.where, &tag = parts.tag;
     if (data.shape.size() != 1 || indices.shape.size() != 1 || indptr.shape.size() != 1)
         rethrowWithContext(errors::invariant(tag, "I4", "data, indices and indptr must be 1-d",
                                              "got " + shapeToString(data.shape) + ", " + shapeToString(indices.shape) + ", "
@@ -171,6 +178,15 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
                                              "got " + std::to_string(data.shape[0]) + " and " + std::to_string(indices.shape[0])),
                            where);
     noteConversion(report, where, info.dtype);
+    return parts;
+}
+
+Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
+{
+    // Named, not bound: clang 14 (the fuzz build) does not let lambdas capture bindings.
+    const auto parts = openCompressed(file, info, report);
+    const auto &data = parts.data, &indices = parts.indices, &indptr = parts.indptr;
+    const auto &where = parts.where, &tag = parts.tag;
     return withComputeType(info.dtype, [&](auto typeTag) {
         using T = decltype(typeTag);
         CompressedTensor<T> c;
@@ -366,8 +382,9 @@ bool layoutReadsRows(const ElementInfo &element) { return element.layout == Layo
 
 // Whether a masked_tensor's rows are read with the same rows of its mask: a mask of the data's
 // layout, dense or CSR. Each block's mask is then checked against the block's data as a whole
-// read checks the whole (M2: the same pattern, row by row). A dense mask of sparse data is read
-// whole: M3 counts what the whole mask specifies and the data does not store.
+// read checks the whole (M2: the same pattern, row by row; a file with two defects, M2 in an
+// early block and a broken index in a later one, is refused for the one its first block meets). A dense mask of sparse data is
+// read whole: M3 counts what the whole mask specifies and the data does not store.
 bool maskReadsRowsWith(const ElementInfo &data, const ElementInfo &mask)
 {
     return !mask.masked && mask.layout == data.layout && layoutReadsRows(data);
@@ -478,6 +495,60 @@ Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entr
     return readCoo(file, requireCoo(file, path), report, entries);
 }
 
+CompressedOutline readCompressedOutline(const H5File &file, const std::string &path, ValidationReport *report)
+{
+    const auto info = requireElement(file, path);
+    if (info.masked || (info.layout != Layout::Csr && info.layout != Layout::Csc))
+        throw InternalError("readCompressedOutline: a csr or csc element");
+    const auto parts = openCompressed(file, info, report);
+    CompressedOutline outline{
+        info.shape, info.layout == Layout::Csr ? CompressedAxis::Row : CompressedAxis::Column, {}, parts.where, parts.tag};
+    // A whole read reads the three parts before it checks them: the types of the indices and
+    // values are refused first, as there.
+    outline.indptr = readIndices(parts.indptr);
+    requireIntegerIndices(parts.indices);
+    if (!parts.data.dtype)
+        throw errors::mustBe(parts.data.where, "be a numeric dataset", "a non-numeric type");
+    try {
+        validateCompressedOutline(parts.tag, outline.shape, outline.axis, outline.indptr, parts.indices.shape[0],
+                                  parts.data.shape[0]);
+    } catch (const Error &error) {
+        rethrowWithContext(error, parts.where);
+    }
+    return outline;
+}
+
+Buffer<std::int64_t> readCompressedIndices(const H5File &file, const std::string &path, RowRange entries)
+{
+    const auto indices = viewDataset(file, requireElement(file, path).path + "/indices");
+    if (indices.shape.size() != 1 || entries.begin < 0 || entries.end < entries.begin || entries.end > indices.shape[0])
+        throw InternalError("readCompressedIndices: entries of an element whose outline was read");
+    return readIndices(indices, entries);
+}
+
+Tensor readCompressedSlices(const H5File &file, const std::string &path, const CompressedOutline &outline, RowRange slices)
+{
+    const auto info = requireElement(file, path);
+    const auto parts = openCompressed(file, info, nullptr);
+    const auto majors = static_cast<std::int64_t>(outline.indptr.size()) - 1;
+    if (slices.begin < 0 || slices.end < slices.begin || slices.end > majors)
+        throw InternalError("readCompressedSlices: slices within the outline's");
+    const RowRange entries{outline.indptr[at(slices.begin)], outline.indptr[at(slices.end)]};
+    return withComputeType(info.dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        CompressedTensor<T> c;
+        c.shape = outline.shape;
+        c.axis = outline.axis;
+        (c.axis == CompressedAxis::Row ? c.shape[0] : c.shape[1]) = slices.count();
+        c.indptr = Buffer<std::int64_t>(outline.indptr.begin() + slices.begin, outline.indptr.begin() + slices.end + 1);
+        for (auto &p : c.indptr)
+            p -= entries.begin;
+        c.indices = readIndices(parts.indices, entries);
+        c.values = readValues<T>(parts.data, entries);
+        return Tensor(Storage{std::move(c)});
+    });
+}
+
 Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path, RowRange entries, std::int64_t dims)
 {
     const auto info = requireCoo(file, path);
@@ -544,6 +615,10 @@ void RowSparseRowReader::openStored(const H5File &file, const ElementInfo &info,
     try {
         checkRowSparseShapes(m_shape, indices, data);
         m_rows = readIndices(indices);
+        // Where a whole read reads the values (before the rows' checks and a mask's): their type
+        // is refused here, not only when a block with stored rows reads them.
+        if (!data.dtype)
+            throw errors::mustBe(data.where, "be a numeric dataset", "a non-numeric type");
         validateRowSparseRows(m_shape, m_rows);
     } catch (const Error &error) {
         rethrowWithContext(error, m_where);

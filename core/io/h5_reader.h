@@ -5,6 +5,7 @@
 // that converts. Every sparse element is validated against its layout's invariants; an error
 // names "file:/dataset" and the invariant.
 #include "core/io/h5_catalog.h"
+#include "core/tensor/compressed_tensor.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
 #include "core/util/validation_report.h"
@@ -46,6 +47,24 @@ Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path,
 // Whether RowSparseRowReader reads `element`: row_sparse, or a masked_tensor of row_sparse data
 // with a row_sparse mask. False too when the mask cannot be described: the whole read says why.
 bool rowSparseReadableByRows(const H5File &file, const ElementInfo &element);
+
+// A csr or csc element's outline, read and checked as a whole read checks it before its
+// indices (the parts' ranks and lengths, I1 to I5; the conversion of its values noted): its
+// shape and indptr, by which sparsity-mpi divides a csc element's entries among the ranks, a
+// range of columns each.
+struct CompressedOutline {
+    Shape shape;
+    CompressedAxis axis = CompressedAxis::Row;
+    Buffer<std::int64_t> indptr;
+    std::string where, tag; // the element, named as its messages name it; "CSR" or "CSC"
+};
+CompressedOutline readCompressedOutline(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
+// Its indices [begin, end) alone (csc: the rows of those entries), unchecked.
+Buffer<std::int64_t> readCompressedIndices(const H5File &file, const std::string &path, RowRange entries);
+// Its major slices [begin, end) (csc: columns) as stored, in the compute type: a compressed
+// tensor of those slices alone, indptr from 0, not checked further (the caller checks I6 and I7,
+// numbering entries as the whole does: the first slice's entries start at indptr[begin]).
+Tensor readCompressedSlices(const H5File &file, const std::string &path, const CompressedOutline &outline, RowRange slices);
 
 // Rows of one row_sparse element, a block at a time: its indices are read and checked once (as
 // a whole read checks them), then each block's stored rows are found by binary search and read

@@ -577,8 +577,9 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
             grads.push_back(requireElement(sources->input, path));
         if (request.mask)
             mask = requireElement(sources->input, *request.mask);
-        // A plain dense parameter, one that reads by rows (csr, row_sparse, a dense
-        // masked_tensor with a dense mask), or one read once (coo, csc, sparse masked).
+        // A plain dense parameter, one that reads by rows (csr, row_sparse, a masked_tensor of
+        // one of those or dense data with a mask of its layout), or one read once (coo, csc,
+        // other sparse masked ones).
         if (!param || param->dtype == DType::Bool || param->shape.empty() || numel(param->shape) == 0)
             return plan;
         plan.paramDense = plainDense(param);

@@ -16,8 +16,10 @@
 //         breaks only I7 is accepted: it is sorted and duplicates are summed, with a notice.
 #include "core/tensor/buffer.h"
 #include "core/tensor/shape.h"
+#include "core/util/errors.h"
 #include "core/util/validation_report.h"
 
+#include <span>
 #include <string_view>
 
 namespace sparsity::core {
@@ -41,5 +43,20 @@ struct CompressedTensor {
 // Throws InputError citing I1..I6; repairs I7 in place and records a notice in `report`.
 template <class T>
 void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, std::string_view where);
+
+// The checks validateCompressed makes before the indices' values (I1 to I5), of a tensor whose
+// indptr is read and whose indices and values are counted: for a reader that divides the
+// entries (sparsity-mpi) and checks the rest part by part, with the messages below. `tag` is
+// "CSR" or "CSC".
+void validateCompressedOutline(std::string_view tag,
+                               const Shape &shape,
+                               CompressedAxis axis,
+                               std::span<const std::int64_t> indptr,
+                               std::int64_t indices,
+                               std::int64_t values);
+// I6's error for indices[entry] = index outside [0, minor), the entry numbered in the whole.
+InputError compressedIndexOutOfRange(std::string_view tag, std::int64_t minor, std::int64_t entry, std::int64_t index);
+// I7's notice: unsorted or duplicated indices were sorted, `duplicates` summed.
+void noteCanonicalized(ValidationReport *report, std::string_view tag, std::string_view where, std::int64_t duplicates);
 
 } // namespace sparsity::core

@@ -71,46 +71,66 @@ void validateCoo(CooTensor<T> &tensor, bool detectCoalesced, std::int64_t firstE
         throw errors::invariant("COO", "C5", "a coalesced tensor must have sorted unique indices", "they are not");
 }
 
+void validateCompressedOutline(std::string_view tag,
+                               const Shape &shape,
+                               CompressedAxis axis,
+                               std::span<const std::int64_t> indptr,
+                               std::int64_t indices,
+                               std::int64_t values)
+{
+    const std::string name(tag);
+    if (shape.size() != 2)
+        throw errors::invariant(name, "I1", "shape must be 2-d", "got " + shapeToString(shape));
+    checkedNumel(shape);
+    const auto major = axis == CompressedAxis::Row ? shape[0] : shape[1];
+    // Compared as sizes: a major extent of 2^63-1 (a valid shape) has no int64 major + 1.
+    const auto entries = static_cast<std::uint64_t>(major) + 1;
+    if (indptr.size() != entries)
+        throw errors::invariant(name, "I2", "indptr must have " + std::to_string(entries) + " entries",
+                                "got " + str(static_cast<std::int64_t>(indptr.size())));
+    if (indptr[0] != 0)
+        throw errors::invariant(name, "I3", "indptr[0] must be 0", "indptr[0]=" + str(indptr[0]));
+    if (indptr[static_cast<std::size_t>(major)] != indices || values != indices)
+        throw errors::invariant(name, "I4", "indptr[" + str(major) + "], len(indices) and len(data) must agree",
+                                "got " + str(indptr[static_cast<std::size_t>(major)]) + ", " + str(indices) + ", " + str(values));
+    for (std::int64_t i = 0; i < major; ++i) {
+        const auto a = indptr[static_cast<std::size_t>(i)];
+        const auto b = indptr[static_cast<std::size_t>(i + 1)];
+        if (a > b)
+            throw errors::invariant(name, "I5", "indptr must be non-decreasing",
+                                    "indptr[" + str(i) + "]=" + str(a) + " > indptr[" + str(i + 1) + "]=" + str(b));
+    }
+}
+
+InputError compressedIndexOutOfRange(std::string_view tag, std::int64_t minor, std::int64_t entry, std::int64_t index)
+{
+    return errors::invariant(std::string(tag), "I6", "indices must be in [0, " + str(minor) + ")",
+                             "indices[" + str(entry) + "]=" + str(index));
+}
+
+void noteCanonicalized(ValidationReport *report, std::string_view tag, std::string_view where, std::int64_t duplicates)
+{
+    if (report)
+        report->add(Severity::Notice, std::string(tag) + " I7", std::string(where),
+                    "indices were unsorted or duplicated within a slice: sorted, " + str(duplicates) + " duplicates summed");
+}
+
 template <class T>
 void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, std::string_view where)
 {
-    const std::string tag(tensor.layoutTag());
-    if (tensor.shape.size() != 2)
-        throw errors::invariant(tag, "I1", "shape must be 2-d", "got " + shapeToString(tensor.shape));
-    checkedNumel(tensor.shape);
-    const auto major = tensor.majorSize();
+    const auto tag = tensor.layoutTag();
+    validateCompressedOutline(tag, tensor.shape, tensor.axis, tensor.indptr, static_cast<std::int64_t>(tensor.indices.size()),
+                              static_cast<std::int64_t>(tensor.values.size()));
     const auto minor = tensor.minorSize();
-    // Compared as sizes: a major extent of 2^63-1 (a valid shape) has no int64 major + 1.
-    const auto entries = static_cast<std::uint64_t>(major) + 1;
-    if (tensor.indptr.size() != entries)
-        throw errors::invariant(tag, "I2", "indptr must have " + std::to_string(entries) + " entries",
-                                "got " + str(static_cast<std::int64_t>(tensor.indptr.size())));
-    if (tensor.indptr[0] != 0)
-        throw errors::invariant(tag, "I3", "indptr[0] must be 0", "indptr[0]=" + str(tensor.indptr[0]));
-    const auto nnz = static_cast<std::int64_t>(tensor.indices.size());
-    if (tensor.indptr[static_cast<std::size_t>(major)] != nnz || tensor.values.size() != tensor.indices.size())
-        throw errors::invariant(tag, "I4", "indptr[" + str(major) + "], len(indices) and len(data) must agree",
-                                "got " + str(tensor.indptr[static_cast<std::size_t>(major)]) + ", " + str(nnz) + ", "
-                                    + str(static_cast<std::int64_t>(tensor.values.size())));
-    for (std::int64_t i = 0; i < major; ++i) {
-        const auto a = tensor.indptr[static_cast<std::size_t>(i)];
-        const auto b = tensor.indptr[static_cast<std::size_t>(i + 1)];
-        if (a > b)
-            throw errors::invariant(tag, "I5", "indptr must be non-decreasing",
-                                    "indptr[" + str(i) + "]=" + str(a) + " > indptr[" + str(i + 1) + "]=" + str(b));
-    }
-    for (std::int64_t k = 0; k < nnz; ++k) {
+    for (std::int64_t k = 0; k < tensor.nnz(); ++k) {
         const auto j = tensor.indices[static_cast<std::size_t>(k)];
         if (j < 0 || j >= minor)
-            throw errors::invariant(tag, "I6", "indices must be in [0, " + str(minor) + ")", "indices[" + str(k) + "]=" + str(j));
+            throw compressedIndexOutOfRange(tag, minor, k, j);
     }
     if (!compressedIsCanonical(tensor)) {
         const auto before = tensor.nnz();
         canonicalizeCompressed(tensor);
-        if (report)
-            report->add(Severity::Notice, tag + " I7", std::string(where),
-                        "indices were unsorted or duplicated within a slice: sorted, " + str(before - tensor.nnz())
-                            + " duplicates summed");
+        noteCanonicalized(report, tag, where, before - tensor.nnz());
     }
 }
 

@@ -215,6 +215,29 @@ def step_cases(cli, cli_mpi, mpi, work):
             g.attrs["encoding-type"], g.attrs["encoding-version"] = "csr_matrix", "0.1.0"
             g.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
             g["data"], g["indices"], g["indptr"] = values, csr["indices"][()], csr["indptr"][()]
+        # csc: each rank reads the columns whose entries begin in its share, and sends each entry
+        # to its row's rank. /Gcsc_dup's columns are unsorted with duplicates and -0s (I7: the
+        # note counts the whole's); /Gcsc_bad has a row out of range in a late column (found by
+        # a later rank) and /Gcsc_bad2 one in an early column too, which is the one reported.
+        dense_g = rng.standard_normal((1003, 16)).astype("float32") * (rng.random((1003, 16)) < 0.3)
+        per_column = [np.nonzero(dense_g[:, c])[0] for c in range(16)]
+        csc_rows = np.concatenate(per_column)
+        csc_ptr = np.concatenate([[0], np.cumsum([len(r) for r in per_column])])
+        csc_vals = np.concatenate([dense_g[r, c] for c, r in enumerate(per_column)])
+        dup_rows = [np.concatenate([r[::-1], r[:3]]) for r in per_column]
+        dup_vals = [np.concatenate([dense_g[r[::-1], c] * 0.5, -np.zeros(3, "float32")]) for c, r in enumerate(per_column)]
+        bad, bad2 = csc_rows.copy(), csc_rows.copy()
+        bad[-5] = 1010
+        bad2[-5], bad2[40] = 1010, -1
+        for name, rows, ptr, vals in (
+                ("Gcsc", csc_rows, csc_ptr, csc_vals),
+                ("Gcsc_dup", np.concatenate(dup_rows), np.concatenate([[0], np.cumsum([len(r) for r in dup_rows])]),
+                 np.concatenate(dup_vals)),
+                ("Gcsc_bad", bad, csc_ptr, csc_vals), ("Gcsc_bad2", bad2, csc_ptr, csc_vals)):
+            g = f.create_group(name)
+            g.attrs["encoding-type"], g.attrs["encoding-version"] = "csc_matrix", "0.1.0"
+            g.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
+            g["data"], g["indices"], g["indptr"] = vals.astype("float32"), rows.astype(np.int64), ptr.astype(np.int64)
         f["G"] = rng.standard_normal((1003, 16)).astype("float32")
         f["G64"] = rng.standard_normal((1003, 16))
         f["M"] = rng.random((1003, 16)) < 0.4
@@ -305,6 +328,10 @@ def step_cases(cli, cli_mpi, mpi, work):
         # Masked gradients of csr and of row_sparse data and mask, read by rows.
         ["--optimizer", "adam", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcsr", "--grad", "/Gmasked",
          "--grad", "/Gmrsp", "--compare", "lazy", "--compare", "dense"],
+        # csc gradients and a csc parameter, each rank its rows' entries (columns read by share).
+        ["--optimizer", "adam", "--semantics", "lazy", "--param", "/P", "--grad", "/Gcsc", "--grad", "/Gcsc_dup",
+         "--compare", "dense"],
+        ["--optimizer", "adagrad", "--semantics", "dense", "--param", "/Gcsc", "--grad", "/Gcoo", "--grad", "/Gcsc"],
         # A coo --mask, read once (each rank its rows).
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo",
          "--compare", "dense"],
@@ -313,13 +340,14 @@ def step_cases(cli, cli_mpi, mpi, work):
         # 16K: many blocks, and /Gcoo fits, read and coalesced (about 10K); /Gemb's 2000 entries
         # (136 bytes each), /Mcoo's 6400 (17 bytes each, then 12 coalesced) and /Gmcoo's 3000
         # need 600K.
-        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo"} & set(case) else "16K", "auto"):
+        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo", "/Gcsc"} & set(case) else "16K", "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
     # COO gradients are read a share of entries per rank and exchanged: the first bad entry of
     # the whole file is reported, as the serial tool reports it.
-    for grad, limit in (("/Gbad", "600K"), ("/Gnan", "600K"), ("/Gbad1", "40K"), ("/Gmcoo_swapped", "600K")):
+    for grad, limit in (("/Gbad", "600K"), ("/Gnan", "600K"), ("/Gbad1", "40K"), ("/Gmcoo_swapped", "600K"),
+                        ("/Gcsc_bad", "600K"), ("/Gcsc_bad2", "600K")):
         args = ["step", source, "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/G",
                 "--grad", grad, "--memory-limit", limit]
         out = os.path.join(work, "step_never.h5")
@@ -330,6 +358,17 @@ def step_cases(cli, cli_mpi, mpi, work):
             r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out), code=2)
             one_error_line(r, expected[0][len("error: "):], f"step {grad} -np {ranks}")
             check(not os.path.exists(out) and not leftovers(work), f"step {grad} -np {ranks}: output or temporary left")
+    # A csc gradient's unsorted and duplicated rows, found rank by rank: one note, with the whole
+    # file's count of duplicates, as the serial tool gives it.
+    args = ["step", source, "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/Gcsc_dup"]
+    out = os.path.join(work, "step_notes.h5")
+    expected = [line for line in run([cli, *args, "-o", out]).stderr.splitlines() if line.startswith("note:")]
+    check(len(expected) == 1 and "48 duplicates summed" in expected[0], f"csc I7 note: {expected!r}")
+    for ranks in (2, 3):
+        r = run(mpirun(mpi, ranks, cli_mpi, *args, "-o", out))
+        notes = [line for line in r.stderr.splitlines() if line.startswith("note:")]
+        check(notes == expected, f"csc I7 note -np {ranks}: {notes!r}, expected {expected!r}")
+    os.remove(out)
     # A rank holds its own rows' entries (and a round of the exchange): a budget below them is
     # refused. 200K holds them (about 132 KiB a rank at -np 2), where it held a share twice before.
     r = run(mpirun(mpi, 2, cli_mpi, "step", source, "-o", out, "--optimizer", "adagrad", "--semantics", "lazy", "--param",

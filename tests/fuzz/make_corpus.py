@@ -111,6 +111,16 @@ def write_masked_files():
         indices, indptr = np.array([1, 0, 2], dtype=np.int32), np.array([0, 1, 3], dtype=np.int32)
         write_compressed(g.create_group("data"), "csr_matrix", [2, 3], np.array([2.0, -1.0, 5.0]), indices, indptr)
         write_compressed(g.create_group("mask"), "csr_matrix", [2, 3], np.array([True, False, True]), indices, indptr)
+    with h5file("masked_row_sparse.h5") as f:  # read by rows too (RowSparseRowReader)
+        g = f.create_group("w")
+        tag(g, "masked_tensor")
+        for part, values in (("data", np.array([[1, 2], [0, -3]], dtype=np.float32)),
+                             ("mask", np.array([[True, False], [True, True]]))):
+            r = g.create_group(part)
+            tag(r, "row_sparse")
+            r.attrs["shape"] = np.array([5, 2], dtype=np.int64)
+            r["indices"] = np.array([0, 3], dtype=np.int64)
+            r["data"] = values
 
 
 def write_foreign_files():

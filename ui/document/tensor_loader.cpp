@@ -17,7 +17,7 @@ TensorLoad readLoad(const QString &file, const core::ElementInfo &element, std::
     TensorLoad load;
     load.element = {file, QString::fromStdString(element.path)};
     // The overview strip pools plain values only, so a masked table is read whole, however
-    // large (core::readableByRows would take a dense one with a dense mask).
+    // large (core::readableByRows would take one with a mask of its data's layout).
     const bool byRows = !element.masked && core::readableByRows(h5, element);
     load.window = TensorLoader::planWindow(element, byRows, firstRow);
     std::optional<core::RowRange> rows;

@@ -208,9 +208,9 @@ void SparsifierPanel::showDocument()
     m_pages->adjustSize();
     m_pages->setEnabled(methodIndex > 0);
     // The recipe's method's fields show its values; another method's keep theirs, so switching
-    // methods and back finds them as they were.
+    // methods and back finds them as they were. No recipe (Clear): every field its default.
     for (auto *field : m_fields)
-        if (field->parameter().method == config.method)
+        if (!m_document->sparsifier() || field->parameter().method == config.method)
             field->showValue(field->parameter().get(config));
     m_useLevel->setEnabled(methodIndex > 0 && core::kSparsifierMethods[methodIndex - 1].level != core::LevelRule::None);
 
@@ -261,12 +261,16 @@ void SparsifierPanel::useScheduleLevel()
     }
     if (!core::applyScheduleLevel(config, level))
         return;
-    // Through the fields, as if typed: an edit of the field the level sets.
-    for (auto *field : m_fields)
-        if (field->parameter().method == config.method && field->value() != field->parameter().get(config)) {
-            field->showValue(field->parameter().get(config));
+    // Through the fields, as if typed: an edit of the field the level sets, where what it shows
+    // changes (a spin box rounds the level to its decimals).
+    for (auto *field : m_fields) {
+        if (field->parameter().method != config.method)
+            continue;
+        const auto before = field->value();
+        field->showValue(field->parameter().get(config));
+        if (field->value() != before)
             emit field->edited();
-        }
+    }
 }
 
 core::SparsifierConfig SparsifierPanel::recipeOfFields(core::SparsifierMethod method) const

@@ -8,7 +8,6 @@
 #include <QSpinBox>
 #include <algorithm>
 #include <climits>
-#include <cmath>
 
 namespace sparsity::ui {
 namespace {
@@ -17,8 +16,8 @@ using core::ParameterKind;
 
 QString text(std::string_view view) { return QString::fromUtf8(view.data(), static_cast<int>(view.size())); }
 
-// A spin box's bound for a range's end: spin boxes need a finite one.
-double finiteBound(double bound, double largest) { return std::isinf(bound) ? std::copysign(largest, bound) : bound; }
+// A spin box's bound for a range's end: finite, and within [-largest, largest].
+double finiteBound(double bound, double largest) { return std::clamp(bound, -largest, largest); }
 
 QWidget *editorFor(const core::SparsifierParameter &parameter)
 {
@@ -35,7 +34,8 @@ QWidget *editorFor(const core::SparsifierParameter &parameter)
     }
     case ParameterKind::Integer: {
         auto *box = new QSpinBox;
-        const int least = static_cast<int>(finiteBound(parameter.range.least, INT_MIN + 1.0));
+        // One below the least stays an int: the unset meaning's place.
+        const int least = static_cast<int>(finiteBound(parameter.range.least, INT_MAX - 1.0));
         // An optional parameter's unset meaning is the value below the range, as Qt's special value text.
         box->setRange(optional ? least - 1 : least, static_cast<int>(finiteBound(parameter.range.most, INT_MAX)));
         if (optional)

@@ -1,0 +1,27 @@
+#pragma once
+// A CSC element (a gradient, a parameter, a mask) divided among ranks by rows (docs/SCALING.md,
+// "step"): each rank reads the columns whose entries begin in its even share of them, and sends
+// every entry to the rank that owns its row, as coo_rows_exchange.h does for a COO element. The
+// element's checks are a whole read's, with its messages: the outline (I1 to I5) on every rank,
+// the first row index out of range (I6) over every rank's columns, and the notice of unsorted or
+// duplicated rows (I7) with the whole's count.
+#include "core/io/h5_catalog.h"
+#include "core/parallel/rank_group.h"
+#include "core/tensor/tensor.h"
+#include "core/util/validation_report.h"
+
+#include <span>
+
+namespace sparsity::core {
+
+// This rank's rows of the CSC element at `path` as a COO tensor of its shape: its rows' entries
+// in file order (column by column, each column's as stored), so coalescing sums a row's
+// duplicates as a whole read's canonical form does. `rowsOfRanks[r]`: the rows rank r owns,
+// contiguous in rank order. Collective; in a group of more than one rank.
+Tensor cscOfOwnRows(const RankGroup &group,
+                    const H5File &file,
+                    const ElementInfo &element,
+                    std::span<const RowRange> rowsOfRanks,
+                    ValidationReport *report);
+
+} // namespace sparsity::core
