@@ -1,6 +1,7 @@
 #include "app/cli/cli_output.h"
 
 #include "core/parallel/rank_group.h"
+#include "core/tensor/layout.h"
 #include "core/util/memory_budget.h"
 
 #include <cstdio>
@@ -8,6 +9,17 @@
 #include <unistd.h>
 
 namespace sparsity::cli {
+
+std::vector<std::string> layoutChoices(bool withMasked)
+{
+    std::vector<std::string> names;
+    for (const auto &info : core::allLayouts()) {
+        names.emplace_back(info.name);
+        if (withMasked && info.layout == core::Layout::Dense)
+            names.emplace_back("masked"); // a masked_tensor of dense data
+    }
+    return names;
+}
 
 std::string notesText(const core::ValidationReport &report)
 {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace sparsity::cli {
 
@@ -23,6 +24,9 @@ core::ProgressCallback terminalProgress(std::string what);
 
 // --device cpu|cuda|auto on `command`, parsed into `choice` (core's names; another is exit 2).
 CLI::Option *addDeviceOption(CLI::App *command, core::DeviceChoice &choice, const std::string &help);
+// The storage layouts' names (core/tensor/layout.h), and "masked" too where `withMasked`: the
+// choices of a --layout option.
+std::vector<std::string> layoutChoices(bool withMasked);
 // --memory-limit SIZE|auto on `command` (every subcommand has one); `text` starts as "auto".
 CLI::Option *addMemoryLimitOption(CLI::App *command, std::string &text);
 // The budget `text` names, in bytes (auto: core/util/memory_budget.h); whole-tensor reads

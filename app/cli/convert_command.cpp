@@ -40,9 +40,7 @@ void addConvertCommand(CLI::App &app)
     auto *command = app.add_subcommand("convert", "Convert tensors of an HDF5 file to another storage layout");
     command->add_option("IN", options->request.input, "Input HDF5 file")->required();
     command->add_option("OUT", options->request.output, "Output HDF5 file (written atomically)")->required();
-    command->add_option("--layout", options->layout, "Target layout")
-        ->required()
-        ->check(CLI::IsMember({"dense", "coo", "csr", "csc", "row_sparse"}));
+    command->add_option("--layout", options->layout, "Target layout")->required()->check(CLI::IsMember(layoutChoices(false)));
     command->add_option("--dataset", options->request.datasets, "Element to convert (repeatable; default: all)");
     command->add_option("--gzip", options->request.writeOptions.gzipLevel, "gzip level 1-9 (default: none)")
         ->check(CLI::Range(0, 9));

@@ -131,8 +131,7 @@ void addSparsifyCommand(CLI::App &app)
     c->add_option("-o,--output", o->request.output, "Output HDF5 file (written atomically)")->required();
     c->add_option("--method", o->method, methodList([](const auto &) { return true; }))->required();
     c->add_option("--dataset", o->request.datasets, "Element to sparsify (repeatable; default: all)");
-    c->add_option("--layout", o->layout, "Output layout")
-        ->check(CLI::IsMember({"dense", "masked", "coo", "csr", "csc", "row_sparse"}));
+    c->add_option("--layout", o->layout, "Output layout")->check(CLI::IsMember(layoutChoices(true)));
     for (const auto &parameter : core::sparsifierParameters())
         addParameterOption(c, parameter, o->parameters);
     c->add_option("--schedule", o->schedule, "cubic:S0,SF,T0,DT,N[,zero] | linear:S0,SF,T0,T1 | list:L0,L1,...");
