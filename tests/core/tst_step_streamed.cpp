@@ -2,9 +2,11 @@
 // replaces (stepEachRun on the densified parameter, in memory), byte for byte: every golden case
 // of tests/data/golden/optim.h5, with every other semantics that can run compared, the parameter
 // stored as each layout (dense, csr, row_sparse, coo with duplicates and a lone -0, csc, a
-// masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense and as coo, one row
-// per block and the default budget. The whole step reads its inputs from the same file. Where
-// it fails, the streamed one fails with the same message and writes nothing.
+// masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense
+// and as coo, the gradients as the golden file holds them and converted to csr and row_sparse
+// (a masked one stays masked), one row per block and the default budget. The whole step reads
+// its inputs from the same file. Where it fails, the streamed one fails with the same message
+// and writes nothing.
 #include "core/io/h5_writer.h"
 #include "core/optim/semantics_comparison.h"
 #include "core/pipeline/step_file.h"
@@ -108,6 +110,9 @@ void TestStepStreamed::matchesWholeStep_data()
     QTest::addColumn<int>("layout");
     QTest::addColumn<bool>("rowPerBlock");
     QTest::addColumn<bool>("sparseMask");
+    // The gradients as the golden file holds them, or converted (their masks kept) to a layout
+    // read by rows: csr, row_sparse (the parameter dense).
+    QTest::addColumn<QString>("gradLayout");
     const auto golden = core::H5File::openRead(test::kOptimGolden);
     const auto names = test::goldenCaseNames(golden);
     QVERIFY(names.size() >= 15);
@@ -119,7 +124,12 @@ void TestStepStreamed::matchesWholeStep_data()
                     if (hasMask || !sparseMask)
                         QTest::addRow("%s/%s/%s%s", name.c_str(), layoutName, rowPerBlock ? "row" : "default",
                                       sparseMask ? "/coo mask" : "")
-                            << QString::fromStdString(name) << static_cast<int>(layout) << rowPerBlock << sparseMask;
+                            << QString::fromStdString(name) << static_cast<int>(layout) << rowPerBlock << sparseMask << QString();
+        for (const char *gradLayout : {"csr", "row_sparse"})
+            for (const bool rowPerBlock : {true, false})
+                QTest::addRow("%s/dense/%s/grads %s", name.c_str(), rowPerBlock ? "row" : "default", gradLayout)
+                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << rowPerBlock << false
+                    << QString::fromLatin1(gradLayout);
     }
 }
 
@@ -129,6 +139,7 @@ void TestStepStreamed::matchesWholeStep()
     QFETCH(int, layout);
     QFETCH(bool, rowPerBlock);
     QFETCH(bool, sparseMask);
+    QFETCH(QString, gradLayout);
     const auto golden = test::loadGoldenCase(core::H5File::openRead(test::kOptimGolden), name.toStdString());
     QTemporaryDir dir;
     const auto input = dir.filePath("in.h5").toStdString(), output = dir.filePath("out.h5").toStdString();
@@ -144,7 +155,11 @@ void TestStepStreamed::matchesWholeStep()
         core::writeTensor(file, "/param", param);
         for (std::size_t g = 0; g < golden.grads.size(); ++g) {
             request.grads.push_back("/grad" + std::to_string(g));
-            core::writeTensor(file, request.grads.back(), golden.grads[g].tensor);
+            const auto &grad = golden.grads[g].tensor;
+            const auto layout = core::parseLayout(gradLayout.toStdString());
+            if (layout && !core::layoutAcceptsRank(*layout, static_cast<int>(grad.rank())))
+                QSKIP("the gradients have no rows for this layout");
+            core::writeTensor(file, request.grads.back(), layout ? core::toLayout(grad, *layout) : grad);
         }
         if (golden.mask) {
             request.mask = "/mask";
