@@ -3,7 +3,9 @@
 #include "core/optim/rule_dispatch.h"
 #include "core/util/errors.h"
 
+#include <algorithm>
 #include <cmath>
+#include <omp.h>
 
 namespace sparsity::core {
 namespace {
@@ -54,19 +56,52 @@ template <class T>
 void markTouchedRows(const UpdatePattern<T> &p, Buffer<std::int64_t> &lastUpdate, std::int64_t step)
 {
     using Kind = typename UpdatePattern<T>::Kind;
-    if (p.kind == Kind::All)
+    if (p.kind == Kind::All) {
         std::fill(lastUpdate.begin(), lastUpdate.end(), step);
-    else if (p.kind == Kind::Rows)
+    } else if (p.kind == Kind::Rows) {
         for (auto r : p.rows)
             lastUpdate[at(r)] = step;
-    else
-        for (auto i : p.elements)
-            lastUpdate[at(i / p.rowWidth)] = step;
+    } else {
+        // Elements ascend, so their rows do: each thread marks the rows of its run of them, a
+        // row at a time, and leaves a row its run starts inside to the run before.
+        const auto n = static_cast<std::int64_t>(p.elements.size());
+        const auto width = p.rowWidth;
+#pragma omp parallel
+        {
+            const auto threads = static_cast<std::int64_t>(omp_get_num_threads());
+            const auto me = static_cast<std::int64_t>(omp_get_thread_num());
+            auto k = n * me / threads;
+            const auto end = n * (me + 1) / threads;
+            if (k > 0 && k < end) // skip the row the run before ends in
+                for (const auto shared = p.elements[at(k - 1)] / width; k < end && p.elements[at(k)] / width == shared;)
+                    ++k;
+            while (k < end) {
+                const auto row = p.elements[at(k)] / width;
+                lastUpdate[at(row)] = step;
+                k = std::lower_bound(p.elements.begin() + k, p.elements.begin() + end, (row + 1) * width) - p.elements.begin();
+            }
+        }
+    }
+}
+
+// Whether every gradient value of the pattern is finite: a parallel pass, before the serial
+// search for the first that is not.
+template <class T>
+bool allFinite(const UpdatePattern<T> &p)
+{
+    const auto n = static_cast<std::int64_t>(p.values.size());
+    bool finite = true;
+#pragma omp parallel for simd reduction(&& : finite) schedule(static)
+    for (std::int64_t k = 0; k < n; ++k)
+        finite = finite && std::isfinite(p.values[at(k)]);
+    return finite;
 }
 
 template <class T>
 void requireFinite(const UpdatePattern<T> &p, const std::string &gradient, std::int64_t step)
 {
+    if (allFinite(p))
+        return;
     for (std::size_t k = 0; k < p.values.size(); ++k) {
         if (std::isfinite(p.values[k]))
             continue;

@@ -12,6 +12,46 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
+// The masked semantics' pattern: every element `maskValues` holds (nonzero; NaN counts), with
+// `source`'s value there, or 0 where it stores none. In chunks on every thread: each counts its
+// chunk's elements, then fills its own place, so the pattern is the same on any number of
+// threads.
+template <class T, class M>
+void fillMaskedElements(std::span<const M> maskValues, const UpdatePattern<T> &source, UpdatePattern<T> &pattern)
+{
+    const auto count = static_cast<std::int64_t>(maskValues.size());
+    const std::int64_t chunks = std::clamp<std::int64_t>(count / 65536, 1, 256);
+    const auto chunkBegin = [&](std::int64_t c) { return count / chunks * c + std::min(c, count % chunks); };
+    std::vector<std::int64_t> offsets(at(chunks) + 1, 0);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+        std::int64_t held = 0;
+        for (auto i = chunkBegin(c); i < chunkBegin(c + 1); ++i)
+            held += maskValues[at(i)] != M(0);
+        offsets[at(c + 1)] = held;
+    }
+    std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+    pattern.elements = Buffer<std::int64_t>(at(offsets.back()));
+    Buffer<T> values(at(offsets.back()));
+    const auto &elements = source.elements;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+        auto out = offsets[at(c)];
+        const auto end = offsets[at(c + 1)];
+        auto stored = std::lower_bound(elements.begin(), elements.end(), chunkBegin(c));
+        // Both ascend: a merge. Every element is written at `out`, which moves on only past a
+        // held one (no branch on a random mask); the chunk's last place is not written past.
+        for (auto i = chunkBegin(c); i < chunkBegin(c + 1) && out < end; ++i) {
+            while (stored != elements.end() && *stored < i)
+                ++stored;
+            pattern.elements[at(out)] = i;
+            values[at(out)] = stored != elements.end() && *stored == i ? source.values[at(stored - elements.begin())] : T(0);
+            out += maskValues[at(i)] != M(0) ? 1 : 0;
+        }
+    }
+    pattern.own(std::move(values));
+}
+
 template <class T, class U>
 Buffer<T> cast(Buffer<U> &&values)
 {
@@ -227,21 +267,17 @@ UpdatePattern<T> filledPattern(const UpdatePattern<T> &source, Semantics semanti
     if (semantics != Semantics::Masked || !mask || source.kind != Kind::Elements)
         throw InternalError("filledPattern: the dense semantics, or the masked one with a mask and specified elements");
     // The mask decides: every specified element gets the gradient's value there (0 if the
-    // gradient does not store it); stored values outside the mask are ignored.
+    // gradient does not store it); stored values outside the mask are ignored. A dense mask is
+    // read as it is held (a block's, once per step and gradient: no copy of it in doubles).
     pattern.kind = Kind::Elements;
-    const auto &elements = source.elements;
-    const auto maskDense = toDenseDouble(*mask);
-    Buffer<T> values;
-    auto stored = elements.begin();
-    for (std::size_t i = 0; i < maskDense.values.size(); ++i) {
-        if (maskDense.values[i] == 0.0)
-            continue;
-        const auto linear = static_cast<std::int64_t>(i);
-        stored = std::lower_bound(stored, elements.end(), linear); // both ascend: search on from the last
-        pattern.elements.push_back(linear);
-        values.push_back(stored != elements.end() && *stored == linear ? source.values[at(stored - elements.begin())] : T(0));
-    }
-    pattern.own(std::move(values));
+    mask->visit([&](const auto &m) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(m)>, DenseTensor<ValueOf<decltype(m)>>>)
+            fillMaskedElements<T>(std::span(m.values.data(), m.values.size()), source, pattern);
+        else {
+            const auto dense = toDenseDouble(*mask);
+            fillMaskedElements<T>(std::span(dense.values.data(), dense.values.size()), source, pattern);
+        }
+    });
     return pattern;
 }
 

@@ -156,10 +156,10 @@ void TestStepStreamed::matchesWholeStep()
         for (std::size_t g = 0; g < golden.grads.size(); ++g) {
             request.grads.push_back("/grad" + std::to_string(g));
             const auto &grad = golden.grads[g].tensor;
-            const auto layout = core::parseLayout(gradLayout.toStdString());
-            if (layout && !core::layoutAcceptsRank(*layout, static_cast<int>(grad.rank())))
+            const auto stored = core::parseLayout(gradLayout.toStdString());
+            if (stored && !core::layoutAcceptsRank(*stored, static_cast<int>(grad.rank())))
                 QSKIP("the gradients have no rows for this layout");
-            core::writeTensor(file, request.grads.back(), layout ? core::toLayout(grad, *layout) : grad);
+            core::writeTensor(file, request.grads.back(), stored ? core::toLayout(grad, *stored) : grad);
         }
         if (golden.mask) {
             request.mask = "/mask";
