@@ -8,6 +8,7 @@
 #include "test_tensors.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -28,6 +29,7 @@ private slots:
     void csrGradientEqualsCoo();
     void blocksFilledFromAGradientReadWhole();
     void maskDecidesNotStorage();
+    void maskedFillOfManyChunksIsAScan();
     void nanGradientChangesNothing();
     void ruleRefusalsNameTheRule();
     void divergenceCountsRows();
@@ -130,6 +132,53 @@ void TestOptimizerSemantics::csrGradientEqualsCoo()
     const auto viaCoo = runWith(core::toLayout(dense, core::Layout::Coo));
     QVERIFY(runWith(core::toLayout(dense, core::Layout::Csr)) == viaCoo);
     QVERIFY(runWith(core::toLayout(dense, core::Layout::Csc)) == viaCoo);
+}
+
+void TestOptimizerSemantics::maskedFillOfManyChunksIsAScan()
+{
+    // 300,000 elements: the fill runs in chunks on every thread. A mask with NaN (held), -0 and
+    // 0 (not held), and a gradient storing some of the held elements and some others: the
+    // pattern is exactly a one-thread scan's, and a step marks exactly the rows it holds.
+    const std::int64_t rows = 30000, width = 10, count = rows * width;
+    core::DenseTensor<float> maskValues{{rows, width}, core::Buffer<float>(static_cast<std::size_t>(count), 0.0f)};
+    std::vector<std::int64_t> stored;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto h = (i * 2654435761) % 97;
+        maskValues.values[static_cast<std::size_t>(i)] = h < 30 ? 1.0f : h < 33 ? std::nanf("") : h < 36 ? -0.0f : 0.0f;
+        if (h % 7 == 0 && i < count - width * 4000) // rows at the end stay untouched by the gradient
+            stored.push_back(i);
+    }
+    core::CooTensor<float> coo{{rows, width}, 2, static_cast<std::int64_t>(stored.size()), {}, {}, false};
+    coo.indices.resize(2 * stored.size());
+    for (std::size_t k = 0; k < stored.size(); ++k) {
+        coo.indices[k] = stored[k] / width;
+        coo.indices[stored.size() + k] = stored[k] % width;
+        coo.values.push_back(static_cast<float>(k) + 0.5f);
+    }
+    const core::Tensor grad(core::Storage{coo}), mask(core::Storage{maskValues});
+    const auto pattern = core::buildUpdatePattern<float>(grad, Semantics::Masked, &mask);
+
+    std::vector<std::int64_t> expectedElements;
+    std::vector<float> expectedValues;
+    for (std::int64_t i = 0; i < count; ++i) {
+        if (maskValues.values[static_cast<std::size_t>(i)] == 0.0f)
+            continue;
+        expectedElements.push_back(i);
+        const auto at = std::lower_bound(stored.begin(), stored.end(), i);
+        expectedValues.push_back(at != stored.end() && *at == i ? static_cast<float>(at - stored.begin()) + 0.5f : 0.0f);
+    }
+    QCOMPARE((std::vector<std::int64_t>(pattern.elements.begin(), pattern.elements.end())), expectedElements);
+    QCOMPARE((std::vector<float>(pattern.values.begin(), pattern.values.end())), expectedValues);
+
+    core::DenseTensor<float> param{{rows, width}, core::Buffer<float>(static_cast<std::size_t>(count), 1.0f)};
+    auto state = core::initialState<float>(options(core::OptimizerKind::Adagrad, Semantics::Masked), param.shape);
+    core::applyStep(param, state, options(core::OptimizerKind::Adagrad, Semantics::Masked), pattern);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        bool held = false;
+        for (std::int64_t j = 0; j < width; ++j)
+            held = held || maskValues.values[static_cast<std::size_t>(r * width + j)] != 0.0f;
+        QCOMPARE(state.lastUpdate[static_cast<std::size_t>(r)], held ? std::int64_t{1} : std::int64_t{0});
+    }
 }
 
 void TestOptimizerSemantics::blocksFilledFromAGradientReadWhole()
