@@ -55,7 +55,7 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     m_method->setObjectName(QStringLiteral("sparsifier.method"));
     m_method->addItem(tr("(none)"));
     for (const auto &facts : core::kSparsifierMethods) // in the table's order: its index + 1
-        m_method->addItem(QString::fromUtf8(facts.name.data(), static_cast<int>(facts.name.size())));
+        m_method->addItem(QString::fromUtf8(facts.name));
     m_pages = new QStackedWidget;
     for (const auto &facts : core::kSparsifierMethods)
         m_pages->addWidget(methodPage(facts.method));
@@ -116,7 +116,7 @@ QWidget *SparsifierPanel::methodPage(core::SparsifierMethod method)
         auto *field = new SparsifierParameterField(parameter);
         field->showValue(parameter.get(core::SparsifierConfig{})); // its default
         connect(field, &SparsifierParameterField::edited, this, [this, index] { edited(static_cast<int>(index)); });
-        form->addRow(QString::fromUtf8(parameter.label.data(), static_cast<int>(parameter.label.size())), field);
+        form->addRow(QString::fromUtf8(parameter.label), field);
         m_fields.push_back(field);
     }
     return page;

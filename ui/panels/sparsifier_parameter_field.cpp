@@ -14,8 +14,6 @@ namespace {
 
 using core::ParameterKind;
 
-QString text(std::string_view view) { return QString::fromUtf8(view.data(), static_cast<int>(view.size())); }
-
 // A spin box's bound for a range's end: finite, and within [-largest, largest].
 double finiteBound(double bound, double largest) { return std::clamp(bound, -largest, largest); }
 
@@ -39,14 +37,14 @@ QWidget *editorFor(const core::SparsifierParameter &parameter)
         // An optional parameter's unset meaning is the value below the range, as Qt's special value text.
         box->setRange(optional ? least - 1 : least, static_cast<int>(finiteBound(parameter.range.most, INT_MAX)));
         if (optional)
-            box->setSpecialValueText(text(parameter.unsetMeaning));
+            box->setSpecialValueText(QString::fromUtf8(parameter.unsetMeaning));
         return box;
     }
     case ParameterKind::Text:
         if (!parameter.choices.empty()) {
             auto *box = new QComboBox;
             for (const auto choice : parameter.choices)
-                box->addItem(text(choice));
+                box->addItem(QString::fromUtf8(choice));
             return box;
         }
         return new QLineEdit;
@@ -59,8 +57,8 @@ QWidget *editorFor(const core::SparsifierParameter &parameter)
 SparsifierParameterField::SparsifierParameterField(const core::SparsifierParameter &parameter, QWidget *parent)
     : QWidget(parent), m_parameter(parameter), m_editor(editorFor(parameter))
 {
-    m_editor->setObjectName(QStringLiteral("sparsifier.") + text(parameter.key));
-    setToolTip(text(parameter.help));
+    m_editor->setObjectName(QStringLiteral("sparsifier.") + QString::fromUtf8(parameter.key));
+    setToolTip(QString::fromUtf8(parameter.help));
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_editor);
