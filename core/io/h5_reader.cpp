@@ -429,6 +429,16 @@ Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport 
     return data;
 }
 
+// A masked_tensor's mask, described; none when it cannot be (the whole read says why).
+std::optional<ElementInfo> describedMask(const H5File &file, const ElementInfo &element)
+{
+    try {
+        return describeElement(file, element.path + "/mask");
+    } catch (const Error &) {
+        return std::nullopt;
+    }
+}
+
 } // namespace
 
 bool readableByRows(const H5File &file, const ElementInfo &element)
@@ -437,12 +447,8 @@ bool readableByRows(const H5File &file, const ElementInfo &element)
         return false;
     if (!element.masked)
         return true;
-    try {
-        const auto mask = describeElement(file, element.path + "/mask");
-        return mask && maskReadsRowsWith(element, *mask);
-    } catch (const Error &) {
-        return false;
-    }
+    const auto mask = describedMask(file, element);
+    return mask && maskReadsRowsWith(element, *mask);
 }
 
 Tensor readTensor(const H5File &file, const std::string &path, ValidationReport *report, std::optional<RowRange> rows)
@@ -566,12 +572,8 @@ bool rowSparseReadableByRows(const H5File &file, const ElementInfo &element)
         return false;
     if (!element.masked)
         return true;
-    try {
-        const auto mask = describeElement(file, element.path + "/mask");
-        return mask && !mask->masked && mask->layout == Layout::RowSparse;
-    } catch (const Error &) {
-        return false;
-    }
+    const auto mask = describedMask(file, element);
+    return mask && !mask->masked && mask->layout == Layout::RowSparse;
 }
 
 RowSparseRowReader::RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report)
@@ -590,15 +592,17 @@ RowSparseRowReader::RowSparseRowReader(const H5File &file, const std::string &pa
     if (maskInfo.masked || maskInfo.layout != Layout::RowSparse)
         throw errors::mustBe(where + " row range read", "target a masked_tensor whose mask is row_sparse",
                              maskInfo.masked ? "masked_tensor" : std::string(layoutName(maskInfo.layout)));
-    m_mask = std::make_shared<RowSparseRowReader>(file, maskInfo.path); // its own checks, named by its path
+    auto mask = std::make_shared<RowSparseRowReader>(file, maskInfo.path); // its own checks, named by its path
     try {
-        if (m_mask->m_shape != m_shape)
-            throw maskShapeMisfit(m_shape, m_mask->m_shape);
-        if (!std::ranges::equal(m_mask->m_rows, m_rows))
+        if (mask->m_shape != m_shape)
+            throw maskShapeMisfit(m_shape, mask->m_shape);
+        if (!std::ranges::equal(mask->m_rows, m_rows))
             throw maskPatternMisfit(Layout::RowSparse);
     } catch (const Error &error) {
         rethrowWithContext(error, where);
     }
+    mask->m_rows = {}; // the data's: blocks find their stored rows there
+    m_mask = std::move(mask);
 }
 
 void RowSparseRowReader::openStored(const H5File &file, const ElementInfo &info, ValidationReport *report)
@@ -655,13 +659,17 @@ Tensor RowSparseRowReader::readRows(RowRange rows) const
         }
         if (!m_mask)
             return Tensor(Storage{std::move(rsp)});
-        // The mask's same stored rows (its pattern is the data's): a byte per stored value.
-        const auto maskRows = m_mask->readRows(rows);
+        // The mask's values of the same stored rows (its rows are the data's, checked once): a
+        // byte each, 0 or 1 as alignMask makes them.
         Mask mask(rsp.values.size());
-        maskRows.visit([&](const auto &t) {
-            for (std::size_t k = 0; k < mask.size(); ++k)
-                mask[k] = t.values[k] != 0;
-        });
+        try {
+            readValuesInto(m_mask->m_data.id(), m_mask->m_dataShape, m_mask->m_dataDType, m_mask->m_dataWhere, stored,
+                           mask.data());
+        } catch (const Error &error) {
+            rethrowWithContext(error, m_mask->m_where);
+        }
+        for (auto &specified : mask)
+            specified = specified != 0;
         return Tensor(Storage{std::move(rsp)}, std::move(mask));
     });
 }

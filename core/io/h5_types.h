@@ -36,6 +36,11 @@ inline hid_t nativeH5Type<std::int32_t>()
 {
     return H5T_NATIVE_INT32;
 }
+template <>
+inline hid_t nativeH5Type<std::uint8_t>()
+{
+    return H5T_NATIVE_UINT8;
+}
 
 // h5py's bool type; the caller owns the handle.
 H5Handle makeBoolType();
