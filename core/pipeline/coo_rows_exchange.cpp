@@ -22,30 +22,6 @@ double outOfRangeKey(int dim, std::int64_t entry, std::int64_t entries)
     return static_cast<double>(dim) * static_cast<double>(entries) + static_cast<double>(entry);
 }
 
-constexpr double kNone = std::numeric_limits<double>::infinity();
-
-// Every rank learns whether any rank's key is set; the rank whose key is least throws what
-// `validate` (validateCoo of the entries holding it) says, named by `where`, and every rank
-// throws it. Collective.
-template <class Validate>
-void reportFirstOutOfRange(const RankGroup &group, double mine, const std::string &where, Validate &&validate)
-{
-    double least[] = {mine};
-    group.min(least);
-    if (least[0] == kNone)
-        return;
-    agreeOn(group, [&] {
-        if (mine == least[0]) {
-            try {
-                validate();
-            } catch (const Error &error) {
-                rethrowWithContext(error, where);
-            }
-        }
-    });
-    throw InternalError("readCooOfOwnRows: an index out of range that validateCoo accepts");
-}
-
 // Across ranks: the entries are read in rounds of `chunk` from each rank's share, twice. First
 // their rows alone, to count what each rank sends each other (so each knows where what it
 // receives goes, and dim 0's indices are checked); then whole, each round sent to its rows'
@@ -99,14 +75,7 @@ Tensor exchangeInRounds(const RankGroup &group,
             readCooEntries(file, path, {entry, entry + 1}).storage());
     });
 
-    const auto fromEach = countsFromEach(group, toEach);
-    std::int64_t own = 0;
-    for (const auto count : fromEach)
-        own += count;
-    auto placed = agreeOn(group, [&] {
-        requireWithinBudget(bytesFor(own, static_cast<std::size_t>(perEntry)), where, "holding this rank's rows of its entries");
-        return std::optional<OwnEntries<T>>(std::in_place, element.shape, extent.sparseDims, fromEach);
-    });
+    auto placed = ownEntriesFor<T>(group, toEach, element.shape, extent.sparseDims, perEntry, where);
 
     // Entries: each round sent to its rows' ranks, until a round holds an index out of range
     // (dims after the first); then every rank looks through the rest of its share for its first.

@@ -12,8 +12,6 @@ namespace {
 
 using namespace exchange_detail;
 
-constexpr double kNone = std::numeric_limits<double>::infinity();
-
 // Columns [begin, end) of this rank: those whose entries begin in its even share of the entries
 // (the last rank's run to the last column, empty ones after the last entry included).
 RowRange columnsOfRank(const RankGroup &group, std::span<const std::int64_t> indptr)
@@ -138,32 +136,16 @@ Tensor cscInRounds(const RankGroup &group,
         if (round.count() > 0)
             survey(found, round, indptr, rowsRead, rows, owners);
     }
-    double least[] = {found.firstBad};
-    group.min(least);
-    if (least[0] != kNone) {
-        agreeOn(group, [&] {
-            if (found.firstBad == least[0])
-                rethrowWithContext(
-                    compressedIndexOutOfRange(outline.tag, rows, static_cast<std::int64_t>(found.firstBad), found.firstBadRow),
-                    outline.where);
-        });
-        throw InternalError("cscOfOwnRows: a row index out of range that no rank reports");
-    }
+    reportFirstOutOfRange(group, found.firstBad, outline.where, [&] {
+        throw compressedIndexOutOfRange(outline.tag, rows, static_cast<std::int64_t>(found.firstBad), found.firstBadRow);
+    });
     std::int64_t canonicalCheck[] = {found.canonical ? 0 : 1, found.duplicates};
     group.sum(canonicalCheck);
     if (canonicalCheck[0] > 0)
         noteCanonicalized(report, outline.tag, outline.where, canonicalCheck[1]);
 
     // Pass 2: each round's entries, whole, sent to their rows' ranks and placed in file order.
-    const auto fromEach = countsFromEach(group, found.toEach);
-    std::int64_t own = 0;
-    for (const auto count : fromEach)
-        own += count;
-    auto placed = agreeOn(group, [&] {
-        requireWithinBudget(bytesFor(own, static_cast<std::size_t>(perEntry)), outline.where,
-                            "holding this rank's rows of its entries");
-        return std::optional<OwnEntries<T>>(std::in_place, outline.shape, 2, fromEach);
-    });
+    auto placed = ownEntriesFor<T>(group, found.toEach, outline.shape, 2, perEntry, outline.where);
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(mostRounds[0]); ++k) {
         const auto round = roundAt(k);
         auto part = agreeOn(group, [&] {

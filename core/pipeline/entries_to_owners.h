@@ -6,13 +6,16 @@
 #include "core/parallel/rank_group.h"
 #include "core/tensor/coo_tensor.h"
 #include "core/tensor/row_range.h"
+#include "core/util/errors.h"
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace sparsity::core::exchange_detail {
@@ -141,6 +144,52 @@ inline std::vector<std::int64_t> countsFromEach(const RankGroup &group, std::spa
     std::vector<std::int64_t> fromEach(received.sizes.size());
     std::memcpy(fromEach.data(), received.bytes.data(), fromEach.size() * sizeof(std::int64_t));
     return fromEach;
+}
+
+// This rank's own rows' entries, allocated once from what each rank counted it sends each
+// (`toEach`), within the budget ("holding this rank's rows of its entries", named by `where`).
+// Collective.
+template <class T>
+std::optional<OwnEntries<T>> ownEntriesFor(const RankGroup &group,
+                                           std::span<const std::int64_t> toEach,
+                                           const Shape &shape,
+                                           int sparseDims,
+                                           std::int64_t perEntry,
+                                           const std::string &where)
+{
+    const auto fromEach = countsFromEach(group, toEach);
+    std::int64_t own = 0;
+    for (const auto count : fromEach)
+        own += count;
+    return agreeOn(group, [&] {
+        requireWithinBudget(bytesFor(own, static_cast<std::size_t>(perEntry)), where, "holding this rank's rows of its entries");
+        return std::optional<OwnEntries<T>>(std::in_place, shape, sparseDims, fromEach);
+    });
+}
+
+// No entry found: the key of a rank that found no index out of range.
+constexpr double kNone = std::numeric_limits<double>::infinity();
+
+// Every rank learns whether any rank's key (the position of its first index out of range, in a
+// whole read's order) is set; the rank whose key is least throws what `validate` throws (the
+// whole read's error for it), named by `where`, and every rank throws it. Collective.
+template <class Validate>
+void reportFirstOutOfRange(const RankGroup &group, double mine, const std::string &where, Validate &&validate)
+{
+    double least[] = {mine};
+    group.min(least);
+    if (least[0] == kNone)
+        return;
+    agreeOn(group, [&] {
+        if (mine == least[0]) {
+            try {
+                validate();
+            } catch (const Error &error) {
+                rethrowWithContext(error, where);
+            }
+        }
+    });
+    throw InternalError("an index out of range that no rank reports");
 }
 
 } // namespace sparsity::core::exchange_detail
