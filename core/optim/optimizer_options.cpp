@@ -3,18 +3,10 @@
 #include "core/util/choices.h"
 #include "core/util/errors.h"
 
-#include <sstream>
 #include <vector>
 
 namespace sparsity::core {
 namespace {
-
-std::string number(double value)
-{
-    std::ostringstream text;
-    text << value;
-    return text.str();
-}
 
 // Which options each optimizer has under each rule (the reference's parameter lists).
 struct Allowed {
@@ -135,17 +127,17 @@ OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule ru
     hp.nesterov = in.nesterov;
 
     if (!(hp.lr >= 0))
-        throw errors::mustBe("learning rate lr", "be >= 0", number(hp.lr));
+        throw errors::mustBe("learning rate lr", "be >= 0", errors::number(hp.lr));
     if (allowed.eps && !(hp.eps > 0))
-        throw errors::mustBe("eps", "be > 0", number(hp.eps));
+        throw errors::mustBe("eps", "be > 0", errors::number(hp.eps));
     for (const auto &[name, beta] : {std::pair{"beta1", hp.beta1}, std::pair{"beta2", hp.beta2}})
         if (allowed.betas && !(beta >= 0 && beta < 1))
-            throw errors::mustBe(name, "be in [0, 1)", number(beta));
+            throw errors::mustBe(name, "be in [0, 1)", errors::number(beta));
     for (const auto &[name, value] :
          {std::pair{"weight_decay", hp.weightDecay}, std::pair{"momentum", hp.momentum}, std::pair{"lr_decay", hp.lrDecay},
           std::pair{"initial_accumulator_value", hp.initialAccumulatorValue}})
         if (!(value >= 0))
-            throw errors::mustBe(name, "be >= 0", number(value));
+            throw errors::mustBe(name, "be >= 0", errors::number(value));
     if (hp.nesterov && (hp.momentum <= 0 || hp.dampening != 0))
         throw InputError("nesterov needs momentum > 0 and zero dampening (PyTorch's rule)");
 

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <tuple>
 
 namespace sparsity::core {
@@ -98,13 +97,6 @@ const SparsifierParameter kParameters[] = {
      .set = [](SparsifierConfig &c, const ParameterValue &v) { c.keep = std::get<double>(v); }},
 };
 
-std::string numberText(double value)
-{
-    std::ostringstream text;
-    text << value;
-    return text.str();
-}
-
 } // namespace
 
 std::span<const SparsifierParameter> sparsifierParameters() { return kParameters; }
@@ -128,11 +120,11 @@ void requireInRange(const SparsifierParameter &parameter, const SparsifierConfig
     if (x >= least && x <= most) // false for NaN
         return;
     const std::string actual =
-        parameter.kind == ParameterKind::Number ? numberText(x) : std::to_string(std::get<std::int64_t>(*value));
+        parameter.kind == ParameterKind::Number ? errors::number(x) : std::to_string(std::get<std::int64_t>(*value));
     const std::string kind = parameter.kind == ParameterKind::Number ? "a number " : "";
     throw errors::mustBe(parameter.key,
-                         std::isinf(most) ? "be " + kind + ">= " + numberText(least)
-                                          : "be in [" + numberText(least) + ", " + numberText(most) + "]",
+                         std::isinf(most) ? "be " + kind + ">= " + errors::number(least)
+                                          : "be in [" + errors::number(least) + ", " + errors::number(most) + "]",
                          actual);
 }
 

@@ -1,5 +1,7 @@
 #include "core/util/errors.h"
 
+#include <sstream>
+
 namespace sparsity::core {
 
 int Error::exitCode() const noexcept
@@ -30,6 +32,13 @@ void rethrowWithContext(const Error &error, std::string_view where)
 }
 
 namespace errors {
+
+std::string number(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
 
 InputError invariant(std::string_view layout, std::string_view id, std::string_view condition, std::string_view detail)
 {

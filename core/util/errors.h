@@ -54,6 +54,8 @@ namespace errors {
 InputError invariant(std::string_view layout, std::string_view id, std::string_view condition, std::string_view detail);
 InputError mustBe(std::string_view what, std::string_view constraint, std::string_view actual);
 InputError layoutCannotHold(std::string_view layout, std::string_view requirement, std::string_view actual);
+// A number as messages show it: "0.5", "1e-08", "nan" (a stream's default, 6 significant digits).
+std::string number(double value);
 
 } // namespace errors
 } // namespace sparsity::core
