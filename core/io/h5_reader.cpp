@@ -381,10 +381,10 @@ Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
 bool layoutReadsRows(const ElementInfo &element) { return element.layout == Layout::Dense || element.layout == Layout::Csr; }
 
 // Whether a masked_tensor's rows are read with the same rows of its mask: a mask of the data's
-// layout, dense or CSR. Each block's mask is then checked against the block's data as a whole
-// read checks the whole (M2: the same pattern, row by row; a file with two defects, M2 in an
-// early block and a broken index in a later one, is refused for the one its first block meets). A dense mask of sparse data is
-// read whole: M3 counts what the whole mask specifies and the data does not store.
+// layout, dense or CSR. Each block's mask is then checked against the block's data as a whole read
+// checks the whole (M2: the same pattern, row by row; a file with two defects, M2 in an early block
+// and a broken index in a later one, is refused for the one its first block meets). A dense mask of
+// sparse data is read whole: M3 counts what the whole mask specifies and the data does not store.
 bool maskReadsRowsWith(const ElementInfo &data, const ElementInfo &mask)
 {
     return !mask.masked && mask.layout == data.layout && layoutReadsRows(data);

@@ -112,8 +112,8 @@ public:
     }
 
     // Reads the parameter and the gradients that are not read by rows, each rank only its rows
-    // of them (readOfOwnRows: a COO element's entries, and a masked_tensor's of COO data and
-    // mask, are exchanged between the ranks; the other layouts are read whole by every rank),
+    // of them (readOfOwnRows: a COO or CSC element's entries, and a masked_tensor's of COO data
+    // and mask, are exchanged between the ranks; the other layouts are read whole by every rank),
     // and coalesces them once (the gradients once per run's semantics); blocks take their
     // rows. Collective.
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
@@ -325,10 +325,10 @@ private:
         return {shape, std::move(filled.owned)};
     }
 
-    // Rows of a parameter that is not plain dense, densified as the whole-tensor step densifies
-    // the whole parameter: read by rows (csr, row_sparse, a masked_tensor of dense or csr data
-    // with a mask of its layout), or filled from the parameter read once (its stored values added to 0 in stored
-    // order, the bits densifying gives; filledPattern).
+    // Rows of a parameter that is not plain dense, densified as the whole-tensor step densifies the
+    // whole parameter: read by rows (csr, row_sparse, a masked_tensor of dense or csr data with a
+    // mask of its layout), or filled from the parameter read once (its stored values added to 0 in
+    // stored order, the bits densifying gives; filledPattern).
     DenseTensor<T> densifiedParamRows(RowRange rows)
     {
         // Said once, after what the first read notes (a conversion), as the whole step says it.

@@ -1,19 +1,20 @@
 #pragma once
 // `step` a block of rows at a time (docs/CLI.md, "step"; docs/SCALING.md for ranks). Every
-// optimizer, rule and semantics updates a row of the parameter and its states from the same
-// row of the gradients alone, with one step count for the whole parameter, so the steps can
-// run block by block: read a block of the parameter and of every state (or fresh ones), run
-// every step on it in order, write the block. A parameter or --mask that is not read by rows
-// (coo, csc, sparse masked) is read once and coalesced once, and each block densified from its
-// rows of it, as a gradient read whole fills a block. Gradients read by rows (dense, csr, row_sparse,
-// a masked_tensor of dense, csr or row_sparse data with a mask of its layout) are read a block at a time; the others (coo, sparse
-// masked ones) are read once (a coo gradient's entries, and a masked one's of coo data and mask,
-// divided among the ranks by row, coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's
-// rows of the coalesced pattern, so a block that no gradient touches is copied through without
-// computing; a dense run, or a masked one with --mask, fills each block's pattern from them
-// (zeros, or the mask's elements) and never holds one at the parameter's size. The file
-// written holds exactly what stepping the whole tensors would (tests compare the two), in
-// memory bounded by the budget (an element read whole must fit it with its coalesced pattern).
+// optimizer, rule and semantics updates a row of the parameter and its states from the same row of
+// the gradients alone, with one step count for the whole parameter, so the steps can run block by
+// block: read a block of the parameter and of every state (or fresh ones), run every step on it in
+// order, write the block. A parameter or --mask that is not read by rows (coo, csc, sparse masked)
+// is read once and coalesced once, and each block densified from its rows of it, as a gradient read
+// whole fills a block. Gradients read by rows (dense, csr, row_sparse, a masked_tensor of dense,
+// csr or row_sparse data with a mask of its layout) are read a block at a time; the others (coo,
+// csc, other sparse masked ones) are read once (a coo or csc gradient's entries, and a masked one's
+// of coo data and mask, divided among the ranks by row, coo_rows_exchange.h) and coalesced once. A
+// lazy or mask-less masked run takes each block's rows of the coalesced pattern, so a block that no
+// gradient touches is copied through without computing; a dense run, or a masked one with --mask,
+// fills each block's pattern from them (zeros, or the mask's elements) and never holds one at the
+// parameter's size. The file written holds exactly what stepping the whole tensors would (tests
+// compare the two), in memory bounded by the budget (an element read whole must fit it with its
+// coalesced pattern).
 #include "core/pipeline/step_file.h"
 
 namespace sparsity::core {
@@ -34,10 +35,11 @@ struct StepRowPlan {
 };
 
 // By rows on the CPU when the parameter has rows (a plain dense dataset; csr, row_sparse or a
-// masked_tensor of dense, csr or row_sparse data with a mask of its layout, read by rows; coo, csc or a sparse masked_tensor,
-// read once; each densified a block at a time), resuming, every state and /last_update are plain dense, and the mask (if any) has
-// the parameter's shape (read by rows, or read once when it is sparse). Shapes are described, not read; a mismatch is left for
-// the step to report.
+// masked_tensor of dense, csr or row_sparse data with a mask of its layout, read by rows; coo, csc
+// or a sparse masked_tensor, read once; each densified a block at a time), resuming, every state
+// and /last_update are plain dense, and the mask (if any) has the parameter's shape (read by rows,
+// or read once when it is sparse). Shapes are described, not read; a mismatch is left for the step
+// to report.
 StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device);
 
 // Runs the steps of `request` by `plan` (byRows) within `budgetBytes` on ranks(), each rank its
