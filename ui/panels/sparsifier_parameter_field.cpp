@@ -32,9 +32,9 @@ QWidget *editorFor(const core::SparsifierParameter &parameter)
     }
     case ParameterKind::Integer: {
         auto *box = new QSpinBox;
-        // One below the least stays an int: the unset meaning's place.
+        // An optional parameter's unset meaning is the value below the range, as Qt's special
+        // value text; the bound leaves room for it in an int.
         const int least = static_cast<int>(finiteBound(parameter.range.least, INT_MAX - 1.0));
-        // An optional parameter's unset meaning is the value below the range, as Qt's special value text.
         box->setRange(optional ? least - 1 : least, static_cast<int>(finiteBound(parameter.range.most, INT_MAX)));
         if (optional)
             box->setSpecialValueText(QString::fromUtf8(parameter.unsetMeaning));
