@@ -49,6 +49,13 @@ DatasetView viewDataset(const H5File &file, const std::string &path)
     return view;
 }
 
+// Values of a dataset of no numeric type (a string, a compound) cannot be read.
+void requireNumeric(std::optional<DType> dtype, const std::string &where)
+{
+    if (!dtype)
+        throw errors::mustBe(where, "be a numeric dataset", "a non-numeric type");
+}
+
 // Reads the whole dataset, or rows [begin, end) of dim 0 (with `columns`, only those of dim 1:
 // a 2-d box, row-major), into `out` (numel of the selection), converting to T; HDF5 reads
 // straight into `out` when the stored type is T.
@@ -61,8 +68,7 @@ void readValuesInto(hid_t dataset,
                     T *out,
                     std::optional<RowRange> columns = std::nullopt)
 {
-    if (!dtype)
-        throw errors::mustBe(where, "be a numeric dataset", "a non-numeric type");
+    requireNumeric(dtype, where);
     Shape selected = shape;
     if (rows)
         selected[0] = rows->end - rows->begin;
@@ -513,8 +519,7 @@ CompressedOutline readCompressedOutline(const H5File &file, const std::string &p
     // values are refused first, as there.
     outline.indptr = readIndices(parts.indptr);
     requireIntegerIndices(parts.indices);
-    if (!parts.data.dtype)
-        throw errors::mustBe(parts.data.where, "be a numeric dataset", "a non-numeric type");
+    requireNumeric(parts.data.dtype, parts.data.where);
     try {
         validateCompressedOutline(parts.tag, outline.shape, outline.axis, outline.indptr, parts.indices.shape[0],
                                   parts.data.shape[0]);
@@ -621,8 +626,7 @@ void RowSparseRowReader::openStored(const H5File &file, const ElementInfo &info,
         m_rows = readIndices(indices);
         // Where a whole read reads the values (before the rows' checks and a mask's): their type
         // is refused here, not only when a block with stored rows reads them.
-        if (!data.dtype)
-            throw errors::mustBe(data.where, "be a numeric dataset", "a non-numeric type");
+        requireNumeric(data.dtype, data.where);
         validateRowSparseRows(m_shape, m_rows);
     } catch (const Error &error) {
         rethrowWithContext(error, m_where);
