@@ -8,13 +8,13 @@
 #include "core/optim/semantics_comparison.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/coo_rows_exchange.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/pipeline/step_state_file.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -25,19 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-
-bool plainDense(const std::optional<ElementInfo> &element)
-{
-    return element && element->layout == Layout::Dense && !element->masked && element->dtype != DType::Bool;
-}
-
-// An element (a gradient, a parameter) that a block of rows reads as the same rows of the whole
-// tensor (row_sparse: its indices once, then the data of each block's stored rows; the rest as
-// readTensor reads rows).
-bool readsByRows(const H5File &file, const ElementInfo &element)
-{
-    return rowSparseReadableByRows(file, element) || readableByRows(file, element);
-}
 
 // The files a streamed step reads: IN, and the parameter's (a batch's sparsified file, or the
 // previous run's output when resuming).
@@ -92,19 +79,17 @@ public:
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
           m_paramWhere(sources.param().where(sources.paramPath))
     {
-        // A plain dense parameter is read straight into the blocks; another is read by rows as
-        // readTensor reads them (which notes a conversion), then densified.
-        if (plan.paramDense) {
-            m_paramReader.emplace(sources.param(), sources.paramPath);
-            noteConversion(&report, m_paramWhere, plan.paramDType);
-        } else if (const auto element = requireElement(sources.param(), sources.paramPath);
-                   !plan.paramReadWhole && element.layout == Layout::RowSparse) {
-            m_paramRowSparse.emplace(sources.param(), sources.paramPath, &report);
-        }
+        // A plain dense parameter is read straight into the blocks; another is read as readTensor
+        // reads it (which notes a conversion), then densified.
+        m_param.emplace(sources.param(), sources.paramPath, plan.param, &report);
+        if (plan.maskReadWhole)
+            m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &report);
         if (sources.previous) {
-            for (const auto &name : stateNames(m_runs[0]))
-                m_stateReaders.emplace_back(*sources.previous, "/state/" + name);
-            m_lastUpdateReader.emplace(*sources.previous, "/last_update");
+            const auto names = stateNames(m_runs[0]);
+            m_states.reserve(names.size());
+            for (std::size_t s = 0; s < names.size(); ++s)
+                m_states.emplace_back(*sources.previous, "/state/" + names[s], plan.states[s], nullptr);
+            m_lastUpdate.emplace(*sources.previous, "/last_update", plan.lastUpdate, nullptr);
         }
         for (std::size_t g = 0; g < request.grads.size(); ++g)
             if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
@@ -119,10 +104,13 @@ public:
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
-        if (m_plan.paramReadWhole)
-            m_paramSource = densifiedSource(m_sources.param(), m_sources.paramPath, rowsOfRanks);
-        if (m_plan.maskReadWhole)
-            m_maskSource = densifiedSource(m_sources.input, *m_request.mask, rowsOfRanks);
+        m_param->readWhole(rowsOfRanks);
+        for (auto &state : m_states)
+            state.readWhole(rowsOfRanks);
+        if (m_lastUpdate)
+            m_lastUpdate->readWhole(rowsOfRanks);
+        if (m_maskWhole)
+            m_maskWhole->readWhole(rowsOfRanks);
         for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
             if (!m_plan.gradientByRows[g])
@@ -189,9 +177,10 @@ public:
                 bytes += bytesOf(p);
         for (const auto &[key, p] : m_fillSources)
             bytes += bytesOf(p);
-        for (const auto *source : {&m_paramSource, &m_maskSource})
-            if (*source)
-                bytes += bytesOf(**source);
+        bytes +=
+            m_param->heldBytes() + (m_maskWhole ? m_maskWhole->heldBytes() : 0) + (m_lastUpdate ? m_lastUpdate->heldBytes() : 0);
+        for (const auto &state : m_states)
+            bytes += state.heldBytes();
         return bytes;
     }
 
@@ -214,7 +203,11 @@ public:
     BlockState<T> read(RowRange rows)
     {
         BlockState<T> block;
-        block.param = m_paramReader ? readRows(*m_paramReader, rows) : densifiedParamRows(rows);
+        block.param = m_param->rows(rows);
+        // Said once, after what the first read notes (a conversion), as the whole step says it.
+        if (m_param->how() != RowRead::Dense && !m_paramNoted)
+            m_report.add(Severity::Notice, "", m_paramWhere, "parameter densified for the step");
+        m_paramNoted = true;
         if (!m_sources.previous) {
             block.state = initialState<T>(m_runs[0], block.param.shape);
             return block;
@@ -222,10 +215,9 @@ public:
         block.state.step = m_firstStep;
         const auto names = stateNames(m_runs[0]);
         for (std::size_t s = 0; s < names.size(); ++s)
-            block.state.buffers.push_back({names[s], readRows(m_stateReaders[s], rows)});
-        Buffer<double> last(static_cast<std::size_t>(rows.count()));
-        m_lastUpdateReader->readRows(rows.begin, rows.end, last.data());
-        block.state.lastUpdate.assign(last.begin(), last.end());
+            block.state.buffers.push_back({names[s], m_states[s].rows(rows)});
+        const auto last = m_lastUpdate->rows(rows);
+        block.state.lastUpdate.assign(last.values.begin(), last.values.end());
         return block;
     }
 
@@ -262,9 +254,9 @@ public:
     {
         if (!m_request.mask)
             return std::nullopt;
-        if (!m_maskSource)
+        if (!m_maskWhole)
             return readTensor(m_sources.input, *m_request.mask, first ? &m_report : nullptr, rows);
-        return Tensor(Storage{filledRows(*m_maskSource, rows)});
+        return Tensor(Storage{m_maskWhole->rows(rows)});
     }
 
     // The rows of every gradient read by rows, before the first failed step (patterns may
@@ -303,60 +295,6 @@ private:
         return patternInRows(m_whole[run][g], rows);
     }
 
-    // The element at `path` (a parameter, a mask) read whole, each rank its rows of it, and
-    // coalesced as densifying sums it: what blocks are filled from (filledRows). Collective.
-    std::optional<UpdatePattern<T>>
-    densifiedSource(const H5File &file, const std::string &path, std::span<const RowRange> rowsOfRanks)
-    {
-        const auto element = readOfOwnRows(ranks(), file, path, rowsOfRanks, &m_report);
-        return agreeOn(ranks(), [&] {
-            requireRoomToCoalesce(element, std::array{Semantics::Dense}, file.where(path));
-            return std::optional<UpdatePattern<T>>(fillSource<T>(element, Semantics::Dense));
-        });
-    }
-
-    // Rows `rows` of an element read whole, from its fillSource: what densifying the whole
-    // element gives for them, bit for bit.
-    DenseTensor<T> filledRows(const UpdatePattern<T> &source, RowRange rows) const
-    {
-        Shape shape = m_plan.paramShape;
-        shape[0] = rows.count();
-        auto filled = filledPattern(patternInRows(source, rows), Semantics::Dense, nullptr, numel(shape));
-        return {shape, std::move(filled.owned)};
-    }
-
-    // Rows of a parameter that is not plain dense, densified as the whole-tensor step densifies the
-    // whole parameter: read by rows (csr, row_sparse, a masked_tensor of dense or csr data with a
-    // mask of its layout), or filled from the parameter read once (its stored values added to 0 in
-    // stored order, the bits densifying gives; filledPattern).
-    DenseTensor<T> densifiedParamRows(RowRange rows)
-    {
-        // Said once, after what the first read notes (a conversion), as the whole step says it.
-        const auto noteDensified = [&] {
-            if (!m_paramNoted)
-                m_report.add(Severity::Notice, "", m_paramWhere, "parameter densified for the step");
-            m_paramNoted = true;
-        };
-        if (m_paramSource) {
-            noteDensified();
-            return filledRows(*m_paramSource, rows);
-        }
-        ValidationReport *report = m_paramNoted ? nullptr : &m_report;
-        const auto part = m_paramRowSparse ? m_paramRowSparse->readRows(rows)
-                                           : readTensor(m_sources.param(), m_sources.paramPath, report, rows);
-        noteDensified();
-        return toDenseAs<T>(part);
-    }
-
-    static DenseTensor<T> readRows(const DenseRowReader &reader, RowRange rows)
-    {
-        Shape shape = reader.shape();
-        shape[0] = rows.count();
-        DenseTensor<T> block{shape, Buffer<T>(static_cast<std::size_t>(numel(shape)))};
-        reader.readRows(rows.begin, rows.end, block.values.data());
-        return block;
-    }
-
     // Runs `work` for step `g` of run `run`; an input error becomes that step's recorded
     // failure (named by its run's semantics when runs are compared, as stepEachRun names them)
     // and returns false.
@@ -387,13 +325,11 @@ private:
     std::int64_t m_steps;
     std::int64_t m_firstStep;
     std::string m_paramWhere;
-    std::optional<DenseRowReader> m_paramReader;        // a plain dense parameter
-    std::optional<RowSparseRowReader> m_paramRowSparse; // a row_sparse one
-    std::optional<UpdatePattern<T>> m_paramSource;      // one read whole: its rows to fill blocks from
-    std::optional<UpdatePattern<T>> m_maskSource;       // a --mask read whole (sparse), likewise
-    bool m_paramNoted = false;                          // "densified" said (by the first block)
-    std::optional<DenseRowReader> m_lastUpdateReader;   // resuming
-    std::vector<DenseRowReader> m_stateReaders;
+    std::optional<DensifiedRows<T>> m_param;
+    std::optional<DensifiedRows<T>> m_maskWhole; // a sparse --mask, read once
+    std::vector<DensifiedRows<T>> m_states;      // resuming: each state of the run's optimizer
+    std::optional<DensifiedRows<double>> m_lastUpdate;
+    bool m_paramNoted = false;                                                   // "densified" said (by the first block)
     std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders;                // row_sparse gradients read by rows
     std::vector<NamedGradient> m_wholeGradients;                                 // per gradient: read whole, or an empty tensor
     std::vector<std::vector<UpdatePattern<T>>> m_whole;                          // [run][gradient], may view m_wholeGradients
@@ -457,18 +393,21 @@ StepReport stepAs(const StepRequest &request,
     // Per element of a block: the parameter and every state of each run (and the originals the
     // compared runs start from), the gradients read by rows (as read and as a pattern), the mask
     // (as read, and as a pattern's doubles), one pattern filled from a gradient read whole, a
-    // parameter that is not plain dense as read.
+    // parameter and states that are not plain dense as read.
     const auto rows = plan.paramShape[0];
     const auto width = numel(plan.paramShape, 1, plan.paramShape.size());
     const auto copies = static_cast<std::int64_t>(runs.size() + (compared.empty() ? 0 : 1));
     const auto tensorsPerRun = static_cast<std::int64_t>(1 + stateNames(options).size());
     const auto byRows = std::count(plan.gradientByRows.begin(), plan.gradientByRows.end(), char{1});
     const bool readWhole = byRows < static_cast<std::int64_t>(plan.gradientByRows.size());
+    const auto notPlainDense =
+        (plan.param == RowRead::Dense ? 0 : 1)
+        + std::count_if(plan.states.begin(), plan.states.end(), [](RowRead how) { return how != RowRead::Dense; });
     const auto perRow =
         std::max<std::int64_t>(1, width
                                           * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16
-                                             + (request.mask ? 16 : 0) + (readWhole ? 16 : 0) + (plan.paramDense ? 0 : 16))
-                                      + copies * 8);
+                                             + (request.mask ? 16 : 0) + (readWhole ? 16 : 0) + 16 * notPlainDense)
+                                      + copies * 8 + (plan.lastUpdate == RowRead::Dense ? 0 : 16));
     // The rows are divided among the ranks first (a coo gradient's entries go to their rows'
     // ranks), then cut into blocks of what the gradients read whole leave of the budget (at
     // least a row, at most kStepBlockBytes: a budget larger than the gradients and one block
@@ -582,15 +521,33 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
         // other sparse masked ones).
         if (!param || param->dtype == DType::Bool || param->shape.empty() || numel(param->shape) == 0)
             return plan;
-        plan.paramDense = plainDense(param);
-        plan.paramReadWhole = !plan.paramDense && !readsByRows(sources->param(), *param);
+        plan.param = rowReadOf(sources->param(), *param);
         if (sources->previous) {
-            for (const auto &name : stateNames(options))
-                if (!linkExists(sources->previous->id(), "/state/" + name)
-                    || !plainDense(describeElement(*sources->previous, "/state/" + name)))
+            // Each state and /last_update as the parameter reads (densified a block at a time as
+            // the whole step densifies them). One read whole is summed in the compute type, so
+            // it must be the one the whole step densifies it in: the parameter's (/last_update's
+            // float64).
+            const auto streams = [&](const std::string &path, DType computeType) -> std::optional<RowRead> {
+                if (!linkExists(sources->previous->id(), path))
+                    return std::nullopt;
+                const auto element = describeElement(*sources->previous, path);
+                if (!element || element->dtype == DType::Bool)
+                    return std::nullopt;
+                const auto how = rowReadOf(*sources->previous, *element);
+                if (how == RowRead::Whole && computeTypeFor(element->dtype) != computeType)
+                    return std::nullopt;
+                return how;
+            };
+            for (const auto &name : stateNames(options)) {
+                const auto how = streams("/state/" + name, computeTypeFor(param->dtype));
+                if (!how)
                     return plan;
-            if (!plainDense(describeElement(*sources->previous, "/last_update")))
+                plan.states.push_back(*how);
+            }
+            const auto how = streams("/last_update", DType::Float64);
+            if (!how)
                 return plan;
+            plan.lastUpdate = *how;
         }
     } catch (const Error &) {
         return plan; // the whole-tensor step reports it
@@ -605,7 +562,7 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
         return plan;
     plan.maskReadWhole = mask && !readableByRows(sources->input, *mask);
     for (const auto &grad : grads)
-        plan.gradientByRows.push_back(readsByRows(sources->input, grad) ? 1 : 0);
+        plan.gradientByRows.push_back(rowReadOf(sources->input, grad) != RowRead::Whole ? 1 : 0);
     plan.byRows = true;
     plan.paramShape = param->shape;
     plan.paramDType = param->dtype;

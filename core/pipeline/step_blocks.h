@@ -3,8 +3,8 @@
 // optimizer, rule and semantics updates a row of the parameter and its states from the same row of
 // the gradients alone, with one step count for the whole parameter, so the steps can run block by
 // block: read a block of the parameter and of every state (or fresh ones), run every step on it in
-// order, write the block. A parameter or --mask that is not read by rows (coo, csc, sparse masked)
-// is read once and coalesced once, and each block densified from its rows of it, as a gradient read
+// order, write the block. A parameter, a --state-from state or a --mask that is not read by rows
+// (coo, csc, sparse masked) is read once and coalesced once, and each block densified from its rows of it, as a gradient read
 // whole fills a block. Gradients read by rows (dense, csr, row_sparse, a masked_tensor of dense,
 // csr or row_sparse data with a mask of its layout) are read a block at a time; the others (coo,
 // csc, other sparse masked ones) are read once (a coo or csc gradient's entries, and a masked one's
@@ -15,6 +15,7 @@
 // parameter's size. The file written holds exactly what stepping the whole tensors would (tests
 // compare the two), in memory bounded by the budget (an element read whole must fit it with its
 // coalesced pattern).
+#include "core/pipeline/densified_rows.h"
 #include "core/pipeline/step_file.h"
 
 namespace sparsity::core {
@@ -28,17 +29,19 @@ struct StepRowPlan {
     bool byRows = false;
     Shape paramShape;
     DType paramDType = DType::Float32; // as stored
-    bool paramDense = true;            // a plain dense dataset, else densified a block at a time:
-    bool paramReadWhole = false;       // read once (coo, csc, sparse masked), else read by rows
-    std::vector<char> gradientByRows;  // per --grad: read a block at a time, else whole
-    bool maskReadWhole = false;        // --mask is sparse: read once, each block filled from it
+    RowRead param = RowRead::Dense;    // a plain dense dataset, else densified a block at a time
+    std::vector<RowRead> states;       // resuming: each of the optimizer's states, in order
+    RowRead lastUpdate = RowRead::Dense;
+    std::vector<char> gradientByRows; // per --grad: read a block at a time, else whole
+    bool maskReadWhole = false;       // --mask is sparse: read once, each block filled from it
 };
 
 // By rows on the CPU when the parameter has rows (a plain dense dataset; csr, row_sparse or a
 // masked_tensor of dense, csr or row_sparse data with a mask of its layout, read by rows; coo, csc
 // or a sparse masked_tensor, read once; each densified a block at a time), resuming, every state
-// and /last_update are plain dense, and the mask (if any) has the parameter's shape (read by rows,
-// or read once when it is sparse). Shapes are described, not read; a mismatch is left for the step
+// and /last_update are numeric and read likewise (one read once only where its compute type is
+// the one the whole step densifies it in), and the mask (if any) has the parameter's shape (read by
+// rows, or read once when it is sparse). Shapes are described, not read; a mismatch is left for the step
 // to report.
 StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &options, Device device);
 

@@ -336,11 +336,25 @@ def step_cases(cli, cli_mpi, mpi, work):
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo",
          "--compare", "dense"],
     ]
+    # Resumed from states stored sparse (`first`'s states and /last_update converted, as a user
+    # keeps only the rows a lazy run touched): read by rows (row_sparse), or each rank its rows'
+    # entries (coo).
+    sparse_states = []
+    for layout in ("row_sparse", "coo"):
+        converted = os.path.join(work, f"step_first_{layout}.h5")
+        run([cli, "convert", first, converted, "--layout", layout, "--dataset", "/state/exp_avg", "--dataset",
+             "/state/exp_avg_sq", "--dataset", "/last_update"])
+        with h5py.File(first, "r") as src, h5py.File(converted, "a") as dst:
+            src.copy(src["param"], dst, "param")
+            src.copy(src["state/step"], dst["state"], "step")
+        sparse_states.append(converted)
+        cases.append(["--optimizer", "adam", "--semantics", "lazy", "--state-from", converted, "--grad", "/Gcoo",
+                      "--grad", "/G64", "--compare", "dense"])
     for case in cases:
         # 16K: many blocks, and /Gcoo fits, read and coalesced (about 10K); /Gemb's 2000 entries
-        # (136 bytes each), /Mcoo's 6400 (17 bytes each, then 12 coalesced) and /Gmcoo's 3000
-        # need 600K.
-        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo", "/Gcsc"} & set(case) else "16K", "auto"):
+        # (136 bytes each), /Mcoo's 6400 (17 bytes each, then 12 coalesced), /Gmcoo's 3000 and
+        # the coo states need 600K.
+        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo", "/Gcsc", *sparse_states} & set(case) else "16K", "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
@@ -378,19 +392,21 @@ def step_cases(cli, cli_mpi, mpi, work):
 
 
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
-    """A step that holds whole tensors (here resuming from a file whose state is not dense,
-    which `step` never writes): the root steps it alone."""
+    """A step that holds whole tensors (here resuming from a coo state of float64 values for a
+    float32 parameter: the whole step sums its entries in float64): the root steps it alone."""
     sparse = os.path.join(work, "coo_state.h5")
     with h5py.File(sparse, "w") as f:
         f["param"] = np.random.default_rng(3).standard_normal((50, 4)).astype("float32")
         f["G"] = np.random.default_rng(4).standard_normal((50, 4)).astype("float32")
         f["state/step"] = np.int64(1)
         f["last_update"] = np.ones(50, dtype=np.int64)
-        write_coo(f, "state/sum", [50, 4], np.array([[3, 40], [1, 2]]), np.array([0.5, 1.5], dtype="float32"))
+        write_coo(f, "state/sum", [50, 4], np.array([[3, 40], [1, 2]]), np.array([0.5, 1.5], dtype="float64"))
     template = ["step", sparse, "-o", "{out}", "--optimizer", "adagrad", "--semantics", "dense", "--state-from", sparse,
                 "--grad", "/G"]
     reference = os.path.join(work, "step_whole_reference.h5")
     expected = run([cli, *[a.replace("{out}", reference) for a in template]])
+    report = json.loads(run([cli, *[a.replace("{out}", reference) for a in template], "--json"]).stdout)
+    check(not report["streamed"], "whole step: streamed by the serial tool (choose a state it holds whole)")
     for ranks in (2, 3):
         out = os.path.join(work, f"step_whole{ranks}.h5")
         r = run(mpirun(mpi, ranks, cli_mpi, *[a.replace("{out}", out) for a in template]))

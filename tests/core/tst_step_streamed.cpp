@@ -4,12 +4,14 @@
 // stored as each layout (dense, csr, row_sparse, coo with duplicates and a lone -0, csc, a
 // masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense
 // and as coo, the gradients as the golden file holds them and converted to csr and row_sparse
-// (a masked one stays masked), one row per block and the default budget. The whole step reads
-// its inputs from the same file. Where it fails, the streamed one fails with the same message
-// and writes nothing.
+// (a masked one stays masked), one row per block and the default budget; and resumed
+// (--state-from) from a previous step's output whose parameter, states and /last_update are
+// stored in each layout. The whole step reads its inputs from the same files. Where it fails,
+// the streamed one fails with the same message and writes nothing.
 #include "core/io/h5_writer.h"
 #include "core/optim/semantics_comparison.h"
 #include "core/pipeline/step_file.h"
+#include "core/pipeline/step_state_file.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "golden_cases.h"
@@ -27,6 +29,8 @@ class TestStepStreamed : public QObject {
 private slots:
     void matchesWholeStep_data();
     void matchesWholeStep();
+    void resumesFromStatesInEveryLayout_data();
+    void resumesFromStatesInEveryLayout();
 };
 
 namespace {
@@ -58,7 +62,8 @@ core::Tensor withEveryThirdUnspecified(core::Tensor sparse)
 // half, then the rest, in reverse order of elements) and a -0 of its own for the last element
 // when that is 0, so densifying it sums duplicates; the masked one leaves every third element
 // unspecified (densified to 0).
-core::Tensor storedAs(const core::DenseTensor<float> &dense, ParamLayout layout)
+template <class T>
+core::Tensor storedAs(const core::DenseTensor<T> &dense, ParamLayout layout)
 {
     switch (layout) {
     case ParamLayout::Dense:
@@ -71,19 +76,19 @@ core::Tensor storedAs(const core::DenseTensor<float> &dense, ParamLayout layout)
         return core::Tensor(core::Storage{core::denseToCompressed(dense, core::CompressedAxis::Column)});
     case ParamLayout::CooWithDuplicates: {
         core::Buffer<std::int64_t> linear;
-        core::Buffer<float> values;
+        core::Buffer<T> values;
         for (auto k = static_cast<std::int64_t>(dense.values.size()) - 1; k >= 0; --k) {
-            const float v = dense.values[static_cast<std::size_t>(k)];
+            const T v = dense.values[static_cast<std::size_t>(k)];
             linear.push_back(k);
-            values.push_back(v * 0.5f);
+            values.push_back(v * T(0.5));
         }
         for (std::int64_t k = 0; k < static_cast<std::int64_t>(dense.values.size()); ++k) {
             linear.push_back(k);
-            values.push_back(dense.values[static_cast<std::size_t>(k)] - dense.values[static_cast<std::size_t>(k)] * 0.5f);
+            values.push_back(dense.values[static_cast<std::size_t>(k)] - dense.values[static_cast<std::size_t>(k)] * T(0.5));
         }
         linear.push_back(static_cast<std::int64_t>(dense.values.size()) - 1);
-        values.push_back(-0.0f);
-        return core::Tensor(core::Storage{core::cooFromLinear<float>(dense.shape, linear, values)});
+        values.push_back(-T(0));
+        return core::Tensor(core::Storage{core::cooFromLinear<T>(dense.shape, linear, values)});
     }
     case ParamLayout::MaskedCoo:
         return withEveryThirdUnspecified(core::Tensor(core::Storage{core::denseToCoo(dense)}));
@@ -100,6 +105,57 @@ std::vector<std::uint32_t> bitsOf(const core::DenseTensor<float> &t)
     std::vector<std::uint32_t> bits(t.values.size());
     std::memcpy(bits.data(), t.values.data(), bits.size() * sizeof(float));
     return bits;
+}
+
+// Runs `request` (streamed) and the whole step of `runs` from `param` and `state` on the same
+// inputs, and compares what they write (or the messages they fail with), bit for bit.
+void expectWholeStepsBytes(const core::StepRequest &request,
+                           const std::vector<core::OptimizerOptions> &runs,
+                           core::DenseTensor<float> param,
+                           core::OptimizerState<float> state)
+{
+    const auto in = core::H5File::openRead(request.input);
+    std::vector<core::NamedGradient> grads;
+    for (const auto &path : request.grads)
+        grads.push_back({in.where(path), core::readTensor(in, path)});
+    const auto mask = request.mask ? std::optional<core::Tensor>(core::readTensor(in, *request.mask)) : std::nullopt;
+    std::optional<core::SteppedRuns<float>> whole;
+    std::string wholeError;
+    try {
+        whole = core::stepEachRun(std::move(param), std::move(state), std::span<const core::OptimizerOptions>(runs), grads,
+                                  mask ? &*mask : nullptr, core::Device::Cpu, [](std::int64_t, const auto &, const auto &) {});
+    } catch (const core::InputError &error) {
+        wholeError = error.what();
+    }
+
+    core::ValidationReport report;
+    std::optional<core::StepReport> streamed;
+    try {
+        streamed = core::stepFile(request, report, {});
+    } catch (const core::InputError &error) {
+        QCOMPARE(QString::fromStdString(error.what()), QString::fromStdString(wholeError));
+        QVERIFY(!std::filesystem::exists(request.output));
+        return;
+    }
+    QVERIFY2(whole, qPrintable(QStringLiteral("the whole step failed (%1); the streamed one ran").arg(wholeError.c_str())));
+    QVERIFY(streamed->streamed);
+
+    const auto out = core::H5File::openRead(request.output);
+    QCOMPARE(bitsOf(core::toDenseAs<float>(core::readTensor(out, "/param"))), bitsOf(whole->param));
+    for (const auto &buffer : whole->state.buffers)
+        QCOMPARE(bitsOf(core::toDenseAs<float>(core::readTensor(out, "/state/" + buffer.name))), bitsOf(buffer.value));
+    const auto last = core::toDenseDouble(core::readTensor(out, "/last_update"));
+    QCOMPARE((std::vector<std::int64_t>(last.values.begin(), last.values.end())),
+             (std::vector<std::int64_t>(whole->state.lastUpdate.begin(), whole->state.lastUpdate.end())));
+    QCOMPARE(streamed->finalStep, whole->state.step);
+    QCOMPARE(streamed->divergence.size(), whole->divergence.size());
+    for (std::size_t c = 0; c < whole->divergence.size(); ++c)
+        for (std::size_t t = 0; t < whole->divergence[c].size(); ++t) {
+            const auto &a = streamed->divergence[c].tensors[t], &b = whole->divergence[c][t];
+            QCOMPARE(a.name, b.name);
+            QCOMPARE(a.maxAbsDiff, b.maxAbsDiff);
+            QCOMPARE(a.differingRows, b.differingRows);
+        }
 }
 
 } // namespace
@@ -188,49 +244,89 @@ void TestStepStreamed::matchesWholeStep()
 
     // The whole step, in memory, on the inputs as the file holds them.
     const auto in = core::H5File::openRead(input);
-    std::vector<core::NamedGradient> grads;
-    for (const auto &path : request.grads)
-        grads.push_back({in.where(path), core::readTensor(in, path)});
-    const auto mask = request.mask ? std::optional<core::Tensor>(core::readTensor(in, *request.mask)) : std::nullopt;
-    std::optional<core::SteppedRuns<float>> whole;
-    std::string wholeError;
-    try {
-        whole = core::stepEachRun(core::toDenseAs<float>(core::readTensor(in, "/param")),
-                                  core::initialState<float>(options, golden.param.shape),
-                                  std::span<const core::OptimizerOptions>(runs), grads, mask ? &*mask : nullptr,
-                                  core::Device::Cpu, [](std::int64_t, const auto &, const auto &) {});
-    } catch (const core::InputError &error) {
-        wholeError = error.what();
-    }
+    expectWholeStepsBytes(request, runs, core::toDenseAs<float>(core::readTensor(in, "/param")),
+                          core::initialState<float>(options, golden.param.shape));
+}
 
-    core::ValidationReport report;
-    std::optional<core::StepReport> streamed;
-    try {
-        streamed = core::stepFile(request, report, {});
-    } catch (const core::InputError &error) {
-        QCOMPARE(QString::fromStdString(error.what()), QString::fromStdString(wholeError));
-        QVERIFY(!std::filesystem::exists(output));
-        return;
-    }
-    QVERIFY2(whole, qPrintable(QStringLiteral("the whole step failed (%1); the streamed one ran").arg(wholeError.c_str())));
-    QVERIFY(streamed->streamed);
+void TestStepStreamed::resumesFromStatesInEveryLayout_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("layout");
+    QTest::addColumn<bool>("rowPerBlock");
+    const auto golden = core::H5File::openRead(test::kOptimGolden);
+    for (const auto &name : test::goldenCaseNames(golden))
+        for (const auto &[layout, layoutName] : kParamLayouts)
+            for (const bool rowPerBlock : {true, false})
+                QTest::addRow("%s/%s/%s", name.c_str(), layoutName, rowPerBlock ? "row" : "default")
+                    << QString::fromStdString(name) << static_cast<int>(layout) << rowPerBlock;
+}
 
-    const auto out = core::H5File::openRead(output);
-    QCOMPARE(bitsOf(core::toDenseAs<float>(core::readTensor(out, "/param"))), bitsOf(whole->param));
-    for (const auto &buffer : whole->state.buffers)
-        QCOMPARE(bitsOf(core::toDenseAs<float>(core::readTensor(out, "/state/" + buffer.name))), bitsOf(buffer.value));
-    const auto last = core::toDenseDouble(core::readTensor(out, "/last_update"));
-    QCOMPARE((std::vector<std::int64_t>(last.values.begin(), last.values.end())),
-             (std::vector<std::int64_t>(whole->state.lastUpdate.begin(), whole->state.lastUpdate.end())));
-    QCOMPARE(streamed->finalStep, whole->state.step);
-    QCOMPARE(streamed->divergence.size(), whole->divergence.size());
-    for (std::size_t c = 0; c < whole->divergence.size(); ++c)
-        for (std::size_t t = 0; t < whole->divergence[c].size(); ++t) {
-            const auto &a = streamed->divergence[c].tensors[t], &b = whole->divergence[c][t];
-            QCOMPARE(a.name, b.name);
-            QCOMPARE(a.maxAbsDiff, b.maxAbsDiff);
-            QCOMPARE(a.differingRows, b.differingRows);
+// A first step writes PREV; its parameter, states and /last_update are stored again in `layout`
+// (/last_update, with one dim, as the nearest layout that has one: row_sparse for csr, coo for
+// csc); the second step resumes from it, streamed and whole.
+void TestStepStreamed::resumesFromStatesInEveryLayout()
+{
+    QFETCH(QString, name);
+    QFETCH(int, layout);
+    QFETCH(bool, rowPerBlock);
+    const auto golden = test::loadGoldenCase(core::H5File::openRead(test::kOptimGolden), name.toStdString());
+    QTemporaryDir dir;
+    const auto input = dir.filePath("in.h5").toStdString(), previous = dir.filePath("prev.h5").toStdString();
+    core::StepRequest request;
+    request.input = input;
+    request.output = previous;
+    request.param = "/param";
+    {
+        auto file = core::H5File::create(input);
+        core::writeTensor(file, "/param", core::Tensor(core::Storage{golden.param}));
+        for (std::size_t g = 0; g < golden.grads.size(); ++g) {
+            request.grads.push_back("/grad" + std::to_string(g));
+            core::writeTensor(file, request.grads.back(), golden.grads[g].tensor);
         }
+        if (golden.mask) {
+            request.mask = "/mask";
+            core::writeTensor(file, "/mask", *golden.mask);
+        }
+        file.close();
+    }
+    const auto &options = golden.options;
+    request.kind = options.kind;
+    request.semantics = options.semantics;
+    request.rule = options.rule;
+    request.hyperparameters = golden.hyperparameters;
+    core::ValidationReport report;
+    try {
+        core::stepFile(request, report, {});
+    } catch (const core::InputError &) {
+        QSKIP("the case's first step fails: nothing to resume from");
+    }
+
+    // PREV rewritten in the layout.
+    const auto stored = static_cast<ParamLayout>(layout);
+    const auto oneDim = stored == ParamLayout::Csr         ? ParamLayout::RowSparse
+                        : stored == ParamLayout::Csc       ? ParamLayout::CooWithDuplicates
+                        : stored == ParamLayout::MaskedCsr ? ParamLayout::MaskedRowSparse
+                                                           : stored;
+    {
+        const auto written = core::H5File::openRead(previous);
+        auto file = core::H5File::create(dir.filePath("prev_in_layout.h5").toStdString());
+        core::writeTensor(file, "/param", storedAs(core::toDenseAs<float>(core::readTensor(written, "/param")), stored));
+        for (const auto &state : core::stateNames(options))
+            core::writeTensor(file, "/state/" + state,
+                              storedAs(core::toDenseAs<float>(core::readTensor(written, "/state/" + state)), stored));
+        core::writeTensor(file, "/state/step", core::readTensor(written, "/state/step"));
+        core::writeTensor(file, "/last_update", storedAs(core::toDenseDouble(core::readTensor(written, "/last_update")), oneDim));
+        file.close();
+    }
+    request.stateFrom = dir.filePath("prev_in_layout.h5").toStdString();
+    request.output = dir.filePath("out.h5").toStdString();
+    std::vector<core::OptimizerOptions> runs{options};
+    if (rowPerBlock)
+        request.memoryLimit = 1;
+
+    const auto prev = core::H5File::openRead(*request.stateFrom);
+    const auto param = core::toDenseAs<float>(core::readTensor(prev, "/param"));
+    expectWholeStepsBytes(request, runs, param, core::readPreviousState<float>(prev, options, param.shape));
 }
 
 QTEST_GUILESS_MAIN(TestStepStreamed)

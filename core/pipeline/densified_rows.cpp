@@ -1,0 +1,87 @@
+#include "core/pipeline/densified_rows.h"
+
+#include "core/parallel/rank_group.h"
+#include "core/pipeline/coo_rows_exchange.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+#include "core/util/memory_budget.h"
+
+
+namespace sparsity::core {
+
+bool plainDense(const ElementInfo &element)
+{
+    return element.layout == Layout::Dense && !element.masked && element.dtype != DType::Bool;
+}
+
+RowRead rowReadOf(const H5File &file, const ElementInfo &element)
+{
+    if (plainDense(element))
+        return RowRead::Dense;
+    return rowSparseReadableByRows(file, element) || readableByRows(file, element) ? RowRead::ByRows : RowRead::Whole;
+}
+
+template <class T>
+DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report)
+    : m_file(file), m_path(std::move(path)), m_how(how), m_report(report), m_shape(requireElement(file, m_path).shape)
+{
+    if (how == RowRead::Dense) {
+        m_dense.emplace(file, m_path);
+        noteConversion(report, file.where(m_path), requireElement(file, m_path).dtype);
+        m_report = nullptr;
+    } else if (how == RowRead::ByRows && requireElement(file, m_path).layout == Layout::RowSparse) {
+        m_rowSparse.emplace(file, m_path, report);
+        m_report = nullptr;
+    }
+}
+
+template <class T>
+void DensifiedRows<T>::readWhole(std::span<const RowRange> rowsOfRanks)
+{
+    if (m_how != RowRead::Whole)
+        return;
+    const auto element = readOfOwnRows(ranks(), m_file, m_path, rowsOfRanks, m_report);
+    m_report = nullptr;
+    m_source = agreeOn(ranks(), [&] {
+        // Coalescing holds the element and its pattern at once.
+        requireWithinBudget(core::heldBytes(element) + coalescedBytes(element, Semantics::Dense, sizeof(T)), m_file.where(m_path),
+                            "coalescing it");
+        return std::optional<UpdatePattern<T>>(fillSource<T>(element, Semantics::Dense));
+    });
+}
+
+template <class T>
+DenseTensor<T> DensifiedRows<T>::rows(RowRange rows)
+{
+    Shape shape = m_shape;
+    shape[0] = rows.count();
+    if (m_dense) {
+        DenseTensor<T> block{shape, Buffer<T>(static_cast<std::size_t>(numel(shape)))};
+        m_dense->readRows(rows.begin, rows.end, block.values.data());
+        return block;
+    }
+    if (m_how == RowRead::Whole) {
+        if (!m_source)
+            throw InternalError("DensifiedRows: an element read whole is read (readWhole) before its rows");
+        // Its stored values added to 0 in stored order: the bits densifying the whole gives.
+        auto filled = filledPattern(patternInRows(*m_source, rows), Semantics::Dense, nullptr, numel(shape));
+        return {shape, std::move(filled.owned)};
+    }
+    const auto part = m_rowSparse ? m_rowSparse->readRows(rows) : readTensor(m_file, m_path, m_report, rows);
+    m_report = nullptr;
+    return toDenseAs<T>(part);
+}
+
+template <class T>
+std::int64_t DensifiedRows<T>::heldBytes() const
+{
+    if (!m_source)
+        return 0;
+    return static_cast<std::int64_t>(m_source->owned.size() * sizeof(T)
+                                     + (m_source->rows.size() + m_source->elements.size()) * sizeof(std::int64_t));
+}
+
+template class DensifiedRows<float>;
+template class DensifiedRows<double>;
+
+} // namespace sparsity::core

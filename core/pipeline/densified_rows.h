@@ -1,0 +1,61 @@
+#pragma once
+// An element that a streamed step reads a block of rows at a time (docs/CLI.md, "step"): the
+// parameter, each state and /last_update of --state-from, a sparse --mask. Each block is what
+// densifying the whole element (toDenseAs) gives for its rows, bit for bit, whatever layout
+// the element is stored in, so the step by rows writes what the whole step writes.
+#include "core/io/h5_catalog.h"
+#include "core/io/h5_reader.h"
+#include "core/optim/update_pattern.h"
+#include "core/tensor/dense_tensor.h"
+#include "core/tensor/row_range.h"
+#include "core/util/validation_report.h"
+
+#include <optional>
+#include <span>
+#include <string>
+
+namespace sparsity::core {
+
+// How a block of an element's rows is read.
+enum class RowRead {
+    Dense,  // a plain dense dataset: its rows straight into the block (HDF5 converts the type)
+    ByRows, // csr, row_sparse, a masked_tensor of dense, csr or row_sparse data with a mask of
+            // its layout: the block's rows as stored, then densified
+    Whole,  // coo, csc, other masked_tensors: read once (each rank its rows), coalesced once, and
+            // each block filled from it
+};
+
+// A dense dataset of a numeric type, not masked.
+bool plainDense(const ElementInfo &element);
+// How `element` of `file` is read by rows.
+RowRead rowReadOf(const H5File &file, const ElementInfo &element);
+
+template <class T>
+class DensifiedRows {
+public:
+    // `report` takes the notes a whole read of the element gives (a conversion), once; null for
+    // none (states are read without notes, as the whole step reads them).
+    DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report);
+
+    RowRead how() const { return m_how; }
+    // RowRead::Whole: reads the element, each rank only its rows of it where its layout lets
+    // them be sent (readOfOwnRows), and coalesces it as densifying sums it. Refused over the
+    // budget. Collective.
+    void readWhole(std::span<const RowRange> rowsOfRanks);
+    // Rows `rows`, densified.
+    DenseTensor<T> rows(RowRange rows);
+    // The bytes held from one block to the next: the coalesced element read whole.
+    std::int64_t heldBytes() const;
+
+private:
+    const H5File &m_file;
+    std::string m_path;
+    RowRead m_how;
+    ValidationReport *m_report; // until the first read
+    Shape m_shape;
+    std::optional<DenseRowReader> m_dense;
+    std::optional<RowSparseRowReader> m_rowSparse;
+    std::optional<UpdatePattern<T>> m_source; // Whole: its stored values, summed in stored order
+};
+
+} // namespace sparsity::core
