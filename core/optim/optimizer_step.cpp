@@ -183,9 +183,11 @@ UpdatePattern<T> checkedPatternInRows(const UpdatePattern<T> &source,
                                       const OptimizerOptions &options,
                                       const Tensor *mask,
                                       std::int64_t step,
-                                      RowRange rows)
+                                      RowRange rows,
+                                      UpdatePattern<T> recycled)
 {
-    auto pattern = filledPattern(patternInRows(source, rows), options.semantics, mask, rows.count() * source.rowWidth);
+    auto pattern =
+        filledPattern(patternInRows(source, rows), options.semantics, mask, rows.count() * source.rowWidth, std::move(recycled));
     requireFinite(pattern, gradient, step);
     return pattern;
 }
@@ -218,7 +220,7 @@ void runSteps(DenseTensor<T> &param,
     template UpdatePattern<T> checkedPattern<T>(const NamedGradient &, const OptimizerOptions &, const Tensor *, std::int64_t,   \
                                                 std::int64_t);                                                                   \
     template UpdatePattern<T> checkedPatternInRows<T>(const UpdatePattern<T> &, const std::string &, const OptimizerOptions &,   \
-                                                      const Tensor *, std::int64_t, RowRange);                                   \
+                                                      const Tensor *, std::int64_t, RowRange, UpdatePattern<T>);                 \
     template void runSteps<T>(DenseTensor<T> &, OptimizerState<T> &, const OptimizerOptions &, std::span<const NamedGradient>,   \
                               const Tensor *, const ProgressCallback &);
 SPARSITY_INSTANTIATE(float)

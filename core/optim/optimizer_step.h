@@ -57,13 +57,15 @@ UpdatePattern<T> checkedPattern(const NamedGradient &gradient,
 // checkedPattern for rows `rows` of a gradient read whole, under the dense semantics or the
 // masked one with `mask` (the block's rows of --mask): from its fillSource, built once, what
 // checkedPattern gives for the whole gradient's same rows, numbered from rows.begin.
+// `recycled` lends its buffers (filledPattern).
 template <class T>
 UpdatePattern<T> checkedPatternInRows(const UpdatePattern<T> &source,
                                       const std::string &gradient,
                                       const OptimizerOptions &options,
                                       const Tensor *mask,
                                       std::int64_t step,
-                                      RowRange rows);
+                                      RowRange rows,
+                                      UpdatePattern<T> recycled = {});
 
 // One step with a prepared pattern (benchmarks time this alone).
 template <class T>

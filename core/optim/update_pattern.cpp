@@ -31,8 +31,12 @@ void fillMaskedElements(std::span<const M> maskValues, const UpdatePattern<T> &s
         offsets[at(c + 1)] = held;
     }
     std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-    pattern.elements = Buffer<std::int64_t>(at(offsets.back()));
-    Buffer<T> values(at(offsets.back()));
+    // Sized from empty: a buffer that grows copies nothing, one that fits keeps its pages.
+    pattern.elements.clear();
+    pattern.elements.resize(at(offsets.back()));
+    Buffer<T> values = std::move(pattern.owned);
+    values.clear();
+    values.resize(at(offsets.back()));
     const auto &elements = source.elements;
 #pragma omp parallel for schedule(static)
     for (std::int64_t c = 0; c < chunks; ++c) {
@@ -241,18 +245,23 @@ UpdatePattern<T> fillSource(const Tensor &grad, Semantics semantics)
 }
 
 template <class T>
-UpdatePattern<T> filledPattern(const UpdatePattern<T> &source, Semantics semantics, const Tensor *mask, std::int64_t count)
+UpdatePattern<T> filledPattern(
+    const UpdatePattern<T> &source, Semantics semantics, const Tensor *mask, std::int64_t count, UpdatePattern<T> recycled)
 {
     using Kind = typename UpdatePattern<T>::Kind;
     const auto width = source.rowWidth;
     UpdatePattern<T> pattern;
+    pattern.elements = std::move(recycled.elements);
+    pattern.owned = std::move(recycled.owned);
     pattern.rowWidth = width;
     pattern.firstRow = source.firstRow;
     if (semantics == Semantics::Dense) {
         // 0 + the coalesced value: the bits densifying gives, which adds each stored value to 0
         // in turn (a sum of -0 becomes +0 either way).
         pattern.kind = Kind::All;
-        Buffer<T> values(at(count), T(0));
+        pattern.elements.clear();
+        Buffer<T> values = std::move(pattern.owned);
+        values.assign(at(count), T(0));
         if (source.kind == Kind::Rows) {
             for (std::size_t k = 0; k < source.rows.size(); ++k)
                 for (std::int64_t j = 0; j < width; ++j)
@@ -370,8 +379,10 @@ template UpdatePattern<float> buildUpdatePattern<float>(const Tensor &, Semantic
 template UpdatePattern<double> buildUpdatePattern<double>(const Tensor &, Semantics, const Tensor *);
 template UpdatePattern<float> fillSource<float>(const Tensor &, Semantics);
 template UpdatePattern<double> fillSource<double>(const Tensor &, Semantics);
-template UpdatePattern<float> filledPattern<float>(const UpdatePattern<float> &, Semantics, const Tensor *, std::int64_t);
-template UpdatePattern<double> filledPattern<double>(const UpdatePattern<double> &, Semantics, const Tensor *, std::int64_t);
+template UpdatePattern<float>
+filledPattern<float>(const UpdatePattern<float> &, Semantics, const Tensor *, std::int64_t, UpdatePattern<float>);
+template UpdatePattern<double>
+filledPattern<double>(const UpdatePattern<double> &, Semantics, const Tensor *, std::int64_t, UpdatePattern<double>);
 template UpdatePattern<float> patternInRows<float>(const UpdatePattern<float> &, RowRange);
 template UpdatePattern<double> patternInRows<double>(const UpdatePattern<double> &, RowRange);
 template UpdatePattern<float> torchSparseSgdPattern<float>(UpdatePattern<float>, std::vector<char> &);

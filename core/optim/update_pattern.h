@@ -70,8 +70,11 @@ std::int64_t coalescedBytes(const Tensor &grad, Semantics semantics, std::size_t
 // `count` elements: dense: All, 0 where nothing is stored; masked with `mask`: every element
 // the mask holds, the gradient's value there or 0. buildUpdatePattern builds these so too, so
 // a gradient read whole gives a block of rows what it gives the whole tensor's same rows.
+// `recycled`, a pattern no longer used (the last step's), lends its buffers: a step of a block
+// then writes memory already mapped instead of faulting in fresh pages.
 template <class T>
-UpdatePattern<T> filledPattern(const UpdatePattern<T> &source, Semantics semantics, const Tensor *mask, std::int64_t count);
+UpdatePattern<T> filledPattern(
+    const UpdatePattern<T> &source, Semantics semantics, const Tensor *mask, std::int64_t count, UpdatePattern<T> recycled = {});
 
 // The part of `whole` (a pattern over every row of the parameter) in `rows`, numbered from
 // rows.begin: what buildUpdatePattern gives for those rows of the gradient, without reading or

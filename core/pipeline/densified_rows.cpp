@@ -6,7 +6,6 @@
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
 
-
 namespace sparsity::core {
 
 bool plainDense(const ElementInfo &element)

@@ -241,6 +241,7 @@ public:
                 if (!bufferRows.empty())
                     pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
                 applyStep(param, state, options, pattern);
+                m_spare = std::move(pattern);
             });
             if (!ok)
                 return;
@@ -285,13 +286,14 @@ private:
                                RowRange rows,
                                const std::vector<NamedGradient> &rowGradients,
                                const Tensor *mask,
-                               std::int64_t step) const
+                               std::int64_t step)
     {
         const auto &options = m_runs[run];
         if (m_plan.gradientByRows[g])
             return checkedPattern<T>(rowGradients[g], options, mask, step, rows.begin);
         if (fillsEveryBlock(run))
-            return checkedPatternInRows(m_fillSources.at({g, options.semantics}), gradientName(g), options, mask, step, rows);
+            return checkedPatternInRows(m_fillSources.at({g, options.semantics}), gradientName(g), options, mask, step, rows,
+                                        std::move(m_spare));
         return patternInRows(m_whole[run][g], rows);
     }
 
@@ -334,6 +336,7 @@ private:
     std::vector<NamedGradient> m_wholeGradients;                                 // per gradient: read whole, or an empty tensor
     std::vector<std::vector<UpdatePattern<T>>> m_whole;                          // [run][gradient], may view m_wholeGradients
     std::map<std::pair<std::size_t, Semantics>, UpdatePattern<T>> m_fillSources; // of the runs that fill blocks
+    UpdatePattern<T> m_spare; // the last step's pattern: its buffers fill the next one's
     FirstFailure m_failure;
 };
 

@@ -199,23 +199,31 @@ void TestOptimizerSemantics::blocksFilledFromAGradientReadWhole()
     const auto wholeMasked = core::buildUpdatePattern<float>(grad, Semantics::Masked, &mask);
     const auto denseSource = core::fillSource<float>(grad, Semantics::Dense);
     const auto maskedSource = core::fillSource<float>(grad, Semantics::Masked);
-    // Blocks of 2, 1 and 3 rows: each filled from its rows alone, numbered from its first.
+    // Blocks of 2, 1 and 3 rows: each filled from its rows alone, numbered from its first. Each
+    // fills the buffers of the last block's pattern (the first, buffers of NaNs larger than it).
     std::vector<float> denseParts, maskedParts;
     std::vector<std::int64_t> maskedElements;
+    core::UpdatePattern<float> spareDense, spareMasked;
+    for (auto *spare : {&spareDense, &spareMasked}) {
+        spare->owned.assign(100, std::numeric_limits<float>::quiet_NaN());
+        spare->elements.assign(100, -1);
+    }
     for (const auto rows : {core::RowRange{0, 2}, core::RowRange{2, 3}, core::RowRange{3, 6}}) {
-        const auto dense =
-            core::checkedPatternInRows(denseSource, "g", options(core::OptimizerKind::Adam, Semantics::Dense), nullptr, 1, rows);
+        auto dense = core::checkedPatternInRows(denseSource, "g", options(core::OptimizerKind::Adam, Semantics::Dense), nullptr,
+                                                1, rows, std::move(spareDense));
         QCOMPARE(dense.firstRow, rows.begin);
         denseParts.insert(denseParts.end(), dense.values.begin(), dense.values.end());
         core::DenseTensor<double> blockMask{{rows.count(), 4}, {}};
         blockMask.values.assign(maskValues.values.begin() + rows.begin * 4, maskValues.values.begin() + rows.end * 4);
         const core::Tensor blockMaskTensor(core::Storage{blockMask});
-        const auto masked = core::checkedPatternInRows(maskedSource, "g", options(core::OptimizerKind::Adam, Semantics::Masked),
-                                                       &blockMaskTensor, 1, rows);
+        auto masked = core::checkedPatternInRows(maskedSource, "g", options(core::OptimizerKind::Adam, Semantics::Masked),
+                                                 &blockMaskTensor, 1, rows, std::move(spareMasked));
         for (std::size_t k = 0; k < masked.values.size(); ++k) {
             maskedElements.push_back(masked.elements[k] + rows.begin * 4);
             maskedParts.push_back(masked.values[k]);
         }
+        spareDense = std::move(dense);
+        spareMasked = std::move(masked);
     }
     QVERIFY(std::memcmp(denseParts.data(), densified.values.data(), densified.values.size() * sizeof(float)) == 0);
     QCOMPARE(maskedElements, (std::vector<std::int64_t>(wholeMasked.elements.begin(), wholeMasked.elements.end())));
