@@ -36,6 +36,7 @@ private slots:
     void widgetsFollowTheDocument();
     void everyParameterOfTheTableHasAField();
     void blockAndOptionalZerosAreEdited();
+    void integerBeyondTheBoxIsKept();
     void exportSettingsUndoAndRedo();
     void datasetOwnRecipeOverridesTheShared();
 
@@ -267,6 +268,26 @@ void TestSparsifierPanel::blockAndOptionalZerosAreEdited()
     zeros->setValue(5);
     QCOMPARE(m_document->sparsifier()->zerosPerBlock, std::optional<std::int64_t>());
     QVERIFY(child<QLabel>("sparsifier.status")->text().contains(QStringLiteral("at most the block size 4")));
+}
+
+void TestSparsifierPanel::integerBeyondTheBoxIsKept()
+{
+    // A recipe file's m of 3e9 (a valid N:M recipe) is shown at the spin box's bound; an edit of
+    // another field keeps it exact, and an edit of the box itself takes the user's value.
+    core::SparsifierConfig recipe;
+    recipe.method = core::SparsifierMethod::NM;
+    recipe.n = 2;
+    recipe.m = 3'000'000'000;
+    m_document->changeSparsifier(recipe);
+    auto *m = child<QSpinBox>("sparsifier.m");
+    QCOMPARE(m->value(), m->maximum());
+    QVERIFY(m->toolTip().contains(QStringLiteral("3000000000")));
+    child<QSpinBox>("sparsifier.n")->setValue(1);
+    QCOMPARE(m_document->sparsifier()->n, std::int64_t{1});
+    QCOMPARE(m_document->sparsifier()->m, std::int64_t{3'000'000'000});
+    m->setValue(8);
+    QCOMPARE(m_document->sparsifier()->m, std::int64_t{8});
+    QVERIFY(m->toolTip().isEmpty());
 }
 
 void TestSparsifierPanel::exportSettingsUndoAndRedo()

@@ -66,7 +66,11 @@ SparsifierParameterField::SparsifierParameterField(const core::SparsifierParamet
     if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor))
         connect(number, &QDoubleSpinBox::valueChanged, this, &SparsifierParameterField::edited);
     else if (auto *integer = qobject_cast<QSpinBox *>(m_editor))
-        connect(integer, &QSpinBox::valueChanged, this, &SparsifierParameterField::edited);
+        connect(integer, &QSpinBox::valueChanged, this, [this, integer] {
+            m_beyondBox.reset(); // the user's value now
+            integer->setToolTip(QString());
+            emit edited();
+        });
     else if (auto *choice = qobject_cast<QComboBox *>(m_editor))
         connect(choice, &QComboBox::currentIndexChanged, this, &SparsifierParameterField::edited);
     else if (auto *line = qobject_cast<QLineEdit *>(m_editor))
@@ -80,6 +84,8 @@ std::optional<core::ParameterValue> SparsifierParameterField::value() const
     if (const auto *integer = qobject_cast<QSpinBox *>(m_editor)) {
         if (!m_parameter.unsetMeaning.empty() && integer->value() == integer->minimum())
             return std::nullopt;
+        if (m_beyondBox)
+            return *m_beyondBox;
         return std::int64_t{integer->value()};
     }
     if (const auto *choice = qobject_cast<QComboBox *>(m_editor))
@@ -94,7 +100,11 @@ void SparsifierParameterField::showValue(const std::optional<core::ParameterValu
         number->setValue(value ? std::get<double>(*value) : number->minimum());
     } else if (auto *integer = qobject_cast<QSpinBox *>(m_editor)) {
         const std::int64_t least = integer->minimum(), most = integer->maximum();
-        integer->setValue(static_cast<int>(value ? std::clamp(std::get<std::int64_t>(*value), least, most) : least));
+        const auto exact = value ? std::get<std::int64_t>(*value) : least;
+        const auto shown = std::clamp(exact, least, most);
+        integer->setValue(static_cast<int>(shown));
+        m_beyondBox = shown != exact ? std::optional(exact) : std::nullopt;
+        integer->setToolTip(m_beyondBox ? tr("%1 (shown at the box's bound)").arg(*m_beyondBox) : QString());
     } else if (auto *choice = qobject_cast<QComboBox *>(m_editor)) {
         choice->setCurrentText(value ? QString::fromStdString(std::get<std::string>(*value)) : QString());
     } else if (auto *line = qobject_cast<QLineEdit *>(m_editor)) {
