@@ -35,16 +35,17 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
 }
 
 template <class T>
-void DensifiedRows<T>::readWhole(std::span<const RowRange> rowsOfRanks)
+void DensifiedRows<T>::readWhole(std::span<const RowRange> rowsOfRanks, std::int64_t heldBefore)
 {
     if (m_how != RowRead::Whole)
         return;
     const auto element = readOfOwnRows(ranks(), m_file, m_path, rowsOfRanks, m_report);
     m_report = nullptr;
     m_source = agreeOn(ranks(), [&] {
-        // Coalescing holds the element and its pattern at once.
-        requireWithinBudget(core::heldBytes(element) + coalescedBytes(element, Semantics::Dense, sizeof(T)), m_file.where(m_path),
-                            "coalescing it");
+        // Coalescing holds the element and its pattern at once, beside the elements read before.
+        requireWithinBudget(heldBefore + core::heldBytes(element) + coalescedBytes(element, Semantics::Dense, sizeof(T)),
+                            m_file.where(m_path),
+                            heldBefore > 0 ? "coalescing it beside the elements read whole before it" : "coalescing it");
         return std::optional<UpdatePattern<T>>(fillSource<T>(element, Semantics::Dense));
     });
 }

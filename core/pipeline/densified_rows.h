@@ -39,9 +39,10 @@ public:
 
     RowRead how() const { return m_how; }
     // RowRead::Whole: reads the element, each rank only its rows of it where its layout lets
-    // them be sent (readOfOwnRows), and coalesces it as densifying sums it. Refused over the
-    // budget. Collective.
-    void readWhole(std::span<const RowRange> rowsOfRanks);
+    // them be sent (readOfOwnRows), and coalesces it as densifying sums it. Refused when it and
+    // its coalesced entries do not fit the budget beside `heldBefore` (what the elements read
+    // whole before it hold). Collective.
+    void readWhole(std::span<const RowRange> rowsOfRanks, std::int64_t heldBefore);
     // Rows `rows`, densified.
     DenseTensor<T> rows(RowRange rows);
     // The bytes held from one block to the next: the coalesced element read whole.

@@ -84,6 +84,10 @@ public:
         m_param.emplace(sources.param(), sources.paramPath, plan.param, &report);
         if (plan.maskReadWhole)
             m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &report);
+        for (std::size_t g = 0; g < request.grads.size(); ++g)
+            if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
+                m_rowSparseReaders.try_emplace(g, sources.input, request.grads[g], &report);
+        // The states last, as the whole step reads them (a row_sparse one checks its indices here).
         if (sources.previous) {
             const auto names = stateNames(m_runs[0]);
             m_states.reserve(names.size());
@@ -91,26 +95,25 @@ public:
                 m_states.emplace_back(*sources.previous, "/state/" + names[s], plan.states[s], nullptr);
             m_lastUpdate.emplace(*sources.previous, "/last_update", plan.lastUpdate, nullptr);
         }
-        for (std::size_t g = 0; g < request.grads.size(); ++g)
-            if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
-                m_rowSparseReaders.try_emplace(g, sources.input, request.grads[g], &report);
     }
 
-    // Reads the parameter and the gradients that are not read by rows, each rank only its rows
-    // of them (readOfOwnRows: a COO or CSC element's entries, and a masked_tensor's of COO data
-    // and mask, are exchanged between the ranks; the other layouts are read whole by every rank),
-    // and coalesces them once (the gradients once per run's semantics); blocks take their
-    // rows. Collective.
+    // Reads the parameter, --mask, gradients and states that are not read by rows, each rank
+    // only its rows of them (readOfOwnRows: a COO or CSC element's entries, and a masked_tensor's
+    // of COO data and mask, are exchanged between the ranks; the other layouts are read whole by
+    // every rank), and coalesces them once (the gradients once per run's semantics); blocks take
+    // their rows. The parameter, mask and states must fit the budget together; each gradient
+    // with its pattern. Collective.
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
-        m_param->readWhole(rowsOfRanks);
-        for (auto &state : m_states)
-            state.readWhole(rowsOfRanks);
-        if (m_lastUpdate)
-            m_lastUpdate->readWhole(rowsOfRanks);
+        std::int64_t held = 0;
+        const auto readWhole = [&](auto &element) {
+            element.readWhole(rowsOfRanks, held);
+            held += element.heldBytes();
+        };
+        readWhole(*m_param);
         if (m_maskWhole)
-            m_maskWhole->readWhole(rowsOfRanks);
+            readWhole(*m_maskWhole);
         for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
             if (!m_plan.gradientByRows[g])
@@ -152,6 +155,10 @@ public:
             if (!viewed)
                 m_wholeGradients[g].tensor = Tensor();
         }
+        for (auto &state : m_states)
+            readWhole(state);
+        if (m_lastUpdate)
+            readWhole(*m_lastUpdate);
     }
 
     // Coalescing an element read whole holds it and its pattern at once (under the semantics
@@ -196,10 +203,10 @@ public:
     std::int64_t firstStep() const { return m_firstStep; }
     const FirstFailure &failure() const { return m_failure; }
 
-    // The parameter and state of `rows` as read, before any step.
-    // Read straight into the block's buffers, in T (the compute type of the parameter's dtype,
-    // which the whole step reads it in; states are written in it), converted by HDF5 as a
-    // whole read converts.
+    // The parameter and state of `rows` as read, before any step, in T (the compute type of the
+    // parameter's dtype, which the whole step reads it in; states are written in it): densified
+    // as the whole step densifies each (a plain dense one read straight into the block's buffers,
+    // converted by HDF5 as a whole read converts).
     BlockState<T> read(RowRange rows)
     {
         BlockState<T> block;
@@ -241,7 +248,10 @@ public:
                 if (!bufferRows.empty())
                     pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
                 applyStep(param, state, options, pattern);
-                m_spare = std::move(pattern);
+                if (fillsEveryBlock(run) && !m_plan.gradientByRows[k]) { // its buffers fill the next such pattern
+                    m_spare = std::move(pattern);
+                    m_spare.values = {};
+                }
             });
             if (!ok)
                 return;

@@ -34,17 +34,21 @@ struct Inputs {
 Inputs readInputs(const StepRequest &request, const H5File &input, ValidationReport &report)
 {
     Inputs inputs;
+    std::string paramWhere; // named by the file it is read from, as the streamed step names it
     if (request.stateFrom) {
         inputs.previous.emplace(H5File::openRead(*request.stateFrom));
         inputs.param = readTensor(*inputs.previous, "/param", &report);
+        paramWhere = inputs.previous->where("/param");
+    } else if (request.paramFile) {
+        const auto file = H5File::openRead(*request.paramFile);
+        inputs.param = readTensor(file, *request.param, &report);
+        paramWhere = file.where(*request.param);
     } else {
-        if (request.paramFile)
-            inputs.param = readTensor(H5File::openRead(*request.paramFile), *request.param, &report);
-        else
-            inputs.param = readTensor(input, *request.param, &report);
+        inputs.param = readTensor(input, *request.param, &report);
+        paramWhere = input.where(*request.param);
     }
     if (inputs.param.layout() != Layout::Dense || inputs.param.isMasked())
-        report.add(Severity::Notice, "", input.where(request.param.value_or("/param")), "parameter densified for the step");
+        report.add(Severity::Notice, "", paramWhere, "parameter densified for the step");
     for (const auto &path : request.grads)
         inputs.grads.push_back({input.where(path), readTensor(input, path, &report)});
     if (request.mask)

@@ -139,17 +139,20 @@ def main(cli, work):
         mask.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         mask["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
         mask["values"] = np.array([True, True])
-    # A previous step's file whose state is not dense (step never writes one): held whole.
-    previous = os.path.join(work, "previous_coo_state.h5")
-    with h5py.File(previous, "w") as f:
-        f["param"] = rng.standard_normal((200, 100)).astype(np.float32)
-        f["state/step"] = np.int64(1)
-        f["last_update"] = np.ones(200, dtype=np.int64)
-        state = f.create_group("state/sum")
-        state.attrs["encoding-type"], state.attrs["encoding-version"] = "coo_tensor", "0.1.0"
-        state.attrs["shape"] = np.array([200, 100], dtype=np.int64)
-        state["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
-        state["values"] = np.array([0.5, 1.5], dtype=np.float32)
+    # Previous steps' files whose state is coo (step never writes one; a user's conversion): of
+    # float32 values, as the parameter's, it is read once and each block densified from it; of
+    # float64 values the whole step sums its entries in float64, so it is held whole.
+    param = rng.standard_normal((200, 100)).astype(np.float32)
+    for name, dtype in (("previous_coo_state.h5", np.float32), ("previous_coo_state64.h5", np.float64)):
+        with h5py.File(os.path.join(work, name), "w") as f:
+            f["param"] = param
+            f["state/step"] = np.int64(1)
+            f["last_update"] = np.ones(200, dtype=np.int64)
+            state = f.create_group("state/sum")
+            state.attrs["encoding-type"], state.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+            state.attrs["shape"] = np.array([200, 100], dtype=np.int64)
+            state["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
+            state["values"] = np.array([0.5, 1.5], dtype=dtype)
     out = lambda name: os.path.join(work, name)
 
     for command in ["inspect", "convert", "sparsify", "step", "eval", "gradcheck", "run"]:
@@ -181,9 +184,13 @@ def main(cli, work):
     r = report(cli, "step", data, "-o", out("st2.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"] and r["memory_limit_bytes"] == 1024, f"step under 1K streams: {r}")
-    # Resuming from a sparse state holds whole tensors: the parameter is read whole, and refused.
+    # Resuming from a coo state streams; from one held whole, the parameter is read whole, and refused.
+    r = report(cli, "step", data, "-o", out("st3s.h5"), "--optimizer", "adagrad", "--semantics", "dense", "--state-from",
+               out("previous_coo_state.h5"), "--grad", "/g", "--memory-limit", "1K")
+    check(r["streamed"], f"step resumed from a coo state under 1K streams: {r}")
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
-            "--state-from", previous, "--grad", "/g", "--memory-limit", "1K", element=r"previous_coo_state\.h5:/param")
+            "--state-from", out("previous_coo_state64.h5"), "--grad", "/g", "--memory-limit", "1K",
+            element=r"previous_coo_state64\.h5:/param")
     # A sparse --mask streams: read once, each block's rows of it filled.
     r = report(cli, "step", data, "-o", out("st6.h5"), "--optimizer", "sgd", "--semantics", "masked", "--param", "/x",
                "--grad", "/g", "--mask", "/m_coo", "--lr", "0.1", "--memory-limit", "1K")

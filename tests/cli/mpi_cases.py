@@ -22,11 +22,12 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
 * `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
 * `step` across ranks (each its rows; a coo element's entries exchanged to their rows'
   ranks, in rounds): the serial tool's file and report for every optimizer and semantics,
-  --mask (dense and coo), --compare, --state-from, csr, coo and masked coo parameters, masked
+  --mask (dense and coo), --compare, --state-from (states dense, row_sparse and coo), csr, coo
+  and masked coo parameters, masked
   coo gradients (a mask whose pattern differs only across ranks refused alike), fewer rows
   than ranks, bad coo gradients (found in a later round); a step that holds whole tensors
-  (resuming from a sparse state) runs on the root alone and writes and prints what `sparsity`
-  does;
+  (resuming from a coo state of float64 values for a float32 parameter) runs on the root alone
+  and writes and prints what `sparsity` does;
 * `run` hands its inputs to free ranks and writes, reports and exits as `sparsity` does, a
   failing input included;
 * a full disk (a tmpfs, as root): exit 3, one error line naming the dataset and the free

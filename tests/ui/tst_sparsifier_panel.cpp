@@ -36,7 +36,7 @@ private slots:
     void widgetsFollowTheDocument();
     void everyParameterOfTheTableHasAField();
     void blockAndOptionalZerosAreEdited();
-    void integerBeyondTheBoxIsKept();
+    void valuesTheBoxCannotShowAreKept();
     void exportSettingsUndoAndRedo();
     void datasetOwnRecipeOverridesTheShared();
 
@@ -270,7 +270,7 @@ void TestSparsifierPanel::blockAndOptionalZerosAreEdited()
     QVERIFY(child<QLabel>("sparsifier.status")->text().contains(QStringLiteral("at most the block size 4")));
 }
 
-void TestSparsifierPanel::integerBeyondTheBoxIsKept()
+void TestSparsifierPanel::valuesTheBoxCannotShowAreKept()
 {
     // A recipe file's m of 3e9 (a valid N:M recipe) is shown at the spin box's bound; an edit of
     // another field keeps it exact, and an edit of the box itself takes the user's value.
@@ -288,6 +288,22 @@ void TestSparsifierPanel::integerBeyondTheBoxIsKept()
     m->setValue(8);
     QCOMPARE(m_document->sparsifier()->m, std::int64_t{8});
     QVERIFY(m->toolTip().isEmpty());
+
+    // Likewise a number finer than the box's decimals.
+    core::SparsifierConfig dataNorm;
+    dataNorm.method = core::SparsifierMethod::DataNorm;
+    dataNorm.sparsityLevel = 0.123456789;
+    m_document->changeSparsifier(dataNorm);
+    auto *level = child<QDoubleSpinBox>("sparsifier.sparsity_level");
+    QCOMPARE(level->value(), 0.123);
+    QVERIFY(level->toolTip().contains(QStringLiteral("0.123456789")));
+    auto *block = child<QLineEdit>("sparsifier.block");
+    block->clear();
+    QTest::keyClicks(block, QStringLiteral("2x2"));
+    QCOMPARE(m_document->sparsifier()->blockRows, std::int64_t{2});
+    QCOMPARE(m_document->sparsifier()->sparsityLevel, 0.123456789);
+    level->setValue(0.5);
+    QCOMPARE(m_document->sparsifier()->sparsityLevel, 0.5);
 }
 
 void TestSparsifierPanel::exportSettingsUndoAndRedo()

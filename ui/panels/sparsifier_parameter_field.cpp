@@ -63,14 +63,16 @@ SparsifierParameterField::SparsifierParameterField(const core::SparsifierParamet
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_editor);
     setFocusProxy(m_editor);
+    // The user's value from now on, whatever was shown before.
+    const auto userEdited = [this] {
+        m_notShownExactly.reset();
+        m_editor->setToolTip(QString());
+        emit edited();
+    };
     if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor))
-        connect(number, &QDoubleSpinBox::valueChanged, this, &SparsifierParameterField::edited);
+        connect(number, &QDoubleSpinBox::valueChanged, this, userEdited);
     else if (auto *integer = qobject_cast<QSpinBox *>(m_editor))
-        connect(integer, &QSpinBox::valueChanged, this, [this, integer] {
-            m_beyondBox.reset(); // the user's value now
-            integer->setToolTip(QString());
-            emit edited();
-        });
+        connect(integer, &QSpinBox::valueChanged, this, userEdited);
     else if (auto *choice = qobject_cast<QComboBox *>(m_editor))
         connect(choice, &QComboBox::currentIndexChanged, this, &SparsifierParameterField::edited);
     else if (auto *line = qobject_cast<QLineEdit *>(m_editor))
@@ -79,13 +81,13 @@ SparsifierParameterField::SparsifierParameterField(const core::SparsifierParamet
 
 std::optional<core::ParameterValue> SparsifierParameterField::value() const
 {
+    if (m_notShownExactly)
+        return m_notShownExactly;
     if (const auto *number = qobject_cast<QDoubleSpinBox *>(m_editor))
         return number->value();
     if (const auto *integer = qobject_cast<QSpinBox *>(m_editor)) {
         if (!m_parameter.unsetMeaning.empty() && integer->value() == integer->minimum())
             return std::nullopt;
-        if (m_beyondBox)
-            return *m_beyondBox;
         return std::int64_t{integer->value()};
     }
     if (const auto *choice = qobject_cast<QComboBox *>(m_editor))
@@ -96,15 +98,17 @@ std::optional<core::ParameterValue> SparsifierParameterField::value() const
 void SparsifierParameterField::showValue(const std::optional<core::ParameterValue> &value)
 {
     const QSignalBlocker blocker(m_editor);
+    m_notShownExactly.reset();
     if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor)) {
         number->setValue(value ? std::get<double>(*value) : number->minimum());
+        if (value && number->value() != std::get<double>(*value))
+            m_notShownExactly = value;
     } else if (auto *integer = qobject_cast<QSpinBox *>(m_editor)) {
         const std::int64_t least = integer->minimum(), most = integer->maximum();
         const auto exact = value ? std::get<std::int64_t>(*value) : least;
-        const auto shown = std::clamp(exact, least, most);
-        integer->setValue(static_cast<int>(shown));
-        m_beyondBox = shown != exact ? std::optional(exact) : std::nullopt;
-        integer->setToolTip(m_beyondBox ? tr("%1 (shown at the box's bound)").arg(*m_beyondBox) : QString());
+        integer->setValue(static_cast<int>(std::clamp(exact, least, most)));
+        if (value && integer->value() != exact)
+            m_notShownExactly = value;
     } else if (auto *choice = qobject_cast<QComboBox *>(m_editor)) {
         choice->setCurrentText(value ? QString::fromStdString(std::get<std::string>(*value)) : QString());
     } else if (auto *line = qobject_cast<QLineEdit *>(m_editor)) {
@@ -113,6 +117,12 @@ void SparsifierParameterField::showValue(const std::optional<core::ParameterValu
         if (line->text().trimmed() != shown)
             line->setText(shown);
     }
+    if (!m_notShownExactly)
+        m_editor->setToolTip(QString());
+    else if (const auto *exact = std::get_if<double>(&*m_notShownExactly))
+        m_editor->setToolTip(tr("%1 (shown rounded or at the box's bound)").arg(*exact, 0, 'g', 17));
+    else
+        m_editor->setToolTip(tr("%1 (shown at the box's bound)").arg(std::get<std::int64_t>(*m_notShownExactly)));
 }
 
 } // namespace sparsity::ui

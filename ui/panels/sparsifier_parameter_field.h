@@ -18,9 +18,10 @@ public:
     SparsifierParameterField(const core::SparsifierParameter &parameter, QWidget *parent = nullptr);
 
     const core::SparsifierParameter &parameter() const { return m_parameter; }
-    // The editor's value; none while an optional parameter shows its unset meaning. An integer
-    // beyond what a spin box holds (a recipe file's m of 3e9) is shown at the box's bound, and
-    // given back as it was until the user changes it: an edit of another field keeps it.
+    // The editor's value; none while an optional parameter shows its unset meaning. A value a
+    // spin box cannot show exactly (a recipe file's m of 3e9, shown at the box's bound; a
+    // threshold of 1e-6, shown rounded to 0.0000) is given back as it was until the user changes
+    // it: an edit of another field keeps it.
     std::optional<core::ParameterValue> value() const;
     // Shows `value` (none: the unset meaning) without emitting edited().
     void showValue(const std::optional<core::ParameterValue> &value);
@@ -31,7 +32,7 @@ signals:
 private:
     const core::SparsifierParameter &m_parameter;
     QWidget *m_editor;
-    std::optional<std::int64_t> m_beyondBox; // the integer shown at the box's bound, as it is
+    std::optional<core::ParameterValue> m_notShownExactly; // the value shown rounded or at a bound, as it is
 };
 
 } // namespace sparsity::ui
