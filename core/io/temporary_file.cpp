@@ -4,11 +4,16 @@
 
 #include <array>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <set>
+#include <signal.h>
 #include <unistd.h>
 
 namespace sparsity::core {
@@ -79,6 +84,70 @@ void unregisterSlot(int slot)
     slots[static_cast<std::size_t>(slot)].used.store(false, std::memory_order_release);
 }
 
+constexpr std::string_view kPrefix = ".sw-tmp-";
+
+// This host's name as a temporary name ends with it: letters, digits, '.' and '-', at most 64.
+const std::string &hostTag()
+{
+    static const std::string tag = [] {
+        char host[256] = {};
+        if (::gethostname(host, sizeof host - 1) != 0)
+            return std::string("host");
+        std::string out;
+        for (const char *c = host; *c != '\0' && out.size() < 64; ++c)
+            if (std::isalnum(static_cast<unsigned char>(*c)) || *c == '.' || *c == '-')
+                out.push_back(*c);
+        return out.empty() ? std::string("host") : out;
+    }();
+    return tag;
+}
+
+// The pid of a temporary name of this host (".sw-tmp-<pid>-<n>-<host>"), or -1.
+pid_t ownPid(std::string_view name)
+{
+    if (!name.starts_with(kPrefix))
+        return -1;
+    name.remove_prefix(kPrefix.size());
+    const auto pidEnd = name.find('-');
+    const auto counterEnd = pidEnd == std::string_view::npos ? pidEnd : name.find('-', pidEnd + 1);
+    if (pidEnd == 0 || counterEnd == std::string_view::npos || name.substr(counterEnd + 1) != hostTag())
+        return -1;
+    pid_t pid = 0;
+    for (const char c : name.substr(0, pidEnd)) {
+        if (c < '0' || c > '9' || pid > 100'000'000)
+            return -1;
+        pid = pid * 10 + (c - '0');
+    }
+    return pid;
+}
+
+// Removes the temporary files in `folder` that killed processes of this host left (see the
+// header); each folder once per process.
+void removeStaleTemporaries(const std::filesystem::path &folder)
+{
+    namespace fs = std::filesystem;
+    static std::mutex mutex;
+    static std::set<std::string> swept;
+    const std::lock_guard lock(mutex);
+    if (!swept.insert(folder.string()).second)
+        return;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto name = it->path().filename().string();
+        const pid_t pid = ownPid(name);
+        if (pid <= 0 || pid == ::getpid())
+            continue;
+        if (::kill(pid, 0) == 0 || errno != ESRCH)
+            continue; // alive, or not ours to signal (EPERM): someone's
+        std::error_code timeError;
+        const auto written = fs::last_write_time(it->path(), timeError);
+        if (timeError || fs::file_time_type::clock::now() - written < std::chrono::minutes(1))
+            continue;
+        std::error_code removeError;
+        fs::remove(it->path(), removeError);
+    }
+}
+
 } // namespace
 
 void removeTemporaryFilesNow()
@@ -94,9 +163,11 @@ TemporaryFile::TemporaryFile(const std::string &target)
     static std::atomic<int> counter{0};
     const fs::path targetPath(target);
     const fs::path folder = targetPath.has_parent_path() ? targetPath.parent_path() : fs::path(".");
-    std::string name(".sw-tmp-");
-    name.append(std::to_string(::getpid())).append("-").append(std::to_string(counter++));
-    // The ranks sharing an output share its temporary name: the root's.
+    std::string name(kPrefix);
+    name.append(std::to_string(::getpid())).append("-").append(std::to_string(counter++)).append("-").append(hostTag());
+    // The ranks sharing an output share its temporary name: the root's, which sweeps the folder.
+    if (ranks().isRoot())
+        removeStaleTemporaries(folder);
     m_path = ranks().broadcast((folder / name).string());
     // Absolute, so the handler's unlink does not depend on the working folder.
     std::error_code ec;

@@ -53,7 +53,7 @@ def main():
         if os.path.exists(args.output):
             problems.append(f"output {args.output} was written")
         if os.path.isdir(folder):
-            # Our writers' temporary files are named .sw-tmp-<pid>-<n> (core/io/temporary_file.h).
+            # Our writers' temporary files are named .sw-tmp-<pid>-<n>-<host> (core/io/temporary_file.h).
             leftovers = [n for n in os.listdir(folder) if n.startswith(f".sw-tmp-{process.pid}-")]
             if leftovers:
                 problems.append(f"temporary files left: {leftovers}")

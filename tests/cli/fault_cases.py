@@ -224,6 +224,46 @@ def signals(cli, work):
     check(not os.path.exists(os.path.join(work, "converted.h5")), "an output was written")
 
 
+def killed(cli, work):
+    """SIGKILL (the OOM killer's signal) runs no handler: the temporary file stays. The next
+    command that writes into that folder removes it once it is a minute old, since its process
+    is gone; a young one, a live process's, another host's and a file of another naming stay."""
+    big = os.path.join(work, "big.h5")
+    with h5py.File(big, "w") as f:
+        f["x"] = np.random.default_rng(0).standard_normal((2048, 2048))
+    out = os.path.join(work, "out")
+    os.makedirs(out)
+    process = subprocess.Popen([cli, "convert", big, os.path.join(out, "converted.h5"), "--layout", "csr", "--gzip", "9"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait_for_temporary(process, out)
+    process.kill()
+    process.communicate(timeout=20)
+    stale = [n for n in os.listdir(out) if n.startswith(f".sw-tmp-{process.pid}-")]
+    check(len(stale) == 1, f"SIGKILL: expected the temporary file to stay, found {os.listdir(out)}")
+    host = stale[0].split("-", 4)[4]
+    old = time.time() - 120
+    kept = {
+        "young": stale[0],  # aged below: only after the first run
+        "live": f".sw-tmp-{os.getpid()}-0-{host}",
+        "other host": f".sw-tmp-{process.pid}-1-{host}x",
+        "other naming": f".sw-tmp-{process.pid}-2",
+    }
+    for name in list(kept.values())[1:]:
+        with open(os.path.join(out, name), "w") as f:
+            f.write("x")
+        os.utime(os.path.join(out, name), (old, old))
+    good = good_input(work)
+    run(cli, "convert", good, os.path.join(out, "first.h5"), "--layout", "coo", code=0)
+    check(set(kept.values()) <= set(os.listdir(out)), f"a file that must stay was removed: {sorted(os.listdir(out))}")
+    os.utime(os.path.join(out, stale[0]), (old, old))
+    run(cli, "convert", good, os.path.join(out, "second.h5"), "--layout", "coo", code=0)
+    names = set(os.listdir(out))
+    check(stale[0] not in names, f"the killed process's temporary file was not removed: {sorted(names)}")
+    for what, name in list(kept.items())[1:]:
+        check(name in names, f"{what}: {name} was removed")
+        os.remove(os.path.join(out, name))
+
+
 def long_name(cli, work):
     """Output names of 236-255 bytes are legal and written (the temporary name is short); one of
     256 is refused with exit 2, never cut."""
@@ -392,7 +432,7 @@ def implausible_attributes(cli, work):
     check(digest(path) == before, "the input was modified")
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, long_name, disk_full, file_lock, run_reports,
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, killed, long_name, disk_full, file_lock, run_reports,
                                  implausible_attributes]}
 
 
