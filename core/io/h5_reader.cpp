@@ -338,6 +338,8 @@ Tensor readRowSparse(const H5File &file, const ElementInfo &info, ValidationRepo
     });
 }
 
+} // namespace
+
 // The mask child is a dense bool dataset of the full shape, or the data's sparse encoding with
 // bool values and the same index structure (torch.masked's rule for sparse masked tensors).
 InputError maskShapeMisfit(const Shape &data, const Shape &mask)
@@ -351,6 +353,8 @@ InputError maskPatternMisfit(Layout mask)
     return errors::invariant("masked_tensor", "M2", "a sparse mask must have the data's layout and index structure",
                              "mask is " + std::string(layoutName(mask)) + " with a different pattern");
 }
+
+namespace {
 
 Mask alignMask(const Tensor &data, const Tensor &mask, const std::string &where)
 {
@@ -396,9 +400,8 @@ bool maskReadsRowsWith(const ElementInfo &data, const ElementInfo &mask)
     return !mask.masked && mask.layout == data.layout && layoutReadsRows(data);
 }
 
-// A masked_tensor's mask, described: it exists, bool (or uint8; M4); and the data, read or
-// described before, is not itself masked. The checks a whole read makes between reading the
-// data and reading the mask, in its order.
+} // namespace
+
 ElementInfo requireMaskOf(const H5File &file, const ElementInfo &info, bool dataIsMasked)
 {
     const std::string where = file.where(info.path);
@@ -412,6 +415,8 @@ ElementInfo requireMaskOf(const H5File &file, const ElementInfo &info, bool data
         throw errors::mustBe(where + "/data", "be unmasked", "a nested masked_tensor");
     return *maskInfo;
 }
+
+namespace {
 
 // `rows`: rows [begin, end) of data and mask, where maskReadsRowsWith says they can be.
 Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)

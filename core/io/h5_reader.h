@@ -44,6 +44,14 @@ Tensor readCooEntries(const H5File &file, const std::string &path, RowRange entr
 // be readCooEntries-checked (2-d, and `entries` within them).
 Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path, RowRange entries, std::int64_t dims);
 
+// A masked_tensor's checks between its parts, with a whole read's messages (the caller adds the
+// element's name): M1, the mask's shape is the data's; M2, a sparse mask has the data's layout
+// and pattern (`mask`: its layout); and the mask described before it is read: it exists, bool
+// or uint8 (M4), and the data (`dataIsMasked`: read or described before) is not itself masked.
+InputError maskShapeMisfit(const Shape &data, const Shape &mask);
+InputError maskPatternMisfit(Layout mask);
+ElementInfo requireMaskOf(const H5File &file, const ElementInfo &info, bool dataIsMasked);
+
 // Whether RowSparseRowReader reads `element`: row_sparse, or a masked_tensor of row_sparse data
 // with a row_sparse mask. False too when the mask cannot be described: the whole read says why.
 bool rowSparseReadableByRows(const H5File &file, const ElementInfo &element);

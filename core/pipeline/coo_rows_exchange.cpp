@@ -172,20 +172,18 @@ Tensor maskedCooOfOwnRows(const RankGroup &group,
         CooExtent dataEntries, maskEntries;
     };
     const auto parts = agreeOn(group, [&] {
-        const auto info = describeElement(file, element.path + "/mask");
-        if (info->dtype != DType::Bool && info->dtype != DType::UInt8)
-            throw InputError(where + ": masked_tensor M4: mask must be bool (or uint8 0/1), but got "
-                             + std::string(dtypeName(info->dtype)));
-        return Parts{*info, describeCooEntries(file, element.path + "/data"), describeCooEntries(file, element.path + "/mask")};
+        return Parts{requireMaskOf(file, element, data.isMasked()), describeCooEntries(file, element.path + "/data"),
+                     describeCooEntries(file, element.path + "/mask")};
+    });
+    // A mask of another shape: read whole, as a whole read reads it (its own checks first), then
+    // refused (its rows are not the data's to divide).
+    agreeOn(group, [&] {
+        if (parts.mask.shape != element.shape) {
+            readTensor(file, element.path + "/mask");
+            rethrowWithContext(maskShapeMisfit(element.shape, parts.mask.shape), where);
+        }
     });
     const auto mask = readCooOfOwnRows(group, file, element.path + "/mask", rowsOfRanks, nullptr);
-    agreeOn(group, [&] {
-        if (parts.mask.shape != element.shape)
-            rethrowWithContext(errors::invariant("masked_tensor", "M1",
-                                                 "mask must have the data's shape " + shapeToString(element.shape),
-                                                 "got " + shapeToString(parts.mask.shape)),
-                               where);
-    });
     // This rank's share of both patterns, compared a round at a time (no collective inside).
     const bool samePattern = agreeOn(group, [&] {
         if (parts.dataEntries.entries != parts.maskEntries.entries)
@@ -202,10 +200,7 @@ Tensor maskedCooOfOwnRows(const RankGroup &group,
     });
     return agreeOn(group, [&] {
         if (!group.onEveryRank(samePattern))
-            rethrowWithContext(errors::invariant("masked_tensor", "M2",
-                                                 "a sparse mask must have the data's layout and index structure",
-                                                 "mask is coo with a different pattern"),
-                               where);
+            rethrowWithContext(maskPatternMisfit(Layout::Coo), where);
         Mask bits = mask.visit([](const auto &t) {
             Mask out(t.values.size());
             for (std::size_t k = 0; k < out.size(); ++k)
@@ -247,6 +242,8 @@ Tensor readOfOwnRows(const RankGroup &group,
         return cscOfOwnRows(group, file, element, rowsOfRanks, report);
     if (!group.isSolo() && agreeOn(group, [&] { return dividesMaskedCoo(file, element); }))
         return maskedCooOfOwnRows(group, file, element, rowsOfRanks, report);
+    if (!group.isSolo() && agreeOn(group, [&] { return dividesMaskedCsc(file, element); }))
+        return maskedCscOfOwnRows(group, file, element, rowsOfRanks, report);
     return agreeOn(group, [&] { return readTensor(file, path, report); });
 }
 

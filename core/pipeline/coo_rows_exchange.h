@@ -18,8 +18,8 @@ namespace sparsity::core {
 
 // An element read whole (a parameter, a gradient, a mask), each rank only its rows of it where
 // its layout lets them be sent: COO, CSC (csc_rows_exchange.h), and a masked_tensor of COO data
-// and mask (the mask checked against the data as a whole read checks it). Other layouts are read
-// whole by every rank.
+// and mask or of CSC data and mask (the mask checked against the data as a whole read checks
+// it). Other layouts are read whole by every rank.
 // `rowsOfRanks[r]`: the rows rank r owns, contiguous in rank order. Collective.
 Tensor readOfOwnRows(const RankGroup &group,
                      const H5File &file,

@@ -2,6 +2,7 @@
 
 #include "core/io/h5_reader.h"
 #include "core/pipeline/entries_to_owners.h"
+#include "core/tensor/conversions.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
@@ -170,6 +171,70 @@ Tensor cscOfOwnRows(const RankGroup &group,
     if (computeTypeFor(element.dtype) == DType::Float32)
         return cscInRounds<float>(group, file, element, rowsOfRanks, report);
     return cscInRounds<double>(group, file, element, rowsOfRanks, report);
+}
+
+bool dividesMaskedCsc(const H5File &file, const ElementInfo &element)
+{
+    if (!element.masked || element.layout != Layout::Csc)
+        return false;
+    try {
+        const auto data = describeElement(file, element.path + "/data");
+        const auto mask = describeElement(file, element.path + "/mask");
+        return data && !data->masked && mask && !mask->masked && mask->layout == Layout::Csc;
+    } catch (const Error &) {
+        return false; // the whole read reports it
+    }
+}
+
+Tensor maskedCscOfOwnRows(const RankGroup &group,
+                          const H5File &file,
+                          const ElementInfo &element,
+                          std::span<const RowRange> rowsOfRanks,
+                          ValidationReport *report)
+{
+    const auto where = file.where(element.path);
+    const auto dataInfo = agreeOn(group, [&] { return requireElement(file, element.path + "/data"); });
+    auto data = cscOfOwnRows(group, file, dataInfo, rowsOfRanks, report);
+    const auto maskInfo = agreeOn(group, [&] {
+        const auto mask = requireMaskOf(file, element, false);
+        // A mask of another shape: read whole, as a whole read reads it (its own checks first),
+        // then refused (its rows are not the data's to divide).
+        if (mask.shape != element.shape) {
+            readTensor(file, element.path + "/mask");
+            rethrowWithContext(maskShapeMisfit(element.shape, mask.shape), where);
+        }
+        return mask;
+    });
+    const auto mask = cscOfOwnRows(group, file, maskInfo, rowsOfRanks, nullptr);
+    // Both parts canonical, and whether their patterns agree on this rank's rows.
+    struct Canonical {
+        Tensor own;
+        bool samePattern = false;
+    };
+    auto canonical = agreeOn(group, [&] {
+        const auto maskCanonical = coalesce(std::get<CooTensor<float>>(mask.storage())); // bool is read as float
+        return data.visit([&](const auto &part) -> Canonical {
+            using Part = std::decay_t<decltype(part)>;
+            if constexpr (!std::is_same_v<Part, CooTensor<ValueOf<Part>>>) {
+                throw InternalError("maskedCscOfOwnRows: the exchange gives coo entries");
+            } else {
+                auto coalesced = coalesce(part);
+                Canonical out{{}, coalesced.indices == maskCanonical.indices};
+                Mask bits(out.samePattern ? maskCanonical.values.size() : 0);
+                for (std::size_t k = 0; k < bits.size(); ++k)
+                    bits[k] = maskCanonical.values[k] != 0.0f;
+                out.own = Tensor(Storage{std::move(coalesced)});
+                if (out.samePattern)
+                    out.own.setMask(std::move(bits));
+                return out;
+            }
+        });
+    });
+    return agreeOn(group, [&] {
+        if (!group.onEveryRank(canonical.samePattern))
+            rethrowWithContext(maskPatternMisfit(Layout::Csc), where);
+        return std::move(canonical.own);
+    });
 }
 
 } // namespace sparsity::core

@@ -24,4 +24,18 @@ Tensor cscOfOwnRows(const RankGroup &group,
                     std::span<const RowRange> rowsOfRanks,
                     ValidationReport *report);
 
+// Whether `element` is a masked_tensor of CSC data with a CSC mask (maskedCscOfOwnRows).
+bool dividesMaskedCsc(const H5File &file, const ElementInfo &element);
+
+// This rank's rows of such an element: data and mask each divided as above, then put in their
+// canonical form (a row's duplicates in a column summed in file order, the mask's too: held
+// where any is), as a whole read canonicalizes both parts before it compares their patterns.
+// Checks and messages are a whole read's: the data's, the mask's M4, the mask's own, M1, M2
+// (the canonical patterns compared rank by rank, each its rows). Collective.
+Tensor maskedCscOfOwnRows(const RankGroup &group,
+                          const H5File &file,
+                          const ElementInfo &element,
+                          std::span<const RowRange> rowsOfRanks,
+                          ValidationReport *report);
+
 } // namespace sparsity::core

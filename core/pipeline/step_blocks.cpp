@@ -99,7 +99,7 @@ public:
 
     // Reads the parameter, --mask, gradients and states that are not read by rows, each rank
     // only its rows of them (readOfOwnRows: a COO or CSC element's entries, and a masked_tensor's
-    // of COO data and mask, are exchanged between the ranks; the other layouts are read whole by
+    // of COO or CSC data and mask, are exchanged between the ranks; the other layouts are read whole by
     // every rank), and coalesces them once (the gradients once per run's semantics); blocks take
     // their rows. The parameter, mask and states must fit the budget together; each gradient
     // with its pattern. Collective.

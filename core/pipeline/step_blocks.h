@@ -4,17 +4,17 @@
 // the gradients alone, with one step count for the whole parameter, so the steps can run block by
 // block: read a block of the parameter and of every state (or fresh ones), run every step on it in
 // order, write the block. A parameter, a --state-from state or a --mask that is not read by rows
-// (coo, csc, sparse masked) is read once and coalesced once, and each block densified from its rows of it, as a gradient read
-// whole fills a block. Gradients read by rows (dense, csr, row_sparse, a masked_tensor of dense,
-// csr or row_sparse data with a mask of its layout) are read a block at a time; the others (coo,
-// csc, other sparse masked ones) are read once (a coo or csc gradient's entries, and a masked one's
-// of coo data and mask, divided among the ranks by row, coo_rows_exchange.h) and coalesced once. A
-// lazy or mask-less masked run takes each block's rows of the coalesced pattern, so a block that no
-// gradient touches is copied through without computing; a dense run, or a masked one with --mask,
-// fills each block's pattern from them (zeros, or the mask's elements) and never holds one at the
-// parameter's size. The file written holds exactly what stepping the whole tensors would (tests
-// compare the two), in memory bounded by the budget (an element read whole must fit it with its
-// coalesced pattern).
+// (coo, csc, sparse masked) is read once and coalesced once, and each block densified from its rows
+// of it, as a gradient read whole fills a block. Gradients read by rows (dense, csr, row_sparse, a
+// masked_tensor of dense, csr or row_sparse data with a mask of its layout) are read a block at a
+// time; the others (coo, csc, other sparse masked ones) are read once (a coo or csc gradient's
+// entries, and a masked one's of coo or csc data and mask, divided among the ranks by row,
+// coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's rows
+// of the coalesced pattern, so a block that no gradient touches is copied through without
+// computing; a dense run, or a masked one with --mask, fills each block's pattern from them (zeros,
+// or the mask's elements) and never holds one at the parameter's size. The file written holds
+// exactly what stepping the whole tensors would (tests compare the two), in memory bounded by the
+// budget (the elements read whole must fit it with their coalesced patterns).
 #include "core/pipeline/densified_rows.h"
 #include "core/pipeline/step_file.h"
 

@@ -239,6 +239,29 @@ def step_cases(cli, cli_mpi, mpi, work):
             g.attrs["encoding-type"], g.attrs["encoding-version"] = "csc_matrix", "0.1.0"
             g.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
             g["data"], g["indices"], g["indptr"] = vals.astype("float32"), rows.astype(np.int64), ptr.astype(np.int64)
+        # Masked_tensors of csc data and a csc mask, each part divided by columns and made
+        # canonical per rank: /Gmcsc's mask has the data's unsorted, duplicated pattern (its
+        # duplicates' bits differ); /Gmcsc_sorted's the same pattern sorted (equal once
+        # canonical, as a whole read compares them); /Gmcsc_bad's lacks a row of a late column
+        # (M2); /Gmcsc_tall's mask has more rows (M1, after the mask's own read).
+        dup_ptr = np.concatenate([[0], np.cumsum([len(r) for r in dup_rows])])
+        sorted_rows = [np.sort(r) for r in dup_rows]
+        short_rows = [r if c < 12 else r[1:] for c, r in enumerate(dup_rows)]
+        for name, mask_rows, mask_ptr, mask_shape in (
+                ("Gmcsc", dup_rows, dup_ptr, [1003, 16]),
+                ("Gmcsc_sorted", sorted_rows, dup_ptr, [1003, 16]),
+                ("Gmcsc_bad", short_rows, np.concatenate([[0], np.cumsum([len(r) for r in short_rows])]), [1003, 16]),
+                ("Gmcsc_tall", dup_rows, dup_ptr, [1010, 16])):
+            m = f.create_group(name)
+            m.attrs["encoding-type"], m.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+            mask_all = np.concatenate(mask_rows)
+            for part, rows, ptr, vals, shape in (
+                    ("data", np.concatenate(dup_rows), dup_ptr, np.concatenate(dup_vals).astype("float32"), [1003, 16]),
+                    ("mask", mask_all, mask_ptr, rng.random(mask_all.size) < 0.6, mask_shape)):
+                g = m.create_group(part)
+                g.attrs["encoding-type"], g.attrs["encoding-version"] = "csc_matrix", "0.1.0"
+                g.attrs["shape"] = np.array(shape, dtype=np.int64)
+                g["data"], g["indices"], g["indptr"] = vals, rows.astype(np.int64), ptr.astype(np.int64)
         f["G"] = rng.standard_normal((1003, 16)).astype("float32")
         f["G64"] = rng.standard_normal((1003, 16))
         f["M"] = rng.random((1003, 16)) < 0.4
@@ -285,11 +308,15 @@ def step_cases(cli, cli_mpi, mpi, work):
         swapped = entries.copy()
         first, last = int(np.argmin(entries[0])), int(np.argmax(entries[0]))
         swapped[:, [first, last]] = swapped[:, [last, first]]
-        for name, mask_entries in (("Gmcoo", entries), ("Gmcoo_swapped", swapped)):
+        # /Gmcoo_tall's mask has more rows, one stored past the data's (M1; no rank owns that row).
+        tall = entries.copy()
+        tall[0, 7] = 1008
+        for name, mask_entries, mask_shape in (("Gmcoo", entries, [1003, 16]), ("Gmcoo_swapped", swapped, [1003, 16]),
+                                               ("Gmcoo_tall", tall, [1010, 16])):
             g = f.create_group(name)
             g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
             write_coo(g, "data", [1003, 16], entries, rng.standard_normal(3000).astype("float32"))
-            write_coo(g, "mask", [1003, 16], mask_entries, rng.random(3000) < 0.7)
+            write_coo(g, "mask", mask_shape, mask_entries, rng.random(3000) < 0.7)
         values = rng.standard_normal((2000, 16)).astype("float32")
         values[1900, 3] = np.nan  # on a row of a late rank
         write_coo(f, "Gnan", [1003, 16], emb_rows[None, :], values)
@@ -336,6 +363,10 @@ def step_cases(cli, cli_mpi, mpi, work):
         # A coo --mask, read once (each rank its rows).
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo",
          "--compare", "dense"],
+        # Masked csc gradients and parameter: data and mask each divided by columns, canonical per rank.
+        ["--optimizer", "adam", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcsc", "--grad", "/Gmcsc_sorted",
+         "--compare", "lazy", "--compare", "dense"],
+        ["--optimizer", "adagrad", "--semantics", "lazy", "--param", "/Gmcsc", "--grad", "/Gcoo"],
     ]
     # Resumed from states stored sparse (`first`'s states and /last_update converted, as a user
     # keeps only the rows a lazy run touched): read by rows (row_sparse), or each rank its rows'
@@ -355,14 +386,16 @@ def step_cases(cli, cli_mpi, mpi, work):
         # 16K: many blocks, and /Gcoo fits, read and coalesced (about 10K); /Gemb's 2000 entries
         # (136 bytes each), /Mcoo's 6400 (17 bytes each, then 12 coalesced), /Gmcoo's 3000 and
         # the coo states need 600K.
-        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo", "/Gcsc", *sparse_states} & set(case) else "16K", "auto"):
+        for limit in ("600K" if {"/Gemb", "/Mcoo", "/Gmcoo", "/Gcsc", "/Gmcsc", *sparse_states} & set(case) else "16K",
+                      "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")
             check(expected["streamed"], f"step {case}: not streamed")
     # COO gradients are read a share of entries per rank and exchanged: the first bad entry of
     # the whole file is reported, as the serial tool reports it.
     for grad, limit in (("/Gbad", "600K"), ("/Gnan", "600K"), ("/Gbad1", "40K"), ("/Gmcoo_swapped", "600K"),
-                        ("/Gcsc_bad", "600K"), ("/Gcsc_bad2", "600K")):
+                        ("/Gcsc_bad", "600K"), ("/Gcsc_bad2", "600K"), ("/Gmcsc_bad", "600K"), ("/Gmcsc_tall", "600K"),
+                        ("/Gmcoo_tall", "600K")):
         args = ["step", source, "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/P", "--grad", "/G",
                 "--grad", grad, "--memory-limit", limit]
         out = os.path.join(work, "step_never.h5")
