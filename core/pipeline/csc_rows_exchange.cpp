@@ -173,6 +173,23 @@ Tensor cscOfOwnRows(const RankGroup &group,
     return cscInRounds<double>(group, file, element, rowsOfRanks, report);
 }
 
+namespace {
+
+// Whether a rank's entries of a CSC element (file order: column by column) are in canonical
+// order: each column's rows strictly increasing, so no entry is a duplicate.
+template <class T>
+bool inCanonicalColumns(const CooTensor<T> &entries)
+{
+    for (std::int64_t k = 1; k < entries.nnz; ++k) {
+        const auto column = entries.index(1, k), previous = entries.index(1, k - 1);
+        if (column < previous || (column == previous && entries.index(0, k) <= entries.index(0, k - 1)))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 bool dividesMaskedCsc(const H5File &file, const ElementInfo &element)
 {
     if (!element.masked || element.layout != Layout::Csc)
@@ -205,25 +222,34 @@ Tensor maskedCscOfOwnRows(const RankGroup &group,
         }
         return mask;
     });
-    const auto mask = cscOfOwnRows(group, file, maskInfo, rowsOfRanks, nullptr);
-    // Both parts canonical, and whether their patterns agree on this rank's rows.
+    auto mask = cscOfOwnRows(group, file, maskInfo, rowsOfRanks, nullptr);
+    // Both parts canonical, and whether their patterns agree on this rank's rows. Parts already
+    // canonical (the usual file) are compared as they are; others are coalesced, each copy let go
+    // as soon as its canonical form is made.
     struct Canonical {
         Tensor own;
         bool samePattern = false;
     };
     auto canonical = agreeOn(group, [&] {
-        const auto maskCanonical = coalesce(std::get<CooTensor<float>>(mask.storage())); // bool is read as float
-        return data.visit([&](const auto &part) -> Canonical {
+        auto maskPart = std::move(std::get<CooTensor<float>>(mask.storage())); // bool is read as float
+        mask = Tensor();
+        return data.visit([&](auto &part) -> Canonical {
             using Part = std::decay_t<decltype(part)>;
             if constexpr (!std::is_same_v<Part, CooTensor<ValueOf<Part>>>) {
                 throw InternalError("maskedCscOfOwnRows: the exchange gives coo entries");
             } else {
-                auto coalesced = coalesce(part);
-                Canonical out{{}, coalesced.indices == maskCanonical.indices};
-                Mask bits(out.samePattern ? maskCanonical.values.size() : 0);
+                auto dataPart = std::move(part);
+                data = Tensor();
+                if (!inCanonicalColumns(dataPart) || !inCanonicalColumns(maskPart)) {
+                    dataPart = coalesce(dataPart);
+                    maskPart = coalesce(maskPart);
+                }
+                Canonical out{{}, dataPart.indices == maskPart.indices};
+                Mask bits(out.samePattern ? maskPart.values.size() : 0);
                 for (std::size_t k = 0; k < bits.size(); ++k)
-                    bits[k] = maskCanonical.values[k] != 0.0f;
-                out.own = Tensor(Storage{std::move(coalesced)});
+                    bits[k] = maskPart.values[k] != 0.0f;
+                maskPart = {};
+                out.own = Tensor(Storage{std::move(dataPart)});
                 if (out.samePattern)
                     out.own.setMask(std::move(bits));
                 return out;

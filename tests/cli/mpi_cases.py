@@ -240,23 +240,27 @@ def step_cases(cli, cli_mpi, mpi, work):
             g.attrs["shape"] = np.array([1003, 16], dtype=np.int64)
             g["data"], g["indices"], g["indptr"] = vals.astype("float32"), rows.astype(np.int64), ptr.astype(np.int64)
         # Masked_tensors of csc data and a csc mask, each part divided by columns and made
-        # canonical per rank: /Gmcsc's mask has the data's unsorted, duplicated pattern (its
-        # duplicates' bits differ); /Gmcsc_sorted's the same pattern sorted (equal once
-        # canonical, as a whole read compares them); /Gmcsc_bad's lacks a row of a late column
-        # (M2); /Gmcsc_tall's mask has more rows (M1, after the mask's own read).
+        # canonical per rank: /Gmcsc_canon's parts are canonical (compared as they are); /Gmcsc's
+        # have the unsorted, duplicated pattern of /Gcsc_dup (its duplicates' bits differ);
+        # /Gmcsc_sorted's mask has that pattern sorted (equal once canonical, as a whole read
+        # compares them); /Gmcsc_bad's mask lacks a row of a late column (M2); /Gmcsc_tall's
+        # mask has more rows (M1, after the mask's own read).
         dup_ptr = np.concatenate([[0], np.cumsum([len(r) for r in dup_rows])])
         sorted_rows = [np.sort(r) for r in dup_rows]
         short_rows = [r if c < 12 else r[1:] for c, r in enumerate(dup_rows)]
-        for name, mask_rows, mask_ptr, mask_shape in (
-                ("Gmcsc", dup_rows, dup_ptr, [1003, 16]),
-                ("Gmcsc_sorted", sorted_rows, dup_ptr, [1003, 16]),
-                ("Gmcsc_bad", short_rows, np.concatenate([[0], np.cumsum([len(r) for r in short_rows])]), [1003, 16]),
-                ("Gmcsc_tall", dup_rows, dup_ptr, [1010, 16])):
+        dup_data = (np.concatenate(dup_rows), dup_ptr, np.concatenate(dup_vals).astype("float32"))
+        for name, data, mask_rows, mask_ptr, mask_shape in (
+                ("Gmcsc_canon", (csc_rows, csc_ptr, csc_vals.astype("float32")), per_column, csc_ptr, [1003, 16]),
+                ("Gmcsc", dup_data, dup_rows, dup_ptr, [1003, 16]),
+                ("Gmcsc_sorted", dup_data, sorted_rows, dup_ptr, [1003, 16]),
+                ("Gmcsc_bad", dup_data, short_rows, np.concatenate([[0], np.cumsum([len(r) for r in short_rows])]),
+                 [1003, 16]),
+                ("Gmcsc_tall", dup_data, dup_rows, dup_ptr, [1010, 16])):
             m = f.create_group(name)
             m.attrs["encoding-type"], m.attrs["encoding-version"] = "masked_tensor", "0.1.0"
             mask_all = np.concatenate(mask_rows)
             for part, rows, ptr, vals, shape in (
-                    ("data", np.concatenate(dup_rows), dup_ptr, np.concatenate(dup_vals).astype("float32"), [1003, 16]),
+                    ("data", *data, [1003, 16]),
                     ("mask", mask_all, mask_ptr, rng.random(mask_all.size) < 0.6, mask_shape)):
                 g = m.create_group(part)
                 g.attrs["encoding-type"], g.attrs["encoding-version"] = "csc_matrix", "0.1.0"
@@ -365,7 +369,7 @@ def step_cases(cli, cli_mpi, mpi, work):
          "--compare", "dense"],
         # Masked csc gradients and parameter: data and mask each divided by columns, canonical per rank.
         ["--optimizer", "adam", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcsc", "--grad", "/Gmcsc_sorted",
-         "--compare", "lazy", "--compare", "dense"],
+         "--grad", "/Gmcsc_canon", "--compare", "lazy", "--compare", "dense"],
         ["--optimizer", "adagrad", "--semantics", "lazy", "--param", "/Gmcsc", "--grad", "/Gcoo"],
     ]
     # Resumed from states stored sparse (`first`'s states and /last_update converted, as a user
