@@ -107,6 +107,16 @@ std::vector<std::uint32_t> bitsOf(const core::DenseTensor<float> &t)
     return bits;
 }
 
+// The golden case's optimizer, semantics, rule and hyperparameters.
+template <class Golden>
+void takeOptions(core::StepRequest &request, const Golden &golden)
+{
+    request.kind = golden.options.kind;
+    request.semantics = golden.options.semantics;
+    request.rule = golden.options.rule;
+    request.hyperparameters = golden.hyperparameters;
+}
+
 // Runs `request` (streamed) and the whole step of `runs` from `param` and `state` on the same
 // inputs, and compares what they write (or the messages they fail with), bit for bit.
 void expectWholeStepsBytes(const core::StepRequest &request,
@@ -225,10 +235,7 @@ void TestStepStreamed::matchesWholeStep()
         file.close();
     }
     const auto &options = golden.options;
-    request.kind = options.kind;
-    request.semantics = options.semantics;
-    request.rule = options.rule;
-    request.hyperparameters = golden.hyperparameters;
+    takeOptions(request, golden);
     std::vector<core::OptimizerOptions> runs{options};
     for (const auto semantics : {core::Semantics::Dense, core::Semantics::Lazy, core::Semantics::Masked}) {
         if (semantics == options.semantics)
@@ -298,10 +305,7 @@ void TestStepStreamed::resumesFromStatesInEveryLayout()
         file.close();
     }
     const auto &options = golden.options;
-    request.kind = options.kind;
-    request.semantics = options.semantics;
-    request.rule = options.rule;
-    request.hyperparameters = golden.hyperparameters;
+    takeOptions(request, golden);
     core::ValidationReport report;
     try {
         core::stepFile(request, report, {});
