@@ -153,6 +153,17 @@ def main(cli, work):
             state.attrs["shape"] = np.array([200, 100], dtype=np.int64)
             state["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
             state["values"] = np.array([0.5, 1.5], dtype=dtype)
+    # A coo parameter and a coo state of 24 entries each: either, read and coalesced, fits 1K
+    # (24 x 20 bytes read, 24 x 12 coalesced); both at once do not.
+    with h5py.File(os.path.join(work, "previous_coo_both.h5"), "w") as f:
+        f["state/step"] = np.int64(1)
+        f["last_update"] = np.ones(200, dtype=np.int64)
+        for name in ("param", "state/sum"):
+            part = f.create_group(name)
+            part.attrs["encoding-type"], part.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+            part.attrs["shape"] = np.array([200, 100], dtype=np.int64)
+            part["indices"] = np.stack([np.arange(24) * 8, np.arange(24) * 4]).astype(np.int64)
+            part["values"] = rng.random(24).astype(np.float32) + 0.5
     out = lambda name: os.path.join(work, name)
 
     for command in ["inspect", "convert", "sparsify", "step", "eval", "gradcheck", "run"]:
@@ -191,6 +202,10 @@ def main(cli, work):
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
             "--state-from", out("previous_coo_state64.h5"), "--grad", "/g", "--memory-limit", "1K",
             element=r"previous_coo_state64\.h5:/param")
+    # Elements read whole must fit the budget together: the state, read after the parameter.
+    refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
+            "--state-from", out("previous_coo_both.h5"), "--grad", "/g", "--memory-limit", "1K",
+            element=r"previous_coo_both\.h5:/state/sum: coalescing it beside the elements read whole before it")
     # A sparse --mask streams: read once, each block's rows of it filled.
     r = report(cli, "step", data, "-o", out("st6.h5"), "--optimizer", "sgd", "--semantics", "masked", "--param", "/x",
                "--grad", "/g", "--mask", "/m_coo", "--lr", "0.1", "--memory-limit", "1K")
