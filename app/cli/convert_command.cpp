@@ -28,8 +28,12 @@ void runConvert(ConvertOptions &options)
     core::ValidationReport report;
     const auto converted = core::convertFile(options.request, report, terminalProgress("converting"));
     printNotes(report);
-    for (const auto &element : converted)
-        std::cout << element.path << ": " << options.layout << ", " << element.storedAfter << " stored values\n";
+    for (const auto &element : converted) {
+        if (element.copied)
+            std::cout << element.path << ": copied unchanged\n";
+        else
+            std::cout << element.path << ": " << options.layout << ", " << element.storedAfter << " stored values\n";
+    }
 }
 
 } // namespace
@@ -42,6 +46,8 @@ void addConvertCommand(CLI::App &app)
     command->add_option("OUT", options->request.output, "Output HDF5 file (written atomically)")->required();
     command->add_option("--layout", options->layout, "Target layout")->required()->check(CLI::IsMember(layoutChoices(false)));
     command->add_option("--dataset", options->request.datasets, "Element to convert (repeatable; default: all)");
+    command->add_flag("--keep-others", options->request.keepOthers,
+                      "Copy the input's other elements unchanged (default: OUT holds the converted elements only)");
     command->add_option("--gzip", options->request.writeOptions.gzipLevel, "gzip level 1-9 (default: none)")
         ->check(CLI::Range(0, 9));
     command->add_option("--index-width", options->indexWidth, "csr/csc index type (auto: int32 when it fits)")

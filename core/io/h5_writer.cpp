@@ -243,6 +243,55 @@ std::string normalise(const std::string &path) { return path.empty() || path[0] 
 
 } // namespace
 
+namespace {
+
+// The bytes the datasets of the object at `path` (a dataset, or a group and all it holds)
+// take in `file`: what copying it writes.
+std::int64_t storedBytesAt(const H5File &file, const std::string &path)
+{
+    const auto ofDataset = [](hid_t location, const char *name) -> std::int64_t {
+        const H5Handle dataset(H5Dopen2(location, name, H5P_DEFAULT), H5Dclose);
+        return dataset.isValid() ? static_cast<std::int64_t>(H5Dget_storage_size(dataset.id())) : 0;
+    };
+    H5O_info_t info{};
+    if (H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+        return 0;
+    if (info.type == H5O_TYPE_DATASET)
+        return ofDataset(file.id(), path.c_str());
+    std::int64_t bytes = 0;
+    struct Visit {
+        const H5File &file;
+        std::string group;
+        std::int64_t &bytes;
+        decltype(ofDataset) &dataset;
+    } visit{file, path, bytes, ofDataset};
+    H5Lvisit_by_name(
+        file.id(), path.c_str(), H5_INDEX_NAME, H5_ITER_INC,
+        [](hid_t group, const char *name, const H5L_info_t *, void *data) -> herr_t {
+            auto &v = *static_cast<Visit *>(data);
+            H5O_info_t child{};
+            if (H5Oget_info_by_name2(group, name, &child, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 && child.type == H5O_TYPE_DATASET)
+                v.bytes += v.dataset(group, name);
+            return 0;
+        },
+        &visit, H5P_DEFAULT);
+    return bytes;
+}
+
+} // namespace
+
+void copyElement(const H5File &from, const std::string &path, H5File &to)
+{
+    // Refused first when it cannot fit: HDF5 1.10's H5Ocopy crashes (SIGSEGV in H5T_close_real)
+    // when a write of the copy fails for lack of space, and on a shared file a full disk fails
+    // inside MPI-IO's collective writes, where ranks can wait for each other for ever.
+    requireFreeSpace(to.path(), storedBytesAt(from, path), to.where(path), "copying it needs");
+    const H5Handle links(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    H5Pset_create_intermediate_group(links.id(), 1);
+    if (H5Ocopy(from.id(), path.c_str(), to.id(), path.c_str(), H5P_DEFAULT, links.id()) < 0)
+        throw IoError(to.where(path) + ": cannot copy it from " + from.where(path) + " (disk full?)");
+}
+
 RowStreamWriter::RowStreamWriter(
     H5File &file, const std::string &path, const Shape &shape, DType type, const WriteOptions &options)
     : m_file(file), m_path(normalise(path)), m_shape(shape), m_type(type)

@@ -22,6 +22,12 @@ struct WriteOptions {
 // does not fit the requested width (checked before narrowing), IoError when HDF5 fails.
 void writeTensor(H5File &file, const std::string &path, const Tensor &tensor, const WriteOptions &options = {});
 
+// Copies the element at `path` of `from` (a dataset, or an encoded group with all it holds and
+// its attributes) to the same path of `to`, creating intermediate groups (H5Ocopy). IoError
+// naming the element when its stored bytes do not fit the free space of `to`'s file system
+// (checked first: H5Ocopy crashes on a full disk), or when HDF5 fails.
+void copyElement(const H5File &from, const std::string &path, H5File &to);
+
 // A dense dataset written in row blocks: created with its full shape (tagged `array`), then
 // filled by writeRows() in any order. For outputs larger than memory.
 class RowStreamWriter {

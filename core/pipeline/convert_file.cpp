@@ -11,6 +11,8 @@
 #include "core/util/memory_bound.h"
 #include "core/util/memory_budget.h"
 
+#include <algorithm>
+
 namespace sparsity::core {
 
 std::vector<ConvertedElement>
@@ -69,6 +71,13 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         writeTensor(output.file(), element.path, *result, request.writeOptions);
         converted.push_back({element.path, tensor->storedCount(), result->storedCount()});
     }
+    // The output is the input with the chosen elements converted: the others copied as they are.
+    if (request.keepOthers)
+        for (const auto &element : selectElements(input, {}, nullptr))
+            if (std::none_of(elements.begin(), elements.end(), [&](const ElementInfo &e) { return e.path == element.path; })) {
+                copyElement(input, element.path, output.file());
+                converted.push_back({element.path, 0, 0, true});
+            }
     reportProgress(progress, done, static_cast<std::int64_t>(elements.size()));
     output.commit();
     return converted;

@@ -21,6 +21,7 @@ struct ConvertRequest {
     std::string output;
     Layout layout = Layout::Dense;
     std::vector<std::string> datasets; // empty: every element of the input
+    bool keepOthers = false;           // the input's other elements are copied unchanged
     WriteOptions writeOptions;
     std::optional<std::int64_t> memoryLimit; // bytes; nullopt: auto. Dense inputs larger stream in row blocks
 };
@@ -29,6 +30,7 @@ struct ConvertedElement {
     std::string path;
     std::int64_t storedBefore = 0;
     std::int64_t storedAfter = 0;
+    bool copied = false; // kept as it was (keepOthers), not converted
 };
 
 std::vector<ConvertedElement>

@@ -306,6 +306,7 @@ def disk_full(cli, work):
         source = os.path.join(work, "mid.h5")
         with h5py.File(source, "w") as f:
             f["x"] = np.random.default_rng(0).standard_normal((1000, 1000))
+            f["small"] = np.eye(4)
         out = os.path.join(full, "o.h5")
         disk_full_error = "o\\.h5:/(x|result)[/a-z]*: cannot write values \\(disk full\\?\\)"
         commands = [["convert", source, out, "--layout", layout] for layout in ("coo", "csr", "csc", "row_sparse", "dense")]
@@ -314,6 +315,11 @@ def disk_full(cli, work):
         for args in commands:
             one_error(run(cli, *args, code=3), disk_full_error)
             check(not os.listdir(full), f"{args[0]}: files left on the full disk: {os.listdir(full)}")
+        # Copying the elements not converted (--keep-others) is refused before it starts when it
+        # cannot fit (HDF5 1.10's H5Ocopy crashes on a full disk), naming the element and the disk.
+        one_error(run(cli, "convert", source, out, "--layout", "coo", "--dataset", "/small", "--keep-others", code=3),
+                  "o\\.h5:/x: copying it needs 7\\.6 MiB, more than the .* free on the output's file system")
+        check(not os.listdir(full), f"convert --keep-others: files left on the full disk: {os.listdir(full)}")
         # Over the memory budget, an element streams only when its dense size fits the disk: the
         # disk, not the budget ("raise the memory limit" would only move the failure), is named.
         no_room = "mid\\.h5:/x: streaming it writes up to 7\\.6 MiB, more than the .* free on the output's file system"

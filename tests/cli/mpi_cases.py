@@ -151,21 +151,22 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
 
 
 def convert_cases(cli, cli_mpi, mpi, work, source):
-    for layout in ("dense", "csr", "coo", "row_sparse", "csc"):
-        for limit in ("64K", "auto"):
-            args = [source, "--layout", layout, "--memory-limit", limit]
-            if layout in ("csr", "csc"):
-                args += ["--dataset", "/W", "--dataset", "/E", "--dataset", "/tiny"]
-            reference = os.path.join(work, "convert_reference.h5")
-            expected = run([cli, "convert", args[0], reference, *args[1:]])
-            for ranks in (1, 2, 3, 4):
-                out = os.path.join(work, f"convert{ranks}.h5")
-                r = run(mpirun(mpi, ranks, cli_mpi, "convert", args[0], out, *args[1:]))
-                what = f"convert {layout} {limit} -np {ranks}"
-                same_files(reference, out, what)
-                check(r.stdout == expected.stdout, f"{what}: printed {r.stdout!r}")
-                check(r.stderr.count("note:") == expected.stderr.count("note:"), f"{what}: notes {r.stderr!r}")
-                os.remove(out)
+    variants = [(layout, limit, []) for layout in ("dense", "csr", "coo", "row_sparse", "csc") for limit in ("64K", "auto")]
+    variants.append(("csr", "64K", ["--keep-others"]))  # the elements not converted copied (H5Ocopy by every rank)
+    for layout, limit, keep in variants:
+        args = [source, "--layout", layout, "--memory-limit", limit, *keep]
+        if layout in ("csr", "csc"):
+            args += ["--dataset", "/W", "--dataset", "/E", "--dataset", "/tiny"]
+        reference = os.path.join(work, "convert_reference.h5")
+        expected = run([cli, "convert", args[0], reference, *args[1:]])
+        for ranks in (1, 2, 3, 4):
+            out = os.path.join(work, f"convert{ranks}.h5")
+            r = run(mpirun(mpi, ranks, cli_mpi, "convert", args[0], out, *args[1:]))
+            what = f"convert {layout} {limit} -np {ranks}"
+            same_files(reference, out, what)
+            check(r.stdout == expected.stdout, f"{what}: printed {r.stdout!r}")
+            check(r.stderr.count("note:") == expected.stderr.count("note:"), f"{what}: notes {r.stderr!r}")
+            os.remove(out)
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
@@ -606,6 +607,7 @@ def disk_full_cases(cli_mpi, mpi, work):
         source = os.path.join(work, "full_source.h5")
         with h5py.File(source, "w") as f:
             f["x"] = np.random.default_rng(9).standard_normal((2048, 2048)).astype("float32")  # 16 MiB
+            f["small"] = np.eye(8, dtype="float32")
         out = os.path.join(full, "o.h5")
         cases = [(["convert", source, out, "--layout", "csr"], "o.h5:/x/data: writing it needs 16.0 MiB"),
                  (["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5", "--layout", "coo"],
@@ -614,7 +616,9 @@ def disk_full_cases(cli_mpi, mpi, work):
                   "o.h5:/x: writing it needs 16.0 MiB"),
                  (["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5", "--memory-limit", "1M"],
                   "full_source.h5:/x: streaming it writes up to 16.0 MiB"),
-                 (["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out], "o.h5:/result: writing it needs")]
+                 (["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out], "o.h5:/result: writing it needs"),
+                 (["convert", source, out, "--layout", "coo", "--dataset", "/small", "--keep-others"],
+                  "o.h5:/x: copying it needs 16.0 MiB")]
         for ranks in (2, 3):
             for args, pattern in cases:
                 r = run(mpirun(mpi, ranks, cli_mpi, *args), code=3)

@@ -284,6 +284,22 @@ def same_however_stored(cli, golden, work, cases):
         run = subprocess.run([cli, "step", source] + args + args_for(options), capture_output=True, text=True)
         check(run.returncode == 0, f"resume {args}: {run.stderr}")
     same_outputs(second, both, "resumed streamed run")
+    # The first run's states kept sparse (convert --keep-others copies /param and /state/step as
+    # they are): resuming from them streams and writes what resuming from the dense file writes.
+    sparse = os.path.join(work, "resume.first_sparse.h5")
+    run = subprocess.run([cli, "convert", first, sparse, "--layout", "row_sparse", "--dataset", "/state/exp_avg",
+                          "--dataset", "/state/exp_avg_sq", "--dataset", "/last_update", "--keep-others"],
+                         capture_output=True, text=True)
+    check(run.returncode == 0 and "/param: copied unchanged" in run.stdout, f"convert --keep-others: {run.stdout} {run.stderr}")
+    with h5py.File(first) as dense, h5py.File(sparse) as kept:
+        check(kept["state/exp_avg"].attrs["encoding-type"] == "row_sparse", "convert: /state/exp_avg not row_sparse")
+        for key in ("param", "state/step"):
+            check(np.array_equal(dense[key][()], kept[key][()]), f"convert --keep-others: {key} differs")
+    resumed = os.path.join(work, "resume.second_from_sparse.h5")
+    run = subprocess.run([cli, "step", source, "-o", resumed, "--state-from", sparse, "--grad", "/extra/grad_dense32",
+                          "--memory-limit", "4K", "--json"] + args_for(options), capture_output=True, text=True)
+    check(run.returncode == 0 and json.loads(run.stdout)["streamed"], f"resume from sparse states: {run.stdout} {run.stderr}")
+    same_outputs(second, resumed, "resumed from sparse states")
     return compared
 
 
