@@ -241,40 +241,31 @@ private:
 
 std::string normalise(const std::string &path) { return path.empty() || path[0] != '/' ? "/" + path : path; }
 
-} // namespace
-
-namespace {
-
 // The bytes the datasets of the object at `path` (a dataset, or a group and all it holds)
 // take in `file`: what copying it writes.
 std::int64_t storedBytesAt(const H5File &file, const std::string &path)
 {
-    const auto ofDataset = [](hid_t location, const char *name) -> std::int64_t {
-        const H5Handle dataset(H5Dopen2(location, name, H5P_DEFAULT), H5Dclose);
-        return dataset.isValid() ? static_cast<std::int64_t>(H5Dget_storage_size(dataset.id())) : 0;
-    };
     H5O_info_t info{};
     if (H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
         return 0;
-    if (info.type == H5O_TYPE_DATASET)
-        return ofDataset(file.id(), path.c_str());
+    if (info.type == H5O_TYPE_DATASET) {
+        const H5Handle dataset(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT), H5Dclose);
+        return dataset.isValid() ? static_cast<std::int64_t>(H5Dget_storage_size(dataset.id())) : 0;
+    }
+    // A group: every dataset below it (names relative to it).
     std::int64_t bytes = 0;
-    struct Visit {
-        const H5File &file;
-        std::string group;
-        std::int64_t &bytes;
-        decltype(ofDataset) &dataset;
-    } visit{file, path, bytes, ofDataset};
     H5Lvisit_by_name(
         file.id(), path.c_str(), H5_INDEX_NAME, H5_ITER_INC,
-        [](hid_t group, const char *name, const H5L_info_t *, void *data) -> herr_t {
-            auto &v = *static_cast<Visit *>(data);
+        [](hid_t group, const char *name, const H5L_info_t *, void *total) -> herr_t {
             H5O_info_t child{};
-            if (H5Oget_info_by_name2(group, name, &child, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 && child.type == H5O_TYPE_DATASET)
-                v.bytes += v.dataset(group, name);
+            if (H5Oget_info_by_name2(group, name, &child, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 && child.type == H5O_TYPE_DATASET) {
+                const H5Handle dataset(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+                if (dataset.isValid())
+                    *static_cast<std::int64_t *>(total) += static_cast<std::int64_t>(H5Dget_storage_size(dataset.id()));
+            }
             return 0;
         },
-        &visit, H5P_DEFAULT);
+        &bytes, H5P_DEFAULT);
     return bytes;
 }
 
