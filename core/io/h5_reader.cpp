@@ -416,6 +416,14 @@ ElementInfo requireMaskOf(const H5File &file, const ElementInfo &info, bool data
     return *maskInfo;
 }
 
+void requireMaskShapeOfParts(const H5File &file, const ElementInfo &info, const ElementInfo &mask)
+{
+    if (mask.shape == info.shape)
+        return;
+    readTensor(file, info.path + "/mask");
+    rethrowWithContext(maskShapeMisfit(info.shape, mask.shape), file.where(info.path));
+}
+
 namespace {
 
 // `rows`: rows [begin, end) of data and mask, where maskReadsRowsWith says they can be.

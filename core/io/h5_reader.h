@@ -51,6 +51,10 @@ Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path,
 InputError maskShapeMisfit(const Shape &data, const Shape &mask);
 InputError maskPatternMisfit(Layout mask);
 ElementInfo requireMaskOf(const H5File &file, const ElementInfo &info, bool dataIsMasked);
+// M1 for a masked_tensor whose parts are read divided (each rank its rows): a mask of another
+// shape than the data's is read whole first, for its own checks, as a whole read reads it, then
+// refused, naming the element (its rows are not the data's to divide).
+void requireMaskShapeOfParts(const H5File &file, const ElementInfo &info, const ElementInfo &mask);
 
 // Whether RowSparseRowReader reads `element`: row_sparse, or a masked_tensor of row_sparse data
 // with a row_sparse mask. False too when the mask cannot be described: the whole read says why.

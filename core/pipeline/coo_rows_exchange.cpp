@@ -175,14 +175,7 @@ Tensor maskedCooOfOwnRows(const RankGroup &group,
         return Parts{requireMaskOf(file, element, data.isMasked()), describeCooEntries(file, element.path + "/data"),
                      describeCooEntries(file, element.path + "/mask")};
     });
-    // A mask of another shape: read whole, as a whole read reads it (its own checks first), then
-    // refused (its rows are not the data's to divide).
-    agreeOn(group, [&] {
-        if (parts.mask.shape != element.shape) {
-            readTensor(file, element.path + "/mask");
-            rethrowWithContext(maskShapeMisfit(element.shape, parts.mask.shape), where);
-        }
-    });
+    agreeOn(group, [&] { requireMaskShapeOfParts(file, element, parts.mask); });
     const auto mask = readCooOfOwnRows(group, file, element.path + "/mask", rowsOfRanks, nullptr);
     // This rank's share of both patterns, compared a round at a time (no collective inside).
     const bool samePattern = agreeOn(group, [&] {

@@ -108,7 +108,8 @@ Tensor cscInRounds(const RankGroup &group,
                    const H5File &file,
                    const ElementInfo &element,
                    std::span<const RowRange> rowsOfRanks,
-                   ValidationReport *report)
+                   ValidationReport *report,
+                   bool *canonical)
 {
     // Every rank checks the outline as a whole read does, before any index is read.
     const auto outline = agreeOn(group, [&] { return readCompressedOutline(file, element.path, report); });
@@ -144,6 +145,8 @@ Tensor cscInRounds(const RankGroup &group,
     group.sum(canonicalCheck);
     if (canonicalCheck[0] > 0)
         noteCanonicalized(report, outline.tag, outline.where, canonicalCheck[1]);
+    if (canonical)
+        *canonical = canonicalCheck[0] == 0;
 
     // Pass 2: each round's entries, whole, sent to their rows' ranks and placed in file order.
     auto placed = ownEntriesFor<T>(group, found.toEach, outline.shape, 2, perEntry, outline.where);
@@ -166,29 +169,13 @@ Tensor cscOfOwnRows(const RankGroup &group,
                     const H5File &file,
                     const ElementInfo &element,
                     std::span<const RowRange> rowsOfRanks,
-                    ValidationReport *report)
+                    ValidationReport *report,
+                    bool *canonical)
 {
     if (computeTypeFor(element.dtype) == DType::Float32)
-        return cscInRounds<float>(group, file, element, rowsOfRanks, report);
-    return cscInRounds<double>(group, file, element, rowsOfRanks, report);
+        return cscInRounds<float>(group, file, element, rowsOfRanks, report, canonical);
+    return cscInRounds<double>(group, file, element, rowsOfRanks, report, canonical);
 }
-
-namespace {
-
-// Whether a rank's entries of a CSC element (file order: column by column) are in canonical
-// order: each column's rows strictly increasing, so no entry is a duplicate.
-template <class T>
-bool inCanonicalColumns(const CooTensor<T> &entries)
-{
-    for (std::int64_t k = 1; k < entries.nnz; ++k) {
-        const auto column = entries.index(1, k), previous = entries.index(1, k - 1);
-        if (column < previous || (column == previous && entries.index(0, k) <= entries.index(0, k - 1)))
-            return false;
-    }
-    return true;
-}
-
-} // namespace
 
 bool dividesMaskedCsc(const H5File &file, const ElementInfo &element)
 {
@@ -211,21 +198,17 @@ Tensor maskedCscOfOwnRows(const RankGroup &group,
 {
     const auto where = file.where(element.path);
     const auto dataInfo = agreeOn(group, [&] { return requireElement(file, element.path + "/data"); });
-    auto data = cscOfOwnRows(group, file, dataInfo, rowsOfRanks, report);
+    bool dataCanonical = false, maskCanonical = false;
+    auto data = cscOfOwnRows(group, file, dataInfo, rowsOfRanks, report, &dataCanonical);
     const auto maskInfo = agreeOn(group, [&] {
         const auto mask = requireMaskOf(file, element, false);
-        // A mask of another shape: read whole, as a whole read reads it (its own checks first),
-        // then refused (its rows are not the data's to divide).
-        if (mask.shape != element.shape) {
-            readTensor(file, element.path + "/mask");
-            rethrowWithContext(maskShapeMisfit(element.shape, mask.shape), where);
-        }
+        requireMaskShapeOfParts(file, element, mask);
         return mask;
     });
-    auto mask = cscOfOwnRows(group, file, maskInfo, rowsOfRanks, nullptr);
+    auto mask = cscOfOwnRows(group, file, maskInfo, rowsOfRanks, nullptr, &maskCanonical);
     // Both parts canonical, and whether their patterns agree on this rank's rows. Parts already
-    // canonical (the usual file) are compared as they are; others are coalesced, each copy let go
-    // as soon as its canonical form is made.
+    // canonical (the usual file, as the exchange found it) are compared as they are; others are
+    // coalesced, each copy let go as soon as its canonical form is made.
     struct Canonical {
         Tensor own;
         bool samePattern = false;
@@ -240,7 +223,7 @@ Tensor maskedCscOfOwnRows(const RankGroup &group,
             } else {
                 auto dataPart = std::move(part);
                 data = Tensor();
-                if (!inCanonicalColumns(dataPart) || !inCanonicalColumns(maskPart)) {
+                if (!dataCanonical || !maskCanonical) {
                     dataPart = coalesce(dataPart);
                     maskPart = coalesce(maskPart);
                 }

@@ -17,12 +17,15 @@ namespace sparsity::core {
 // This rank's rows of the CSC element at `path` as a COO tensor of its shape: its rows' entries
 // in file order (column by column, each column's as stored), so coalescing sums a row's
 // duplicates as a whole read's canonical form does. `rowsOfRanks[r]`: the rows rank r owns,
-// contiguous in rank order. Collective; in a group of more than one rank.
+// contiguous in rank order. `canonical`, when given, is set on every rank to whether the whole
+// element is already canonical (each column's rows strictly increasing: no I7 note). Collective;
+// in a group of more than one rank.
 Tensor cscOfOwnRows(const RankGroup &group,
                     const H5File &file,
                     const ElementInfo &element,
                     std::span<const RowRange> rowsOfRanks,
-                    ValidationReport *report);
+                    ValidationReport *report,
+                    bool *canonical = nullptr);
 
 // Whether `element` is a masked_tensor of CSC data with a CSC mask (maskedCscOfOwnRows).
 bool dividesMaskedCsc(const H5File &file, const ElementInfo &element);

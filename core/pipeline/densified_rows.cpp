@@ -22,13 +22,15 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
 
 template <class T>
 DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report)
-    : m_file(file), m_path(std::move(path)), m_how(how), m_report(report), m_shape(requireElement(file, m_path).shape)
+    : m_file(file), m_path(std::move(path)), m_how(how), m_report(report)
 {
+    const auto element = requireElement(file, m_path);
+    m_shape = element.shape;
     if (how == RowRead::Dense) {
         m_dense.emplace(file, m_path);
-        noteConversion(report, file.where(m_path), requireElement(file, m_path).dtype);
+        noteConversion(report, file.where(m_path), element.dtype);
         m_report = nullptr;
-    } else if (how == RowRead::ByRows && requireElement(file, m_path).layout == Layout::RowSparse) {
+    } else if (how == RowRead::ByRows && element.layout == Layout::RowSparse) {
         m_rowSparse.emplace(file, m_path, report);
         m_report = nullptr;
     }
