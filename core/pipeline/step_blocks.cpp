@@ -18,6 +18,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace sparsity::core {
 namespace {
@@ -101,8 +102,8 @@ public:
     // only its rows of them (readOfOwnRows: a COO or CSC element's entries, and a masked_tensor's
     // of COO or CSC data and mask, are exchanged between the ranks; the other layouts are read whole by
     // every rank), and coalesces them once (the gradients once per run's semantics); blocks take
-    // their rows. The parameter, mask and states must fit the budget together; each gradient
-    // with its pattern. Collective.
+    // their rows. The parameter, the mask, the gradients with their patterns and the states
+    // must fit the budget together, in that order: the first that does not is refused. Collective.
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
@@ -114,24 +115,27 @@ public:
         readWhole(*m_param);
         if (m_maskWhole)
             readWhole(*m_maskWhole);
-        for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
+        const auto &grads = m_request.grads;
+        for (std::size_t g = 0; g < grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
-            if (!m_plan.gradientByRows[g])
-                m_wholeGradients.back().tensor =
-                    readOfOwnRows(group, m_sources.input, m_request.grads[g], rowsOfRanks, &m_report);
+            // A gradient given for several steps is read and coalesced once: its patterns serve
+            // each of them (a failure in it stops its run at the first).
+            m_readAs.push_back(static_cast<std::size_t>(std::find(grads.begin(), grads.end(), grads[g]) - grads.begin()));
+            if (!m_plan.gradientByRows[g] && m_readAs[g] == g)
+                m_wholeGradients.back().tensor = readOfOwnRows(group, m_sources.input, grads[g], rowsOfRanks, &m_report);
         }
+        const auto coalescedHere = [&](std::size_t g) { return !m_plan.gradientByRows[g] && m_readAs[g] == g; };
         agreeOn(group, [&] {
-            std::vector<Semantics> semantics;
-            for (const auto &run : m_runs)
-                semantics.push_back(run.semantics);
-            for (std::size_t g = 0; g < m_request.grads.size(); ++g)
-                if (!m_plan.gradientByRows[g])
-                    requireRoomToCoalesce(m_wholeGradients[g].tensor, semantics, m_wholeGradients[g].name);
+            // Every gradient read whole is held until all are coalesced, with its patterns.
+            std::int64_t gradientsHeld = 0;
+            for (std::size_t g = 0; g < grads.size(); ++g)
+                if (coalescedHere(g))
+                    gradientsHeld += requireRoomToCoalesce(m_wholeGradients[g], held + gradientsHeld);
             m_whole.resize(m_runs.size());
             for (std::size_t run = 0; run < m_runs.size(); ++run) {
-                for (std::size_t g = 0; g < m_request.grads.size(); ++g) {
+                for (std::size_t g = 0; g < grads.size(); ++g) {
                     m_whole[run].emplace_back();
-                    if (m_plan.gradientByRows[g])
+                    if (!coalescedHere(g))
                         continue;
                     if (fillsEveryBlock(run)) {
                         const std::pair key{g, m_runs[run].semantics};
@@ -155,21 +159,27 @@ public:
             if (!viewed)
                 m_wholeGradients[g].tensor = Tensor();
         }
+        held = heldBytes();
         for (auto &state : m_states)
             readWhole(state);
         if (m_lastUpdate)
             readWhole(*m_lastUpdate);
     }
 
-    // Coalescing an element read whole holds it and its pattern at once (under the semantics
-    // that coalesce it, the most of theirs): refused over the budget, as reading it over the
-    // budget is, so the peak stays within it.
-    static void requireRoomToCoalesce(const Tensor &element, std::span<const Semantics> semantics, const std::string &where)
+    // Coalescing a gradient read whole holds it and its patterns at once (one per run, one per
+    // semantics for the runs that fill every block from it), beside `heldBefore`: refused over
+    // the budget, as reading it over the budget is, so the peak stays within it. Returns what
+    // it holds.
+    std::int64_t requireRoomToCoalesce(const NamedGradient &gradient, std::int64_t heldBefore) const
     {
-        std::int64_t pattern = 0;
-        for (const auto s : semantics)
-            pattern = std::max(pattern, coalescedBytes(element, s, sizeof(T)));
-        requireWithinBudget(core::heldBytes(element) + pattern, where, "coalescing it");
+        std::int64_t bytes = core::heldBytes(gradient.tensor);
+        std::set<Semantics> filled;
+        for (std::size_t run = 0; run < m_runs.size(); ++run)
+            if (!fillsEveryBlock(run) || filled.insert(m_runs[run].semantics).second)
+                bytes += coalescedBytes(gradient.tensor, m_runs[run].semantics, sizeof(T));
+        requireWithinBudget(heldBefore + bytes, gradient.name,
+                            heldBefore > 0 ? "coalescing it beside the elements read whole before it" : "coalescing it");
+        return bytes;
     }
 
     // The bytes the patterns of the elements read whole hold for the whole run.
@@ -184,6 +194,8 @@ public:
                 bytes += bytesOf(p);
         for (const auto &[key, p] : m_fillSources)
             bytes += bytesOf(p);
+        for (const auto &gradient : m_wholeGradients)
+            bytes += core::heldBytes(gradient.tensor); // what a pattern still views
         bytes +=
             m_param->heldBytes() + (m_maskWhole ? m_maskWhole->heldBytes() : 0) + (m_lastUpdate ? m_lastUpdate->heldBytes() : 0);
         for (const auto &state : m_states)
@@ -302,9 +314,9 @@ private:
         if (m_plan.gradientByRows[g])
             return checkedPattern<T>(rowGradients[g], options, mask, step, rows.begin);
         if (fillsEveryBlock(run))
-            return checkedPatternInRows(m_fillSources.at({g, options.semantics}), gradientName(g), options, mask, step, rows,
-                                        std::move(m_spare));
-        return patternInRows(m_whole[run][g], rows);
+            return checkedPatternInRows(m_fillSources.at({m_readAs[g], options.semantics}), gradientName(g), options, mask, step,
+                                        rows, std::move(m_spare));
+        return patternInRows(m_whole[run][m_readAs[g]], rows);
     }
 
     // Runs `work` for step `g` of run `run`; an input error becomes that step's recorded
@@ -341,9 +353,10 @@ private:
     std::optional<DensifiedRows<T>> m_maskWhole; // a sparse --mask, read once
     std::vector<DensifiedRows<T>> m_states;      // resuming: each state of the run's optimizer
     std::optional<DensifiedRows<double>> m_lastUpdate;
-    bool m_paramNoted = false;                                                   // "densified" said (by the first block)
-    std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders;                // row_sparse gradients read by rows
-    std::vector<NamedGradient> m_wholeGradients;                                 // per gradient: read whole, or an empty tensor
+    bool m_paramNoted = false;                                    // "densified" said (by the first block)
+    std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders; // row_sparse gradients read by rows
+    std::vector<NamedGradient> m_wholeGradients;                  // per gradient: read whole, or an empty tensor
+    std::vector<std::size_t> m_readAs; // per gradient: the first given with its path, whose tensor and patterns it uses
     std::vector<std::vector<UpdatePattern<T>>> m_whole;                          // [run][gradient], may view m_wholeGradients
     std::map<std::pair<std::size_t, Semantics>, UpdatePattern<T>> m_fillSources; // of the runs that fill blocks
     UpdatePattern<T> m_spare; // the last step's pattern: its buffers fill the next one's

@@ -139,6 +139,18 @@ def main(cli, work):
         mask.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         mask["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
         mask["values"] = np.array([True, True])
+    # A parameter and two gradients of 24 entries each, on different rows: either gradient, read
+    # and coalesced, fits 1K (24 x 20 bytes read, 24 x 12 coalesced); both, held at once for
+    # their steps, do not.
+    two_grads = os.path.join(work, "two_grads.h5")
+    with h5py.File(two_grads, "w") as f:
+        f["x"] = rng.standard_normal((200, 100)).astype(np.float32)
+        for name, first_row in (("gc_a", 0), ("gc_b", 100)):
+            grad = f.create_group(name)
+            grad.attrs["encoding-type"], grad.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+            grad.attrs["shape"] = np.array([200, 100], dtype=np.int64)
+            grad["indices"] = np.stack([first_row + np.arange(24) * 4, np.arange(24) * 4]).astype(np.int64)
+            grad["values"] = rng.standard_normal(24).astype(np.float32)
     # Previous steps' files whose state is coo (step never writes one; a user's conversion): of
     # float32 values, as the parameter's, it is read once and each block densified from it; of
     # float64 values the whole step sums its entries in float64, so it is held whole.
@@ -206,6 +218,17 @@ def main(cli, work):
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
             "--state-from", out("previous_coo_both.h5"), "--grad", "/g", "--memory-limit", "1K",
             element=r"previous_coo_both\.h5:/state/sum: coalescing it beside the elements read whole before it")
+    # The gradients read whole are held together for their steps, so they must fit together:
+    # each alone streams, both are refused, naming the second; under dense semantics (each block
+    # filled from them) and lazy (patterns coalesced once) alike.
+    for semantics in ("dense", "lazy"):
+        for grad in ("/gc_a", "/gc_b"):
+            r = report(cli, "step", two_grads, "-o", out("st8.h5"), "--optimizer", "sgd", "--semantics", semantics,
+                       "--param", "/x", "--grad", grad, "--lr", "0.1", "--memory-limit", "1K")
+            check(r["streamed"], f"step of the coo gradient {grad} alone under 1K streams: {r}")
+        refused(cli, out("st9.h5"), "step", two_grads, "-o", out("st9.h5"), "--optimizer", "sgd", "--semantics", semantics,
+                "--param", "/x", "--grad", "/gc_a", "--grad", "/gc_b", "--lr", "0.1", "--memory-limit", "1K",
+                element=r"two_grads\.h5:/gc_b: coalescing it beside the elements read whole before it")
     # A sparse --mask streams: read once, each block's rows of it filled.
     r = report(cli, "step", data, "-o", out("st6.h5"), "--optimizer", "sgd", "--semantics", "masked", "--param", "/x",
                "--grad", "/g", "--mask", "/m_coo", "--lr", "0.1", "--memory-limit", "1K")

@@ -240,14 +240,15 @@ def same_however_stored(cli, golden, work, cases):
             + args_for(options) + sum([["--compare", s] for s in others], []) + ["--json"]
         outputs = {}
         # One row per block; what is held beside the blocks must fit the budget: a few rows then.
-        budget = "4K" if any(g in held for g in grads) else "1"
+        budget = "8K" if any(g in held for g in grads) else "1"
         variants = [("default", ["--param", base + "/param"]),
                     ("rows", ["--param", base + "/param", "--memory-limit", budget]),
                     # A coo parameter read once holds its entries: several rows a block then.
                     ("coo", ["--param", base + "/param_coo", "--memory-limit", "16K"])]
-        # A row_sparse parameter's indices are held too.
+        # A row_sparse parameter's indices are held too, beside those gradients.
+        budget_rsp = "4K" if budget == "1" else "12K"
         variants += [(f"rows of {layout}", ["--param", f"{base}/param_{layout}", "--memory-limit",
-                                            "4K" if layout == "rsp" else budget])
+                                            budget_rsp if layout == "rsp" else budget])
                      for layout in ("csr", "masked", "rsp")]
         for variant, extra_args in variants:
             out = os.path.join(work, f"{name}.{variant}.h5")
