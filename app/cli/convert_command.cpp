@@ -47,7 +47,8 @@ void addConvertCommand(CLI::App &app)
     command->add_option("--layout", options->layout, "Target layout")->required()->check(CLI::IsMember(layoutChoices(false)));
     command->add_option("--dataset", options->request.datasets, "Element to convert (repeatable; default: all)");
     command->add_flag("--keep-others", options->request.keepOthers,
-                      "Copy the input's other elements unchanged (default: OUT holds the converted elements only)");
+                      "Copy the input's other elements unchanged, and those the layout cannot hold when no --dataset is "
+                      "given (default: OUT holds the converted elements only)");
     command->add_option("--gzip", options->request.writeOptions.gzipLevel, "gzip level 1-9 (default: none)")
         ->check(CLI::Range(0, 9));
     command->add_option("--index-width", options->indexWidth, "csr/csc index type (auto: int32 when it fits)")

@@ -296,11 +296,30 @@ def same_however_stored(cli, golden, work, cases):
         check(kept["state/exp_avg"].attrs["encoding-type"] == "row_sparse", "convert: /state/exp_avg not row_sparse")
         for key in ("param", "state/step"):
             check(np.array_equal(dense[key][()], kept[key][()]), f"convert --keep-others: {key} differs")
+    # The whole file converted, the rest kept: every element row_sparse can hold is converted,
+    # and the 0-d /state/step, which it cannot, is copied; without --keep-others that fails.
+    whole = os.path.join(work, "resume.first_whole_sparse.h5")
+    run = subprocess.run([cli, "convert", first, whole, "--layout", "row_sparse", "--keep-others"],
+                         capture_output=True, text=True)
+    check(run.returncode == 0 and "/state/step: copied unchanged" in run.stdout.splitlines(),
+          f"convert of a whole step output --keep-others: {run.stdout} {run.stderr}")
+    with h5py.File(first) as dense, h5py.File(whole) as kept:
+        for key in ("param", "state/exp_avg", "state/exp_avg_sq", "last_update"):
+            check(kept[key].attrs["encoding-type"] == "row_sparse", f"convert --keep-others: {key} not row_sparse")
+        check(kept["state/step"][()] == dense["state/step"][()], "convert --keep-others: /state/step differs")
+    run = subprocess.run([cli, "convert", first, whole + ".refused.h5", "--layout", "row_sparse"],
+                         capture_output=True, text=True)
+    check(run.returncode == 2 and "/state/step: layout row_sparse needs rank >= 1" in run.stderr
+          and not os.path.exists(whole + ".refused.h5"), f"convert of a 0-d element: {run.returncode} {run.stderr}")
     resumed = os.path.join(work, "resume.second_from_sparse.h5")
     run = subprocess.run([cli, "step", source, "-o", resumed, "--state-from", sparse, "--grad", "/extra/grad_dense32",
                           "--memory-limit", "4K", "--json"] + args_for(options), capture_output=True, text=True)
     check(run.returncode == 0 and json.loads(run.stdout)["streamed"], f"resume from sparse states: {run.stdout} {run.stderr}")
     same_outputs(second, resumed, "resumed from sparse states")
+    run = subprocess.run([cli, "step", source, "-o", resumed, "--state-from", whole, "--grad", "/extra/grad_dense32",
+                          "--memory-limit", "4K", "--json"] + args_for(options), capture_output=True, text=True)
+    check(run.returncode == 0 and json.loads(run.stdout)["streamed"], f"resume from a whole sparse file: {run.stdout} {run.stderr}")
+    same_outputs(second, resumed, "resumed from a whole sparse file")
     return compared
 
 
