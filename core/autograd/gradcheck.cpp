@@ -2,6 +2,7 @@
 
 #include "core/autograd/backward.h"
 #include "core/masked/mask_algebra.h"
+#include "core/util/errors.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <exception>
 #include <omp.h>
 #include <random>
+#include <span>
 #include <sstream>
 
 namespace sparsity::core {
@@ -21,14 +23,14 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 bool specifiedAt(const Value &v, std::int64_t i) { return !v.mask || (*v.mask)[at(i)] != 0; }
 
-// Output values with unspecified elements 0.
-Vector denseOutput(const Value &v)
+// Output values with unspecified elements 0 (in place: an evaluation's result is its own).
+Buffer<double> denseOutput(Value &&v)
 {
-    Vector out(v.values.begin(), v.values.end());
-    for (std::int64_t i = 0; i < v.numel(); ++i)
-        if (v.kind == ValueKind::Masked && !specifiedAt(v, i))
-            out[at(i)] = 0.0;
-    return out;
+    if (v.kind == ValueKind::Masked)
+        for (std::int64_t i = 0; i < v.numel(); ++i)
+            if (!specifiedAt(v, i))
+                v.values[at(i)] = 0.0;
+    return std::move(v.values);
 }
 
 bool close(double analytical, double numerical, const GradcheckOptions &o)
@@ -175,17 +177,17 @@ private:
         stopIfCancelled();
     }
 
-    Vector evaluateDense(const std::vector<EvalInput> &inputs) const
+    Buffer<double> evaluateDense(const std::vector<EvalInput> &inputs) const
     {
         return denseOutput(std::get<Value>(evaluateExpression(m_expression, m_source, inputs)));
     }
 
     bool perturbable(const Value &x, std::int64_t e) const { return !m_options.masked || specifiedAt(x, e); }
 
-    // f(x + eps*direction) - f(x - eps*direction) over 2 eps, `x` being the value `inputs`
-    // hold for the perturbed input; unspecified elements the direction touches become
-    // specified for the evaluation (non-masked mode).
-    Vector centralDifference(Value &x, const Vector &direction, const std::vector<EvalInput> &inputs) const
+    // f(x + eps*direction) - f(x - eps*direction) over 2 eps into `d` (one per output
+    // element), `x` being the value `inputs` hold for the perturbed input; unspecified elements
+    // the direction touches become specified for the evaluation (non-masked mode).
+    void centralDifference(Value &x, const Vector &direction, const std::vector<EvalInput> &inputs, std::span<double> d) const
     {
         const auto originalValues = x.values;
         const auto originalMask = x.mask;
@@ -197,16 +199,16 @@ private:
         }
         for (std::size_t i = 0; i < direction.size(); ++i)
             x.values[i] = originalValues[i] + m_options.eps * direction[i];
-        const Vector plus = evaluateDense(inputs);
+        const auto plus = evaluateDense(inputs);
         for (std::size_t i = 0; i < direction.size(); ++i)
             x.values[i] = originalValues[i] - m_options.eps * direction[i];
-        const Vector minus = evaluateDense(inputs);
+        const auto minus = evaluateDense(inputs);
         x.values = originalValues;
         x.mask = originalMask;
-        Vector d(plus.size());
+        if (plus.size() != d.size() || minus.size() != d.size())
+            throw InternalError("gradcheck: a perturbed evaluation changed the output's size");
         for (std::size_t k = 0; k < d.size(); ++k)
             d[k] = (plus[k] - minus[k]) / (2.0 * m_options.eps);
-        return d;
     }
 
     Vector gradientFor(const std::string &name, const Vector &seed) const
@@ -277,9 +279,9 @@ private:
                 guarded(failure, [&] {
                     if (perturbable(x, e)) {
                         direction[at(e)] = 1.0;
-                        const Vector column = centralDifference(*local, direction, inputs);
+                        centralDifference(*local, direction, inputs,
+                                          std::span<double>(j.numerical.data() + e * j.cols, at(j.cols)));
                         direction[at(e)] = 0.0;
-                        std::copy(column.begin(), column.end(), j.numerical.begin() + e * j.cols);
                     }
                     advance(omp_get_thread_num() == 0);
                 });
@@ -299,7 +301,8 @@ private:
             u[at(e)] = perturbable(x, e) ? normal(rng) : 0.0;
         for (std::int64_t k = 0; k < m_base.numel(); ++k)
             v[at(k)] = (m_base.kind == ValueKind::Masked && !specifiedAt(m_base, k)) ? 0.0 : normal(rng);
-        const Vector ju = centralDifference(x, u, m_inputs);
+        Vector ju(at(m_base.numel()));
+        centralDifference(x, u, m_inputs, ju);
         const Vector vj = gradientFor(name, v);
         double numerical = 0.0, analytical = 0.0;
         for (std::size_t k = 0; k < v.size(); ++k)
