@@ -19,6 +19,7 @@ private slots:
     void poolingKeepsSparseEntries();
     void imagePoolingKeepsStrongPixels();
     void rowOverviewKeepsTheStrongestValue();
+    void rowOverviewPoolsWideTables();
     void poolingShowsThePrunedFraction();
 };
 
@@ -112,6 +113,30 @@ void TestHeatmapImage::rowOverviewKeepsTheStrongestValue()
     QCOMPARE(v[6], -9.0); // row 9
     QVERIFY(std::isnan(v[3]));
     QCOMPARE(v[1], 0.5);
+}
+
+void TestHeatmapImage::rowOverviewPoolsWideTables()
+{
+    // A 1,000,000-column table: at most 1024 column bins (977 columns each), so 2048 row bins
+    // hold 16 MiB, not 16 GB.
+    const ui::RowOverview wide(1'000'000'000, 1'000'000, 2048);
+    QCOMPARE(wide.columnsPerBin(), std::int64_t{977});
+    QCOMPARE(wide.values().shape, (core::Shape{2048, 1024}));
+    // 4 rows x 3000 columns into 2 row bins and 1000 column bins of 3 columns.
+    ui::RowOverview overview(4, 3000, 2, 1000);
+    QCOMPARE(overview.columnsPerBin(), std::int64_t{3});
+    std::vector<float> rows(4 * 3000, 0.25f);
+    rows[3 * 3000 + 1500] = -7.0f;                                  // row 3 -> bin (1, 500)
+    rows[0 * 3000 + 2999] = std::numeric_limits<float>::infinity(); // row 0 -> bin (0, 999)
+    rows[1 * 3000 + 2998] = 9.0f;                                   // the Inf still wins
+    overview.addRows(0, rows.data(), static_cast<std::int64_t>(rows.size()));
+    QVERIFY(overview.complete());
+    const auto &v = overview.values();
+    QCOMPARE(v.shape, (core::Shape{2, 1000}));
+    QCOMPARE(v.values[1000 + 500], -7.0);
+    QVERIFY(std::isinf(v.values[999]));
+    QCOMPARE(v.values[0], 0.25);
+    QCOMPARE(v.values[1000 + 499], 0.25);
 }
 
 void TestHeatmapImage::poolingShowsThePrunedFraction()
