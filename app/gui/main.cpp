@@ -1,6 +1,7 @@
 // sparsity-workbench [FILE.h5 | WORKSPACE.json] [--select PATH] [--threshold T] [--screenshot PNG]: with no file it
 // opens the bundled sample.
 #include "core/util/allocator_tuning.h"
+#include "core/util/memory_budget.h"
 #include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
 
@@ -30,6 +31,9 @@ QString bundledSample()
 int main(int argc, char *argv[])
 {
     sparsity::core::retainFreedHeapMemory();
+    // A tensor read whole (a coo or masked table is never windowed) is refused over the CLI's
+    // auto budget, with why, in the Issues dock: the OOM killer would take unsaved work with it.
+    sparsity::core::setWholeTensorBudget(sparsity::core::resolveMemoryLimit(std::nullopt));
     QApplication app(argc, argv);
     // Ties windows to the installed launcher and its icon (installer/linux).
     QApplication::setDesktopFileName(QStringLiteral("sparsity-workbench"));

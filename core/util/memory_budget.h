@@ -38,7 +38,7 @@ std::optional<std::int64_t> parseMemoryLimit(const std::string &text, const std:
 std::int64_t resolveMemoryLimit(const std::optional<std::int64_t> &limit);
 
 // The budget that whole-tensor reads (h5_reader) are checked against; unset (the library's
-// default, e.g. in the GUI) checks nothing. The CLI sets it once per command.
+// default) checks nothing. The CLI sets it once per command, the desktop app at start (auto).
 void setWholeTensorBudget(std::optional<std::int64_t> bytes);
 std::optional<std::int64_t> wholeTensorBudget();
 // Throws InputError "<where>: <what> needs N bytes in memory, more than the memory limit of M bytes"

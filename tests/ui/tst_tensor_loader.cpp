@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
+#include <tuple>
 
 using sparsity::core::ElementInfo;
 using sparsity::core::Layout;
@@ -135,6 +136,35 @@ private slots:
         loader.forget();
         QTest::qWait(500);
         QCOMPARE(loaded.count(), 0);
+    }
+
+    // A row wider than the preview reads at once is refused with why, not read (one row of
+    // 400 M float32 elements took 9 GB); a row just within it loads.
+    void aRowTooWideIsRefused()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("wide.h5"));
+        {
+            auto file = sparsity::core::H5File::create(path.toStdString());
+            // One row too wide; two rows of 4 Mi elements, windowed one row at a time.
+            for (const auto &[name, rows, width] : {std::tuple{"/wide", 1, TensorLoader::kMaxRowElements + 1},
+                                                    std::tuple{"/fits", 2, TensorLoader::kMaxRowElements / 4}}) {
+                sparsity::core::DenseTensor<float> t{{rows, width}, {}};
+                t.values.assign(static_cast<std::size_t>(rows * width), 0.5f);
+                sparsity::core::writeTensor(file, name, sparsity::core::Tensor(sparsity::core::Storage{std::move(t)}));
+            }
+        }
+        TensorLoader loader;
+        try {
+            loader.load(path, describe(path, "/wide"), 0);
+            QFAIL("a row wider than kMaxRowElements was read");
+        } catch (const sparsity::core::InputError &error) {
+            const QString message = QString::fromUtf8(error.what());
+            QVERIFY2(message.contains(QStringLiteral("wide.h5:/wide: a row of it holds 16777217 elements")), qPrintable(message));
+        }
+        const auto fits = loader.load(path, describe(path, "/fits"), 0);
+        QCOMPARE(fits.window.rowsLoaded, std::int64_t{1});
+        QCOMPARE(fits.tensor.shape(), (sparsity::core::Shape{1, TensorLoader::kMaxRowElements / 4}));
     }
 
     void aFailedMoveSaysWhy()

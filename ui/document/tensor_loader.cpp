@@ -20,6 +20,10 @@ TensorLoad readLoad(const QString &file, const core::ElementInfo &element, std::
     // large (core::readableByRows would take one with a mask of its data's layout).
     const bool byRows = !element.masked && core::readableByRows(h5, element);
     load.window = TensorLoader::planWindow(element, byRows, firstRow);
+    if (byRows && load.window.rowWidth > TensorLoader::kMaxRowElements)
+        throw core::InputError(h5.where(element.path) + ": a row of it holds " + std::to_string(load.window.rowWidth)
+                               + " elements, more than the " + std::to_string(TensorLoader::kMaxRowElements)
+                               + " the preview reads at once; the command-line tool works on it in blocks");
     std::optional<core::RowRange> rows;
     if (load.window.windowed)
         rows = core::RowRange{load.window.firstRow, load.window.firstRow + load.window.rowsLoaded};

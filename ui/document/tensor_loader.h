@@ -42,6 +42,9 @@ class TensorLoader : public QObject {
 public:
     // Tensors up to this many elements are read whole.
     static constexpr std::int64_t kMaxLoadedElements = std::int64_t{4} << 20;
+    // A table whose rows are wider than this is not previewed: a window holds at least one row,
+    // and the views of one row of 400 M elements took 9 GB.
+    static constexpr std::int64_t kMaxRowElements = std::int64_t{16} << 20;
 
     explicit TensorLoader(QObject *parent = nullptr);
     ~TensorLoader() override;
@@ -50,7 +53,8 @@ public:
     // layout can be windowed is the caller's finding: readableByRows needs the file.
     static RowWindow planWindow(const core::ElementInfo &element, bool readableByRows, std::int64_t firstRow);
 
-    // Reads `element` of `file` now; throws core::Error. Any read still in flight is dropped.
+    // Reads `element` of `file` now; throws core::Error (an InputError for rows wider than
+    // kMaxRowElements). Any read still in flight is dropped.
     TensorLoad load(const QString &file, const core::ElementInfo &element, std::int64_t firstRow);
     // Reads it on a pool thread; `loaded` or `failed` follows unless a later read overtakes it.
     void loadInBackground(const QString &file, const core::ElementInfo &element, std::int64_t firstRow);
