@@ -2,6 +2,7 @@
 // (0 x 5) one, a 0-d one, an all-NaN one and a 1 x 1 one; non-finite values with their own
 // colours and legend entries; unspecified elements read "unspecified", never "Value 0".
 #include "../core/test_tensors.h"
+#include "ui/document/optimizer_run.h"
 #include "ui/document/tensor_document.h"
 #include "ui/panels/inspector_panel.h"
 #include "ui/views/heatmap_image.h"
@@ -27,6 +28,7 @@ private slots:
     void oneByOneIsDrawn();
     void nonFiniteValuesHaveTheirOwnColours();
     void unspecifiedReadsUnspecified();
+    void optimizerStatesBelongToTheirTensor();
 
 private:
     ui::TensorDocument *m_document = nullptr;
@@ -117,6 +119,35 @@ void TestTensorStates::unspecifiedReadsUnspecified()
     QCOMPARE(m_inspector->selectionText(), QStringLiteral("1 element, not specified"));
     m_document->setSelection(ui::ElementSelection::rectangle(0, 1, 1, 1));
     QVERIFY2(m_inspector->selectionText().startsWith(QStringLiteral("1 element:")), qPrintable(m_inspector->selectionText()));
+}
+
+// The Inspector's Optimizer row shows a run's states only on the tensor the run stepped: on
+// another tensor of the same size it once showed the run's values as if they were its own.
+void TestTensorStates::optimizerStatesBelongToTheirTensor()
+{
+    const QString file = QStringLiteral("/data/sample.h5");
+    m_document->setTensor(QStringLiteral("emb"), test::denseTensor({2, 2}, {1, 2, 3, 4}), 2, {file, QStringLiteral("/emb")});
+    auto run = std::make_shared<ui::OptimizerRun>();
+    run->param = {file, QStringLiteral("/emb")};
+    core::SemanticsResult dense;
+    dense.tensors.push_back({"param", core::DenseTensor<double>{{2, 2}, {0.5, 1.5, 2.5, 3.5}}});
+    run->comparison.results.push_back(std::move(dense));
+    m_document->changeOptimizerRun(run);
+    m_document->setHover(3);
+    QVERIFY2(m_inspector->statesText().contains(QStringLiteral("param 3.5")), qPrintable(m_inspector->statesText()));
+    // Another tensor of the same shape, in the same file and in another: no run there.
+    m_document->setTensor(QStringLiteral("pixels"), test::denseTensor({2, 2}, {9, 8, 7, 6}), 2,
+                          {file, QStringLiteral("/pixels")});
+    m_document->setHover(3);
+    QCOMPARE(m_inspector->statesText(), QStringLiteral("no run on this tensor"));
+    m_document->setTensor(QStringLiteral("emb"), test::denseTensor({2, 2}, {1, 2, 3, 4}), 2,
+                          {QStringLiteral("/data/other.h5"), QStringLiteral("/emb")});
+    m_document->setHover(3);
+    QCOMPARE(m_inspector->statesText(), QStringLiteral("no run on this tensor"));
+    // Back on the tensor stepped, the states show again.
+    m_document->setTensor(QStringLiteral("emb"), test::denseTensor({2, 2}, {1, 2, 3, 4}), 2, {file, QStringLiteral("/emb")});
+    m_document->setHover(3);
+    QVERIFY2(m_inspector->statesText().contains(QStringLiteral("param 3.5")), qPrintable(m_inspector->statesText()));
 }
 
 QTEST_MAIN(TestTensorStates)

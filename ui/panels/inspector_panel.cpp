@@ -71,9 +71,11 @@ void InspectorPanel::showElement()
     else
         m_preview->setText(m_document->pruned()[k] ? tr("pruned") : tr("kept"));
 
-    // The run's tensors are the parameter's shape; a run on another tensor has nothing here.
+    // A run on another tensor has nothing here, whatever its size (matching sizes alone showed
+    // /emb's run on /pixels); the run's tensors are its parameter's shape, loaded whole.
     QStringList states;
-    if (const auto &run = m_document->optimizerRun())
+    const auto &source = m_document->source();
+    if (const auto &run = m_document->optimizerRun(); run && run->param == ElementRef{source.filePath, source.elementPath})
         for (const auto &result : run->comparison.results)
             if (!result.tensors.empty() && result.tensors[0].second.values.size() == values.values.size()) {
                 QStringList parts;
