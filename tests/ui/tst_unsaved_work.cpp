@@ -66,6 +66,7 @@ private slots:
     void quittingAsks();
     void closingAFileAsks();
     void openingAWorkspaceAsks();
+    void aWorkspaceOpenedStartsFromTheFiles();
     void gradientTicksOutliveSwitchingTensors();
     void titleNamesTheFileAndMarksChanges();
 };
@@ -174,6 +175,41 @@ void TestUnsavedWork::openingAWorkspaceAsks()
     QVERIFY(window.openWorkspace(path));
     QCOMPARE(asked, 2);
     QCOMPARE(window.document()->source().elementPath, QStringLiteral("/W"));
+}
+
+// Discarding the edits to open a workspace discards them: the values pruned since go, from
+// the tensor shown and from the others, and there is nothing to undo (they stayed, unmarked
+// and beyond Undo, and the preview counted them as the file's).
+void TestUnsavedWork::aWorkspaceOpenedStartsFromTheFiles()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("w.json"));
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/pixels")));
+    const auto pixelZeros = zeros(*window.document());
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    const auto embZeros = zeros(*window.document());
+    QVERIFY(window.saveWorkspaceTo(path)); // showing /emb
+    // /pixels pruned and left, /emb pruned and shown.
+    QVERIFY(window.selectElement(QStringLiteral("/pixels")));
+    window.document()->changeThreshold(3.0);
+    QVERIFY(window.document()->applySparsifier());
+    QVERIFY(zeros(*window.document()) > pixelZeros);
+    applyOnEmb(window);
+    QVERIFY(zeros(*window.document()) > embZeros);
+    int asked = 0;
+    answerNextQuestion(QMessageBox::Discard, &asked);
+    QVERIFY(window.openWorkspace(path));
+    QCOMPARE(asked, 1);
+    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/emb"));
+    QCOMPARE(zeros(*window.document()), embZeros);
+    QVERIFY(!window.document()->hasEdits());
+    QVERIFY(!window.document()->undoStack()->canUndo());
+    QVERIFY(!window.isWindowModified());
+    QVERIFY(window.selectElement(QStringLiteral("/pixels")));
+    QCOMPARE(zeros(*window.document()), pixelZeros);
 }
 
 void TestUnsavedWork::gradientTicksOutliveSwitchingTensors()

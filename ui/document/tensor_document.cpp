@@ -387,7 +387,7 @@ void TensorDocument::dropEdits(const QString &filePath)
 {
     if (!hasEdits(filePath))
         return;
-    std::erase_if(m_edits, [&filePath](const auto &entry) { return std::get<0>(entry.first) == filePath; });
+    std::erase_if(m_edits, [&filePath](const auto &entry) { return filePath.isEmpty() || std::get<0>(entry.first) == filePath; });
     m_undoStack.clear();
 }
 

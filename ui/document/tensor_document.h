@@ -149,9 +149,10 @@ public:
     const std::vector<SparsifierApplication> &applications() const { return m_applications; }
     // Whether any tensor (of `filePath`, when given) has applied edits.
     bool hasEdits(const QString &filePath = {}) const;
-    // Forgets the edits of `filePath`'s tensors (the file was closed) and, as its undo steps
-    // could not be replayed, the undo history.
-    void dropEdits(const QString &filePath);
+    // Forgets the edits of `filePath`'s tensors (the file was closed; every tensor's when not
+    // given) and, as its undo steps could not be replayed, the undo history. The values shown
+    // stay as they are until the tensor is read again.
+    void dropEdits(const QString &filePath = {});
     // Forgets the optimizer and gradcheck results computed from `filePath`'s tensors (the file
     // was closed: shown, they would describe data no longer open) and, when there was one, the
     // undo history, whose steps would bring them back.

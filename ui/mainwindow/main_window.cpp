@@ -723,6 +723,13 @@ bool MainWindow::openWorkspace(const QString &path)
         addIssue(issueFromMessage(Issue::Severity::Error, QString::fromStdString(error.what()), {path}, {path, {}}));
         return false;
     }
+    // The workspace starts from the files as they are: the values pruned since it was saved go
+    // (a workspace keeps recipes, not values), and the tensor shown is read again without them.
+    if (m_document->hasEdits()) {
+        m_document->dropEdits();
+        if (m_tree->currentIndex().isValid())
+            showSelected();
+    }
     bool complete = true;
     for (const auto &file : w.files)
         complete = openFile(file) && complete;
