@@ -37,6 +37,7 @@ private slots:
     void everyParameterOfTheTableHasAField();
     void blockAndOptionalZerosAreEdited();
     void valuesTheBoxCannotShowAreKept();
+    void numbersTypedKeyByKeyAreKept();
     void exportSettingsUndoAndRedo();
     void datasetOwnRecipeOverridesTheShared();
 
@@ -304,6 +305,32 @@ void TestSparsifierPanel::valuesTheBoxCannotShowAreKept()
     QCOMPARE(m_document->sparsifier()->sparsityLevel, 0.123456789);
     level->setValue(0.5);
     QCOMPARE(m_document->sparsifier()->sparsityLevel, 0.5);
+}
+
+// Typed a key at a time, as a user types: each key's value goes to the document and comes
+// back to the box, which must leave the text being typed alone ("0.25" became 0.0000 when the
+// "0" came back as "0.0000" under the cursor).
+void TestSparsifierPanel::numbersTypedKeyByKeyAreKept()
+{
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("threshold"));
+    auto *threshold = child<QDoubleSpinBox>("sparsifier.threshold");
+    for (const auto &[typed, expected] : {std::pair{"0.25", 0.25}, std::pair{"1.125", 1.125}, std::pair{"0.75", 0.75}}) {
+        threshold->selectAll();
+        QTest::keyClicks(threshold, QString::fromLatin1(typed));
+        QCOMPARE(threshold->value(), expected);
+        QCOMPARE(m_document->threshold().value(), expected);
+    }
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("data-norm"));
+    auto *level = child<QDoubleSpinBox>("sparsifier.sparsity_level");
+    level->selectAll();
+    QTest::keyClicks(level, QStringLiteral("0.65"));
+    QCOMPARE(level->value(), 0.65);
+    QCOMPARE(m_document->sparsifier()->sparsityLevel, 0.65);
+    child<QComboBox>("sparsifier.method")->setCurrentText(QStringLiteral("n-m"));
+    auto *m = child<QSpinBox>("sparsifier.m");
+    m->selectAll();
+    QTest::keyClicks(m, QStringLiteral("16"));
+    QCOMPARE(m_document->sparsifier()->m, std::int64_t{16});
 }
 
 void TestSparsifierPanel::exportSettingsUndoAndRedo()

@@ -99,14 +99,20 @@ void SparsifierParameterField::showValue(const std::optional<core::ParameterValu
 {
     const QSignalBlocker blocker(m_editor);
     m_notShownExactly.reset();
+    // A spin box is set only to a value it does not hold: setValue rewrites the text, so each
+    // keystroke's value coming back from the document turned "0" into "0.0000" under the
+    // cursor, and the next keys were lost ("0.25" became 0).
     if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor)) {
-        number->setValue(value ? std::get<double>(*value) : number->minimum());
+        const double shown = value ? std::get<double>(*value) : number->minimum();
+        if (number->value() != number->valueFromText(number->textFromValue(shown)))
+            number->setValue(shown);
         if (value && number->value() != std::get<double>(*value))
             m_notShownExactly = value;
     } else if (auto *integer = qobject_cast<QSpinBox *>(m_editor)) {
         const std::int64_t least = integer->minimum(), most = integer->maximum();
         const auto exact = value ? std::get<std::int64_t>(*value) : least;
-        integer->setValue(static_cast<int>(std::clamp(exact, least, most)));
+        if (const auto shown = static_cast<int>(std::clamp(exact, least, most)); integer->value() != shown)
+            integer->setValue(shown);
         if (value && integer->value() != exact)
             m_notShownExactly = value;
     } else if (auto *choice = qobject_cast<QComboBox *>(m_editor)) {
