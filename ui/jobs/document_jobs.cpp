@@ -46,10 +46,10 @@ bool DocumentJobs::launch(Kind kind,
         return refuse(kind, what, tr("another job is running (%1)").arg(m_runner->title()));
     connect(
         m_runner, &JobRunner::finished, this,
-        [this, kind, what, place, notes](bool, bool cancelled, const QString &error) {
-            if (cancelled) {
+        [this, kind, what, place, notes](bool, bool stopped, const QString &error) {
+            if (stopped) {
                 emit status(tr("%1 cancelled; nothing changed").arg(what));
-                emit failed(kind, tr("cancelled"));
+                emit cancelled(kind);
                 return;
             }
             // The notes first: they were made on the way to the error, and may explain it.

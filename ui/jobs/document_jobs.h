@@ -36,8 +36,10 @@ public:
 
 signals:
     void issue(const sparsity::ui::Issue &issue);
-    // The job of `kind` was refused, failed or was cancelled (the panel that asked says so).
+    // The job of `kind` was refused or failed (the panel that asked says so).
     void failed(sparsity::ui::DocumentJobs::Kind kind, const QString &error);
+    // The job of `kind` was cancelled: nothing changed, and the panel shows its last result.
+    void cancelled(sparsity::ui::DocumentJobs::Kind kind);
     void status(const QString &text);
 
 private:

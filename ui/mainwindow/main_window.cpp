@@ -226,6 +226,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         else if (kind == DocumentJobs::Kind::Optimizer)
             m_optimizer->showFailure(error);
     });
+    // Cancelled, a panel shows its last result again (the document kept it), not a failure.
+    connect(m_documentJobs, &DocumentJobs::cancelled, this, [this](DocumentJobs::Kind kind) {
+        if (kind == DocumentJobs::Kind::Gradcheck)
+            m_gradcheck->showRun();
+        else if (kind == DocumentJobs::Kind::Optimizer)
+            m_optimizer->showRun();
+    });
     connect(m_documentJobs, &DocumentJobs::status, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
     statusBar()->addPermanentWidget(new JobsWidget(m_jobs));
 

@@ -48,6 +48,8 @@ public:
     QString unboundInputs() const;
     // A run that failed or was refused: said in the panel, any older verdict and Jacobians gone.
     void showFailure(const QString &error);
+    // The document's run (none: the panel's prompt), as after a cancelled run.
+    void showRun();
     QLabel *verdict() const { return m_verdict; }
     QListWidget *findings() const { return m_findings; }
     MatrixView *numericalView() const { return m_numerical; }
@@ -67,7 +69,6 @@ private:
     std::optional<ElementRef> defaultFor(const QString &name) const;
     void addElementItem(QComboBox *chooser, const ElementRef &element, const QString &suffix) const;
     void showVerdict(const QString &text, const QString &colour);
-    void showRun();
     void showInput();
 
     TensorDocument *m_document;

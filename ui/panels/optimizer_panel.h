@@ -58,12 +58,13 @@ public:
     QComboBox *deviceChooser() const { return m_device.data(); }
     // A run that was refused or failed: said in the panel.
     void showFailure(const QString &error);
+    // The document's run (none: the panel's prompt), as after a cancelled run.
+    void showRun();
 
 signals:
     void runRequested(const sparsity::ui::OptimizerRequest &request);
 
 private:
-    void showRun();
     void showChosenView();
     // Greys out the gradients and masks that do not have the parameter's shape.
     void markUnfitElements();
