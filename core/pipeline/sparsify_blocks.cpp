@@ -182,6 +182,7 @@ private:
         r.nnzBefore = counts[0];
         r.nnzAfter = counts[1];
         r.pruned = counts[2];
+        r.held = numel(m_shape); // a plain dense element: every element holds data
         r.streamed = counts[3] > 0;
         for (auto *h : {&*r.histogramBefore, &*r.histogramAfter})
             m_group.sum(h->counts);

@@ -140,7 +140,7 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
         const auto tensor = readTensor(input, e.path, &report);
         r.ioSeconds += since(start);
         start = Clock::now();
-        auto dense = toDenseAs<T>(tensor);
+        auto dense = toDenseAs<T>(tensor); // a masked input's unspecified elements 0
         original.emplace(Storage{dense});
         r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
         try {
@@ -148,11 +148,18 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
         } catch (const Error &error) {
             rethrowWithContext(error, input.where(e.path));
         }
+        // A masked input's unspecified elements are never kept: a threshold of 0 made them
+        // specified zeros of the output, and counted them as pruned above it.
+        const auto specified = tensor.isMasked() ? std::optional<Mask>(specifiedMaskDense(tensor)) : std::nullopt;
+        if (specified)
+            for (std::size_t i = 0; i < mask.size(); ++i)
+                mask[i] = mask[i] && (*specified)[i];
+        r.held = specified ? countKept(specified->data(), dense.numel()) : dense.numel();
         r.nnzAfter = nonzeros(dense.values.data(), dense.numel());
-        r.pruned = dense.numel() - countKept(mask.data(), dense.numel());
+        r.pruned = r.held - countKept(mask.data(), dense.numel());
         const auto &values = std::get<DenseTensor<T>>(original->storage()).values;
         const auto [lo, hi] = finiteRange(values.data(), dense.numel());
-        r.histogramBefore = histogram(values.data(), dense.numel(), 32, lo, hi);
+        r.histogramBefore = histogram(values.data(), dense.numel(), 32, lo, hi, specified ? specified->data() : nullptr);
         r.histogramAfter = histogram(values.data(), dense.numel(), 32, lo, hi, mask.data());
         result = request.masked ? Tensor(Storage{toDenseAs<T>(*original)}, mask)
                                 : toLayout(Tensor(Storage{std::move(dense)}), request.layout);
@@ -229,8 +236,7 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
                             : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, onGpu)
                                    : inMemory<double>(request, input, e, output.file(), report, stateEntry, onGpu));
         });
-        const auto count = numel(e.shape);
-        r.sparsity = count == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(count);
+        r.sparsity = r.held == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(r.held);
         results.push_back(r);
         if (stateEntry) {
             // State names may not contain '.' or '/': the element path with '/' -> '_'.

@@ -47,8 +47,11 @@ struct SparsifiedElement {
     Shape shape;
     std::int64_t nnzBefore = 0; // nonzero elements of the input
     std::int64_t nnzAfter = 0;  // nonzero elements kept
-    std::int64_t pruned = 0;    // elements the mask removes
-    double sparsity = 0.0;      // pruned / numel
+    // Elements that hold data: every element, or a masked input's specified ones (unspecified
+    // ones hold none: the mask never keeps them, so they stay unspecified, as in MaskedTensor).
+    std::int64_t held = 0;
+    std::int64_t pruned = 0; // elements holding data the mask removes
+    double sparsity = 0.0;   // pruned / held
     std::int64_t blocksRemoved = 0;
     bool streamed = false;
     std::optional<Histogram> histogramBefore, histogramAfter; // in-memory runs (32 bins, same range)

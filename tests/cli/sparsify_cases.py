@@ -181,6 +181,33 @@ def main(cli, work):
         with h5py.File(out) as f:
             check(np.array_equal(decode(f["table"]), expected), f"{layout}: values differ")
 
+    # A masked input: its unspecified elements hold no data, so the mask never keeps them (they
+    # stay unspecified, as in MaskedTensor: a threshold of 0 made them specified zeros) and
+    # they are not counted as pruned (the report said 66% pruned where a third of the data was).
+    masked_src = os.path.join(work, "masked_in.h5")
+    data = rng.standard_normal((40, 16)).astype(np.float32)
+    specified = rng.random((40, 16)) < 0.5
+    with h5py.File(masked_src, "w") as f:
+        g = f.create_group("m")
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        g["data"] = np.where(specified, data, 7.0).astype(np.float32)  # placeholders that would be kept
+        g["mask"] = specified
+    for threshold in (0.0, 0.5):
+        for layout in ["masked", "dense"]:
+            out = os.path.join(work, f"masked_{threshold}_{layout}.h5")
+            d = run(cli, masked_src, "-o", out, "--method", "threshold", "--threshold", str(threshold),
+                    "--layout", layout)["datasets"][0]
+            pruned = int(np.sum(specified & (np.abs(data) < threshold)))
+            check(d["pruned"] == pruned and d["nnz_before"] == int(specified.sum())
+                  and abs(d["sparsity"] - pruned / specified.sum()) < 1e-12, f"masked input, T={threshold}: {d}")
+            with h5py.File(out) as f:
+                kept = specified & ~(np.abs(data) < threshold)
+                if layout == "masked":
+                    check(np.array_equal(f["m/mask"][()], kept), f"masked input, T={threshold}: mask")
+                    check(np.array_equal(f["m/data"][()][kept], data[kept]), f"masked input, T={threshold}: data")
+                else:
+                    check(np.array_equal(f["m"][()], np.where(kept, data, 0)), f"masked input, T={threshold}: values")
+
     out = os.path.join(work, "state.h5")
     run(cli, src, "-o", out, "--method", "data-norm", "--sparsity-level", "0.5", "--block", "2x4", "--save-state")
     with h5py.File(out) as f:
