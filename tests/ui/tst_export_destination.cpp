@@ -11,6 +11,8 @@
 #include <QApplication>
 #include <QFileInfo>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -28,6 +30,7 @@ private slots:
     void cleanupTestCase() { QSettings().clear(); }
     void suggestionFollowsTheLastExport();
     void dialogStartsFromTheLastExport();
+    void anExistingFileIsReplacedOnlyWhenConfirmed();
 };
 
 namespace {
@@ -90,6 +93,45 @@ void TestExportDestination::dialogStartsFromTheLastExport()
     QVERIFY(window.openFile(kSample));
     QVERIFY(window.selectElement(QStringLiteral("/emb")));
     withExportDialog(window, [&](ui::ExportDialog *dialog) { QCOMPARE(dialog->outputPath(), chosen); });
+}
+
+// Export onto a file that exists asks first; No keeps the dialog (and the file), Replace goes on.
+void TestExportDestination::anExistingFileIsReplacedOnlyWhenConfirmed()
+{
+    QTemporaryDir dir;
+    const QString existing = dir.filePath(QStringLiteral("earlier.h5"));
+    {
+        QFile file(existing);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("an earlier export");
+    }
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    window.document()->changeThreshold(0.5);
+    QSignalSpy started(window.jobs(), &ui::JobRunner::started);
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    for (const auto answer : {QMessageBox::No, QMessageBox::Yes}) {
+        withExportDialog(window, [&](ui::ExportDialog *dialog) {
+            dialog->findChild<QLineEdit *>(QStringLiteral("export.output"))->setText(existing);
+            int asked = 0;
+            QTimer::singleShot(0, dialog, [&] {
+                auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+                QVERIFY(box && box->objectName() == QStringLiteral("export.replace"));
+                QVERIFY(box->text().contains(existing));
+                ++asked;
+                box->button(answer)->click();
+            });
+            dialog->accept();
+            QCOMPARE(asked, 1);
+            QCOMPARE(dialog->isVisible(), answer == QMessageBox::No);
+        });
+        if (answer == QMessageBox::No)
+            QCOMPARE(started.count(), 0);
+    }
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(started.count(), 1);
+    QVERIFY(QFileInfo(existing).size() > 1000); // the export replaced it
 }
 
 QTEST_MAIN(TestExportDestination)

@@ -4,11 +4,13 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 
@@ -65,8 +67,10 @@ ExportDialog::ExportDialog(const QStringList &datasets,
     auto *browse = new QPushButton(tr("Browse…"));
     connect(browse, &QPushButton::clicked, this, [this] {
         const auto path = QFileDialog::getSaveFileName(this, tr("Export to"), m_output->text(), tr("HDF5 files (*.h5)"));
-        if (!path.isEmpty())
+        if (!path.isEmpty()) {
             m_output->setText(path);
+            m_replaceConfirmed = path;
+        }
     });
     auto *output = new QHBoxLayout;
     output->addWidget(m_output);
@@ -126,5 +130,23 @@ ExportSettings ExportDialog::settings() const
 }
 
 QString ExportDialog::outputPath() const { return m_output->text(); }
+
+void ExportDialog::accept()
+{
+    // The name offered is where the last export went, so Export pressed again replaced that
+    // file without a word.
+    const QString path = outputPath();
+    if (QFileInfo::exists(path) && path != m_replaceConfirmed) {
+        QMessageBox box(QMessageBox::Warning, tr("Replace file"), tr("%1 already exists.").arg(path),
+                        QMessageBox::Yes | QMessageBox::No, this);
+        box.setObjectName(QStringLiteral("export.replace"));
+        box.setInformativeText(tr("Replace it with this export?"));
+        box.button(QMessageBox::Yes)->setText(tr("Replace"));
+        box.setDefaultButton(QMessageBox::No);
+        if (box.exec() != QMessageBox::Yes)
+            return;
+    }
+    QDialog::accept();
+}
 
 } // namespace sparsity::ui

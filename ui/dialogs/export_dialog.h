@@ -36,6 +36,9 @@ public:
     QString outputPath() const;
     // Why Export is refused as ticked; empty when it can run.
     QString problem() const;
+    // Export: an output file that exists is replaced only when the user says so (the one the
+    // Browse… dialog chose was asked about there).
+    void accept() override;
 
 private:
     void checkTicked();
@@ -47,6 +50,7 @@ private:
     QComboBox *m_layout;
     QSpinBox *m_gzip;
     QLineEdit *m_output;
+    QString m_replaceConfirmed; // the file the Browse… dialog already asked to replace
 };
 
 } // namespace sparsity::ui
