@@ -22,6 +22,7 @@ class TestLinkedSelection : public QObject {
     Q_OBJECT
 
 private slots:
+    void aSelectionDoesNotOutliveItsTensor();
     void init();
     void cleanup();
     void heatmapRectangleReachesHistogramAndInspector();
@@ -363,6 +364,26 @@ void TestLinkedSelection::matrixOfAnotherShapeIsNotLinked()
     m_document->setHover(std::nullopt);
     hover(view.get(), view->positionOf(1, 1));
     QVERIFY(!m_document->hover().has_value());
+}
+
+// Selecting another tensor drops the selection, and the histogram draws none of it: a
+// stale purple line stayed at the new range's left edge.
+void TestLinkedSelection::aSelectionDoesNotOutliveItsTensor()
+{
+    m_document->setSelection(ui::ElementSelection::rectangle(1, 1, 4, 3));
+    QVERIFY(histogramSelectedCount() > 0);
+    core::DenseTensor<float> other{{4, 4}, {}};
+    for (int i = 0; i < 16; ++i)
+        other.values.push_back(-5.0f + 0.6f * static_cast<float>(i));
+    m_document->setTensor(QStringLiteral("other"), core::Tensor(core::Storage{other}), 4);
+    QVERIFY(m_histogram->selectedPoints().isEmpty());
+    const QImage drawn = m_histogram->grab().toImage();
+    const QColor outline(81, 45, 168);
+    int outlined = 0;
+    for (int y = 0; y < drawn.height(); ++y)
+        for (int x = 0; x < drawn.width(); ++x)
+            outlined += QColor(drawn.pixel(x, y)) == outline;
+    QCOMPARE(outlined, 0);
 }
 
 QTEST_MAIN(TestLinkedSelection)

@@ -5,8 +5,10 @@
 #include "ui/views/log_count_axis.h"
 
 #include <QAreaSeries>
+#include <QFontMetrics>
 #include <QLineSeries>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -73,15 +75,50 @@ void HistogramView::rebuildHistogram()
         points = binPoints([](std::size_t) { return true; });
         for (const auto &point : points) // heights are LogCountAxis::position(count)
             maxCount = std::max(maxCount, std::round(std::pow(10.0, point.y()) - 1.0));
-        m_axisX->setRange(lo, hi);
-        m_axisX->applyNiceNumbers();
+        fitValueTicks();
     } else {
+        m_axisX->setLabelFormat(QStringLiteral("%.2f"));
+        m_axisX->setTickCount(5);
         m_axisX->setRange(-1.0, 1.0);
     }
     m_counts->replace(points);
     m_countAxis->setMaxCount(maxCount);
     updateThreshold();
     updateSelection();
+}
+
+void HistogramView::fitValueTicks()
+{
+    if (m_binWidth <= 0.0)
+        return;
+    const double lo = m_lo, hi = m_lo + kBins * m_binWidth;
+    // The plot area is known once the chart is laid out; before, the view less its y axis.
+    const QRectF plot = chart()->plotArea();
+    const double available = plot.width() > 1.0 ? plot.width() : std::max(width() - 80, 40);
+    const QFontMetrics metrics(m_axisX->labelsFont());
+    for (int ticks = 7;; --ticks) {
+        m_axisX->setTickCount(ticks);
+        m_axisX->setRange(lo, hi);
+        m_axisX->applyNiceNumbers();
+        const int count = m_axisX->tickCount();
+        const double step = (m_axisX->max() - m_axisX->min()) / std::max(count - 1, 1);
+        const double largest = std::max(std::abs(m_axisX->min()), std::abs(m_axisX->max()));
+        const int digits =
+            std::clamp(static_cast<int>(std::floor(std::log10(largest)) - std::floor(std::log10(step))) + 1, 1, 12);
+        const QString format = QStringLiteral("%.") + QString::number(digits) + QLatin1Char('g');
+        m_axisX->setLabelFormat(format);
+        int widest = 0;
+        for (int k = 0; k < count; ++k)
+            widest = std::max(widest, metrics.horizontalAdvance(QString::asprintf("%.*g", digits, m_axisX->min() + k * step)));
+        if (ticks <= 3 || (widest + metrics.averageCharWidth()) * (count - 1) <= available)
+            return;
+    }
+}
+
+void HistogramView::resizeEvent(QResizeEvent *event)
+{
+    QChartView::resizeEvent(event);
+    fitValueTicks();
 }
 
 QList<QPointF> HistogramView::binPoints(const std::function<bool(std::size_t)> &include) const
@@ -103,7 +140,10 @@ QList<QPointF> HistogramView::binPoints(const std::function<bool(std::size_t)> &
 void HistogramView::updateSelection()
 {
     const auto &selected = m_document->selected();
-    if (selected.empty() || m_binWidth <= 0.0) {
+    // Hidden without a selection: an area series whose points were cleared still draws its
+    // outline up the chart's left edge.
+    m_selectedArea->setVisible(!selected.empty() && m_binWidth > 0.0);
+    if (!m_selectedArea->isVisible()) {
         m_selectedCounts->clear();
         return;
     }

@@ -36,9 +36,13 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void rebuildHistogram();
+    // Value ticks whose labels fit the width, each with the digits its step needs (seven
+    // labels of "-0.0015" in a docked histogram were elided to "-0.0…").
+    void fitValueTicks();
     void updateThreshold();
     void updateSelection();
     void dragTo(const QPoint &position);
