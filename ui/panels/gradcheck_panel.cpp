@@ -119,6 +119,7 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
         showVerdict(tr("Checking %1 on %2…").arg(r.expression, describeInputs(r.inputs)), QString());
         emit runRequested(r);
     });
+    connect(m_expression, &QLineEdit::returnPressed, run, &QPushButton::click); // Enter checks, as Check does
     connect(m_input, &QComboBox::currentIndexChanged, this, &GradcheckPanel::showInput);
     connect(document, &TensorDocument::gradcheckRunChanged, this, &GradcheckPanel::showRun);
     connect(document, &TensorDocument::tensorChanged, this, &GradcheckPanel::relink); // links follow the tensor shown
