@@ -400,7 +400,10 @@ def run_reports(cli, work):
         m.attrs["encoding-type"], m.attrs["encoding-version"] = "masked_tensor", "0.1.0"
         m.create_dataset("data", shape=(2**15, 2**14), dtype="f8", chunks=(64, 1024))
         m.create_dataset("mask", shape=(2**15, 2**14), dtype="?", chunks=(64, 1024))
-    for args, element in ((["convert", big, os.path.join(work, "o.h5"), "--layout", "coo", "--dataset", "/m"], "m"),
+    # An explicit budget over the 3 GiB address-space cap: the auto one is half the memory
+    # available, and on a busy machine that refused the read (exit 2) before it ran out.
+    for args, element in ((["convert", big, os.path.join(work, "o.h5"), "--layout", "coo", "--dataset", "/m",
+                            "--memory-limit", "8G"], "m"),
                           (["sparsify", big, "-o", os.path.join(work, "o.h5"), "--method", "threshold", "--threshold", "1",
                             "--dataset", "/x", "--memory-limit", "8G"], "x")):
         r = subprocess.run([cli, *args], capture_output=True, text=True, preexec_fn=limited_memory, timeout=20)
