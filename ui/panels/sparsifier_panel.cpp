@@ -205,7 +205,9 @@ void SparsifierPanel::showDocument()
     for (int page = 0; page < m_pages->count(); ++page)
         m_pages->widget(page)->setSizePolicy(QSizePolicy::Preferred,
                                              page == m_pages->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
-    m_pages->adjustSize();
+    // The layout takes the new hint; adjustSize() set the pages to their hint's width instead,
+    // and the fields stayed that narrow until something else laid the panel out again.
+    m_pages->updateGeometry();
     m_pages->setEnabled(methodIndex > 0);
     // The recipe's method's fields show its values; another method's keep theirs, so switching
     // methods and back finds them as they were. No recipe (Clear): every field its default.
