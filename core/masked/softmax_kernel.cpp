@@ -14,14 +14,26 @@ namespace {
 template <class T>
 using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
 
+// The lane buffers of one thread: the shifted values and their exponentials.
+template <class T>
+struct LaneBuffers {
+    Array<T> shifted, exponentials;
+};
+
 // A contiguous lane (softmax over the last dim): vectorised in T as torch computes it, the
 // sum accumulated in double. Unspecified elements take no share; they are excluded from the
 // maximum as -inf but exponentiated as exp(0), then zeroed: exp(-inf) through the polynomial
 // runs into denormals, which cost a microcode assist per element on x86.
+// Every step that is not elementwise exact runs on the buffers, which start aligned: Eigen
+// peels an unaligned head off with the scalar exp and starts its sums there, so a lane
+// computed where it lies in the output gave other last bits at another offset (a block of
+// rows of the tensor, `eval` streamed, against the whole).
 template <class T>
-void contiguousLane(const T *x, const std::uint8_t *m, std::int64_t n, bool logarithm, T *y, Array<T> &shifted)
+void contiguousLane(const T *x, const std::uint8_t *m, std::int64_t n, bool logarithm, T *y, LaneBuffers<T> &buffers)
 {
     const auto size = static_cast<Eigen::Index>(n);
+    auto &shifted = buffers.shifted;
+    auto &exponentials = buffers.exponentials;
     shifted.resize(size);
     if (m)
         selectSpecified(x, m, n, -std::numeric_limits<T>::infinity(), shifted.data());
@@ -31,15 +43,15 @@ void contiguousLane(const T *x, const std::uint8_t *m, std::int64_t n, bool loga
     shifted = Eigen::Map<const Array<T>>(x, size) - maximum;
     if (m)
         selectSpecified(shifted.data(), m, n, T(0), shifted.data());
-    Eigen::Map<Array<T>> out(y, size);
-    out = shifted.exp();
+    exponentials = shifted.exp();
     if (m)
-        selectSpecified(y, m, n, T(0), y);
-    const double total = out.template cast<double>().sum();
+        selectSpecified(exponentials.data(), m, n, T(0), exponentials.data());
+    const double total = exponentials.template cast<double>().sum();
+    Eigen::Map<Array<T>> out(y, size);
     if (logarithm)
         out = shifted - static_cast<T>(std::log(total));
     else
-        out /= static_cast<T>(total);
+        out = exponentials / static_cast<T>(total);
     if (m && logarithm)
         selectSpecified(y, m, n, T(0), y); // unspecified elements: 0
 }
@@ -79,26 +91,26 @@ MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
     const std::uint8_t *m = input.mask ? input.mask->data() : nullptr;
     T *y = out.values.data();
 
-    auto lane = [&](std::int64_t index, Array<T> &shifted) {
+    auto lane = [&](std::int64_t index, LaneBuffers<T> &buffers) {
         const std::int64_t base = (index / inner) * n * inner + index % inner;
         if (inner == 1)
-            contiguousLane(x + base, m ? m + base : nullptr, n, logarithm, y + base, shifted);
+            contiguousLane(x + base, m ? m + base : nullptr, n, logarithm, y + base, buffers);
         else
             stridedLane(x + base, m ? m + base : nullptr, n, inner, logarithm, y + base);
     };
     // Small inputs stay clear of OpenMP altogether: even a team of one costs a call into it.
     if (static_cast<std::int64_t>(input.values.size()) < kParallelThreshold) {
-        Array<T> shifted;
+        LaneBuffers<T> buffers;
         for (std::int64_t index = 0; index < outer * inner; ++index)
-            lane(index, shifted);
+            lane(index, buffers);
         return out;
     }
 #pragma omp parallel
     {
-        Array<T> shifted;
+        LaneBuffers<T> buffers;
 #pragma omp for schedule(static)
         for (std::int64_t index = 0; index < outer * inner; ++index)
-            lane(index, shifted);
+            lane(index, buffers);
     }
     return out;
 }

@@ -28,6 +28,19 @@ const BoundInput *inputNamed(const std::vector<BoundInput> &inputs, const std::s
     return nullptr;
 }
 
+bool isSoftmax(const Expression &node)
+{
+    return node.kind == Expression::Kind::Call && (node.name == "softmax" || node.name == "log_softmax");
+}
+
+std::int64_t softmaxCalls(const Expression &node)
+{
+    std::int64_t calls = isSoftmax(node) ? 1 : 0;
+    for (const auto &operand : node.operands)
+        calls += softmaxCalls(*operand);
+    return calls;
+}
+
 // The shape of `node` when it is row-local (see eval_blocks.h), or a number (0-d); nullopt
 // when it is not, or when its shapes do not fit (the whole evaluation then says why).
 std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs)
@@ -38,9 +51,11 @@ std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<Bou
         const auto *input = inputNamed(inputs, node.name);
         return input ? std::optional<Shape>(input->shape) : std::nullopt;
     }
+    // A reduction or softmax over a dim other than 0 of a row-local operand (all dims or dim 0
+    // go across rows). A softmax lane is computed the same wherever it lies (softmax_kernel.cpp),
+    // so a block's rows give what the whole tensor's do.
     const bool reduction = node.kind == Expression::Kind::Call && reduceOpNamed(node.name);
-    if (reduction) {
-        // Over a dim other than 0 (all dims or dim 0 reduce across rows).
+    if (reduction || isSoftmax(node)) {
         if (node.operands.size() != 2)
             return std::nullopt;
         auto shape = rowLocalShape(*node.operands[0], inputs);
@@ -48,7 +63,8 @@ std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<Bou
         const auto dim = shape && written ? wrappedDim(*written, shape->size()) : std::nullopt;
         if (!dim || *dim < 1)
             return std::nullopt;
-        shape->erase(shape->begin() + *dim);
+        if (reduction)
+            shape->erase(shape->begin() + *dim);
         return shape;
     }
     if (node.kind == Expression::Kind::Call && !elementOpNamed(node.name))
@@ -238,8 +254,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
     }
     const auto rows = plan.inputShape[0];
     const auto width = numel(plan.inputShape, 1, plan.inputShape.size());
-    // Per element of a block: each input as read and as the evaluator's copy, and the result.
-    const auto perRow = std::max<std::int64_t>(1, width * (2 * valueBytes + 8));
+    // Per element of a block: each input as read and as the evaluator's copy, and the result;
+    // a softmax holds its operand and its own result besides.
+    const auto perRow = std::max<std::int64_t>(1, width * (2 * valueBytes + 8 + 16 * softmaxCalls(expression)));
     auto blockRows = std::clamp<std::int64_t>(budgetBytes / perRow, 1, rows);
     const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
     if (reduction) {

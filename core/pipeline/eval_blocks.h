@@ -2,8 +2,9 @@
 // `eval` over inputs read a block of rows at a time (docs/CLI.md, "eval"; docs/SCALING.md for
 // ranks). Two kinds of expression stream:
 // * row-local ones, where a row of the result depends only on the same row of the inputs:
-//   elementwise ops and reductions over a dim other than 0 (`x * x`, `norm(x, 1)`): read a
-//   block of rows of every input, evaluate, write the block's rows of /result;
+//   elementwise ops, and reductions and softmax over a dim other than 0 (`x * x`,
+//   `norm(x, 1)`, `softmax(x, 1)`): read a block of rows of every input, evaluate, write the
+//   block's rows of /result;
 // * a reduction over all dims or over dim 0 of a row-local expression (`sum(x * x)`,
 //   `mean(x, 0)`): each block's rows fold into the running result (core/masked/
 //   reduction_kernels.h, RowReduction), written once at the end.
@@ -35,7 +36,8 @@ struct EvalRowPlan {
 
 // Whole unless every bound input the expression uses is a plain dense dataset (not masked,
 // not bool, not sparse) of one non-empty shape, and the expression is row-local or a
-// reduction over all dims or dim 0 of a row-local one (no product, softmax or layout change).
+// reduction over all dims or dim 0 of a row-local one (no product, softmax over dim 0 or
+// layout change).
 EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs);
 
 // The bytes the whole-tensor evaluation would hold for the inputs it uses, in their compute types.

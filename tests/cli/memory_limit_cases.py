@@ -96,6 +96,12 @@ def check_eval_streams(cli, work, rng):
         ("sum(l)", "l"),
         ("mean(w)", "w"),
         ("norm(w, 0)", "w"),
+        ("softmax(x * 2, 1) + 1", "x"),   # softmax over a dim other than 0: row-local
+        ("log_softmax(z, -1)", "z"),
+        ("softmax(c, 1) - log_softmax(c - 1, 2)", "c"),  # strided and contiguous lanes
+        ("sum(softmax(x, 1) * y, 1)", "x y"),
+        ("mean(log_softmax(t, 1), 0)", "t"),
+        ("softmax(w, 1)", "w"),
     ]
     names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide"}
     for expr, used in cases:
@@ -113,6 +119,13 @@ def check_eval_streams(cli, work, rng):
             other = outputs[name]
             check(whole.dtype == other.dtype and whole.shape == other.shape and whole.tobytes() == other.tobytes(),
                   f"eval {expr!r}: /result ({name}) differs from the whole-tensor one")
+
+
+    # A softmax over dim 0 goes across rows: held whole, and refused under a small budget.
+    r = report(cli, "eval", "--expr", "softmax(x, 0)", "--input", f"x={path}:/x", "-o", os.path.join(work, "eval_dim0.h5"))
+    check(not r["result"]["streamed"], f"eval softmax(x, 0): streamed {r['result']}")
+    refused(cli, os.path.join(work, "eval_dim0_4k.h5"), "eval", "--expr", "softmax(x, 0)", "--input", f"x={path}:/x",
+            "-o", os.path.join(work, "eval_dim0_4k.h5"), "--memory-limit", "1K", element=r"eval_inputs\.h5:/x")
 
 
 def main(cli, work):
@@ -199,7 +212,7 @@ def main(cli, work):
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "64M")
     check(r["memory_limit_bytes"] == 64 * MIB, "step: memory_limit_bytes")
 
-    refused(cli, out("e2.h5"), "eval", "--expr", "softmax(x * 2, 1)", "--input", f"x={data}:/x", "-o", out("e2.h5"),
+    refused(cli, out("e2.h5"), "eval", "--expr", "softmax(x * 2, 0)", "--input", f"x={data}:/x", "-o", out("e2.h5"),
             "--memory-limit", "1K")
     refused(cli, out("e3.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e3.h5"), "--print",
             "--memory-limit", "1K")
