@@ -3,6 +3,7 @@
 // parameter bit for bit, the divergence table entry for entry), every view shows, undo takes
 // the run back, and a rule's refusal goes to the Issues dock and leaves the document as it was.
 #include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
 #include "core/tensor/tensor_ops.h"
 #include "ui/document/gradcheck_run.h"
 #include "ui/document/tensor_document.h"
@@ -45,6 +46,7 @@ private slots:
     void runWithoutGradientsSaysSoInThePanel();
     void gradientsOfAnotherShapeCannotBeChosen();
     void closingTheFileDropsItsResults();
+    void cancelledRunKeepsTheLastResult();
 };
 
 namespace {
@@ -273,6 +275,48 @@ void TestOptimizerPanel::closingTheFileDropsItsResults()
     QVERIFY2(!summary->text().contains(QStringLiteral("/emb")), qPrintable(summary->text()));
     QVERIFY(window.closeFile(other));
     QVERIFY(!window.document()->gradcheckRun());
+}
+
+// Cancel keeps the last run, in the document and in the panel (it said "Run did not happen:
+// cancelled" while the document kept the run).
+void TestOptimizerPanel::cancelledRunKeepsTheLastResult()
+{
+    QTemporaryDir dir;
+    const QString big = dir.filePath(QStringLiteral("big.h5"));
+    {
+        // 65,536 x 64 (the most a tensor loaded whole holds) and eight gradients: seconds of
+        // three semantics, for Cancel to stop.
+        auto file = core::H5File::create(big.toStdString());
+        core::DenseTensor<float> t{{65536, 64}, {}};
+        t.values.assign(65536 * 64, 0.5f);
+        core::writeTensor(file, "/p", core::Tensor(core::Storage{t}));
+        for (int g = 0; g < 8; ++g)
+            core::writeTensor(file, "/g" + std::to_string(g), core::Tensor(core::Storage{t}));
+    }
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.openFile(big));
+    QVERIFY(window.selectElement(QStringLiteral("/emb"), kSample));
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
+    QVERIFY(finished.wait(60000));
+    const auto first = window.document()->optimizerRun();
+    QVERIFY(first);
+    auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
+    const QString shown = summary->text();
+    QVERIFY2(shown.contains(QStringLiteral("/emb")), qPrintable(shown));
+
+    QVERIFY(window.selectElement(QStringLiteral("/p"), big));
+    auto request = adamRequest();
+    request.gradients.clear();
+    for (int g = 0; g < 8; ++g)
+        request.gradients << QStringLiteral("/g%1").arg(g);
+    QVERIFY(window.documentJobs()->runOptimizer(request));
+    window.jobs()->cancel();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.last().at(1).toBool(), true); // cancelled
+    QCOMPARE(window.document()->optimizerRun(), first);
+    QCOMPARE(summary->text(), shown);
 }
 
 QTEST_MAIN(TestOptimizerPanel)
