@@ -6,6 +6,7 @@
 #include <QTest>
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace sparsity;
 
@@ -20,6 +21,7 @@ private slots:
     void imagePoolingKeepsStrongPixels();
     void rowOverviewKeepsTheStrongestValue();
     void rowOverviewPoolsWideTables();
+    void poolingKeepsTheFarthestValueOfEitherSign();
     void poolingShowsThePrunedFraction();
 };
 
@@ -137,6 +139,55 @@ void TestHeatmapImage::rowOverviewPoolsWideTables()
     QVERIFY(std::isinf(v.values[999]));
     QCOMPARE(v.values[0], 0.25);
     QCOMPARE(v.values[1000 + 499], 0.25);
+}
+
+// Each pooled pixel is the value of its block farthest from the scale's middle, whichever its
+// sign: a table and its negation are drawn in opposite colours, pixel for pixel.
+void TestHeatmapImage::poolingKeepsTheFarthestValueOfEitherSign()
+{
+    std::mt19937 rng(7);
+    std::normal_distribution<double> normal;
+    core::DenseTensor<double> table{{20000, 64}, {}}, negated{{20000, 64}, {}};
+    for (int i = 0; i < 20000 * 64; ++i) {
+        table.values.push_back(normal(rng));
+        negated.values.push_back(-table.values.back());
+    }
+    const ui::ColourScale scale{-2.5, 2.5, -5.0, 5.0, ui::ColourMap::Diverging};
+    const QImage drawn = ui::renderPooled(table, scale, QSize(64, 400));
+    const QImage mirrored = ui::renderPooled(negated, scale, QSize(64, 400));
+    QCOMPARE(drawn.size(), QSize(64, 400));
+    const ui::ColourLookup colour(scale);
+    int positive = 0;
+    for (int y = 0; y < 400; ++y)
+        for (int x = 0; x < 64; ++x) {
+            double pick = 0.0;
+            for (int r = y * 50; r < (y + 1) * 50; ++r) {
+                const double v = table.values[static_cast<std::size_t>(r * 64 + x)];
+                if (std::abs(v) > std::abs(pick))
+                    pick = v;
+            }
+            positive += pick > 0;
+            QCOMPARE(drawn.pixel(x, y), colour(pick));
+            QCOMPARE(mirrored.pixel(x, y), colour(-pick));
+        }
+    QVERIFY(positive > 400 * 64 * 2 / 5 && positive < 400 * 64 * 3 / 5);
+
+    // The heatmap's own image pooled (the preview's path, overlays included) keeps the same
+    // pixels: its colours are read back to their places on the map, either side alike (by
+    // colourfulness, 77% of a table and of its negation came out red).
+    const QImage full = ui::renderHeatmap(table, nullptr, nullptr, &scale).image;
+    const QImage fullNegated = ui::renderHeatmap(negated, nullptr, nullptr, &scale).image;
+    const QImage pooled = ui::poolImage(full, full.rect(), QSize(64, 400), ui::ColourMap::Diverging);
+    const QImage pooledNegated = ui::poolImage(fullNegated, fullNegated.rect(), QSize(64, 400), ui::ColourMap::Diverging);
+    int red = 0, redNegated = 0;
+    for (int y = 0; y < 400; ++y)
+        for (int x = 0; x < 64; ++x) {
+            red += qRed(pooled.pixel(x, y)) > qBlue(pooled.pixel(x, y));
+            redNegated += qRed(pooledNegated.pixel(x, y)) > qBlue(pooledNegated.pixel(x, y));
+        }
+    QVERIFY2(std::abs(red - positive) < 400 * 64 / 50, qPrintable(QStringLiteral("%1 red, %2 positive").arg(red).arg(positive)));
+    QVERIFY2(std::abs(redNegated - (400 * 64 - positive)) < 400 * 64 / 50,
+             qPrintable(QStringLiteral("%1 red of the negation").arg(redNegated)));
 }
 
 void TestHeatmapImage::poolingShowsThePrunedFraction()

@@ -60,6 +60,36 @@ const Table &tableOf(ColourMap map)
     return tables[static_cast<std::size_t>(map)];
 }
 
+} // namespace
+
+ColourPlaces::ColourPlaces(ColourMap map)
+{
+    const auto &table = tableOf(map);
+    std::array<int, kSlots> first{}; // of each slot's colour: the table is ordered, so a
+                                     // colour's places are neighbours, first to last
+    for (int i = 0; i <= kSteps; ++i) {
+        const QRgb colour = table[static_cast<std::size_t>(i)] | 0xff000000;
+        const auto at = find(colour);
+        if (m_slots[at].key == kEmpty)
+            first[at] = i;
+        m_slots[at] = {colour, first[at] + i};
+    }
+}
+
+const ColourPlaces &ColourPlaces::of(ColourMap map)
+{
+    static const auto places = [] {
+        std::vector<ColourPlaces> all;
+        all.reserve(kColourMaps.size());
+        for (std::size_t m = 0; m < kColourMaps.size(); ++m)
+            all.emplace_back(static_cast<ColourMap>(m));
+        return all;
+    }();
+    return places[static_cast<std::size_t>(map)];
+}
+
+namespace {
+
 // Unsigned order of the key is the numeric order of the double (NaN aside).
 std::uint64_t orderedKey(double v)
 {

@@ -117,11 +117,46 @@ QColor mapColour(ColourMap map, double t);
 // The diverging map over [-maxAbs, maxAbs].
 QColor divergingColour(double value, double maxAbs);
 
-// How much a pixel drawn with a (`diverging` or sequential) map stands out, for level-of-detail
-// pooling: non-finite values most, then values (diverging: by colourfulness, far from the white
-// zero; sequential: by lightness, which viridis and cividis raise monotonically with the
-// value), and least the pruned and unspecified greys (the darker first).
-inline int poolStrength(QRgb pixel, bool diverging)
+// Where a colour lies on a map's table, in half places (0 .. 2 ColourLookup::kTableSteps), or
+// -1 when it is none of the map's colours. A colour the table holds at several neighbouring
+// places (8-bit channels) lies at their middle, so either side of a diverging map reads alike.
+// Open addressing over 2048 slots of 8 bytes (half full, within L1): pooling looks up every
+// pixel of a window.
+class ColourPlaces {
+public:
+    static const ColourPlaces &of(ColourMap map);
+    int doubledPositionOf(QRgb colour) const
+    {
+        const auto &slot = m_slots[find(colour | 0xff000000)];
+        return slot.key == kEmpty ? -1 : slot.doubledPosition;
+    }
+    explicit ColourPlaces(ColourMap map);
+
+private:
+    static constexpr std::size_t kSlots = 2048;
+    static constexpr QRgb kEmpty = 0; // never a table colour: they are all opaque
+    struct Slot {
+        QRgb key = kEmpty;
+        std::int32_t doubledPosition = 0; // first + last of the colour's places
+    };
+    std::size_t find(QRgb colour) const
+    {
+        auto at = (static_cast<std::size_t>(colour) * 2654435761u >> 16) & (kSlots - 1);
+        while (m_slots[at].key != kEmpty && m_slots[at].key != colour)
+            at = (at + 1) & (kSlots - 1);
+        return at;
+    }
+    std::array<Slot, kSlots> m_slots{};
+};
+
+// How much a pixel drawn with a (`diverging` or sequential) map, whose places are `places`,
+// stands out, for level-of-detail pooling: non-finite values most, then values by how far
+// their colour lies from the map's middle (diverging: either side alike, as renderPooled picks
+// the value farthest from the range's middle; sequential: the higher), and least the pruned
+// and unspecified greys (the darker first). Colourfulness was the measure once, and the
+// diverging map's reds are more colourful than its blues at the same distance: pooled, a
+// table and its negation were both drawn three quarters red.
+inline int poolStrength(QRgb pixel, const ColourPlaces &places, bool diverging)
 {
     const QRgb p = pixel | 0xff000000;
     if (p == kNaNColour || p == kPosInfColour || p == kNegInfColour)
@@ -129,11 +164,13 @@ inline int poolStrength(QRgb pixel, bool diverging)
     const int darkness = 765 - qRed(p) - qGreen(p) - qBlue(p);
     if (p == kPrunedColour || p == kPrunedLightColour || p == kUnspecifiedDark || p == kUnspecifiedLight)
         return darkness;
-    if (diverging) {
-        const int chroma = std::max({qRed(p), qGreen(p), qBlue(p)}) - std::min({qRed(p), qGreen(p), qBlue(p)});
-        return chroma * 1024 + darkness; // white (zero) scores 0: a pruned element beats it
-    }
-    return 1024 * (1 + qGray(p));
+    const int position = places.doubledPositionOf(p);
+    if (position < 0)
+        return darkness;
+    // The middle (white) scores 0: a pruned element beats it.
+    if (diverging)
+        return std::abs(position - static_cast<int>(ColourLookup::kTableSteps)) * 1024;
+    return 1024 * (1 + position);
 }
 
 } // namespace sparsity::ui

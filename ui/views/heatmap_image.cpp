@@ -109,8 +109,9 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap
     const int width = std::clamp(size.width(), 1, std::max(from.width(), 1));
     const int height = std::clamp(size.height(), 1, std::max(from.height(), 1));
     QImage pooled(width, height, QImage::Format_RGB32);
-    const bool diverging = infoOf(map).diverging;
     const QRgb prunedColour = prunedColourOf(map);
+    const auto &places = ColourPlaces::of(map);
+    const bool diverging = infoOf(map).diverging;
     auto *bits = pooled.bits();
     const auto stride = pooled.bytesPerLine();
     const uchar *pixels = image.constBits();
@@ -130,7 +131,7 @@ QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap
                 const auto *line = reinterpret_cast<const QRgb *>(pixels + static_cast<std::ptrdiff_t>(r) * sourceStride);
                 for (int c = c0; c < c1; ++c) {
                     pruned += (line[c] | 0xff000000) == prunedColour;
-                    if (const int s = poolStrength(line[c], diverging); s > strongest) {
+                    if (const int s = poolStrength(line[c], places, diverging); s > strongest) {
                         strongest = s;
                         pick = line[c];
                     }
