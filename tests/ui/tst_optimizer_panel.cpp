@@ -17,6 +17,7 @@
 #include "ui/views/matrix_view.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
@@ -26,12 +27,14 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 namespace core = sparsity::core;
 namespace ui = sparsity::ui;
@@ -268,12 +271,29 @@ void TestOptimizerPanel::closingTheFileDropsItsResults()
     auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
     QVERIFY(summary->text().contains(QStringLiteral("/emb")));
 
+    // Closing asks first: a workspace does not keep a run (it was dropped unasked).
+    QStringList asked;
+    const auto answer = [&asked](QMessageBox::StandardButton button) {
+        QTimer::singleShot(0, [&asked, button] {
+            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget())) {
+                asked << box->text();
+                box->button(button)->click();
+            }
+        });
+    };
+    answer(QMessageBox::Cancel);
+    QVERIFY(!window.closeFile(kSample));
+    QVERIFY(window.document()->optimizerRun());
+    answer(QMessageBox::Discard);
     QVERIFY(window.closeFile(kSample));
+    QCOMPARE(asked, QStringList(2, QStringLiteral("Closing sample.h5 drops the Optimizer run on /emb.")));
     QVERIFY(!window.document()->optimizerRun());
     QVERIFY(window.document()->gradcheckRun()); // of the other file
     QCOMPARE(window.document()->undoStack()->count(), 0);
     QVERIFY2(!summary->text().contains(QStringLiteral("/emb")), qPrintable(summary->text()));
+    answer(QMessageBox::Discard);
     QVERIFY(window.closeFile(other));
+    QCOMPARE(asked.last(), QStringLiteral("Closing other.h5 drops the Gradcheck run."));
     QVERIFY(!window.document()->gradcheckRun());
 }
 

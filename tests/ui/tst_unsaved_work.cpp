@@ -31,10 +31,14 @@ void answerNextQuestion(QMessageBox::StandardButton button, int *asked)
         if (!box)
             return;
         ++*asked;
-        // It says what saving keeps: recipes, not pruned values (Export writes those).
+        // It says what saving keeps: recipes, not pruned values (Export writes those). With the
+        // workspace saved, or a file closed, only what no workspace keeps is at stake: no Save.
         QVERIFY(box->informativeText().contains(QStringLiteral("recipes")));
         QVERIFY(box->informativeText().contains(QStringLiteral("Export")));
-        QCOMPARE(box->button(QMessageBox::Save)->text(), QStringLiteral("Save Workspace…"));
+        if (box->objectName() == QStringLiteral("unkeptWork"))
+            QVERIFY(!box->button(QMessageBox::Save));
+        else
+            QCOMPARE(box->button(QMessageBox::Save)->text(), QStringLiteral("Save Workspace…"));
         box->button(button)->click();
     });
 }
@@ -123,15 +127,34 @@ void TestUnsavedWork::quittingAsks()
     QVERIFY(window.close());
     QCOMPARE(asked, 2);
 
-    // Saved, nothing is asked.
+    // Saved, the workspace is not asked about, but the pruned values it does not keep are
+    // (quitting dropped them unasked); without them, nothing is asked.
     MainWindow saved;
     saved.show();
     applyOnEmb(saved);
     QTemporaryDir dir;
     QVERIFY(saved.saveWorkspaceTo(dir.filePath(QStringLiteral("w.json"))));
     QVERIFY(!saved.isWindowModified());
+    QString question;
+    QTimer::singleShot(0, [&question] {
+        if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget()))
+            question = box->objectName() + QLatin1Char(':') + box->text();
+    });
+    answerNextQuestion(QMessageBox::Cancel, &asked);
+    QVERIFY(!saved.close());
+    QCOMPARE(asked, 3);
+    QCOMPARE(question, QStringLiteral("unkeptWork:Quitting drops the values Apply pruned in /emb."));
+    answerNextQuestion(QMessageBox::Discard, &asked);
     QVERIFY(saved.close());
-    QCOMPARE(asked, 2);
+    QCOMPARE(asked, 4);
+    MainWindow recipeOnly; // a recipe, saved, and nothing applied: nothing to ask
+    recipeOnly.show();
+    QVERIFY(recipeOnly.openFile(kSample));
+    QVERIFY(recipeOnly.selectElement(QStringLiteral("/emb")));
+    recipeOnly.document()->changeThreshold(0.5);
+    QVERIFY(recipeOnly.saveWorkspaceTo(dir.filePath(QStringLiteral("w2.json"))));
+    QVERIFY(recipeOnly.close());
+    QCOMPARE(asked, 4);
 }
 
 void TestUnsavedWork::closingAFileAsks()

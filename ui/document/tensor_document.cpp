@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace sparsity::ui {
 namespace {
@@ -389,6 +390,27 @@ void TensorDocument::dropEdits(const QString &filePath)
         return;
     std::erase_if(m_edits, [&filePath](const auto &entry) { return filePath.isEmpty() || std::get<0>(entry.first) == filePath; });
     m_undoStack.clear();
+}
+
+QStringList TensorDocument::unkeptWork(const QString &filePath) const
+{
+    QStringList work;
+    std::set<std::pair<QString, QString>> edited;
+    for (const auto &[key, edits] : m_edits)
+        if ((filePath.isEmpty() || std::get<0>(key) == filePath) && !edits.applications.empty())
+            edited.emplace(std::get<0>(key), std::get<1>(key));
+    if (edited.size() == 1)
+        work << tr("the values Apply pruned in %1").arg(edited.begin()->second);
+    else if (!edited.empty())
+        work << tr("the values Apply pruned in %1 tensors").arg(edited.size());
+    if (m_optimizerRun && (filePath.isEmpty() || m_optimizerRun->param.file == filePath))
+        work << tr("the Optimizer run on %1").arg(m_optimizerRun->param.path);
+    if (m_gradcheckRun
+        && (filePath.isEmpty()
+            || std::any_of(m_gradcheckRun->inputs.cbegin(), m_gradcheckRun->inputs.cend(),
+                           [&filePath](const ElementRef &input) { return input.file == filePath; })))
+        work << tr("the Gradcheck run");
+    return work;
 }
 
 void TensorDocument::dropRunsOf(const QString &filePath)

@@ -157,6 +157,10 @@ public:
     // was closed: shown, they would describe data no longer open) and, when there was one, the
     // undo history, whose steps would bring them back.
     void dropRunsOf(const QString &filePath);
+    // What a workspace does not keep and closing `filePath` (every file when not given) would
+    // lose, for the question before it: "the values Apply pruned in 2 tensors", "the Optimizer
+    // run on /emb", "the Gradcheck run". Empty: nothing.
+    QStringList unkeptWork(const QString &filePath = {}) const;
 
     // The [rows x cols] grid the views draw: a 2-d tensor as it is, a 1-d one as one row, and
     // an N-d one (rank >= 3) as the 2-d slice over its last two dims at slice(), one index

@@ -67,6 +67,14 @@
 namespace sparsity::ui {
 namespace {
 
+// "a", "a and b", "a, b and c".
+QString joinedList(const QStringList &items)
+{
+    if (items.size() < 2)
+        return items.join(QString());
+    return QStringList(items.mid(0, items.size() - 1)).join(QStringLiteral(", ")) + QObject::tr(" and ") + items.last();
+}
+
 constexpr int kMaxRecent = 8;
 
 } // namespace
@@ -462,8 +470,9 @@ bool MainWindow::closeFile(const QString &path)
             row = r;
     if (row < 0)
         return false;
-    if (m_document->hasEdits(absolute)
-        && !maybeSave(tr("%1 has applied edits that closing it loses.").arg(QFileInfo(absolute).fileName())))
+    // The recipes stay in the document; what closing drops is what was computed from the file.
+    if (const auto lost = m_document->unkeptWork(absolute);
+        !lost.isEmpty() && !confirmDropping(tr("Closing %1 drops %2.").arg(QFileInfo(absolute).fileName(), joinedList(lost))))
         return false;
     if (m_jobs->isRunning()) {
         // The job's result would come back for a file no longer open.
@@ -482,11 +491,15 @@ bool MainWindow::closeFile(const QString &path)
     return true;
 }
 
-bool MainWindow::maybeSave(const QString &why)
+bool MainWindow::maybeSave(const QString &action)
 {
+    // A saved workspace keeps the recipes, not what was computed with them: with nothing else
+    // unsaved, dropping that is still asked about (saving the workspace left it unasked).
+    const auto lost = m_document->unkeptWork();
     if (!isWindowModified())
-        return true;
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"), why,
+        return lost.isEmpty() || confirmDropping(tr("%1 drops %2.").arg(action, joinedList(lost)));
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
+                    tr("%1 loses the edits made since the workspace was last saved.").arg(action),
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("unsavedChanges"));
     // What saving keeps: a workspace holds the recipes and the datasets they are for, not the
@@ -508,6 +521,16 @@ bool MainWindow::maybeSave(const QString &why)
     default:
         return false;
     }
+}
+
+bool MainWindow::confirmDropping(const QString &what)
+{
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved results"), what, QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unkeptWork"));
+    box.setInformativeText(tr("A workspace keeps recipes and settings, not pruned values or run results: to keep pruned "
+                              "values, use File ▸ Export Sparsified…; a run can be made again."));
+    box.setDefaultButton(QMessageBox::Cancel);
+    return box.exec() == QMessageBox::Discard;
 }
 
 void MainWindow::updateTitle()
@@ -721,7 +744,7 @@ bool MainWindow::openWorkspace(const QString &path)
                   {}});
         return false;
     }
-    if (!maybeSave(tr("Opening %1 replaces the edits made since the workspace was last saved.").arg(path)))
+    if (!maybeSave(tr("Opening %1").arg(path)))
         return false;
     Workspace w;
     try {
@@ -910,7 +933,7 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!maybeSave(tr("The edits made since the workspace was last saved are lost on quitting."))) {
+    if (!maybeSave(tr("Quitting"))) {
         event->ignore();
         return;
     }

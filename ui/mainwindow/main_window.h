@@ -121,9 +121,12 @@ private:
     void updateIssuesTitle(); // "Issues (2 errors, 1 warning)"
     // Selects and previews the element an issue names (its file's row, for a file alone).
     void jumpTo(const ElementRef &location);
-    // With unsaved changes, asks whether to save the workspace first; `why` says what would
-    // be lost. True to go on (saved or discarded), false when cancelled.
-    bool maybeSave(const QString &why);
+    // Before `action` ("Quitting", "Opening w.json"): with unsaved changes, asks whether to save
+    // the workspace first; with none, still asks before dropping what a workspace does not keep
+    // (applied edits, runs). True to go on (saved or discarded), false when cancelled.
+    bool maybeSave(const QString &action);
+    // Asks before dropping results no workspace keeps (`what`: which); true on Discard.
+    bool confirmDropping(const QString &what);
     void updateTitle(); // the shown tensor's file and path, and the unsaved mark
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
