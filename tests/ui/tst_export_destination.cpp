@@ -9,6 +9,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -31,6 +32,7 @@ private slots:
     void suggestionFollowsTheLastExport();
     void dialogStartsFromTheLastExport();
     void anExistingFileIsReplacedOnlyWhenConfirmed();
+    void aFileOpenedWithNoTensorShownExports();
 };
 
 namespace {
@@ -132,6 +134,29 @@ void TestExportDestination::anExistingFileIsReplacedOnlyWhenConfirmed()
     QVERIFY(finished.wait(60000));
     QCOMPARE(started.count(), 1);
     QVERIFY(QFileInfo(existing).size() > 1000); // the export replaced it
+}
+
+// Opened, its row current, no tensor shown yet: Export offers that file's datasets and a name
+// beside it (it listed none and offered "/dir/.sparsified.h5").
+void TestExportDestination::aFileOpenedWithNoTensorShownExports()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath(QStringLiteral("cells.h5"));
+    QVERIFY(QFile::copy(kSample, input));
+    ui::MainWindow window;
+    QVERIFY(window.openFile(input));
+    QVERIFY(!window.document()->hasTensor());
+    window.document()->changeThreshold(0.5);
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    withExportDialog(window, [&](ui::ExportDialog *dialog) {
+        QCOMPARE(dialog->outputPath(), dir.filePath(QStringLiteral("cells.sparsified.h5")));
+        QVERIFY2(dialog->problem().isEmpty(), qPrintable(dialog->problem()));
+        QVERIFY(dialog->settings().datasets.isEmpty()); // every dataset ticked
+        dialog->accept();
+    });
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(finished.last().at(0).toBool(), qPrintable(finished.last().at(2).toString()));
+    QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("cells.sparsified.h5"))));
 }
 
 QTEST_MAIN(TestExportDestination)

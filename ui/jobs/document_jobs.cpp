@@ -62,10 +62,10 @@ bool DocumentJobs::launch(Kind kind,
     return true;
 }
 
-bool DocumentJobs::startExport(const QString &output)
+bool DocumentJobs::startExport(const QString &inputFile, const QString &output)
 {
     const QString what = tr("Export");
-    const QString input = m_document->source().filePath;
+    const QString input = inputFile.isEmpty() ? m_document->source().filePath : inputFile;
     if (input.isEmpty())
         return refuse(Kind::Export, what, tr("open a file and select a tensor first"));
     const Place place{{input, output}, {input, {}}};

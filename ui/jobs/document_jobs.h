@@ -30,7 +30,9 @@ public:
     DocumentJobs(TensorDocument *document, JobRunner *runner, QObject *parent = nullptr);
 
     // Each returns false (the reason on issue()) when the job could not start.
-    bool startExport(const QString &output);
+    // Export runs the document's recipe on `input` (default: the shown tensor's file).
+    bool startExport(const QString &output) { return startExport(QString(), output); }
+    bool startExport(const QString &input, const QString &output);
     bool runOptimizer(const OptimizerRequest &request);
     bool runGradcheck(const GradcheckPanelRequest &request);
 

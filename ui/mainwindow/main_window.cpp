@@ -670,12 +670,22 @@ QList<ElementRef> MainWindow::elementsOfOpenFiles() const
     return elements;
 }
 
+QString MainWindow::documentFile() const
+{
+    if (!m_document->source().filePath.isEmpty())
+        return m_document->source().filePath;
+    if (const auto current = m_tree->currentIndex(); current.isValid())
+        return m_model->filePath(current);
+    return m_model->fileCount() > 0 ? m_model->filePath(m_model->index(m_model->fileCount() - 1, 0)) : QString();
+}
+
 std::vector<const core::ElementInfo *> MainWindow::documentFileElements() const
 {
     std::vector<const core::ElementInfo *> elements;
+    const QString file = documentFile();
     for (int row = 0; row < m_model->fileCount(); ++row) {
         const auto fileIndex = m_model->index(row, 0);
-        if (m_model->filePath(fileIndex) != m_document->source().filePath)
+        if (m_model->filePath(fileIndex) != file)
             continue;
         for (int child = 0; child < m_model->rowCount(fileIndex); ++child)
             elements.push_back(m_model->element(m_model->index(child, 0, fileIndex)));
@@ -805,8 +815,8 @@ QMap<QString, QString> MainWindow::recipeMisfits() const
 
 QString MainWindow::batchProblem() const
 {
-    if (m_document->source().filePath.isEmpty())
-        return tr("open a file and select a tensor first");
+    if (documentFile().isEmpty())
+        return tr("open a file first");
     const auto misfits = recipeMisfits();
     auto datasets = m_document->exportSettings().datasets;
     if (datasets.isEmpty())
@@ -823,7 +833,7 @@ QString MainWindow::batchProblem() const
 
 bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 {
-    const QString input = m_document->source().filePath;
+    const QString input = documentFile();
     if (const auto problem = batchProblem(); !problem.isEmpty()) {
         addIssue({Issue::Severity::Error, {input, {}}, tr("Save as batch: %1").arg(problem), {}});
         return false;
@@ -848,13 +858,17 @@ bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
 
 void MainWindow::exportWithDialog()
 {
-    const QString input = m_document->source().filePath;
+    const QString input = documentFile();
+    if (input.isEmpty()) {
+        addIssue({Issue::Severity::Error, {}, tr("Export: open a file first"), {}});
+        return;
+    }
     ExportDialog dialog(elementsOfDocumentFile(), recipeMisfits(), *m_document, suggestedExportPath(input), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     rememberExportPath(input, dialog.outputPath());
     m_document->changeExportSettings(dialog.settings());
-    m_documentJobs->startExport(dialog.outputPath());
+    m_documentJobs->startExport(input, dialog.outputPath());
 }
 
 void MainWindow::saveBatchWithDialog()

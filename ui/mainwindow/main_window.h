@@ -95,12 +95,15 @@ private:
     QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area, bool scrolls);
     void exportWithDialog();
     void saveBatchWithDialog();
-    // Datasets of the shown tensor's file the recipe in effect for them cannot run on, with
+    // Datasets of the document's file the recipe in effect for them cannot run on, with
     // why; and why the batch (Save as batch) would fail as set (empty: it would not).
     QMap<QString, QString> recipeMisfits() const;
     QString batchProblem() const;
     QList<ElementRef> elementsOfOpenFiles() const;
-    // The elements of the shown tensor's file, as the Files model lists them.
+    // The file Export, Save as Batch and the Optimizer work on: the shown tensor's, else the
+    // one whose row the Files tree has current, else the last opened; empty: none open.
+    QString documentFile() const;
+    // The elements of documentFile(), as the Files model lists them.
     std::vector<const core::ElementInfo *> documentFileElements() const;
     QStringList elementsOfDocumentFile() const;
     void offerElements(); // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
