@@ -103,8 +103,10 @@ void HistogramView::fitValueTicks()
         const int count = m_axisX->tickCount();
         const double step = (m_axisX->max() - m_axisX->min()) / std::max(count - 1, 1);
         const double largest = std::max(std::abs(m_axisX->min()), std::abs(m_axisX->max()));
-        const int digits =
-            std::clamp(static_cast<int>(std::floor(std::log10(largest)) - std::floor(std::log10(step))) + 1, 1, 12);
+        // Enough significant digits to tell the ticks apart, and to write the largest without
+        // an exponent ("%.2g" wrote 100 as 1e+02).
+        const int magnitude = static_cast<int>(std::floor(std::log10(largest)));
+        const int digits = std::clamp(std::max(magnitude - static_cast<int>(std::floor(std::log10(step))), magnitude) + 1, 1, 12);
         const QString format = QStringLiteral("%.") + QString::number(digits) + QLatin1Char('g');
         m_axisX->setLabelFormat(format);
         int widest = 0;
