@@ -159,6 +159,25 @@ def main(cli, work):
         check(isinstance(f["result"], h5py.Dataset), "sparse_mm of sparse x dense is not dense")
         check(np.allclose(f["result"][()], x @ y, rtol=1e-5, atol=1e-6), "sparse_mm values")
 
+    # A product large enough to be divided among threads writes the same bytes with one thread
+    # and with two (Eigen's own parallel gemm blocked the inner dimension by the thread count).
+    big = os.path.join(work, "product.h5")
+    rng = np.random.default_rng(4)
+    with h5py.File(big, "w") as f:
+        f["a"] = rng.standard_normal((300, 700))
+        f["b"] = rng.standard_normal((700, 40))
+    products = {}
+    for threads in ("1", "2"):
+        r = subprocess.run([cli, "eval", "--expr", "mm(a, b)", "--input", f"a={big}:/a", "--input", f"b={big}:/b",
+                            "-o", out(f"product{threads}")], capture_output=True, text=True,
+                           env={**os.environ, "OMP_NUM_THREADS": threads})
+        check(r.returncode == 0, f"mm with {threads} threads: {r.stderr}")
+        with h5py.File(out(f"product{threads}"), "r") as f:
+            products[threads] = f["result"][()]
+    check(products["1"].tobytes() == products["2"].tobytes(), "mm: one thread and two differ")
+    with h5py.File(big, "r") as f:
+        check(np.allclose(products["1"], f["a"][()] @ f["b"][()], rtol=1e-12, atol=1e-10), "mm values")
+
     # Different masks: the intersect policy gives (v1 + v2, m1 & m2).
     evaluate(cli, out("intersect"), "masked(x, m) + masked(x, n)", bind("x"), bind("m"), bind("n", "m2"),
              extra=("--mask-policy", "intersect"))
