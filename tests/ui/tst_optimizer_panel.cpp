@@ -66,6 +66,18 @@ ui::OptimizerRequest adamRequest()
     return request;
 }
 
+// Opens the sample, then `other`, shows the sample's /emb and runs adamRequest() on it to its end.
+void runAdamOnEmb(ui::MainWindow &window, const QString &other)
+{
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.openFile(other));
+    QVERIFY(window.selectElement(QStringLiteral("/emb"), kSample));
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
+    QVERIFY(finished.wait(60000));
+    QVERIFY(window.document()->optimizerRun());
+}
+
 } // namespace
 
 void TestOptimizerPanel::threeSemanticsEqualTheCli()
@@ -257,13 +269,7 @@ void TestOptimizerPanel::closingTheFileDropsItsResults()
     const QString other = dir.filePath(QStringLiteral("other.h5"));
     QVERIFY(QFile::copy(kSample, other));
     ui::MainWindow window;
-    QVERIFY(window.openFile(kSample));
-    QVERIFY(window.openFile(other));
-    QVERIFY(window.selectElement(QStringLiteral("/emb"), kSample));
-    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
-    QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
-    QVERIFY(finished.wait(60000));
-    QVERIFY(window.document()->optimizerRun());
+    runAdamOnEmb(window, other);
     auto gradcheck = std::make_shared<ui::GradcheckRun>();
     gradcheck->expression = QStringLiteral("x * x");
     gradcheck->inputs[QStringLiteral("x")] = {QFileInfo(other).absoluteFilePath(), QStringLiteral("/W")};
@@ -314,14 +320,8 @@ void TestOptimizerPanel::cancelledRunKeepsTheLastResult()
             core::writeTensor(file, "/g" + std::to_string(g), core::Tensor(core::Storage{t}));
     }
     ui::MainWindow window;
-    QVERIFY(window.openFile(kSample));
-    QVERIFY(window.openFile(big));
-    QVERIFY(window.selectElement(QStringLiteral("/emb"), kSample));
-    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
-    QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
-    QVERIFY(finished.wait(60000));
+    runAdamOnEmb(window, big);
     const auto first = window.document()->optimizerRun();
-    QVERIFY(first);
     auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
     const QString shown = summary->text();
     QVERIFY2(shown.contains(QStringLiteral("/emb")), qPrintable(shown));
@@ -331,6 +331,7 @@ void TestOptimizerPanel::cancelledRunKeepsTheLastResult()
     request.gradients.clear();
     for (int g = 0; g < 8; ++g)
         request.gradients << QStringLiteral("/g%1").arg(g);
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
     QVERIFY(window.documentJobs()->runOptimizer(request));
     window.jobs()->cancel();
     QVERIFY(finished.wait(60000));
