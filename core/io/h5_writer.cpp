@@ -241,6 +241,17 @@ private:
 
 std::string normalise(const std::string &path) { return path.empty() || path[0] != '/' ? "/" + path : path; }
 
+// The bytes the object `name` (relative to `location`) stores when it is a dataset; 0 for a
+// group, or when it cannot be read.
+std::int64_t datasetBytes(hid_t location, const char *name)
+{
+    H5O_info_t info{};
+    if (H5Oget_info_by_name2(location, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0 || info.type != H5O_TYPE_DATASET)
+        return 0;
+    const H5Handle dataset(H5Dopen2(location, name, H5P_DEFAULT), H5Dclose);
+    return dataset.isValid() ? static_cast<std::int64_t>(H5Dget_storage_size(dataset.id())) : 0;
+}
+
 // The bytes the datasets of the object at `path` (a dataset, or a group and all it holds)
 // take in `file`: what copying it writes.
 std::int64_t storedBytesAt(const H5File &file, const std::string &path)
@@ -248,21 +259,14 @@ std::int64_t storedBytesAt(const H5File &file, const std::string &path)
     H5O_info_t info{};
     if (H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
         return 0;
-    if (info.type == H5O_TYPE_DATASET) {
-        const H5Handle dataset(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT), H5Dclose);
-        return dataset.isValid() ? static_cast<std::int64_t>(H5Dget_storage_size(dataset.id())) : 0;
-    }
+    if (info.type != H5O_TYPE_GROUP)
+        return datasetBytes(file.id(), path.c_str());
     // A group: every dataset below it (names relative to it).
     std::int64_t bytes = 0;
     H5Lvisit_by_name(
         file.id(), path.c_str(), H5_INDEX_NAME, H5_ITER_INC,
         [](hid_t group, const char *name, const H5L_info_t *, void *total) -> herr_t {
-            H5O_info_t child{};
-            if (H5Oget_info_by_name2(group, name, &child, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 && child.type == H5O_TYPE_DATASET) {
-                const H5Handle dataset(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
-                if (dataset.isValid())
-                    *static_cast<std::int64_t *>(total) += static_cast<std::int64_t>(H5Dget_storage_size(dataset.id()));
-            }
+            *static_cast<std::int64_t *>(total) += datasetBytes(group, name);
             return 0;
         },
         &bytes, H5P_DEFAULT);
