@@ -20,6 +20,12 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
     return rowSparseReadableByRows(file, element) || readableByRows(file, element) ? RowRead::ByRows : RowRead::Whole;
 }
 
+void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)
+{
+    requireWithinBudget(heldBefore + bytes, where,
+                        heldBefore > 0 ? "coalescing it beside the elements read whole before it" : "coalescing it");
+}
+
 template <class T>
 DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report)
     : m_file(file), m_path(std::move(path)), m_how(how), m_report(report)
@@ -44,10 +50,8 @@ void DensifiedRows<T>::readWhole(std::span<const RowRange> rowsOfRanks, std::int
     const auto element = readOfOwnRows(ranks(), m_file, m_path, rowsOfRanks, m_report);
     m_report = nullptr;
     m_source = agreeOn(ranks(), [&] {
-        // Coalescing holds the element and its pattern at once, beside the elements read before.
-        requireWithinBudget(heldBefore + core::heldBytes(element) + coalescedBytes(element, Semantics::Dense, sizeof(T)),
-                            m_file.where(m_path),
-                            heldBefore > 0 ? "coalescing it beside the elements read whole before it" : "coalescing it");
+        requireRoomToCoalesce(heldBefore, core::heldBytes(element) + coalescedBytes(element, Semantics::Dense, sizeof(T)),
+                              m_file.where(m_path));
         return std::optional<UpdatePattern<T>>(fillSource<T>(element, Semantics::Dense));
     });
 }

@@ -27,6 +27,10 @@ enum class RowRead {
 
 // A dense dataset of a numeric type, not masked.
 bool plainDense(const ElementInfo &element);
+// Coalescing the element `where` read whole holds `bytes` (it and its pattern) beside
+// `heldBefore` (what the elements read whole before it hold): refused over the budget, naming
+// it, as reading it over the budget is.
+void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where);
 // How `element` of `file` is read by rows.
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 

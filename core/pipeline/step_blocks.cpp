@@ -12,7 +12,6 @@
 #include "core/pipeline/step_state_file.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
-#include "core/util/memory_budget.h"
 
 #include <algorithm>
 #include <chrono>
@@ -130,7 +129,7 @@ public:
             std::int64_t gradientsHeld = 0;
             for (std::size_t g = 0; g < grads.size(); ++g)
                 if (coalescedHere(g))
-                    gradientsHeld += requireRoomToCoalesce(m_wholeGradients[g], held + gradientsHeld);
+                    gradientsHeld += requireRoomForGradient(m_wholeGradients[g], held + gradientsHeld);
             m_whole.resize(m_runs.size());
             for (std::size_t run = 0; run < m_runs.size(); ++run) {
                 for (std::size_t g = 0; g < grads.size(); ++g) {
@@ -170,15 +169,14 @@ public:
     // semantics for the runs that fill every block from it), beside `heldBefore`: refused over
     // the budget, as reading it over the budget is, so the peak stays within it. Returns what
     // it holds.
-    std::int64_t requireRoomToCoalesce(const NamedGradient &gradient, std::int64_t heldBefore) const
+    std::int64_t requireRoomForGradient(const NamedGradient &gradient, std::int64_t heldBefore) const
     {
         std::int64_t bytes = core::heldBytes(gradient.tensor);
         std::set<Semantics> filled;
         for (std::size_t run = 0; run < m_runs.size(); ++run)
             if (!fillsEveryBlock(run) || filled.insert(m_runs[run].semantics).second)
                 bytes += coalescedBytes(gradient.tensor, m_runs[run].semantics, sizeof(T));
-        requireWithinBudget(heldBefore + bytes, gradient.name,
-                            heldBefore > 0 ? "coalescing it beside the elements read whole before it" : "coalescing it");
+        requireRoomToCoalesce(heldBefore, bytes, gradient.name);
         return bytes;
     }
 
