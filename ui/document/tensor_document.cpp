@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace sparsity::ui {
 namespace {
+
+// Whether `file` is `filePath`, or any file when `filePath` is empty.
+bool ofFile(const QString &file, const QString &filePath) { return filePath.isEmpty() || file == filePath; }
 
 std::int64_t countNonzero(const core::DenseTensor<double> &values, const core::Mask *specified)
 {
@@ -376,39 +378,48 @@ void TensorDocument::setEdits(const TensorSource &source, const TensorEdits &edi
     emit applicationsChanged();
 }
 
-bool TensorDocument::hasEdits(const QString &filePath) const
+std::set<std::pair<QString, QString>> TensorDocument::editedTensors(const QString &filePath) const
 {
+    std::set<std::pair<QString, QString>> edited;
     for (const auto &[key, edits] : m_edits)
-        if ((filePath.isEmpty() || std::get<0>(key) == filePath) && !edits.applications.empty())
-            return true;
-    return false;
+        if (ofFile(std::get<0>(key), filePath) && !edits.applications.empty())
+            edited.emplace(std::get<0>(key), std::get<1>(key));
+    return edited;
 }
+
+bool TensorDocument::optimizerRunOf(const QString &filePath) const
+{
+    return m_optimizerRun && ofFile(m_optimizerRun->param.file, filePath);
+}
+
+bool TensorDocument::gradcheckRunOf(const QString &filePath) const
+{
+    return m_gradcheckRun
+           && std::any_of(m_gradcheckRun->inputs.cbegin(), m_gradcheckRun->inputs.cend(),
+                          [&filePath](const ElementRef &input) { return ofFile(input.file, filePath); });
+}
+
+bool TensorDocument::hasEdits(const QString &filePath) const { return !editedTensors(filePath).empty(); }
 
 void TensorDocument::dropEdits(const QString &filePath)
 {
     if (!hasEdits(filePath))
         return;
-    std::erase_if(m_edits, [&filePath](const auto &entry) { return filePath.isEmpty() || std::get<0>(entry.first) == filePath; });
+    std::erase_if(m_edits, [&filePath](const auto &entry) { return ofFile(std::get<0>(entry.first), filePath); });
     m_undoStack.clear();
 }
 
 QStringList TensorDocument::unkeptWork(const QString &filePath) const
 {
     QStringList work;
-    std::set<std::pair<QString, QString>> edited;
-    for (const auto &[key, edits] : m_edits)
-        if ((filePath.isEmpty() || std::get<0>(key) == filePath) && !edits.applications.empty())
-            edited.emplace(std::get<0>(key), std::get<1>(key));
+    const auto edited = editedTensors(filePath);
     if (edited.size() == 1)
         work << tr("the values Apply pruned in %1").arg(edited.begin()->second);
     else if (!edited.empty())
         work << tr("the values Apply pruned in %1 tensors").arg(edited.size());
-    if (m_optimizerRun && (filePath.isEmpty() || m_optimizerRun->param.file == filePath))
+    if (optimizerRunOf(filePath))
         work << tr("the Optimizer run on %1").arg(m_optimizerRun->param.path);
-    if (m_gradcheckRun
-        && (filePath.isEmpty()
-            || std::any_of(m_gradcheckRun->inputs.cbegin(), m_gradcheckRun->inputs.cend(),
-                           [&filePath](const ElementRef &input) { return input.file == filePath; })))
+    if (gradcheckRunOf(filePath))
         work << tr("the Gradcheck run");
     return work;
 }
@@ -416,13 +427,11 @@ QStringList TensorDocument::unkeptWork(const QString &filePath) const
 void TensorDocument::dropRunsOf(const QString &filePath)
 {
     bool dropped = false;
-    if (m_optimizerRun && m_optimizerRun->param.file == filePath) {
+    if (optimizerRunOf(filePath)) {
         setOptimizerRun(nullptr);
         dropped = true;
     }
-    if (m_gradcheckRun
-        && std::any_of(m_gradcheckRun->inputs.cbegin(), m_gradcheckRun->inputs.cend(),
-                       [&filePath](const ElementRef &input) { return input.file == filePath; })) {
+    if (gradcheckRunOf(filePath)) {
         setGradcheckRun(nullptr);
         dropped = true;
     }

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -230,6 +231,12 @@ private:
     void updatePruned();
     QString datasetKey() const; // the tensor shown, as a key of m_datasetSparsifiers
     void updateSelected();
+    // (file, element) of the tensors of `filePath` (every file when empty) with applied edits.
+    std::set<std::pair<QString, QString>> editedTensors(const QString &filePath) const;
+    // Whether the optimizer run, or the gradcheck run, was computed from `filePath`'s tensors
+    // (from any file when empty); false without one.
+    bool optimizerRunOf(const QString &filePath) const;
+    bool gradcheckRunOf(const QString &filePath) const;
 
     QString m_title;
     TensorSource m_source;
