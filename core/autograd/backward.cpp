@@ -2,6 +2,7 @@
 
 #include "core/masked/element_ops.h"
 #include "core/masked/reduction_kernels.h"
+#include "core/masked/softmax_kernel.h"
 #include "core/util/errors.h"
 
 #include <Eigen/Core>
@@ -143,7 +144,7 @@ private:
             return elementwise(node, *op, out, g);
         if (const auto op = reduceOpNamed(f))
             return reduction(node, *op, out, g);
-        if (f == "softmax" || f == "log_softmax")
+        if (softmaxNamed(f))
             return softmax(node, out, g, f == "log_softmax");
         if (f == "mm" || f == "sparse_mm")
             return matmul(node, g, f == "sparse_mm");

@@ -204,7 +204,7 @@ private:
         }
         if (const auto op = reduceOpNamed(f))
             return reduction(node, *op);
-        if (f == "softmax" || f == "log_softmax") {
+        if (softmaxNamed(f)) {
             const auto x = materialise(evaluate(*node.operands[0]));
             return lazyOf<T>(std::make_shared<MaskedValue<T>>(softmax(*x, dimArgument(node, 1, x->shape), f == "log_softmax")));
         }

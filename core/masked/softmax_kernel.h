@@ -4,7 +4,12 @@
 // keeps the input's mask, and a lane with nothing specified is unspecified throughout.
 #include "core/masked/masked_value.h"
 
+#include <string_view>
+
 namespace sparsity::core {
+
+// Whether the expression language's function `name` is softmax or log_softmax.
+inline bool softmaxNamed(std::string_view name) { return name == "softmax" || name == "log_softmax"; }
 
 template <class T>
 MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm);

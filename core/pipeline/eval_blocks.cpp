@@ -4,6 +4,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/masked/element_ops.h"
+#include "core/masked/softmax_kernel.h"
 #include "core/parallel/rank_group.h"
 #include "core/tensor/dtype.h"
 #include "core/util/memory_budget.h"
@@ -28,10 +29,7 @@ const BoundInput *inputNamed(const std::vector<BoundInput> &inputs, const std::s
     return nullptr;
 }
 
-bool isSoftmax(const Expression &node)
-{
-    return node.kind == Expression::Kind::Call && (node.name == "softmax" || node.name == "log_softmax");
-}
+bool isSoftmax(const Expression &node) { return node.kind == Expression::Kind::Call && softmaxNamed(node.name); }
 
 std::int64_t softmaxCalls(const Expression &node)
 {
