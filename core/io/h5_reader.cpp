@@ -202,9 +202,10 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
             if (c.axis != CompressedAxis::Row || rows->begin < 0 || rows->end < rows->begin || rows->end > c.shape[0])
                 throw errors::mustBe(where + " row range", "lie within the rows of a CSR element",
                                      "[" + std::to_string(rows->begin) + ", " + std::to_string(rows->end) + ")");
-            if (indptr.shape[0] != c.shape[0] + 1)
-                throw errors::invariant(where + ": " + tag, "I2",
-                                        "indptr must have " + std::to_string(c.shape[0] + 1) + " entries",
+            // Compared as sizes, as validateCompressed does: a row extent of 2^63-1 has no int64 rows + 1.
+            const auto entries = static_cast<std::uint64_t>(c.shape[0]) + 1;
+            if (static_cast<std::uint64_t>(indptr.shape[0]) != entries)
+                throw errors::invariant(where + ": " + tag, "I2", "indptr must have " + std::to_string(entries) + " entries",
                                         "got " + std::to_string(indptr.shape[0]));
             c.indptr = readIndices(indptr, RowRange{rows->begin, rows->end + 1});
             const auto first = c.indptr.front();

@@ -38,6 +38,7 @@ private slots:
     void maskedRoundTrip();
     void listingReadsMetadata();
     void rowRangesReadByHyperslab();
+    void rowRangeOfAHugeDeclaredCsrIsRefused();
     void maskedRowsAreCheckedAsAWholeRead_data();
     void maskedRowsAreCheckedAsAWholeRead();
     void cscPanelsWriteWhatWriteTensorWrites_data();
@@ -166,6 +167,32 @@ void TestH5Io::rowRangesReadByHyperslab()
     QCOMPARE(csrRows.layout(), Layout::Csr);
     test::compareDense(csrRows, expected);
     QVERIFY_THROWS_EXCEPTION(core::InputError, core::readTensor(file, "/d", nullptr, core::RowRange{30, 41}));
+}
+
+// A CSR element whose shape declares 2^63-1 rows (a valid shape, found by the fuzzer) is refused
+// by a read of some rows as by a whole read: its indptr cannot hold rows + 1 entries, a count
+// no int64 can hold either.
+void TestH5Io::rowRangeOfAHugeDeclaredCsrIsRefused()
+{
+    {
+        auto file = core::H5File::create(path("huge_rows.h5"));
+        core::writeTensor(file, "/s", core::toLayout(test::randomTensor(DType::Float32, {4, 1}, 0.6, 6), Layout::Csr));
+        core::H5Handle group(H5Gopen2(file.id(), "/s", H5P_DEFAULT), H5Gclose);
+        QVERIFY(H5Adelete(group.id(), "shape") >= 0);
+        core::writeIntArrayAttribute(group.id(), "shape", {std::numeric_limits<std::int64_t>::max(), 1});
+        group.reset();
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("huge_rows.h5"));
+    for (const std::optional<core::RowRange> rows : {std::optional<core::RowRange>{}, std::optional(core::RowRange{0, 1})}) {
+        try {
+            core::readTensor(file, "/s", nullptr, rows);
+            QFAIL("read");
+        } catch (const core::InputError &error) {
+            QVERIFY2(std::string(error.what()).find("indptr must have 9223372036854775808 entries") != std::string::npos,
+                     error.what());
+        }
+    }
 }
 
 void TestH5Io::maskedRowsAreCheckedAsAWholeRead_data()
