@@ -254,7 +254,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     const QSize available = screen() ? screen()->availableSize() : QSize(1280, 690);
     resize(QSize(1500, 950).boundedTo(available - QSize(0, 30)));
     resizeDocks({filesDock, sparsifierDock}, {340, 400}, Qt::Horizontal);
-    resizeDocks({sparsifierDock, inspectorDock}, {560, 160}, Qt::Vertical);
+    resizeDocks({sparsifierDock, inspectorDock}, {540, 190}, Qt::Vertical);
     resizeDocks({filesDock, histogramDock}, {300, 300}, Qt::Vertical);
     resizeDocks({issuesDock}, {110}, Qt::Vertical);
     QSettings settings;

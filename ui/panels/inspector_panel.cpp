@@ -73,7 +73,9 @@ void InspectorPanel::showElement()
 
     // A run on another tensor has nothing here, whatever its size (matching sizes alone showed
     // /emb's run on /pixels); the run's tensors are its parameter's shape, loaded whole.
-    QStringList states;
+    // Semantics that agree at this element share a line ("dense, lazy: ..."), so the lines that
+    // remain are where they differ, and the row fits a short Inspector.
+    QStringList states, semantics;
     const auto &source = m_document->source();
     if (const auto &run = m_document->optimizerRun(); run && run->param == ElementRef{source.filePath, source.elementPath})
         for (const auto &result : run->comparison.results)
@@ -81,9 +83,17 @@ void InspectorPanel::showElement()
                 QStringList parts;
                 for (const auto &[name, tensor] : result.tensors)
                     parts << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(tensor.values[k], 0, 'g', 6);
-                states << QStringLiteral("%1: %2").arg(QString::fromUtf8(core::semanticsName(result.semantics).data()),
-                                                       parts.join(QStringLiteral(", ")));
+                const auto name = QString::fromUtf8(core::semanticsName(result.semantics).data());
+                const auto line = parts.join(QStringLiteral(", "));
+                if (const auto same = states.indexOf(line); same >= 0)
+                    semantics[same] += QStringLiteral(", ") + name;
+                else {
+                    states << line;
+                    semantics << name;
+                }
             }
+    for (qsizetype i = 0; i < states.size(); ++i)
+        states[i] = semantics[i] + QStringLiteral(": ") + states[i];
     m_states->setText(states.isEmpty() ? tr("no run on this tensor") : states.join(QLatin1Char('\n')));
 }
 

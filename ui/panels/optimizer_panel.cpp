@@ -103,6 +103,8 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_divergenceView->setObjectName(QStringLiteral("optimizer.divergence"));
     m_divergenceView->setModel(m_divergence);
     m_divergenceView->verticalHeader()->hide();
+    // Rows as tall as their text, as in the Attributes table: a 720-pixel screen shows more of them.
+    m_divergenceView->verticalHeader()->setDefaultSectionSize(m_divergenceView->fontMetrics().height() + 6);
     m_divergenceView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view = new QComboBox;
     m_view->setObjectName(QStringLiteral("optimizer.view"));
