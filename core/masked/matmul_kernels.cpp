@@ -3,6 +3,7 @@
 #include "core/util/errors.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 
 namespace sparsity::core {
 namespace {
@@ -22,28 +23,30 @@ RowMajor<T> zeroFilled(const MaskedValue<T> &v)
     return m;
 }
 
-// out = a * b, its rows divided among the threads in chunks fixed by the shape: each row's
-// result is Eigen's single-threaded gemm's, whose inner blocking depends on the inner
-// dimension alone, so the bits do not depend on the thread count (Eigen's own parallel gemm
-// blocked by it: OMP_NUM_THREADS 1 and 2 gave 179,082 of 192,000 elements of a 3000 x 2000
-// by 2000 x 64 product different last bits).
+// out = a * b in the fixed chunks of matmul_kernels.h, divided among the threads when the
+// product is large enough to gain from it. Each chunk is Eigen's single-threaded gemm, whose
+// inner blocking depends on the inner dimension alone; Eigen's own parallel gemm blocked by the
+// thread count (OMP_NUM_THREADS 1 and 2 gave 179,082 of 192,000 elements of a 3000 x 2000 by
+// 2000 x 64 product different last bits).
 template <class T, class A, class B>
 void multiplyRows(const A &a, const B &b, Eigen::Map<RowMajor<T>> &out)
 {
-    constexpr Eigen::Index kChunkRows = 64;
     constexpr double kParallelWork = 1 << 21; // multiply-adds below which one thread is as fast
     const Eigen::Index rows = a.rows();
+    const Eigen::Index chunks = (rows + kProductChunkRows - 1) / kProductChunkRows;
     const auto work = static_cast<double>(rows) * static_cast<double>(a.cols()) * static_cast<double>(b.cols());
-    if (rows < 2 * kChunkRows || work < kParallelWork) {
-        out.noalias() = a * b;
+    const auto multiplyChunk = [&](Eigen::Index c) {
+        const Eigen::Index first = c * kProductChunkRows, count = std::min<Eigen::Index>(kProductChunkRows, rows - first);
+        out.middleRows(first, count).noalias() = a.middleRows(first, count) * b;
+    };
+    if (chunks < 2 || work < kParallelWork) {
+        for (Eigen::Index c = 0; c < chunks; ++c)
+            multiplyChunk(c);
         return;
     }
-    const Eigen::Index chunks = rows / kChunkRows; // the last takes the remainder: never a lone row
 #pragma omp parallel for schedule(dynamic)
-    for (Eigen::Index c = 0; c < chunks; ++c) {
-        const Eigen::Index first = c * kChunkRows, count = c + 1 == chunks ? rows - first : kChunkRows;
-        out.middleRows(first, count).noalias() = a.middleRows(first, count) * b;
-    }
+    for (Eigen::Index c = 0; c < chunks; ++c)
+        multiplyChunk(c);
 }
 
 // 1 where specified (or stored), else 0; all ones for Plain values. Counts are exact in double.

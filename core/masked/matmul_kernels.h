@@ -9,9 +9,20 @@
 //                   is Sparse (pattern = the structural product) when b is Sparse, Masked when
 //                   either is Masked, else a dense Plain value.
 // Both throw InputError on rank or inner-dimension mismatch; the caller adds the column.
+//
+// A product's rows are computed in fixed chunks of kProductChunkRows rows counted from row 0
+// (the last chunk holds what remains), each by one single-threaded Eigen product. A row's bits
+// depend on the chunk it lies in (Eigen treats a product's last few rows apart), so they do not
+// depend on the thread count, and rows [first, end) of `a` give the rows the whole product
+// gives there whenever `first` is a multiple of kProductChunkRows and `end` is one too or is
+// the last row: eval streams products (core/pipeline/eval_blocks.h) in such blocks.
 #include "core/masked/masked_value.h"
 
+#include <cstdint>
+
 namespace sparsity::core {
+
+inline constexpr std::int64_t kProductChunkRows = 64;
 
 template <class T>
 MaskedValue<T> matmul(const MaskedValue<T> &a, const MaskedValue<T> &b, bool sparseProduct);

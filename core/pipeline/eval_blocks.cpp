@@ -4,6 +4,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/masked/element_ops.h"
+#include "core/masked/matmul_kernels.h"
 #include "core/masked/softmax_kernel.h"
 #include "core/parallel/rank_group.h"
 #include "core/tensor/dtype.h"
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 namespace sparsity::core {
 namespace {
@@ -39,15 +41,63 @@ std::int64_t softmaxCalls(const Expression &node)
     return calls;
 }
 
+bool isProduct(const Expression &node) { return node.kind == Expression::Kind::Call && node.name == "mm"; }
+
+// Adds each name `node` uses to `held` when it is mm's second operand, else to `rowwise`.
+void collectUses(const Expression &node, std::vector<std::string> &held, std::vector<std::string> &rowwise)
+{
+    if (node.kind == Expression::Kind::Name) {
+        rowwise.push_back(node.name);
+        return;
+    }
+    for (std::size_t k = 0; k < node.operands.size(); ++k) {
+        const auto &operand = *node.operands[k];
+        if (isProduct(node) && k == 1 && operand.kind == Expression::Kind::Name)
+            held.push_back(operand.name);
+        else
+            collectUses(operand, held, rowwise);
+    }
+}
+
+// The inputs read whole, once: those used only as a product's second operand (`w` in
+// `mm(x, w)`, where a row of the result needs a row of x and all of w).
+std::vector<std::string> heldNames(const Expression &expression)
+{
+    std::vector<std::string> held, rowwise, names;
+    collectUses(expression, held, rowwise);
+    for (const auto &name : held)
+        if (std::find(rowwise.begin(), rowwise.end(), name) == rowwise.end()
+            && std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(name);
+    return names;
+}
+
+bool contains(const std::vector<std::string> &names, const std::string &name)
+{
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 // The shape of `node` when it is row-local (see eval_blocks.h), or a number (0-d); nullopt
 // when it is not, or when its shapes do not fit (the whole evaluation then says why).
-std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs)
+std::optional<Shape>
+rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs, const std::vector<std::string> &held)
 {
     if (node.kind == Expression::Kind::Number)
         return Shape{};
     if (node.kind == Expression::Kind::Name) {
         const auto *input = inputNamed(inputs, node.name);
-        return input ? std::optional<Shape>(input->shape) : std::nullopt;
+        return input && !contains(held, node.name) ? std::optional<Shape>(input->shape) : std::nullopt;
+    }
+    // A product of a row-local operand and a held input: a row of the result is a row of the
+    // first operand times the whole second.
+    if (isProduct(node)) {
+        if (node.operands.size() != 2 || node.operands[1]->kind != Expression::Kind::Name)
+            return std::nullopt;
+        const auto rows = rowLocalShape(*node.operands[0], inputs, held);
+        const auto *right = inputNamed(inputs, node.operands[1]->name);
+        if (!rows || !right || rows->size() != 2 || right->shape.size() != 2 || (*rows)[1] != right->shape[0])
+            return std::nullopt;
+        return Shape{(*rows)[0], right->shape[1]};
     }
     // A reduction or softmax over a dim other than 0 of a row-local operand (all dims or dim 0
     // go across rows). A softmax lane is computed the same wherever it lies (softmax_kernel.cpp),
@@ -56,7 +106,7 @@ std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<Bou
     if (reduction || isSoftmax(node)) {
         if (node.operands.size() != 2)
             return std::nullopt;
-        auto shape = rowLocalShape(*node.operands[0], inputs);
+        auto shape = rowLocalShape(*node.operands[0], inputs, held);
         const auto written = integerLiteral(*node.operands[1]);
         const auto dim = shape && written ? wrappedDim(*written, shape->size()) : std::nullopt;
         if (!dim || *dim < 1)
@@ -70,7 +120,7 @@ std::optional<Shape> rowLocalShape(const Expression &node, const std::vector<Bou
     // Elementwise: operands of one shape, or numbers.
     Shape shape;
     for (const auto &operand : node.operands) {
-        const auto operandShape = rowLocalShape(*operand, inputs);
+        const auto operandShape = rowLocalShape(*operand, inputs, held);
         if (!operandShape)
             return std::nullopt;
         if (operandShape->empty())
@@ -87,8 +137,10 @@ bool isUsed(const std::vector<std::string> &used, const BoundInput &input)
     return std::find(used.begin(), used.end(), input.binding.name) != used.end();
 }
 
-// Reads rows [first, end) of every used input in its compute type, as the whole path reads it.
+// Reads rows [first, end) of every used input but the held ones in its compute type, as the
+// whole path reads it.
 std::vector<NamedTensor> readBlock(const std::vector<BoundInput> &inputs,
+                                   const EvalRowPlan &plan,
                                    const std::vector<std::string> &used,
                                    const std::vector<DenseRowReader> &readers,
                                    std::int64_t first,
@@ -97,7 +149,7 @@ std::vector<NamedTensor> readBlock(const std::vector<BoundInput> &inputs,
     std::vector<NamedTensor> tensors;
     std::size_t reader = 0;
     for (const auto &input : inputs) {
-        if (!isUsed(used, input))
+        if (!isUsed(used, input) || contains(plan.held, input.binding.name))
             continue;
         Shape shape = input.shape;
         shape[0] = end - first;
@@ -174,20 +226,27 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
 {
     EvalRowPlan plan;
     const auto used = expression.inputNames();
+    const auto held = heldNames(expression);
     std::optional<Shape> shape;
     for (const auto &input : inputs) {
         if (input.layout != Layout::Dense || input.masked || input.dtype == DType::Bool)
             return plan;
         if (!isUsed(used, input))
             continue;
-        if (input.shape.empty() || numel(input.shape) == 0 || (shape && input.shape != *shape))
+        if (input.shape.empty() || numel(input.shape) == 0)
+            return plan;
+        if (contains(held, input.binding.name))
+            continue; // read whole: any shape the product accepts
+        if (shape && input.shape != *shape)
             return plan;
         shape = input.shape;
     }
     if (!shape)
         return plan;
     plan.inputShape = *shape;
-    if (const auto resultShape = rowLocalShape(expression, inputs); resultShape && !resultShape->empty()) {
+    plan.held = held;
+    plan.alignRows = held.empty() ? 1 : kProductChunkRows;
+    if (const auto resultShape = rowLocalShape(expression, inputs, held); resultShape && !resultShape->empty()) {
         plan.kind = EvalRowPlan::Kind::RowLocal;
         plan.resultShape = *resultShape;
         return plan;
@@ -196,7 +255,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     const auto op = expression.kind == Expression::Kind::Call ? reduceOpNamed(expression.name) : std::nullopt;
     if (!op || expression.operands.empty() || expression.operands.size() > 2)
         return plan;
-    const auto operandShape = rowLocalShape(*expression.operands[0], inputs);
+    const auto operandShape = rowLocalShape(*expression.operands[0], inputs, held);
     if (!operandShape || operandShape->empty())
         return plan;
     if (expression.operands.size() == 2) {
@@ -241,27 +300,40 @@ EvalReport evalInBlocks(const EvalRequest &request,
     std::vector<H5File> files;
     std::vector<DenseRowReader> readers;
     files.reserve(inputs.size());
-    std::int64_t valueBytes = 0; // of one element of every used input, and of the result (at most 8)
+    std::int64_t valueBytes = 0;   // of one element of every input read by rows, and of the result (at most 8)
+    std::int64_t heldBytes = 0;    // of the held inputs, as read and as the evaluator's copy
+    std::int64_t productWidth = 0; // of the products' rows: the held inputs' columns
+    bool inDouble = false;         // as makeEvalInputs decides over the whole inputs
+    std::vector<NamedTensor> heldTensors;
     for (const auto &input : inputs) {
         if (!isUsed(used, input))
             continue;
+        inDouble = inDouble || computeTypeFor(input.dtype) == DType::Float64;
         files.push_back(H5File::openRead(input.binding.file));
+        if (contains(plan.held, input.binding.name)) {
+            heldTensors.push_back({input.binding.name, readTensor(files.back(), input.binding.path, &report), false});
+            heldBytes += 2 * bytesFor(numel(input.shape), dtypeSize(computeTypeFor(input.dtype)));
+            productWidth += input.shape[1];
+            continue;
+        }
         readers.emplace_back(files.back(), input.binding.path);
         valueBytes += static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
         noteConversion(&report, files.back().where(input.binding.path), input.dtype);
     }
+    // Converted once, shared by every block's evaluation.
+    const auto heldInputs = makeEvalInputs(heldTensors, inDouble);
+    heldTensors.clear();
     const auto rows = plan.inputShape[0];
     const auto width = numel(plan.inputShape, 1, plan.inputShape.size());
-    // Per element of a block: each input as read and as the evaluator's copy, and the result;
-    // a softmax holds its operand and its own result besides.
-    const auto perRow = std::max<std::int64_t>(1, width * (2 * valueBytes + 8 + 16 * softmaxCalls(expression)));
-    auto blockRows = std::clamp<std::int64_t>(budgetBytes / perRow, 1, rows);
+    // Per row of a block: each input as read and as the evaluator's copy, and the result; a
+    // softmax holds its operand and its own result besides, a product its result.
+    const auto perRow =
+        std::max<std::int64_t>(1, width * (2 * valueBytes + 8 + 16 * softmaxCalls(expression)) + 16 * productWidth);
+    auto blockRows = std::clamp<std::int64_t>((budgetBytes - std::min(budgetBytes, heldBytes)) / perRow, 1, rows);
     const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
-    if (reduction) {
-        // Whole tiles of the reduction's fixed order in every block but the last.
-        const auto tileRows = reductionTileRows(plan.operandShape);
-        blockRows = std::max(tileRows, blockRows / tileRows * tileRows);
-    }
+    // Whole tiles of a reduction's fixed order, and whole chunks of a product, in every block but the last.
+    const auto tileRows = std::lcm(plan.alignRows, reduction ? reductionTileRows(plan.operandShape) : 1);
+    blockRows = std::max(tileRows, blockRows / tileRows * tileRows);
     const Expression &evaluated = reduction ? *plan.operand : expression;
 
     // Across ranks: the same blocks, each rank its own range of them, every rank making as many
@@ -272,9 +344,11 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // Reads rows [first, end) of every used input and hands them to `compute` as evaluator
     // inputs, in the precision the whole expression would use (a reduction's operand too).
     const auto onRows = [&](std::int64_t first, std::int64_t end, auto &&compute) {
-        const auto tensors = readBlock(inputs, used, readers, first, end);
+        const auto tensors = readBlock(inputs, plan, used, readers, first, end);
         const auto computeStart = Clock::now();
-        compute(makeEvalInputs(tensors, expression));
+        auto rowInputs = makeEvalInputs(tensors, inDouble);
+        rowInputs.insert(rowInputs.end(), heldInputs.begin(), heldInputs.end());
+        compute(rowInputs);
         computeSeconds += seconds(computeStart, Clock::now());
     };
     auto evaluate = [&](std::int64_t first, std::int64_t end) {

@@ -2,9 +2,9 @@
 // `eval` over inputs read a block of rows at a time (docs/CLI.md, "eval"; docs/SCALING.md for
 // ranks). Two kinds of expression stream:
 // * row-local ones, where a row of the result depends only on the same row of the inputs:
-//   elementwise ops, and reductions and softmax over a dim other than 0 (`x * x`,
-//   `norm(x, 1)`, `softmax(x, 1)`): read a block of rows of every input, evaluate, write the
-//   block's rows of /result;
+//   elementwise ops, reductions and softmax over a dim other than 0, and products by an input
+//   read whole (`x * x`, `norm(x, 1)`, `softmax(mm(x, w), 1)`): read a block of rows of every
+//   other input, evaluate, write the block's rows of /result;
 // * a reduction over all dims or over dim 0 of a row-local expression (`sum(x * x)`,
 //   `mean(x, 0)`): each block's rows fold into the running result (core/masked/
 //   reduction_kernels.h, RowReduction), written once at the end.
@@ -24,8 +24,13 @@ inline constexpr std::int64_t kEvalBlockBytes = std::int64_t{32} << 20;
 struct EvalRowPlan {
     enum class Kind { Whole, RowLocal, RowReduction };
     Kind kind = Kind::Whole;
-    Shape inputShape;  // every input the expression uses has it
+    Shape inputShape;  // every input the expression uses has it, but those held
     Shape resultShape; // the whole result's
+    // The inputs read whole, once, beside every block: a product's second operand (`w` in
+    // `mm(x, w)`). Blocks then start at multiples of alignRows, a product's fixed chunks
+    // (core/masked/matmul_kernels.h), so each row's bits are the whole product's.
+    std::vector<std::string> held;
+    std::int64_t alignRows = 1;
     // RowReduction: `op` (over `dim`: nullopt for all dims, or 0) of `operand`, a row-local
     // subexpression of shape `operandShape`.
     const Expression *operand = nullptr;
@@ -35,9 +40,9 @@ struct EvalRowPlan {
 };
 
 // Whole unless every bound input the expression uses is a plain dense dataset (not masked,
-// not bool, not sparse) of one non-empty shape, and the expression is row-local or a
-// reduction over all dims or dim 0 of a row-local one (no product, softmax over dim 0 or
-// layout change).
+// not bool, not sparse) of one non-empty shape (a held input may have another), and the
+// expression is row-local or a reduction over all dims or dim 0 of a row-local one (no
+// product but mm(row-local, held input), no softmax over dim 0, no layout change).
 EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs);
 
 // The bytes the whole-tensor evaluation would hold for the inputs it uses, in their compute types.

@@ -62,8 +62,8 @@ def refused(cli, output, *args, element=r"data\.h5:/x"):
 
 
 def check_eval_streams(cli, work, rng):
-    """Row-local eval (elementwise ops, reductions over a dim other than 0) and reductions over
-    all dims or dim 0 streamed, by default and under a 4K budget (blocks of a few rows), write
+    """Row-local eval (elementwise ops, reductions and softmax over a dim other than 0, products
+    by an input held whole) and reductions over all dims or dim 0 streamed, by default and under a 4K budget (blocks of a few rows), write
     what the whole-tensor evaluation (--print: the result is held) writes, byte for byte, with
     two threads and with one: every elementwise function, every reduction."""
     path = os.path.join(work, "eval_inputs.h5")
@@ -76,6 +76,9 @@ def check_eval_streams(cli, work, rng):
         f["tall"] = rng.standard_normal((5000, 40))                 # 4 tiles of 1638 rows
         f["long"] = rng.standard_normal(200_000).astype(np.float32)  # 4 tiles of 65536 elements
         f["wide"] = rng.standard_normal((3, 70_000))                 # rows longer than a tile
+        f["p"] = rng.standard_normal((70, 5)).astype(np.float32)     # held whole by mm
+        f["pd"] = rng.standard_normal((70, 5))
+        f["q"] = rng.standard_normal((40, 3))
     cases = [
         ("sqrt(abs(x)) * y + 1.5", "x y"),
         ("neg(x) + rsqrt(abs(y) + 1) - square(x) / 3", "x y"),
@@ -102,8 +105,14 @@ def check_eval_streams(cli, work, rng):
         ("sum(softmax(x, 1) * y, 1)", "x y"),
         ("mean(log_softmax(t, 1), 0)", "t"),
         ("softmax(w, 1)", "w"),
+        ("mm(x, p)", "x p"),               # products by an input held whole: blocks of whole chunks
+        ("softmax(mm(x * 2, p), 1) - 1", "x p"),
+        ("sum(mm(z, pd), 1)", "z pd"),
+        ("sum(mm(x, pd) + mm(x, p))", "x p pd"),
+        ("mean(mm(t, q), 0)", "t q"),
     ]
-    names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide"}
+    names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide", "p": "p",
+             "pd": "pd", "q": "q"}
     for expr, used in cases:
         inputs = [a for n in used.split() for a in ("--input", f"{n}={path}:/{names[n]}")]
         outputs = {}

@@ -170,16 +170,22 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
-    """Row-local expressions (softmax over a dim other than 0 included) and reductions stream
-    across ranks; the rest are evaluated whole, written by the root."""
+    """Row-local expressions (softmax over a dim other than 0 and products by an input held whole
+    included) and reductions stream across ranks; the rest are evaluated whole, written by the root."""
     long = os.path.join(work, "long.h5")
     with h5py.File(long, "w") as f:  # 5 tiles of the reductions' fixed order
         f["L"] = np.random.default_rng(11).standard_normal(300_001).astype("float32")
+    projections = os.path.join(work, "projections.h5")  # held whole beside /W's rows by mm
+    with h5py.File(projections, "w") as f:
+        f["P"] = np.random.default_rng(12).standard_normal((64, 7)).astype("float32")
+        f["Pd"] = np.random.default_rng(13).standard_normal((64, 5))
     cases = [("x * 2 + 1", [f"x={source}:/W"]), ("sqrt(abs(x)) * y - x", [f"x={source}:/W", f"y={source}:/V"]),
              ("x * 3", [f"x={source}:/tiny"]), ("sum(x, 1)", [f"x={source}:/W"]), ("amax(x, -1) - 1", [f"x={source}:/T3"]),
              ("sum(x * x)", [f"x={long}:/L"]), ("mean(x, 0)", [f"x={source}:/V"]), ("norm(x - y)", [f"x={source}:/W", f"y={source}:/V"]),
              ("amin(x)", [f"x={source}:/tiny"]), ("softmax(x, 1)", [f"x={source}:/W"]),
-             ("sum(log_softmax(x, 1) * y, 1)", [f"x={source}:/W", f"y={source}:/V"])]
+             ("sum(log_softmax(x, 1) * y, 1)", [f"x={source}:/W", f"y={source}:/V"]),
+             ("softmax(mm(x, p), 1)", [f"x={source}:/W", f"p={projections}:/P"]),
+             ("mean(mm(x * 2, p), 0)", [f"x={source}:/W", f"p={projections}:/Pd"])]
     for expression, bindings in cases:
         for limit in ("4K", "auto"):
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]
