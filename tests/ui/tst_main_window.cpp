@@ -13,6 +13,7 @@
 #include "ui/views/tensor_preview.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QListWidget>
 #include <QMenu>
@@ -40,6 +41,7 @@ private slots:
     void badFileGoesToIssues();
     void heatmapKeysRespectFocus();
     void applyShortcutWorksFromEveryPanel();
+    void windowKeysWinInTheSparsifierFields();
     void filesColumnsFitTheDock();
     void clickOutlinesWithoutWashing();
 };
@@ -230,6 +232,53 @@ void TestMainWindow::applyShortcutWorksFromEveryPanel()
         QTest::keyClick(focus, Qt::Key_Enter, Qt::ControlModifier | Qt::KeypadModifier); // the keypad's Enter
         QCOMPARE(window.document()->undoStack()->index(), before + 3);
     }
+}
+
+void TestMainWindow::windowKeysWinInTheSparsifierFields()
+{
+    // Ctrl+Z in the threshold box after Apply undoes Apply: the box's own text undo typed the
+    // value before back (0) as a new edit and left the pruned values in place. Ctrl+E exports
+    // from it (the box took it as "end of line").
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *stack = window.document()->undoStack();
+    window.document()->changeThreshold(0.25);
+    auto *threshold = window.findChild<QDoubleSpinBox *>(QStringLiteral("sparsifier.threshold"));
+    QVERIFY(threshold);
+    threshold->setFocus();
+    QCOMPARE(QApplication::focusWidget(), threshold);
+    // Typed as a user types it, so the box's own history holds the older texts.
+    QTest::keyClick(threshold, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(threshold, QStringLiteral("0.5"));
+    QCOMPARE(threshold->value(), 0.5);
+    QTest::keyClick(threshold, Qt::Key_Return, Qt::ControlModifier);
+    const int applied = stack->index();
+    const int commands = stack->count();
+    QVERIFY(window.document()->hasEdits());
+
+    QTest::keyClick(threshold, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(stack->index(), applied - 1);
+    QCOMPARE(stack->count(), commands); // no edit pushed
+    QVERIFY(!window.document()->hasEdits());
+    QTest::keyClick(threshold, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(stack->index(), applied); // Ctrl+Shift+Z, not only the first binding (Ctrl+Y)
+    QVERIFY(window.document()->hasEdits());
+    QCOMPARE(threshold->value(), 0.5);
+
+    bool exportOpened = false;
+    QTimer::singleShot(0, &window, [&] {
+        if (auto *dialog = QApplication::activeModalWidget()) {
+            exportOpened = true;
+            dialog->close();
+        }
+    });
+    QTest::keyClick(threshold, Qt::Key_E, Qt::ControlModifier);
+    QVERIFY(exportOpened);
+    QCOMPARE(threshold->value(), 0.5);
 }
 
 void TestMainWindow::filesColumnsFitTheDock()

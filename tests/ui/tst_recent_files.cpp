@@ -26,6 +26,7 @@ private slots:
     void sameNameShowsTheFolder();
     void duplicatesInOldSettingsAreDropped();
     void keyOfAMissingFileIsItsCleanPath();
+    void aFileGoneSinceIsNotOffered();
 
 private:
     QString m_a, m_b; // a/sample.h5 and b/sample.h5: copies of the sample
@@ -113,6 +114,27 @@ void TestRecentFiles::keyOfAMissingFileIsItsCleanPath()
         ui::rememberRecentFile(QStringLiteral("/gone/f%1.h5").arg(i), 3);
     QCOMPARE(ui::loadRecentFiles(),
              (QStringList{QStringLiteral("/gone/f4.h5"), QStringLiteral("/gone/f3.h5"), QStringLiteral("/gone/f2.h5")}));
+}
+
+void TestRecentFiles::aFileGoneSinceIsNotOffered()
+{
+    // A file renamed or deleted since it was opened stays listed, marked and disabled: choosing
+    // it only failed again ("cannot open: no such file").
+    const QString gone = QDir(m_dir.path()).filePath(QStringLiteral("gone.h5"));
+    QVERIFY(QFile::copy(kSample, gone));
+    ui::MainWindow window;
+    QVERIFY(window.openFile(gone));
+    QVERIFY(window.openFile(m_a));
+    QVERIFY(QFile::remove(gone));
+    emit recentMenu(window)->aboutToShow();
+    const auto actions = recentMenu(window)->actions();
+    QCOMPARE(labels(window), (QStringList{QStringLiteral("sample.h5"), QStringLiteral("gone.h5 (not found)")}));
+    QVERIFY(actions[0]->isEnabled());
+    QVERIFY(!actions[1]->isEnabled());
+    QVERIFY(QFile::copy(kSample, gone)); // back again: offered again
+    emit recentMenu(window)->aboutToShow();
+    QVERIFY(recentMenu(window)->actions()[1]->isEnabled());
+    QCOMPARE(labels(window)[1], QStringLiteral("gone.h5"));
 }
 
 QTEST_MAIN(TestRecentFiles)

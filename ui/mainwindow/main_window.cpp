@@ -15,6 +15,7 @@
 #include "ui/jobs/overview_builder.h"
 #include "ui/mainwindow/files_tree_actions.h"
 #include "ui/mainwindow/recent_files.h"
+#include "ui/mainwindow/shortcut_precedence.h"
 #include "ui/models/h5_browser_model.h"
 #include "ui/models/issue_from_core.h"
 #include "ui/models/issues_model.h"
@@ -299,6 +300,7 @@ void MainWindow::createActions()
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("menu.file.recent"));
     rebuildRecentMenu();
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu); // files come and go
     fileMenu->addSeparator();
     auto *openWorkspaceAction = fileMenu->addAction(tr("Open &Workspace…"), this, [this] {
         const auto path = QFileDialog::getOpenFileName(this, tr("Open workspace"), {}, tr("Workspaces (*.json)"));
@@ -338,12 +340,16 @@ void MainWindow::createActions()
     auto *editMenu = menuBar()->addMenu(tr("&Edit"));
     auto *undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setObjectName(QStringLiteral("action.edit.undo"));
-    undo->setShortcut(QKeySequence::Undo);
+    undo->setShortcuts(QKeySequence::Undo);
     auto *redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setObjectName(QStringLiteral("action.edit.redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    redo->setShortcuts(QKeySequence::Redo); // every binding: Ctrl+Y and Ctrl+Shift+Z on Linux
     editMenu->addAction(undo);
     editMenu->addAction(redo);
+    auto *precedence = new ShortcutPrecedence(this);
+    precedence->giveKeysTo(undo, m_sparsifier);
+    precedence->giveKeysTo(redo, m_sparsifier);
+    precedence->giveKeysTo(exportAction);
     editMenu->addSeparator();
     auto *selectNone = editMenu->addAction(tr("Select &None"), this, [this] {
         // Esc that closes a popup or leaves a combo box, spin box or text field is theirs.
@@ -938,9 +944,14 @@ void MainWindow::rebuildRecentMenu()
     for (qsizetype i = 0; i < recent.size(); ++i) {
         const QString path = recent[i];
         auto label = labels[i];
+        // A file moved or deleted since is shown as such, not offered: choosing it only failed again.
+        const bool found = QFileInfo::exists(path);
+        if (!found)
+            label = tr("%1 (not found)").arg(label);
         auto *action = m_recentMenu->addAction(label.replace(QLatin1Char('&'), QStringLiteral("&&")), this,
                                                [this, path] { openFile(path); });
         action->setToolTip(path);
+        action->setEnabled(found);
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }

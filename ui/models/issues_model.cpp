@@ -33,14 +33,14 @@ bool IssuesModel::add(Issue issue)
     const auto same = [&](const Issue &listed) {
         return listed.severity == issue.severity && listed.location == issue.location && listed.text == issue.text;
     };
-    if (issue.severity != Issue::Severity::Error && std::any_of(m_issues.begin(), m_issues.end(), same))
-        return false;
-    if (issue.severity == Issue::Severity::Error && !m_issues.isEmpty() && same(m_issues.back())) {
-        auto &last = m_issues.back();
-        ++last.repeats;
-        last.time = issue.time;
-        const int row = static_cast<int>(m_issues.size()) - 1;
-        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    const auto listed = std::find_if(m_issues.begin(), m_issues.end(), same);
+    if (listed != m_issues.end()) {
+        if (issue.severity == Issue::Severity::Error) {
+            ++listed->repeats;
+            listed->time = issue.time;
+            const int row = static_cast<int>(listed - m_issues.begin());
+            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        }
         return false;
     }
     const int row = static_cast<int>(m_issues.size());
@@ -59,11 +59,9 @@ void IssuesModel::clear()
 
 int IssuesModel::count(Issue::Severity severity) const
 {
-    // Every time it was reported: an error repeated is a second failure.
-    int reported = 0;
-    for (const auto &issue : m_issues)
-        reported += issue.severity == severity ? issue.repeats : 0;
-    return reported;
+    // Rows, not reports: a row says how often its error repeated.
+    return static_cast<int>(
+        std::count_if(m_issues.begin(), m_issues.end(), [&](const Issue &issue) { return issue.severity == severity; }));
 }
 
 QString IssuesModel::countsText() const

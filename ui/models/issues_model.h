@@ -18,16 +18,15 @@ public:
 
     explicit IssuesModel(QObject *parent = nullptr);
 
-    // Appends `issue`, stamped now when its time is unset. A Warning or Note equal to one
-    // already listed is not listed again — previewing an element again notes the same
-    // conversion again — and false is returned. An Error is listed unless it repeats the
-    // last issue listed (the same job failing again): that row then counts it ("(3 times)")
-    // and takes its time, and false is returned.
+    // Appends `issue`, stamped now when its time is unset. An issue equal to one already
+    // listed is not listed again, and false is returned: previewing an element again notes the
+    // same conversion again, and jumping to a broken element from its Issues row reads it, and
+    // fails, again. A repeated Error counts on its row ("(3 times)") and takes its time.
     bool add(Issue issue);
     void clear();
 
     const Issue &issue(int row) const { return m_issues.at(row); }
-    int count(Issue::Severity severity) const;
+    int count(Issue::Severity severity) const; // rows of that severity
     // "2 errors, 1 warning, 3 notes", leaving out what there is none of; empty when empty.
     QString countsText() const;
 
