@@ -14,6 +14,7 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QListWidget>
 #include <QMenu>
@@ -42,6 +43,7 @@ private slots:
     void heatmapKeysRespectFocus();
     void applyShortcutWorksFromEveryPanel();
     void windowKeysWinInTheSparsifierFields();
+    void reopeningAFileKeepsTheTreeAndTheView();
     void filesColumnsFitTheDock();
     void clickOutlinesWithoutWashing();
 };
@@ -279,6 +281,36 @@ void TestMainWindow::windowKeysWinInTheSparsifierFields()
     QTest::keyClick(threshold, Qt::Key_E, Qt::ControlModifier);
     QVERIFY(exportOpened);
     QCOMPARE(threshold->value(), 0.5);
+}
+
+void TestMainWindow::reopeningAFileKeepsTheTreeAndTheView()
+{
+    // Opening a file already open lists it again. Every other file collapsed and nothing
+    // stayed current: the preview went blank while the tensor was still "shown".
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("copy.h5"));
+    QVERIFY(QFile::copy(kSample, copy));
+    MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.openFile(copy));
+    QVERIFY(window.selectElement(QStringLiteral("/emb"), QFileInfo(kSample).absoluteFilePath()));
+    QVERIFY(window.openFile(kSample));
+    auto *tree = window.findChild<QTreeView *>();
+    auto *model = window.browserModel();
+    QCOMPARE(model->fileCount(), 2);
+    QVERIFY(tree->isExpanded(model->fileIndex(QFileInfo(kSample).absoluteFilePath())));
+    QVERIFY(tree->isExpanded(model->fileIndex(QFileInfo(copy).absoluteFilePath())));
+    QCOMPARE(window.document()->source().filePath, QFileInfo(kSample).absoluteFilePath());
+    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/emb"));
+    const auto current = tree->currentIndex();
+    QVERIFY(current.isValid());
+    QCOMPARE(model->filePath(current), QFileInfo(kSample).absoluteFilePath());
+    QCOMPARE(model->objectPath(current), QStringLiteral("/emb"));
+    QVERIFY(!window.document()->values().values.empty());
+    // The Open and Save workspace dialogs start beside the file shown.
+    QCOMPARE(window.dialogFolder(), QFileInfo(kSample).absolutePath());
+    QVERIFY(window.selectElement(QStringLiteral("/emb"), QFileInfo(copy).absoluteFilePath()));
+    QCOMPARE(window.dialogFolder(), QFileInfo(copy).absolutePath());
 }
 
 void TestMainWindow::filesColumnsFitTheDock()

@@ -38,6 +38,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -290,8 +291,8 @@ void MainWindow::createActions()
 {
     auto *fileMenu = menuBar()->addMenu(tr("&File"));
     auto *open = fileMenu->addAction(tr("&Open…"), this, [this] {
-        const auto path =
-            QFileDialog::getOpenFileName(this, tr("Open HDF5 file"), {}, tr("HDF5 files (*.h5 *.hdf5 *.h5ad);;All files (*)"));
+        const auto path = QFileDialog::getOpenFileName(this, tr("Open HDF5 file"), dialogFolder(),
+                                                       tr("HDF5 files (*.h5 *.hdf5 *.h5ad);;All files (*)"));
         if (!path.isEmpty())
             openFile(path);
     });
@@ -303,14 +304,15 @@ void MainWindow::createActions()
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu); // files come and go
     fileMenu->addSeparator();
     auto *openWorkspaceAction = fileMenu->addAction(tr("Open &Workspace…"), this, [this] {
-        const auto path = QFileDialog::getOpenFileName(this, tr("Open workspace"), {}, tr("Workspaces (*.json)"));
+        const auto path = QFileDialog::getOpenFileName(this, tr("Open workspace"), dialogFolder(), tr("Workspaces (*.json)"));
         if (!path.isEmpty())
             openWorkspace(path);
     });
     openWorkspaceAction->setObjectName(QStringLiteral("action.file.open_workspace"));
     auto *saveWorkspaceAction = fileMenu->addAction(tr("Save Works&pace…"), this, [this] {
-        const auto path =
-            QFileDialog::getSaveFileName(this, tr("Save workspace"), QStringLiteral("workspace.json"), tr("Workspaces (*.json)"));
+        const auto path = QFileDialog::getSaveFileName(this, tr("Save workspace"),
+                                                       QDir(dialogFolder()).filePath(QStringLiteral("workspace.json")),
+                                                       tr("Workspaces (*.json)"));
         if (!path.isEmpty())
             saveWorkspaceTo(path);
     });
@@ -453,6 +455,15 @@ void MainWindow::createActions()
 bool MainWindow::openFile(const QString &path)
 {
     const QString absolute = QFileInfo(path).absoluteFilePath();
+    // A file opened again is listed again (it may have changed), which resets the tree: the
+    // files it showed open and the element shown are restored (every file but the last
+    // collapsed, and nothing stayed current).
+    const bool reopened = m_model->fileIndex(absolute).isValid();
+    QStringList expanded;
+    for (int row = 0; row < m_model->fileCount(); ++row)
+        if (const auto index = m_model->index(row, 0); m_tree->isExpanded(index))
+            expanded << m_model->filePath(index);
+    const auto shown = m_document->source();
     core::ValidationReport notes; // what listing the file left out
     if (!m_model->addFile(absolute, &notes)) {
         addIssue(issueFromMessage(Issue::Severity::Error, m_model->errorString(), {absolute}, {absolute, {}}));
@@ -461,8 +472,11 @@ bool MainWindow::openFile(const QString &path)
     for (const auto &note : issuesFromReport(notes))
         addIssue(note);
     rememberRecent(QFileInfo(path).absoluteFilePath());
-    const auto fileIndex = m_model->index(m_model->fileCount() - 1, 0);
-    m_tree->expand(fileIndex);
+    for (const auto &file : std::as_const(expanded))
+        m_tree->expand(m_model->fileIndex(file));
+    m_tree->expand(m_model->fileIndex(absolute));
+    if (reopened && !shown.elementPath.isEmpty())
+        selectElement(shown.elementPath, shown.filePath);
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
     return true;
 }
@@ -518,7 +532,8 @@ bool MainWindow::maybeSave(const QString &action)
     case QMessageBox::Save: {
         QString path = m_workspacePath;
         if (path.isEmpty())
-            path = QFileDialog::getSaveFileName(this, tr("Save workspace"), QStringLiteral("workspace.json"),
+            path = QFileDialog::getSaveFileName(this, tr("Save workspace"),
+                                                QDir(dialogFolder()).filePath(QStringLiteral("workspace.json")),
                                                 tr("Workspaces (*.json)"));
         return !path.isEmpty() && saveWorkspaceTo(path);
     }
@@ -683,6 +698,14 @@ QString MainWindow::documentFile() const
     if (const auto current = m_tree->currentIndex(); current.isValid())
         return m_model->filePath(current);
     return m_model->fileCount() > 0 ? m_model->filePath(m_model->index(m_model->fileCount() - 1, 0)) : QString();
+}
+
+QString MainWindow::dialogFolder() const
+{
+    if (const auto file = documentFile(); !file.isEmpty())
+        return QFileInfo(file).absolutePath();
+    const auto recent = loadRecentFiles();
+    return recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.first()).absolutePath();
 }
 
 std::vector<const core::ElementInfo *> MainWindow::documentFileElements() const

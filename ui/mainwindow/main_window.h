@@ -85,6 +85,10 @@ public:
     TensorDocument *document() const { return m_document; }
     IssuesModel *issuesModel() const { return m_issues; }
 
+    // Where the Open dialogs start: documentFile()'s folder, else the last opened file's, else
+    // home (they started in the working directory, wherever the app was launched from).
+    QString dialogFolder() const;
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
