@@ -4,6 +4,8 @@
 #include "core/util/memory_budget.h"
 #include "ui/document/tensor_document.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/models/h5_browser_model.h"
+#include "ui/workspace/workspace.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -61,10 +63,17 @@ int main(int argc, char *argv[])
     sparsity::ui::MainWindow window;
     const auto files = parser.positionalArguments();
     const QString file = files.isEmpty() ? bundledSample() : files.first();
-    if (file.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+    if (sparsity::ui::isWorkspacePath(file)) {
         window.openWorkspace(file);
-    else if (!file.isEmpty() && window.openFile(file))
-        window.selectElement(parser.isSet(select) ? parser.value(select) : QStringLiteral("/emb"));
+    } else if (!file.isEmpty() && window.openFile(file)) {
+        // --select's element, else /emb (the sample's), else the file's first: a file opened
+        // this way without /emb showed nothing.
+        const auto *files = window.browserModel();
+        const auto opened = files->index(0, 0);
+        if (!window.selectElement(parser.isSet(select) ? parser.value(select) : QStringLiteral("/emb")) && !parser.isSet(select)
+            && files->rowCount(opened) > 0)
+            window.selectElement(files->objectPath(files->index(0, 0, opened)), files->filePath(opened));
+    }
     if (parser.isSet(threshold)) {
         bool ok = false;
         const double t = parser.value(threshold).toDouble(&ok);

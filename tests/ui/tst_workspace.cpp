@@ -10,8 +10,10 @@
 #include "ui/panels/optimizer_panel.h"
 #include "ui/workspace/workspace.h"
 
+#include <QDragEnterEvent>
 #include <QFile>
 #include <QListWidget>
+#include <QMimeData>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -25,6 +27,7 @@ private slots:
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("sparsity-tests")); }
     void savedWorkspaceReopens();
     void relativePathsStartAtTheWorkspace();
+    void aDroppedWorkspaceOpensAsOne();
     void sliceAndSelectionOfAnNdTensorReopen();
     void brokenWorkspaceChangesNothing_data();
     void brokenWorkspaceChangesNothing();
@@ -165,6 +168,35 @@ void TestWorkspace::relativePathsStartAtTheWorkspace()
     QVERIFY(window.openWorkspace(path));
     QCOMPARE(window.document()->source().filePath, dir.filePath(QStringLiteral("data/copy.h5")));
     QCOMPARE(window.document()->prunedFraction(), 0.75);
+}
+
+void TestWorkspace::aDroppedWorkspaceOpensAsOne()
+{
+    // Dropped on the window, a workspace opens as on the command line (it was read as an HDF5
+    // file and refused), an HDF5 file opens, and a web link is not taken.
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(kSample, dir.filePath(QStringLiteral("copy.h5"))));
+    const QString path = dir.filePath(QStringLiteral("ws.json"));
+    write(path, R"({"version": 1, "files": ["copy.h5"], "current": {"file": "copy.h5", "element": "/pixels"}})");
+    ui::MainWindow window;
+    const auto drop = [&](const QList<QUrl> &urls) {
+        QMimeData data;
+        data.setUrls(urls);
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &enter);
+        if (!enter.isAccepted())
+            return false;
+        QDropEvent dropped(QPointF(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &dropped);
+        return true;
+    };
+    QVERIFY(!drop({QUrl(QStringLiteral("https://example.org/table.h5"))}));
+    QVERIFY(drop({QUrl::fromLocalFile(path)}));
+    QCOMPARE(window.document()->source().filePath, dir.filePath(QStringLiteral("copy.h5")));
+    QCOMPARE(window.document()->source().elementPath, QStringLiteral("/pixels"));
+    QCOMPARE(window.issuesModel()->count(ui::Issue::Severity::Error), 0);
+    QVERIFY(drop({QUrl::fromLocalFile(kSample)}));
+    QCOMPARE(window.browserModel()->fileCount(), 2);
 }
 
 void TestWorkspace::brokenWorkspaceChangesNothing_data()

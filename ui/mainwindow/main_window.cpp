@@ -993,15 +993,20 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
-    if (event->mimeData()->hasUrls())
+    // Files only: a web link was taken, then dropped with nothing said.
+    const auto urls = event->mimeData()->urls();
+    if (std::any_of(urls.begin(), urls.end(), [](const QUrl &url) { return url.isLocalFile(); }))
         event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
+    // As on the command line: a workspace is opened as one, not read as an HDF5 file.
     for (const auto &url : event->mimeData()->urls())
-        if (url.isLocalFile())
-            openFile(url.toLocalFile());
+        if (url.isLocalFile()) {
+            const auto path = url.toLocalFile();
+            isWorkspacePath(path) ? openWorkspace(path) : openFile(path);
+        }
 }
 
 } // namespace sparsity::ui

@@ -216,4 +216,6 @@ Workspace loadWorkspace(const QString &path)
     return w;
 }
 
+bool isWorkspacePath(const QString &path) { return path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive); }
+
 } // namespace sparsity::ui

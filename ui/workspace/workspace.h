@@ -34,5 +34,8 @@ struct Workspace {
 void saveWorkspace(const Workspace &workspace, const QString &path);
 // Throws core::IoError (unreadable) or core::InputError (not JSON, unknown key, wrong type).
 Workspace loadWorkspace(const QString &path);
+// Whether `path` names a workspace (*.json) rather than an HDF5 file: how a path given on the
+// command line or dropped on the window is opened.
+bool isWorkspacePath(const QString &path);
 
 } // namespace sparsity::ui
