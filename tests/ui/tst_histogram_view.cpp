@@ -29,6 +29,7 @@ private slots:
     void oneDragIsOneUndoStep();
     void doubleClickClears();
     void newTensorKeepsHistoryAndRecipe();
+    void noTensorNoThresholdLines();
     void countAxisTicksAtDecades();
     void darkPaletteDarkensTheChart();
     void seriesContrastOnBothPalettes();
@@ -105,6 +106,18 @@ void TestHistogramView::dragSetsThresholdAndPreview()
     QCOMPARE(prunedPixels(), expected);
     QVERIFY(expected > 80 && expected < 120);
     QVERIFY(m_histogram->titleText().contains(QStringLiteral("% pruned")));
+}
+
+void TestHistogramView::noTensorNoThresholdLines()
+{
+    // The recipe outlives the tensor shown; its ±T lines are drawn only over values.
+    m_document->changeThreshold(0.5);
+    QCOMPARE(m_histogram->thresholdPoints().size(), 4);
+    m_document->clear();
+    QVERIFY(m_document->threshold().has_value());
+    QVERIFY(m_histogram->thresholdPoints().isEmpty());
+    m_document->setTensor(QStringLiteral("ramp"), rampTensor(), 20);
+    QCOMPARE(m_histogram->thresholdPoints().size(), 4);
 }
 
 void TestHistogramView::oneDragIsOneUndoStep()

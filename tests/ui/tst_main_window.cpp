@@ -262,10 +262,17 @@ void TestMainWindow::windowKeysWinInTheSparsifierFields()
     const int commands = stack->count();
     QVERIFY(window.document()->hasEdits());
 
+    // The toolbar's Undo keeps its name; the command is in its tooltip.
+    auto *toolbarUndo = window.findChild<QAction *>(QStringLiteral("action.edit.undo.toolbar"));
+    QVERIFY(toolbarUndo && toolbarUndo->isEnabled());
+    QCOMPARE(toolbarUndo->text(), QStringLiteral("Undo"));
+    QVERIFY2(toolbarUndo->toolTip().startsWith(QStringLiteral("Undo Apply")), qPrintable(toolbarUndo->toolTip()));
+
     QTest::keyClick(threshold, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(stack->index(), applied - 1);
     QCOMPARE(stack->count(), commands); // no edit pushed
     QVERIFY(!window.document()->hasEdits());
+    QVERIFY(window.findChild<QAction *>(QStringLiteral("action.edit.redo.toolbar"))->isEnabled());
     QTest::keyClick(threshold, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
     QCOMPARE(stack->index(), applied); // Ctrl+Shift+Z, not only the first binding (Ctrl+Y)
     QVERIFY(window.document()->hasEdits());

@@ -436,7 +436,21 @@ void MainWindow::createActions()
     toolbar->setObjectName(QStringLiteral("MainToolBar"));
     toolbar->setMovable(false);
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    for (auto *action : {open, undo, redo, exportAction})
+    // The toolbar's Undo and Redo keep their short names, the command in their tooltips: the
+    // menu's texts ("Undo Apply threshold T=0.5 to /x_alpha") moved Export 370 pixels as one worked.
+    const auto shortAction = [this](QAction *full, const QString &name) {
+        auto *action = new QAction(name, this);
+        action->setObjectName(full->objectName() + QStringLiteral(".toolbar"));
+        connect(action, &QAction::triggered, full, &QAction::trigger);
+        const auto follow = [action, full] {
+            action->setEnabled(full->isEnabled());
+            action->setToolTip(full->text().remove(QLatin1Char('&')));
+        };
+        follow();
+        connect(full, &QAction::changed, action, follow);
+        return action;
+    };
+    for (auto *action : {open, shortAction(undo, tr("Undo")), shortAction(redo, tr("Redo")), exportAction})
         toolbar->addAction(action);
     auto *spacer = new QWidget;
     spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);

@@ -154,12 +154,14 @@ void HistogramView::updateSelection()
 
 QList<QPointF> HistogramView::selectedPoints() const { return m_selectedCounts->points(); }
 
+QList<QPointF> HistogramView::thresholdPoints() const { return m_lower->points() + m_upper->points(); }
+
 void HistogramView::updateThreshold()
 {
     const auto threshold = m_document->threshold();
     m_lower->clear();
     m_upper->clear();
-    if (threshold) {
+    if (threshold && m_document->hasTensor()) { // no tensor, no values to cut
         const double top = m_countAxis->max();
         m_lower->append({QPointF(-*threshold, 0.0), QPointF(-*threshold, top)});
         m_upper->append({QPointF(*threshold, 0.0), QPointF(*threshold, top)});

@@ -30,6 +30,8 @@ public:
     LogCountAxis *countAxis() const { return m_countAxis; }
     // The selected elements' bin heights (log10(count + 1)), for tests.
     QList<QPointF> selectedPoints() const;
+    // The points of the -T and +T lines drawn (none without a threshold or a tensor), for tests.
+    QList<QPointF> thresholdPoints() const;
 
 protected:
     void mousePressEvent(QMouseEvent *event) override;
