@@ -82,7 +82,7 @@ void TestScreenFit::menusRaiseOptimizerAndGradcheck()
     MainWindow window;
     window.show();
     window.resize(kScreen);
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(QTest::qWaitForWindowActive(&window));
     const QList<std::pair<QString, QString>> menus{{QStringLiteral("action.optimize.show"), QStringLiteral("OptimizerDock")},
                                                    {QStringLiteral("action.gradcheck.show"), QStringLiteral("GradcheckDock")}};
     for (const auto &[actionName, dockName] : menus) {
@@ -96,6 +96,10 @@ void TestScreenFit::menusRaiseOptimizerAndGradcheck()
         action->trigger();
         QCoreApplication::processEvents();
         QVERIFY2(!dock->visibleRegion().isEmpty(), qPrintable(dockName));
+        // Its first field has the focus, ready for keys (the scroll area around it had it).
+        auto *focus = QApplication::focusWidget();
+        QVERIFY2(focus && dock->isAncestorOf(focus) && !qobject_cast<QScrollArea *>(focus),
+                 qPrintable(dockName + QStringLiteral(": ") + (focus ? focus->metaObject()->className() : "none")));
     }
     QCOMPARE(window.findChild<QAction *>(QStringLiteral("action.optimize.show"))->shortcut(),
              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));

@@ -421,7 +421,16 @@ void MainWindow::createActions()
     const auto raise = [](QDockWidget *dock) {
         dock->show();
         dock->raise();
-        dock->widget()->setFocus();
+        // The panel's first field takes the focus: the scroll area around it took it, a Tab short.
+        QWidget *content = dock->widget();
+        if (auto *scroll = qobject_cast<QScrollArea *>(content))
+            content = scroll->widget();
+        QWidget *field = content->nextInFocusChain();
+        while (field != content
+               && !(content->isAncestorOf(field) && (field->focusPolicy() & Qt::TabFocus) && field->isVisibleTo(content)
+                    && field->isEnabled()))
+            field = field->nextInFocusChain();
+        field->setFocus(Qt::ShortcutFocusReason);
     };
     auto *optimizeMenu = menuBar()->addMenu(tr("&Optimize"));
     auto *showOptimizer = optimizeMenu->addAction(tr("Show &Optimizer"), this, [this, raise] { raise(m_optimizerDock); });
