@@ -189,8 +189,9 @@ void TestHistogramView::countAxisTicksAtDecades()
     for (const auto &point : area->upperSeries()->points())
         top = std::max(top, point.y());
     QCOMPARE(top, std::log10(5001.0));
-    // Past 100k every other decade is labelled (eight labels do not fit the dock at 1280 x 720,
-    // and Qt Charts elides them all to "…"), counted down from the top.
+    // With the room of the dock at 1280 x 720 (seven labels), past 100k every other decade is
+    // labelled (eight do not fit, and Qt Charts elides them all to "…"), counted down from the top.
+    axis->setLabelRoom(7);
     axis->setMaxCount(100'000);
     QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "1", "10", "100", "1k", "10k", "100k"}));
     axis->setMaxCount(100'001);
@@ -200,6 +201,24 @@ void TestHistogramView::countAxisTicksAtDecades()
     QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "10", "1k", "100k", "10M"}));
     QCOMPARE(ui::LogCountAxis::countLabel(1'000'000), QStringLiteral("1M"));
     QCOMPARE(ui::LogCountAxis::countLabel(100'000), QStringLiteral("100k"));
+    // Less room, fewer labels, always 0, 1 or a decade above, and the top.
+    axis->setMaxCount(100'000);
+    axis->setLabelRoom(4);
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "10", "1k", "100k"}));
+    axis->setLabelRoom(3);
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "100", "100k"}));
+    axis->setLabelRoom(1); // three at least
+    QCOMPARE(axis->categoriesLabels(), (QStringList{"0", "100", "100k"}));
+    // A short histogram (its dock's splitter dragged up) sets the room from its height, and
+    // shortens the axis title: every label and the title were drawn as "…".
+    m_histogram->resize(480, 130);
+    QCoreApplication::processEvents();
+    QVERIFY2(axis->categoriesLabels().size() <= 4, qPrintable(axis->categoriesLabels().join(' ')));
+    QCOMPARE(axis->titleText(), QStringLiteral("count"));
+    m_histogram->resize(480, 400);
+    QCoreApplication::processEvents();
+    QCOMPARE(axis->categoriesLabels().size(), 7);
+    QCOMPARE(axis->titleText(), QStringLiteral("count (log scale)"));
 }
 
 namespace {

@@ -121,6 +121,21 @@ void HistogramView::resizeEvent(QResizeEvent *event)
 {
     QChartView::resizeEvent(event);
     fitValueTicks();
+    fitCountAxis();
+}
+
+void HistogramView::fitCountAxis()
+{
+    // A short dock (its splitter dragged up) drew every count label and the axis title as "…".
+    const QRectF plot = chart()->plotArea();
+    const double tall = plot.height() > 1.0 ? plot.height() : std::max(height() - 60, 40);
+    const QFontMetrics labels(m_countAxis->labelsFont());
+    m_countAxis->setLabelRoom(static_cast<int>(tall / (1.5 * labels.height())));
+    const QFontMetrics title(m_countAxis->titleFont());
+    const QString full = tr("count (log scale)");
+    m_countAxis->setTitleText(title.horizontalAdvance(full) <= tall ? full : tr("count"));
+    // Near the view's least height the value title goes, so its tick labels keep their room.
+    m_axisX->setTitleVisible(height() >= 150);
 }
 
 QList<QPointF> HistogramView::binPoints(const std::function<bool(std::size_t)> &include) const

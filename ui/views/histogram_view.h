@@ -45,6 +45,8 @@ private:
     // Value ticks whose labels fit the width, each with the digits its step needs (seven
     // labels of "-0.0015" in a docked histogram were elided to "-0.0…").
     void fitValueTicks();
+    // As many count labels as the plot's height holds, and the axis title shortened to fit it.
+    void fitCountAxis();
     void updateThreshold();
     void updateSelection();
     void dragTo(const QPoint &position);

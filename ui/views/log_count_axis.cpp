@@ -1,5 +1,6 @@
 #include "ui/views/log_count_axis.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sparsity::ui {
@@ -26,19 +27,34 @@ QString LogCountAxis::countLabel(std::int64_t count)
 
 void LogCountAxis::setMaxCount(double maxCount)
 {
+    m_maxCount = maxCount;
+    rebuild();
+}
+
+void LogCountAxis::setLabelRoom(int labels)
+{
+    if (std::max(3, labels) == m_labelRoom)
+        return;
+    m_labelRoom = std::max(3, labels);
+    rebuild();
+}
+
+void LogCountAxis::rebuild()
+{
     for (const auto &label : categoriesLabels())
         remove(label);
-    // The first decade at or above maxCount; 10 at least. 10^18 is the last that fits.
+    // The first decade at or above the largest count; 10 at least. 10^18 is the last that fits.
     int decades = 1;
     std::int64_t top = 10;
-    while (static_cast<double>(top) < maxCount && top <= std::int64_t{100'000'000'000'000'000}) {
+    while (static_cast<double>(top) < m_maxCount && top <= std::int64_t{100'000'000'000'000'000}) {
         top *= 10;
         ++decades;
     }
-    // Qt Charts elides a label taller than the space between ticks to "…": the Histogram dock at
-    // 1280 x 720 has room for seven, so past 0..100k every other decade is labelled (always the
+    // 0, then the decades d in 0..decades with (decades - d) a multiple of the step (always the
     // top one, where the range ends).
-    const int step = decades > kDecadesLabelledEach ? 2 : 1;
+    int step = 1;
+    while (1 + decades / step + 1 > m_labelRoom && step < decades)
+        ++step;
     append(countLabel(0), position(0));
     std::int64_t decade = 1;
     for (int d = 0; d <= decades; ++d, decade *= 10)
