@@ -176,7 +176,7 @@ MaskedValue<T> reduceInBlocks(
     const EvalRowPlan &plan, const RankBlocks &blocks, FoldRows &foldRows, const RankGroup &group, std::int64_t budgetBytes)
 {
     using Mode = typename RowReduction<T>::Mode;
-    const auto rows = plan.inputShape[0];
+    const auto rows = plan.rows;
     const auto inner = reductionGeometry(plan.operandShape, plan.dim).inner;
     const auto partialBytes = (rows + reductionTileRows(plan.operandShape) - 1) / reductionTileRows(plan.operandShape) * inner
                               * static_cast<std::int64_t>(sizeof(double) + sizeof(std::int64_t));
@@ -227,7 +227,6 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     EvalRowPlan plan;
     const auto used = expression.inputNames();
     const auto held = heldNames(expression);
-    std::optional<Shape> shape;
     for (const auto &input : inputs) {
         if (input.layout != Layout::Dense || input.masked || input.dtype == DType::Bool)
             return plan;
@@ -237,13 +236,14 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             return plan;
         if (contains(held, input.binding.name))
             continue; // read whole: any shape the product accepts
-        if (shape && input.shape != *shape)
+        // Rows of one count; their widths may differ where the expression reduces or
+        // multiplies them to one shape (`sum(x, 1) + y` over [R, 70] and [R]).
+        if (plan.rows > 0 && input.shape[0] != plan.rows)
             return plan;
-        shape = input.shape;
+        plan.rows = input.shape[0];
     }
-    if (!shape)
+    if (plan.rows == 0)
         return plan;
-    plan.inputShape = *shape;
     plan.held = held;
     plan.alignRows = held.empty() ? 1 : kProductChunkRows;
     if (const auto resultShape = rowLocalShape(expression, inputs, held); resultShape && !resultShape->empty()) {
@@ -300,7 +300,10 @@ EvalReport evalInBlocks(const EvalRequest &request,
     std::vector<H5File> files;
     std::vector<DenseRowReader> readers;
     files.reserve(inputs.size());
-    std::int64_t valueBytes = 0;   // of one element of every input read by rows, and of the result (at most 8)
+    std::int64_t inputRowBytes = 0; // of a row of every input read by rows, as read and as the evaluator's copy
+    const auto rowElements = [](const Shape &shape) { return shape.empty() ? 1 : numel(shape, 1, shape.size()); };
+    // Elements: of an input's row, or of the result's (a reduction's: of its operand's).
+    std::int64_t widestRow = rowElements(plan.kind == EvalRowPlan::Kind::RowReduction ? plan.operandShape : plan.resultShape);
     std::int64_t heldBytes = 0;    // of the held inputs, as read and as the evaluator's copy
     std::int64_t productWidth = 0; // of the products' rows: the held inputs' columns
     bool inDouble = false;         // as makeEvalInputs decides over the whole inputs
@@ -317,18 +320,19 @@ EvalReport evalInBlocks(const EvalRequest &request,
             continue;
         }
         readers.emplace_back(files.back(), input.binding.path);
-        valueBytes += static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
+        inputRowBytes += 2 * rowElements(input.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
+        widestRow = std::max(widestRow, rowElements(input.shape));
         noteConversion(&report, files.back().where(input.binding.path), input.dtype);
     }
     // Converted once, shared by every block's evaluation.
     const auto heldInputs = makeEvalInputs(heldTensors, inDouble);
     heldTensors.clear();
-    const auto rows = plan.inputShape[0];
-    const auto width = numel(plan.inputShape, 1, plan.inputShape.size());
-    // Per row of a block: each input as read and as the evaluator's copy, and the result; a
-    // softmax holds its operand and its own result besides, a product its result.
+    const auto rows = plan.rows;
+    // Per row of a block: each input as read and as the evaluator's copy, and the result (or an
+    // intermediate as wide as the widest row); a softmax holds its operand and its own result
+    // besides, a product its result.
     const auto perRow =
-        std::max<std::int64_t>(1, width * (2 * valueBytes + 8 + 16 * softmaxCalls(expression)) + 16 * productWidth);
+        std::max<std::int64_t>(1, inputRowBytes + widestRow * (8 + 16 * softmaxCalls(expression)) + 16 * productWidth);
     auto blockRows = std::clamp<std::int64_t>((budgetBytes - std::min(budgetBytes, heldBytes)) / perRow, 1, rows);
     const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
     // Whole tiles of a reduction's fixed order, and whole chunks of a product, in every block but the last.

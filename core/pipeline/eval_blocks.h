@@ -24,8 +24,8 @@ inline constexpr std::int64_t kEvalBlockBytes = std::int64_t{32} << 20;
 struct EvalRowPlan {
     enum class Kind { Whole, RowLocal, RowReduction };
     Kind kind = Kind::Whole;
-    Shape inputShape;  // every input the expression uses has it, but those held
-    Shape resultShape; // the whole result's
+    std::int64_t rows = 0; // every input the expression uses has them, but those held
+    Shape resultShape;     // the whole result's
     // The inputs read whole, once, beside every block: a product's second operand (`w` in
     // `mm(x, w)`). Blocks then start at multiples of alignRows, a product's fixed chunks
     // (core/masked/matmul_kernels.h), so each row's bits are the whole product's.
@@ -40,7 +40,7 @@ struct EvalRowPlan {
 };
 
 // Whole unless every bound input the expression uses is a plain dense dataset (not masked,
-// not bool, not sparse) of one non-empty shape (a held input may have another), and the
+// not bool, not sparse), non-empty, all of one row count (a held input may have another), and the
 // expression is row-local or a reduction over all dims or dim 0 of a row-local one (no
 // product but mm(row-local, held input), no softmax over dim 0, no layout change).
 EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs);

@@ -79,6 +79,8 @@ def check_eval_streams(cli, work, rng):
         f["p"] = rng.standard_normal((70, 5)).astype(np.float32)     # held whole by mm
         f["pd"] = rng.standard_normal((70, 5))
         f["q"] = rng.standard_normal((40, 3))
+        f["v"] = rng.standard_normal((300, 5)).astype(np.float32)   # x's rows, other widths
+        f["s"] = rng.standard_normal(300)
     cases = [
         ("sqrt(abs(x)) * y + 1.5", "x y"),
         ("neg(x) + rsqrt(abs(y) + 1) - square(x) / 3", "x y"),
@@ -110,9 +112,13 @@ def check_eval_streams(cli, work, rng):
         ("sum(mm(z, pd), 1)", "z pd"),
         ("sum(mm(x, pd) + mm(x, p))", "x p pd"),
         ("mean(mm(t, q), 0)", "t q"),
+        ("mm(x, p) - v", "x p v"),           # inputs of one row count and other widths
+        ("sum(x * y, 1) + s", "x y s"),
+        ("amax(softmax(v, 1), 1) * s", "v s"),
+        ("sum(mm(x, p) * v, 0)", "x p v"),
     ]
     names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide", "p": "p",
-             "pd": "pd", "q": "q"}
+             "pd": "pd", "q": "q", "v": "v", "s": "s"}
     for expr, used in cases:
         inputs = [a for n in used.split() for a in ("--input", f"{n}={path}:/{names[n]}")]
         outputs = {}

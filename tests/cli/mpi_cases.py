@@ -179,13 +179,15 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
     with h5py.File(projections, "w") as f:
         f["P"] = np.random.default_rng(12).standard_normal((64, 7)).astype("float32")
         f["Pd"] = np.random.default_rng(13).standard_normal((64, 5))
+        f["R"] = np.random.default_rng(14).standard_normal(1003)  # /W's rows, one value each
     cases = [("x * 2 + 1", [f"x={source}:/W"]), ("sqrt(abs(x)) * y - x", [f"x={source}:/W", f"y={source}:/V"]),
              ("x * 3", [f"x={source}:/tiny"]), ("sum(x, 1)", [f"x={source}:/W"]), ("amax(x, -1) - 1", [f"x={source}:/T3"]),
              ("sum(x * x)", [f"x={long}:/L"]), ("mean(x, 0)", [f"x={source}:/V"]), ("norm(x - y)", [f"x={source}:/W", f"y={source}:/V"]),
              ("amin(x)", [f"x={source}:/tiny"]), ("softmax(x, 1)", [f"x={source}:/W"]),
              ("sum(log_softmax(x, 1) * y, 1)", [f"x={source}:/W", f"y={source}:/V"]),
              ("softmax(mm(x, p), 1)", [f"x={source}:/W", f"p={projections}:/P"]),
-             ("mean(mm(x * 2, p), 0)", [f"x={source}:/W", f"p={projections}:/Pd"])]
+             ("mean(mm(x * 2, p), 0)", [f"x={source}:/W", f"p={projections}:/Pd"]),
+             ("sum(x, 1) * r", [f"x={source}:/W", f"r={projections}:/R"])]
     for expression, bindings in cases:
         for limit in ("4K", "auto"):
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]
