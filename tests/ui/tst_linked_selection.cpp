@@ -32,6 +32,7 @@ private slots:
     void clickOutsideClears();
     void zoomAndPanKeepTheMapping();
     void slicesOfAnNdTensor();
+    void heatmapShowsWhenItHasTheKeys();
     void matrixCellsShareTheSelection();
     void stalenessRowsShareTheSelection();
     void jacobianRowsAreTheInputsElements();
@@ -384,6 +385,27 @@ void TestLinkedSelection::aSelectionDoesNotOutliveItsTensor()
         for (int x = 0; x < drawn.width(); ++x)
             outlined += QColor(drawn.pixel(x, y)) == outline;
     QCOMPARE(outlined, 0);
+}
+
+void TestLinkedSelection::heatmapShowsWhenItHasTheKeys()
+{
+    // A keyboard user sees where the keys go: with the focus, the heatmap's frame is drawn in
+    // the highlight colour (it looked the same with and without).
+    const QRgb highlight = m_preview->palette().color(QPalette::Highlight).rgb();
+    const auto highlighted = [&] {
+        const QImage image = m_preview->grab().toImage();
+        int count = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                count += image.pixel(x, y) == highlight;
+        return count;
+    };
+    const int unfocused = highlighted();
+    m_preview->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_preview));
+    m_preview->setFocus();
+    QVERIFY(m_preview->hasFocus());
+    QVERIFY2(highlighted() > unfocused + 2 * (m_preview->width() / 2), qPrintable(QString::number(highlighted())));
 }
 
 QTEST_MAIN(TestLinkedSelection)

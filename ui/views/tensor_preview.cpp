@@ -549,8 +549,12 @@ void TensorPreview::paintEvent(QPaintEvent *)
         painter.drawRect(cell.adjusted(-2.5, -2.5, 2.5, 2.5));
         painter.restore();
     }
-    painter.setPen(palette().color(QPalette::Mid));
+    // The frame says where the keys go (arrows, + and -, Home): the highlight colour, two pixels
+    // wide, while the heatmap has the focus; it looked the same with and without.
+    painter.setPen(palette().color(hasFocus() ? QPalette::Highlight : QPalette::Mid));
     painter.drawRect(target.adjusted(0, 0, -1, -1));
+    if (hasFocus())
+        painter.drawRect(target.adjusted(-1, -1, 0, 0));
     drawAxes(painter, target, rowTicks(), columnTicks(), palette());
 
     const QRect bar(area.right() + margin, area.top(), 16, std::min(area.height(), 200));
