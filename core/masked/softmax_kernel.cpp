@@ -56,6 +56,28 @@ void contiguousLane(const T *x, const std::uint8_t *m, std::int64_t n, bool loga
         selectSpecified(y, m, n, T(0), y); // unspecified elements: 0
 }
 
+// A strided lane's three steps, element by element, in double: the whole tensor's lanes and
+// ColumnSoftmax's blocks of rows both take them in lane order, so they agree bit for bit.
+template <class T>
+double withMaximum(double maximum, T x)
+{
+    return maximumOf(maximum, static_cast<double>(x));
+}
+
+template <class T>
+double withShare(double total, T x, double maximum)
+{
+    return total + std::exp(static_cast<double>(x) - maximum);
+}
+
+// `logTotal` is std::log(total), taken once per lane.
+template <class T>
+T stridedResult(T x, double maximum, double total, double logTotal, bool logarithm)
+{
+    const double shifted = static_cast<double>(x) - maximum;
+    return static_cast<T>(logarithm ? shifted - logTotal : std::exp(shifted) / total);
+}
+
 // A strided lane (softmax over an inner dim), in double.
 template <class T>
 void stridedLane(const T *x, const std::uint8_t *m, std::int64_t n, std::int64_t stride, bool logarithm, T *y)
@@ -64,16 +86,14 @@ void stridedLane(const T *x, const std::uint8_t *m, std::int64_t n, std::int64_t
     double maximum = -std::numeric_limits<double>::infinity();
     for (std::int64_t j = 0; j < n; ++j)
         if (specified(j))
-            maximum = maximumOf(maximum, static_cast<double>(x[j * stride]));
+            maximum = withMaximum(maximum, x[j * stride]);
     double total = 0.0;
     for (std::int64_t j = 0; j < n; ++j)
         if (specified(j))
-            total += std::exp(static_cast<double>(x[j * stride]) - maximum);
+            total = withShare(total, x[j * stride], maximum);
     const double logTotal = std::log(total);
-    for (std::int64_t j = 0; j < n; ++j) {
-        const double shifted = static_cast<double>(x[j * stride]) - maximum;
-        y[j * stride] = !specified(j) ? T(0) : static_cast<T>(logarithm ? shifted - logTotal : std::exp(shifted) / total);
-    }
+    for (std::int64_t j = 0; j < n; ++j)
+        y[j * stride] = !specified(j) ? T(0) : stridedResult(x[j * stride], maximum, total, logTotal, logarithm);
 }
 
 } // namespace
@@ -117,5 +137,49 @@ MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
 
 template MaskedValue<float> softmax<float>(const MaskedValue<float> &, int, bool);
 template MaskedValue<double> softmax<double>(const MaskedValue<double> &, int, bool);
+
+template <class T>
+ColumnSoftmax<T>::ColumnSoftmax(std::int64_t columns)
+    : m_columns(columns), m_maximum(static_cast<std::size_t>(columns), -std::numeric_limits<double>::infinity()),
+      m_total(static_cast<std::size_t>(columns), 0.0)
+{
+}
+
+template <class T>
+void ColumnSoftmax<T>::foldMaximum(const T *rows, std::int64_t count)
+{
+#pragma omp parallel for schedule(static) if (count * m_columns >= kParallelThreshold)
+    for (std::int64_t c = 0; c < m_columns; ++c)
+        for (std::int64_t r = 0; r < count; ++r)
+            m_maximum[static_cast<std::size_t>(c)] = withMaximum(m_maximum[static_cast<std::size_t>(c)], rows[r * m_columns + c]);
+}
+
+template <class T>
+void ColumnSoftmax<T>::foldTotal(const T *rows, std::int64_t count)
+{
+#pragma omp parallel for schedule(static) if (count * m_columns >= kParallelThreshold)
+    for (std::int64_t c = 0; c < m_columns; ++c) {
+        const auto k = static_cast<std::size_t>(c);
+        for (std::int64_t r = 0; r < count; ++r)
+            m_total[k] = withShare(m_total[k], rows[r * m_columns + c], m_maximum[k]);
+    }
+}
+
+template <class T>
+void ColumnSoftmax<T>::apply(const T *rows, std::int64_t count, bool logarithm, T *out) const
+{
+    std::vector<double> logTotal(m_total.size());
+    for (std::size_t k = 0; k < m_total.size(); ++k)
+        logTotal[k] = std::log(m_total[k]);
+#pragma omp parallel for schedule(static) if (count * m_columns >= kParallelThreshold)
+    for (std::int64_t r = 0; r < count; ++r)
+        for (std::int64_t c = 0; c < m_columns; ++c) {
+            const auto k = static_cast<std::size_t>(c);
+            out[r * m_columns + c] = stridedResult(rows[r * m_columns + c], m_maximum[k], m_total[k], logTotal[k], logarithm);
+        }
+}
+
+template class ColumnSoftmax<float>;
+template class ColumnSoftmax<double>;
 
 } // namespace sparsity::core

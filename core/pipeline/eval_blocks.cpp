@@ -220,6 +220,58 @@ MaskedValue<T> reduceInBlocks(
     return value;
 }
 
+// softmax or log_softmax over dim 0 of plan.operand, whose rows `valuesOf` evaluates a block at
+// a time. The columns' maxima and totals are folded over every row in order on the root alone,
+// the other ranks waiting (a total summed in another order differs in its last bits), and
+// handed to every rank; then each rank computes and writes its blocks.
+template <class T, class ValuesOf>
+void softmaxOverRowsInBlocks(const EvalRowPlan &plan,
+                             const RankBlocks &blocks,
+                             const RankGroup &group,
+                             ValuesOf &&valuesOf,
+                             RowStreamWriter &writer,
+                             double &computeSeconds)
+{
+    const auto rows = plan.rows;
+    ColumnSoftmax<T> columns(numel(plan.operandShape, 1, plan.operandShape.size()));
+    std::exception_ptr failure;
+    try {
+        if (group.isRoot()) {
+            for (const auto pass : {&ColumnSoftmax<T>::foldMaximum, &ColumnSoftmax<T>::foldTotal})
+                for (std::int64_t first = 0; first < rows; first += blocks.blockRows) {
+                    const auto end = std::min(rows, first + blocks.blockRows);
+                    const auto values = valuesOf(first, end);
+                    const auto start = Clock::now();
+                    (columns.*pass)(values.data(), end - first);
+                    computeSeconds += seconds(start, Clock::now());
+                }
+        }
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    group.waitIdle();
+    group.agree(failure);
+    for (auto *folded : {&columns.maximum(), &columns.total()}) {
+        const auto bytes =
+            group.broadcast(std::string(reinterpret_cast<const char *>(folded->data()), folded->size() * sizeof(double)));
+        std::memcpy(folded->data(), bytes.data(), std::min(bytes.size(), folded->size() * sizeof(double)));
+    }
+    std::vector<T> out;
+    for (std::int64_t k = 0; k < blocks.rounds; ++k) {
+        const auto block = blocks.block(k);
+        agreeOn(group, [&] {
+            if (block.count() == 0)
+                return;
+            const auto values = valuesOf(block.begin, block.end);
+            const auto start = Clock::now();
+            out.resize(values.size());
+            columns.apply(values.data(), block.count(), plan.logarithm, out.data());
+            computeSeconds += seconds(start, Clock::now());
+        });
+        writer.writeRows(block.begin, block.count(), block.count() > 0 ? out.data() : nullptr);
+    }
+}
+
 } // namespace
 
 EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs)
@@ -249,6 +301,22 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     if (const auto resultShape = rowLocalShape(expression, inputs, held); resultShape && !resultShape->empty()) {
         plan.kind = EvalRowPlan::Kind::RowLocal;
         plan.resultShape = *resultShape;
+        return plan;
+    }
+    // softmax over dim 0 of a row-local operand with more than one column: its lanes are strided,
+    // each folded in row order (ColumnSoftmax); a single column is a contiguous lane, vectorised.
+    if (isSoftmax(expression) && expression.operands.size() == 2) {
+        const auto operandShape = rowLocalShape(*expression.operands[0], inputs, held);
+        const auto written = integerLiteral(*expression.operands[1]);
+        if (operandShape && operandShape->size() >= 2 && numel(*operandShape, 1, operandShape->size()) > 1 && written
+            && wrappedDim(*written, operandShape->size()) == 0) {
+            plan.kind = EvalRowPlan::Kind::ColumnSoftmax;
+            plan.operand = expression.operands[0].get();
+            plan.operandShape = *operandShape;
+            plan.resultShape = *operandShape;
+            plan.logarithm = expression.name == "log_softmax";
+            return plan;
+        }
         return plan;
     }
     // A reduction over all dims or dim 0 of a row-local operand.
@@ -335,10 +403,11 @@ EvalReport evalInBlocks(const EvalRequest &request,
         std::max<std::int64_t>(1, inputRowBytes + widestRow * (8 + 16 * softmaxCalls(expression)) + 16 * productWidth);
     auto blockRows = std::clamp<std::int64_t>((budgetBytes - std::min(budgetBytes, heldBytes)) / perRow, 1, rows);
     const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
+    const bool columnSoftmax = plan.kind == EvalRowPlan::Kind::ColumnSoftmax;
     // Whole tiles of a reduction's fixed order, and whole chunks of a product, in every block but the last.
     const auto tileRows = std::lcm(plan.alignRows, reduction ? reductionTileRows(plan.operandShape) : 1);
     blockRows = std::max(tileRows, blockRows / tileRows * tileRows);
-    const Expression &evaluated = reduction ? *plan.operand : expression;
+    const Expression &evaluated = reduction || columnSoftmax ? *plan.operand : expression;
 
     // Across ranks: the same blocks, each rank its own range of them, every rank making as many
     // (collective) writes as the one with the most.
@@ -381,6 +450,16 @@ EvalReport evalInBlocks(const EvalRequest &request,
             writeTensor(output.file(), "/result", toTensor(reduceInBlocks<T>(plan, blocks, foldRows, group, budgetBytes)));
         };
         result.dtype == DType::Float64 ? fold(double{}) : fold(float{});
+    } else if (columnSoftmax) {
+        RowStreamWriter writer(output.file(), "/result", plan.resultShape, result.dtype);
+        const auto inPrecision = [&](auto zero) {
+            using T = decltype(zero);
+            softmaxOverRowsInBlocks<T>(
+                plan, blocks, group,
+                [&](std::int64_t first, std::int64_t end) { return std::get<MaskedValue<T>>(evaluate(first, end)).values; },
+                writer, computeSeconds);
+        };
+        result.dtype == DType::Float64 ? inPrecision(double{}) : inPrecision(float{});
     } else {
         RowStreamWriter writer(output.file(), "/result", plan.resultShape, result.dtype);
         for (std::int64_t k = 0; k < blocks.rounds; ++k) {

@@ -116,6 +116,11 @@ def check_eval_streams(cli, work, rng):
         ("sum(x * y, 1) + s", "x y s"),
         ("amax(softmax(v, 1), 1) * s", "v s"),
         ("sum(mm(x, p) * v, 0)", "x p v"),
+        ("softmax(x, 0)", "x"),              # softmax over dim 0: column totals folded in row order
+        ("log_softmax(x * 2 - y, 0)", "x y"),
+        ("softmax(c, 0)", "c"),
+        ("log_softmax(t, -2)", "t"),
+        ("softmax(mm(z, pd), 0)", "z pd"),
     ]
     names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide", "p": "p",
              "pd": "pd", "q": "q", "v": "v", "s": "s"}
@@ -136,10 +141,11 @@ def check_eval_streams(cli, work, rng):
                   f"eval {expr!r}: /result ({name}) differs from the whole-tensor one")
 
 
-    # A softmax over dim 0 goes across rows: held whole, and refused under a small budget.
-    r = report(cli, "eval", "--expr", "softmax(x, 0)", "--input", f"x={path}:/x", "-o", os.path.join(work, "eval_dim0.h5"))
-    check(not r["result"]["streamed"], f"eval softmax(x, 0): streamed {r['result']}")
-    refused(cli, os.path.join(work, "eval_dim0_4k.h5"), "eval", "--expr", "softmax(x, 0)", "--input", f"x={path}:/x",
+    # A softmax over dim 0 inside another expression goes across rows: held whole, and refused
+    # under a small budget.
+    r = report(cli, "eval", "--expr", "softmax(x, 0) + 1", "--input", f"x={path}:/x", "-o", os.path.join(work, "eval_dim0.h5"))
+    check(not r["result"]["streamed"], f"eval softmax(x, 0) + 1: streamed {r['result']}")
+    refused(cli, os.path.join(work, "eval_dim0_4k.h5"), "eval", "--expr", "softmax(x, 0) + 1", "--input", f"x={path}:/x",
             "-o", os.path.join(work, "eval_dim0_4k.h5"), "--memory-limit", "1K", element=r"eval_inputs\.h5:/x")
 
 
@@ -227,7 +233,7 @@ def main(cli, work):
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "64M")
     check(r["memory_limit_bytes"] == 64 * MIB, "step: memory_limit_bytes")
 
-    refused(cli, out("e2.h5"), "eval", "--expr", "softmax(x * 2, 0)", "--input", f"x={data}:/x", "-o", out("e2.h5"),
+    refused(cli, out("e2.h5"), "eval", "--expr", "softmax(x * 2, 0) - 1", "--input", f"x={data}:/x", "-o", out("e2.h5"),
             "--memory-limit", "1K")
     refused(cli, out("e3.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e3.h5"), "--print",
             "--memory-limit", "1K")

@@ -187,7 +187,8 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
              ("sum(log_softmax(x, 1) * y, 1)", [f"x={source}:/W", f"y={source}:/V"]),
              ("softmax(mm(x, p), 1)", [f"x={source}:/W", f"p={projections}:/P"]),
              ("mean(mm(x * 2, p), 0)", [f"x={source}:/W", f"p={projections}:/Pd"]),
-             ("sum(x, 1) * r", [f"x={source}:/W", f"r={projections}:/R"])]
+             ("sum(x, 1) * r", [f"x={source}:/W", f"r={projections}:/R"]),
+             ("softmax(x, 0)", [f"x={source}:/W"]), ("log_softmax(x * 2, 0)", [f"x={source}:/T3"])]
     for expression, bindings in cases:
         for limit in ("4K", "auto"):
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]
