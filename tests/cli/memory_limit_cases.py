@@ -81,6 +81,9 @@ def check_eval_streams(cli, work, rng):
         f["q"] = rng.standard_normal((40, 3))
         f["v"] = rng.standard_normal((300, 5)).astype(np.float32)   # x's rows, other widths
         f["s"] = rng.standard_normal(300)
+        nf = rng.standard_normal((300, 6))
+        nf[5, 1], nf[7, 2], nf[9, 3], nf[250, 3] = np.nan, np.inf, -np.inf, np.inf  # a column of each
+        f["nf"] = nf
     cases = [
         ("sqrt(abs(x)) * y + 1.5", "x y"),
         ("neg(x) + rsqrt(abs(y) + 1) - square(x) / 3", "x y"),
@@ -121,9 +124,11 @@ def check_eval_streams(cli, work, rng):
         ("softmax(c, 0)", "c"),
         ("log_softmax(t, -2)", "t"),
         ("softmax(mm(z, pd), 0)", "z pd"),
+        ("softmax(nf, 0)", "nf"),            # columns holding NaN, inf, -inf and inf twice
+        ("log_softmax(nf, 0)", "nf"),
     ]
     names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide", "p": "p",
-             "pd": "pd", "q": "q", "v": "v", "s": "s"}
+             "pd": "pd", "q": "q", "v": "v", "s": "s", "nf": "nf"}
     for expr, used in cases:
         inputs = [a for n in used.split() for a in ("--input", f"{n}={path}:/{names[n]}")]
         outputs = {}
