@@ -315,7 +315,6 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             plan.operandShape = *operandShape;
             plan.resultShape = *operandShape;
             plan.logarithm = expression.name == "log_softmax";
-            return plan;
         }
         return plan;
     }
