@@ -68,11 +68,11 @@ int main(int argc, char *argv[])
     } else if (!file.isEmpty() && window.openFile(file)) {
         // --select's element, else /emb (the sample's), else the file's first: a file opened
         // this way without /emb showed nothing.
-        const auto *files = window.browserModel();
-        const auto opened = files->index(0, 0);
+        const auto *model = window.browserModel();
+        const auto opened = model->index(0, 0);
         if (!window.selectElement(parser.isSet(select) ? parser.value(select) : QStringLiteral("/emb")) && !parser.isSet(select)
-            && files->rowCount(opened) > 0)
-            window.selectElement(files->objectPath(files->index(0, 0, opened)), files->filePath(opened));
+            && model->rowCount(opened) > 0)
+            window.selectElement(model->objectPath(model->index(0, 0, opened)), model->filePath(opened));
     }
     if (parser.isSet(threshold)) {
         bool ok = false;

@@ -16,6 +16,7 @@
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
 #include <QPushButton>
@@ -288,6 +289,15 @@ void TestMainWindow::windowKeysWinInTheSparsifierFields()
     QTest::keyClick(threshold, Qt::Key_E, Qt::ControlModifier);
     QVERIFY(exportOpened);
     QCOMPARE(threshold->value(), 0.5);
+
+    // The schedule's text is no document edit: Ctrl+Z there is the field's own undo.
+    auto *schedule = window.findChild<QLineEdit *>(QStringLiteral("sparsifier.schedule"));
+    schedule->setFocus();
+    const QString before = schedule->text();
+    QTest::keyClicks(schedule, QStringLiteral("5"));
+    QTest::keyClick(schedule, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(schedule->text(), before);
+    QCOMPARE(stack->index(), applied);
 }
 
 void TestMainWindow::reopeningAFileKeepsTheTreeAndTheView()

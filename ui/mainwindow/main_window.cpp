@@ -349,8 +349,8 @@ void MainWindow::createActions()
     editMenu->addAction(undo);
     editMenu->addAction(redo);
     auto *precedence = new ShortcutPrecedence(this);
-    precedence->giveKeysTo(undo, m_sparsifier);
-    precedence->giveKeysTo(redo, m_sparsifier);
+    precedence->giveKeysTo(undo, m_sparsifier->recipeFields()); // the schedule's text keeps its own undo
+    precedence->giveKeysTo(redo, m_sparsifier->recipeFields());
     precedence->giveKeysTo(exportAction);
     editMenu->addSeparator();
     auto *selectNone = editMenu->addAction(tr("Select &None"), this, [this] {

@@ -1,10 +1,10 @@
 #pragma once
 // ShortcutPrecedence: keys a text or spin box would take for itself that belong to the window.
 // A focused line edit claims Ctrl+E (end of line) and Ctrl+Z/Ctrl+Shift+Z (its own text undo).
-// In the Sparsifier every field's change is already a document edit, so its own text undo
-// only typed an older value back: Ctrl+Z after Apply set the threshold to 0 as a new edit
-// and left Apply in place. There the Edit menu's Undo and Redo take the keys, and Export
-// takes Ctrl+E everywhere in the window.
+// In the Sparsifier's recipe every field's change is already a document edit, so its own text
+// undo only typed an older value back: Ctrl+Z after Apply set the threshold to 0 as a new edit
+// and left Apply in place. There the Edit menu's Undo and Redo take the keys (elsewhere a text
+// field keeps its own undo), and Export takes Ctrl+E everywhere in the window.
 #include <QObject>
 #include <QPointer>
 #include <vector>

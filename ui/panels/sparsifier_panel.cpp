@@ -103,6 +103,8 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     updateSchedule();
 }
 
+QWidget *SparsifierPanel::recipeFields() const { return m_pages; }
+
 QWidget *SparsifierPanel::methodPage(core::SparsifierMethod method)
 {
     auto *page = new QWidget;

@@ -32,6 +32,8 @@ public:
     explicit SparsifierPanel(TensorDocument *document, QWidget *parent = nullptr);
 
     SparsifyReportModel *reportModel() const { return m_report; }
+    // The recipe's parameter fields, every method's: each change of one is a document edit.
+    QWidget *recipeFields() const;
 
 private:
     // The method's form: one field per parameter of the table (sparsifier_parameters.h).
