@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
-#include <numeric>
 
 namespace sparsity::core {
 namespace {
@@ -91,7 +90,9 @@ rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs, con
     // A product of a row-local operand and a held input: a row of the result is a row of the
     // first operand times the whole second.
     if (isProduct(node)) {
-        if (node.operands.size() != 2 || node.operands[1]->kind != Expression::Kind::Name)
+        // `mm(x, x)`, or `mm(x, y) + y`: y is needed whole and by rows, so it is not held.
+        if (node.operands.size() != 2 || node.operands[1]->kind != Expression::Kind::Name
+            || !contains(held, node.operands[1]->name))
             return std::nullopt;
         const auto rows = rowLocalShape(*node.operands[0], inputs, held);
         const auto *right = inputNamed(inputs, node.operands[1]->name);
@@ -331,6 +332,11 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             return plan;
         plan.dim = 0;
     }
+    // A block must hold whole tiles of the reduction and whole chunks of a product: when a tile
+    // is not whole chunks, the two meet only at their least common multiple, up to 64 tiles
+    // (1.4 M rows for a product 3 wide), far past any budget.
+    if (plan.alignRows > 1 && reductionTileRows(*operandShape) % plan.alignRows != 0)
+        return plan;
     plan.kind = EvalRowPlan::Kind::RowReduction;
     plan.operand = expression.operands[0].get();
     plan.operandShape = *operandShape;
@@ -364,6 +370,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
     result.device = device;
     result.streamed = true;
     const auto used = expression.inputNames();
+    const auto &group = ranks();
     std::vector<H5File> files;
     std::vector<DenseRowReader> readers;
     files.reserve(inputs.size());
@@ -381,7 +388,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
         inDouble = inDouble || computeTypeFor(input.dtype) == DType::Float64;
         files.push_back(H5File::openRead(input.binding.file));
         if (contains(plan.held, input.binding.name)) {
-            heldTensors.push_back({input.binding.name, readTensor(files.back(), input.binding.path, &report), false});
+            // Read whole, within the whole-tensor budget; a rank that cannot stops every rank.
+            heldTensors.push_back({input.binding.name,
+                                   agreeOn(group, [&] { return readTensor(files.back(), input.binding.path, &report); }), false});
             heldBytes += 2 * bytesFor(numel(input.shape), dtypeSize(computeTypeFor(input.dtype)));
             productWidth += input.shape[1];
             continue;
@@ -403,14 +412,14 @@ EvalReport evalInBlocks(const EvalRequest &request,
     auto blockRows = std::clamp<std::int64_t>((budgetBytes - std::min(budgetBytes, heldBytes)) / perRow, 1, rows);
     const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
     const bool columnSoftmax = plan.kind == EvalRowPlan::Kind::ColumnSoftmax;
-    // Whole tiles of a reduction's fixed order, and whole chunks of a product, in every block but the last.
-    const auto tileRows = std::lcm(plan.alignRows, reduction ? reductionTileRows(plan.operandShape) : 1);
+    // Whole tiles of a reduction's fixed order (whole chunks of a product too: see
+    // planEvalInRows), or whole chunks of a product, in every block but the last.
+    const auto tileRows = reduction ? reductionTileRows(plan.operandShape) : plan.alignRows;
     blockRows = std::max(tileRows, blockRows / tileRows * tileRows);
     const Expression &evaluated = reduction || columnSoftmax ? *plan.operand : expression;
 
     // Across ranks: the same blocks, each rank its own range of them, every rank making as many
     // (collective) writes as the one with the most.
-    const auto &group = ranks();
     const auto blocks = divideRows(group, rows, blockRows);
     double computeSeconds = 0.0;
     // Reads rows [first, end) of every used input and hands them to `compute` as evaluator

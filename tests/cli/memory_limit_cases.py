@@ -76,10 +76,12 @@ def check_eval_streams(cli, work, rng):
         f["tall"] = rng.standard_normal((5000, 40))                 # 4 tiles of 1638 rows
         f["long"] = rng.standard_normal(200_000).astype(np.float32)  # 4 tiles of 65536 elements
         f["wide"] = rng.standard_normal((3, 70_000))                 # rows longer than a tile
-        f["p"] = rng.standard_normal((70, 5)).astype(np.float32)     # held whole by mm
-        f["pd"] = rng.standard_normal((70, 5))
-        f["q"] = rng.standard_normal((40, 3))
-        f["v"] = rng.standard_normal((300, 5)).astype(np.float32)   # x's rows, other widths
+        f["p"] = rng.standard_normal((70, 4)).astype(np.float32)     # held whole by mm
+        f["pd"] = rng.standard_normal((70, 4))
+        f["q"] = rng.standard_normal((40, 8))
+        f["q3"] = rng.standard_normal((40, 3))                       # a product 3 wide
+        f["sq"] = rng.standard_normal((300, 300)).astype(np.float32)  # mm(sq, sq): sq needed whole
+        f["v"] = rng.standard_normal((300, 4)).astype(np.float32)   # x's rows, other widths
         f["s"] = rng.standard_normal(300)
         nf = rng.standard_normal((300, 6))
         nf[5, 1], nf[7, 2], nf[9, 3], nf[250, 3] = np.nan, np.inf, -np.inf, np.inf  # a column of each
@@ -145,6 +147,19 @@ def check_eval_streams(cli, work, rng):
             check(whole.dtype == other.dtype and whole.shape == other.shape and whole.tobytes() == other.tobytes(),
                   f"eval {expr!r}: /result ({name}) differs from the whole-tensor one")
 
+
+    # Evaluated whole, as the whole evaluation would: a product whose second operand is also
+    # needed by rows (streamed, its first block's product failed: [1, 300] times [1, 300]), and
+    # a reduction over dim 0 of a product 3 wide (its tiles of 21,845 rows meet the product's
+    # 64-row chunks only every 1.4 M rows).
+    for expr, bindings in [("mm(sq, sq)", ["sq"]), ("mm(sq, sq) + sq", ["sq"]), ("sum(mm(t, q3), 0)", ["t", "q3"])]:
+        inputs = [a for n in bindings for a in ("--input", f"{n}={path}:/{names.get(n, n)}")]
+        whole = os.path.join(work, "eval_whole_print.h5")
+        report(cli, "eval", "--expr", expr, *inputs, "-o", whole, "--print")
+        r = report(cli, "eval", "--expr", expr, *inputs, "-o", os.path.join(work, "eval_whole.h5"))
+        check(not r["result"]["streamed"], f"eval {expr!r}: streamed {r['result']}")
+        with h5py.File(whole) as a, h5py.File(os.path.join(work, "eval_whole.h5")) as b:
+            check(a["result"][()].tobytes() == b["result"][()].tobytes(), f"eval {expr!r}: /result differs")
 
     # A softmax over dim 0 inside another expression goes across rows: held whole, and refused
     # under a small budget.

@@ -178,7 +178,7 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
     projections = os.path.join(work, "projections.h5")  # held whole beside /W's rows by mm
     with h5py.File(projections, "w") as f:
         f["P"] = np.random.default_rng(12).standard_normal((64, 7)).astype("float32")
-        f["Pd"] = np.random.default_rng(13).standard_normal((64, 5))
+        f["Pd"] = np.random.default_rng(13).standard_normal((64, 8))  # tiles of 8192 rows: whole chunks
         f["R"] = np.random.default_rng(14).standard_normal(1003)  # /W's rows, one value each
     cases = [("x * 2 + 1", [f"x={source}:/W"]), ("sqrt(abs(x)) * y - x", [f"x={source}:/W", f"y={source}:/V"]),
              ("x * 3", [f"x={source}:/tiny"]), ("sum(x, 1)", [f"x={source}:/W"]), ("amax(x, -1) - 1", [f"x={source}:/T3"]),

@@ -319,6 +319,12 @@ void TestExportAndBatch::issuesAreCountedAndShown()
     QCOMPARE(dock->windowTitle(), QStringLiteral("Issues (2 errors)"));
     QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("b.h5")),
              qPrintable(window.statusBar()->currentMessage()));
+    // The same error again counts on its row, and the status bar still says it.
+    QVERIFY(!window.openFile(QStringLiteral("/nonexistent/a.h5")));
+    QCOMPARE(window.issuesModel()->rowCount(), 2);
+    QCOMPARE(window.issuesModel()->issue(0).repeats, 2);
+    QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("a.h5")),
+             qPrintable(window.statusBar()->currentMessage()));
     dock->findChild<QAction *>(QStringLiteral("action.issues.clear"))->trigger();
     QCOMPARE(dock->windowTitle(), QStringLiteral("Issues"));
 }

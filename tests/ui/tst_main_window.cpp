@@ -13,6 +13,7 @@
 #include "ui/views/tensor_preview.h"
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -289,6 +290,19 @@ void TestMainWindow::windowKeysWinInTheSparsifierFields()
     QTest::keyClick(threshold, Qt::Key_E, Qt::ControlModifier);
     QVERIFY(exportOpened);
     QCOMPARE(threshold->value(), 0.5);
+
+    // The same in a floating Sparsifier dock, a window of its own.
+    auto *sparsifierDock = window.findChild<QDockWidget *>(QStringLiteral("SparsifierDock"));
+    sparsifierDock->setFloating(true);
+    sparsifierDock->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(sparsifierDock));
+    threshold->setFocus();
+    QCOMPARE(QApplication::focusWidget(), threshold);
+    QTest::keyClick(threshold, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(stack->index(), applied - 1);
+    QTest::keyClick(threshold, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(stack->index(), applied);
+    sparsifierDock->setFloating(false);
 
     // The schedule's text is no document edit: Ctrl+Z there is the field's own undo.
     auto *schedule = window.findChild<QLineEdit *>(QStringLiteral("sparsifier.schedule"));

@@ -944,9 +944,10 @@ void MainWindow::saveBatchWithDialog()
 void MainWindow::addIssue(const Issue &issue)
 {
     // Seen even with the Issues dock hidden or tabbed away: its title counts, and the status
-    // bar says the latest error. Notes do not take the status bar: they are what core
-    // noticed about data that loaded all the same.
-    if (m_issues->add(issue) && issue.severity == Issue::Severity::Error)
+    // bar says the latest error, also one counted again on its row. Notes do not take the
+    // status bar: they are what core noticed about data that loaded all the same.
+    m_issues->add(issue);
+    if (issue.severity == Issue::Severity::Error)
         statusBar()->showMessage(tr("Error: %1").arg(issue.summary()), 20000);
 }
 

@@ -19,7 +19,11 @@ bool ShortcutPrecedence::eventFilter(QObject *watched, QEvent *event)
     if (event->type() != QEvent::ShortcutOverride)
         return false;
     auto *widget = qobject_cast<QWidget *>(watched);
-    if (!widget || widget->window() != m_window)
+    // The window's widgets, a floating dock's too (a window of its own, parented to this one).
+    auto *owner = widget;
+    while (owner && owner != m_window)
+        owner = owner->parentWidget();
+    if (!owner)
         return false;
     const QKeySequence pressed(static_cast<QKeyEvent *>(event)->keyCombination());
     for (const auto &rule : m_rules)
