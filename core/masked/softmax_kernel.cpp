@@ -149,9 +149,11 @@ template <class T>
 void ColumnSoftmax<T>::foldMaximum(const T *rows, std::int64_t count)
 {
 #pragma omp parallel for schedule(static) if (count * m_columns >= kParallelThreshold)
-    for (std::int64_t c = 0; c < m_columns; ++c)
+    for (std::int64_t c = 0; c < m_columns; ++c) {
+        const auto k = static_cast<std::size_t>(c);
         for (std::int64_t r = 0; r < count; ++r)
-            m_maximum[static_cast<std::size_t>(c)] = withMaximum(m_maximum[static_cast<std::size_t>(c)], rows[r * m_columns + c]);
+            m_maximum[k] = withMaximum(m_maximum[k], rows[r * m_columns + c]);
+    }
 }
 
 template <class T>

@@ -71,6 +71,14 @@ std::vector<std::string> heldNames(const Expression &expression)
     return names;
 }
 
+// The dim that a call's second argument names over an operand of `rank` dims; nullopt when
+// there is no such argument, it is not an integer literal, or it is out of range.
+std::optional<int> dimArgument(const Expression &call, std::size_t rank)
+{
+    const auto written = call.operands.size() == 2 ? integerLiteral(*call.operands[1]) : std::nullopt;
+    return written ? wrappedDim(*written, rank) : std::nullopt;
+}
+
 bool contains(const std::vector<std::string> &names, const std::string &name)
 {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -108,8 +116,7 @@ rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs, con
         if (node.operands.size() != 2)
             return std::nullopt;
         auto shape = rowLocalShape(*node.operands[0], inputs, held);
-        const auto written = integerLiteral(*node.operands[1]);
-        const auto dim = shape && written ? wrappedDim(*written, shape->size()) : std::nullopt;
+        const auto dim = shape ? dimArgument(node, shape->size()) : std::nullopt;
         if (!dim || *dim < 1)
             return std::nullopt;
         if (reduction)
@@ -308,9 +315,8 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     // each folded in row order (ColumnSoftmax); a single column is a contiguous lane, vectorised.
     if (isSoftmax(expression) && expression.operands.size() == 2) {
         const auto operandShape = rowLocalShape(*expression.operands[0], inputs, held);
-        const auto written = integerLiteral(*expression.operands[1]);
-        if (operandShape && operandShape->size() >= 2 && numel(*operandShape, 1, operandShape->size()) > 1 && written
-            && wrappedDim(*written, operandShape->size()) == 0) {
+        if (operandShape && operandShape->size() >= 2 && numel(*operandShape, 1, operandShape->size()) > 1
+            && dimArgument(expression, operandShape->size()) == 0) {
             plan.kind = EvalRowPlan::Kind::ColumnSoftmax;
             plan.operand = expression.operands[0].get();
             plan.operandShape = *operandShape;
@@ -327,8 +333,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     if (!operandShape || operandShape->empty())
         return plan;
     if (expression.operands.size() == 2) {
-        const auto written = integerLiteral(*expression.operands[1]);
-        if (!written || wrappedDim(*written, operandShape->size()) != 0)
+        if (dimArgument(expression, operandShape->size()) != 0)
             return plan;
         plan.dim = 0;
     }
