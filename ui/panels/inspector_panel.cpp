@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace sparsity::ui {
 
@@ -75,7 +77,7 @@ void InspectorPanel::showElement()
     // /emb's run on /pixels); the run's tensors are its parameter's shape, loaded whole.
     // Semantics that agree at this element share a line ("dense, lazy: ..."), so the lines that
     // remain are where they differ, and the row fits a short Inspector.
-    QStringList states, semantics;
+    std::vector<std::pair<QStringList, QString>> lines; // the semantics that agree, and their values
     const auto &source = m_document->source();
     if (const auto &run = m_document->optimizerRun(); run && run->param == ElementRef{source.filePath, source.elementPath})
         for (const auto &result : run->comparison.results)
@@ -85,15 +87,15 @@ void InspectorPanel::showElement()
                     parts << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(tensor.values[k], 0, 'g', 6);
                 const auto name = QString::fromUtf8(core::semanticsName(result.semantics).data());
                 const auto line = parts.join(QStringLiteral(", "));
-                if (const auto same = states.indexOf(line); same >= 0)
-                    semantics[same] += QStringLiteral(", ") + name;
-                else {
-                    states << line;
-                    semantics << name;
-                }
+                const auto same = std::find_if(lines.begin(), lines.end(), [&](const auto &l) { return l.second == line; });
+                if (same != lines.end())
+                    same->first << name;
+                else
+                    lines.push_back({{name}, line});
             }
-    for (qsizetype i = 0; i < states.size(); ++i)
-        states[i] = semantics[i] + QStringLiteral(": ") + states[i];
+    QStringList states;
+    for (const auto &[semantics, line] : lines)
+        states << semantics.join(QStringLiteral(", ")) + QStringLiteral(": ") + line;
     m_states->setText(states.isEmpty() ? tr("no run on this tensor") : states.join(QLatin1Char('\n')));
 }
 
