@@ -21,12 +21,7 @@ struct EvalOptions {
     bool print = false;
 };
 
-std::string resultKind(const core::EvalReport &report)
-{
-    if (report.streamed)
-        return std::string(core::valueKindName(core::ValueKind::Plain)); // only plain inputs stream
-    return std::string(std::visit([](const auto &v) { return core::valueKindName(v.kind); }, report.result));
-}
+std::string resultKind(const core::EvalReport &report) { return std::string(core::valueKindName(report.kind)); }
 
 void runEval(EvalOptions &o)
 {

@@ -1,6 +1,7 @@
 #include "core/expr/evaluator.h"
 
 #include "core/device/gpu_eval.h"
+#include "core/expr/mask_mismatch.h"
 #include "core/masked/elementwise_program.h"
 #include "core/masked/mask_algebra.h"
 #include "core/masked/masked_print.h"
@@ -306,9 +307,8 @@ private:
                 combined = mask; // shared, not copied: equal masks stay one object
             } else if (m_policy == MaskPolicy::Intersect) {
                 combined = intersectMasks(*combined, *mask);
-            } else if (const auto difference = describeMaskDifference(*combined, *mask, shape)) {
-                fail(node, "the masks of the operands of " + what + " differ: " + *difference
-                               + "; use intersect(x, y) or the intersect mask policy to combine them");
+            } else if (const auto difference = maskDifference(*combined, *mask); !difference.empty()) {
+                throw MaskMismatch(m_source, node, what, difference, shape);
             }
         }
         return combined;
@@ -482,19 +482,29 @@ bool needsDouble(const std::vector<EvalInput> &inputs)
 
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble)
 {
-    const bool useDouble = forceDouble || std::any_of(tensors.begin(), tensors.end(), [](const NamedTensor &t) {
-                               return t.tensor.dtype() == DType::Float64;
-                           });
+    return makeEvalInputsIn(tensors, forceDouble || std::any_of(tensors.begin(), tensors.end(), [](const NamedTensor &t) {
+                                         return t.tensor.dtype() == DType::Float64;
+                                     }));
+}
+
+std::vector<EvalInput> makeEvalInputsIn(const std::vector<NamedTensor> &tensors, bool useDouble)
+{
     std::vector<EvalInput> inputs;
     for (const auto &t : tensors)
         inputs.push_back(converted(t, useDouble));
     return inputs;
 }
 
+std::vector<std::string> valueInputNames(const Expression &expression)
+{
+    std::vector<std::string> names;
+    collectValueInputs(expression, names);
+    return names;
+}
+
 bool computesInDouble(const Expression &expression, const std::vector<NamedTensor> &tensors)
 {
-    std::vector<std::string> valued;
-    collectValueInputs(expression, valued);
+    const auto valued = valueInputNames(expression);
     return std::any_of(tensors.begin(), tensors.end(), [&](const NamedTensor &t) {
         return !t.isBool && t.tensor.dtype() == DType::Float64 && std::find(valued.begin(), valued.end(), t.name) != valued.end();
     });

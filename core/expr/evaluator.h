@@ -41,6 +41,9 @@ struct NamedTensor {
 // Converts tensors to evaluator inputs once (as torch builds a MaskedTensor once): in float64
 // when any of them is float64 (or `forceDouble`), else in float32.
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble = false);
+// In float64 exactly when `useDouble`: a precision decided beforehand, over the whole inputs
+// (a streamed evaluation converts a block of rows at a time).
+std::vector<EvalInput> makeEvalInputsIn(const std::vector<NamedTensor> &tensors, bool useDouble);
 
 // Whether `expression` computes in float64, by torch's type promotion over the inputs whose
 // values reach the result: float32 op float32 is float32, any float64 makes it float64. An
@@ -48,13 +51,15 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, b
 // sparse_mask, masked or intersect (torch's x.sparse_mask(m) and masked_tensor(data, mask)
 // keep the data's dtype), nor a bool mask.
 bool computesInDouble(const Expression &expression, const std::vector<NamedTensor> &tensors);
+// The inputs whose values reach the result, by name (those computesInDouble weighs).
+std::vector<std::string> valueInputNames(const Expression &expression);
 
 // The evaluator inputs of `expression`: the tensors it references, in the precision
 // computesInDouble() decides.
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, const Expression &expression);
 
 // Throws InputError naming the expression and column for unknown inputs, shape mismatches,
-// differing masks, bad dims and misuse of an op.
+// differing masks (a MaskMismatch, core/expr/mask_mismatch.h), bad dims and misuse of an op.
 // On Device::Cuda the fused elementwise programs and reductions run on the GPU; softmax,
 // products and layout changes stay on the CPU.
 AnyValue evaluateExpression(const Expression &expression,

@@ -9,14 +9,36 @@
 namespace sparsity::core {
 namespace {
 
+// `f` (Eigen's packet exp or log) over n values, every one in a packet. Over a map Eigen
+// computes an unaligned head and the tail with libm, whose last bits differ from the packets':
+// an element's result would then depend on where it lies in its block, and a streamed
+// evaluation's blocks lie elsewhere than the whole tensor's. The last, partial packet is
+// padded with ones.
+template <class T, class F>
+SPARSITY_ALWAYS_INLINE void inPackets(const T *a, T *out, int n, F &&f)
+{
+    using Packet = typename Eigen::internal::packet_traits<T>::type;
+    constexpr int kSize = Eigen::internal::unpacket_traits<Packet>::size;
+    int i = 0;
+    for (; i + kSize <= n; i += kSize)
+        Eigen::internal::pstoreu(out + i, f(Eigen::internal::ploadu<Packet>(a + i)));
+    if (i == n)
+        return;
+    T in[kSize], result[kSize];
+    std::fill(in, in + kSize, T(1));
+    std::memcpy(in, a + i, static_cast<std::size_t>(n - i) * sizeof(T));
+    Eigen::internal::pstoreu(result, f(Eigen::internal::ploadu<Packet>(in)));
+    std::memcpy(out + i, result, static_cast<std::size_t>(n - i) * sizeof(T));
+}
+
 // One instruction over one block. The switch sits outside the loops so each loop is a plain
-// vectorisable kernel (sqrt vectorises because the core builds with -fno-math-errno); exp and
-// log use Eigen's vectorised polynomial forms (within an ulp or two of libm, which is float
-// rounding), since libm has no vector entry points without -ffast-math.
+// vectorisable kernel (sqrt vectorises because the core builds with -fno-math-errno; it and
+// the arithmetic are correctly rounded either way); exp and log use Eigen's vectorised
+// polynomial forms (within an ulp or two of libm, which is float rounding), since libm has no
+// vector entry points without -ffast-math.
 template <class T>
 SPARSITY_ALWAYS_INLINE void runInstructionLoops(ElementOp op, const T *a, const T *b, const T *c, T *out, int n)
 {
-    using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
     switch (op) {
 #define SPARSITY_BLOCK_LOOP(expr)                                                                                                \
     _Pragma("omp simd") for (int i = 0; i < n; ++i) out[i] = (expr);                                                             \
@@ -51,10 +73,10 @@ SPARSITY_ALWAYS_INLINE void runInstructionLoops(ElementOp op, const T *a, const 
         SPARSITY_BLOCK_LOOP(a[i] != T(0) ? b[i] : c[i])
 #undef SPARSITY_BLOCK_LOOP
     case ElementOp::Exp:
-        Eigen::Map<Array>(out, n) = Eigen::Map<const Array>(a, n).exp();
+        inPackets(a, out, n, [](const auto &x) { return Eigen::internal::pexp(x); });
         return;
     case ElementOp::Log:
-        Eigen::Map<Array>(out, n) = Eigen::Map<const Array>(a, n).log();
+        inPackets(a, out, n, [](const auto &x) { return Eigen::internal::plog(x); });
         return;
     case ElementOp::Pow:
         for (int i = 0; i < n; ++i)

@@ -14,18 +14,33 @@ std::string coordinatesOf(std::int64_t i, const Shape &shape)
     return shapeToString(coordinates);
 }
 
-std::optional<std::string> describeMaskDifference(const Mask &left, const Mask &right, const Shape &shape)
+MaskDifference maskDifference(const Mask &left, const Mask &right)
 {
+    MaskDifference difference;
     if (&left == &right || (left.size() == right.size() && std::memcmp(left.data(), right.data(), left.size()) == 0))
-        return std::nullopt;
-    std::int64_t leftOnly = 0, rightOnly = 0, firstLeft = -1, firstRight = -1;
+        return difference;
     for (std::size_t i = 0; i < left.size(); ++i) {
         const bool l = left[i] != 0, r = right[i] != 0;
-        if (l && !r && leftOnly++ == 0)
-            firstLeft = static_cast<std::int64_t>(i);
-        if (r && !l && rightOnly++ == 0)
-            firstRight = static_cast<std::int64_t>(i);
+        if (l && !r && difference.leftOnly++ == 0)
+            difference.firstLeft = static_cast<std::int64_t>(i);
+        if (r && !l && difference.rightOnly++ == 0)
+            difference.firstRight = static_cast<std::int64_t>(i);
     }
+    return difference;
+}
+
+void MaskDifference::append(const MaskDifference &later, std::int64_t offset)
+{
+    if (firstLeft < 0 && later.firstLeft >= 0)
+        firstLeft = later.firstLeft + offset;
+    if (firstRight < 0 && later.firstRight >= 0)
+        firstRight = later.firstRight + offset;
+    leftOnly += later.leftOnly;
+    rightOnly += later.rightOnly;
+}
+
+std::string MaskDifference::describe(const Shape &shape) const
+{
     auto part = [&](std::int64_t count, std::int64_t first, const char *side) {
         std::string text = std::to_string(count) + (count == 1 ? " element is" : " elements are") + " specified in the " + side
                            + " operand only";

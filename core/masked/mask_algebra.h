@@ -9,10 +9,23 @@
 
 namespace sparsity::core {
 
-// nullopt when the masks are equal (the same object, or the same bytes); otherwise e.g.
-// "3 elements are specified in the left operand only (first at [0, 2]) and 1 in the right
-// operand only (first at [1, 1])". Both masks describe tensors of `shape`.
-std::optional<std::string> describeMaskDifference(const Mask &left, const Mask &right, const Shape &shape);
+// How two masks of one shape differ: how many elements each operand alone specifies, and the
+// first of them (flat indices, -1 for none). A streamed evaluation adds up its blocks'.
+struct MaskDifference {
+    std::int64_t leftOnly = 0, rightOnly = 0;
+    std::int64_t firstLeft = -1, firstRight = -1;
+
+    bool empty() const { return leftOnly == 0 && rightOnly == 0; }
+    // Adds the difference of elements that follow these ones, numbered from `offset` (the
+    // first flat index of a later block of rows).
+    void append(const MaskDifference &later, std::int64_t offset);
+    // "3 elements are specified in the left operand only (first at [0, 2]) and 1 element is
+    // specified in the right operand only (first at [1, 1])": of a tensor of `shape`.
+    std::string describe(const Shape &shape) const;
+};
+
+// Empty when the masks are equal (the same object, or the same bytes).
+MaskDifference maskDifference(const Mask &left, const Mask &right);
 
 // Element-wise AND.
 SharedMask intersectMasks(const Mask &left, const Mask &right);

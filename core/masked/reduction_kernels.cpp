@@ -425,7 +425,8 @@ void RowReduction<T>::add(const ElementwiseProgram<T> &program, std::int64_t row
 template <class T>
 std::string RowReduction<T>::keptTiles() const
 {
-    std::string bytes;
+    // First whether any element folded was masked: a rank folding others' tiles alone learns it here.
+    std::string bytes(1, m_masked ? '\1' : '\0');
     for (const auto &tile : m_tiles)
         bytes += tile.serialized();
     return bytes;
@@ -434,7 +435,10 @@ std::string RowReduction<T>::keptTiles() const
 template <class T>
 void RowReduction<T>::foldTiles(const std::string &bytes)
 {
-    for (const auto &tile : Accumulators::deserialized(bytes, m_inner, m_op))
+    if (bytes.empty())
+        return;
+    m_masked = m_masked || bytes[0] != 0;
+    for (const auto &tile : Accumulators::deserialized(bytes.substr(1), m_inner, m_op))
         m_running.fold(m_op, tile);
 }
 

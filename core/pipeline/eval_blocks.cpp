@@ -7,6 +7,7 @@
 #include "core/masked/matmul_kernels.h"
 #include "core/masked/softmax_kernel.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/mask_mismatch_log.h"
 #include "core/tensor/dtype.h"
 #include "core/util/memory_budget.h"
 
@@ -79,6 +80,18 @@ std::optional<int> dimArgument(const Expression &call, std::size_t rank)
     return written ? wrappedDim(*written, rank) : std::nullopt;
 }
 
+bool isMaskingCall(const Expression &node)
+{
+    return node.kind == Expression::Kind::Call && (node.name == "masked" || node.name == "intersect" || node.name == "data");
+}
+
+bool callsMasked(const Expression &node)
+{
+    if (node.kind == Expression::Kind::Call && (node.name == "masked" || node.name == "intersect"))
+        return true;
+    return std::any_of(node.operands.begin(), node.operands.end(), [](const auto &operand) { return callsMasked(*operand); });
+}
+
 bool contains(const std::vector<std::string> &names, const std::string &name)
 {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -123,6 +136,14 @@ rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs, con
             shape->erase(shape->begin() + *dim);
         return shape;
     }
+    // masked(x, m), intersect(x, y), data(x): x's values, a mask of the same shape.
+    if (isMaskingCall(node)) {
+        const auto shape = rowLocalShape(*node.operands[0], inputs, held);
+        for (const auto &operand : node.operands)
+            if (rowLocalShape(*operand, inputs, held) != shape || !shape || shape->empty())
+                return std::nullopt; // a number as a mask: the whole evaluation refuses it
+        return shape;
+    }
     if (node.kind == Expression::Kind::Call && !elementOpNamed(node.name))
         return std::nullopt;
     // Elementwise: operands of one shape, or numbers.
@@ -145,32 +166,41 @@ bool isUsed(const std::vector<std::string> &used, const BoundInput &input)
     return std::find(used.begin(), used.end(), input.binding.name) != used.end();
 }
 
-// Reads rows [first, end) of every used input but the held ones in its compute type, as the
-// whole path reads it.
-std::vector<NamedTensor> readBlock(const std::vector<BoundInput> &inputs,
-                                   const EvalRowPlan &plan,
-                                   const std::vector<std::string> &used,
-                                   const std::vector<DenseRowReader> &readers,
-                                   std::int64_t first,
-                                   std::int64_t end)
+// A used input read a block of rows at a time (not a held one): a plain dense dataset straight
+// into the block, a masked or bool one as the whole read reads it, restricted to the rows.
+struct RowSource {
+    BoundInput *input = nullptr;
+    const H5File *file = nullptr;
+    std::optional<DenseRowReader> dense; // plain (not masked, not bool)
+    std::int64_t specified = 0;          // of a masked one: specified elements of the blocks tallied
+};
+
+// Reads rows [first, end) of every source in its compute type, as the whole path reads it.
+// `tally` counts a masked input's specified elements (once for each row).
+std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources, std::int64_t first, std::int64_t end, bool tally)
 {
     std::vector<NamedTensor> tensors;
-    std::size_t reader = 0;
-    for (const auto &input : inputs) {
-        if (!isUsed(used, input) || contains(plan.held, input.binding.name))
+    for (auto &source : sources) {
+        const auto &input = *source.input;
+        const bool isBool = input.dtype == DType::Bool;
+        if (!source.dense) {
+            auto block = readTensor(*source.file, input.binding.path, nullptr, RowRange{first, end});
+            if (tally)
+                source.specified += block.specifiedCount();
+            tensors.push_back({input.binding.name, std::move(block), isBool});
             continue;
+        }
         Shape shape = input.shape;
         shape[0] = end - first;
         const auto read = [&](auto zero) {
             using T = decltype(zero);
             DenseTensor<T> block{shape, {}};
             block.values.resize(static_cast<std::size_t>(numel(shape)));
-            readers[reader].readRows(first, end, block.values.data());
+            source.dense->readRows(first, end, block.values.data());
             return Tensor(Storage{std::move(block)});
         };
         tensors.push_back(
             {input.binding.name, computeTypeFor(input.dtype) == DType::Float32 ? read(float{}) : read(double{}), false});
-        ++reader;
     }
     return tensors;
 }
@@ -219,12 +249,18 @@ MaskedValue<T> reduceInBlocks(
             value = reduction.finish();
         });
     }
-    // Every rank writes the root's result collectively.
+    // Every rank writes the root's result collectively: its values, and its mask when masked.
     const auto bytes =
         group.broadcast(std::string(reinterpret_cast<const char *>(value.values.data()), value.values.size() * sizeof(T)));
+    const auto maskBytes = group.broadcast(
+        value.mask ? std::string(reinterpret_cast<const char *>(value.mask->data()), value.mask->size()) : std::string());
     value.shape = plan.resultShape;
     value.values.resize(bytes.size() / sizeof(T));
     std::memcpy(value.values.data(), bytes.data(), bytes.size());
+    if (!maskBytes.empty()) {
+        value.kind = ValueKind::Masked;
+        value.mask = std::make_shared<const Mask>(maskBytes.begin(), maskBytes.end());
+    }
     return value;
 }
 
@@ -287,13 +323,17 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     EvalRowPlan plan;
     const auto used = expression.inputNames();
     const auto held = heldNames(expression);
+    // Whether a value may be masked: products and softmax over dim 0 stream plain values only.
+    bool masking = callsMasked(expression);
     for (const auto &input : inputs) {
-        if (input.layout != Layout::Dense || input.masked || input.dtype == DType::Bool)
+        // Dense datasets, plain or bool (a mask), and masked_tensors of dense data and mask.
+        if (input.layout != Layout::Dense || (input.masked && !input.readsByRows))
             return plan;
         if (!isUsed(used, input))
             continue;
         if (input.shape.empty() || numel(input.shape) == 0)
             return plan;
+        masking = masking || input.masked || input.dtype == DType::Bool;
         if (contains(held, input.binding.name))
             continue; // read whole: any shape the product accepts
         // Rows of one count; their widths may differ where the expression reduces or
@@ -302,7 +342,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             return plan;
         plan.rows = input.shape[0];
     }
-    if (plan.rows == 0)
+    if (plan.rows == 0 || (masking && !held.empty()))
         return plan;
     plan.held = held;
     plan.alignRows = held.empty() ? 1 : kProductChunkRows;
@@ -313,7 +353,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     }
     // softmax over dim 0 of a row-local operand with more than one column: its lanes are strided,
     // each folded in row order (ColumnSoftmax); a single column is a contiguous lane, vectorised.
-    if (isSoftmax(expression) && expression.operands.size() == 2) {
+    if (isSoftmax(expression) && expression.operands.size() == 2 && !masking) {
         const auto operandShape = rowLocalShape(*expression.operands[0], inputs, held);
         if (operandShape && operandShape->size() >= 2 && numel(*operandShape, 1, operandShape->size()) > 1
             && dimArgument(expression, operandShape->size()) == 0) {
@@ -377,7 +417,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
     const auto used = expression.inputNames();
     const auto &group = ranks();
     std::vector<H5File> files;
-    std::vector<DenseRowReader> readers;
+    std::vector<RowSource> sources;
     files.reserve(inputs.size());
     std::int64_t inputRowBytes = 0; // of a row of every input read by rows, as read and as the evaluator's copy
     const auto rowElements = [](const Shape &shape) { return shape.empty() ? 1 : numel(shape, 1, shape.size()); };
@@ -385,12 +425,17 @@ EvalReport evalInBlocks(const EvalRequest &request,
     std::int64_t widestRow = rowElements(plan.kind == EvalRowPlan::Kind::RowReduction ? plan.operandShape : plan.resultShape);
     std::int64_t heldBytes = 0;    // of the held inputs, as read and as the evaluator's copy
     std::int64_t productWidth = 0; // of the products' rows: the held inputs' columns
-    bool inDouble = false;         // as makeEvalInputs decides over the whole inputs
+    bool masks = false;            // some input is masked or bool: values carry masks
+    // As the whole evaluation decides over the whole inputs (computesInDouble): a float64 input
+    // whose values reach the result.
+    const auto valued = valueInputNames(expression);
+    bool inDouble = false;
     std::vector<NamedTensor> heldTensors;
-    for (const auto &input : inputs) {
+    for (auto &input : inputs) {
         if (!isUsed(used, input))
             continue;
-        inDouble = inDouble || computeTypeFor(input.dtype) == DType::Float64;
+        const bool isBool = input.dtype == DType::Bool;
+        inDouble = inDouble || (!isBool && computeTypeFor(input.dtype) == DType::Float64 && contains(valued, input.binding.name));
         files.push_back(H5File::openRead(input.binding.file));
         if (contains(plan.held, input.binding.name)) {
             // Read whole, within the whole-tensor budget; a rank that cannot stops every rank.
@@ -400,20 +445,31 @@ EvalReport evalInBlocks(const EvalRequest &request,
             productWidth += input.shape[1];
             continue;
         }
-        readers.emplace_back(files.back(), input.binding.path);
-        inputRowBytes += 2 * rowElements(input.shape) * static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
+        RowSource source{&input, &files.back(), std::nullopt, 0};
+        auto bytesPerElement = 2 * static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
+        if (input.masked || isBool) {
+            // Its first row, read for the notices the whole read gives (a bool dataset is a mask
+            // here, which a conversion notice would question) and the checks of its parts.
+            agreeOn(group, [&] { readTensor(files.back(), input.binding.path, isBool ? nullptr : &report, RowRange{0, 1}); });
+            bytesPerElement += 16; // the mask as read, in double to be checked, and as the value's
+            masks = true;
+        } else {
+            source.dense.emplace(files.back(), input.binding.path);
+            noteConversion(&report, files.back().where(input.binding.path), input.dtype);
+        }
+        sources.push_back(std::move(source));
+        inputRowBytes += rowElements(input.shape) * bytesPerElement;
         widestRow = std::max(widestRow, rowElements(input.shape));
-        noteConversion(&report, files.back().where(input.binding.path), input.dtype);
     }
     // Converted once, shared by every block's evaluation.
-    const auto heldInputs = makeEvalInputs(heldTensors, inDouble);
+    const auto heldInputs = makeEvalInputsIn(heldTensors, inDouble);
     heldTensors.clear();
     const auto rows = plan.rows;
     // Per row of a block: each input as read and as the evaluator's copy, and the result (or an
     // intermediate as wide as the widest row); a softmax holds its operand and its own result
     // besides, a product its result.
-    const auto perRow =
-        std::max<std::int64_t>(1, inputRowBytes + widestRow * (8 + 16 * softmaxCalls(expression)) + 16 * productWidth);
+    const auto perRow = std::max<std::int64_t>(
+        1, inputRowBytes + widestRow * (8 + 16 * softmaxCalls(expression) + (masks ? 2 : 0)) + 16 * productWidth);
     auto blockRows = std::clamp<std::int64_t>((budgetBytes - std::min(budgetBytes, heldBytes)) / perRow, 1, rows);
     const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
     const bool columnSoftmax = plan.kind == EvalRowPlan::Kind::ColumnSoftmax;
@@ -427,40 +483,58 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // (collective) writes as the one with the most.
     const auto blocks = divideRows(group, rows, blockRows);
     double computeSeconds = 0.0;
+    // Masks that differ under the strict policy, block by block: reported once every block is
+    // evaluated, as the whole evaluation reports them.
+    MaskMismatchLog mismatches(evaluated, request.expression);
     // Reads rows [first, end) of every used input and hands them to `compute` as evaluator
     // inputs, in the precision the whole expression would use (a reduction's operand too).
-    const auto onRows = [&](std::int64_t first, std::int64_t end, auto &&compute) {
-        const auto tensors = readBlock(inputs, plan, used, readers, first, end);
+    // `tally`: these rows are read for the result, once (not the first row's look ahead).
+    const auto onRows = [&](std::int64_t first, std::int64_t end, bool tally, auto &&compute) {
+        const auto tensors = readBlock(sources, first, end, tally);
         const auto computeStart = Clock::now();
-        auto rowInputs = makeEvalInputs(tensors, inDouble);
+        auto rowInputs = makeEvalInputsIn(tensors, inDouble);
         rowInputs.insert(rowInputs.end(), heldInputs.begin(), heldInputs.end());
-        compute(rowInputs);
+        try {
+            compute(rowInputs);
+        } catch (const MaskMismatch &mismatch) {
+            mismatches.note(mismatch, first);
+        }
         computeSeconds += seconds(computeStart, Clock::now());
     };
-    auto evaluate = [&](std::int64_t first, std::int64_t end) {
-        AnyValue value;
-        onRows(first, end, [&](const std::vector<EvalInput> &rowInputs) {
-            value = evaluateExpression(evaluated, request.expression, rowInputs, request.policy, device);
+    // The value of rows [first, end); none when their masks differ (noted).
+    auto evaluate = [&](std::int64_t first, std::int64_t end, bool tally, MaskPolicy policy) {
+        std::optional<AnyValue> value;
+        onRows(first, end, tally, [&](const std::vector<EvalInput> &rowInputs) {
+            value = evaluateExpression(evaluated, request.expression, rowInputs, policy, device);
         });
         return value;
     };
-    // The result's dtype, known before any rank writes: the expression on the first row.
+    // The result's dtype and kind, known before any rank writes: the expression on the first
+    // row, whose masks may differ (the intersect policy: reported with every block's).
     agreeOn(group, [&] {
-        std::visit([&](const auto &v) { result.dtype = dtypeOf<typename std::decay_t<decltype(v.values)>::value_type>(); },
-                   evaluate(0, 1));
+        std::visit(
+            [&](const auto &v) {
+                result.dtype = dtypeOf<typename std::decay_t<decltype(v.values)>::value_type>();
+                result.kind = v.kind;
+            },
+            *evaluate(0, 1, false, MaskPolicy::Intersect));
     });
+    const bool masked = result.kind == ValueKind::Masked;
 
     AtomicOutput output(request.output);
     if (reduction) {
         // Each block's rows fold into the reduction straight from the fused program.
         auto foldRows = [&](auto &into, RowRange block) {
-            onRows(block.begin, block.end, [&](const std::vector<EvalInput> &rowInputs) {
+            onRows(block.begin, block.end, true, [&](const std::vector<EvalInput> &rowInputs) {
                 foldExpression(*plan.operand, request.expression, rowInputs, request.policy, into, block.count());
             });
         };
         const auto fold = [&](auto zero) {
             using T = decltype(zero);
-            writeTensor(output.file(), "/result", toTensor(reduceInBlocks<T>(plan, blocks, foldRows, group, budgetBytes)));
+            const auto value = reduceInBlocks<T>(plan, blocks, foldRows, group, budgetBytes);
+            mismatches.raiseAcrossRanks(group, rows);
+            result.specified = specifiedCount(value);
+            writeTensor(output.file(), "/result", toTensor(value));
         };
         result.dtype == DType::Float64 ? fold(double{}) : fold(float{});
     } else if (columnSoftmax) {
@@ -469,31 +543,63 @@ EvalReport evalInBlocks(const EvalRequest &request,
             using T = decltype(zero);
             softmaxOverRowsInBlocks<T>(
                 plan, blocks, group,
-                [&](std::int64_t first, std::int64_t end) { return std::get<MaskedValue<T>>(evaluate(first, end)).values; },
+                [&](std::int64_t first, std::int64_t end) {
+                    return std::get<MaskedValue<T>>(*evaluate(first, end, false, request.policy)).values;
+                },
                 writer, computeSeconds);
         };
         result.dtype == DType::Float64 ? inPrecision(double{}) : inPrecision(float{});
+        result.specified = numel(plan.resultShape);
     } else {
-        RowStreamWriter writer(output.file(), "/result", plan.resultShape, result.dtype);
+        // A masked result is a masked_tensor of dense data and mask, as writeTensor writes it.
+        if (masked)
+            createEncodedGroup(output.file(), "/result", "masked_tensor");
+        RowStreamWriter writer(output.file(), masked ? "/result/data" : "/result", plan.resultShape, result.dtype);
+        std::optional<RowStreamWriter> maskWriter;
+        if (masked)
+            maskWriter.emplace(output.file(), "/result/mask", plan.resultShape, DType::Bool);
+        std::int64_t specified = 0;
         for (std::int64_t k = 0; k < blocks.rounds; ++k) {
             const auto block = blocks.block(k);
             std::optional<AnyValue> value;
             agreeOn(group, [&] {
                 if (block.count() > 0)
-                    value = evaluate(block.begin, block.end);
+                    value = evaluate(block.begin, block.end, true, request.policy);
             });
+            // Every rank makes each collective write: with no rows past its range, or where the
+            // masks differ (nothing is kept then).
             if (!value) {
                 writer.writeRows(block.begin, 0, nullptr);
+                if (maskWriter)
+                    maskWriter->writeRows(block.begin, 0, nullptr);
                 continue;
             }
-            std::visit([&](const auto &v) { writer.writeRows(block.begin, block.count(), v.values.data()); }, *value);
+            std::visit(
+                [&](const auto &v) {
+                    if (masked != (v.kind == ValueKind::Masked))
+                        throw InternalError("eval: a block's kind is not the first row's");
+                    writer.writeRows(block.begin, block.count(), v.values.data());
+                    if (maskWriter)
+                        maskWriter->writeRows(block.begin, block.count(), v.mask->data());
+                    specified += specifiedCount(v);
+                },
+                *value);
         }
+        mismatches.raiseAcrossRanks(group, rows);
+        result.specified = group.sum(specified);
     }
     output.commit();
-    result.inputs = std::move(inputs); // described: dense inputs specify every element
+    // Described; a masked input's specified elements are those its blocks' masks set.
+    std::vector<std::int64_t> specifiedOfSources;
+    for (const auto &source : sources)
+        specifiedOfSources.push_back(source.specified);
+    group.sum(specifiedOfSources);
+    for (std::size_t k = 0; k < sources.size(); ++k)
+        if (sources[k].input->masked)
+            sources[k].input->specified = specifiedOfSources[k];
+    result.inputs = std::move(inputs);
     result.shape = plan.resultShape;
     result.layout = Layout::Dense;
-    result.specified = numel(plan.resultShape);
     result.stored = numel(plan.resultShape);
     result.computeSeconds = computeSeconds;
     result.ioSeconds = seconds(start, Clock::now()) - computeSeconds;

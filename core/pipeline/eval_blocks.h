@@ -11,8 +11,10 @@
 // * softmax or log_softmax over dim 0 of a row-local expression, as the whole expression:
 //   three passes over its blocks (core/masked/softmax_kernel.h, ColumnSoftmax).
 // Reductions fold fixed tiles in a fixed order and a column's softmax steps go in row order, so
-// the file written holds exactly what evaluating the whole tensors would (tests compare the two). Blocks are sized so the
-// inputs, their evaluator copies and the block's result fit the budget.
+// the file written holds exactly what evaluating the whole tensors would (tests compare the
+// two); masks that differ under the strict policy are reported as the whole evaluation reports
+// them (mask_mismatch_log.h). Blocks are sized so the inputs, their evaluator copies and the
+// block's result fit the budget.
 #include "core/masked/reduction_kernels.h"
 #include "core/pipeline/eval_file.h"
 
@@ -43,11 +45,11 @@ struct EvalRowPlan {
     bool logarithm = false;
 };
 
-// Whole unless every bound input the expression uses is a plain dense dataset (not masked,
-// not bool, not sparse), non-empty, all of one row count (a held input may have another), and the
-// expression is row-local, a reduction over all dims or dim 0 of a row-local one, or a softmax
-// over dim 0 of one with more than one column (no product but mm(row-local, held input), no
-// layout change).
+// Whole unless every bound input is a dense dataset (plain or bool) or a masked_tensor of dense
+// data and mask, those the expression uses non-empty and of one row count (a held input, plain,
+// may have another), and the expression is row-local, a reduction over all dims or dim 0 of a
+// row-local one, or a softmax over dim 0 of one of plain values with more than one column (no
+// product but mm(row-local, held input) of plain values, no layout change).
 EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs);
 
 // The bytes the whole-tensor evaluation would hold for the inputs it uses, in their compute types.

@@ -84,6 +84,7 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     AtomicOutput output(request.output);
     writeTensor(output.file(), "/result", *tensor);
     output.commit();
+    result.kind = std::visit([](const auto &v) { return v.kind; }, result.result);
     result.shape = tensor->shape();
     result.dtype = tensor->dtype();
     result.layout = tensor->layout();

@@ -27,13 +27,14 @@ struct EvalRequest {
 struct EvalReport {
     Device device = Device::Cpu;
     std::vector<BoundInput> inputs;
-    AnyValue result;               // empty when streamed
-    bool streamed = false;         // evaluated a block of rows at a time
-    Shape shape;                   // of /result
-    DType dtype = DType::Float32;  // of /result
-    Layout layout = Layout::Dense; // of /result
-    std::int64_t specified = 0;    // elements of the result that are specified
-    std::int64_t stored = 0;       // values /result stores
+    AnyValue result;                   // empty when streamed
+    bool streamed = false;             // evaluated a block of rows at a time
+    ValueKind kind = ValueKind::Plain; // of /result
+    Shape shape;                       // of /result
+    DType dtype = DType::Float32;      // of /result
+    Layout layout = Layout::Dense;     // of /result
+    std::int64_t specified = 0;        // elements of the result that are specified
+    std::int64_t stored = 0;           // values /result stores
     double computeSeconds = 0.0;
     double ioSeconds = 0.0;
 };

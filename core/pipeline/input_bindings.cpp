@@ -44,7 +44,7 @@ std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
             throw errors::mustBe("input " + binding.name, "be bound once", "bound twice");
         if (!output.empty())
             refuseOverwritingInput(output, binding.file);
-        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0});
+        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0, false});
     }
     requireBound(expression, source, names);
     return inputs;
@@ -60,6 +60,7 @@ void describeBoundInputs(std::vector<BoundInput> &inputs)
         input.dtype = element.dtype;
         input.masked = element.masked;
         input.specified = element.nnz.value_or(numel(element.shape));
+        input.readsByRows = readableByRows(file, element);
     }
 }
 

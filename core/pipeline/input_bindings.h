@@ -25,6 +25,7 @@ struct BoundInput {
     DType dtype = DType::Float32; // as stored
     bool masked = false;
     std::int64_t specified = 0;
+    bool readsByRows = false; // readTensor reads it a range of rows at a time (readableByRows)
 };
 
 // Refuses a name that is not an identifier, an empty file or path, duplicate names and an

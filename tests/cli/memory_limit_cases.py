@@ -91,6 +91,7 @@ def check_eval_streams(cli, work, rng):
         ("neg(x) + rsqrt(abs(y) + 1) - square(x) / 3", "x y"),
         ("pow(abs(x), 1.7) + exp(y) - log(abs(x) + 0.5)", "x y"),
         ("sign(x) * clamp(y, -0.5, 0.25)", "x y"),
+        ("exp(x) / 4 - log(abs(z) + 1)", "x z"),  # exp and log alone: every element in a packet, wherever it lies
         ("add(x, y) - sub(x, y) + mul(x, y) / div(y, 2)", "x y"),
         ("maximum(x, y) - minimum(x, -y)", "x y"),
         ("x * z - i", "x z i"),       # float64 and a converted int64: computed in float64

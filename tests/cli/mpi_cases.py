@@ -195,10 +195,46 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
             for binding in bindings:
                 args += ["--input", binding]
             matches_serial(cli, cli_mpi, mpi, work, args, (1, 2, 3, 4), f"eval {expression!r} {limit}")
+    masked_eval_cases(cli, cli_mpi, mpi, work)
     printed = run([cli, "eval", "--expr", "x * 3", "--input", f"x={source}:/tiny", "-o", os.path.join(work, "p.h5"), "--print"])
     r = run(mpirun(mpi, 3, cli_mpi, "eval", "--expr", "x * 3", "--input", f"x={source}:/tiny", "-o",
                    os.path.join(work, "p3.h5"), "--print"))
     check(r.stdout.replace("p3.h5", "p.h5") == printed.stdout, f"eval --print -np 3: {r.stdout!r}")
+
+
+def masked_eval_cases(cli, cli_mpi, mpi, work):
+    """Masked inputs stream across ranks too: data and mask byte for byte, masked reductions folded
+    on the root; masks that differ under the strict policy only in the last rank's rows (and once
+    in the first's) are refused with the serial tool's message, counting every rank's."""
+    rng = np.random.default_rng(15)
+    path = os.path.join(work, "masked.h5")
+    mask = rng.random((1003, 64)) < 0.6
+    other = mask.copy()
+    other[1001, 7], other[1002, 60], other[2, 2] = ~other[1001, 7], ~other[1002, 60], ~other[2, 2]
+    with h5py.File(path, "w") as f:
+        for name, bits in (("MX", mask), ("MY", mask), ("MZ", other)):
+            g = f.create_group(name)
+            g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+            g["data"] = rng.standard_normal((1003, 64)).astype("float32")
+            g["mask"] = bits
+        f["B"] = mask
+        f["X"] = rng.standard_normal((1003, 64)).astype("float32")
+    for expression, names in [("x * 2 + y", "x=MX y=MY"), ("mean(x, 0)", "x=MX"), ("sum(x * y)", "x=MX y=MY"),
+                              ("softmax(x, 1)", "x=MX"), ("masked(v, b) - x", "v=X b=B x=MX")]:
+        bindings = [a for n in names.split() for a in ("--input", f"{n.split('=')[0]}={path}:/{n.split('=')[1]}")]
+        for limit in ("4K", "auto"):
+            matches_serial(cli, cli_mpi, mpi, work, ["eval", "--expr", expression, *bindings, "--memory-limit", limit, "--json"],
+                           (1, 2, 3, 4), f"eval {expression!r} {limit}")
+    out = os.path.join(work, "mismatch.h5")
+    for expression in ("x + z", "sum(z * x, 0)"):
+        args = ["eval", "--expr", expression, "--input", f"x={path}:/MX", "--input", f"z={path}:/MZ", "-o", out,
+                "--memory-limit", "4K"]
+        expected = run([cli, *args], code=2).stderr.strip()
+        check("first at [2, 2]" in expected, f"eval {expression!r}: {expected!r}")  # rank 0 rows, besides the last rank's
+        for n in (2, 3, 4):
+            r = run(mpirun(mpi, n, cli_mpi, *args), code=2)
+            one_error_line(r, expected.removeprefix("error: "), f"eval {expression!r} -np {n}")
+            check(not os.path.exists(out) and not leftovers(work), f"eval {expression!r} -np {n}: output left")
 
 
 def step_cases(cli, cli_mpi, mpi, work):

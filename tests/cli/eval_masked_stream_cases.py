@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""eval over masked_tensor inputs (dense data and mask) and bool datasets streams:
+
+    eval_masked_stream_cases.py SPARSITY WORKDIR
+
+* row-local expressions (elementwise ops, masked, intersect, data, where, reductions and softmax
+  over a dim other than 0) and reductions over all dims or dim 0 of masked values are evaluated
+  a block of rows at a time, by default and in many blocks under a 4K budget, with one thread
+  and two, and write what the whole-tensor evaluation (--print holds the result) writes: the
+  masked_tensor group's data and mask byte for byte, its attributes, and the report's kind,
+  nnz and the inputs' specified counts;
+* masks that differ under the strict policy are refused with the whole evaluation's message,
+  counting the whole tensors' differing elements and naming the first (which may lie in any
+  block), and no output file; with the intersect policy the same expression streams;
+* what stays whole with masked values: products, softmax over dim 0, and the first-row probe
+  of the dtype does not hide a difference in row 0."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+
+
+def run(cli, *args, code=0, env=None):
+    r = subprocess.run([cli, *map(str, args)], capture_output=True, text=True, env={**os.environ, **(env or {})})
+    check(r.returncode == code, f"{args}: exit {r.returncode}, expected {code}: {r.stderr}")
+    return r
+
+
+def write_masked(f, name, data, mask):
+    g = f.create_group(name)
+    g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+    g["data"] = data
+    g["mask"] = mask
+
+
+def element(f, path):
+    """An element's arrays and attributes, to compare byte for byte."""
+    item = f[path]
+    attrs = {k: (v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in item.attrs.items()}
+    if isinstance(item, h5py.Dataset):
+        value = item[()]
+        return {"": (value.dtype.str, value.shape, value.tobytes(), attrs)}
+    out = {"": attrs}
+    for name in item:
+        out.update({f"{name}/{k}": v for k, v in element(f, f"{path}/{name}").items()})
+    return out
+
+
+def write_inputs(path, rng):
+    rows, cols = 300, 70
+    mask = rng.random((rows, cols)) < 0.7
+    mask[40:80] = False  # rows with nothing specified: a masked mean there is unspecified
+    other = mask.copy()
+    # Masks that differ in a few places, the first in a late block.
+    other[250, 3], other[260, 5], other[290, 1] = ~other[250, 3], ~other[260, 5], ~other[290, 1]
+    early = mask.copy()
+    early[0, 0] = ~early[0, 0]  # differs in row 0, the first-row probe's
+    with h5py.File(path, "w") as f:
+        f["x"] = rng.standard_normal((rows, cols)).astype(np.float32)
+        f["y"] = rng.standard_normal((rows, cols)).astype(np.float32)
+        f["b"] = mask
+        write_masked(f, "mx", rng.standard_normal((rows, cols)).astype(np.float32), mask)
+        write_masked(f, "my", rng.standard_normal((rows, cols)).astype(np.float32), mask)
+        write_masked(f, "mz", rng.standard_normal((rows, cols)).astype(np.float32), other)
+        write_masked(f, "me", rng.standard_normal((rows, cols)).astype(np.float32), early)
+        write_masked(f, "md", rng.standard_normal((rows, cols)), mask)  # float64
+        write_masked(f, "mi", rng.integers(-3, 4, (rows, cols)).astype(np.int64), mask.astype(np.uint8))
+        write_masked(f, "mc", rng.standard_normal((40, 5, 6)).astype(np.float32), rng.random((40, 5, 6)) < 0.5)
+        f["w"] = rng.standard_normal((cols, 4)).astype(np.float32)
+
+
+NAMES = {n: n for n in ["x", "y", "b", "mx", "my", "mz", "me", "md", "mi", "mc", "w"]}
+
+STREAMED = [
+    ("mx * 2 + 1", "mx"),
+    ("mx + my", "mx my"),                            # equal masks: strict passes
+    ("sqrt(abs(mx)) - my * 3 + exp(mx) / 4", "mx my"),
+    ("data(mx) + 1", "mx"),                          # a plain result
+    ("masked(x, b) * y", "x y b"),                   # a mask from a bool dataset
+    ("masked(x, b) + mx", "x b mx"),                 # b is mx's mask
+    ("where(b, x, y)", "b x y"),
+    ("intersect(mx, mz) + 1", "mx mz"),
+    ("mx * 1.5 + mi", "mx mi"),                      # int data, converted
+    ("mx + md", "mx md"),                            # float64
+    ("masked(x, md)", "x md"),                       # a float64 pattern: float32, as torch keeps x's dtype
+    ("sum(mx, 1)", "mx"),                            # row-local reductions and softmax, masked lanes
+    ("amax(mx * my, -1) + mean(my, 1)", "mx my"),
+    ("softmax(mx, 1)", "mx"),
+    ("log_softmax(mc, 2) * mc", "mc"),
+    ("norm(mc, 1)", "mc"),
+    ("softmax(mc, 1)", "mc"),
+    ("sum(mx)", "mx"),                               # folded masked reductions
+    ("mean(mx, 0)", "mx"),                           # rows 40..80 unspecified everywhere
+    ("norm(mx * my)", "mx my"),
+    ("amin(mc, 0)", "mc"),
+    ("mean(mx + mi, 0)", "mx mi"),
+    ("sum(intersect(mx, mz), 0)", "mx mz"),
+]
+
+
+def inputs_for(path, used):
+    return [a for n in used.split() for a in ("--input", f"{n}={path}:/{NAMES[n]}")]
+
+
+def check_streams(cli, work, path):
+    for expr, used in STREAMED:
+        outputs, reports = {}, {}
+        for name, extra, threads in [("whole", ["--print"], "2"), ("auto", [], "2"), ("auto, one thread", [], "1"),
+                                     ("4K", ["--memory-limit", "4K"], "2")]:
+            output = os.path.join(work, "out.h5")
+            r = run(cli, "eval", "--expr", expr, *inputs_for(path, used), "-o", output, *extra, "--json",
+                    env={"OMP_NUM_THREADS": threads})
+            reports[name] = json.loads(r.stdout)
+            check(reports[name]["result"]["streamed"] == (name != "whole"),
+                  f"eval {expr!r} ({name}): streamed {reports[name]['result']}")
+            with h5py.File(output) as f:
+                outputs[name] = element(f, "result")
+        whole = reports["whole"]
+        for name in ["auto", "auto, one thread", "4K"]:
+            check(outputs[name] == outputs["whole"], f"eval {expr!r}: /result ({name}) differs from the whole-tensor one")
+            for key in ["kind", "nnz", "stored", "dtype", "shape", "layout"]:
+                check(reports[name]["result"][key] == whole["result"][key],
+                      f"eval {expr!r} ({name}): result {key} {reports[name]['result'][key]} != {whole['result'][key]}")
+            check([i["nnz"] for i in reports[name]["inputs"]] == [i["nnz"] for i in whole["inputs"]],
+                  f"eval {expr!r} ({name}): inputs' nnz {reports[name]['inputs']} != {whole['inputs']}")
+
+
+def check_mismatches(cli, work, path):
+    """Strict masks that differ: the whole evaluation's message, whichever block the difference is in."""
+    for expr, used in [("mx + mz", "mx mz"),                      # differences in one late block
+                       ("(mx + my) * (mx + mz)", "mx my mz"),     # the second '+' fails first
+                       ("sum(mx - mz, 1)", "mx mz"),
+                       ("mean(mz * mx)", "mz mx"),                # a folded reduction
+                       ("me + mz", "me mz"),                      # row 0 differs too
+                       ("maximum(mx, me)", "mx me")]:
+        output = os.path.join(work, "mismatch.h5")
+        messages = {}
+        for name, extra in [("whole", ["--print"]), ("auto", []), ("4K", ["--memory-limit", "4K"])]:
+            r = run(cli, "eval", "--expr", expr, *inputs_for(path, used), "-o", output, *extra, code=2)
+            messages[name] = r.stderr
+            check(not os.path.exists(output), f"eval {expr!r} ({name}): left {output}")
+            check(not [n for n in os.listdir(work) if n.startswith(".sw-tmp")], f"eval {expr!r} ({name}): left a temporary file")
+        check("differ" in messages["whole"] and messages["whole"].count("\n") == 1, f"eval {expr!r}: {messages['whole']!r}")
+        for name in ["auto", "4K"]:
+            check(messages[name] == messages["whole"], f"eval {expr!r} ({name}): {messages[name]!r} != {messages['whole']!r}")
+        # The intersect policy combines them, streamed.
+        r = run(cli, "eval", "--expr", expr, *inputs_for(path, used), "-o", output, "--mask-policy", "intersect",
+                "--memory-limit", "4K", "--json")
+        check(json.loads(r.stdout)["result"]["streamed"], f"eval {expr!r} (intersect): not streamed")
+        os.remove(output)
+
+
+def check_whole(cli, work, path):
+    """Masked values in a product or a softmax over dim 0 are evaluated whole."""
+    for expr, used in [("mm(mx, w)", "mx w"), ("softmax(mx, 0)", "mx"), ("softmax(masked(x, b), 0)", "x b"),
+                       ("mm(where(b, x, y), w)", "b x y w")]:
+        r = run(cli, "eval", "--expr", expr, *inputs_for(path, used), "-o", os.path.join(work, "whole.h5"), "--json")
+        check(not json.loads(r.stdout)["result"]["streamed"], f"eval {expr!r}: streamed")
+
+
+def main(cli, work):
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    path = os.path.join(work, "masked_inputs.h5")
+    write_inputs(path, np.random.default_rng(11))
+    check_streams(cli, work, path)
+    check_mismatches(cli, work, path)
+    check_whole(cli, work, path)
+    print("eval of masked inputs streams: ok")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
