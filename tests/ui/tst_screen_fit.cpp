@@ -6,9 +6,11 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QStatusBar>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -32,6 +34,7 @@ private slots:
     void minimumSizeFitsWithEveryPanelRaised();
     void menusRaiseOptimizerAndGradcheck();
     void wheelScrollsPanelsNotTheirBoxes();
+    void aLongStatusMessageEndsInAnEllipsis();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -139,6 +142,38 @@ void TestScreenFit::wheelScrollsPanelsNotTheirBoxes()
     QTRY_VERIFY(mask->hasFocus());
     wheelDown();
     QVERIFY(mask->currentIndex() != index);
+}
+
+// An error naming a long path did not fit beside the jobs and the device, and QStatusBar cut
+// it off mid-word, no sign that more was said. It now ends in "…" where the device label
+// begins, the whole message in the tooltip, and takes the room a wider window gives it.
+void TestScreenFit::aLongStatusMessageEndsInAnEllipsis()
+{
+    MainWindow window;
+    QVERIFY(showSampleOnScreen(window));
+    const QString missing = QStringLiteral("/tmp/") + QString(180, QLatin1Char('a')) + QStringLiteral("/missing.h5");
+    QVERIFY(!window.openFile(missing));
+    auto *bar = window.statusBar();
+    const auto *device = [&] {
+        for (auto *label : bar->findChildren<QLabel *>())
+            if (label->text().startsWith(QStringLiteral("Device:")))
+                return label;
+        return static_cast<QLabel *>(nullptr);
+    }();
+    QVERIFY(device);
+    const auto narrow = bar->currentMessage();
+    QVERIFY2(narrow.startsWith(QStringLiteral("Error: ")) && narrow.endsWith(QChar(0x2026)), qPrintable(narrow));
+    QVERIFY2(bar->fontMetrics().horizontalAdvance(narrow) < device->x(), qPrintable(narrow));
+    QVERIFY2(bar->toolTip().startsWith(QStringLiteral("Error: ")) && bar->toolTip().contains(QStringLiteral("/missing.h5")),
+             qPrintable(bar->toolTip()));
+
+    window.resize(2560, 690);
+    QTRY_VERIFY(bar->currentMessage().size() > narrow.size());
+    QVERIFY(bar->currentMessage().startsWith(narrow.chopped(1)));
+
+    // Another message takes its place, and the tooltip goes with it.
+    bar->showMessage(QStringLiteral("something else"));
+    QVERIFY(bar->toolTip().isEmpty());
 }
 
 QTEST_MAIN(TestScreenFit)

@@ -13,6 +13,7 @@
 #include "ui/jobs/job_runner.h"
 #include "ui/jobs/jobs_widget.h"
 #include "ui/jobs/overview_builder.h"
+#include "ui/mainwindow/eliding_status_bar.h"
 #include "ui/mainwindow/files_tree_actions.h"
 #include "ui/mainwindow/recent_files.h"
 #include "ui/mainwindow/shortcut_precedence.h"
@@ -85,6 +86,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
     setWindowTitle(tr("Sparsity Workbench[*]"));
     setAcceptDrops(true);
+    m_statusBar = new ElidingStatusBar;
+    setStatusBar(m_statusBar);
 
     m_document = new TensorDocument(this);
     m_model = new H5BrowserModel(this);
@@ -243,12 +246,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         else if (kind == DocumentJobs::Kind::Optimizer)
             m_optimizer->showRun();
     });
-    connect(m_documentJobs, &DocumentJobs::status, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
-    statusBar()->addPermanentWidget(new JobsWidget(m_jobs));
+    connect(m_documentJobs, &DocumentJobs::status, this,
+            [this](const QString &text) { m_statusBar->showWholeMessage(text, 8000); });
+    m_statusBar->addPermanentWidget(new JobsWidget(m_jobs));
 
     createActions();
     const auto &device = core::deviceStatus();
-    statusBar()->addPermanentWidget(new QLabel(device.cudaDevices > 0
+    m_statusBar->addPermanentWidget(new QLabel(device.cudaDevices > 0
                                                    ? tr("Device: CUDA (%1)").arg(QString::fromStdString(device.cudaDescription))
                                                    : tr("Device: CPU")));
 
@@ -500,7 +504,7 @@ bool MainWindow::openFile(const QString &path)
     m_tree->expand(m_model->fileIndex(absolute));
     if (reopened && !shown.elementPath.isEmpty())
         selectElement(shown.elementPath, shown.filePath);
-    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    m_statusBar->showWholeMessage(tr("Opened %1").arg(path), 5000);
     return true;
 }
 
@@ -530,7 +534,7 @@ bool MainWindow::closeFile(const QString &path)
     m_model->removeFile(row);
     if (m_document->source().filePath == absolute)
         loadRows(0); // the tree's current element now, if any
-    statusBar()->showMessage(tr("Closed %1").arg(QFileInfo(absolute).fileName()), 5000);
+    m_statusBar->showWholeMessage(tr("Closed %1").arg(QFileInfo(absolute).fileName()), 5000);
     return true;
 }
 
@@ -647,7 +651,7 @@ void MainWindow::moveRowWindow(std::int64_t firstRow)
     if (!element)
         return;
     m_loader->loadInBackground(m_model->filePath(index), *element, firstRow);
-    statusBar()->showMessage(tr("Reading rows from %L1 of %2…").arg(firstRow).arg(QString::fromStdString(element->path)));
+    m_statusBar->showWholeMessage(tr("Reading rows from %L1 of %2…").arg(firstRow).arg(QString::fromStdString(element->path)));
 }
 
 void MainWindow::showLoad(const TensorLoad &load)
@@ -669,8 +673,8 @@ void MainWindow::showLoad(const TensorLoad &load)
         showOverview(load.element, window);
     else
         hideOverview();
-    if (statusBar()->currentMessage().startsWith(tr("Reading rows")))
-        statusBar()->clearMessage();
+    if (m_statusBar->currentMessage().startsWith(tr("Reading rows")))
+        m_statusBar->clearMessage();
 }
 
 void MainWindow::showLoadFailure(const ElementRef &element, const QString &error)
@@ -793,7 +797,7 @@ bool MainWindow::saveWorkspaceTo(const QString &path)
     m_workspacePath = path;
     m_document->undoStack()->setClean();
     updateTitle();
-    statusBar()->showMessage(tr("Saved workspace %1").arg(path), 8000);
+    m_statusBar->showWholeMessage(tr("Saved workspace %1").arg(path), 8000);
     return true;
 }
 
@@ -850,7 +854,7 @@ bool MainWindow::openWorkspace(const QString &path)
     // workspace's own recipes back).
     m_document->undoStack()->clear();
     updateTitle();
-    statusBar()->showMessage(tr("Opened workspace %1").arg(path), 8000);
+    m_statusBar->showWholeMessage(tr("Opened workspace %1").arg(path), 8000);
     return complete;
 }
 
@@ -904,7 +908,7 @@ bool MainWindow::saveBatch(const QString &path, const QString &outputPattern)
         addIssue({Issue::Severity::Error, {path, {}}, tr("cannot write the batch file: %1").arg(file.errorString()), {}});
         return false;
     }
-    statusBar()->showMessage(tr("Saved batch %1 (replay: sparsity run %1)").arg(path), 8000);
+    m_statusBar->showWholeMessage(tr("Saved batch %1 (replay: sparsity run %1)").arg(path), 8000);
     return true;
 }
 
@@ -948,7 +952,7 @@ void MainWindow::addIssue(const Issue &issue)
     // status bar: they are what core noticed about data that loaded all the same.
     m_issues->add(issue);
     if (issue.severity == Issue::Severity::Error)
-        statusBar()->showMessage(tr("Error: %1").arg(issue.summary()), 20000);
+        m_statusBar->showWholeMessage(tr("Error: %1").arg(issue.summary()), 20000);
 }
 
 void MainWindow::updateIssuesTitle()
@@ -966,7 +970,7 @@ void MainWindow::jumpTo(const ElementRef &location)
         return;
     const auto fileIndex = m_model->fileIndex(QFileInfo(file).absoluteFilePath());
     if (!fileIndex.isValid()) {
-        statusBar()->showMessage(tr("%1 is not open in the Files panel").arg(QFileInfo(file).fileName()), 8000);
+        m_statusBar->showWholeMessage(tr("%1 is not open in the Files panel").arg(QFileInfo(file).fileName()), 8000);
         return;
     }
     // The file's row is selected, not made current: that would clear the preview.
@@ -974,7 +978,7 @@ void MainWindow::jumpTo(const ElementRef &location)
     m_tree->scrollTo(fileIndex);
     m_tree->selectionModel()->select(fileIndex, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     if (!location.path.isEmpty())
-        statusBar()->showMessage(tr("%1 is not listed in %2").arg(location.path, QFileInfo(file).fileName()), 8000);
+        m_statusBar->showWholeMessage(tr("%1 is not listed in %2").arg(location.path, QFileInfo(file).fileName()), 8000);
 }
 
 void MainWindow::rememberRecent(const QString &path)

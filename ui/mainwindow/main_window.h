@@ -21,6 +21,7 @@ namespace sparsity::ui {
 
 struct ElementRef;
 class AttributesPanel;
+class ElidingStatusBar;
 struct Issue;
 class H5BrowserModel;
 class HistogramView;
@@ -138,6 +139,7 @@ private:
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
 
+    ElidingStatusBar *m_statusBar = nullptr;
     TensorDocument *m_document = nullptr;
     H5BrowserModel *m_model = nullptr;
     QTreeView *m_tree = nullptr;
