@@ -495,6 +495,20 @@ std::vector<EvalInput> makeEvalInputsIn(const std::vector<NamedTensor> &tensors,
     return inputs;
 }
 
+std::vector<EvalInput> makeEvalInputsIn(std::vector<NamedTensor> &&tensors, bool useDouble)
+{
+    std::vector<EvalInput> inputs;
+    for (auto &t : tensors) {
+        if (useDouble)
+            inputs.push_back(
+                {t.name, std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(std::move(t.tensor), t.isBool))});
+        else
+            inputs.push_back(
+                {t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(std::move(t.tensor), t.isBool))});
+    }
+    return inputs;
+}
+
 std::vector<std::string> valueInputNames(const Expression &expression)
 {
     std::vector<std::string> names;

@@ -44,6 +44,8 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, b
 // In float64 exactly when `useDouble`: a precision decided beforehand, over the whole inputs
 // (a streamed evaluation converts a block of rows at a time).
 std::vector<EvalInput> makeEvalInputsIn(const std::vector<NamedTensor> &tensors, bool useDouble);
+// The same, taking the tensors' values where their type is the one computed in (no copy).
+std::vector<EvalInput> makeEvalInputsIn(std::vector<NamedTensor> &&tensors, bool useDouble);
 
 // Whether `expression` computes in float64, by torch's type promotion over the inputs whose
 // values reach the result: float32 op float32 is float32, any float64 makes it float64. An

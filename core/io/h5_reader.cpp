@@ -427,6 +427,25 @@ void requireMaskShapeOfParts(const H5File &file, const ElementInfo &info, const 
 
 namespace {
 
+// A dense mask of dense data of its shape, as the bits alignMask() would make of it (uint8
+// values other than 0 set too): read as one byte each, not as values to be checked against
+// a pattern (dense data stores every element, so M3 holds).
+Mask readDenseMaskBits(const H5File &file, const ElementInfo &mask, std::optional<RowRange> rows)
+{
+    const auto view = viewDataset(file, mask.path);
+    Shape selected = view.shape;
+    if (rows)
+        selected[0] = rows->end - rows->begin;
+    requireAllocatable(numel(selected), 1, view.where, rows ? "a read of" : "declares");
+    if (!rows)
+        requireWithinBudget(bytesFor(numel(selected), 1), view.where, "reading it");
+    Mask bits(at(numel(selected)));
+    readValuesInto(view.dataset.id(), view.shape, view.dtype, view.where, rows, bits.data());
+    for (auto &bit : bits)
+        bit = bit != 0;
+    return bits;
+}
+
 // `rows`: rows [begin, end) of data and mask, where maskReadsRowsWith says they can be.
 Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
 {
@@ -436,6 +455,11 @@ Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport 
     if (rows && !maskReadsRowsWith(info, maskInfo))
         throw errors::mustBe(where + " row range read", "target a masked_tensor whose mask has its data's layout, dense or csr",
                              std::string(layoutName(maskInfo.layout)));
+    if (data.layout() == Layout::Dense && maskInfo.layout == Layout::Dense && !maskInfo.masked && maskInfo.shape == info.shape
+        && (rows || data.shape() == info.shape)) {
+        data.setMask(readDenseMaskBits(file, maskInfo, rows));
+        return data;
+    }
     // Shapes are compared whole: a block of a misfit mask could still match the data's block.
     const bool maskMisfits = rows && maskInfo.shape != info.shape;
     const Tensor mask = maskMisfits ? Tensor() : readTensor(file, info.path + "/mask", nullptr, rows);

@@ -3,6 +3,7 @@
 #include "core/tensor/tensor_ops.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace sparsity::core {
 namespace {
@@ -35,6 +36,23 @@ MaskedValue<T> toMaskedValue(const Tensor &tensor, bool isBool)
     } else if (tensor.layout() != Layout::Dense) {
         value.kind = ValueKind::Sparse;
         value.mask = std::make_shared<const Mask>(storedPattern(tensor));
+    }
+    return value;
+}
+
+template <class T>
+MaskedValue<T> toMaskedValue(Tensor &&tensor, bool isBool)
+{
+    auto *dense = std::get_if<DenseTensor<T>>(&tensor.storage());
+    if (!dense)
+        return toMaskedValue<T>(std::as_const(tensor), isBool);
+    MaskedValue<T> value;
+    value.shape = dense->shape;
+    value.isBool = isBool;
+    value.values = std::move(dense->values);
+    if (auto mask = tensor.takeMask()) {
+        value.kind = ValueKind::Masked;
+        value.mask = std::make_shared<const Mask>(std::move(*mask));
     }
     return value;
 }
@@ -80,6 +98,8 @@ std::string_view valueKindName(ValueKind kind)
 
 template MaskedValue<float> toMaskedValue<float>(const Tensor &, bool);
 template MaskedValue<double> toMaskedValue<double>(const Tensor &, bool);
+template MaskedValue<float> toMaskedValue<float>(Tensor &&, bool);
+template MaskedValue<double> toMaskedValue<double>(Tensor &&, bool);
 template Tensor toTensor<float>(const MaskedValue<float> &);
 template Tensor toTensor<double>(const MaskedValue<double> &);
 template std::int64_t specifiedCount<float>(const MaskedValue<float> &);

@@ -41,6 +41,10 @@ struct MaskedValue {
 // become Sparse (pattern = stored entries), dense ones Plain. `isBool` marks bool datasets.
 template <class T>
 MaskedValue<T> toMaskedValue(const Tensor &tensor, bool isBool);
+// The same, taking a dense tensor's values and mask instead of copying them when they are
+// already of type T (a block of rows read for one evaluation).
+template <class T>
+MaskedValue<T> toMaskedValue(Tensor &&tensor, bool isBool);
 
 // Back to a Tensor in the value's storage layout: Masked as a masked tensor (sparse storage
 // stores exactly the specified elements), Sparse as an unmasked sparse tensor storing exactly

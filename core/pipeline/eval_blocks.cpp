@@ -490,9 +490,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // inputs, in the precision the whole expression would use (a reduction's operand too).
     // `tally`: these rows are read for the result, once (not the first row's look ahead).
     const auto onRows = [&](std::int64_t first, std::int64_t end, bool tally, auto &&compute) {
-        const auto tensors = readBlock(sources, first, end, tally);
+        auto tensors = readBlock(sources, first, end, tally);
         const auto computeStart = Clock::now();
-        auto rowInputs = makeEvalInputsIn(tensors, inDouble);
+        auto rowInputs = makeEvalInputsIn(std::move(tensors), inDouble);
         rowInputs.insert(rowInputs.end(), heldInputs.begin(), heldInputs.end());
         try {
             compute(rowInputs);

@@ -14,6 +14,7 @@
 #include "core/tensor/row_sparse_tensor.h"
 
 #include <optional>
+#include <utility>
 #include <variant>
 
 namespace sparsity::core {
@@ -37,6 +38,8 @@ public:
     Storage &storage() { return m_storage; }
     const std::optional<Mask> &mask() const { return m_mask; }
     void setMask(std::optional<Mask> mask);
+    // Moves the mask out, leaving the tensor unmasked.
+    std::optional<Mask> takeMask() { return std::exchange(m_mask, std::nullopt); }
 
     Layout layout() const;
     DType dtype() const;
