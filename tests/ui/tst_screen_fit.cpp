@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -35,6 +36,7 @@ private slots:
     void menusRaiseOptimizerAndGradcheck();
     void wheelScrollsPanelsNotTheirBoxes();
     void aLongStatusMessageEndsInAnEllipsis();
+    void gradientListGrowsWithTheWindow();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -174,6 +176,24 @@ void TestScreenFit::aLongStatusMessageEndsInAnEllipsis()
     // Another message takes its place, and the tooltip goes with it.
     bar->showMessage(QStringLiteral("something else"));
     QVERIFY(bar->toolTip().isEmpty());
+}
+
+// The Optimizer's gradient list had a fixed 90 pixels: at 2560x1440 it scrolled through the
+// sample's eight elements beside a tall empty panel. It keeps its 90 pixels at 1280x720 and
+// shows every element when the window has room.
+void TestScreenFit::gradientListGrowsWithTheWindow()
+{
+    MainWindow window;
+    QVERIFY(showSampleOnScreen(window));
+    window.findChild<QAction *>(QStringLiteral("action.optimize.show"))->trigger();
+    auto *list = window.findChild<QListWidget *>(QStringLiteral("optimizer.gradients"));
+    QVERIFY(list && list->count() == 8);
+    QTRY_COMPARE(list->height(), 90);
+    window.resize(2560, 1440);
+    QTRY_VERIFY2(list->verticalScrollBar()->maximum() == 0, qPrintable(QString::number(list->height())));
+    QVERIFY(list->height() < 90 + 8 * list->sizeHintForRow(0)); // as tall as its rows, not more
+    window.resize(kScreen);
+    QTRY_COMPARE(list->height(), 90);
 }
 
 QTEST_MAIN(TestScreenFit)

@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -75,7 +76,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     }
     m_gradients = new QListWidget;
     m_gradients->setObjectName(QStringLiteral("optimizer.gradients"));
-    m_gradients->setMaximumHeight(90);
+    m_gradients->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
     m_mask = new QComboBox;
     m_mask->setObjectName(QStringLiteral("optimizer.mask"));
     m_run = new QPushButton(tr("&Run"));
@@ -160,6 +161,7 @@ void OptimizerPanel::setElements(const std::vector<OfferedElement> &elements)
             item->setCheckState(m_ticked.contains(element.path) ? Qt::Checked : Qt::Unchecked);
         }
     }
+    fitGradientList();
     {
         const QSignalBlocker blocker(m_mask);
         m_mask->clear();
@@ -168,6 +170,33 @@ void OptimizerPanel::setElements(const std::vector<OfferedElement> &elements)
             m_mask->addItem(element.path);
     }
     markUnfitElements();
+}
+
+// The gradient list as tall as its rows, up to an eighth of the window (90 pixels at least):
+// at 1280x720 the 90 pixels it always had, at 2560x1440 a file's eight elements without a
+// scroll bar, the rest of a tall window left to the results.
+void OptimizerPanel::fitGradientList()
+{
+    const int row = m_gradients->count() > 0 ? m_gradients->sizeHintForRow(0) : m_gradients->fontMetrics().height();
+    const int rows = std::max(1, m_gradients->count());
+    const int frame = 2 * m_gradients->frameWidth();
+    const int room = std::max(90, window()->height() / 8);
+    m_gradients->setFixedHeight(std::min(rows * row + frame, room));
+}
+
+// The panel, in a scroll area, keeps its size when the window's changes: the window is watched.
+void OptimizerPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    window()->installEventFilter(this); // once: installing again moves it to the front
+    fitGradientList();
+}
+
+bool OptimizerPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == window() && event->type() == QEvent::Resize)
+        fitGradientList();
+    return QWidget::eventFilter(watched, event);
 }
 
 QString OptimizerPanel::unfitReason(const QString &path) const

@@ -64,7 +64,13 @@ public:
 signals:
     void runRequested(const sparsity::ui::OptimizerRequest &request);
 
+protected:
+    void showEvent(QShowEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
+    void fitGradientList();
+
     void showChosenView();
     // Greys out the gradients and masks that do not have the parameter's shape.
     void markUnfitElements();
