@@ -1,18 +1,22 @@
 // The main window fits a 1280 x 720 screen (a title bar taken off): its minimum size, and
 // every dock's, with each panel raised in turn; docks shown side by side never overlap.
+#include "ui/mainwindow/files_name_column.h"
 #include "ui/mainwindow/main_window.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <QWheelEvent>
 
 using sparsity::ui::MainWindow;
@@ -37,6 +41,7 @@ private slots:
     void wheelScrollsPanelsNotTheirBoxes();
     void aLongStatusMessageEndsInAnEllipsis();
     void gradientListGrowsWithTheWindow();
+    void aLongFileNameKeepsTheColumnsInView();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -194,6 +199,33 @@ void TestScreenFit::gradientListGrowsWithTheWindow()
     QVERIFY(list->height() < 90 + 8 * list->sizeHintForRow(0)); // as tall as its rows, not more
     window.resize(kScreen);
     QTRY_COMPARE(list->height(), 90);
+}
+
+// The Files tree sized its Name column to every row, so one long file name pushed Layout,
+// Shape, dtype and nnz out of the dock at 1280x720. The file's name now ends in "…" past
+// kFileNameRoom pixels, and the columns stay in view (by eye under Xvfb at 1280x720).
+void TestScreenFit::aLongFileNameKeepsTheColumnsInView()
+{
+    QTemporaryDir dir;
+    const auto longName = dir.filePath(QStringLiteral("embedding_table_checkpoint_epoch_042_after_rownorm_pruning.h5"));
+    QVERIFY(QFile::copy(kSample, longName));
+    MainWindow window;
+    QVERIFY(showSampleOnScreen(window));
+    auto *tree = window.findChild<QTreeView *>();
+    QVERIFY(tree);
+    QTRY_VERIFY(tree->header()->sectionSize(0) > 0);
+    const int sampleOnly = tree->header()->sectionSize(0);
+    QVERIFY(window.openFile(longName));
+    // Sized to every row, the column took the whole long name (about 400 pixels).
+    QTest::qWait(50);
+    QVERIFY2(tree->header()->sectionSize(0) <= std::max(sampleOnly, sparsity::ui::kFileNameRoom),
+             qPrintable(QString::number(tree->header()->sectionSize(0))));
+    // The whole name is the file row's tooltip.
+    const auto *model = tree->model();
+    bool found = false;
+    for (int row = 0; row < model->rowCount(); ++row)
+        found = found || model->index(row, 0).data(Qt::ToolTipRole).toString().endsWith(QFileInfo(longName).fileName());
+    QVERIFY(found);
 }
 
 QTEST_MAIN(TestScreenFit)

@@ -14,6 +14,7 @@
 #include "ui/jobs/jobs_widget.h"
 #include "ui/jobs/overview_builder.h"
 #include "ui/mainwindow/eliding_status_bar.h"
+#include "ui/mainwindow/files_name_column.h"
 #include "ui/mainwindow/files_tree_actions.h"
 #include "ui/mainwindow/recent_files.h"
 #include "ui/mainwindow/shortcut_precedence.h"
@@ -96,12 +97,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
     // The dock is narrow at 1280x720: the layout takes what the other columns leave (elided,
-    // whole in its tooltip) so names and nnz stay whole and in view, and the encoding, also in
-    // the Attributes dock, is hidden until asked for from the header's context menu.
+    // whole in its tooltip) so names and nnz stay whole and in view (a long file name elided
+    // too: files_name_column.h), and the encoding, also in the Attributes dock, is hidden until
+    // asked for from the header's context menu.
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tree->header()->setSectionResizeMode(H5BrowserModel::Layout, QHeaderView::Stretch);
     m_tree->header()->setMinimumSectionSize(40);
+    keepNameColumnFitted(m_tree);
     m_tree->setColumnHidden(H5BrowserModel::Encoding, true);
     m_tree->header()->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_tree->header(), &QWidget::customContextMenuRequested, this, [this](const QPoint &at) {
