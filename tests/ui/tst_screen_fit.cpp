@@ -87,6 +87,8 @@ void TestScreenFit::minimumSizeFitsWithEveryPanelRaised()
     }
 }
 
+// Show Optimizer, Show Gradcheck and Show Sparsifier raise their dock and give its first field
+// the focus; Go to Files focuses the tree.
 void TestScreenFit::menusRaiseOptimizerAndGradcheck()
 {
     MainWindow window;
@@ -94,13 +96,17 @@ void TestScreenFit::menusRaiseOptimizerAndGradcheck()
     window.resize(kScreen);
     QVERIFY(QTest::qWaitForWindowActive(&window));
     const QList<std::pair<QString, QString>> menus{{QStringLiteral("action.optimize.show"), QStringLiteral("OptimizerDock")},
-                                                   {QStringLiteral("action.gradcheck.show"), QStringLiteral("GradcheckDock")}};
+                                                   {QStringLiteral("action.gradcheck.show"), QStringLiteral("GradcheckDock")},
+                                                   {QStringLiteral("action.sparsify.show"), QStringLiteral("SparsifierDock")}};
     for (const auto &[actionName, dockName] : menus) {
         auto *action = window.findChild<QAction *>(actionName);
         QVERIFY2(action, qPrintable(actionName));
         auto *dock = window.findChild<QDockWidget *>(dockName);
         QVERIFY(dock);
-        window.findChild<QDockWidget *>(QStringLiteral("SparsifierDock"))->raise();
+        window
+            .findChild<QDockWidget *>(dockName == QStringLiteral("SparsifierDock") ? QStringLiteral("OptimizerDock")
+                                                                                   : QStringLiteral("SparsifierDock"))
+            ->raise();
         QCoreApplication::processEvents();
         QVERIFY(dock->visibleRegion().isEmpty());
         action->trigger();
@@ -115,6 +121,11 @@ void TestScreenFit::menusRaiseOptimizerAndGradcheck()
              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     QCOMPARE(window.findChild<QAction *>(QStringLiteral("action.gradcheck.show"))->shortcut(),
              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    QCOMPARE(window.findChild<QAction *>(QStringLiteral("action.sparsify.show"))->shortcut(),
+             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    // And back to the Files tree from anywhere, by its key as a user presses it.
+    QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
+    QTRY_VERIFY(qobject_cast<QTreeView *>(QApplication::focusWidget()));
 }
 
 void TestScreenFit::wheelScrollsPanelsNotTheirBoxes()

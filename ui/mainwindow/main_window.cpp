@@ -415,21 +415,17 @@ void MainWindow::createActions()
     for (auto *dock : findChildren<QDockWidget *>())
         viewMenu->addAction(dock->toggleViewAction());
 
-    auto *sparsifyMenu = menuBar()->addMenu(tr("&Sparsify"));
-    auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });
-    apply->setObjectName(QStringLiteral("action.sparsify.apply"));
-    // The keypad's Enter too: it is the key many users reach for.
-    apply->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
-    auto *clearRecipe =
-        sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
-    clearRecipe->setObjectName(QStringLiteral("action.sparsify.clear"));
-
-    // The Optimizer and Gradcheck docks share a tab with the Sparsifier: these raise them.
+    // The Sparsifier, Optimizer and Gradcheck docks share a tab: these raise them, and go to
+    // the Files tree, from the keyboard (a Tab cycle passes every panel's fields on its way).
     const auto raise = [](QDockWidget *dock) {
         dock->show();
         dock->raise();
-        // The panel's first field takes the focus: the scroll area around it took it, a Tab short.
         QWidget *content = dock->widget();
+        if (qobject_cast<QAbstractItemView *>(content)) { // the Files tree
+            content->setFocus(Qt::ShortcutFocusReason);
+            return;
+        }
+        // The panel's first field takes the focus: the scroll area around it took it, a Tab short.
         if (auto *scroll = qobject_cast<QScrollArea *>(content))
             content = scroll->widget();
         QWidget *field = content->nextInFocusChain();
@@ -439,6 +435,25 @@ void MainWindow::createActions()
             field = field->nextInFocusChain();
         field->setFocus(Qt::ShortcutFocusReason);
     };
+    auto *goToFiles = viewMenu->addAction(tr("Go to &Files"), this,
+                                          [this, raise] { raise(findChild<QDockWidget *>(QStringLiteral("FilesDock"))); });
+    goToFiles->setObjectName(QStringLiteral("action.view.files"));
+    goToFiles->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+
+    auto *sparsifyMenu = menuBar()->addMenu(tr("&Sparsify"));
+    auto *apply = sparsifyMenu->addAction(tr("&Apply to Loaded Values"), this, [this] { m_document->applySparsifier(); });
+    apply->setObjectName(QStringLiteral("action.sparsify.apply"));
+    // The keypad's Enter too: it is the key many users reach for.
+    apply->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    auto *clearRecipe =
+        sparsifyMenu->addAction(tr("&Clear Recipe"), this, [this] { m_document->changeSparsifier(std::nullopt); });
+    clearRecipe->setObjectName(QStringLiteral("action.sparsify.clear"));
+    sparsifyMenu->addSeparator();
+    auto *showSparsifier = sparsifyMenu->addAction(
+        tr("Show &Sparsifier"), this, [this, raise] { raise(findChild<QDockWidget *>(QStringLiteral("SparsifierDock"))); });
+    showSparsifier->setObjectName(QStringLiteral("action.sparsify.show"));
+    showSparsifier->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+
     auto *optimizeMenu = menuBar()->addMenu(tr("&Optimize"));
     auto *showOptimizer = optimizeMenu->addAction(tr("Show &Optimizer"), this, [this, raise] { raise(m_optimizerDock); });
     showOptimizer->setObjectName(QStringLiteral("action.optimize.show"));
