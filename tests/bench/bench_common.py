@@ -40,6 +40,34 @@ def timed(command, env=None):
     return wall, out, usage.ru_maxrss * 1024
 
 
+def dd_wall(src, dst):
+    """Wall seconds of `dd bs=4M` copying src to dst: the floor of moving a file's bytes through
+    user space, read and written, that the command benchmarks compare with."""
+    wall, _, _ = timed(["dd", f"if={src}", f"of={dst}", "bs=4M", "status=none"])
+    return wall
+
+
+def command_bench_parser():
+    """The arguments every whole-command benchmark takes: SPARSITY WORKDIR [--runs N]
+    [--threads N] [--previous OLD_SPARSITY]; a benchmark adds its size option."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sparsity")
+    parser.add_argument("workdir")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--previous", help="another build's sparsity, timed the same way")
+    return parser
+
+
+def print_run_table(table):
+    """(name, run) rows: wall seconds, compute seconds and peak MiB, "-" where a run has none."""
+    mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
+    sec = lambda s: "-" if s is None else f"{s:8.3f}"
+    print(f"{'run':48} {'wall s':>8} {'compute s':>9} {'peak MiB':>8}")
+    for name, r in table:
+        print(f"{name:48} {sec(r['wall']):>8} {sec(r['compute']):>9} {mib(r['peak']):>8}")
+
+
 def best_run(runs, f):
     """The run of `runs` calls of f (each a dict with "wall") with the least wall time."""
     return min((f() for _ in range(runs)), key=lambda r: r["wall"])

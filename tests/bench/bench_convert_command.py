@@ -27,7 +27,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import PEAK_OF, best_run, timed
+from bench_common import PEAK_OF, best_run, dd_wall, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -91,8 +91,7 @@ def main():
         return once
 
     def dd():
-        wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
-        return {"wall": wall, "op": None, "peak": None}
+        return {"wall": dd_wall(src, out("dd.bin")), "op": None, "peak": None}
 
     floor = best_run(args.runs, dd)
     mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"

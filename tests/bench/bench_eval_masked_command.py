@@ -18,7 +18,6 @@ Columns: wall seconds (process start to exit for ours and dd; open to close for 
 imports excluded), compute seconds (ours: compute_seconds; torch: the op), peak resident memory.
 Best of N runs, page cache warm on every side. The outputs must agree: data where specified to
 float rounding, masks exactly."""
-import argparse
 import json
 import os
 import subprocess
@@ -27,7 +26,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, timed
+from bench_common import best_run, command_bench_parser, dd_wall, print_run_table, timed
 
 WIDTH = 64
 EXPRESSIONS = {"x * y + x * 2": "x * y + x * 2", "sum(x * y, 1)": "torch.sum(x * y, 1)"}
@@ -62,13 +61,8 @@ def write_masked(f, name, data, mask):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("sparsity")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=3)
+    parser = command_bench_parser()
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--previous", help="another build's sparsity, timed the same way")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     out = lambda name: os.path.join(args.workdir, name)
@@ -102,13 +96,10 @@ def main():
         return once
 
     def dd():
-        wall, _, _ = timed(["dd", f"if={out('big.h5')}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
-        return {"wall": wall, "compute": None, "peak": None}
+        return {"wall": dd_wall(out("big.h5"), out("dd.bin")), "compute": None, "peak": None}
 
     floor = best_run(args.runs, dd)
     os.remove(out("dd.bin"))
-    mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
-    sec = lambda s: "-" if s is None else f"{s:8.3f}"
     print(f"eval over two masked {args.rows} x {WIDTH} float32 tensors (70% specified); torch threads {args.threads}; "
           f"best of {args.runs}")
     for expression, in_torch in EXPRESSIONS.items():
@@ -122,14 +113,12 @@ def main():
             assert np.allclose(o["result/data"][()][specified], t["result/data"][()][specified], rtol=1e-5, atol=1e-5), \
                 f"{expression}: values differ"
         print(f"\n{expression}")
-        print(f"{'run':48} {'wall s':>8} {'compute s':>9} {'peak MiB':>8}")
         table = [("sparsity eval (default budget" + (", streamed)" if ours_default["streamed"] else ")"), ours_default),
                  ("sparsity eval --memory-limit 64M" + (" (streamed)" if ours_streamed["streamed"] else ""), ours_streamed),
                  *([("previous build, same command", previous)] if previous else []),
                  ("h5py + torch.masked script (imports excluded)", theirs),
                  ("dd bs=4M of the input file (read + written)", floor)]
-        for name, r in table:
-            print(f"{name:48} {sec(r['wall']):>8} {sec(r['compute']):>9} {mib(r['peak']):>8}")
+        print_run_table(table)
         print(f"whole command vs h5py + torch: {theirs['wall'] / ours_default['wall']:.2f}x faster; "
               f"vs dd: {ours_default['wall'] / floor['wall']:.2f}x dd's time; "
               f"compute vs torch's op: {theirs['compute'] / ours_default['compute']:.1f}x; "

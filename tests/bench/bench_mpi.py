@@ -25,7 +25,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, timed
+from bench_common import best_run, dd_wall, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -86,8 +86,7 @@ def main():
         return {"wall": r["wall"], "compute": r["op"], "peak": r["peak"]}
 
     def dd():
-        wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
-        return {"wall": wall, "compute": None, "peak": None}
+        return {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None}
 
     best = lambda f: best_run(args.runs, f)
     # --bind-to none: OpenMPI binds one or two ranks to a core each, so -np 1 would run its

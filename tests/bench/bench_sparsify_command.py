@@ -29,7 +29,7 @@ import time
 import h5py
 import numpy as np
 
-from bench_common import best_run, timed
+from bench_common import best_run, dd_wall, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -88,8 +88,8 @@ def main():
         return {"wall": r["wall"], "compute": r["op"], "peak": r["peak"]}
 
     def dd():
-        wall, _, _ = timed(["dd", f"if={src}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
-        return {"wall": wall, "compute": None, "peak": None}  # its rusage would count this script's fork
+        # No peak: its rusage would count this script's fork.
+        return {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None}
 
     previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
     ours_default = best_run(args.runs, sparsity())

@@ -22,7 +22,6 @@ report; torch: its 5 steps, the optimizer built and its state loaded before the 
 resident memory (ours: its VmHWM; the script: its own rusage, torch's ~250 MiB included).
 Best of N runs; the files are in the page cache after the first run (all sides alike). The
 outputs must agree to float rounding."""
-import argparse
 import json
 import os
 import subprocess
@@ -31,7 +30,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, timed, write_coo
+from bench_common import best_run, command_bench_parser, dd_wall, print_run_table, timed, write_coo
 
 WIDTH, STEPS, BATCH = 64, 5, 10_000
 
@@ -65,13 +64,8 @@ print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RU
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("sparsity")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=3)
+    parser = command_bench_parser()
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--previous", help="another build's sparsity, timed the same way")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     out = lambda name: os.path.join(args.workdir, name)
@@ -110,8 +104,7 @@ def main():
         return {"wall": r["wall"], "compute": r["op"], "peak": r["peak"]}
 
     def dd():
-        wall, _, _ = timed(["dd", f"if={out('prev.h5')}", f"of={out('dd.bin')}", "bs=4M", "status=none"])
-        return {"wall": wall, "compute": None, "peak": None}
+        return {"wall": dd_wall(out("prev.h5"), out("dd.bin")), "compute": None, "peak": None}
 
     previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
     ours_default = best_run(args.runs, sparsity())
@@ -122,18 +115,14 @@ def main():
         for name in ["param", "state/sum"]:
             assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
 
-    mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
-    sec = lambda s: "-" if s is None else f"{s:8.3f}"
     print(f"lazy adagrad resumed, {rows} x {WIDTH} float32 ({rows * WIDTH * 4 / 2**20:.0f} MiB) + state, {STEPS} steps x "
           f"{BATCH} rows; torch threads {args.threads}; best of {args.runs}")
-    print(f"{'run':48} {'wall s':>8} {'compute s':>9} {'peak MiB':>8}")
     table = [("sparsity step (default budget" + (", streamed)" if ours_default["streamed"] else ")"), ours_default),
              ("sparsity step --memory-limit 64M" + (" (streamed)" if ours_streamed["streamed"] else ""), ours_streamed),
              *([("previous build, same command", previous)] if previous else []),
              ("h5py + torch script (import excluded)", theirs),
              ("dd bs=4M of the state file (read + written)", floor)]
-    for name, r in table:
-        print(f"{name:48} {sec(r['wall']):>8} {sec(r['compute']):>9} {mib(r['peak']):>8}")
+    print_run_table(table)
     print(f"whole command vs h5py + torch: {theirs['wall'] / ours_default['wall']:.2f}x faster; "
           f"under 64M {theirs['wall'] / ours_streamed['wall']:.2f}x")
     print(f"whole command vs dd: {ours_default['wall'] / floor['wall']:.2f}x dd's time; "

@@ -17,22 +17,12 @@
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import h5py
 import numpy as np
 
-
-def check(condition, message):
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-
-
-def run(cli, *args, code=0, env=None):
-    r = subprocess.run([cli, *map(str, args)], capture_output=True, text=True, env={**os.environ, **(env or {})})
-    check(r.returncode == code, f"{args}: exit {r.returncode}, expected {code}: {r.stderr}")
-    return r
+from memory_limit_cases import check, run
 
 
 def write_masked(f, name, data, mask):
