@@ -146,29 +146,31 @@ ColumnSoftmax<T>::ColumnSoftmax(std::int64_t columns)
 }
 
 template <class T>
-void ColumnSoftmax<T>::foldMaximum(const T *rows, std::int64_t count)
+void ColumnSoftmax<T>::foldMaximum(const T *rows, const std::uint8_t *mask, std::int64_t count)
 {
 #pragma omp parallel for schedule(static) if (count * m_columns >= kParallelThreshold)
     for (std::int64_t c = 0; c < m_columns; ++c) {
         const auto k = static_cast<std::size_t>(c);
         for (std::int64_t r = 0; r < count; ++r)
-            m_maximum[k] = withMaximum(m_maximum[k], rows[r * m_columns + c]);
+            if (!mask || mask[r * m_columns + c])
+                m_maximum[k] = withMaximum(m_maximum[k], rows[r * m_columns + c]);
     }
 }
 
 template <class T>
-void ColumnSoftmax<T>::foldTotal(const T *rows, std::int64_t count)
+void ColumnSoftmax<T>::foldTotal(const T *rows, const std::uint8_t *mask, std::int64_t count)
 {
 #pragma omp parallel for schedule(static) if (count * m_columns >= kParallelThreshold)
     for (std::int64_t c = 0; c < m_columns; ++c) {
         const auto k = static_cast<std::size_t>(c);
         for (std::int64_t r = 0; r < count; ++r)
-            m_total[k] = withShare(m_total[k], rows[r * m_columns + c], m_maximum[k]);
+            if (!mask || mask[r * m_columns + c])
+                m_total[k] = withShare(m_total[k], rows[r * m_columns + c], m_maximum[k]);
     }
 }
 
 template <class T>
-void ColumnSoftmax<T>::apply(const T *rows, std::int64_t count, bool logarithm, T *out) const
+void ColumnSoftmax<T>::apply(const T *rows, const std::uint8_t *mask, std::int64_t count, bool logarithm, T *out) const
 {
     std::vector<double> logTotal(m_total.size());
     for (std::size_t k = 0; k < m_total.size(); ++k)
@@ -177,7 +179,8 @@ void ColumnSoftmax<T>::apply(const T *rows, std::int64_t count, bool logarithm, 
     for (std::int64_t r = 0; r < count; ++r)
         for (std::int64_t c = 0; c < m_columns; ++c) {
             const auto k = static_cast<std::size_t>(c);
-            out[r * m_columns + c] = stridedResult(rows[r * m_columns + c], m_maximum[k], m_total[k], logTotal[k], logarithm);
+            const auto i = r * m_columns + c;
+            out[i] = mask && !mask[i] ? T(0) : stridedResult(rows[i], m_maximum[k], m_total[k], logTotal[k], logarithm);
         }
 }
 

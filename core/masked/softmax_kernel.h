@@ -16,19 +16,20 @@ inline bool softmaxNamed(std::string_view name) { return name == "softmax" || na
 template <class T>
 MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm);
 
-// softmax / log_softmax over dim 0 of a tensor of more than one dim with every element
-// specified, folded a block of rows at a time (eval streams it): each column's maximum, then its
-// total, both in row order, then each block's result. The arithmetic is softmax()'s over that
-// dim (a strided lane, in double), element for element, so the result is the whole tensor's.
+// softmax / log_softmax over dim 0 of a tensor of more than one dim, folded a block of rows at
+// a time (eval streams it): each column's maximum, then its total, both in row order over the
+// specified elements, then each block's result. The arithmetic is softmax()'s over that dim (a
+// strided lane, in double), element for element, so the result is the whole tensor's.
 template <class T>
 class ColumnSoftmax {
 public:
     explicit ColumnSoftmax(std::int64_t columns);
-    // Pass 1, then pass 2, over every row in order; `rows` holds `count` rows of `columns` values.
-    void foldMaximum(const T *rows, std::int64_t count);
-    void foldTotal(const T *rows, std::int64_t count);
-    // Pass 3: the result of `count` rows.
-    void apply(const T *rows, std::int64_t count, bool logarithm, T *out) const;
+    // Pass 1, then pass 2, over every row in order; `rows` holds `count` rows of `columns`
+    // values, `mask` (null: every one specified) their mask bytes.
+    void foldMaximum(const T *rows, const std::uint8_t *mask, std::int64_t count);
+    void foldTotal(const T *rows, const std::uint8_t *mask, std::int64_t count);
+    // Pass 3: the result of `count` rows (0 where unspecified).
+    void apply(const T *rows, const std::uint8_t *mask, std::int64_t count, bool logarithm, T *out) const;
 
     // Each column's maximum and total, to be handed to ranks that did not fold them.
     std::vector<double> &maximum() { return m_maximum; }

@@ -264,19 +264,60 @@ MaskedValue<T> reduceInBlocks(
     return value;
 }
 
-// softmax or log_softmax over dim 0 of plan.operand, whose rows `valuesOf` evaluates a block at
-// a time. The columns' maxima and totals are folded over every row in order on the root alone,
-// the other ranks waiting (a total summed in another order differs in its last bits), and
-// handed to every rank; then each rank computes and writes its blocks.
+// /result written a block of rows at a time, as writeTensor writes the whole: a dataset, or a
+// masked_tensor group of dense data and mask. On a shared file every rank makes each write,
+// with its rows or with none.
+class ResultRows {
+public:
+    ResultRows(H5File &file, const Shape &shape, DType dtype, bool masked)
+    {
+        if (masked)
+            createEncodedGroup(file, "/result", "masked_tensor");
+        m_data.emplace(file, masked ? "/result/data" : "/result", shape, dtype);
+        if (masked)
+            m_mask.emplace(file, "/result/mask", shape, DType::Bool);
+    }
+    // Rows [first, first + rows) of the result: `value`'s, or none (this rank's share of a
+    // collective write is empty, or its masks differed and nothing is kept).
+    template <class T>
+    void write(std::int64_t first, std::int64_t rows, const MaskedValue<T> *value)
+    {
+        if (!value) {
+            m_data->writeRows(first, 0, nullptr);
+            if (m_mask)
+                m_mask->writeRows(first, 0, nullptr);
+            return;
+        }
+        if (m_mask.has_value() != (value->kind == ValueKind::Masked))
+            throw InternalError("eval: a block's kind is not the first row's");
+        m_data->writeRows(first, rows, value->values.data());
+        if (m_mask)
+            m_mask->writeRows(first, rows, value->mask->data());
+        m_specified += specifiedCount(*value);
+    }
+    // Specified elements of the rows this rank wrote.
+    std::int64_t specified() const { return m_specified; }
+
+private:
+    std::optional<RowStreamWriter> m_data, m_mask;
+    std::int64_t m_specified = 0;
+};
+
+// softmax or log_softmax over dim 0 of plan.operand, whose rows `valuesOf(first, end,
+// forResult)` evaluates a block at a time (none where their masks differ). The columns' maxima
+// and totals are folded over every row in order on the root alone, the other ranks waiting (a
+// total summed in another order differs in its last bits), and handed to every rank; then each
+// rank computes and writes its blocks, the result keeping the operand's mask.
 template <class T, class ValuesOf>
 void softmaxOverRowsInBlocks(const EvalRowPlan &plan,
                              const RankBlocks &blocks,
                              const RankGroup &group,
                              ValuesOf &&valuesOf,
-                             RowStreamWriter &writer,
+                             ResultRows &writer,
                              double &computeSeconds)
 {
     const auto rows = plan.rows;
+    const auto maskOf = [](const MaskedValue<T> &value) { return value.mask ? value.mask->data() : nullptr; };
     ColumnSoftmax<T> columns(numel(plan.operandShape, 1, plan.operandShape.size()));
     std::exception_ptr failure;
     try {
@@ -284,9 +325,11 @@ void softmaxOverRowsInBlocks(const EvalRowPlan &plan,
             for (const auto pass : {&ColumnSoftmax<T>::foldMaximum, &ColumnSoftmax<T>::foldTotal})
                 for (std::int64_t first = 0; first < rows; first += blocks.blockRows) {
                     const auto end = std::min(rows, first + blocks.blockRows);
-                    const auto values = valuesOf(first, end);
+                    const std::optional<MaskedValue<T>> value = valuesOf(first, end, false);
+                    if (!value)
+                        continue; // its masks differ: reported once the result's pass meets it
                     const auto start = Clock::now();
-                    (columns.*pass)(values.data(), end - first);
+                    (columns.*pass)(value->values.data(), maskOf(*value), end - first);
                     computeSeconds += seconds(start, Clock::now());
                 }
         }
@@ -300,19 +343,22 @@ void softmaxOverRowsInBlocks(const EvalRowPlan &plan,
             group.broadcast(std::string(reinterpret_cast<const char *>(folded->data()), folded->size() * sizeof(double)));
         std::memcpy(folded->data(), bytes.data(), std::min(bytes.size(), folded->size() * sizeof(double)));
     }
-    std::vector<T> out;
     for (std::int64_t k = 0; k < blocks.rounds; ++k) {
         const auto block = blocks.block(k);
+        std::optional<MaskedValue<T>> value;
         agreeOn(group, [&] {
             if (block.count() == 0)
                 return;
-            const auto values = valuesOf(block.begin, block.end);
+            value = valuesOf(block.begin, block.end, true);
+            if (!value)
+                return;
             const auto start = Clock::now();
-            out.resize(values.size());
-            columns.apply(values.data(), block.count(), plan.logarithm, out.data());
+            Buffer<T> out(value->values.size());
+            columns.apply(value->values.data(), maskOf(*value), block.count(), plan.logarithm, out.data());
+            value->values = std::move(out);
             computeSeconds += seconds(start, Clock::now());
         });
-        writer.writeRows(block.begin, block.count(), block.count() > 0 ? out.data() : nullptr);
+        writer.write(block.begin, block.count(), value ? &*value : nullptr);
     }
 }
 
@@ -323,7 +369,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     EvalRowPlan plan;
     const auto used = expression.inputNames();
     const auto held = heldNames(expression);
-    // Whether a value may be masked: products and softmax over dim 0 stream plain values only.
+    // Whether a value may be masked: products stream plain values only.
     bool masking = callsMasked(expression);
     for (const auto &input : inputs) {
         // Dense datasets, plain or bool (a mask), and masked_tensors of dense data and mask.
@@ -353,7 +399,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     }
     // softmax over dim 0 of a row-local operand with more than one column: its lanes are strided,
     // each folded in row order (ColumnSoftmax); a single column is a contiguous lane, vectorised.
-    if (isSoftmax(expression) && expression.operands.size() == 2 && !masking) {
+    if (isSoftmax(expression) && expression.operands.size() == 2) {
         const auto operandShape = rowLocalShape(*expression.operands[0], inputs, held);
         if (operandShape && operandShape->size() >= 2 && numel(*operandShape, 1, operandShape->size()) > 1
             && dimArgument(expression, operandShape->size()) == 0) {
@@ -488,7 +534,8 @@ EvalReport evalInBlocks(const EvalRequest &request,
     MaskMismatchLog mismatches(evaluated, request.expression);
     // Reads rows [first, end) of every used input and hands them to `compute` as evaluator
     // inputs, in the precision the whole expression would use (a reduction's operand too).
-    // `tally`: these rows are read for the result, once (not the first row's look ahead).
+    // `tally`: these rows are read for the result, once (not the first row's look ahead, nor
+    // softmax over dim 0's first two passes).
     const auto onRows = [&](std::int64_t first, std::int64_t end, bool tally, auto &&compute) {
         auto tensors = readBlock(sources, first, end, tally);
         const auto computeStart = Clock::now();
@@ -497,7 +544,8 @@ EvalReport evalInBlocks(const EvalRequest &request,
         try {
             compute(rowInputs);
         } catch (const MaskMismatch &mismatch) {
-            mismatches.note(mismatch, first);
+            if (tally) // once for each row: softmax over dim 0 reads its blocks three times
+                mismatches.note(mismatch, first);
         }
         computeSeconds += seconds(computeStart, Clock::now());
     };
@@ -538,27 +586,22 @@ EvalReport evalInBlocks(const EvalRequest &request,
         };
         result.dtype == DType::Float64 ? fold(double{}) : fold(float{});
     } else if (columnSoftmax) {
-        RowStreamWriter writer(output.file(), "/result", plan.resultShape, result.dtype);
+        ResultRows writer(output.file(), plan.resultShape, result.dtype, masked);
         const auto inPrecision = [&](auto zero) {
             using T = decltype(zero);
             softmaxOverRowsInBlocks<T>(
                 plan, blocks, group,
-                [&](std::int64_t first, std::int64_t end) {
-                    return std::get<MaskedValue<T>>(*evaluate(first, end, false, request.policy)).values;
+                [&](std::int64_t first, std::int64_t end, bool forResult) {
+                    auto value = evaluate(first, end, forResult, request.policy);
+                    return value ? std::optional<MaskedValue<T>>(std::get<MaskedValue<T>>(std::move(*value))) : std::nullopt;
                 },
                 writer, computeSeconds);
         };
         result.dtype == DType::Float64 ? inPrecision(double{}) : inPrecision(float{});
-        result.specified = numel(plan.resultShape);
+        mismatches.raiseAcrossRanks(group, rows);
+        result.specified = group.sum(writer.specified());
     } else {
-        // A masked result is a masked_tensor of dense data and mask, as writeTensor writes it.
-        if (masked)
-            createEncodedGroup(output.file(), "/result", "masked_tensor");
-        RowStreamWriter writer(output.file(), masked ? "/result/data" : "/result", plan.resultShape, result.dtype);
-        std::optional<RowStreamWriter> maskWriter;
-        if (masked)
-            maskWriter.emplace(output.file(), "/result/mask", plan.resultShape, DType::Bool);
-        std::int64_t specified = 0;
+        ResultRows writer(output.file(), plan.resultShape, result.dtype, masked);
         for (std::int64_t k = 0; k < blocks.rounds; ++k) {
             const auto block = blocks.block(k);
             std::optional<AnyValue> value;
@@ -566,27 +609,13 @@ EvalReport evalInBlocks(const EvalRequest &request,
                 if (block.count() > 0)
                     value = evaluate(block.begin, block.end, true, request.policy);
             });
-            // Every rank makes each collective write: with no rows past its range, or where the
-            // masks differ (nothing is kept then).
-            if (!value) {
-                writer.writeRows(block.begin, 0, nullptr);
-                if (maskWriter)
-                    maskWriter->writeRows(block.begin, 0, nullptr);
-                continue;
-            }
-            std::visit(
-                [&](const auto &v) {
-                    if (masked != (v.kind == ValueKind::Masked))
-                        throw InternalError("eval: a block's kind is not the first row's");
-                    writer.writeRows(block.begin, block.count(), v.values.data());
-                    if (maskWriter)
-                        maskWriter->writeRows(block.begin, block.count(), v.mask->data());
-                    specified += specifiedCount(v);
-                },
-                *value);
+            if (!value)
+                writer.write<float>(block.begin, 0, nullptr);
+            else
+                std::visit([&](const auto &v) { writer.write(block.begin, block.count(), &v); }, *value);
         }
         mismatches.raiseAcrossRanks(group, rows);
-        result.specified = group.sum(specified);
+        result.specified = group.sum(writer.specified());
     }
     output.commit();
     // Described; a masked input's specified elements are those its blocks' masks set.

@@ -12,8 +12,10 @@
 * masks that differ under the strict policy are refused with the whole evaluation's message,
   counting the whole tensors' differing elements and naming the first (which may lie in any
   block), and no output file; with the intersect policy the same expression streams;
-* what stays whole with masked values: products, softmax over dim 0, and the first-row probe
-  of the dtype does not hide a difference in row 0."""
+* softmax and log_softmax over dim 0 of masked values stream too (columns with nothing
+  specified included); what stays whole with masked values: products, and softmax over dim 0
+  inside another expression; the first-row probe of the dtype does not hide a difference in
+  row 0."""
 import json
 import os
 import shutil
@@ -49,6 +51,7 @@ def write_inputs(path, rng):
     rows, cols = 300, 70
     mask = rng.random((rows, cols)) < 0.7
     mask[40:80] = False  # rows with nothing specified: a masked mean there is unspecified
+    mask[:, 9] = False   # and a column: its softmax over dim 0 is unspecified throughout
     other = mask.copy()
     # Masks that differ in a few places, the first in a late block.
     other[250, 3], other[260, 5], other[290, 1] = ~other[250, 3], ~other[260, 5], ~other[290, 1]
@@ -94,6 +97,10 @@ STREAMED = [
     ("amin(mc, 0)", "mc"),
     ("mean(mx + mi, 0)", "mx mi"),
     ("sum(intersect(mx, mz), 0)", "mx mz"),
+    ("softmax(mx, 0)", "mx"),                        # softmax over dim 0: columns folded over specified rows
+    ("log_softmax(mx * 2 - my, 0)", "mx my"),
+    ("softmax(masked(x, b), 0)", "x b"),
+    ("log_softmax(mc, 0)", "mc"),
 ]
 
 
@@ -131,7 +138,8 @@ def check_mismatches(cli, work, path):
                        ("sum(mx - mz, 1)", "mx mz"),
                        ("mean(mz * mx)", "mz mx"),                # a folded reduction
                        ("me + mz", "me mz"),                      # row 0 differs too
-                       ("maximum(mx, me)", "mx me")]:
+                       ("maximum(mx, me)", "mx me"),
+                       ("softmax(mz - mx, 0)", "mz mx")]:                # read three times, reported once
         output = os.path.join(work, "mismatch.h5")
         messages = {}
         for name, extra in [("whole", ["--print"]), ("auto", []), ("4K", ["--memory-limit", "4K"])]:
@@ -150,9 +158,8 @@ def check_mismatches(cli, work, path):
 
 
 def check_whole(cli, work, path):
-    """Masked values in a product or a softmax over dim 0 are evaluated whole."""
-    for expr, used in [("mm(mx, w)", "mx w"), ("softmax(mx, 0)", "mx"), ("softmax(masked(x, b), 0)", "x b"),
-                       ("mm(where(b, x, y), w)", "b x y w")]:
+    """Masked values in a product, and softmax over dim 0 inside another expression, are evaluated whole."""
+    for expr, used in [("mm(mx, w)", "mx w"), ("softmax(mx, 0) + 1", "mx"), ("mm(where(b, x, y), w)", "b x y w")]:
         r = run(cli, "eval", "--expr", expr, *inputs_for(path, used), "-o", os.path.join(work, "whole.h5"), "--json")
         check(not json.loads(r.stdout)["result"]["streamed"], f"eval {expr!r}: streamed")
 

@@ -220,13 +220,13 @@ def masked_eval_cases(cli, cli_mpi, mpi, work):
         f["B"] = mask
         f["X"] = rng.standard_normal((1003, 64)).astype("float32")
     for expression, names in [("x * 2 + y", "x=MX y=MY"), ("mean(x, 0)", "x=MX"), ("sum(x * y)", "x=MX y=MY"),
-                              ("softmax(x, 1)", "x=MX"), ("masked(v, b) - x", "v=X b=B x=MX")]:
+                              ("softmax(x, 1)", "x=MX"), ("masked(v, b) - x", "v=X b=B x=MX"), ("log_softmax(x, 0)", "x=MX")]:
         bindings = [a for n in names.split() for a in ("--input", f"{n.split('=')[0]}={path}:/{n.split('=')[1]}")]
         for limit in ("4K", "auto"):
             matches_serial(cli, cli_mpi, mpi, work, ["eval", "--expr", expression, *bindings, "--memory-limit", limit, "--json"],
                            (1, 2, 3, 4), f"eval {expression!r} {limit}")
     out = os.path.join(work, "mismatch.h5")
-    for expression in ("x + z", "sum(z * x, 0)"):
+    for expression in ("x + z", "sum(z * x, 0)", "softmax(x - z, 0)"):
         args = ["eval", "--expr", expression, "--input", f"x={path}:/MX", "--input", f"z={path}:/MZ", "-o", out,
                 "--memory-limit", "4K"]
         expected = run([cli, *args], code=2).stderr.strip()
