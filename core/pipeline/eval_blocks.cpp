@@ -85,13 +85,6 @@ bool isMaskingCall(const Expression &node)
     return node.kind == Expression::Kind::Call && (node.name == "masked" || node.name == "intersect" || node.name == "data");
 }
 
-bool callsMasked(const Expression &node)
-{
-    if (node.kind == Expression::Kind::Call && (node.name == "masked" || node.name == "intersect"))
-        return true;
-    return std::any_of(node.operands.begin(), node.operands.end(), [](const auto &operand) { return callsMasked(*operand); });
-}
-
 bool contains(const std::vector<std::string> &names, const std::string &name)
 {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -369,8 +362,6 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     EvalRowPlan plan;
     const auto used = expression.inputNames();
     const auto held = heldNames(expression);
-    // Whether a value may be masked: products stream plain values only.
-    bool masking = callsMasked(expression);
     for (const auto &input : inputs) {
         // Dense datasets, plain or bool (a mask), and masked_tensors of dense data and mask.
         if (input.layout != Layout::Dense || (input.masked && !input.readsByRows))
@@ -379,7 +370,6 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             continue;
         if (input.shape.empty() || numel(input.shape) == 0)
             return plan;
-        masking = masking || input.masked || input.dtype == DType::Bool;
         if (contains(held, input.binding.name))
             continue; // read whole: any shape the product accepts
         // Rows of one count; their widths may differ where the expression reduces or
@@ -388,7 +378,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             return plan;
         plan.rows = input.shape[0];
     }
-    if (plan.rows == 0 || (masking && !held.empty()))
+    if (plan.rows == 0)
         return plan;
     plan.held = held;
     plan.alignRows = held.empty() ? 1 : kProductChunkRows;
@@ -485,8 +475,11 @@ EvalReport evalInBlocks(const EvalRequest &request,
         files.push_back(H5File::openRead(input.binding.file));
         if (contains(plan.held, input.binding.name)) {
             // Read whole, within the whole-tensor budget; a rank that cannot stops every rank.
-            heldTensors.push_back({input.binding.name,
-                                   agreeOn(group, [&] { return readTensor(files.back(), input.binding.path, &report); }), false});
+            heldTensors.push_back(
+                {input.binding.name,
+                 agreeOn(group, [&] { return readTensor(files.back(), input.binding.path, isBool ? nullptr : &report); }),
+                 isBool});
+            input.specified = heldTensors.back().tensor.specifiedCount(); // masked: its mask's bits
             heldBytes += 2 * bytesFor(numel(input.shape), dtypeSize(computeTypeFor(input.dtype)));
             productWidth += input.shape[1];
             continue;

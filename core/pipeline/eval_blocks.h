@@ -46,10 +46,10 @@ struct EvalRowPlan {
 };
 
 // Whole unless every bound input is a dense dataset (plain or bool) or a masked_tensor of dense
-// data and mask, those the expression uses non-empty and of one row count (a held input, plain,
-// may have another), and the expression is row-local, a reduction over all dims or dim 0 of a
+// data and mask, those the expression uses non-empty and of one row count (a held input may
+// have another), and the expression is row-local, a reduction over all dims or dim 0 of a
 // row-local one, or a softmax over dim 0 of one with more than one column (no product but
-// mm(row-local, held input) of plain values, no layout change).
+// mm(row-local, held input), no layout change).
 EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs);
 
 // The bytes the whole-tensor evaluation would hold for the inputs it uses, in their compute types.

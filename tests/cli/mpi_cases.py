@@ -219,8 +219,10 @@ def masked_eval_cases(cli, cli_mpi, mpi, work):
             g["mask"] = bits
         f["B"] = mask
         f["X"] = rng.standard_normal((1003, 64)).astype("float32")
+        f["P"] = rng.standard_normal((64, 7)).astype("float32")  # held whole beside the masked rows
     for expression, names in [("x * 2 + y", "x=MX y=MY"), ("mean(x, 0)", "x=MX"), ("sum(x * y)", "x=MX y=MY"),
-                              ("softmax(x, 1)", "x=MX"), ("masked(v, b) - x", "v=X b=B x=MX"), ("log_softmax(x, 0)", "x=MX")]:
+                              ("softmax(x, 1)", "x=MX"), ("masked(v, b) - x", "v=X b=B x=MX"), ("log_softmax(x, 0)", "x=MX"),
+                              ("softmax(mm(x, p), 1)", "x=MX p=P")]:
         bindings = [a for n in names.split() for a in ("--input", f"{n.split('=')[0]}={path}:/{n.split('=')[1]}")]
         for limit in ("4K", "auto"):
             matches_serial(cli, cli_mpi, mpi, work, ["eval", "--expr", expression, *bindings, "--memory-limit", limit, "--json"],
