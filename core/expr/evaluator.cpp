@@ -300,7 +300,8 @@ private:
     combinedMask(const Expression &node, const std::vector<SharedMask> &masks, const std::string &what, const Shape &shape) const
     {
         SharedMask combined;
-        for (const auto &mask : masks) {
+        for (std::size_t operand = 0; operand < masks.size(); ++operand) {
+            const auto &mask = masks[operand];
             if (!mask)
                 continue;
             if (!combined) {
@@ -308,7 +309,7 @@ private:
             } else if (m_policy == MaskPolicy::Intersect) {
                 combined = intersectMasks(*combined, *mask);
             } else if (const auto difference = maskDifference(*combined, *mask); !difference.empty()) {
-                throw MaskMismatch(m_source, node, what, difference, shape);
+                throw MaskMismatch(m_source, node, what, static_cast<int>(operand), difference, shape);
             }
         }
         return combined;

@@ -18,15 +18,10 @@ std::string mismatchText(std::string_view source,
 } // namespace
 
 MaskMismatch::MaskMismatch(
-    std::string_view source, const Expression &node, std::string what, MaskDifference difference, Shape shape)
-    : InputError(mismatchText(source, node, what, difference, shape)), m_source(source), m_node(&node), m_what(std::move(what)),
+    std::string_view source, const Expression &node, std::string what, int operand, MaskDifference difference, Shape shape)
+    : InputError(mismatchText(source, node, what, difference, shape)), m_node(&node), m_what(std::move(what)), m_operand(operand),
       m_difference(difference), m_shape(std::move(shape))
 {
-}
-
-MaskMismatch MaskMismatch::over(MaskDifference difference, Shape shape) const
-{
-    return MaskMismatch(m_source, *m_node, m_what, difference, std::move(shape));
 }
 
 } // namespace sparsity::core

@@ -11,20 +11,23 @@ namespace sparsity::core {
 
 class MaskMismatch : public InputError {
 public:
-    // `what` names the op as its messages do ("'+'", "maximum"); `shape` is the operands'.
-    MaskMismatch(std::string_view source, const Expression &node, std::string what, MaskDifference difference, Shape shape);
+    // `what` names the op as its messages do ("'+'", "maximum"); `operand` is the operand whose
+    // mask differs from the first masked one's (an op of three operands compares them in turn);
+    // `shape` is the operands'.
+    MaskMismatch(
+        std::string_view source, const Expression &node, std::string what, int operand, MaskDifference difference, Shape shape);
 
+    // The op: valid while the expression it was thrown for lives (a stream catches it there).
     const Expression &node() const { return *m_node; }
     const std::string &op() const { return m_what; }
+    int operand() const { return m_operand; }
     const MaskDifference &difference() const { return m_difference; }
     const Shape &shape() const { return m_shape; }
-    // The same error over other tensors holding these: the whole tensors' difference and shape.
-    MaskMismatch over(MaskDifference difference, Shape shape) const;
 
 private:
-    std::string m_source;
     const Expression *m_node;
     std::string m_what;
+    int m_operand;
     MaskDifference m_difference;
     Shape m_shape;
 };

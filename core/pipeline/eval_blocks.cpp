@@ -85,6 +85,55 @@ bool isMaskingCall(const Expression &node)
     return node.kind == Expression::Kind::Call && (node.name == "masked" || node.name == "intersect" || node.name == "data");
 }
 
+// What the evaluator makes of a value's kind, known from the inputs' descriptions alone: masked,
+// or read from a bool dataset (a pattern for masked and intersect).
+struct KindOf {
+    bool masked = false;
+    bool isBool = false;
+};
+
+// The kind of `node`'s value; nullopt where the evaluator refuses its operands' kinds (where's
+// condition masked, intersect of an unmasked value, a pattern of plain numbers) or the node is
+// not one a stream evaluates. Such an expression is evaluated whole, whose error names the whole
+// tensors: a block's would name the block, or the first row's intersect-policy look ahead could
+// meet it before a difference of masks the whole evaluation meets first.
+std::optional<KindOf> kindOf(const Expression &node, const std::vector<BoundInput> &inputs)
+{
+    if (node.kind == Expression::Kind::Number)
+        return KindOf{};
+    if (node.kind == Expression::Kind::Name) {
+        const auto *input = inputNamed(inputs, node.name);
+        return input ? std::optional(KindOf{input->masked, !input->masked && input->dtype == DType::Bool}) : std::nullopt;
+    }
+    std::vector<KindOf> operands;
+    for (const auto &operand : node.operands) {
+        const auto kind = kindOf(*operand, inputs);
+        if (!kind)
+            return std::nullopt;
+        operands.push_back(*kind);
+    }
+    const auto anyMasked = [&](std::size_t from) {
+        return std::any_of(operands.begin() + static_cast<std::ptrdiff_t>(from), operands.end(),
+                           [](const KindOf &k) { return k.masked; });
+    };
+    const auto isPattern = [](const KindOf &k) { return k.masked || k.isBool; };
+    if (node.kind != Expression::Kind::Call || elementOpNamed(node.name)) {
+        const bool where = node.kind == Expression::Kind::Call && node.name == "where";
+        if (where && operands[0].masked)
+            return std::nullopt;
+        return KindOf{anyMasked(where ? 1 : 0), false};
+    }
+    if (node.name == "data")
+        return KindOf{false, operands[0].isBool};
+    if (node.name == "masked")
+        return isPattern(operands[1]) ? std::optional(KindOf{true, false}) : std::nullopt;
+    if (node.name == "intersect")
+        return operands[0].masked && isPattern(operands[1]) ? std::optional(KindOf{true, false}) : std::nullopt;
+    if (reduceOpNamed(node.name) || softmaxNamed(node.name) || node.name == "mm")
+        return KindOf{anyMasked(0), false};
+    return std::nullopt;
+}
+
 bool contains(const std::vector<std::string> &names, const std::string &name)
 {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -366,8 +415,13 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
         // Dense datasets, plain or bool (a mask), and masked_tensors of dense data and mask.
         if (input.layout != Layout::Dense || (input.masked && !input.readsByRows))
             return plan;
-        if (!isUsed(used, input))
+        // One not used is not read by a stream: a plain one only, whose description is all the
+        // report gives (a masked one's specified count, or a broken mask, takes a read).
+        if (!isUsed(used, input)) {
+            if (input.masked || input.dtype == DType::Bool)
+                return plan;
             continue;
+        }
         if (input.shape.empty() || numel(input.shape) == 0)
             return plan;
         if (contains(held, input.binding.name))
@@ -378,7 +432,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             return plan;
         plan.rows = input.shape[0];
     }
-    if (plan.rows == 0)
+    if (plan.rows == 0 || !kindOf(expression, inputs))
         return plan;
     plan.held = held;
     plan.alignRows = held.empty() ? 1 : kProductChunkRows;

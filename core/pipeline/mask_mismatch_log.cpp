@@ -1,6 +1,7 @@
 #include "core/pipeline/mask_mismatch_log.h"
 
 #include <sstream>
+#include <utility>
 
 namespace sparsity::core {
 namespace {
@@ -24,14 +25,21 @@ MaskMismatchLog::MaskMismatchLog(const Expression &evaluated, std::string_view s
     numberInEvaluationOrder(evaluated, m_order, m_ops);
 }
 
+void MaskMismatchLog::merge(std::optional<Failure> &first, const Failure &failure, std::int64_t offset)
+{
+    const auto key = [](const Failure &f) { return std::pair(f.order, f.operand); };
+    if (first && key(failure) > key(*first))
+        return; // it failed at an op (or pair) after one another block failed at
+    if (!first || key(failure) < key(*first))
+        first = Failure{failure.order, failure.operand, failure.what, failure.shape, {}};
+    first->difference.append(failure.difference, offset);
+}
+
 void MaskMismatchLog::note(const MaskMismatch &mismatch, std::int64_t firstRow)
 {
-    const int order = m_order.at(&mismatch.node());
-    if (m_first && order > m_first->order)
-        return; // the op this block failed at comes after one another block failed at
-    if (!m_first || order < m_first->order)
-        m_first = Failure{order, mismatch.op(), mismatch.shape(), {}};
-    m_first->difference.append(mismatch.difference(), firstRow * elementsPerRow(mismatch.shape()));
+    merge(m_first,
+          Failure{m_order.at(&mismatch.node()), mismatch.operand(), mismatch.op(), mismatch.shape(), mismatch.difference()},
+          firstRow * elementsPerRow(mismatch.shape()));
 }
 
 std::string MaskMismatchLog::serialized(const std::optional<Failure> &failure)
@@ -40,8 +48,8 @@ std::string MaskMismatchLog::serialized(const std::optional<Failure> &failure)
         return {};
     std::ostringstream out;
     const auto &d = failure->difference;
-    out << failure->order << ' ' << d.leftOnly << ' ' << d.firstLeft << ' ' << d.rightOnly << ' ' << d.firstRight << ' '
-        << failure->shape.size();
+    out << failure->order << ' ' << failure->operand << ' ' << d.leftOnly << ' ' << d.firstLeft << ' ' << d.rightOnly << ' '
+        << d.firstRight << ' ' << failure->shape.size();
     for (const auto extent : failure->shape)
         out << ' ' << extent;
     out << '\n' << failure->what;
@@ -56,7 +64,7 @@ std::optional<MaskMismatchLog::Failure> MaskMismatchLog::deserialized(const std:
     Failure failure;
     auto &d = failure.difference;
     std::size_t dims = 0;
-    in >> failure.order >> d.leftOnly >> d.firstLeft >> d.rightOnly >> d.firstRight >> dims;
+    in >> failure.order >> failure.operand >> d.leftOnly >> d.firstLeft >> d.rightOnly >> d.firstRight >> dims;
     failure.shape.resize(dims);
     for (auto &extent : failure.shape)
         in >> extent;
@@ -72,19 +80,14 @@ void MaskMismatchLog::raiseAcrossRanks(const RankGroup &group, std::int64_t rows
     std::exception_ptr failure;
     if (group.isRoot()) {
         std::optional<Failure> first;
-        for (const auto &part : parts) {
-            const auto failed = deserialized(part);
-            if (!failed || (first && failed->order > first->order))
-                continue;
-            if (!first || failed->order < first->order)
-                first = Failure{failed->order, failed->what, failed->shape, {}};
-            first->difference.append(failed->difference, 0);
-        }
+        for (const auto &part : parts)
+            if (const auto failed = deserialized(part))
+                merge(first, *failed, 0);
         if (first) {
             Shape whole = first->shape;
             whole[0] = rows;
-            failure = std::make_exception_ptr(
-                MaskMismatch(m_source, *m_ops[static_cast<std::size_t>(first->order)], first->what, first->difference, whole));
+            failure = std::make_exception_ptr(MaskMismatch(m_source, *m_ops[static_cast<std::size_t>(first->order)], first->what,
+                                                           first->operand, first->difference, whole));
         }
     }
     group.agree(failure);

@@ -6,7 +6,9 @@
 // to right) and counts the differing elements over the whole tensors. A block of rows fails at
 // its own first such op, counting its own rows. So a stream notes each block's failure and goes
 // on: the op the whole evaluation meets first is the earliest any block met (every op before it
-// passed in every block), and its difference is the sum of the blocks that failed there.
+// passed in every block), and its difference is the sum of the blocks that failed there. An op
+// of three masked operands (clamp) compares the first with each other in turn: a block fails at
+// its first pair that differs, so (op, operand) is what is ordered.
 #include "core/expr/mask_mismatch.h"
 #include "core/parallel/rank_group.h"
 
@@ -29,12 +31,15 @@ public:
 private:
     struct Failure {
         int order = 0;             // of the op, in evaluation order
+        int operand = 0;           // compared with the op's first masked operand
         std::string what;          // the op, as its message names it
         Shape shape;               // a block's shape of the operands: dim 0 is rows
         MaskDifference difference; // over every block noted that failed at this op
     };
     static std::string serialized(const std::optional<Failure> &failure);
     static std::optional<Failure> deserialized(const std::string &bytes);
+    // Adds `failure` (of rows after those of `first`'s) to `first`, the earliest failure so far.
+    static void merge(std::optional<Failure> &first, const Failure &failure, std::int64_t offset);
 
     std::map<const Expression *, int> m_order;
     std::vector<const Expression *> m_ops; // by order

@@ -107,6 +107,9 @@ void TestMaskMismatchLog::blocksReportTheWholeDifference_data()
     QTest::newRow("the earlier op in evaluation order") << "(x + z) * (x + y)" << QList<qint64>{0, 1, 7} << QList<qint64>{160};
     QTest::newRow("a later op only") << "(x + y) * (x + z)" << QList<qint64>{} << QList<qint64>{44, 120};
     QTest::newRow("under a reduction") << "sum(y * x, 1)" << QList<qint64>{12, 13, 180} << QList<qint64>{};
+    // clamp compares x with y, then with z: y differs in late rows only, z in early ones. The
+    // whole evaluation reports x against y; a block of early rows alone fails at x against z.
+    QTest::newRow("the earlier pair of one op") << "clamp(x, y, z)" << QList<qint64>{160, 171} << QList<qint64>{3, 4};
 }
 
 void TestMaskMismatchLog::blocksReportTheWholeDifference()
