@@ -548,7 +548,8 @@ EvalReport evalInBlocks(const EvalRequest &request,
             masks = true;
         } else {
             source.dense.emplace(files.back(), input.binding.path);
-            noteConversion(&report, files.back().where(input.binding.path), input.dtype);
+            // Named as the whole read names it: by the element's path, "/u" for an input given as "u".
+            noteConversion(&report, files.back().where(requireElement(files.back(), input.binding.path).path), input.dtype);
         }
         sources.push_back(std::move(source));
         inputRowBytes += rowElements(input.shape) * bytesPerElement;
