@@ -544,7 +544,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
             // Its first row, read for the notices the whole read gives (a bool dataset is a mask
             // here, which a conversion notice would question) and the checks of its parts.
             agreeOn(group, [&] { readTensor(files.back(), input.binding.path, isBool ? nullptr : &report, RowRange{0, 1}); });
-            bytesPerElement += 16; // the mask as read, in double to be checked, and as the value's
+            bytesPerElement += 2; // the mask, a byte an element (a bool dataset's as read, then as values)
             masks = true;
         } else {
             source.dense.emplace(files.back(), input.binding.path);
