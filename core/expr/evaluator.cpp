@@ -467,11 +467,14 @@ void collectValueInputs(const Expression &node, std::vector<std::string> &names)
             collectValueInputs(*node.operands[k], names);
 }
 
-EvalInput converted(const NamedTensor &t, bool useDouble)
+// `t` (a NamedTensor, copied from or moved out of) as an evaluator input.
+template <class Named>
+EvalInput converted(Named &&t, bool useDouble)
 {
     if (useDouble)
-        return {t.name, std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(t.tensor, t.isBool))};
-    return {t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(t.tensor, t.isBool))};
+        return {t.name,
+                std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(std::forward<Named>(t).tensor, t.isBool))};
+    return {t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(std::forward<Named>(t).tensor, t.isBool))};
 }
 
 bool needsDouble(const std::vector<EvalInput> &inputs)
@@ -483,13 +486,9 @@ bool needsDouble(const std::vector<EvalInput> &inputs)
 
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble)
 {
-    return makeEvalInputsIn(tensors, forceDouble || std::any_of(tensors.begin(), tensors.end(), [](const NamedTensor &t) {
-                                         return t.tensor.dtype() == DType::Float64;
-                                     }));
-}
-
-std::vector<EvalInput> makeEvalInputsIn(const std::vector<NamedTensor> &tensors, bool useDouble)
-{
+    const bool useDouble = forceDouble || std::any_of(tensors.begin(), tensors.end(), [](const NamedTensor &t) {
+                               return t.tensor.dtype() == DType::Float64;
+                           });
     std::vector<EvalInput> inputs;
     for (const auto &t : tensors)
         inputs.push_back(converted(t, useDouble));
@@ -499,14 +498,8 @@ std::vector<EvalInput> makeEvalInputsIn(const std::vector<NamedTensor> &tensors,
 std::vector<EvalInput> makeEvalInputsIn(std::vector<NamedTensor> &&tensors, bool useDouble)
 {
     std::vector<EvalInput> inputs;
-    for (auto &t : tensors) {
-        if (useDouble)
-            inputs.push_back(
-                {t.name, std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(std::move(t.tensor), t.isBool))});
-        else
-            inputs.push_back(
-                {t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(std::move(t.tensor), t.isBool))});
-    }
+    for (auto &t : tensors)
+        inputs.push_back(converted(std::move(t), useDouble));
     return inputs;
 }
 

@@ -42,9 +42,8 @@ struct NamedTensor {
 // when any of them is float64 (or `forceDouble`), else in float32.
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble = false);
 // In float64 exactly when `useDouble`: a precision decided beforehand, over the whole inputs
-// (a streamed evaluation converts a block of rows at a time).
-std::vector<EvalInput> makeEvalInputsIn(const std::vector<NamedTensor> &tensors, bool useDouble);
-// The same, taking the tensors' values where their type is the one computed in (no copy).
+// (a streamed evaluation converts a block of rows at a time). Takes the tensors' values where
+// their type is the one computed in (no copy).
 std::vector<EvalInput> makeEvalInputsIn(std::vector<NamedTensor> &&tensors, bool useDouble);
 
 // Whether `expression` computes in float64, by torch's type promotion over the inputs whose

@@ -556,8 +556,8 @@ EvalReport evalInBlocks(const EvalRequest &request,
         widestRow = std::max(widestRow, rowElements(input.shape));
     }
     // Converted once, shared by every block's evaluation.
-    const auto heldInputs = makeEvalInputsIn(heldTensors, inDouble);
-    heldTensors.clear();
+    const auto heldInputs = makeEvalInputsIn(std::move(heldTensors), inDouble);
+    heldTensors.clear(); // what a conversion to another type left
     const auto rows = plan.rows;
     // Per row of a block: each input as read and as the evaluator's copy, and the result (or an
     // intermediate as wide as the widest row); a softmax holds its operand and its own result

@@ -1,18 +1,16 @@
 #include "core/pipeline/mask_mismatch_log.h"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
 namespace sparsity::core {
 namespace {
 
-void numberInEvaluationOrder(const Expression &node,
-                             std::map<const Expression *, int> &order,
-                             std::vector<const Expression *> &ops)
+void inEvaluationOrder(const Expression &node, std::vector<const Expression *> &ops)
 {
     for (const auto &operand : node.operands)
-        numberInEvaluationOrder(*operand, order, ops);
-    order[&node] = static_cast<int>(ops.size());
+        inEvaluationOrder(*operand, ops);
     ops.push_back(&node);
 }
 
@@ -22,7 +20,7 @@ std::int64_t elementsPerRow(const Shape &shape) { return shape.empty() || shape[
 
 MaskMismatchLog::MaskMismatchLog(const Expression &evaluated, std::string_view source) : m_source(source)
 {
-    numberInEvaluationOrder(evaluated, m_order, m_ops);
+    inEvaluationOrder(evaluated, m_ops);
 }
 
 void MaskMismatchLog::merge(std::optional<Failure> &first, const Failure &failure, std::int64_t offset)
@@ -37,8 +35,8 @@ void MaskMismatchLog::merge(std::optional<Failure> &first, const Failure &failur
 
 void MaskMismatchLog::note(const MaskMismatch &mismatch, std::int64_t firstRow)
 {
-    merge(m_first,
-          Failure{m_order.at(&mismatch.node()), mismatch.operand(), mismatch.op(), mismatch.shape(), mismatch.difference()},
+    const auto order = static_cast<int>(std::find(m_ops.begin(), m_ops.end(), &mismatch.node()) - m_ops.begin());
+    merge(m_first, Failure{order, mismatch.operand(), mismatch.op(), mismatch.shape(), mismatch.difference()},
           firstRow * elementsPerRow(mismatch.shape()));
 }
 

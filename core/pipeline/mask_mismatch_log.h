@@ -12,8 +12,8 @@
 #include "core/expr/mask_mismatch.h"
 #include "core/parallel/rank_group.h"
 
-#include <map>
 #include <optional>
+#include <vector>
 
 namespace sparsity::core {
 
@@ -41,8 +41,7 @@ private:
     // Adds `failure` (of rows after those of `first`'s) to `first`, the earliest failure so far.
     static void merge(std::optional<Failure> &first, const Failure &failure, std::int64_t offset);
 
-    std::map<const Expression *, int> m_order;
-    std::vector<const Expression *> m_ops; // by order
+    std::vector<const Expression *> m_ops; // in evaluation order
     std::string m_source;
     std::optional<Failure> m_first;
 };
