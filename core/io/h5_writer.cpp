@@ -150,6 +150,11 @@ public:
         const auto count = numel(shape);
         if (m_file.isShared() && m_options.gzipLevel == 0) // compressed, its size is not known
             requireFreeSpace(m_file.path(), bytesFor(count, sizeof(T)), m_file.where(path), "writing it needs");
+        // Parallel HDF5 allocates a shared file's chunks when the dataset is created and, by default,
+        // writes fill values into all of them first: a second write of every byte. The ranks write
+        // every element (a failed write discards the file), so no fill value is ever read.
+        if (m_file.isShared())
+            H5Pset_fill_time(dcpl.id(), H5D_FILL_TIME_NEVER);
         if (!shape.empty() && count > 0) {
             // Chunks of about 1 MiB: whole trailing slices when they are smaller, so row ranges read
             // few chunks; else pieces of one (a coo `indices` of shape (2, nnz), a very long row).
