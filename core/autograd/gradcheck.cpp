@@ -137,7 +137,11 @@ public:
     }
 
 private:
-    static constexpr std::int64_t kSeedsPerPass = 64; // unit seeds per batched backward pass
+    // Unit seeds per batched backward pass. A pass holds a gradient of seeds x elements for every
+    // node; each thread's first pass faults that memory in. At 64 seeds a 24 x 24 check's passes
+    // faulted in 750 fresh pages (over 10 us each on a virtual machine), at 16 about 220, and
+    // the warm check is no slower (docs/PERFORMANCE.md, 2026-11-27).
+    static constexpr std::int64_t kSeedsPerPass = 16;
 
     // `units` more work is done (a backward batch counts its seeds, a perturbed row one). Only
     // the job's own thread (thread 0 of a parallel region) calls the callback; a refusal is
@@ -177,9 +181,12 @@ private:
         stopIfCancelled();
     }
 
+    // A perturbed evaluation: lanes of a softmax that the perturbation left as they were are
+    // taken from the recorded one (evaluateNear), a perturbed row of `x` in `softmax(mm(x, w), 1)`
+    // changing one lane of many.
     Buffer<double> evaluateDense(const std::vector<EvalInput> &inputs) const
     {
-        return denseOutput(std::get<Value>(evaluateExpression(m_expression, m_source, inputs)));
+        return denseOutput(evaluateNear(m_expression, m_source, inputs, m_tape));
     }
 
     bool perturbable(const Value &x, std::int64_t e) const { return !m_options.masked || specifiedAt(x, e); }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace sparsity::core {
 namespace {
@@ -91,9 +92,13 @@ ValuePtr<T> as(const std::shared_ptr<const MaskedValue<U>> &value)
 template <class T>
 class Evaluator {
 public:
-    Evaluator(
-        std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device, Tape *tape = nullptr)
-        : m_source(source), m_policy(policy), m_device(device), m_tape(tape)
+    Evaluator(std::string_view source,
+              const std::vector<EvalInput> &inputs,
+              MaskPolicy policy,
+              Device device,
+              Tape *tape = nullptr,
+              const Tape *baseline = nullptr)
+        : m_source(source), m_policy(policy), m_device(device), m_tape(tape), m_baseline(baseline)
     {
         for (const auto &input : inputs)
             m_inputs.emplace(input.name, std::visit([](const auto &value) { return as<T>(value); }, input.value));
@@ -194,6 +199,20 @@ private:
         fail(node, "unknown input '" + node.name + "' (inputs: " + (known.empty() ? "none" : known) + ")");
     }
 
+    // The recorded evaluation's operand and result of the softmax `node`, when there is one.
+    std::optional<SoftmaxBaseline<T>> softmaxBaseline(const Expression &node) const
+    {
+        if constexpr (std::is_same_v<T, double>) {
+            if (m_baseline) {
+                const auto operand = m_baseline->values.find(node.operands[0].get());
+                const auto result = m_baseline->values.find(&node);
+                if (operand != m_baseline->values.end() && result != m_baseline->values.end())
+                    return SoftmaxBaseline<T>{*operand->second, *result->second};
+            }
+        }
+        return std::nullopt;
+    }
+
     Lazy<T> call(const Expression &node)
     {
         const std::string &f = node.name;
@@ -207,7 +226,9 @@ private:
             return reduction(node, *op);
         if (softmaxNamed(f)) {
             const auto x = materialise(evaluate(*node.operands[0]));
-            return lazyOf<T>(std::make_shared<MaskedValue<T>>(softmax(*x, dimArgument(node, 1, x->shape), f == "log_softmax")));
+            const auto baseline = softmaxBaseline(node);
+            return lazyOf<T>(std::make_shared<MaskedValue<T>>(
+                softmax(*x, dimArgument(node, 1, x->shape), f == "log_softmax", baseline ? &*baseline : nullptr)));
         }
         if (f == "mm" || f == "sparse_mm") {
             const auto a = materialise(evaluate(*node.operands[0]));
@@ -449,6 +470,7 @@ private:
     MaskPolicy m_policy;
     Device m_device;
     Tape *m_tape;
+    const Tape *m_baseline; // evaluateNear's recorded evaluation
     std::map<std::string, ValuePtr<T>> m_inputs;
 };
 
@@ -561,6 +583,12 @@ MaskedValue<double>
 evaluateRecorded(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, Tape &tape)
 {
     return Evaluator<double>(source, inputs, MaskPolicy::Strict, Device::Cpu, &tape).run(expression);
+}
+
+MaskedValue<double>
+evaluateNear(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, const Tape &baseline)
+{
+    return Evaluator<double>(source, inputs, MaskPolicy::Strict, Device::Cpu, nullptr, &baseline).run(expression);
 }
 
 Tensor toTensor(const AnyValue &value)

@@ -86,6 +86,12 @@ void foldExpression(const Expression &expression,
 MaskedValue<double>
 evaluateRecorded(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, Tape &tape);
 
+// evaluateExpression's result over float64 inputs near those `baseline` recorded (gradcheck's
+// perturbed inputs): the same bits, with the lanes of a softmax whose operand lane is the
+// recorded one's, bit for bit, taken from the recording (core/masked/softmax_kernel.h).
+MaskedValue<double>
+evaluateNear(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, const Tape &baseline);
+
 Tensor toTensor(const AnyValue &value);
 std::string formatValue(const AnyValue &value, int decimals = 4);
 

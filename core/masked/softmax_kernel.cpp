@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace sparsity::core {
@@ -96,10 +97,34 @@ void stridedLane(const T *x, const std::uint8_t *m, std::int64_t n, std::int64_t
         y[j * stride] = !specified(j) ? T(0) : stridedResult(x[j * stride], maximum, total, logTotal, logarithm);
 }
 
+// Whether the lane of `n` elements at `stride` starting at `at` holds the same bits, values and
+// mask bytes, in `a` and `b` (masks both present or both absent).
+template <class T>
+bool sameLane(const MaskedValue<T> &a, const MaskedValue<T> &b, std::int64_t at, std::int64_t n, std::int64_t stride)
+{
+    const auto bytes = [&](const auto *x, const auto *y, std::size_t size) {
+        if (stride == 1)
+            return std::memcmp(x + at, y + at, static_cast<std::size_t>(n) * size) == 0;
+        for (std::int64_t j = 0; j < n; ++j)
+            if (std::memcmp(x + at + j * stride, y + at + j * stride, size) != 0)
+                return false;
+        return true;
+    };
+    return bytes(a.values.data(), b.values.data(), sizeof(T))
+           && (!a.mask || bytes(a.mask->data(), b.mask->data(), sizeof(std::uint8_t)));
+}
+
+template <class T>
+void copyLane(const T *from, std::int64_t n, std::int64_t stride, T *to)
+{
+    for (std::int64_t j = 0; j < n; ++j)
+        to[j * stride] = from[j * stride];
+}
+
 } // namespace
 
 template <class T>
-MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
+MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm, const SoftmaxBaseline<T> *baseline)
 {
     const auto d = static_cast<std::size_t>(dim);
     const std::int64_t outer = numel(input.shape, 0, d);
@@ -111,9 +136,14 @@ MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
     const std::uint8_t *m = input.mask ? input.mask->data() : nullptr;
     T *y = out.values.data();
 
+    const bool reuses = baseline && baseline->input.shape == input.shape && baseline->result.shape == input.shape
+                        && !baseline->input.mask == !input.mask;
+
     auto lane = [&](std::int64_t index, LaneBuffers<T> &buffers) {
         const std::int64_t base = (index / inner) * n * inner + index % inner;
-        if (inner == 1)
+        if (reuses && sameLane(input, baseline->input, base, n, inner))
+            copyLane(baseline->result.values.data() + base, n, inner, y + base);
+        else if (inner == 1)
             contiguousLane(x + base, m ? m + base : nullptr, n, logarithm, y + base, buffers);
         else
             stridedLane(x + base, m ? m + base : nullptr, n, inner, logarithm, y + base);
@@ -135,8 +165,8 @@ MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm)
     return out;
 }
 
-template MaskedValue<float> softmax<float>(const MaskedValue<float> &, int, bool);
-template MaskedValue<double> softmax<double>(const MaskedValue<double> &, int, bool);
+template MaskedValue<float> softmax<float>(const MaskedValue<float> &, int, bool, const SoftmaxBaseline<float> *);
+template MaskedValue<double> softmax<double>(const MaskedValue<double> &, int, bool, const SoftmaxBaseline<double> *);
 
 template <class T>
 ColumnSoftmax<T>::ColumnSoftmax(std::int64_t columns)

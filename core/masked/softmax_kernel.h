@@ -13,8 +13,18 @@ namespace sparsity::core {
 // Whether the expression language's function `name` is softmax or log_softmax.
 inline bool softmaxNamed(std::string_view name) { return name == "softmax" || name == "log_softmax"; }
 
+// A softmax computed before: `input` and its `result`. A lane of a new input equal to the
+// same lane of `input`, values and mask bit for bit, takes `result`'s lane instead of being
+// computed again. A lane's result depends on its own elements alone, wherever it lies, so no
+// bit changes; gradcheck's perturbed evaluations change a few lanes of many.
 template <class T>
-MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm);
+struct SoftmaxBaseline {
+    const MaskedValue<T> &input;
+    const MaskedValue<T> &result;
+};
+
+template <class T>
+MaskedValue<T> softmax(const MaskedValue<T> &input, int dim, bool logarithm, const SoftmaxBaseline<T> *baseline = nullptr);
 
 // softmax / log_softmax over dim 0 of a tensor of more than one dim, folded a block of rows at
 // a time (eval streams it): each column's maximum, then its total, both in row order over the

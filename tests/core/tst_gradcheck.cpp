@@ -1,11 +1,15 @@
 // gradcheck: the instructive case (docs/SEMANTICS.md) with all three outcomes and the report's reasons,
 // every op's backward against central differences, and masked inputs.
 #include "core/autograd/gradcheck.h"
+#include "core/expr/evaluator.h"
 #include "core/tensor/tensor_ops.h"
 #include "test_tensors.h"
 
 #include <QScopeGuard>
 #include <QTest>
+#include <cstring>
+#include <functional>
+#include <limits>
 #include <omp.h>
 
 using namespace sparsity;
@@ -24,6 +28,8 @@ private slots:
     void fastModeAgreesAndCatchesAWrongBackward();
     void jacobianLayoutIsInputRowsOutputColumns();
     void progressCountsEveryRowAndCancelStops();
+    void perturbedEvaluationsKeepTheirBits_data();
+    void perturbedEvaluationsKeepTheirBits();
 };
 
 namespace {
@@ -246,7 +252,7 @@ void TestGradcheck::progressCountsEveryRowAndCancelStops()
     QVERIFY(report.passed);
     QVERIFY(reports.size() >= 3);
     QCOMPARE(reports.front(), (std::pair<std::int64_t, std::int64_t>{0, 256 + 512}));
-    QCOMPARE(reports.at(1).first, std::int64_t{64}); // the first backward batch
+    QCOMPARE(reports.at(1).first, std::int64_t{16}); // the first backward batch of 16 seeds
     for (std::size_t k = 1; k < reports.size(); ++k) {
         QVERIFY(reports[k].first > reports[k - 1].first);
         QCOMPARE(reports[k].second, std::int64_t{768});
@@ -255,13 +261,14 @@ void TestGradcheck::progressCountsEveryRowAndCancelStops()
 
     // Refusing midway (after the backward passes, among the perturbed rows) stops the check.
     std::int64_t calls = 0, lastDone = 0;
-    const auto cancelAfterSix = [&](std::int64_t done, std::int64_t) {
+    const auto cancelAfterSixRows = [&](std::int64_t done, std::int64_t) {
         lastDone = done;
-        return ++calls < 7;
+        ++calls;
+        return done < 256 + 6;
     };
-    QVERIFY_THROWS_EXCEPTION(core::Cancelled, core::gradcheck(*parsed, expression, inputs, {}, cancelAfterSix));
-    QCOMPARE(calls, std::int64_t{7});
-    QVERIFY(lastDone > 256 && lastDone < 768);
+    QVERIFY_THROWS_EXCEPTION(core::Cancelled, core::gradcheck(*parsed, expression, inputs, {}, cancelAfterSixRows));
+    QCOMPARE(calls, std::int64_t{1 + 16 + 6}); // the start, 16 backward batches, 6 rows
+    QCOMPARE(lastDone, std::int64_t{256 + 6});
     // Fast mode counts one projection per input.
     core::GradcheckOptions fast;
     fast.fast = true;
@@ -271,6 +278,63 @@ void TestGradcheck::progressCountsEveryRowAndCancelStops()
         return true;
     });
     QCOMPARE(fastTotal, std::int64_t{2});
+}
+
+void TestGradcheck::perturbedEvaluationsKeepTheirBits_data()
+{
+    QTest::addColumn<QString>("expression");
+    for (const char *e : {"softmax(mm(x, w), 1)", "log_softmax(x * 2, 0)", "softmax(masked(x, m), 1)",
+                          "log_softmax(masked(x, m), 0)", "softmax(x, 1) + softmax(mm(x, w), -1)"})
+        QTest::newRow(e) << QString(e);
+}
+
+// gradcheck's perturbed evaluations take the softmax lanes that a perturbation leaves unchanged
+// from the recorded evaluation (core::evaluateNear). Each must equal the plain evaluation, bit for
+// bit: with nothing perturbed, one element, a whole row, a NaN, a -0 for a +0, and a changed mask.
+void TestGradcheck::perturbedEvaluationsKeepTheirBits()
+{
+    QFETCH(QString, expression);
+    const auto source = expression.toStdString();
+    const auto parsed = core::parseExpression(source);
+    auto x = test::randomDense<double>({37, 24}, 1.0, 31);
+    x.values[5] = 0.0;
+    auto m = core::makeDense<double>({37, 24});
+    for (std::size_t i = 0; i < m.values.size(); ++i)
+        m.values[i] = (i * 7) % 5 != 0 ? 1.0 : 0.0;
+    const auto w = test::randomDense<double>({24, 24}, 1.0, 32);
+    const auto inputsWith = [&](const core::DenseTensor<double> &xValue, const core::DenseTensor<double> &mValue) {
+        return core::makeEvalInputs({{"x", core::Tensor(core::Storage{xValue}), false},
+                                     {"m", core::Tensor(core::Storage{mValue}), true},
+                                     {"w", core::Tensor(core::Storage{w}), false}},
+                                    true);
+    };
+    core::Tape tape;
+    core::evaluateRecorded(*parsed, source, inputsWith(x, m), tape);
+
+    using Change = std::function<void(core::DenseTensor<double> &, core::DenseTensor<double> &)>;
+    const std::vector<std::pair<const char *, Change>> changes{
+        {"nothing", [](auto &, auto &) {}},
+        {"one element", [](auto &xs, auto &) { xs.values[30] += 1e-6; }},
+        {"a row",
+         [](auto &xs, auto &) {
+             for (std::size_t c = 0; c < 24; ++c)
+                 xs.values[2 * 24 + c] -= 1e-6;
+         }},
+        {"a NaN", [](auto &xs, auto &) { xs.values[40] = std::numeric_limits<double>::quiet_NaN(); }},
+        {"-0 for +0", [](auto &xs, auto &) { xs.values[5] = -0.0; }},
+        {"the mask", [](auto &, auto &ms) { ms.values[3] = 1.0 - ms.values[3]; }},
+    };
+    for (const auto &[what, change] : changes) {
+        auto xs = x;
+        auto ms = m;
+        change(xs, ms);
+        const auto inputs = inputsWith(xs, ms);
+        const auto plain = std::get<core::MaskedValue<double>>(core::evaluateExpression(*parsed, source, inputs));
+        const auto near = core::evaluateNear(*parsed, source, inputs, tape);
+        QVERIFY2(plain.shape == near.shape, what);
+        QVERIFY2(std::memcmp(plain.values.data(), near.values.data(), plain.values.size() * sizeof(double)) == 0, what);
+        QVERIFY2(!plain.mask == !near.mask && (!plain.mask || *plain.mask == *near.mask), what);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestGradcheck)
