@@ -57,12 +57,13 @@ void DensifiedRows<T>::readWhole(std::span<const RowRange> rowsOfRanks, std::int
 }
 
 template <class T>
-DenseTensor<T> DensifiedRows<T>::rows(RowRange rows)
+DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
 {
     Shape shape = m_shape;
     shape[0] = rows.count();
     if (m_dense) {
-        DenseTensor<T> block{shape, Buffer<T>(static_cast<std::size_t>(numel(shape)))};
+        reuse.resize(static_cast<std::size_t>(numel(shape)));
+        DenseTensor<T> block{shape, std::move(reuse)};
         m_dense->readRows(rows.begin, rows.end, block.values.data());
         return block;
     }

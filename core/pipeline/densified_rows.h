@@ -47,8 +47,9 @@ public:
     // its coalesced entries do not fit the budget beside `heldBefore` (what the elements read
     // whole before it hold). Collective.
     void readWhole(std::span<const RowRange> rowsOfRanks, std::int64_t heldBefore);
-    // Rows `rows`, densified.
-    DenseTensor<T> rows(RowRange rows);
+    // Rows `rows`, densified. A plain dense element is read into `reuse` (a block's buffer
+    // written before), which keeps its pages: a fresh one is faulted in and zeroed again.
+    DenseTensor<T> rows(RowRange rows, Buffer<T> reuse = {});
     // The bytes held from one block to the next: the coalesced element read whole.
     std::int64_t heldBytes() const;
 

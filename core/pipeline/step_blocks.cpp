@@ -220,7 +220,7 @@ public:
     BlockState<T> read(RowRange rows)
     {
         BlockState<T> block;
-        block.param = m_param->rows(rows);
+        block.param = m_param->rows(rows, spareBuffer(0));
         // Said once, after what the first read notes (a conversion), as the whole step says it.
         if (m_param->how() != RowRead::Dense && !m_paramNoted)
             m_report.add(Severity::Notice, "", m_paramWhere, "parameter densified for the step");
@@ -232,10 +232,19 @@ public:
         block.state.step = m_firstStep;
         const auto names = stateNames(m_runs[0]);
         for (std::size_t s = 0; s < names.size(); ++s)
-            block.state.buffers.push_back({names[s], m_states[s].rows(rows)});
+            block.state.buffers.push_back({names[s], m_states[s].rows(rows, spareBuffer(s + 1))});
         const auto last = m_lastUpdate->rows(rows);
         block.state.lastUpdate.assign(last.values.begin(), last.values.end());
         return block;
+    }
+
+    // A block written: its parameter's and states' buffers take the next block's rows (read()).
+    void recycle(BlockState<T> &&written)
+    {
+        m_spareBuffers.clear();
+        m_spareBuffers.push_back(std::move(written.param.values));
+        for (auto &buffer : written.state.buffers)
+            m_spareBuffers.push_back(std::move(buffer.value.values));
     }
 
     // Every step of run `run` on a block's `param` and `state` (rows `rows`), each gradient's
@@ -299,6 +308,10 @@ public:
 private:
     std::string gradientName(std::size_t g) const { return m_sources.input.where(m_request.grads[g]); }
 
+    // The buffer of the last block written for tensor `k` (0 the parameter, then the states),
+    // or none.
+    Buffer<T> spareBuffer(std::size_t k) { return k < m_spareBuffers.size() ? std::move(m_spareBuffers[k]) : Buffer<T>(); }
+
     // Gradient `g`'s pattern for run `run`'s step `step` on `rows`: from its rows as read, filled
     // from what was read whole, or the rows of the pattern coalesced once.
     UpdatePattern<T> patternOf(std::size_t run,
@@ -352,6 +365,7 @@ private:
     std::vector<DensifiedRows<T>> m_states;      // resuming: each state of the run's optimizer
     std::optional<DensifiedRows<double>> m_lastUpdate;
     bool m_paramNoted = false;                                    // "densified" said (by the first block)
+    std::vector<Buffer<T>> m_spareBuffers;                        // the last block written's (recycle())
     std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders; // row_sparse gradients read by rows
     std::vector<NamedGradient> m_wholeGradients;                  // per gradient: read whole, or an empty tensor
     std::vector<std::size_t> m_readAs; // per gradient: the first given with its path, whose tensor and patterns it uses
@@ -488,6 +502,7 @@ StepReport stepAs(const StepRequest &request,
         for (std::size_t s = 0; s < written->state.buffers.size(); ++s)
             writers.tensors[s + 1].writeRows(block.begin, block.count(), written->state.buffers[s].value.values.data());
         writers.lastUpdate->writeRows(block.begin, block.count(), written->state.lastUpdate.data());
+        stepper->recycle(std::move(*written));
     }
     reportProgress(progress, blocks.rounds, blocks.rounds);
 
