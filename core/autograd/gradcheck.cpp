@@ -191,6 +191,19 @@ private:
 
     bool perturbable(const Value &x, std::int64_t e) const { return !m_options.masked || specifiedAt(x, e); }
 
+    // A private copy of input `name`'s value `x`, and the inputs with it in x's place. The
+    // perturbations go there: the recorded evaluation holds `x` itself, and evaluateNear compares
+    // the perturbed lanes with what it holds (perturbed in place, every lane would match).
+    std::pair<std::shared_ptr<Value>, std::vector<EvalInput>> perturbedCopy(const std::string &name, const Value &x) const
+    {
+        auto local = std::make_shared<Value>(x);
+        auto inputs = m_inputs;
+        for (auto &input : inputs)
+            if (input.name == name)
+                input.value = std::shared_ptr<const Value>(local);
+        return {std::move(local), std::move(inputs)};
+    }
+
     // f(x + eps*direction) - f(x - eps*direction) over 2 eps into `d` (one per output
     // element), `x` being the value `inputs` hold for the perturbed input; unspecified elements
     // the direction touches become specified for the evaluation (non-masked mode).
@@ -266,7 +279,7 @@ private:
         return jacobians;
     }
 
-    InputJacobian full(const std::string &name, Value &x)
+    InputJacobian full(const std::string &name, const Value &x)
     {
         InputJacobian j{name, x.shape, x.numel(), m_base.numel(), {}, {}, 0.0, {}, {}, {}};
         j.numerical = zeroedBuffer<double>(at(j.rows * j.cols));
@@ -275,11 +288,7 @@ private:
         std::exception_ptr failure;
 #pragma omp parallel if (j.rows * j.cols >= 256)
         {
-            auto local = std::make_shared<Value>(x);
-            auto inputs = m_inputs;
-            for (auto &input : inputs)
-                if (input.name == name)
-                    input.value = std::shared_ptr<const Value>(local);
+            auto [local, inputs] = perturbedCopy(name, x);
             Vector direction(at(j.rows), 0.0);
 #pragma omp for schedule(dynamic, 4)
             for (std::int64_t e = 0; e < j.rows; ++e) {
@@ -299,7 +308,7 @@ private:
         return j;
     }
 
-    InputJacobian projected(const std::string &name, Value &x)
+    InputJacobian projected(const std::string &name, const Value &x)
     {
         std::mt19937_64 rng(m_options.seed + std::hash<std::string>{}(name));
         std::normal_distribution<double> normal;
@@ -309,7 +318,8 @@ private:
         for (std::int64_t k = 0; k < m_base.numel(); ++k)
             v[at(k)] = (m_base.kind == ValueKind::Masked && !specifiedAt(m_base, k)) ? 0.0 : normal(rng);
         Vector ju(at(m_base.numel()));
-        centralDifference(x, u, m_inputs, ju);
+        auto [local, inputs] = perturbedCopy(name, x);
+        centralDifference(*local, u, inputs, ju);
         const Vector vj = gradientFor(name, v);
         double numerical = 0.0, analytical = 0.0;
         for (std::size_t k = 0; k < v.size(); ++k)

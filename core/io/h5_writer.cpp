@@ -151,8 +151,9 @@ public:
         if (m_file.isShared() && m_options.gzipLevel == 0) // compressed, its size is not known
             requireFreeSpace(m_file.path(), bytesFor(count, sizeof(T)), m_file.where(path), "writing it needs");
         // Parallel HDF5 allocates a shared file's chunks when the dataset is created and, by default,
-        // writes fill values into all of them first: a second write of every byte. The ranks write
-        // every element (a failed write discards the file), so no fill value is ever read.
+        // writes fill values into all of them first: a second write of every byte (HDF5 still fills
+        // compressed chunks). The ranks write every element (a failed write discards the file), so
+        // no fill value is ever read.
         if (m_file.isShared())
             H5Pset_fill_time(dcpl.id(), H5D_FILL_TIME_NEVER);
         if (!shape.empty() && count > 0) {

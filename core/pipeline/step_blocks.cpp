@@ -238,13 +238,16 @@ public:
         return block;
     }
 
-    // A block written: its parameter's and states' buffers take the next block's rows (read()).
+    // A block written: the buffers read() reads the next block's rows into are kept, those of a
+    // plain dense parameter and, resuming, of each plain dense state. Others (a fresh state is
+    // made, a densified one built) would be held beside their replacements, past the budget.
     void recycle(BlockState<T> &&written)
     {
         m_spareBuffers.clear();
-        m_spareBuffers.push_back(std::move(written.param.values));
-        for (auto &buffer : written.state.buffers)
-            m_spareBuffers.push_back(std::move(buffer.value.values));
+        m_spareBuffers.push_back(m_param->how() == RowRead::Dense ? std::move(written.param.values) : Buffer<T>());
+        for (std::size_t s = 0; s < m_states.size() && s < written.state.buffers.size(); ++s)
+            m_spareBuffers.push_back(m_states[s].how() == RowRead::Dense ? std::move(written.state.buffers[s].value.values)
+                                                                         : Buffer<T>());
     }
 
     // Every step of run `run` on a block's `param` and `state` (rows `rows`), each gradient's

@@ -2,6 +2,7 @@
 // every op's backward against central differences, and masked inputs.
 #include "core/autograd/gradcheck.h"
 #include "core/expr/evaluator.h"
+#include "core/masked/softmax_kernel.h"
 #include "core/tensor/tensor_ops.h"
 #include "test_tensors.h"
 
@@ -30,6 +31,7 @@ private slots:
     void progressCountsEveryRowAndCancelStops();
     void perturbedEvaluationsKeepTheirBits_data();
     void perturbedEvaluationsKeepTheirBits();
+    void softmaxTakesTheBaselinesUnchangedLanes();
 };
 
 namespace {
@@ -216,6 +218,13 @@ void TestGradcheck::fastModeAgreesAndCatchesAWrongBackward()
     QCOMPARE(report.inputs.at(0).rows, std::int64_t{1});
     // The instructive case fails in fast mode too (its projection includes x[0, 0]).
     QVERIFY(!check("mm(sparse_mm(x, x), x)", instructiveInputs(), false, true).passed);
+    // A softmax of an input itself: the recorded evaluation holds that input, so a perturbation
+    // made in it, not in a copy, would look unchanged to evaluateNear (a projection of 0).
+    for (const char *e : {"softmax(x, 1)", "log_softmax(x, 0)"}) {
+        const auto direct = check(e, inputs, false, true);
+        QVERIFY2(direct.passed, e);
+        QVERIFY2(direct.inputs.at(0).numerical[0] != 0.0, e);
+    }
 }
 
 void TestGradcheck::jacobianLayoutIsInputRowsOutputColumns()
@@ -230,7 +239,7 @@ void TestGradcheck::jacobianLayoutIsInputRowsOutputColumns()
 
 void TestGradcheck::progressCountsEveryRowAndCancelStops()
 {
-    // x [16 x 16], w [16 x 16] -> 256 outputs: 4 backward batches of 64 seeds (64 units each),
+    // x [16 x 16], w [16 x 16] -> 256 outputs: 16 backward batches of 16 seeds (16 units each),
     // then 256 + 256 perturbed rows.
     // On one thread: only thread 0 reports, so with two, which counts are reported (and when a
     // refusal lands) depends on how the rows fall between the threads; on a machine busy with
@@ -334,6 +343,29 @@ void TestGradcheck::perturbedEvaluationsKeepTheirBits()
         QVERIFY2(plain.shape == near.shape, what);
         QVERIFY2(std::memcmp(plain.values.data(), near.values.data(), plain.values.size() * sizeof(double)) == 0, what);
         QVERIFY2(!plain.mask == !near.mask && (!plain.mask || *plain.mask == *near.mask), what);
+    }
+}
+
+// The reuse itself: a baseline whose result is a sentinel, not its input's softmax. The lanes
+// of the new input equal to the baseline's take the sentinel; the lane that differs is computed,
+// as without a baseline. Over dim 1 the lanes are rows, over dim 0 (strided) columns.
+void TestGradcheck::softmaxTakesTheBaselinesUnchangedLanes()
+{
+    core::MaskedValue<double> before;
+    before.shape = {3, 4};
+    before.values.assign({0.5, -1, 2, 0.25, 1, 3, -2, 0, 0.75, 1.5, -0.5, 2.5});
+    auto after = before;
+    after.values[5] += 1.0; // row 1, column 1
+    auto sentinel = before;
+    std::fill(sentinel.values.begin(), sentinel.values.end(), 42.0);
+    const core::SoftmaxBaseline<double> baseline{before, sentinel};
+    for (const int dim : {1, 0}) {
+        const auto reused = core::softmax(after, dim, false, &baseline);
+        const auto plain = core::softmax(after, dim, false);
+        for (std::size_t i = 0; i < after.values.size(); ++i) {
+            const bool changedLane = dim == 1 ? i / 4 == 1 : i % 4 == 1;
+            QCOMPARE(reused.values[i], changedLane ? plain.values[i] : 42.0);
+        }
     }
 }
 
