@@ -194,14 +194,17 @@ private:
     // A private copy of input `name`'s value `x`, and the inputs with it in x's place. The
     // perturbations go there: the recorded evaluation holds `x` itself, and evaluateNear compares
     // the perturbed lanes with what it holds (perturbed in place, every lane would match).
-    std::pair<std::shared_ptr<Value>, std::vector<EvalInput>> perturbedCopy(const std::string &name, const Value &x) const
+    struct PerturbedCopy {
+        std::shared_ptr<Value> value;
+        std::vector<EvalInput> inputs;
+    };
+    PerturbedCopy perturbedCopy(const std::string &name, const Value &x) const
     {
-        auto local = std::make_shared<Value>(x);
-        auto inputs = m_inputs;
-        for (auto &input : inputs)
+        PerturbedCopy copy{std::make_shared<Value>(x), m_inputs};
+        for (auto &input : copy.inputs)
             if (input.name == name)
-                input.value = std::shared_ptr<const Value>(local);
-        return {std::move(local), std::move(inputs)};
+                input.value = std::shared_ptr<const Value>(copy.value);
+        return copy;
     }
 
     // f(x + eps*direction) - f(x - eps*direction) over 2 eps into `d` (one per output
@@ -288,14 +291,15 @@ private:
         std::exception_ptr failure;
 #pragma omp parallel if (j.rows * j.cols >= 256)
         {
-            auto [local, inputs] = perturbedCopy(name, x);
+            // Not a structured binding: clang 14 cannot capture one in the lambda below.
+            auto local = perturbedCopy(name, x);
             Vector direction(at(j.rows), 0.0);
 #pragma omp for schedule(dynamic, 4)
             for (std::int64_t e = 0; e < j.rows; ++e) {
                 guarded(failure, [&] {
                     if (perturbable(x, e)) {
                         direction[at(e)] = 1.0;
-                        centralDifference(*local, direction, inputs,
+                        centralDifference(*local.value, direction, local.inputs,
                                           std::span<double>(j.numerical.data() + e * j.cols, at(j.cols)));
                         direction[at(e)] = 0.0;
                     }
@@ -318,8 +322,8 @@ private:
         for (std::int64_t k = 0; k < m_base.numel(); ++k)
             v[at(k)] = (m_base.kind == ValueKind::Masked && !specifiedAt(m_base, k)) ? 0.0 : normal(rng);
         Vector ju(at(m_base.numel()));
-        auto [local, inputs] = perturbedCopy(name, x);
-        centralDifference(*local, u, inputs, ju);
+        auto local = perturbedCopy(name, x);
+        centralDifference(*local.value, u, local.inputs, ju);
         const Vector vj = gradientFor(name, v);
         double numerical = 0.0, analytical = 0.0;
         for (std::size_t k = 0; k < v.size(); ++k)
