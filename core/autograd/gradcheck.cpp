@@ -99,13 +99,10 @@ public:
         : m_expression(expression), m_source(source), m_options(options), m_progress(std::move(progress))
     {
         m_inputs = makeEvalInputs(tensors, true);
-        // Working copies the numerical Jacobian perturbs in place between evaluations.
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
-            auto working = std::make_shared<Value>(*std::get<1>(m_inputs[i].value));
-            m_inputs[i].value = std::shared_ptr<const Value>(working);
-            if (!working->isBool)
-                m_working.emplace(tensors[i].name, working);
-        }
+        // The inputs that get a Jacobian; perturbations go to copies of them (perturbedCopy).
+        for (const auto &input : m_inputs)
+            if (const auto &value = std::get<1>(input.value); !value->isBool)
+                m_checked.emplace(input.name, value);
         m_base = evaluateRecorded(expression, source, m_inputs, m_tape);
     }
 
@@ -119,14 +116,14 @@ public:
         // per batch, it sat at 0% for the first seconds of a 4096 x 4096 check).
         m_total = m_options.fast ? 0 : m_base.numel();
         for (const auto &name : m_expression.inputNames())
-            if (const auto found = m_working.find(name); found != m_working.end())
+            if (const auto found = m_checked.find(name); found != m_checked.end())
                 m_total += m_options.fast ? 1 : found->second->numel();
         reportProgress(m_progress, 0, m_total);
         if (!m_options.fast)
             m_analytical = analyticalJacobians();
         for (const auto &name : m_expression.inputNames()) {
-            const auto found = m_working.find(name);
-            if (found == m_working.end())
+            const auto found = m_checked.find(name);
+            if (found == m_checked.end())
                 continue; // a bool mask: no Jacobian
             InputJacobian jacobian = m_options.fast ? projected(name, *found->second) : full(name, *found->second);
             explain(jacobian, *found->second);
@@ -238,7 +235,7 @@ private:
     {
         auto gradients = backward(m_expression, m_tape, seed);
         const auto found = gradients.find(name);
-        return found == gradients.end() ? Vector(at(m_working.at(name)->numel()), 0.0) : std::move(found->second);
+        return found == gradients.end() ? Vector(at(m_checked.at(name)->numel()), 0.0) : std::move(found->second);
     }
 
     // Every input's analytical Jacobian (rows x cols), from batched backward passes: a batch
@@ -247,7 +244,7 @@ private:
     {
         const std::int64_t cols = m_base.numel();
         std::map<std::string, Buffer<double>> jacobians;
-        for (const auto &[name, x] : m_working)
+        for (const auto &[name, x] : m_checked)
             jacobians[name] = zeroedBuffer<double>(at(x->numel() * cols));
         // The passes are independent (each fills its own columns), so threads take them in turn;
         // the numerical rows that follow are divided the same way.
@@ -398,7 +395,7 @@ private:
     std::string_view m_source;
     GradcheckOptions m_options;
     std::vector<EvalInput> m_inputs;
-    std::map<std::string, std::shared_ptr<Value>> m_working;
+    std::map<std::string, std::shared_ptr<const Value>> m_checked; // non-bool inputs, by name
     Tape m_tape;
     Value m_base;
     std::map<std::string, Buffer<double>> m_analytical;
