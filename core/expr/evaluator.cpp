@@ -8,6 +8,7 @@
 #include "core/masked/matmul_kernels.h"
 #include "core/masked/reduction_kernels.h"
 #include "core/masked/softmax_kernel.h"
+#include "core/util/errors.h"
 
 #include <algorithm>
 #include <map>
@@ -97,8 +98,9 @@ public:
               MaskPolicy policy,
               Device device,
               Tape *tape = nullptr,
-              const Tape *baseline = nullptr)
-        : m_source(source), m_policy(policy), m_device(device), m_tape(tape), m_baseline(baseline)
+              const Tape *baseline = nullptr,
+              const FoldedSoftmaxes *folded = nullptr)
+        : m_source(source), m_policy(policy), m_device(device), m_tape(tape), m_baseline(baseline), m_folded(folded)
     {
         for (const auto &input : inputs)
             m_inputs.emplace(input.name, std::visit([](const auto &value) { return as<T>(value); }, input.value));
@@ -213,6 +215,23 @@ private:
         return std::nullopt;
     }
 
+    // The folded columns of the softmax `node`, when it is one of m_folded's.
+    const ColumnSoftmax<T> *foldedColumns(const Expression &node) const
+    {
+        if (!m_folded)
+            return nullptr;
+        const auto &columns = [&]() -> const auto &
+        {
+            if constexpr (std::is_same_v<T, double>)
+                return m_folded->inDouble;
+            else
+                return m_folded->inFloat;
+        }
+        ();
+        const auto found = columns.find(&node);
+        return found == columns.end() ? nullptr : found->second;
+    }
+
     Lazy<T> call(const Expression &node)
     {
         const std::string &f = node.name;
@@ -226,6 +245,11 @@ private:
             return reduction(node, *op);
         if (softmaxNamed(f)) {
             const auto x = materialise(evaluate(*node.operands[0]));
+            if (const auto *columns = foldedColumns(node)) {
+                if (x->shape.size() < 2 || numel(x->shape, 1, x->shape.size()) != columns->columns())
+                    throw InternalError("eval: a folded softmax's rows are not its columns'");
+                return lazyOf<T>(std::make_shared<MaskedValue<T>>(columns->applied(*x, f == "log_softmax")));
+            }
             const auto baseline = softmaxBaseline(node);
             return lazyOf<T>(std::make_shared<MaskedValue<T>>(
                 softmax(*x, dimArgument(node, 1, x->shape), f == "log_softmax", baseline ? &*baseline : nullptr)));
@@ -471,6 +495,7 @@ private:
     Device m_device;
     Tape *m_tape;
     const Tape *m_baseline; // evaluateNear's recorded evaluation
+    const FoldedSoftmaxes *m_folded;
     std::map<std::string, ValuePtr<T>> m_inputs;
 };
 
@@ -553,12 +578,16 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, c
     return inputs;
 }
 
-AnyValue evaluateExpression(
-    const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, MaskPolicy policy, Device device)
+AnyValue evaluateExpression(const Expression &expression,
+                            std::string_view source,
+                            const std::vector<EvalInput> &inputs,
+                            MaskPolicy policy,
+                            Device device,
+                            const FoldedSoftmaxes *folded)
 {
     if (needsDouble(inputs))
-        return Evaluator<double>(source, inputs, policy, device).run(expression);
-    return Evaluator<float>(source, inputs, policy, device).run(expression);
+        return Evaluator<double>(source, inputs, policy, device, nullptr, nullptr, folded).run(expression);
+    return Evaluator<float>(source, inputs, policy, device, nullptr, nullptr, folded).run(expression);
 }
 
 template <class T>
@@ -567,17 +596,28 @@ void foldExpression(const Expression &expression,
                     const std::vector<EvalInput> &inputs,
                     MaskPolicy policy,
                     RowReduction<T> &reduction,
-                    std::int64_t rows)
+                    std::int64_t rows,
+                    const FoldedSoftmaxes *folded)
 {
-    Evaluator<T>(source, inputs, policy, Device::Cpu)
+    Evaluator<T>(source, inputs, policy, Device::Cpu, nullptr, nullptr, folded)
         .compiled(expression,
                   [&](const ElementwiseProgram<T> &program, const Mask *mask) { reduction.add(program, rows, mask); });
 }
 
-template void foldExpression<float>(
-    const Expression &, std::string_view, const std::vector<EvalInput> &, MaskPolicy, RowReduction<float> &, std::int64_t);
-template void foldExpression<double>(
-    const Expression &, std::string_view, const std::vector<EvalInput> &, MaskPolicy, RowReduction<double> &, std::int64_t);
+template void foldExpression<float>(const Expression &,
+                                    std::string_view,
+                                    const std::vector<EvalInput> &,
+                                    MaskPolicy,
+                                    RowReduction<float> &,
+                                    std::int64_t,
+                                    const FoldedSoftmaxes *);
+template void foldExpression<double>(const Expression &,
+                                     std::string_view,
+                                     const std::vector<EvalInput> &,
+                                     MaskPolicy,
+                                     RowReduction<double> &,
+                                     std::int64_t,
+                                     const FoldedSoftmaxes *);
 
 MaskedValue<double>
 evaluateRecorded(const Expression &expression, std::string_view source, const std::vector<EvalInput> &inputs, Tape &tape)

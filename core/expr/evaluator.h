@@ -15,7 +15,9 @@
 #include "core/expr/expression.h"
 #include "core/masked/masked_value.h"
 #include "core/masked/reduction_kernels.h"
+#include "core/masked/softmax_kernel.h"
 
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -59,6 +61,15 @@ std::vector<std::string> valueInputNames(const Expression &expression);
 // computesInDouble() decides.
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, const Expression &expression);
 
+// Softmaxes over dim 0 whose columns' maxima and totals were folded beforehand over every row
+// (a streamed evaluation of a block of rows, core/pipeline/eval_blocks.h): such a node's value
+// is its columns' result for the block's rows (ColumnSoftmax::applied), not a softmax of the
+// block alone. Keyed by the softmax node, in the precision the evaluation computes in.
+struct FoldedSoftmaxes {
+    std::map<const Expression *, const ColumnSoftmax<float> *> inFloat;
+    std::map<const Expression *, const ColumnSoftmax<double> *> inDouble;
+};
+
 // Throws InputError naming the expression and column for unknown inputs, shape mismatches,
 // differing masks (a MaskMismatch, core/expr/mask_mismatch.h), bad dims and misuse of an op.
 // On Device::Cuda the fused elementwise programs and reductions run on the GPU; softmax,
@@ -67,7 +78,8 @@ AnyValue evaluateExpression(const Expression &expression,
                             std::string_view source,
                             const std::vector<EvalInput> &inputs,
                             MaskPolicy policy = MaskPolicy::Strict,
-                            Device device = Device::Cpu);
+                            Device device = Device::Cpu,
+                            const FoldedSoftmaxes *folded = nullptr);
 
 // Evaluates `expression`, elementwise over its inputs (a block of `rows` rows), and folds its
 // values into `reduction` without holding them: the fused program feeds the fold, as a
@@ -79,7 +91,8 @@ void foldExpression(const Expression &expression,
                     const std::vector<EvalInput> &inputs,
                     MaskPolicy policy,
                     RowReduction<T> &reduction,
-                    std::int64_t rows);
+                    std::int64_t rows,
+                    const FoldedSoftmaxes *folded = nullptr);
 
 // The same evaluation in float64 without fusion, recording every node's value on `tape` for
 // reverse mode (core/autograd/backward.h). Inputs must be float64.

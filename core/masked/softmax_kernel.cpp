@@ -214,6 +214,16 @@ void ColumnSoftmax<T>::apply(const T *rows, const std::uint8_t *mask, std::int64
         }
 }
 
+template <class T>
+MaskedValue<T> ColumnSoftmax<T>::applied(const MaskedValue<T> &rows, bool logarithm) const
+{
+    MaskedValue<T> out{rows.shape, {}, rows.mask, rows.kind, rows.storage, false};
+    out.values.resize(rows.values.size());
+    apply(rows.values.data(), rows.mask ? rows.mask->data() : nullptr, rows.shape.empty() ? 0 : rows.shape[0], logarithm,
+          out.values.data());
+    return out;
+}
+
 template class ColumnSoftmax<float>;
 template class ColumnSoftmax<double>;
 

@@ -40,6 +40,9 @@ public:
     void foldTotal(const T *rows, const std::uint8_t *mask, std::int64_t count);
     // Pass 3: the result of `count` rows (0 where unspecified).
     void apply(const T *rows, const std::uint8_t *mask, std::int64_t count, bool logarithm, T *out) const;
+    // Pass 3 on a block of rows as a value: its result, keeping its mask (as softmax() does).
+    MaskedValue<T> applied(const MaskedValue<T> &rows, bool logarithm) const;
+    std::int64_t columns() const { return m_columns; }
 
     // Each column's maximum and total, to be handed to ranks that did not fold them.
     std::vector<double> &maximum() { return m_maximum; }

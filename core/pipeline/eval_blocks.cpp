@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 namespace sparsity::core {
 namespace {
@@ -139,6 +140,10 @@ bool contains(const std::vector<std::string> &names, const std::string &name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// The columns a softmax over dim 0 of an operand of `shape` folds: its elements per row; 0
+// when it has a single dim (a single lane).
+std::int64_t foldedColumns(const Shape &shape) { return shape.size() < 2 ? 0 : numel(shape, 1, shape.size()); }
+
 // The shape of `node` when it is row-local (see eval_blocks.h), or a number (0-d); nullopt
 // when it is not, or when its shapes do not fit (the whole evaluation then says why).
 std::optional<Shape>
@@ -163,16 +168,19 @@ rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs, con
             return std::nullopt;
         return Shape{(*rows)[0], right->shape[1]};
     }
-    // A reduction or softmax over a dim other than 0 of a row-local operand (all dims or dim 0
-    // go across rows). A softmax lane is computed the same wherever it lies (softmax_kernel.cpp),
-    // so a block's rows give what the whole tensor's do.
+    // A reduction or softmax over a dim other than 0 of a row-local operand (a reduction over all
+    // dims or dim 0 goes across rows). A softmax lane is computed the same wherever it lies
+    // (softmax_kernel.cpp), so a block's rows give what the whole tensor's do. A softmax over
+    // dim 0 of more than one column is row-local too once its columns are folded over every row
+    // beforehand (foldedSoftmaxes); a single column is one contiguous lane, whose vectorised sum
+    // a fold in row order would not reproduce.
     const bool reduction = node.kind == Expression::Kind::Call && reduceOpNamed(node.name);
     if (reduction || isSoftmax(node)) {
         if (node.operands.size() != 2)
             return std::nullopt;
         auto shape = rowLocalShape(*node.operands[0], inputs, held);
         const auto dim = shape ? dimArgument(node, shape->size()) : std::nullopt;
-        if (!dim || *dim < 1)
+        if (!dim || (*dim == 0 && (reduction || foldedColumns(*shape) <= 1)))
             return std::nullopt;
         if (reduction)
             shape->erase(shape->begin() + *dim);
@@ -201,6 +209,21 @@ rowLocalShape(const Expression &node, const std::vector<BoundInput> &inputs, con
         shape = *operandShape;
     }
     return shape;
+}
+
+// The softmaxes over dim 0 in the row-local `node`, each after those in its operand.
+void collectFoldedSoftmaxes(const Expression &node,
+                            const std::vector<BoundInput> &inputs,
+                            const std::vector<std::string> &held,
+                            std::vector<EvalRowPlan::FoldedSoftmax> &folded)
+{
+    for (const auto &operand : node.operands)
+        collectFoldedSoftmaxes(*operand, inputs, held, folded);
+    if (!isSoftmax(node) || node.operands.size() != 2)
+        return;
+    const auto shape = rowLocalShape(*node.operands[0], inputs, held);
+    if (shape && dimArgument(node, shape->size()) == 0)
+        folded.push_back({&node, foldedColumns(*shape)});
 }
 
 bool isUsed(const std::vector<std::string> &used, const BoundInput &input)
@@ -345,63 +368,63 @@ private:
     std::int64_t m_specified = 0;
 };
 
-// softmax or log_softmax over dim 0 of plan.operand, whose rows `valuesOf(first, end,
-// forResult)` evaluates a block at a time (none where their masks differ). The columns' maxima
-// and totals are folded over every row in order on the root alone, the other ranks waiting (a
-// total summed in another order differs in its last bits), and handed to every rank; then each
-// rank computes and writes its blocks, the result keeping the operand's mask.
-template <class T, class ValuesOf>
-void softmaxOverRowsInBlocks(const EvalRowPlan &plan,
-                             const RankBlocks &blocks,
-                             const RankGroup &group,
-                             ValuesOf &&valuesOf,
-                             ResultRows &writer,
-                             double &computeSeconds)
+// The columns of every softmax over dim 0 in `plan` (innermost first), folded over every row
+// in order on the root alone, the other ranks waiting (a total summed in another order differs
+// in its last bits), and handed to every rank: registered in `folded` for the evaluations of
+// the result's blocks. `operandOf(node, first, end)` evaluates rows [first, end) of a softmax's
+// operand, with the columns folded before it (none where their masks differ: reported once the
+// result's pass meets them).
+template <class T, class OperandOf>
+std::vector<std::unique_ptr<ColumnSoftmax<T>>> foldSoftmaxColumns(const EvalRowPlan &plan,
+                                                                  const RankBlocks &blocks,
+                                                                  const RankGroup &group,
+                                                                  OperandOf &&operandOf,
+                                                                  FoldedSoftmaxes &folded,
+                                                                  double &computeSeconds)
 {
-    const auto rows = plan.rows;
-    const auto maskOf = [](const MaskedValue<T> &value) { return value.mask ? value.mask->data() : nullptr; };
-    ColumnSoftmax<T> columns(numel(plan.operandShape, 1, plan.operandShape.size()));
+    auto &registered = [&]() -> auto &
+    {
+        if constexpr (std::is_same_v<T, double>)
+            return folded.inDouble;
+        else
+            return folded.inFloat;
+    }
+    ();
+    std::vector<std::unique_ptr<ColumnSoftmax<T>>> columns;
+    for (const auto &softmax : plan.foldedSoftmaxes)
+        columns.push_back(std::make_unique<ColumnSoftmax<T>>(softmax.columns));
     std::exception_ptr failure;
     try {
         if (group.isRoot()) {
-            for (const auto pass : {&ColumnSoftmax<T>::foldMaximum, &ColumnSoftmax<T>::foldTotal})
-                for (std::int64_t first = 0; first < rows; first += blocks.blockRows) {
-                    const auto end = std::min(rows, first + blocks.blockRows);
-                    const std::optional<MaskedValue<T>> value = valuesOf(first, end, false);
-                    if (!value)
-                        continue; // its masks differ: reported once the result's pass meets it
-                    const auto start = Clock::now();
-                    (columns.*pass)(value->values.data(), maskOf(*value), end - first);
-                    computeSeconds += seconds(start, Clock::now());
-                }
+            for (std::size_t k = 0; k < columns.size(); ++k) {
+                const Expression &node = *plan.foldedSoftmaxes[k].node;
+                for (const auto pass : {&ColumnSoftmax<T>::foldMaximum, &ColumnSoftmax<T>::foldTotal})
+                    for (std::int64_t first = 0; first < plan.rows; first += blocks.blockRows) {
+                        const auto end = std::min(plan.rows, first + blocks.blockRows);
+                        const std::optional<MaskedValue<T>> value = operandOf(*node.operands[0], first, end);
+                        if (!value)
+                            continue;
+                        const auto start = Clock::now();
+                        (columns[k].get()->*pass)(value->values.data(), value->mask ? value->mask->data() : nullptr, end - first);
+                        computeSeconds += seconds(start, Clock::now());
+                    }
+                registered[&node] = columns[k].get();
+            }
         }
     } catch (...) {
         failure = std::current_exception();
     }
     group.waitIdle();
     group.agree(failure);
-    for (auto *folded : {&columns.maximum(), &columns.total()}) {
-        const auto bytes =
-            group.broadcast(std::string(reinterpret_cast<const char *>(folded->data()), folded->size() * sizeof(double)));
-        std::memcpy(folded->data(), bytes.data(), std::min(bytes.size(), folded->size() * sizeof(double)));
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+        for (auto *vector : {&columns[k]->maximum(), &columns[k]->total()}) {
+            const auto bytes =
+                group.broadcast(std::string(reinterpret_cast<const char *>(vector->data()), vector->size() * sizeof(double)));
+            std::memcpy(vector->data(), bytes.data(), std::min(bytes.size(), vector->size() * sizeof(double)));
+        }
+        registered[plan.foldedSoftmaxes[k].node] = columns[k].get();
     }
-    for (std::int64_t k = 0; k < blocks.rounds; ++k) {
-        const auto block = blocks.block(k);
-        std::optional<MaskedValue<T>> value;
-        agreeOn(group, [&] {
-            if (block.count() == 0)
-                return;
-            value = valuesOf(block.begin, block.end, true);
-            if (!value)
-                return;
-            const auto start = Clock::now();
-            Buffer<T> out(value->values.size());
-            columns.apply(value->values.data(), maskOf(*value), block.count(), plan.logarithm, out.data());
-            value->values = std::move(out);
-            computeSeconds += seconds(start, Clock::now());
-        });
-        writer.write(block.begin, block.count(), value ? &*value : nullptr);
-    }
+    return columns;
 }
 
 } // namespace
@@ -436,23 +459,10 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
         return plan;
     plan.held = held;
     plan.alignRows = held.empty() ? 1 : kProductChunkRows;
+    collectFoldedSoftmaxes(expression, inputs, held, plan.foldedSoftmaxes);
     if (const auto resultShape = rowLocalShape(expression, inputs, held); resultShape && !resultShape->empty()) {
         plan.kind = EvalRowPlan::Kind::RowLocal;
         plan.resultShape = *resultShape;
-        return plan;
-    }
-    // softmax over dim 0 of a row-local operand with more than one column: its lanes are strided,
-    // each folded in row order (ColumnSoftmax); a single column is a contiguous lane, vectorised.
-    if (isSoftmax(expression) && expression.operands.size() == 2) {
-        const auto operandShape = rowLocalShape(*expression.operands[0], inputs, held);
-        if (operandShape && operandShape->size() >= 2 && numel(*operandShape, 1, operandShape->size()) > 1
-            && dimArgument(expression, operandShape->size()) == 0) {
-            plan.kind = EvalRowPlan::Kind::ColumnSoftmax;
-            plan.operand = expression.operands[0].get();
-            plan.operandShape = *operandShape;
-            plan.resultShape = *operandShape;
-            plan.logarithm = expression.name == "log_softmax";
-        }
         return plan;
     }
     // A reduction over all dims or dim 0 of a row-local operand.
@@ -555,6 +565,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
         inputRowBytes += rowElements(input.shape) * bytesPerElement;
         widestRow = std::max(widestRow, rowElements(input.shape));
     }
+    // A folded softmax's columns: maxima, totals and their logarithms, in double.
+    for (const auto &softmax : plan.foldedSoftmaxes)
+        heldBytes += 3 * static_cast<std::int64_t>(sizeof(double)) * softmax.columns;
     // Converted once, shared by every block's evaluation.
     const auto heldInputs = makeEvalInputsIn(std::move(heldTensors), inDouble);
     heldTensors.clear(); // what a conversion to another type left
@@ -566,12 +579,11 @@ EvalReport evalInBlocks(const EvalRequest &request,
         1, inputRowBytes + widestRow * (8 + 16 * softmaxCalls(expression) + (masks ? 2 : 0)) + 16 * productWidth);
     auto blockRows = std::clamp<std::int64_t>((budgetBytes - std::min(budgetBytes, heldBytes)) / perRow, 1, rows);
     const bool reduction = plan.kind == EvalRowPlan::Kind::RowReduction;
-    const bool columnSoftmax = plan.kind == EvalRowPlan::Kind::ColumnSoftmax;
     // Whole tiles of a reduction's fixed order (whole chunks of a product too: see
     // planEvalInRows), or whole chunks of a product, in every block but the last.
     const auto tileRows = reduction ? reductionTileRows(plan.operandShape) : plan.alignRows;
     blockRows = std::max(tileRows, blockRows / tileRows * tileRows);
-    const Expression &evaluated = reduction || columnSoftmax ? *plan.operand : expression;
+    const Expression &evaluated = reduction ? *plan.operand : expression;
 
     // Across ranks: the same blocks, each rank its own range of them, every rank making as many
     // (collective) writes as the one with the most.
@@ -583,7 +595,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // Reads rows [first, end) of every used input and hands them to `compute` as evaluator
     // inputs, in the precision the whole expression would use (a reduction's operand too).
     // `tally`: these rows are read for the result, once (not the first row's look ahead, nor
-    // softmax over dim 0's first two passes).
+    // the passes that fold a softmax's columns).
     const auto onRows = [&](std::int64_t first, std::int64_t end, bool tally, auto &&compute) {
         auto tensors = readBlock(sources, first, end, tally);
         const auto computeStart = Clock::now();
@@ -592,19 +604,43 @@ EvalReport evalInBlocks(const EvalRequest &request,
         try {
             compute(rowInputs);
         } catch (const MaskMismatch &mismatch) {
-            if (tally) // once for each row: softmax over dim 0 reads its blocks three times
+            if (tally) // once for each row: a softmax over dim 0 has its blocks read more than once
                 mismatches.note(mismatch, first);
         }
         computeSeconds += seconds(computeStart, Clock::now());
     };
-    // The value of rows [first, end); none when their masks differ (noted).
-    auto evaluate = [&](std::int64_t first, std::int64_t end, bool tally, MaskPolicy policy) {
+    // The softmaxes over dim 0 whose columns are folded (foldSoftmaxColumns).
+    FoldedSoftmaxes folded;
+    // The value of `node` over rows [first, end); none when their masks differ (noted when `tally`).
+    auto evaluateNode = [&](const Expression &node, std::int64_t first, std::int64_t end, bool tally, MaskPolicy policy) {
         std::optional<AnyValue> value;
         onRows(first, end, tally, [&](const std::vector<EvalInput> &rowInputs) {
-            value = evaluateExpression(evaluated, request.expression, rowInputs, policy, device);
+            value = evaluateExpression(node, request.expression, rowInputs, policy, device, &folded);
         });
         return value;
     };
+    auto evaluate = [&](std::int64_t first, std::int64_t end, bool tally, MaskPolicy policy) {
+        return evaluateNode(evaluated, first, end, tally, policy);
+    };
+    // Held until the result is written: `folded` points into them.
+    std::vector<std::unique_ptr<ColumnSoftmax<float>>> columnsInFloat;
+    std::vector<std::unique_ptr<ColumnSoftmax<double>>> columnsInDouble;
+    const auto foldColumns = [&](auto zero) {
+        using T = decltype(zero);
+        return foldSoftmaxColumns<T>(
+            plan, blocks, group,
+            [&](const Expression &operand, std::int64_t first, std::int64_t end) {
+                auto value = evaluateNode(operand, first, end, false, request.policy);
+                return value ? std::optional<MaskedValue<T>>(std::get<MaskedValue<T>>(std::move(*value))) : std::nullopt;
+            },
+            folded, computeSeconds);
+    };
+    if (!plan.foldedSoftmaxes.empty()) {
+        if (inDouble)
+            columnsInDouble = foldColumns(double{});
+        else
+            columnsInFloat = foldColumns(float{});
+    }
     // The result's dtype and kind, known before any rank writes: the expression on the first
     // row, whose masks may differ (the intersect policy: reported with every block's).
     agreeOn(group, [&] {
@@ -622,7 +658,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
         // Each block's rows fold into the reduction straight from the fused program.
         auto foldRows = [&](auto &into, RowRange block) {
             onRows(block.begin, block.end, true, [&](const std::vector<EvalInput> &rowInputs) {
-                foldExpression(*plan.operand, request.expression, rowInputs, request.policy, into, block.count());
+                foldExpression(*plan.operand, request.expression, rowInputs, request.policy, into, block.count(), &folded);
             });
         };
         const auto fold = [&](auto zero) {
@@ -633,21 +669,6 @@ EvalReport evalInBlocks(const EvalRequest &request,
             writeTensor(output.file(), "/result", toTensor(value));
         };
         result.dtype == DType::Float64 ? fold(double{}) : fold(float{});
-    } else if (columnSoftmax) {
-        ResultRows writer(output.file(), plan.resultShape, result.dtype, masked);
-        const auto inPrecision = [&](auto zero) {
-            using T = decltype(zero);
-            softmaxOverRowsInBlocks<T>(
-                plan, blocks, group,
-                [&](std::int64_t first, std::int64_t end, bool forResult) {
-                    auto value = evaluate(first, end, forResult, request.policy);
-                    return value ? std::optional<MaskedValue<T>>(std::get<MaskedValue<T>>(std::move(*value))) : std::nullopt;
-                },
-                writer, computeSeconds);
-        };
-        result.dtype == DType::Float64 ? inPrecision(double{}) : inPrecision(float{});
-        mismatches.raiseAcrossRanks(group, rows);
-        result.specified = group.sum(writer.specified());
     } else {
         ResultRows writer(output.file(), plan.resultShape, result.dtype, masked);
         for (std::int64_t k = 0; k < blocks.rounds; ++k) {

@@ -7,7 +7,7 @@
   memory_limit_bytes (the budget it ran under) and peak_memory_bytes (VmHWM);
 * --help names the auto rule (half of the memory available, cgroup limits included);
 * commands that hold whole tensors (gradcheck, a step of a sparse parameter,
-  eval of a softmax or with --print) refuse an array larger than the budget
+  eval of a softmax over one whole lane or with --print) refuse an array larger than the budget
   with exit 2, one error line naming the file and dataset, and no output; inspect --count and sparsify threshold work under the same
   small budget, and so does a step of a dense parameter (a block of rows at a time);
 * eval of an elementwise expression over dense inputs streams (by default, and in many blocks
@@ -63,7 +63,8 @@ def refused(cli, output, *args, element=r"data\.h5:/x"):
 
 def check_eval_streams(cli, work, rng):
     """Row-local eval (elementwise ops, reductions and softmax over a dim other than 0, products
-    by an input held whole) and reductions over all dims or dim 0 streamed, by default and under a 4K budget (blocks of a few rows), write
+    by an input held whole, softmax over dim 0 with its columns folded first) and reductions
+    over all dims or dim 0 streamed, by default and under a 4K budget (blocks of a few rows), write
     what the whole-tensor evaluation (--print: the result is held) writes, byte for byte, with
     two threads and with one: every elementwise function, every reduction."""
     path = os.path.join(work, "eval_inputs.h5")
@@ -129,6 +130,13 @@ def check_eval_streams(cli, work, rng):
         ("softmax(mm(z, pd), 0)", "z pd"),
         ("softmax(nf, 0)", "nf"),            # columns holding NaN, inf, -inf and inf twice
         ("log_softmax(nf, 0)", "nf"),
+        ("softmax(x, 0) * y + 1", "x y"),    # inside another expression: columns folded first
+        ("sum(log_softmax(c * 2, 0), 1)", "c"),
+        ("softmax(softmax(x, 0) - y, 0)", "x y"),  # one folded inside another: the inner first
+        ("sum(softmax(t, 0))", "t"),         # a folded reduction of one
+        ("mean(softmax(x, 0) - log_softmax(x, 1), 0)", "x"),
+        ("mm(softmax(x, 0), p)", "x p"),
+        ("softmax(nf, 0) * nf", "nf"),
     ]
     names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide", "p": "p",
              "pd": "pd", "q": "q", "v": "v", "s": "s", "nf": "nf"}
@@ -162,12 +170,12 @@ def check_eval_streams(cli, work, rng):
         with h5py.File(whole) as a, h5py.File(os.path.join(work, "eval_whole.h5")) as b:
             check(a["result"][()].tobytes() == b["result"][()].tobytes(), f"eval {expr!r}: /result differs")
 
-    # A softmax over dim 0 inside another expression goes across rows: held whole, and refused
-    # under a small budget.
-    r = report(cli, "eval", "--expr", "softmax(x, 0) + 1", "--input", f"x={path}:/x", "-o", os.path.join(work, "eval_dim0.h5"))
-    check(not r["result"]["streamed"], f"eval softmax(x, 0) + 1: streamed {r['result']}")
-    refused(cli, os.path.join(work, "eval_dim0_4k.h5"), "eval", "--expr", "softmax(x, 0) + 1", "--input", f"x={path}:/x",
-            "-o", os.path.join(work, "eval_dim0_4k.h5"), "--memory-limit", "1K", element=r"eval_inputs\.h5:/x")
+    # A softmax over dim 0 of a single column is one contiguous lane, whose vectorised sum a fold
+    # in row order would not reproduce: held whole, and refused under a small budget.
+    r = report(cli, "eval", "--expr", "softmax(s, 0) + 1", "--input", f"s={path}:/s", "-o", os.path.join(work, "eval_dim0.h5"))
+    check(not r["result"]["streamed"], f"eval softmax(s, 0) + 1: streamed {r['result']}")
+    refused(cli, os.path.join(work, "eval_dim0_4k.h5"), "eval", "--expr", "softmax(s, 0) + 1", "--input", f"s={path}:/s",
+            "-o", os.path.join(work, "eval_dim0_4k.h5"), "--memory-limit", "1K", element=r"eval_inputs\.h5:/s")
 
 
 def main(cli, work):
@@ -179,6 +187,7 @@ def main(cli, work):
         f["x"] = rng.standard_normal((200, 100)).astype(np.float32)   # 78 KiB
         f["g"] = rng.standard_normal((200, 100)).astype(np.float32)
         f["small"] = rng.standard_normal((3, 3))
+        f["line"] = rng.standard_normal(20000).astype(np.float32)  # one lane for a softmax over dim 0
         coo = f.create_group("g_coo")  # a gradient read whole, or a sparse parameter
         coo.attrs["encoding-type"], coo.attrs["encoding-version"] = "coo_tensor", "0.1.0"
         coo.attrs["shape"] = np.array([200, 100], dtype=np.int64)
@@ -240,7 +249,7 @@ def main(cli, work):
 
     r = report(cli, "inspect", data, "--count", "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024, "inspect: memory_limit_bytes")
-    check(sorted(d["nnz"] for d in r["datasets"]) == [2, 2, 9, 40, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
+    check(sorted(d["nnz"] for d in r["datasets"]) == [2, 2, 9, 40, 20000, 20000, 20000], f"inspect --count under 1K: {r['datasets']}")
     r = report(cli, "sparsify", data, "-o", out("s.h5"), "--method", "threshold", "--threshold", "1", "--dataset", "/x",
                "--memory-limit", "1K")
     check(r["memory_limit_bytes"] == 1024 and r["datasets"][0]["streamed"], f"sparsify under 1K: {r}")
@@ -254,8 +263,8 @@ def main(cli, work):
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "64M")
     check(r["memory_limit_bytes"] == 64 * MIB, "step: memory_limit_bytes")
 
-    refused(cli, out("e2.h5"), "eval", "--expr", "softmax(x * 2, 0) - 1", "--input", f"x={data}:/x", "-o", out("e2.h5"),
-            "--memory-limit", "1K")
+    refused(cli, out("e2.h5"), "eval", "--expr", "softmax(line * 2, 0) - 1", "--input", f"line={data}:/line", "-o",
+            out("e2.h5"), "--memory-limit", "1K", element=r"data\.h5:/line")
     refused(cli, out("e3.h5"), "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e3.h5"), "--print",
             "--memory-limit", "1K")
     check_eval_streams(cli, work, rng)

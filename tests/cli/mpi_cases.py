@@ -170,8 +170,8 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
-    """Row-local expressions (softmax over a dim other than 0 and products by an input held whole
-    included) and reductions stream across ranks; the rest are evaluated whole, written by the root."""
+    """Row-local expressions (softmax over any dim, inside other expressions too, and products by
+    an input held whole included) and reductions stream across ranks; the rest are evaluated whole, written by the root."""
     long = os.path.join(work, "long.h5")
     with h5py.File(long, "w") as f:  # 5 tiles of the reductions' fixed order
         f["L"] = np.random.default_rng(11).standard_normal(300_001).astype("float32")
@@ -188,7 +188,8 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
              ("softmax(mm(x, p), 1)", [f"x={source}:/W", f"p={projections}:/P"]),
              ("mean(mm(x * 2, p), 0)", [f"x={source}:/W", f"p={projections}:/Pd"]),
              ("sum(x, 1) * r", [f"x={source}:/W", f"r={projections}:/R"]),
-             ("softmax(x, 0)", [f"x={source}:/W"]), ("log_softmax(x * 2, 0)", [f"x={source}:/T3"])]
+             ("softmax(x, 0)", [f"x={source}:/W"]), ("log_softmax(x * 2, 0)", [f"x={source}:/T3"]),
+             ("sum(softmax(x, 0) * y, 1)", [f"x={source}:/W", f"y={source}:/V"])]
     for expression, bindings in cases:
         for limit in ("4K", "auto"):
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]
@@ -222,7 +223,7 @@ def masked_eval_cases(cli, cli_mpi, mpi, work):
         f["P"] = rng.standard_normal((64, 7)).astype("float32")  # held whole beside the masked rows
     for expression, names in [("x * 2 + y", "x=MX y=MY"), ("mean(x, 0)", "x=MX"), ("sum(x * y)", "x=MX y=MY"),
                               ("softmax(x, 1)", "x=MX"), ("masked(v, b) - x", "v=X b=B x=MX"), ("log_softmax(x, 0)", "x=MX"),
-                              ("softmax(mm(x, p), 1)", "x=MX p=P")]:
+                              ("softmax(mm(x, p), 1)", "x=MX p=P"), ("softmax(x, 0) - y", "x=MX y=MY")]:
         bindings = [a for n in names.split() for a in ("--input", f"{n.split('=')[0]}={path}:/{n.split('=')[1]}")]
         for limit in ("4K", "auto"):
             matches_serial(cli, cli_mpi, mpi, work, ["eval", "--expr", expression, *bindings, "--memory-limit", limit, "--json"],
