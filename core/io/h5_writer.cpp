@@ -362,8 +362,14 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
                                              const SparseRowCounts &counts,
                                              const WriteOptions &options)
     : m_file(file), m_path(normalise(path)), m_layout(layout), m_shape(shape), m_width(numel(shape, 1, shape.size())),
-      m_nextEntry(counts.entriesBefore), m_nextRow(counts.firstRow), m_nextStoredRow(counts.storedRowsBefore)
+      m_nextEntry(counts.entriesBefore), m_nextRow(counts.firstRow), m_nextStoredRow(counts.storedRowsBefore),
+      m_endEntry(counts.entriesBefore), m_endRow(counts.firstRow + static_cast<std::int64_t>(counts.storedPerRow.size())),
+      m_endStoredRow(counts.storedRowsBefore)
 {
+    for (const auto stored : counts.storedPerRow) {
+        m_endEntry += stored;
+        m_endStoredRow += stored > 0 ? 1 : 0;
+    }
     const auto localRows = static_cast<std::int64_t>(counts.storedPerRow.size());
     if (shape.empty() || (type != DType::Float32 && type != DType::Float64)
         || (layout != Layout::Csr && layout != Layout::Coo && layout != Layout::RowSparse)
@@ -424,6 +430,19 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
     }
 }
 
+void SparseRowStreamWriter::checkCounts() const
+{
+    // row_sparse counts stored rows; csr and coo count entries.
+    const bool rowSparse = m_layout == Layout::RowSparse;
+    const auto written = rowSparse ? m_nextStoredRow : m_nextEntry;
+    const auto share = rowSparse ? m_endStoredRow : m_endEntry;
+    if (m_nextRow > m_endRow || written > share || (m_nextRow == m_endRow && written != share))
+        throw InternalError("SparseRowStreamWriter: " + m_file.where(m_path) + ": the rows written hold "
+                            + std::to_string(written) + (rowSparse ? " stored rows" : " entries") + " by row "
+                            + std::to_string(m_nextRow) + ", against " + std::to_string(share) + " counted by row "
+                            + std::to_string(m_endRow));
+}
+
 template <class T>
 void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const T *block)
 {
@@ -447,9 +466,10 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
         std::vector<hsize_t> start(m_shape.size(), 0), extent(m_shape.begin(), m_shape.end());
         start[0] = static_cast<hsize_t>(m_nextStoredRow);
         extent[0] = n;
+        m_nextStoredRow += static_cast<std::int64_t>(n);
+        checkCounts();
         writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start[0]}, {n}, kept.data());
         writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, start, extent, data.data());
-        m_nextStoredRow += static_cast<std::int64_t>(n);
         return;
     }
     // Nonzeros in row-major order: csr's (row, column) order and coo's coalesced order alike.
@@ -469,6 +489,7 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     const auto n = static_cast<hsize_t>(kept.size());
     const auto offset = static_cast<hsize_t>(m_nextEntry);
     m_nextEntry += static_cast<std::int64_t>(n);
+    checkCounts();
     if (m_layout == Layout::Csr) {
         writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept.data());
         for (auto &p : positions)

@@ -74,10 +74,15 @@ public:
                           const SparseRowCounts &counts,
                           const WriteOptions &options = {});
     // Rows [firstRow, firstRow + rows) of the dense tensor, rows * numel(shape[1:]) values.
+    // Throws InternalError when the rows hold other counts than `counts` gave: past this rank's
+    // share, or short of it once its last row is written (the datasets have no fill values on
+    // a shared file, so a miscount would leave undefined bytes, not zeros).
     template <class T>
     void writeRows(std::int64_t firstRow, std::int64_t rows, const T *block);
 
 private:
+    void checkCounts() const;
+
     H5File &m_file;
     std::string m_path;
     Layout m_layout;
@@ -85,6 +90,7 @@ private:
     std::int64_t m_width = 0;
     bool m_wideIndices = true; // csr indices as int64 (else int32)
     std::int64_t m_nextEntry = 0, m_nextRow = 0, m_nextStoredRow = 0;
+    std::int64_t m_endEntry = 0, m_endRow = 0, m_endStoredRow = 0; // this rank's share ends there
     H5Handle m_values, m_indices;
     // writeRows()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).

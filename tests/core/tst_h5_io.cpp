@@ -41,6 +41,8 @@ private slots:
     void rowRangeOfAHugeDeclaredCsrIsRefused();
     void maskedRowsAreCheckedAsAWholeRead_data();
     void maskedRowsAreCheckedAsAWholeRead();
+    void sparseRowStreamsWriteWhatWriteTensorWrites_data();
+    void sparseRowStreamsWriteWhatWriteTensorWrites();
     void cscPanelsWriteWhatWriteTensorWrites_data();
     void cscPanelsWriteWhatWriteTensorWrites();
     void int32IndicesAreCheckedBeforeNarrowing();
@@ -286,6 +288,58 @@ void TestH5Io::maskedRowsAreCheckedAsAWholeRead()
         }
         QVERIFY2(!wholeError.empty(), bad);
         QCOMPARE(QString::fromStdString(rowsError), QString::fromStdString(wholeError));
+    }
+}
+
+void TestH5Io::sparseRowStreamsWriteWhatWriteTensorWrites_data()
+{
+    QTest::addColumn<Layout>("layout");
+    QTest::newRow("csr") << Layout::Csr;
+    QTest::newRow("coo") << Layout::Coo;
+    QTest::newRow("row_sparse") << Layout::RowSparse;
+}
+
+void TestH5Io::sparseRowStreamsWriteWhatWriteTensorWrites()
+{
+    QFETCH(Layout, layout);
+    const std::int64_t rows = 41, columns = 13, blockRows = 6;
+    auto dense = test::randomTensor(DType::Float32, {rows, columns}, 0.15, 4);
+    auto &values = std::get<core::DenseTensor<float>>(dense.storage()).values;
+    std::fill(values.begin() + 7 * columns, values.begin() + 9 * columns, 0.0f); // rows with nothing stored
+    std::vector<std::int64_t> stored(rows);
+    for (std::int64_t i = 0; i < rows * columns; ++i)
+        stored[static_cast<std::size_t>(i / columns)] += values[static_cast<std::size_t>(i)] != 0.0f;
+    const auto writeInBlocks = [&](core::H5File &file, const std::string &path, std::vector<std::int64_t> counted) {
+        core::SparseRowStreamWriter writer(file, path, layout, {rows, columns}, DType::Float32,
+                                           core::sparseRowCountsAcrossRanks(0, std::move(counted)));
+        for (std::int64_t first = 0; first < rows; first += blockRows)
+            writer.writeRows(first, std::min(blockRows, rows - first), values.data() + first * columns);
+    };
+    {
+        auto file = core::H5File::create(path("rows.h5"));
+        core::writeTensor(file, "/whole", core::toLayout(dense, layout));
+        writeInBlocks(file, "/blocks", stored);
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("rows.h5"));
+    const auto whole = core::readTensor(file, "/whole");
+    const auto blocks = core::readTensor(file, "/blocks");
+    QCOMPARE(blocks.layout(), layout);
+    test::compareDense(core::toLayout(blocks, Layout::Dense), core::toLayout(whole, Layout::Dense));
+    QCOMPARE(blocks.storedCount(), whole.storedCount());
+    // Rows that hold other counts than counted are an internal error, before anything lands
+    // past the share (a shared file's datasets have no fill values): one more nonzero counted
+    // than the rows hold, and one fewer.
+    const auto fullest = static_cast<std::size_t>(std::max_element(stored.begin(), stored.end()) - stored.begin());
+    for (const std::int64_t change : {1, -1}) {
+        auto miscounted = stored;
+        auto &row = miscounted[change > 0 ? 8 : fullest]; // an empty row given one; a stored row one fewer
+        if (change < 0 && layout == Layout::RowSparse)
+            row = 0; // row_sparse counts stored rows: the row is not stored at all
+        else
+            row += change;
+        auto bad = core::H5File::create(path("miscounted.h5"));
+        QVERIFY_THROWS_EXCEPTION(core::InternalError, writeInBlocks(bad, "/m", miscounted));
     }
 }
 
