@@ -231,17 +231,21 @@ bool isUsed(const std::vector<std::string> &used, const BoundInput &input)
     return std::find(used.begin(), used.end(), input.binding.name) != used.end();
 }
 
-// A used input read a block of rows at a time (not a held one): a plain dense dataset straight
-// into the block, a masked or bool one as the whole read reads it, restricted to the rows.
+// An input read a block of rows at a time (not a held one): a plain dense dataset straight
+// into the block, a masked or bool one as the whole read reads it, restricted to the rows. A
+// masked or bool input bound but not used is read too, for what the whole read checks and
+// reports (its parts, its specified count), and not evaluated.
 struct RowSource {
     BoundInput *input = nullptr;
     const H5File *file = nullptr;
     std::optional<DenseRowReader> dense; // plain (not masked, not bool)
     std::int64_t specified = 0;          // of a masked one: specified elements of the blocks tallied
+    bool used = true;                    // by the expression
 };
 
-// Reads rows [first, end) of every source in its compute type, as the whole path reads it.
-// `tally` counts a masked input's specified elements (once for each row).
+// Reads rows [first, end) of every source in its compute type, as the whole path reads it, and
+// gives those the expression uses. `tally` counts a masked input's specified elements (once for
+// each row).
 std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources, std::int64_t first, std::int64_t end, bool tally)
 {
     std::vector<NamedTensor> tensors;
@@ -252,7 +256,8 @@ std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources, std::int64_t
             auto block = readTensor(*source.file, input.binding.path, nullptr, RowRange{first, end});
             if (tally)
                 source.specified += block.specifiedCount();
-            tensors.push_back({input.binding.name, std::move(block), isBool});
+            if (source.used)
+                tensors.push_back({input.binding.name, std::move(block), isBool});
             continue;
         }
         Shape shape = input.shape;
@@ -438,13 +443,11 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
         // Dense datasets, plain or bool (a mask), and masked_tensors of dense data and mask.
         if (input.layout != Layout::Dense || (input.masked && !input.readsByRows))
             return plan;
-        // One not used is not read by a stream: a plain one only, whose description is all the
-        // report gives (a masked one's specified count, or a broken mask, takes a read).
-        if (!isUsed(used, input)) {
-            if (input.masked || input.dtype == DType::Bool)
-                return plan;
+        // A plain one not used is not read: its description is all the report gives. A masked
+        // or bool one is (its specified count, a broken mask), by rows of the same count.
+        const bool unusedMask = !isUsed(used, input) && (input.masked || input.dtype == DType::Bool);
+        if (!isUsed(used, input) && !unusedMask)
             continue;
-        }
         if (input.shape.empty() || numel(input.shape) == 0)
             return plan;
         if (contains(held, input.binding.name))
@@ -532,9 +535,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
     bool inDouble = false;
     std::vector<NamedTensor> heldTensors;
     for (auto &input : inputs) {
-        if (!isUsed(used, input))
-            continue;
         const bool isBool = input.dtype == DType::Bool;
+        if (!isUsed(used, input) && !input.masked && !isBool)
+            continue; // plain and unused: not read (planEvalInRows)
         inDouble = inDouble || (!isBool && computeTypeFor(input.dtype) == DType::Float64 && contains(valued, input.binding.name));
         files.push_back(H5File::openRead(input.binding.file));
         if (contains(plan.held, input.binding.name)) {
@@ -548,7 +551,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
             productWidth += input.shape[1];
             continue;
         }
-        RowSource source{&input, &files.back(), std::nullopt, 0};
+        RowSource source{&input, &files.back(), std::nullopt, 0, isUsed(used, input)};
         auto bytesPerElement = 2 * static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
         if (input.masked || isBool) {
             // Its first row, read for the notices the whole read gives (a bool dataset is a mask
