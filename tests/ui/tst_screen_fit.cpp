@@ -42,6 +42,7 @@ private slots:
     void aLongStatusMessageEndsInAnEllipsis();
     void gradientListGrowsWithTheWindow();
     void aLongFileNameKeepsTheColumnsInView();
+    void aNameColumnSizedByHandStays();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -237,6 +238,47 @@ void TestScreenFit::aLongFileNameKeepsTheColumnsInView()
     for (int row = 0; row < model->rowCount(); ++row)
         found = found || model->index(row, 0).data(Qt::ToolTipRole).toString().endsWith(QFileInfo(longName).fileName());
     QVERIFY(found);
+}
+
+// The Name column was fitted again at every change of the tree, undoing a width the user had
+// dragged. A drag now holds until a double click on the column's edge fits it again.
+void TestScreenFit::aNameColumnSizedByHandStays()
+{
+    QTemporaryDir dir;
+    const auto second = dir.filePath(QStringLiteral("second.h5"));
+    QVERIFY(QFile::copy(kSample, second));
+    MainWindow window;
+    QVERIFY(showSampleOnScreen(window));
+    auto *tree = window.findChild<QTreeView *>();
+    QVERIFY(tree);
+    auto *header = tree->header();
+    QTRY_VERIFY(header->sectionSize(0) > 0);
+    const int fitted = header->sectionSize(0);
+    // Drag the edge between Name and the next column 120 pixels to the right.
+    const int edge = header->sectionViewportPosition(0) + header->sectionSize(0) - 1;
+    const QPoint from(edge, header->height() / 2), to(edge + 120, header->height() / 2);
+    QTest::mousePress(header->viewport(), Qt::LeftButton, {}, from);
+    QTest::mouseMove(header->viewport(), to);
+    QTest::mouseRelease(header->viewport(), Qt::LeftButton, {}, to);
+    const int dragged = header->sectionSize(0);
+    QVERIFY2(dragged > fitted + 60, qPrintable(QStringLiteral("%1 -> %2").arg(fitted).arg(dragged)));
+    // Rows come (a second file) and go (it is collapsed): the width stays the user's.
+    QVERIFY(window.openFile(second));
+    QTest::qWait(50);
+    QCOMPARE(header->sectionSize(0), dragged);
+    tree->collapseAll();
+    QTest::qWait(50);
+    QCOMPARE(header->sectionSize(0), dragged);
+    tree->expandAll();
+    // A double click on the edge fits it again, no wider than the names need.
+    const int newEdge = header->sectionViewportPosition(0) + header->sectionSize(0) - 1;
+    QTest::mouseDClick(header->viewport(), Qt::LeftButton, {}, QPoint(newEdge, header->height() / 2));
+    QTRY_VERIFY2(header->sectionSize(0) < dragged, qPrintable(QString::number(header->sectionSize(0))));
+    const int refitted = header->sectionSize(0);
+    tree->collapseAll();
+    tree->expandAll();
+    QTest::qWait(50);
+    QCOMPARE(header->sectionSize(0), refitted);
 }
 
 QTEST_MAIN(TestScreenFit)

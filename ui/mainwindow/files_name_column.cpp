@@ -19,7 +19,14 @@ int nameWidth(const QTreeView *tree, const QModelIndex &index, int depth)
     return tree->itemDelegateForIndex(index)->sizeHint(option, index).width() + tree->indentation() * (depth + 1);
 }
 
-void fitNameColumn(QTreeView *tree)
+// Whether the width is the fit's: set while fitting, cleared when the user drags the edge.
+struct NameColumnFit : QObject {
+    using QObject::QObject;
+    bool byUser = false; // the user sized the column: refits leave it
+    bool fitting = false;
+};
+
+void fitNameColumn(QTreeView *tree, NameColumnFit *fit)
 {
     const auto *model = tree->model();
     if (!model)
@@ -33,19 +40,39 @@ void fitNameColumn(QTreeView *tree)
         for (int child = 0; child < model->rowCount(file); ++child)
             elements = std::max(elements, nameWidth(tree, model->index(child, 0, file), 1));
     }
+    fit->fitting = true;
     tree->header()->resizeSection(0, std::max({elements, std::min(files, kFileNameRoom), tree->header()->minimumSectionSize()}));
+    fit->fitting = false;
 }
 
 } // namespace
 
 void keepNameColumnFitted(QTreeView *tree)
 {
-    tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    auto *header = tree->header();
+    header->setSectionResizeMode(0, QHeaderView::Interactive);
+    auto *fit = new NameColumnFit(tree);
     // Once the current event is handled: rows inserted are laid out (and expanded) by then.
     auto *pending = new QTimer(tree);
     pending->setSingleShot(true);
     pending->setInterval(0);
-    QObject::connect(pending, &QTimer::timeout, tree, [tree] { fitNameColumn(tree); });
+    QObject::connect(pending, &QTimer::timeout, tree, [tree, fit] {
+        if (!fit->byUser)
+            fitNameColumn(tree, fit);
+    });
+    // A resize that is not the fit's is the user's (a drag of the edge).
+    QObject::connect(header, &QHeaderView::sectionResized, fit, [fit](int section) {
+        if (section == 0 && !fit->fitting)
+            fit->byUser = true;
+    });
+    // QTreeView answers a double click on the edge by sizing the column to every row (a long
+    // file name's whole width); the fit replaces that, once the click is handled.
+    QObject::connect(header, &QHeaderView::sectionHandleDoubleClicked, fit, [fit, pending](int section) {
+        if (section != 0)
+            return;
+        fit->byUser = false;
+        pending->start();
+    });
     const auto refit = [pending] { pending->start(); };
     auto *model = tree->model();
     QObject::connect(model, &QAbstractItemModel::rowsInserted, pending, refit);
@@ -55,7 +82,7 @@ void keepNameColumnFitted(QTreeView *tree)
     QObject::connect(model, &QAbstractItemModel::layoutChanged, pending, refit);
     QObject::connect(tree, &QTreeView::expanded, pending, refit);
     QObject::connect(tree, &QTreeView::collapsed, pending, refit);
-    fitNameColumn(tree);
+    fitNameColumn(tree, fit);
 }
 
 } // namespace sparsity::ui

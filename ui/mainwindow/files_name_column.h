@@ -9,7 +9,9 @@ namespace sparsity::ui {
 
 inline constexpr int kFileNameRoom = 100;
 
-// Keeps `tree`'s first column fitted as rows come, go, change, expand and collapse.
+// Keeps `tree`'s first column fitted as rows come, go, change, expand and collapse, until the
+// user sizes it by hand: that width then stays. A double click on its edge fits it again, and
+// from then on keeps it fitted.
 void keepNameColumnFitted(QTreeView *tree);
 
 } // namespace sparsity::ui
