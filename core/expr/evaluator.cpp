@@ -519,9 +519,8 @@ template <class Named>
 EvalInput converted(Named &&t, bool useDouble)
 {
     if (useDouble)
-        return {t.name,
-                std::make_shared<const MaskedValue<double>>(toMaskedValue<double>(std::forward<Named>(t).tensor, t.isBool))};
-    return {t.name, std::make_shared<const MaskedValue<float>>(toMaskedValue<float>(std::forward<Named>(t).tensor, t.isBool))};
+        return {t.name, std::make_shared<MaskedValue<double>>(toMaskedValue<double>(std::forward<Named>(t).tensor, t.isBool))};
+    return {t.name, std::make_shared<MaskedValue<float>>(toMaskedValue<float>(std::forward<Named>(t).tensor, t.isBool))};
 }
 
 bool needsDouble(const std::vector<EvalInput> &inputs)
@@ -530,6 +529,19 @@ bool needsDouble(const std::vector<EvalInput> &inputs)
 }
 
 } // namespace
+
+template <class T>
+Buffer<T> releasedValues(EvalInput &input)
+{
+    auto *held = std::get_if<std::shared_ptr<const MaskedValue<T>>>(&input.value);
+    if (!held || held->use_count() != 1)
+        return {};
+    // Created non-const (converted()), and held by no one else: its values may move.
+    return std::move(std::const_pointer_cast<MaskedValue<T>>(*held)->values);
+}
+
+template Buffer<float> releasedValues<float>(EvalInput &);
+template Buffer<double> releasedValues<double>(EvalInput &);
 
 std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, bool forceDouble)
 {

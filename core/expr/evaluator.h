@@ -48,6 +48,12 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, b
 // their type is the one computed in (no copy).
 std::vector<EvalInput> makeEvalInputsIn(std::vector<NamedTensor> &&tensors, bool useDouble);
 
+// The values of `input`, an evaluator input made by makeEvalInputs, in T, when nothing else
+// holds them (the evaluation that used them is done): a streamed evaluation reads its next
+// block into them rather than into fresh memory. Empty otherwise.
+template <class T>
+Buffer<T> releasedValues(EvalInput &input);
+
 // Whether `expression` computes in float64, by torch's type promotion over the inputs whose
 // values reach the result: float32 op float32 is float32, any float64 makes it float64. An
 // input the expression does not reference does not count, nor one used only as the pattern of

@@ -241,7 +241,35 @@ struct RowSource {
     std::optional<DenseRowReader> dense; // plain (not masked, not bool)
     std::int64_t specified = 0;          // of a masked one: specified elements of the blocks tallied
     bool used = true;                    // by the expression
+    // A plain one's last block's values, once evaluated (recycle()): the next block is read into
+    // them, not into fresh memory that is faulted in and zeroed again.
+    Buffer<float> spareFloat;
+    Buffer<double> spareDouble;
+    template <class T>
+    Buffer<T> &spare()
+    {
+        if constexpr (std::is_same_v<T, float>)
+            return spareFloat;
+        else
+            return spareDouble;
+    }
 };
+
+// Hands each plain source its block's values back from `rowInputs`, the evaluation being done.
+void recycle(std::vector<RowSource> &sources, std::vector<EvalInput> &rowInputs)
+{
+    for (auto &source : sources) {
+        if (!source.dense || !source.used)
+            continue;
+        for (auto &input : rowInputs)
+            if (input.name == source.input->binding.name) {
+                if (computeTypeFor(source.input->dtype) == DType::Float32)
+                    source.spareFloat = releasedValues<float>(input);
+                else
+                    source.spareDouble = releasedValues<double>(input);
+            }
+    }
+}
 
 // Reads rows [first, end) of every source in its compute type, as the whole path reads it, and
 // gives those the expression uses. `tally` counts a masked input's specified elements (once for
@@ -264,7 +292,7 @@ std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources, std::int64_t
         shape[0] = end - first;
         const auto read = [&](auto zero) {
             using T = decltype(zero);
-            DenseTensor<T> block{shape, {}};
+            DenseTensor<T> block{shape, std::move(source.spare<T>())};
             block.values.resize(static_cast<std::size_t>(numel(shape)));
             source.dense->readRows(first, end, block.values.data());
             return Tensor(Storage{std::move(block)});
@@ -610,6 +638,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
             if (tally) // once for each row: a softmax over dim 0 has its blocks read more than once
                 mismatches.note(mismatch, first);
         }
+        recycle(sources, rowInputs);
         computeSeconds += seconds(computeStart, Clock::now());
     };
     // The softmaxes over dim 0 whose columns are folded (foldSoftmaxColumns).
