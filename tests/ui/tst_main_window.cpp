@@ -95,6 +95,12 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QCOMPARE(window.document()->source().firstRow, std::int64_t{4000});
     QCOMPARE(window.document()->values().shape.at(0), std::int64_t{65536});
     QCOMPARE(window.document()->values().values.at(0), 4000.0);
+    // Opening the file again (it may have changed) keeps the rows shown: the window went back
+    // to the table's first row.
+    QVERIFY(window.openFile(QString::fromStdString(path)));
+    QCOMPARE(window.document()->source().firstRow, std::int64_t{4000});
+    QCOMPARE(window.document()->values().values.at(0), 4000.0);
+    QCOMPARE(rows->value(), 4000);
     // Statistics of the loaded rows say which rows they cover.
     window.document()->changeThreshold(100.0);
     QVERIFY2(window.histogram()->titleText().contains(QStringLiteral("(rows 4000–69535 of 70000)")),

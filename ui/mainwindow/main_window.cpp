@@ -520,8 +520,12 @@ bool MainWindow::openFile(const QString &path)
     for (const auto &file : std::as_const(expanded))
         m_tree->expand(m_model->fileIndex(file));
     m_tree->expand(m_model->fileIndex(absolute));
-    if (reopened && !shown.elementPath.isEmpty())
+    if (reopened && !shown.elementPath.isEmpty()) {
+        // The rows shown stay shown: a table's window went back to its first row.
+        m_firstRowToShow = shown.firstRow;
         selectElement(shown.elementPath, shown.filePath);
+        m_firstRowToShow = 0;
+    }
     m_statusBar->showWholeMessage(tr("Opened %1").arg(path), 5000);
     return true;
 }
@@ -631,7 +635,7 @@ bool MainWindow::selectElement(const QString &elementPath, const QString &filePa
     return false;
 }
 
-void MainWindow::showSelected() { loadRows(0); }
+void MainWindow::showSelected() { loadRows(m_firstRowToShow); }
 
 void MainWindow::showAttributes()
 {

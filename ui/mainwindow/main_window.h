@@ -112,6 +112,8 @@ private:
     std::vector<const core::ElementInfo *> documentFileElements() const;
     QStringList elementsOfDocumentFile() const;
     void offerElements(); // to the Optimizer (the shown tensor's file) and Gradcheck (every file) panels
+    // Loads the tensor the Files tree made current: from its first row, or from
+    // m_firstRowToShow (a file opened again keeps a table's rows shown).
     void showSelected();
     // The Attributes dock follows the Files tree's current row.
     void showAttributes();
@@ -158,7 +160,8 @@ private:
     DocumentJobs *m_documentJobs = nullptr;
     IssuesModel *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
-    QString m_workspacePath; // the workspace last opened or saved (Save in maybeSave)
+    QString m_workspacePath;           // the workspace last opened or saved (Save in maybeSave)
+    std::int64_t m_firstRowToShow = 0; // the next showSelected()'s first row (openFile sets it)
     QDockWidget *m_issuesDock = nullptr;
     QDockWidget *m_optimizerDock = nullptr;
     QDockWidget *m_gradcheckDock = nullptr;
