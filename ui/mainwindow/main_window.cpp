@@ -61,6 +61,7 @@
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 #include <QUndoStack>
@@ -1051,12 +1052,21 @@ void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
-    // As on the command line: a workspace is opened as one, not read as an HDF5 file.
+    QStringList paths;
     for (const auto &url : event->mimeData()->urls())
-        if (url.isLocalFile()) {
-            const auto path = url.toLocalFile();
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    if (paths.isEmpty())
+        return;
+    event->acceptProposedAction();
+    // Opened once the drop is over: opening a workspace may ask whether to drop the work open
+    // (a modal dialog), and a dialog inside the drop handler holds the application the files
+    // were dragged from until it is answered. As on the command line, a workspace is opened as
+    // one, not read as an HDF5 file.
+    QTimer::singleShot(0, this, [this, paths] {
+        for (const auto &path : paths)
             isWorkspacePath(path) ? openWorkspace(path) : openFile(path);
-        }
+    });
 }
 
 } // namespace sparsity::ui
