@@ -48,9 +48,10 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, b
 // their type is the one computed in (no copy).
 std::vector<EvalInput> makeEvalInputsIn(std::vector<NamedTensor> &&tensors, bool useDouble);
 
-// The values of `input`, an evaluator input made by makeEvalInputs, in T, when nothing else
-// holds them (the evaluation that used them is done): a streamed evaluation reads its next
-// block into them rather than into fresh memory. Empty otherwise.
+// The values of `input`, in T, when nothing else holds them (the evaluation that used them is
+// done): a streamed evaluation reads its next block into them rather than into fresh memory.
+// Empty otherwise. `input` must come from makeEvalInputs or makeEvalInputsIn, whose values
+// are created mutable; moving out of any other would be undefined.
 template <class T>
 Buffer<T> releasedValues(EvalInput &input);
 

@@ -363,13 +363,9 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
                                              const WriteOptions &options)
     : m_file(file), m_path(normalise(path)), m_layout(layout), m_shape(shape), m_width(numel(shape, 1, shape.size())),
       m_nextEntry(counts.entriesBefore), m_nextRow(counts.firstRow), m_nextStoredRow(counts.storedRowsBefore),
-      m_endEntry(counts.entriesBefore), m_endRow(counts.firstRow + static_cast<std::int64_t>(counts.storedPerRow.size())),
-      m_endStoredRow(counts.storedRowsBefore)
+      m_storedPerRow(&counts.storedPerRow), m_firstRow(counts.firstRow),
+      m_endRow(counts.firstRow + static_cast<std::int64_t>(counts.storedPerRow.size()))
 {
-    for (const auto stored : counts.storedPerRow) {
-        m_endEntry += stored;
-        m_endStoredRow += stored > 0 ? 1 : 0;
-    }
     const auto localRows = static_cast<std::int64_t>(counts.storedPerRow.size());
     if (shape.empty() || (type != DType::Float32 && type != DType::Float64)
         || (layout != Layout::Csr && layout != Layout::Coo && layout != Layout::RowSparse)
@@ -430,17 +426,13 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
     }
 }
 
-void SparseRowStreamWriter::checkCounts() const
+void SparseRowStreamWriter::miscounted(std::int64_t row, std::int64_t found) const
 {
-    // row_sparse counts stored rows; csr and coo count entries.
-    const bool rowSparse = m_layout == Layout::RowSparse;
-    const auto written = rowSparse ? m_nextStoredRow : m_nextEntry;
-    const auto share = rowSparse ? m_endStoredRow : m_endEntry;
-    if (m_nextRow > m_endRow || written > share || (m_nextRow == m_endRow && written != share))
-        throw InternalError("SparseRowStreamWriter: " + m_file.where(m_path) + ": the rows written hold "
-                            + std::to_string(written) + (rowSparse ? " stored rows" : " entries") + " by row "
-                            + std::to_string(m_nextRow) + ", against " + std::to_string(share) + " counted by row "
-                            + std::to_string(m_endRow));
+    const bool mine = row >= m_firstRow && row < m_endRow;
+    throw InternalError(
+        "SparseRowStreamWriter: " + m_file.where(m_path) + ": row " + std::to_string(row)
+        + (mine ? " holds " + std::to_string(found) + " nonzeros, but " + std::to_string(counted(row)) + " were counted"
+                : " is not among the rows counted, [" + std::to_string(m_firstRow) + ", " + std::to_string(m_endRow) + ")"));
 }
 
 template <class T>
@@ -448,6 +440,8 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
 {
     if (firstRow != m_nextRow)
         throw InternalError("SparseRowStreamWriter: rows out of order");
+    if (rows > 0 && firstRow + rows > m_endRow)
+        miscounted(std::max(firstRow, m_endRow), 0);
     m_nextRow += rows;
     const auto count = rows * m_width;
     if (m_layout == Layout::RowSparse) {
@@ -457,7 +451,10 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
         data.clear();
         for (std::int64_t r = 0; r < rows; ++r) {
             const T *row = block + r * m_width;
-            if (std::any_of(row, row + m_width, [](T x) { return x != T{}; })) {
+            const bool stored = std::any_of(row, row + m_width, [](T x) { return x != T{}; });
+            if (stored != (counted(firstRow + r) > 0))
+                miscounted(firstRow + r, std::count_if(row, row + m_width, [](T x) { return x != T{}; }));
+            if (stored) {
                 kept.push_back(firstRow + r);
                 data.insert(data.end(), row, row + m_width);
             }
@@ -467,7 +464,6 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
         start[0] = static_cast<hsize_t>(m_nextStoredRow);
         extent[0] = n;
         m_nextStoredRow += static_cast<std::int64_t>(n);
-        checkCounts();
         writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start[0]}, {n}, kept.data());
         writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, start, extent, data.data());
         return;
@@ -487,9 +483,16 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
             kept.push_back(block[i]);
         }
     const auto n = static_cast<hsize_t>(kept.size());
+    // Each row's nonzeros are those counted: indptr (csr) and every rank's offsets came from them.
+    for (std::int64_t r = 0, k = 0; r < rows; ++r) {
+        const auto start = k;
+        while (k < static_cast<std::int64_t>(n) && positions[static_cast<std::size_t>(k)] < (r + 1) * m_width)
+            ++k;
+        if (k - start != counted(firstRow + r))
+            miscounted(firstRow + r, k - start);
+    }
     const auto offset = static_cast<hsize_t>(m_nextEntry);
     m_nextEntry += static_cast<std::int64_t>(n);
-    checkCounts();
     if (m_layout == Layout::Csr) {
         writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept.data());
         for (auto &p : positions)

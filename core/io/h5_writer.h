@@ -61,8 +61,8 @@ SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, std::vector<st
 // A csr, coo or row_sparse element written a block of rows at a time, in row order, holding
 // what writeTensor() writes for the same tensor converted with toLayout() (zeros dropped,
 // coo with every dim sparse, csr index width chosen by the same rule). The sizes come from a
-// counting pass. On a shared file each rank writes its own rows (`counts`), every rank making
-// the same number of writeRows() calls.
+// counting pass, `counts`, which must outlive the writer. On a shared file each rank writes its
+// own rows, every rank making the same number of writeRows() calls.
 class SparseRowStreamWriter {
 public:
     // `type` is Float32 or Float64; `layout` Csr (2-d), Coo or RowSparse.
@@ -73,15 +73,20 @@ public:
                           DType type,
                           const SparseRowCounts &counts,
                           const WriteOptions &options = {});
+    // The counts are kept by reference: a temporary would not outlive the writer.
+    SparseRowStreamWriter(
+        H5File &, const std::string &, Layout, const Shape &, DType, SparseRowCounts &&, const WriteOptions & = {}) = delete;
     // Rows [firstRow, firstRow + rows) of the dense tensor, rows * numel(shape[1:]) values.
-    // Throws InternalError when the rows hold other counts than `counts` gave: past this rank's
-    // share, or short of it once its last row is written (the datasets have no fill values on
-    // a shared file, so a miscount would leave undefined bytes, not zeros).
+    // Throws InternalError, before writing, when a row holds another count of nonzeros than
+    // `counts` gave (row_sparse: is stored when not counted, or the other way), or lies past
+    // this rank's rows: indptr and the entries' offsets come from the counts, and a shared
+    // file's datasets have no fill values, so a miscount would leave a corrupt element.
     template <class T>
     void writeRows(std::int64_t firstRow, std::int64_t rows, const T *block);
 
 private:
-    void checkCounts() const;
+    [[noreturn]] void miscounted(std::int64_t row, std::int64_t found) const;
+    std::int64_t counted(std::int64_t row) const { return (*m_storedPerRow)[static_cast<std::size_t>(row - m_firstRow)]; }
 
     H5File &m_file;
     std::string m_path;
@@ -90,7 +95,9 @@ private:
     std::int64_t m_width = 0;
     bool m_wideIndices = true; // csr indices as int64 (else int32)
     std::int64_t m_nextEntry = 0, m_nextRow = 0, m_nextStoredRow = 0;
-    std::int64_t m_endEntry = 0, m_endRow = 0, m_endStoredRow = 0; // this rank's share ends there
+    // This rank's rows' counts: `counts.storedPerRow`, which must outlive the writer.
+    const std::vector<std::int64_t> *m_storedPerRow;
+    std::int64_t m_firstRow = 0, m_endRow = 0;
     H5Handle m_values, m_indices;
     // writeRows()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).

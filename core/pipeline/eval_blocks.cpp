@@ -424,8 +424,11 @@ std::vector<std::unique_ptr<ColumnSoftmax<T>>> foldSoftmaxColumns(const EvalRowP
     }
     ();
     std::vector<std::unique_ptr<ColumnSoftmax<T>>> columns;
-    for (const auto &softmax : plan.foldedSoftmaxes)
-        columns.push_back(std::make_unique<ColumnSoftmax<T>>(softmax.columns));
+    // Allocated on every rank, agreed on: a rank that cannot stops every rank with its error.
+    agreeOn(group, [&] {
+        for (const auto &softmax : plan.foldedSoftmaxes)
+            columns.push_back(std::make_unique<ColumnSoftmax<T>>(softmax.columns));
+    });
     std::exception_ptr failure;
     try {
         if (group.isRoot()) {
@@ -623,8 +626,8 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // Masks that differ under the strict policy, block by block: reported once every block is
     // evaluated, as the whole evaluation reports them.
     MaskMismatchLog mismatches(evaluated, request.expression);
-    // Reads rows [first, end) of every used input and hands them to `compute` as evaluator
-    // inputs, in the precision the whole expression would use (a reduction's operand too).
+    // Reads rows [first, end) of every input read by rows and hands those used to `compute` as
+    // evaluator inputs, in the precision the whole expression would use (a reduction's operand too).
     // `tally`: these rows are read for the result, once (not the first row's look ahead, nor
     // the passes that fold a softmax's columns).
     const auto onRows = [&](std::int64_t first, std::int64_t end, bool tally, auto &&compute) {

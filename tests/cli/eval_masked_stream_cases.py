@@ -68,12 +68,13 @@ def write_inputs(path, rng):
         write_masked(f, "md", rng.standard_normal((rows, cols)), mask)  # float64
         write_masked(f, "mi", rng.integers(-3, 4, (rows, cols)).astype(np.int64), mask.astype(np.uint8))
         write_masked(f, "mc", rng.standard_normal((40, 5, 6)).astype(np.float32), rng.random((40, 5, 6)) < 0.5)
+        write_masked(f, "mbad", rng.standard_normal((rows, cols)).astype(np.float32), mask[:, :-1])  # a mask too narrow
         f["w"] = rng.standard_normal((cols, 4)).astype(np.float32)
         f["bw"] = rng.random((cols, 4)) < 0.5
         write_masked(f, "mw", rng.standard_normal((cols, 4)).astype(np.float32), rng.random((cols, 4)) < 0.5)
 
 
-NAMES = {n: n for n in ["x", "y", "b", "mx", "my", "mz", "me", "md", "mi", "mc", "w", "mw", "bw"]}
+NAMES = {n: n for n in ["x", "y", "b", "mx", "my", "mz", "me", "md", "mi", "mc", "w", "mw", "bw", "mbad"]}
 
 STREAMED = [
     ("mx * 2 + 1", "mx"),
@@ -188,8 +189,14 @@ def check_mismatches(cli, work, path):
 
 def check_whole(cli, work, path):
     """An expression with a masked input bound but not used, of another row count than the
-    inputs it uses, is evaluated whole (the report gives its specified count)."""
+    inputs it uses, is evaluated whole (the report gives its specified count). A broken one
+    bound but unused is refused as the whole evaluation refuses it, streamed or not."""
     output = os.path.join(work, "whole.h5")
+    messages = [run(cli, "eval", "--expr", "x + 1", *inputs_for(path, "x mbad"), "-o", output, *extra, code=2).stderr
+                for extra in (["--print"], [], ["--memory-limit", "4K"])]
+    check(messages[0].startswith("error: ") and "mbad" in messages[0] and messages.count(messages[0]) == 3,
+          f"eval beside a broken unused mbad: {messages}")
+    check(not os.path.exists(output), f"eval beside a broken unused mbad: left {output}")
     r = json.loads(run(cli, "eval", "--expr", "x + 1", *inputs_for(path, "x mc"), "-o", output, "--json").stdout)
     check(not r["result"]["streamed"] and 0 < r["inputs"][1]["nnz"] < 40 * 5 * 6, f"eval 'x + 1' beside an unused mc: {r}")
 

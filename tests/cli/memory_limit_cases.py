@@ -137,6 +137,7 @@ def check_eval_streams(cli, work, rng):
         ("mean(softmax(x, 0) - log_softmax(x, 1), 0)", "x"),
         ("mm(softmax(x, 0), p)", "x p"),
         ("softmax(nf, 0) * nf", "nf"),
+        ("softmax(x, 0) * z", "x z"),        # folded in float64: z is float64
     ]
     names = {"x": "x", "y": "y", "z": "z", "i": "i", "c": "cube", "t": "tall", "l": "long", "w": "wide", "p": "p",
              "pd": "pd", "q": "q", "v": "v", "s": "s", "nf": "nf"}

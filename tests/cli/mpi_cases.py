@@ -189,7 +189,8 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
              ("mean(mm(x * 2, p), 0)", [f"x={source}:/W", f"p={projections}:/Pd"]),
              ("sum(x, 1) * r", [f"x={source}:/W", f"r={projections}:/R"]),
              ("softmax(x, 0)", [f"x={source}:/W"]), ("log_softmax(x * 2, 0)", [f"x={source}:/T3"]),
-             ("sum(softmax(x, 0) * y, 1)", [f"x={source}:/W", f"y={source}:/V"])]
+             ("sum(softmax(x, 0) * y, 1)", [f"x={source}:/W", f"y={source}:/V"]),
+             ("mean(softmax(softmax(x, 0) * 2, 0), 0)", [f"x={source}:/W"])]  # folded columns, broadcast
     for expression, bindings in cases:
         for limit in ("4K", "auto"):
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]

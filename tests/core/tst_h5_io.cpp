@@ -310,8 +310,8 @@ void TestH5Io::sparseRowStreamsWriteWhatWriteTensorWrites()
     for (std::int64_t i = 0; i < rows * columns; ++i)
         stored[static_cast<std::size_t>(i / columns)] += values[static_cast<std::size_t>(i)] != 0.0f;
     const auto writeInBlocks = [&](core::H5File &file, const std::string &path, std::vector<std::int64_t> counted) {
-        core::SparseRowStreamWriter writer(file, path, layout, {rows, columns}, DType::Float32,
-                                           core::sparseRowCountsAcrossRanks(0, std::move(counted)));
+        const auto counts = core::sparseRowCountsAcrossRanks(0, std::move(counted));
+        core::SparseRowStreamWriter writer(file, path, layout, {rows, columns}, DType::Float32, counts);
         for (std::int64_t first = 0; first < rows; first += blockRows)
             writer.writeRows(first, std::min(blockRows, rows - first), values.data() + first * columns);
     };
@@ -327,20 +327,29 @@ void TestH5Io::sparseRowStreamsWriteWhatWriteTensorWrites()
     QCOMPARE(blocks.layout(), layout);
     test::compareDense(core::toLayout(blocks, Layout::Dense), core::toLayout(whole, Layout::Dense));
     QCOMPARE(blocks.storedCount(), whole.storedCount());
-    // Rows that hold other counts than counted are an internal error, before anything lands
-    // past the share (a shared file's datasets have no fill values): one more nonzero counted
-    // than the rows hold, and one fewer.
-    const auto fullest = static_cast<std::size_t>(std::max_element(stored.begin(), stored.end()) - stored.begin());
-    for (const std::int64_t change : {1, -1}) {
+    // Rows that hold other counts than counted are an internal error, before anything is
+    // written from them (indptr and the offsets come from the counts; a shared file's datasets
+    // have no fill values): one more nonzero counted than a row holds, one fewer, and both in
+    // one block, where the totals still agree. row_sparse counts stored rows: a row counted
+    // empty that holds nonzeros, or the other way.
+    std::size_t partner = 6; // a stored row in row 8's block, rows 6..11 (7 and 8 are empty)
+    while (partner < 12 && (partner == 7 || partner == 8 || stored[partner] == 0))
+        ++partner;
+    QVERIFY(partner < 12);
+    for (const auto &[more, fewer] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
         auto miscounted = stored;
-        auto &row = miscounted[change > 0 ? 8 : fullest]; // an empty row given one; a stored row one fewer
-        if (change < 0 && layout == Layout::RowSparse)
-            row = 0; // row_sparse counts stored rows: the row is not stored at all
-        else
-            row += change;
+        if (more)
+            miscounted[8] += 1; // an empty row
+        if (fewer)
+            miscounted[partner] = layout == Layout::RowSparse ? 0 : miscounted[partner] - 1;
         auto bad = core::H5File::create(path("miscounted.h5"));
         QVERIFY_THROWS_EXCEPTION(core::InternalError, writeInBlocks(bad, "/m", miscounted));
     }
+    // Rows past those counted, too.
+    auto bad = core::H5File::create(path("past.h5"));
+    const auto fewerRows = core::sparseRowCountsAcrossRanks(0, std::vector<std::int64_t>(stored.begin(), stored.end() - 1));
+    core::SparseRowStreamWriter writer(bad, "/m", layout, {rows, columns}, DType::Float32, fewerRows);
+    QVERIFY_THROWS_EXCEPTION(core::InternalError, writer.writeRows(0, rows, values.data()));
 }
 
 void TestH5Io::cscPanelsWriteWhatWriteTensorWrites_data()
