@@ -359,13 +359,13 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
                                              Layout layout,
                                              const Shape &shape,
                                              DType type,
-                                             const SparseRowCounts &counts,
+                                             SparseRowCounts counted,
                                              const WriteOptions &options)
     : m_file(file), m_path(normalise(path)), m_layout(layout), m_shape(shape), m_width(numel(shape, 1, shape.size())),
-      m_nextEntry(counts.entriesBefore), m_nextRow(counts.firstRow), m_nextStoredRow(counts.storedRowsBefore),
-      m_storedPerRow(&counts.storedPerRow), m_firstRow(counts.firstRow),
-      m_endRow(counts.firstRow + static_cast<std::int64_t>(counts.storedPerRow.size()))
+      m_nextEntry(counted.entriesBefore), m_nextRow(counted.firstRow), m_nextStoredRow(counted.storedRowsBefore),
+      m_counts(std::move(counted)), m_endRow(m_counts.firstRow + static_cast<std::int64_t>(m_counts.storedPerRow.size()))
 {
+    const auto &counts = m_counts;
     const auto localRows = static_cast<std::int64_t>(counts.storedPerRow.size());
     if (shape.empty() || (type != DType::Float32 && type != DType::Float64)
         || (layout != Layout::Csr && layout != Layout::Coo && layout != Layout::RowSparse)
@@ -428,11 +428,12 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
 
 void SparseRowStreamWriter::miscounted(std::int64_t row, std::int64_t found) const
 {
-    const bool mine = row >= m_firstRow && row < m_endRow;
+    const bool mine = row >= m_counts.firstRow && row < m_endRow;
     throw InternalError(
         "SparseRowStreamWriter: " + m_file.where(m_path) + ": row " + std::to_string(row)
         + (mine ? " holds " + std::to_string(found) + " nonzeros, but " + std::to_string(counted(row)) + " were counted"
-                : " is not among the rows counted, [" + std::to_string(m_firstRow) + ", " + std::to_string(m_endRow) + ")"));
+                : " is not among the rows counted, [" + std::to_string(m_counts.firstRow) + ", " + std::to_string(m_endRow)
+                      + ")"));
 }
 
 template <class T>

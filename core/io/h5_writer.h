@@ -61,8 +61,8 @@ SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, std::vector<st
 // A csr, coo or row_sparse element written a block of rows at a time, in row order, holding
 // what writeTensor() writes for the same tensor converted with toLayout() (zeros dropped,
 // coo with every dim sparse, csr index width chosen by the same rule). The sizes come from a
-// counting pass, `counts`, which must outlive the writer. On a shared file each rank writes its
-// own rows, every rank making the same number of writeRows() calls.
+// counting pass, `counts`, which the writer keeps to check each row against. On a shared file
+// each rank writes its own rows, every rank making the same number of writeRows() calls.
 class SparseRowStreamWriter {
 public:
     // `type` is Float32 or Float64; `layout` Csr (2-d), Coo or RowSparse.
@@ -71,11 +71,9 @@ public:
                           Layout layout,
                           const Shape &shape,
                           DType type,
-                          const SparseRowCounts &counts,
+                          SparseRowCounts counts,
                           const WriteOptions &options = {});
-    // The counts are kept by reference: a temporary would not outlive the writer.
-    SparseRowStreamWriter(
-        H5File &, const std::string &, Layout, const Shape &, DType, SparseRowCounts &&, const WriteOptions & = {}) = delete;
+    const SparseRowCounts &counts() const { return m_counts; }
     // Rows [firstRow, firstRow + rows) of the dense tensor, rows * numel(shape[1:]) values.
     // Throws InternalError, before writing, when a row holds another count of nonzeros than
     // `counts` gave (row_sparse: is stored when not counted, or the other way), or lies past
@@ -86,7 +84,10 @@ public:
 
 private:
     [[noreturn]] void miscounted(std::int64_t row, std::int64_t found) const;
-    std::int64_t counted(std::int64_t row) const { return (*m_storedPerRow)[static_cast<std::size_t>(row - m_firstRow)]; }
+    std::int64_t counted(std::int64_t row) const
+    {
+        return m_counts.storedPerRow[static_cast<std::size_t>(row - m_counts.firstRow)];
+    }
 
     H5File &m_file;
     std::string m_path;
@@ -95,9 +96,8 @@ private:
     std::int64_t m_width = 0;
     bool m_wideIndices = true; // csr indices as int64 (else int32)
     std::int64_t m_nextEntry = 0, m_nextRow = 0, m_nextStoredRow = 0;
-    // This rank's rows' counts: `counts.storedPerRow`, which must outlive the writer.
-    const std::vector<std::int64_t> *m_storedPerRow;
-    std::int64_t m_firstRow = 0, m_endRow = 0;
+    SparseRowCounts m_counts;
+    std::int64_t m_endRow = 0; // past this rank's rows
     H5Handle m_values, m_indices;
     // writeRows()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).

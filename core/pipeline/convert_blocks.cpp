@@ -76,9 +76,10 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
             storedPerRow[at(first - mine.begin + r)] =
                 std::count_if(block.data() + r * width, block.data() + (r + 1) * width, [](T x) { return x != T{}; });
     });
-    const auto counts = sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow));
-    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(), counts, request.writeOptions);
+    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
+                                 sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow)), request.writeOptions);
     forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
+    const auto &counts = writer.counts();
     converted.storedAfter = request.layout == Layout::RowSparse ? width * counts.storedRowsTotal : counts.entriesTotal;
     return converted;
 }

@@ -273,12 +273,18 @@ void recycle(std::vector<RowSource> &sources, std::vector<EvalInput> &rowInputs)
 
 // Reads rows [first, end) of every source in its compute type, as the whole path reads it, and
 // gives those the expression uses. `tally` counts a masked input's specified elements (once for
-// each row).
-std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources, std::int64_t first, std::int64_t end, bool tally)
+// each row). `only` (when not tallying): the names of the sources to read, the rest skipped.
+std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources,
+                                   std::int64_t first,
+                                   std::int64_t end,
+                                   bool tally,
+                                   const std::vector<std::string> *only = nullptr)
 {
     std::vector<NamedTensor> tensors;
     for (auto &source : sources) {
         const auto &input = *source.input;
+        if (!tally && only && !contains(*only, input.binding.name))
+            continue;
         const bool isBool = input.dtype == DType::Bool;
         if (!source.dense) {
             auto block = readTensor(*source.file, input.binding.path, nullptr, RowRange{first, end});
@@ -630,8 +636,9 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // evaluator inputs, in the precision the whole expression would use (a reduction's operand too).
     // `tally`: these rows are read for the result, once (not the first row's look ahead, nor
     // the passes that fold a softmax's columns).
-    const auto onRows = [&](std::int64_t first, std::int64_t end, bool tally, auto &&compute) {
-        auto tensors = readBlock(sources, first, end, tally);
+    const auto onRows = [&](std::int64_t first, std::int64_t end, bool tally, auto &&compute,
+                            const std::vector<std::string> *only = nullptr) {
+        auto tensors = readBlock(sources, first, end, tally, only);
         const auto computeStart = Clock::now();
         auto rowInputs = makeEvalInputsIn(std::move(tensors), inDouble);
         rowInputs.insert(rowInputs.end(), heldInputs.begin(), heldInputs.end());
@@ -647,11 +654,16 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // The softmaxes over dim 0 whose columns are folded (foldSoftmaxColumns).
     FoldedSoftmaxes folded;
     // The value of `node` over rows [first, end); none when their masks differ (noted when `tally`).
+    // A part of the expression (a softmax's operand) reads only the inputs it uses.
     auto evaluateNode = [&](const Expression &node, std::int64_t first, std::int64_t end, bool tally, MaskPolicy policy) {
         std::optional<AnyValue> value;
-        onRows(first, end, tally, [&](const std::vector<EvalInput> &rowInputs) {
-            value = evaluateExpression(node, request.expression, rowInputs, policy, device, &folded);
-        });
+        const auto names = node.inputNames();
+        onRows(
+            first, end, tally,
+            [&](const std::vector<EvalInput> &rowInputs) {
+                value = evaluateExpression(node, request.expression, rowInputs, policy, device, &folded);
+            },
+            &node == &evaluated ? nullptr : &names);
         return value;
     };
     auto evaluate = [&](std::int64_t first, std::int64_t end, bool tally, MaskPolicy policy) {

@@ -163,9 +163,10 @@ public:
                 return finish(r);
             }
             if (m_sparse) { // its sizes are known now; created here, before the I/O thread writes
-                const auto counts = sparseRowCountsAcrossRanks(m_division.mine.begin, m_storedPerRow);
+                // The counts move into the writer, which checks each row against them.
+                auto counts = sparseRowCountsAcrossRanks(m_division.mine.begin, std::move(m_storedPerRow));
                 io.submit([this, &counts] {
-                      m_sparseWriter.emplace(*m_output, m_path, m_layout, m_shape, m_type, counts, m_writeOptions);
+                      m_sparseWriter.emplace(*m_output, m_path, m_layout, m_shape, m_type, std::move(counts), m_writeOptions);
                   }).get();
             }
             secondPass(io, SparsifyTally(range.bounds()), r);
