@@ -220,14 +220,7 @@ private:
     {
         if (!m_folded)
             return nullptr;
-        const auto &columns = [&]() -> const auto &
-        {
-            if constexpr (std::is_same_v<T, double>)
-                return m_folded->inDouble;
-            else
-                return m_folded->inFloat;
-        }
-        ();
+        const auto &columns = m_folded->of<T>();
         const auto found = columns.find(&node);
         return found == columns.end() ? nullptr : found->second;
     }

@@ -16,6 +16,7 @@
 #include "core/masked/masked_value.h"
 #include "core/masked/reduction_kernels.h"
 #include "core/masked/softmax_kernel.h"
+#include "core/tensor/by_precision.h"
 
 #include <map>
 #include <string>
@@ -72,10 +73,9 @@ std::vector<EvalInput> makeEvalInputs(const std::vector<NamedTensor> &tensors, c
 // (a streamed evaluation of a block of rows, core/pipeline/eval_blocks.h): such a node's value
 // is its columns' result for the block's rows (ColumnSoftmax::applied), not a softmax of the
 // block alone. Keyed by the softmax node, in the precision the evaluation computes in.
-struct FoldedSoftmaxes {
-    std::map<const Expression *, const ColumnSoftmax<float> *> inFloat;
-    std::map<const Expression *, const ColumnSoftmax<double> *> inDouble;
-};
+template <class T>
+using ColumnSoftmaxes = std::map<const Expression *, const ColumnSoftmax<T> *>;
+using FoldedSoftmaxes = ByPrecision<ColumnSoftmaxes>;
 
 // Throws InputError naming the expression and column for unknown inputs, shape mismatches,
 // differing masks (a MaskMismatch, core/expr/mask_mismatch.h), bad dims and misuse of an op.

@@ -447,7 +447,7 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     const auto count = rows * m_width;
     if (m_layout == Layout::RowSparse) {
         auto &kept = m_positions;
-        auto &data = scratchValues<T>();
+        auto &data = m_scratchValues.of<T>();
         kept.clear();
         data.clear();
         for (std::int64_t r = 0; r < rows; ++r) {
@@ -473,7 +473,7 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     // Sized exactly (a vector grown by doubling would hold up to twice the block's nonzeros).
     const auto nonzeros = static_cast<std::size_t>(std::count_if(block, block + count, [](T x) { return x != T{}; }));
     auto &positions = m_positions;
-    auto &kept = scratchValues<T>();
+    auto &kept = m_scratchValues.of<T>();
     positions.clear();
     kept.clear();
     positions.reserve(nonzeros);

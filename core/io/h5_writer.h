@@ -4,9 +4,9 @@
 // per chunk along dim 0) with optional shuffle+gzip.
 #include "core/io/h5_handle.h"
 #include "core/tensor/buffer.h"
+#include "core/tensor/by_precision.h"
 #include "core/tensor/tensor.h"
 
-#include <type_traits>
 #include <vector>
 
 namespace sparsity::core {
@@ -102,16 +102,7 @@ private:
     // writeRows()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).
     Buffer<std::int64_t> m_positions, m_coordinates;
-    Buffer<float> m_floatValues;
-    Buffer<double> m_doubleValues;
-    template <class T>
-    Buffer<T> &scratchValues()
-    {
-        if constexpr (std::is_same_v<T, float>)
-            return m_floatValues;
-        else
-            return m_doubleValues;
-    }
+    ByPrecision<Buffer> m_scratchValues;
 };
 
 // A csc element (2-d) written a run of entries at a time: what writeTensor() writes for the

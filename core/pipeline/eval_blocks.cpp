@@ -243,16 +243,7 @@ struct RowSource {
     bool used = true;                    // by the expression
     // A plain one's last block's values, once evaluated (recycle()): the next block is read into
     // them, not into fresh memory that is faulted in and zeroed again.
-    Buffer<float> spareFloat;
-    Buffer<double> spareDouble;
-    template <class T>
-    Buffer<T> &spare()
-    {
-        if constexpr (std::is_same_v<T, float>)
-            return spareFloat;
-        else
-            return spareDouble;
-    }
+    ByPrecision<Buffer> spare;
 };
 
 // Hands each plain source its block's values back from `rowInputs`, the evaluation being done.
@@ -264,9 +255,9 @@ void recycle(std::vector<RowSource> &sources, std::vector<EvalInput> &rowInputs)
         for (auto &input : rowInputs)
             if (input.name == source.input->binding.name) {
                 if (computeTypeFor(source.input->dtype) == DType::Float32)
-                    source.spareFloat = releasedValues<float>(input);
+                    source.spare.inFloat = releasedValues<float>(input);
                 else
-                    source.spareDouble = releasedValues<double>(input);
+                    source.spare.inDouble = releasedValues<double>(input);
             }
     }
 }
@@ -298,7 +289,7 @@ std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources,
         shape[0] = end - first;
         const auto read = [&](auto zero) {
             using T = decltype(zero);
-            DenseTensor<T> block{shape, std::move(source.spare<T>())};
+            DenseTensor<T> block{shape, std::move(source.spare.of<T>())};
             block.values.resize(static_cast<std::size_t>(numel(shape)));
             source.dense->readRows(first, end, block.values.data());
             return Tensor(Storage{std::move(block)});
@@ -421,14 +412,7 @@ std::vector<std::unique_ptr<ColumnSoftmax<T>>> foldSoftmaxColumns(const EvalRowP
                                                                   FoldedSoftmaxes &folded,
                                                                   double &computeSeconds)
 {
-    auto &registered = [&]() -> auto &
-    {
-        if constexpr (std::is_same_v<T, double>)
-            return folded.inDouble;
-        else
-            return folded.inFloat;
-    }
-    ();
+    auto &registered = folded.of<T>();
     std::vector<std::unique_ptr<ColumnSoftmax<T>>> columns;
     // Allocated on every rank, agreed on: a rank that cannot stops every rank with its error.
     agreeOn(group, [&] {
@@ -482,8 +466,7 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
             return plan;
         // A plain one not used is not read: its description is all the report gives. A masked
         // or bool one is (its specified count, a broken mask), by rows of the same count.
-        const bool unusedMask = !isUsed(used, input) && (input.masked || input.dtype == DType::Bool);
-        if (!isUsed(used, input) && !unusedMask)
+        if (!isUsed(used, input) && !input.masked && input.dtype != DType::Bool)
             continue;
         if (input.shape.empty() || numel(input.shape) == 0)
             return plan;
