@@ -46,9 +46,13 @@ void AtomicOutput::commit()
     // no agreement reaches them. So its failure is not agreed: it ends the job, unless every rank
     // failed alike (RankSession::failWith).
     m_file->close();
+    const auto lost = m_file->lostWrite();
     m_file.reset();
-    // The ranks that shared the file closed it together; the root renames it.
+    // The ranks that shared the file closed it together; the root renames it, unless a rank's
+    // dataset failed to write its last chunks as it closed (closeWrittenDataset).
     agreeOn(group, [&] {
+        if (!lost.empty())
+            throw IoError(lost + ": cannot write values (disk full?)");
         if (!group.isRoot())
             return;
         std::error_code ec;

@@ -4,8 +4,11 @@
 #include "core/parallel/rank_group.h"
 #include "core/util/errors.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -17,6 +20,50 @@ void H5Handle::reset()
     if (m_id >= 0 && m_closer)
         m_closer(m_id);
     m_id = H5I_INVALID_HID;
+}
+
+namespace {
+
+// The name HDF5 gives `object` (H5Fget_name: the file it is in; else H5Iget_name: its path).
+template <class NameOf>
+std::string nameFrom(hid_t object, NameOf nameOf)
+{
+    const ssize_t length = nameOf(object, nullptr, 0);
+    if (length <= 0)
+        return {};
+    std::string name(static_cast<std::size_t>(length) + 1, '\0');
+    nameOf(object, name.data(), name.size());
+    name.resize(static_cast<std::size_t>(length));
+    return name;
+}
+
+// Datasets whose closing write failed, by the name of their file (the first one of each file),
+// until that file's close takes it (closeWrittenDataset, H5File::close).
+std::mutex lostWritesMutex;
+std::map<std::string, std::string> lostWrites;
+
+std::string takeLostWrite(const std::string &fileName)
+{
+    const std::lock_guard lock(lostWritesMutex);
+    const auto found = lostWrites.find(fileName);
+    if (found == lostWrites.end())
+        return {};
+    auto dataset = std::move(found->second);
+    lostWrites.erase(found);
+    return dataset;
+}
+
+} // namespace
+
+herr_t closeWrittenDataset(hid_t dataset)
+{
+    const auto file = nameFrom(dataset, H5Fget_name), path = nameFrom(dataset, H5Iget_name);
+    const herr_t closed = H5Dclose(dataset);
+    if (closed < 0 && !file.empty()) {
+        const std::lock_guard lock(lostWritesMutex);
+        lostWrites.try_emplace(file, path);
+    }
+    return closed;
 }
 
 namespace {
@@ -107,9 +154,23 @@ void H5File::close()
     if (!m_handle.isValid())
         return;
     silenceHdf5Errors();
+    // Datasets still open write what their caches hold here: one at a time, so that a failure
+    // names its dataset (a shared file's are flushed together, H5Dflush being collective there).
+    if (!isShared()) {
+        const unsigned datasets = H5F_OBJ_DATASET | H5F_OBJ_LOCAL;
+        std::vector<hid_t> open(static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_count(m_handle.id(), datasets))));
+        open.resize(
+            static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_ids(m_handle.id(), datasets, open.size(), open.data()))));
+        for (const hid_t dataset : open)
+            if (H5Dflush(dataset) < 0)
+                throw IoError(where(nameFrom(dataset, H5Iget_name)) + ": cannot write values (disk full?)");
+    }
     if (H5Fflush(m_handle.id(), H5F_SCOPE_GLOBAL) < 0)
         throw IoError(m_path + ": cannot write: flush failed (disk full?)");
+    const auto name = nameFrom(m_handle.id(), H5Fget_name);
     m_handle.reset();
+    if (const auto dataset = takeLostWrite(name); !dataset.empty())
+        m_lostWrite = where(dataset);
 }
 
 void H5File::discard()
@@ -117,6 +178,7 @@ void H5File::discard()
     if (!m_handle.isValid())
         return;
     const hid_t file = m_handle.id();
+    const auto name = nameFrom(file, H5Fget_name);
     if (isShared() && !failureIsShared()) {
         m_handle.abandon();
         return;
@@ -129,13 +191,17 @@ void H5File::discard()
         for (ssize_t i = 0; i < listed; ++i)
             H5Idec_ref(ids[static_cast<std::size_t>(i)]);
     }
-    // Freeing the file's space lets the close write the little metadata it still holds.
+    // Freeing the file's space lets the close write the little metadata it still holds (when
+    // not done, not a plain file, the close may still succeed).
     void *handle = nullptr;
-    if (!isShared() && H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle
-        && ::ftruncate(*static_cast<int *>(handle), 0) != 0) {
-        // Not truncated (not a plain file): the close below may still succeed.
+    if (isShared()) {
+        emptySharedFile(file);
+    } else if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle) {
+        const int truncated = ::ftruncate(*static_cast<int *>(handle), 0);
+        static_cast<void>(truncated);
     }
     m_handle.reset();
+    takeLostWrite(name); // the contents are thrown away: nothing to report
 }
 
 bool linkExists(hid_t location, const std::string &path)

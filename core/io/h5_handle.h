@@ -44,6 +44,12 @@ private:
 // Switches HDF5's error-stack printing off for the calling thread (every thread that calls HDF5).
 void silenceHdf5Errors();
 
+// The closer of a dataset created for writing. Closing a chunked dataset writes the chunks its
+// cache still holds; on a full disk that write fails, and a failure in a destructor would be
+// lost: the command would report success over zeros. The failure is kept for the file's close
+// to report (H5File::close, lostWrite).
+herr_t closeWrittenDataset(hid_t dataset);
+
 class H5File {
 public:
     // Throws IoError (exit 3): "<path>: no such file", "<path>: not an HDF5 file or truncated".
@@ -62,7 +68,12 @@ public:
     const std::string &path() const { return m_path; }
     // "file:/dataset", the location prefix of every message about an element.
     std::string where(const std::string &element) const { return m_path + ":" + element; }
-    void close(); // flushes; throws IoError when the flush fails
+    // Flushes and closes; throws IoError when the flush fails (it writes what open datasets'
+    // caches hold). A dataset closed before may have failed to write its last chunks as it
+    // closed: lostWrite() then names it, "file:/dataset", for the caller to report (on a shared
+    // file after the ranks' collective close, so every rank can agree on it).
+    void close();
+    const std::string &lostWrite() const { return m_lostWrite; }
     // Closes a file whose contents are thrown away (a failed output's temporary file): every
     // object still open in it is closed and the file is truncated first, so that HDF5 need not
     // write anything to close it. On a full disk a plain close fails, leaves the file half closed
@@ -86,6 +97,7 @@ private:
     H5Handle m_handle;
     std::string m_path;
     H5Handle m_transfer; // valid only on a shared file
+    std::string m_lostWrite;
 };
 
 // Opening children; each throws InputError "<file>:<path>: dataset not found" when absent.

@@ -12,5 +12,9 @@ namespace sparsity::core {
 bool shareFileAccess(hid_t fapl);
 // A transfer property list for collective writes to a shared file (a new one, to close).
 hid_t collectiveTransferList();
+// Empties shared `file`, whose contents are thrown away, so that its close finds room for the
+// metadata it still writes (on a full disk a rank's write failing inside HDF5's collective
+// close left the others waiting, or crashed MPI_Finalize). Collective; false when not done.
+bool emptySharedFile(hid_t file);
 
 } // namespace sparsity::core

@@ -20,4 +20,11 @@ hid_t collectiveTransferList()
     return dxpl;
 }
 
+bool emptySharedFile(hid_t file)
+{
+    void *handle = nullptr; // the MPI-IO driver's MPI_File
+    return H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle
+           && MPI_File_set_size(*static_cast<MPI_File *>(handle), 0) == MPI_SUCCESS;
+}
+
 } // namespace sparsity::core

@@ -7,4 +7,6 @@ bool shareFileAccess(hid_t) { return false; }
 
 hid_t collectiveTransferList() { return H5P_DEFAULT; }
 
+bool emptySharedFile(hid_t) { return false; }
+
 } // namespace sparsity::core

@@ -3,6 +3,7 @@
 #include "core/io/h5_attributes.h"
 #include "core/io/h5_types.h"
 #include "core/parallel/rank_group.h"
+#include "core/parallel/rank_session.h"
 #include "core/tensor/storage_rebind.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
@@ -97,8 +98,13 @@ void writeBox(const H5File &file,
         H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
         memSpace = H5Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
     }
-    if (H5Dwrite(dataset, memType, memSpace.id(), fileSpace.id(), file.transferList(), values) < 0)
-        throw IoError(file.where(path) + ": cannot write " + what + " (disk full?)");
+    if (H5Dwrite(dataset, memType, memSpace.id(), fileSpace.id(), file.transferList(), values) < 0) {
+        const IoError error(file.where(path) + ": cannot write " + what + " (disk full?)");
+        // Failing partway through a collective write, this rank has left the others in it.
+        if (file.isShared())
+            endJob(error.exitCode(), error.what());
+        throw error;
+    }
 }
 
 // A whole dataset of `shape`: on a shared file the root writes it, the other ranks select nothing.
@@ -182,7 +188,7 @@ public:
         H5Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
         H5Pset_chunk_cache(dapl.id(), 521, std::size_t{4} << 20, 1.0);
         H5Handle dataset(H5Dcreate2(m_file.id(), path.c_str(), type.file, space.id(), m_lcpl.id(), dcpl.id(), dapl.id()),
-                         H5Dclose);
+                         closeWrittenDataset);
         if (!dataset.isValid())
             throw IoError(m_file.where(path) + ": cannot create dataset ("
                           + (linkExists(m_file.id(), path) ? "it exists already" : "disk full?") + ")");

@@ -31,4 +31,10 @@ public:
     int failWith(int code, const std::string &message);
 };
 
+// Ends the job now, from any thread, as failWith() does an error no agreement saw: for a
+// failure inside a collective call (a rank's write to a shared file failing partway leaves
+// the ranks in different collective calls, where no agreement can reach them, and unwinding
+// would wait for them). Only `sparsity-mpi` shares files, so `sparsity` never calls it.
+[[noreturn]] void endJob(int code, const std::string &message);
+
 } // namespace sparsity::core

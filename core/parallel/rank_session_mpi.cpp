@@ -320,6 +320,11 @@ int RankSession::failWith(int code, const std::string &message)
             std::cerr << "error: " << message << '\n';
         return code;
     }
+    endJob(code, message);
+}
+
+void endJob(int code, const std::string &message)
+{
     // No agreement saw it, so ranks may be waiting in a collective call this one will never
     // make: end them all. When every rank failed so (a full disk fails every rank's collective
     // write at once), the root alone says why, with its exit code; else each failed rank does.
@@ -338,7 +343,7 @@ int RankSession::failWith(int code, const std::string &message)
     std::cerr.flush();
     removeTemporaryFilesNow();
     MPI_Abort(g_world, code);
-    return code;
+    std::_Exit(code); // MPI_Abort does not return
 }
 
 } // namespace sparsity::core

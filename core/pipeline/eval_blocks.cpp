@@ -571,7 +571,10 @@ EvalReport evalInBlocks(const EvalRequest &request,
             productWidth += input.shape[1];
             continue;
         }
-        RowSource source{&input, &files.back(), std::nullopt, 0, isUsed(used, input)};
+        RowSource source;
+        source.input = &input;
+        source.file = &files.back();
+        source.used = isUsed(used, input);
         auto bytesPerElement = 2 * static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
         if (input.masked || isBool) {
             // Its first row, read for the notices the whole read gives (a bool dataset is a mask

@@ -621,7 +621,9 @@ SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
         r.shape = e.shape;
         return r;
     } catch (const Error &error) {
-        if (std::string(error.what()).rfind(where, 0) == 0)
+        // An error located already (in the input, or a write to the output) keeps its own place.
+        const std::string message = error.what();
+        if (message.starts_with(where) || message.starts_with(output.where("")))
             throw;
         rethrowWithContext(error, where);
     }

@@ -308,10 +308,15 @@ def disk_full(cli, work):
             f["x"] = np.random.default_rng(0).standard_normal((1000, 1000))
             f["small"] = np.eye(4)
         out = os.path.join(full, "o.h5")
-        disk_full_error = "o\\.h5:/(x|result)[/a-z]*: cannot write values \\(disk full\\?\\)"
+        # The output's place alone: not the input's before it ("mid.h5:/x: .../o.h5:/x: ...").
+        disk_full_error = "^error: " + re.escape(out) + ":/(x|result|param|state)[/a-z_]*: cannot write (values|rows) \\(disk full\\?\\)$"
         commands = [["convert", source, out, "--layout", layout] for layout in ("coo", "csr", "csc", "row_sparse", "dense")]
-        commands += [["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.1", "--layout", "csr"],
-                     ["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out]]
+        commands += [["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.1", "--layout", layout]
+                     for layout in ("csr", "dense", "masked")]
+        commands += [["sparsify", source, "-o", out, "--method", "data-norm", "--sparsity-level", "0.5", "--block", "1x4"],
+                     ["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out],
+                     ["eval", "--expr", "softmax(x, 0) * 2", "--input", f"x={source}:/x", "-o", out],
+                     ["step", source, "-o", out, "--param", "/x", "--grad", "/x", "--optimizer", "adam", "--semantics", "dense"]]
         for args in commands:
             one_error(run(cli, *args, code=3), disk_full_error)
             check(not os.listdir(full), f"{args[0]}: files left on the full disk: {os.listdir(full)}")
@@ -338,6 +343,70 @@ def disk_full(cli, work):
         check(not os.listdir(full), f"run: files left on the full disk: {os.listdir(full)}")
     finally:
         subprocess.run(["umount", full])
+
+
+def preloading_disk_fills(folder, capacity):
+    """The environment in which files under `folder` have a disk of `capacity` bytes
+    (tests/cli/disk_fills.c, built by CMake and named in $SW_DISK_FILLS); None when the library
+    was not built."""
+    library = os.environ.get("SW_DISK_FILLS")
+    if not library or not os.path.exists(library):
+        return None
+    env = dict(os.environ, LD_PRELOAD=library, SW_FILL_PATH=folder, SW_FILL_CAPACITY=str(capacity))
+    # Under ASan the sanitizer's runtime must come first among preloaded libraries unless told.
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"]))
+    return env
+
+
+def disk_fills_mid_write(cli, work):
+    """The disk fills after the output's first blocks are written (no up-front space check can
+    see that coming): every subcommand that writes exits 3 with one error line that names the
+    output's dataset and only it (the streamed sparsify put the input's name before it), leaves
+    no output or temporary file and does not touch its input."""
+    source = os.path.join(work, "source.h5")
+    rng = np.random.default_rng(5)
+    with h5py.File(source, "w") as f:
+        f["x"] = rng.standard_normal((2048, 512)).astype("float32")  # 4 MiB, many blocks under 1M
+        g = np.zeros((2048, 512), "float32")
+        g[rng.integers(0, 2048, 300)] = 1
+        f["g"] = g
+    before = digest(source)
+    folder = os.path.join(work, "filling")
+    os.makedirs(folder)
+    env = preloading_disk_fills(folder, 512 * 1024)
+    if env is None:
+        print("skipped: tests/cli/disk_fills.c was not built ($SW_DISK_FILLS)")
+        sys.exit(SKIP)
+    out = os.path.join(folder, "o.h5")
+    sparsify = ["sparsify", source, "-o", out, "--memory-limit", "1M"]
+    commands = [sparsify + ["--method", "threshold", "--threshold", "0.5", "--layout", layout]
+                for layout in ("dense", "masked", "coo", "csr", "csc", "row_sparse")]
+    commands += [sparsify + method for method in (["--method", "data-norm", "--sparsity-level", "0.5", "--block", "1x4"],
+                                                  ["--method", "n-m", "--n", "2", "--m", "4"],
+                                                  ["--method", "row-norm", "--keep", "0.5"])]
+    commands += [["convert", source, out, "--layout", layout, "--memory-limit", "1M"] for layout in ("dense", "csr", "coo")]
+    commands += [["eval", "--expr", expr, "--input", f"x={source}:/x", "-o", out, "--memory-limit", "1M"]
+                 for expr in ("x * 2", "softmax(x, 0) * 2", "softmax(x, 1) + x")]
+    commands += [["step", source, "-o", out, "--param", "/x", "--grad", "/g", "--optimizer", "adam", "--semantics", semantics,
+                  "--memory-limit", "1M"] for semantics in ("dense", "lazy")]
+    located = re.compile("^error: " + re.escape(out) + ":/[A-Za-z_/]+: cannot write [a-z ]+ \\(disk full\\?\\)$")
+    for args in commands:
+        r = subprocess.run([cli, *args], capture_output=True, text=True, timeout=60, env=env)
+        what = " ".join(args[:1] + args[-6:])
+        check(r.returncode == 3, f"{what}: exit {r.returncode}, expected 3; stderr: {r.stderr}")
+        errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
+        check(len(errors) == 1 and located.match(errors[0]), f"{what}: error lines {errors}")
+        check(not os.listdir(folder), f"{what}: left {os.listdir(folder)}")
+    # A batch (and the desktop's Export, which runs one) reports the input as failed: exit 1.
+    batch = os.path.join(work, "batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": ["source.h5"], "memory_limit": "1M",
+                   "sparsify": {"method": "threshold", "threshold": 0.5}, "output": {"path": "filling/o.h5"}}, f)
+    r = subprocess.run([cli, "run", batch], capture_output=True, text=True, timeout=60, env=env)
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
+    check(r.returncode == 1 and len(errors) == 1 and re.search("o\\.h5:/[gx]: cannot write", errors[0]), f"run: exit {r.returncode}, {r.stderr}")
+    check(not os.listdir(folder), f"run: left {os.listdir(folder)}")
+    check(digest(source) == before, "the input changed")
 
 
 def file_lock(cli, work):
@@ -441,7 +510,7 @@ def implausible_attributes(cli, work):
     check(digest(path) == before, "the input was modified")
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, killed, long_name, disk_full, file_lock, run_reports,
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, killed, long_name, disk_full, disk_fills_mid_write, file_lock, run_reports,
                                  implausible_attributes]}
 
 

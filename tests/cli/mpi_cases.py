@@ -679,11 +679,53 @@ def disk_full_cases(cli_mpi, mpi, work):
         subprocess.run(["umount", full])
 
 
+def disk_fills_cases(cli_mpi, mpi, work):
+    """The disk fills after the first blocks are written (tests/cli/disk_fills.c, preloaded on
+    every rank): on 2 and 3 ranks every subcommand exits 3 with one error line naming the
+    output, leaves nothing, and no rank waits for ever. (A rank whose write failed inside the
+    collective close of the discarded file left the others waiting there.)"""
+    library = os.environ.get("SW_DISK_FILLS")
+    if not library or not os.path.exists(library):
+        print("disk-fills cases skipped: tests/cli/disk_fills.c was not built ($SW_DISK_FILLS)")
+        return
+    source = os.path.join(work, "fills_source.h5")
+    rng = np.random.default_rng(11)
+    with h5py.File(source, "w") as f:
+        f["x"] = rng.standard_normal((4096, 256)).astype("float32")  # 4 MiB
+        g = np.zeros((4096, 256), "float32")
+        g[rng.integers(0, 4096, 500)] = 1
+        f["g"] = g
+    folder = os.path.join(work, "filling")
+    os.makedirs(folder, exist_ok=True)
+    out = os.path.join(folder, "o.h5")
+    env = dict(os.environ, LD_PRELOAD=library, SW_FILL_PATH=folder, SW_FILL_CAPACITY=str(1024 * 1024))
+    exported = [a for name in ("LD_PRELOAD", "SW_FILL_PATH", "SW_FILL_CAPACITY") for a in ("-x", name)]
+    limit = ["--memory-limit", "1M"]
+    commands = [["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5", "--layout", layout, *limit]
+                for layout in ("dense", "csr", "coo")]
+    commands += [["sparsify", source, "-o", out, "--method", "data-norm", "--sparsity-level", "0.5", "--block", "4x4", *limit],
+                 ["convert", source, out, "--layout", "csr", *limit],
+                 ["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out, *limit],
+                 ["step", source, "-o", out, "--param", "/x", "--grad", "/g", "--optimizer", "adam", "--semantics", "lazy", *limit]]
+    for ranks in (2, 3):
+        for args in commands:
+            what = f"disk fills -np {ranks} {' '.join(args[:1] + args[-8:])}"
+            command = [mpi, "--allow-run-as-root", "--oversubscribe", *exported, "-np", str(ranks), cli_mpi, *args]
+            r = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+            check(r.returncode == 3, f"{what}: exit {r.returncode}, expected 3: {r.stderr[-2000:]}")
+            one_error_line(r, "(disk full?)", what)
+            # A dataset's write names it; the close's flush, which writes every dataset's last
+            # metadata together on a shared file, names the file.
+            check(f"error: {out}:" in r.stderr, f"{what}: the output is not named: {r.stderr[-1000:]}")
+            check(not os.listdir(folder), f"{what}: left {os.listdir(folder)}")
+
+
 def others(cli, cli_mpi, mpi, work, source):
     version = run(mpirun(mpi, 2, cli_mpi, "--version")).stdout
     check("MPI: enabled" in version and "2 ranks" in version and "parallel" in version, f"--version: {version!r}")
     failure_cases(cli_mpi, mpi, work)
     disk_full_cases(cli_mpi, mpi, work)
+    disk_fills_cases(cli_mpi, mpi, work)
     interrupt_case(cli_mpi, mpi, work)
     convert_cases(cli, cli_mpi, mpi, work, source)
     eval_cases(cli, cli_mpi, mpi, work, source)
