@@ -12,6 +12,7 @@
 #include "app/cli/sparsify_command.h"
 #include "app/cli/step_command.h"
 #include "core/device/device.h"
+#include "core/io/h5_handle.h"
 #include "core/parallel/rank_group.h"
 #include "core/parallel/rank_session.h"
 #include "core/util/allocator_tuning.h"
@@ -37,11 +38,9 @@ std::string versionText()
            + (ranks.empty() ? "" : "\n" + ranks);
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// The command line run, to its exit code.
+int runCommand(int argc, char **argv)
 {
-    sparsity::core::retainFreedHeapMemory();
     RankSession session(argc, argv);
     auto fail = [&session](int code, const std::string &message) { return session.failWith(code, message); };
     CLI::App app{"Sparsity Workbench command-line tool: sparse and masked tensors in HDF5", RankSession::programName()};
@@ -82,4 +81,20 @@ int main(int argc, char **argv)
         return fail(70, std::string("internal error: ") + e.what());
     }
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    sparsity::core::retainFreedHeapMemory();
+    const int code = runCommand(argc, argv);
+    // Every output was committed or removed by now. A file HDF5 failed to close (a full disk)
+    // would crash its exit handler, so the process ends without it then.
+    if (sparsity::core::hdf5HoldsAHalfClosedFile()) {
+        std::cout.flush();
+        std::cerr.flush();
+        std::_Exit(code);
+    }
+    return code;
 }

@@ -1,5 +1,6 @@
 // sparsity-workbench [FILE.h5 | WORKSPACE.json] [--select PATH] [--threshold T] [--screenshot PNG]: with no file it
 // opens the bundled sample.
+#include "core/io/h5_handle.h"
 #include "core/util/allocator_tuning.h"
 #include "core/util/memory_budget.h"
 #include "ui/document/tensor_document.h"
@@ -13,6 +14,7 @@
 #include <QIcon>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 
 namespace {
 
@@ -94,5 +96,10 @@ int main(int argc, char *argv[])
             QApplication::exit(saved ? 0 : 3);
         });
     }
-    return QApplication::exec();
+    const int code = QApplication::exec();
+    // A file HDF5 failed to close (an Export onto a full disk) would crash its exit handler:
+    // then the application ends without it (settings are written as they change).
+    if (sparsity::core::hdf5HoldsAHalfClosedFile())
+        std::_Exit(code);
+    return code;
 }

@@ -48,11 +48,14 @@ void AtomicOutput::commit()
     m_file->close();
     const auto lost = m_file->lostWrite();
     m_file.reset();
-    // The ranks that shared the file closed it together; the root renames it, unless a rank's
-    // dataset failed to write its last chunks as it closed (closeWrittenDataset).
+    // The ranks that shared the file closed it together. Unless a rank's close lost a write
+    // (agreed first, so the root never renames what another rank found broken), the root
+    // renames it.
     agreeOn(group, [&] {
         if (!lost.empty())
-            throw IoError(lost + ": cannot write values (disk full?)");
+            throw IoError(lost);
+    });
+    agreeOn(group, [&] {
         if (!group.isRoot())
             return;
         std::error_code ec;

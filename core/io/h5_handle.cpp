@@ -5,11 +5,14 @@
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
@@ -37,23 +40,51 @@ std::string nameFrom(hid_t object, NameOf nameOf)
     return name;
 }
 
+std::atomic<bool> halfClosedFile{false};
+
+// Closes `file`, noting a failure (hdf5HoldsAHalfClosedFile).
+bool closeFile(hid_t file)
+{
+    if (H5Fclose(file) >= 0)
+        return true;
+    halfClosedFile = true;
+    return false;
+}
+
 // Datasets whose closing write failed, by the name of their file (the first one of each file),
 // until that file's close takes it (closeWrittenDataset, H5File::close).
 std::mutex lostWritesMutex;
 std::map<std::string, std::string> lostWrites;
 
-std::string takeLostWrite(const std::string &fileName)
+// The dataset of `fileName` whose closing write failed (its path, empty when HDF5 gave none).
+std::optional<std::string> takeLostWrite(const std::string &fileName)
 {
     const std::lock_guard lock(lostWritesMutex);
     const auto found = lostWrites.find(fileName);
     if (found == lostWrites.end())
-        return {};
+        return std::nullopt;
     auto dataset = std::move(found->second);
     lostWrites.erase(found);
     return dataset;
 }
 
+// Empties the file open on `descriptor` and makes the descriptor a file in memory (memfd), so
+// later reads and writes, and the driver's truncation to its end of allocation, succeed
+// without touching the disk. Left as it is when memory cannot be had.
+void sendWritesToMemory(int descriptor)
+{
+    const int emptied = ::ftruncate(descriptor, 0);
+    static_cast<void>(emptied); // not a plain file: left to the close
+    const int memory = ::memfd_create("sparsity-discarded-output", MFD_CLOEXEC);
+    if (memory < 0)
+        return;
+    ::dup2(memory, descriptor);
+    ::close(memory);
+}
+
 } // namespace
+
+bool hdf5HoldsAHalfClosedFile() { return halfClosedFile; }
 
 herr_t closeWrittenDataset(hid_t dataset)
 {
@@ -162,15 +193,21 @@ void H5File::close()
         open.resize(
             static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_ids(m_handle.id(), datasets, open.size(), open.data()))));
         for (const hid_t dataset : open)
-            if (H5Dflush(dataset) < 0)
-                throw IoError(where(nameFrom(dataset, H5Iget_name)) + ": cannot write values (disk full?)");
+            if (H5Dflush(dataset) < 0) {
+                const auto path = nameFrom(dataset, H5Iget_name);
+                throw IoError((path.empty() ? m_path : where(path)) + ": cannot write values (disk full?)");
+            }
     }
     if (H5Fflush(m_handle.id(), H5F_SCOPE_GLOBAL) < 0)
         throw IoError(m_path + ": cannot write: flush failed (disk full?)");
     const auto name = nameFrom(m_handle.id(), H5Fget_name);
-    m_handle.reset();
-    if (const auto dataset = takeLostWrite(name); !dataset.empty())
-        m_lostWrite = where(dataset);
+    const hid_t file = m_handle.id();
+    m_handle.abandon();
+    const bool closed = closeFile(file);
+    if (const auto dataset = takeLostWrite(name))
+        m_lostWrite = (dataset->empty() ? m_path : where(*dataset)) + ": cannot write values (disk full?)";
+    else if (!closed)
+        m_lostWrite = m_path + ": cannot write: close failed (disk full?)";
 }
 
 void H5File::discard()
@@ -183,6 +220,16 @@ void H5File::discard()
         m_handle.abandon();
         return;
     }
+    // Nothing of the file is kept, so what HDF5 still writes to close it (the caches of the
+    // datasets open in it, its metadata) need not reach the disk; on a full disk such a write
+    // fails, leaves the file half closed in HDF5's table, and the library's exit handler then
+    // crashes on it (HDF5 1.10). A plain file is emptied (its space freed at once) and its
+    // descriptor pointed at memory; a shared one is emptied, which gives those writes room.
+    void *handle = nullptr;
+    if (isShared())
+        emptySharedFile(file);
+    else if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle)
+        sendWritesToMemory(*static_cast<int *>(handle));
     const unsigned objects = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL;
     const ssize_t open = H5Fget_obj_count(file, objects);
     if (open > 0) {
@@ -191,16 +238,8 @@ void H5File::discard()
         for (ssize_t i = 0; i < listed; ++i)
             H5Idec_ref(ids[static_cast<std::size_t>(i)]);
     }
-    // Freeing the file's space lets the close write the little metadata it still holds (when
-    // not done, not a plain file, the close may still succeed).
-    void *handle = nullptr;
-    if (isShared()) {
-        emptySharedFile(file);
-    } else if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle) {
-        const int truncated = ::ftruncate(*static_cast<int *>(handle), 0);
-        static_cast<void>(truncated);
-    }
-    m_handle.reset();
+    m_handle.abandon();
+    closeFile(file);     // fails after a failed flush, whatever it writes now
     takeLostWrite(name); // the contents are thrown away: nothing to report
 }
 

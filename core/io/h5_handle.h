@@ -44,6 +44,11 @@ private:
 // Switches HDF5's error-stack printing off for the calling thread (every thread that calls HDF5).
 void silenceHdf5Errors();
 
+// Whether HDF5 failed to close a file (a full disk, after a failed flush): HDF5 1.10 then keeps
+// it half closed in its table, and the library's exit handler (at exit, or at MPI_Finalize)
+// crashes on it. A program ends without that cleanup then (app/cli/main.cpp).
+bool hdf5HoldsAHalfClosedFile();
+
 // The closer of a dataset created for writing. Closing a chunked dataset writes the chunks its
 // cache still holds; on a full disk that write fails, and a failure in a destructor would be
 // lost: the command would report success over zeros. The failure is kept for the file's close
@@ -70,8 +75,9 @@ public:
     std::string where(const std::string &element) const { return m_path + ":" + element; }
     // Flushes and closes; throws IoError when the flush fails (it writes what open datasets'
     // caches hold). A dataset closed before may have failed to write its last chunks as it
-    // closed: lostWrite() then names it, "file:/dataset", for the caller to report (on a shared
-    // file after the ranks' collective close, so every rank can agree on it).
+    // closed, or the close itself may fail: lostWrite() then says so ("file:/dataset: cannot
+    // write values (disk full?)"), for the caller to report (on a shared file after the ranks'
+    // collective close, so every rank can agree on it); empty when all was written.
     void close();
     const std::string &lostWrite() const { return m_lostWrite; }
     // Closes a file whose contents are thrown away (a failed output's temporary file): every

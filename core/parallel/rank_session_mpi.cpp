@@ -1,4 +1,5 @@
 // The RankSession of `sparsity-mpi`: MPI ranks, and the RankGroup over them.
+#include "core/io/h5_handle.h"
 #include "core/io/temporary_file.h"
 #include "core/parallel/mpi_world.h"
 #include "core/parallel/rank_group.h"
@@ -291,6 +292,8 @@ RankSession::~RankSession()
     g_ranks = nullptr;
     MPI_Comm_free(&g_failures);
     MPI_Comm_free(&g_world);
+    if (hdf5HoldsAHalfClosedFile())
+        return; // HDF5 would crash closing it at MPI_Finalize; main ends the process (app/cli)
     MPI_Finalize();
 }
 

@@ -535,6 +535,10 @@ StepReport stepAs(const StepRequest &request,
         }
         result.divergence.push_back({compared[c].semantics, std::move(tensors)});
     }
+    // The datasets close (writing what their caches hold) before the file does: a failure
+    // there is then the commit's to report, and a shared file cannot close with them open.
+    writers.tensors.clear();
+    writers.lastUpdate.reset();
     output.commit();
     result.computeSeconds = computeSeconds;
     result.ioSeconds = seconds(start, Clock::now()) - computeSeconds;

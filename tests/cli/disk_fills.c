@@ -32,8 +32,11 @@ static int watched(int fd)
 }
 
 // Whether writing `bytes` to `fd` finds the disk full.
+static void find_real_functions(void);
+
 static int full(int fd, size_t bytes)
 {
+    find_real_functions();
     struct stat status;
     if (!watched(fd) || fstat(fd, &status) != 0)
         return 0;
@@ -53,26 +56,43 @@ static size_t total(const struct iovec *parts, int count)
     return bytes;
 }
 
-#define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+// The C library's own functions, looked up once (dlsym is not safe in a signal handler).
+static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+static ssize_t (*real_pwrite64)(int, const void *, size_t, off64_t);
+static ssize_t (*real_writev)(int, const struct iovec *, int);
+static ssize_t (*real_pwritev)(int, const struct iovec *, int, off_t);
 
-ssize_t write(int fd, const void *data, size_t bytes) { return full(fd, bytes) ? -1 : NEXT(write)(fd, data, bytes); }
+// At load, and again should a write come before that (another library's constructor).
+__attribute__((constructor)) static void find_real_functions(void)
+{
+    if (real_pwritev)
+        return;
+    real_write = (__typeof__(real_write))dlsym(RTLD_NEXT, "write");
+    real_pwrite = (__typeof__(real_pwrite))dlsym(RTLD_NEXT, "pwrite");
+    real_pwrite64 = (__typeof__(real_pwrite64))dlsym(RTLD_NEXT, "pwrite64");
+    real_writev = (__typeof__(real_writev))dlsym(RTLD_NEXT, "writev");
+    real_pwritev = (__typeof__(real_pwritev))dlsym(RTLD_NEXT, "pwritev");
+}
+
+ssize_t write(int fd, const void *data, size_t bytes) { return full(fd, bytes) ? -1 : real_write(fd, data, bytes); }
 
 ssize_t pwrite(int fd, const void *data, size_t bytes, off_t offset)
 {
-    return full(fd, bytes) ? -1 : NEXT(pwrite)(fd, data, bytes, offset);
+    return full(fd, bytes) ? -1 : real_pwrite(fd, data, bytes, offset);
 }
 
 ssize_t pwrite64(int fd, const void *data, size_t bytes, off64_t offset)
 {
-    return full(fd, bytes) ? -1 : NEXT(pwrite64)(fd, data, bytes, offset);
+    return full(fd, bytes) ? -1 : real_pwrite64(fd, data, bytes, offset);
 }
 
 ssize_t writev(int fd, const struct iovec *parts, int count)
 {
-    return full(fd, total(parts, count)) ? -1 : NEXT(writev)(fd, parts, count);
+    return full(fd, total(parts, count)) ? -1 : real_writev(fd, parts, count);
 }
 
 ssize_t pwritev(int fd, const struct iovec *parts, int count, off_t offset)
 {
-    return full(fd, total(parts, count)) ? -1 : NEXT(pwritev)(fd, parts, count, offset);
+    return full(fd, total(parts, count)) ? -1 : real_pwritev(fd, parts, count, offset);
 }
