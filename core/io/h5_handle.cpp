@@ -192,11 +192,12 @@ void H5File::close()
         std::vector<hid_t> open(static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_count(m_handle.id(), datasets))));
         open.resize(
             static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_ids(m_handle.id(), datasets, open.size(), open.data()))));
-        for (const hid_t dataset : open)
+        for (const hid_t dataset : open) {
             if (H5Dflush(dataset) < 0) {
                 const auto path = nameFrom(dataset, H5Iget_name);
                 throw IoError((path.empty() ? m_path : where(path)) + ": cannot write values (disk full?)");
             }
+        }
     }
     if (H5Fflush(m_handle.id(), H5F_SCOPE_GLOBAL) < 0)
         throw IoError(m_path + ": cannot write: flush failed (disk full?)");

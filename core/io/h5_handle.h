@@ -80,12 +80,13 @@ public:
     // collective close, so every rank can agree on it); empty when all was written.
     void close();
     const std::string &lostWrite() const { return m_lostWrite; }
-    // Closes a file whose contents are thrown away (a failed output's temporary file): every
-    // object still open in it is closed and the file is truncated first, so that HDF5 need not
-    // write anything to close it. On a full disk a plain close fails, leaves the file half closed
-    // in HDF5's table, and the library's exit handler then crashes on it (HDF5 1.10).
-    // A shared file is closed by every rank together; a rank that fails alone leaves it open
-    // for the job's abort (rank_session.h) rather than wait for ranks that will not come.
+    // Closes a file whose contents are thrown away (a failed output's temporary file): it is
+    // emptied and, when it is a plain file, its descriptor pointed at memory, then every object
+    // still open in it is closed, so that what HDF5 writes to close it cannot fail. On a full
+    // disk a failing close leaves the file half closed in HDF5's table, and the library's exit
+    // handler then crashes on it (HDF5 1.10; hdf5HoldsAHalfClosedFile). A shared file is
+    // emptied and closed by every rank together; a rank that fails alone leaves it open for
+    // the job's abort (rank_session.h) rather than wait for ranks that will not come.
     void discard();
 
     // Whether the ranks of the command write this file together: then every rank makes every
