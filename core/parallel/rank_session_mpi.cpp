@@ -50,6 +50,16 @@ std::optional<int> everyRankFailed(int code)
     return code;
 }
 
+// "error: MESSAGE" in one write: mpirun forwards every rank's stderr to one stream, and a line
+// written in pieces could take another rank's output into its middle.
+void printErrorLine(const std::string &message)
+{
+    const std::string line = "error: " + message + "\n";
+    std::cerr.flush();
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+}
+
 // An error as it crosses ranks: its family in one byte, then its message.
 std::string packFailure(std::exception_ptr failure)
 {
@@ -320,7 +330,7 @@ int RankSession::failWith(int code, const std::string &message)
 {
     if (failureIsShared()) {
         if (ranks().isRoot())
-            std::cerr << "error: " << message << '\n';
+            printErrorLine(message);
         return code;
     }
     endJob(code, message);
@@ -335,15 +345,12 @@ void endJob(int code, const std::string &message)
     // closed, and HDF5 would try to at MPI_Finalize.
     if (const auto rootCode = everyRankFailed(code)) {
         code = *rootCode;
-        if (ranks().isRoot()) {
-            std::cerr << "error: " << message << '\n';
-            std::cerr.flush();
-        }
+        if (ranks().isRoot())
+            printErrorLine(message);
         MPI_Barrier(g_failures); // the root's line is out before any rank aborts
     } else {
-        std::cerr << "error: " << message << '\n';
+        printErrorLine(message);
     }
-    std::cerr.flush();
     removeTemporaryFilesNow();
     MPI_Abort(g_world, code);
     std::_Exit(code); // MPI_Abort does not return
