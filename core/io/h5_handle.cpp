@@ -68,6 +68,14 @@ std::optional<std::string> takeLostWrite(const std::string &fileName)
     return dataset;
 }
 
+// The identifiers of the objects of `types` open in `file` (H5F_OBJ_*; no references added).
+std::vector<hid_t> openObjects(hid_t file, unsigned types)
+{
+    std::vector<hid_t> ids(static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_count(file, types))));
+    ids.resize(static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_ids(file, types, ids.size(), ids.data()))));
+    return ids;
+}
+
 // Empties the file open on `descriptor` and makes the descriptor a file in memory (memfd), so
 // later reads and writes, and the driver's truncation to its end of allocation, succeed
 // without touching the disk. Left as it is when memory cannot be had.
@@ -188,11 +196,7 @@ void H5File::close()
     // Datasets still open write what their caches hold here: one at a time, so that a failure
     // names its dataset (a shared file's are flushed together, H5Dflush being collective there).
     if (!isShared()) {
-        const unsigned datasets = H5F_OBJ_DATASET | H5F_OBJ_LOCAL;
-        std::vector<hid_t> open(static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_count(m_handle.id(), datasets))));
-        open.resize(
-            static_cast<std::size_t>(std::max<ssize_t>(0, H5Fget_obj_ids(m_handle.id(), datasets, open.size(), open.data()))));
-        for (const hid_t dataset : open) {
+        for (const hid_t dataset : openObjects(m_handle.id(), H5F_OBJ_DATASET | H5F_OBJ_LOCAL)) {
             if (H5Dflush(dataset) < 0) {
                 const auto path = nameFrom(dataset, H5Iget_name);
                 throw IoError((path.empty() ? m_path : where(path)) + ": cannot write values (disk full?)");
@@ -231,14 +235,9 @@ void H5File::discard()
         emptySharedFile(file);
     else if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle)
         sendWritesToMemory(*static_cast<int *>(handle));
-    const unsigned objects = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL;
-    const ssize_t open = H5Fget_obj_count(file, objects);
-    if (open > 0) {
-        std::vector<hid_t> ids(static_cast<std::size_t>(open));
-        const ssize_t listed = H5Fget_obj_ids(file, objects, ids.size(), ids.data());
-        for (ssize_t i = 0; i < listed; ++i)
-            H5Idec_ref(ids[static_cast<std::size_t>(i)]);
-    }
+    for (const hid_t object :
+         openObjects(file, H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL))
+        H5Idec_ref(object);
     m_handle.abandon();
     closeFile(file);     // fails after a failed flush, whatever it writes now
     takeLostWrite(name); // the contents are thrown away: nothing to report
