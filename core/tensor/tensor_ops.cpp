@@ -237,29 +237,4 @@ Mask specifiedMaskDense(const Tensor &tensor)
     return *toLayout(tensor, Layout::Dense).mask();
 }
 
-Tensor sliceRows(const Tensor &dense, std::int64_t begin, std::int64_t end)
-{
-    if (dense.layout() != Layout::Dense || dense.rank() < 1)
-        throw errors::mustBe("row slicing input", "be dense with rank >= 1", std::string(layoutName(dense.layout())));
-    const auto rows = dense.shape()[0];
-    if (begin < 0 || end < begin || end > rows)
-        throw errors::mustBe("row range", "lie within [0, " + std::to_string(rows) + "]",
-                             "[" + std::to_string(begin) + ", " + std::to_string(end) + ")");
-    return dense.visit([&](const auto &t) -> Tensor {
-        if constexpr (std::is_same_v<std::decay_t<decltype(t)>, DenseTensor<ValueOf<decltype(t)>>>) {
-            auto shape = t.shape;
-            shape[0] = end - begin;
-            const auto width = numel(t.shape, 1, t.shape.size());
-            DenseTensor<ValueOf<decltype(t)>> out{shape, {t.values.begin() + begin * width, t.values.begin() + end * width}};
-            if (!dense.isMasked())
-                return Tensor(Storage{std::move(out)});
-            // A masked tensor's rows keep their mask bytes (one per value, dense).
-            const auto &mask = *dense.mask();
-            return Tensor(Storage{std::move(out)}, Mask(mask.begin() + begin * width, mask.begin() + end * width));
-        } else {
-            throw InternalError("sliceRows: dense storage expected");
-        }
-    });
-}
-
 } // namespace sparsity::core

@@ -34,7 +34,4 @@ Mask specifiedMaskDense(const Tensor &tensor);
 std::int64_t storedValueCount(const Tensor &tensor);
 std::int64_t heldBytes(const Tensor &tensor);
 
-// Rows [begin, end) along dim 0 of a dense tensor (and of its mask, if masked), copied.
-Tensor sliceRows(const Tensor &dense, std::int64_t begin, std::int64_t end);
-
 } // namespace sparsity::core

@@ -1,6 +1,7 @@
 // Every layout to every layout, float32 and float64, against the dense oracle; masks carried
 // through; the cast_storage pattern rules; coalesce, sparse_mask and retain.
 #include "core/tensor/conversions.h"
+#include "core/tensor/slice_rows.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "test_tensors.h"
@@ -33,6 +34,8 @@ private slots:
     void sparseMaskGathersAtPattern();
     void retainKeepsListedRows();
     void rankErrorsNameTheLayout();
+    void sliceRowsKeepsLayoutAndRows();
+    void sliceRowsOfUncoalescedCooKeepsDuplicates();
 };
 
 namespace {
@@ -226,4 +229,63 @@ void TestConversions::rankErrorsNameTheLayout()
 }
 
 QTEST_GUILESS_MAIN(TestConversions)
+// Rows of every layout, masked or not, stay in their layout, and densified they are the
+// whole tensor's densified rows with its specified elements; empty and whole ranges included.
+void TestConversions::sliceRowsKeepsLayoutAndRows()
+{
+    for (const auto &shape : {Shape{9, 7}, Shape{6, 3, 2}, Shape{5}})
+        for (const bool masked : {false, true})
+            for (const auto &info : core::allLayouts()) {
+                const auto layout = info.layout;
+                if (!core::layoutAcceptsRank(layout, static_cast<int>(shape.size())))
+                    continue;
+                auto dense = test::randomTensor(DType::Float32, shape, 0.4, 17);
+                if (masked)
+                    dense.setMask(test::randomMask(static_cast<std::size_t>(core::numel(shape)), 0.6, 3));
+                const auto whole = core::toLayout(dense, layout);
+                const auto width = core::numel(shape, 1, shape.size());
+                const auto denseWhole = core::toDenseDouble(whole);
+                const auto specifiedWhole = core::specifiedMaskDense(whole);
+                for (const core::RowRange rows : {core::RowRange{0, 0}, core::RowRange{2, 4}, core::RowRange{0, shape[0]},
+                                                  core::RowRange{shape[0] - 1, shape[0]}}) {
+                    const auto label = QStringLiteral("%1 %2 rows [%3, %4)")
+                                           .arg(QString::fromUtf8(core::layoutName(layout).data()),
+                                                masked ? QStringLiteral("masked") : QStringLiteral("plain"))
+                                           .arg(rows.begin)
+                                           .arg(rows.end);
+                    const auto slice = core::sliceRows(whole, rows);
+                    QVERIFY2(slice.layout() == layout && slice.isMasked() == masked, qPrintable(label));
+                    auto expectedShape = shape;
+                    expectedShape[0] = rows.count();
+                    QVERIFY2(slice.shape() == expectedShape, qPrintable(label));
+                    const auto values = core::toDenseDouble(slice);
+                    const auto specified = core::specifiedMaskDense(slice);
+                    for (std::int64_t k = 0; k < rows.count() * width; ++k) {
+                        const auto w = static_cast<std::size_t>(rows.begin * width + k);
+                        QVERIFY2(values.values[static_cast<std::size_t>(k)] == denseWhole.values[w], qPrintable(label));
+                        QVERIFY2(specified[static_cast<std::size_t>(k)] == specifiedWhole[w], qPrintable(label));
+                    }
+                }
+            }
+    QVERIFY_THROWS_EXCEPTION(core::InputError, core::sliceRows(test::randomTensor(DType::Float32, {4, 2}, 1.0, 1), {3, 5}));
+    QVERIFY_THROWS_EXCEPTION(core::InputError, core::sliceRows(test::randomTensor(DType::Float32, {}, 1.0, 1), {0, 0}));
+}
+
+// An uncoalesced COO tensor's rows keep their entries' order and duplicates: coalescing the
+// rows sums them as coalescing the whole does.
+void TestConversions::sliceRowsOfUncoalescedCooKeepsDuplicates()
+{
+    // Entries (row, col): (3,1) (0,0) (3,1) (1,2) (2,0) (3,0), values 1..6.
+    core::CooTensor<float> coo{{4, 3}, 2, 6, {3, 0, 3, 1, 2, 3, 1, 0, 1, 2, 0, 0}, {1, 2, 3, 4, 5, 6}, false};
+    const auto slice = core::sliceRows(core::Tensor(core::Storage{coo}), {1, 4});
+    const auto &rows = std::get<core::CooTensor<float>>(slice.storage());
+    QCOMPARE(rows.nnz, std::int64_t{5});
+    QVERIFY(!rows.coalesced);
+    QCOMPARE((std::vector<std::int64_t>(rows.indices.begin(), rows.indices.end())),
+             (std::vector<std::int64_t>{2, 2, 0, 1, 2, 1, 1, 2, 0, 0}));
+    QCOMPARE((std::vector<float>(rows.values.begin(), rows.values.end())), (std::vector<float>{1, 3, 4, 5, 6}));
+    const auto summed = core::toDenseDouble(slice);
+    QCOMPARE((std::vector<double>(summed.values.begin(), summed.values.end())), (std::vector<double>{0, 0, 4, 5, 0, 0, 6, 4, 0}));
+}
+
 #include "tst_conversions.moc"

@@ -1,6 +1,7 @@
 // HDF5 write -> read round trips over layout x dtype x index width (and masks, 0-d, empty),
 // metadata listing, hyperslab row ranges, atomic output and file-level errors.
 #include "core/io/atomic_output.h"
+#include "core/io/element_rows.h"
 #include "core/io/file_identity.h"
 #include "core/io/h5_attributes.h"
 #include "core/io/h5_catalog.h"
@@ -8,6 +9,7 @@
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/csc_panels.h"
+#include "core/tensor/slice_rows.h"
 #include "core/util/errors.h"
 #include "test_tensors.h"
 
@@ -39,6 +41,7 @@ private slots:
     void listingReadsMetadata();
     void rowRangesReadByHyperslab();
     void rowRangeOfAHugeDeclaredCsrIsRefused();
+    void elementRowsOfEveryLayout();
     void maskedRowsAreCheckedAsAWholeRead_data();
     void maskedRowsAreCheckedAsAWholeRead();
     void sparseRowStreamsWriteWhatWriteTensorWrites_data();
@@ -163,12 +166,46 @@ void TestH5Io::rowRangesReadByHyperslab()
         file.close();
     }
     const auto file = core::H5File::openRead(path("rows.h5"));
-    const auto expected = core::sliceRows(dense, 13, 29);
+    const auto expected = core::sliceRows(dense, {13, 29});
     test::compareDense(core::readTensor(file, "/d", nullptr, core::RowRange{13, 29}), expected);
     const auto csrRows = core::readTensor(file, "/s", nullptr, core::RowRange{13, 29});
     QCOMPARE(csrRows.layout(), Layout::Csr);
     test::compareDense(csrRows, expected);
     QVERIFY_THROWS_EXCEPTION(core::InputError, core::readTensor(file, "/d", nullptr, core::RowRange{30, 41}));
+}
+
+// readElementRows gives, for every layout, masked or not, sliceRows of the whole element (the
+// layout kept, the rows' stored values and mask), whichever way it reads them.
+void TestH5Io::elementRowsOfEveryLayout()
+{
+    auto dense = test::randomTensor(DType::Float32, {40, 5}, 0.4, 8);
+    auto masked = dense;
+    masked.setMask(test::randomMask(200, 0.5, 4));
+    {
+        auto file = core::H5File::create(path("every_rows.h5"));
+        for (const auto &info : core::allLayouts()) {
+            const auto layout = info.layout;
+            const auto name = std::string(core::layoutName(layout));
+            core::writeTensor(file, "/" + name, core::toLayout(dense, layout));
+            core::writeTensor(file, "/masked_" + name, core::toLayout(masked, layout));
+        }
+        file.close();
+    }
+    const auto file = core::H5File::openRead(path("every_rows.h5"));
+    for (const auto &info : core::allLayouts())
+        for (const auto &prefix : {std::string("/"), std::string("/masked_")}) {
+            const auto layout = info.layout;
+            const auto element = prefix + std::string(core::layoutName(layout));
+            const auto whole = core::readTensor(file, element);
+            for (const core::RowRange rows : {core::RowRange{13, 29}, core::RowRange{0, 40}, core::RowRange{39, 39}}) {
+                const auto read = core::readElementRows(file, element, rows);
+                const auto expected = core::sliceRows(whole, rows);
+                QVERIFY2(read.layout() == layout && read.isMasked() == whole.isMasked(), element.c_str());
+                QCOMPARE(read.storedCount(), expected.storedCount());
+                test::compareDense(read, expected);
+            }
+            QVERIFY_THROWS_EXCEPTION(core::InputError, core::readElementRows(file, element, {30, 41}));
+        }
 }
 
 // A CSR element whose shape declares 2^63-1 rows (a valid shape, found by the fuzzer) is refused

@@ -4,9 +4,11 @@
 // the run back, and a rule's refusal goes to the Issues dock and leaves the document as it was.
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/tensor/row_range.h"
 #include "core/tensor/tensor_ops.h"
 #include "ui/document/gradcheck_run.h"
 #include "ui/document/tensor_document.h"
+#include "ui/document/tensor_loader.h"
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/main_window.h"
@@ -30,11 +32,13 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <random>
 #include <set>
 
 namespace core = sparsity::core;
@@ -51,11 +55,23 @@ private slots:
     void gradientsOfAnotherShapeCannotBeChosen();
     void closingTheFileDropsItsResults();
     void cancelledRunKeepsTheLastResult();
+    void tableTooLargeToLoadStepsTheWindowShown();
 };
 
 namespace {
 
 const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+
+// `sparsity step` on `input` (--param /emb): exit 0 or the test fails with its error line.
+void runCliStep(const QString &input, const QString &output, const QStringList &options)
+{
+    QProcess cli;
+    cli.start(QStringLiteral(SPARSITY_CLI), QStringList{QStringLiteral("step"), input, QStringLiteral("-o"), output,
+                                                        QStringLiteral("--param"), QStringLiteral("/emb")}
+                                                + options);
+    QVERIFY(cli.waitForFinished(120000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+}
 
 ui::OptimizerRequest adamRequest()
 {
@@ -155,7 +171,8 @@ void TestOptimizerPanel::threeSemanticsEqualTheCli()
         QVERIFY2(lines.size() == lineCount, qPrintable(states));
         for (const auto &result : run->comparison.results) {
             const auto name = QString::fromUtf8(core::semanticsName(result.semantics).data());
-            const auto values = QStringLiteral("param %1, exp_avg ").arg(result.tensors[0].second.values[element], 0, 'g', 6);
+            const auto values = QStringLiteral("param %1, exp_avg ")
+                                    .arg(result.tensors[0].second.values[static_cast<std::size_t>(element)], 0, 'g', 6);
             const auto holding = std::count_if(lines.begin(), lines.end(), [&](const QString &line) {
                 const auto colon = line.indexOf(QStringLiteral(": "));
                 return line.left(colon).split(QStringLiteral(", ")).contains(name) && line.mid(colon + 2).startsWith(values);
@@ -372,4 +389,148 @@ void TestOptimizerPanel::cancelledRunKeepsTheLastResult()
 }
 
 QTEST_MAIN(TestOptimizerPanel)
+// A table over the 4 Mi elements loaded whole steps the window of rows shown: each semantics'
+// parameter, state and staleness there equal the rows `sparsity step` writes for the whole table,
+// bit for bit, for dense, csr, coo (uncoalesced, with duplicates) and row_sparse gradients and a
+// coo mask, which are read by rows or whole and sliced. A moved window unlinks the run, which a
+// new run steps; an input of another shape is refused as the whole step refuses it.
+void TestOptimizerPanel::tableTooLargeToLoadStepsTheWindowShown()
+{
+    constexpr std::int64_t kRows = 70000, kCols = 64, kWindow = 65536;
+    QTemporaryDir dir;
+    const QString input = dir.filePath(QStringLiteral("tall.h5"));
+    {
+        const auto random = [](double density, unsigned seed) {
+            auto t = core::makeDense<float>({kRows, kCols});
+            std::mt19937 rng(seed);
+            std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+            std::bernoulli_distribution keep(density);
+            for (auto &v : t.values)
+                v = keep(rng) ? value(rng) : 0.0f;
+            return core::Tensor(core::Storage{std::move(t)});
+        };
+        // Duplicates of one element on each side of the window's edges, in the file's order.
+        core::CooTensor<float> coo{{kRows, kCols}, 2, 0, {}, {}, false};
+        std::vector<std::int64_t> rows, cols;
+        for (const std::int64_t row : {5, 65535, 65536, 4463, 4464, 69999, 5, 65535, 65536, 4464, 12345})
+            for (const std::int64_t col : {0, 7, 63}) {
+                rows.push_back(row);
+                cols.push_back(col);
+                coo.values.push_back(static_cast<float>(row % 97) / 50.0f - 1.0f + static_cast<float>(col) / 100.0f);
+            }
+        coo.nnz = static_cast<std::int64_t>(rows.size());
+        coo.indices.insert(coo.indices.end(), rows.begin(), rows.end());
+        coo.indices.insert(coo.indices.end(), cols.begin(), cols.end());
+        auto file = core::H5File::create(input.toStdString());
+        core::writeTensor(file, "/emb", random(1.0, 1));
+        core::writeTensor(file, "/gd", random(0.3, 2));
+        core::writeTensor(file, "/gc", core::toLayout(random(0.01, 3), core::Layout::Csr));
+        core::writeTensor(file, "/go", core::Tensor(core::Storage{std::move(coo)}));
+        core::writeTensor(file, "/gr", core::toLayout(random(0.002, 4), core::Layout::RowSparse));
+        core::writeTensor(file, "/mask", core::toLayout(random(0.1, 5), core::Layout::Coo));
+        core::writeTensor(file, "/short", core::Tensor(core::Storage{core::makeDense<float>({kRows - 1, kCols})}));
+        file.close();
+    }
+    const QStringList gradients{QStringLiteral("/gd"), QStringLiteral("/gc"), QStringLiteral("/go"), QStringLiteral("/gr")};
+    QStringList gradientOptions;
+    for (const auto &g : gradients)
+        gradientOptions << QStringLiteral("--grad") << g;
+    // The whole table stepped by the CLI under each semantics (the mask goes to the masked run).
+    const QStringList semantics{QStringLiteral("dense"), QStringLiteral("lazy"), QStringLiteral("masked")};
+    QStringList outputs;
+    for (const auto &s : semantics) {
+        outputs << dir.filePath(s + QStringLiteral(".h5"));
+        auto options = QStringList{QStringLiteral("--optimizer"), QStringLiteral("adagrad"),     QStringLiteral("--lr"),
+                                   QStringLiteral("0.1"),         QStringLiteral("--semantics"), s}
+                       + gradientOptions;
+        if (s == QStringLiteral("masked"))
+            options << QStringLiteral("--mask") << QStringLiteral("/mask");
+        runCliStep(input, outputs.back(), options);
+        if (QTest::currentTestFailed())
+            return;
+    }
+
+    ui::MainWindow window;
+    QVERIFY(window.openFile(input));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QCOMPARE(window.document()->values().shape, (core::Shape{kWindow, kCols}));
+    ui::OptimizerRequest request;
+    request.kind = core::OptimizerKind::Adagrad;
+    request.hyperparameters.lr = 0.1;
+    request.semantics = {core::Semantics::Dense, core::Semantics::Lazy, core::Semantics::Masked};
+    request.gradients = gradients;
+    request.mask = QStringLiteral("/mask");
+    auto *panel = window.optimizerPanel();
+    auto *views = panel->findChild<QComboBox *>(QStringLiteral("optimizer.view"));
+
+    // Runs the request on the window shown and compares every result with the CLI's rows.
+    const auto runAndCompare = [&](std::int64_t firstRow) {
+        QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+        QVERIFY(window.documentJobs()->runOptimizer(request));
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+        const auto run = window.document()->optimizerRun();
+        QVERIFY(run && window.document()->optimizerRunShown());
+        QCOMPARE(run->rows.begin, firstRow);
+        QCOMPARE(run->rows.count(), kWindow);
+        QCOMPARE(run->totalRows, kRows);
+        const core::RowRange rows{firstRow, firstRow + kWindow};
+        for (qsizetype k = 0; k < semantics.size(); ++k) {
+            const auto file = core::H5File::openRead(outputs[k].toStdString());
+            const auto &result = run->comparison.results[static_cast<std::size_t>(k)];
+            QCOMPARE(result.tensors.size(), std::size_t{2}); // param, sum
+            for (const auto &[name, tensor] : result.tensors) {
+                const auto element = name == "param" ? std::string("/param") : "/state/" + name;
+                const auto expected = core::toDenseDouble(core::readTensor(file, element, nullptr, rows));
+                QVERIFY2(tensor.values == expected.values, qPrintable(semantics[k] + QStringLiteral(" ") + element.c_str()));
+            }
+            const auto lastUpdate = core::toDenseDouble(core::readTensor(file, "/last_update", nullptr, rows));
+            QCOMPARE(result.lastUpdate.size(), lastUpdate.values.size());
+            for (std::size_t r = 0; r < lastUpdate.values.size(); ++r)
+                QCOMPARE(static_cast<double>(result.lastUpdate[r]), lastUpdate.values[r]);
+        }
+        // Its views link to the rows shown and number them as the table's.
+        views->setCurrentText(QStringLiteral("lazy − dense: param"));
+        QVERIFY(panel->matrixView()->link() == ui::CellLink::Elements);
+        QVERIFY2(panel->matrixView()->title().endsWith(
+                     QStringLiteral("(rows %1–%2 of %3)").arg(firstRow).arg(firstRow + kWindow - 1).arg(kRows)),
+                 qPrintable(panel->matrixView()->title()));
+        const auto tip = panel->matrixView()->toolTipAt(panel->matrixView()->positionOf(0, 0));
+        QVERIFY2(tip.startsWith(QStringLiteral("[%1, 0] = ").arg(firstRow)), qPrintable(tip));
+    };
+    runAndCompare(0);
+    if (QTest::currentTestFailed())
+        return;
+
+    // The window moves: the run's rows are no longer shown, and nothing says they are.
+    QSignalSpy moved(window.loader(), &ui::TensorLoader::loaded);
+    window.rowScrollBar()->setValue(static_cast<int>(kRows - kWindow));
+    QVERIFY(moved.wait(30000));
+    QCOMPARE(window.document()->source().firstRow, kRows - kWindow);
+    QVERIFY(!window.document()->optimizerRunShown());
+    QVERIFY(panel->matrixView()->link() == ui::CellLink::None);
+    window.document()->setHover(0);
+    QCOMPARE(window.inspector()->statesText(), QStringLiteral("the run stepped rows 0–65535 of 70000; Run again for these"));
+    runAndCompare(kRows - kWindow);
+    if (QTest::currentTestFailed())
+        return;
+
+    // An input of another shape than the table's is refused before its rows are read.
+    request.gradients = {QStringLiteral("/short")};
+    const auto issues = window.issuesModel()->rowCount();
+    QVERIFY(!window.documentJobs()->runOptimizer(request));
+    QCOMPARE(window.issuesModel()->rowCount(), issues + 1);
+    const auto summary = window.issuesModel()->issue(issues).summary();
+    QVERIFY2(summary.contains(QStringLiteral("tall.h5:/short: "))
+                 && summary.contains(
+                     QStringLiteral("gradient shape must equal the parameter's shape [70000, 64], but got [69999, 64]")),
+             qPrintable(summary));
+    request.gradients = gradients;
+    request.mask = QStringLiteral("/short");
+    QVERIFY(!window.documentJobs()->runOptimizer(request));
+    QVERIFY2(
+        window.issuesModel()->issue(issues + 1).summary().contains(QStringLiteral("the mask must have the parameter's shape")),
+        qPrintable(window.issuesModel()->issue(issues + 1).summary()));
+}
+
 #include "tst_optimizer_panel.moc"

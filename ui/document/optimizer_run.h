@@ -6,6 +6,7 @@
 #include "core/device/device.h"
 #include "core/optim/optimizer_options.h"
 #include "core/optim/semantics_comparison.h"
+#include "core/tensor/row_range.h"
 #include "ui/document/element_ref.h"
 
 #include <QString>
@@ -26,7 +27,11 @@ struct OptimizerRequest {
 
 struct OptimizerRun {
     QString description; // "adagrad (torch) lr 0.1 on /emb, 2 steps: /g0, /g1"
-    ElementRef param;    // the tensor stepped (loaded whole)
+    ElementRef param;    // the tensor stepped
+    // The rows of it stepped: all of them, or the window of rows shown of a table too large to
+    // load whole (every result below holds these rows, numbered from rows.begin).
+    core::RowRange rows;
+    std::int64_t totalRows = 0;
     core::SemanticsComparison comparison;
 };
 

@@ -387,6 +387,14 @@ std::set<std::pair<QString, QString>> TensorDocument::editedTensors(const QStrin
     return edited;
 }
 
+bool TensorDocument::optimizerRunShown() const
+{
+    const auto &run = m_optimizerRun;
+    const auto rowsLoaded = m_values.shape.empty() ? 0 : m_values.shape[0]; // a 0-d tensor has none
+    return run && run->param == ElementRef{m_source.filePath, m_source.elementPath} && run->rows.begin == m_source.firstRow
+           && run->rows.count() == rowsLoaded;
+}
+
 bool TensorDocument::optimizerRunOf(const QString &filePath) const
 {
     return m_optimizerRun && ofFile(m_optimizerRun->param.file, filePath);

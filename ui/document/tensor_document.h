@@ -186,6 +186,9 @@ public:
 
     // The Optimizer panel's last run (undoable); null before the first.
     const std::shared_ptr<const OptimizerRun> &optimizerRun() const { return m_optimizerRun; }
+    // Whether the Optimizer's run stepped the rows shown: the tensor shown, and the same window of
+    // rows of a table loaded a window at a time. Only then do its results link to the views.
+    bool optimizerRunShown() const;
     void changeOptimizerRun(std::shared_ptr<const OptimizerRun> run);
     // The Gradcheck panel's last run (undoable); null before the first. `pictures`, one per
     // input of its report, are its Jacobians' maps made with it on the job's thread.

@@ -1,5 +1,7 @@
 #include "ui/jobs/document_jobs.h"
 
+#include "core/io/element_rows.h"
+#include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/optim/semantics_comparison.h"
 #include "core/pipeline/batch_run.h"
@@ -96,22 +98,45 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
     if (source.filePath.isEmpty())
         return refuse(Kind::Optimizer, what, tr("select the parameter tensor in the Files panel first"));
     const Place place{{source.filePath}, {source.filePath, source.elementPath}};
-    if (!m_document->values().shape.empty() && m_document->totalRows() > m_document->values().shape[0])
-        return refuse(Kind::Optimizer, what,
-                      tr("%1 is too large to load whole; run it with `sparsity step`").arg(source.elementPath), place);
     if (request.gradients.isEmpty())
         return refuse(Kind::Optimizer, what, tr("check at least one gradient (one step each)"), place);
     if (m_runner->isRunning()) // one job at a time: refused before its inputs are read
         return refuse(Kind::Optimizer, what, tr("another job is running (%1)").arg(m_runner->title()));
+    // A table too large to load whole steps the window of rows shown: every optimizer updates a
+    // row of the parameter from the same row of each gradient alone (docs/SEMANTICS.md), so those
+    // rows of each input step to the whole step's rows, bit for bit.
+    const auto &loaded = m_document->values().shape;
+    const bool windowed = !loaded.empty() && m_document->totalRows() > loaded[0];
+    const core::RowRange rows{source.firstRow, source.firstRow + (loaded.empty() ? 0 : loaded[0])};
+    auto paramShape = loaded;
+    if (windowed)
+        paramShape[0] = m_document->totalRows();
     std::vector<core::NamedGradient> gradients;
     std::optional<core::Tensor> mask;
     core::ValidationReport notes; // as `sparsity step` notes them
     try {
         const auto file = core::H5File::openRead(source.filePath.toStdString());
+        // An input of another shape than the table's is refused as the whole step refuses it,
+        // before its rows are taken.
+        const auto read = [&](const QString &path, auto &&requireShape) {
+            const auto element = path.toStdString();
+            if (!windowed)
+                return core::readTensor(file, element, &notes);
+            requireShape(file.where(element), core::requireElement(file, element).shape);
+            return core::readElementRows(file, element, rows, &notes);
+        };
         for (const auto &path : request.gradients)
-            gradients.push_back({file.where(path.toStdString()), core::readTensor(file, path.toStdString(), &notes)});
+            gradients.push_back(
+                {file.where(path.toStdString()), read(path, [&](const std::string &where, const core::Shape &shape) {
+                     core::requireGradientShape(where, shape, paramShape);
+                 })});
         if (!request.mask.isEmpty())
-            mask = core::readTensor(file, request.mask.toStdString(), &notes);
+            mask = read(request.mask, [&](const std::string &where, const core::Shape &shape) {
+                if (shape != paramShape)
+                    throw core::errors::mustBe(where + ": the mask",
+                                               "have the parameter's shape " + core::shapeToString(paramShape),
+                                               core::shapeToString(shape));
+            });
     } catch (const core::Error &error) {
         reportNotes(notes);
         return refuse(Kind::Optimizer, what, QString::fromStdString(error.what()), place);
@@ -122,12 +147,14 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
         semantics << QString::fromUtf8(core::semanticsName(s).data());
     auto run = std::make_shared<OptimizerRun>();
     run->param = {source.filePath, source.elementPath};
+    run->rows = rows;
+    run->totalRows = windowed ? m_document->totalRows() : rows.count();
     run->description = tr("%1 (%2, %3) lr %4 on %5, %6 step(s): %7; %8")
                            .arg(QString::fromUtf8(core::optimizerName(request.kind).data()),
                                 QString::fromUtf8(core::ruleName(request.rule).data()),
                                 QString::fromUtf8(core::deviceName(request.device).data()))
                            .arg(request.hyperparameters.lr.value_or(0.0))
-                           .arg(source.elementPath)
+                           .arg(windowed ? tr("%1 (%2)").arg(source.elementPath, m_document->coverage()) : source.elementPath)
                            .arg(request.gradients.size())
                            .arg(request.gradients.join(QStringLiteral(", ")), semantics.join(QStringLiteral(" | ")));
     return launch(

@@ -73,13 +73,13 @@ void InspectorPanel::showElement()
     else
         m_preview->setText(m_document->pruned()[k] ? tr("pruned") : tr("kept"));
 
-    // A run on another tensor has nothing here, whatever its size (matching sizes alone showed
-    // /emb's run on /pixels); the run's tensors are its parameter's shape, loaded whole.
-    // Semantics that agree at this element share a line ("dense, lazy: ..."), so the lines that
-    // remain are where they differ, and the row fits a short Inspector.
+    // A run on another tensor, or on another window of rows of this table, has nothing here,
+    // whatever its size (matching sizes alone showed /emb's run on /pixels); the run's tensors
+    // are the rows it stepped. Semantics that agree at this element share a line ("dense, lazy:
+    // ..."), so the lines that remain are where they differ, and the row fits a short Inspector.
     std::vector<std::pair<QStringList, QString>> lines; // the semantics that agree, and their values
-    const auto &source = m_document->source();
-    if (const auto &run = m_document->optimizerRun(); run && run->param == ElementRef{source.filePath, source.elementPath})
+    const auto &run = m_document->optimizerRun();
+    if (m_document->optimizerRunShown())
         for (const auto &result : run->comparison.results)
             if (!result.tensors.empty() && result.tensors[0].second.values.size() == values.values.size()) {
                 QStringList parts;
@@ -96,7 +96,15 @@ void InspectorPanel::showElement()
     QStringList states;
     for (const auto &[semantics, line] : lines)
         states << semantics.join(QStringLiteral(", ")) + QStringLiteral(": ") + line;
-    m_states->setText(states.isEmpty() ? tr("no run on this tensor") : states.join(QLatin1Char('\n')));
+    if (!states.isEmpty())
+        m_states->setText(states.join(QLatin1Char('\n')));
+    else if (run && run->param == ElementRef{m_document->source().filePath, m_document->source().elementPath})
+        m_states->setText(tr("the run stepped rows %1–%2 of %3; Run again for these")
+                              .arg(run->rows.begin)
+                              .arg(run->rows.end - 1)
+                              .arg(run->totalRows));
+    else
+        m_states->setText(tr("no run on this tensor"));
 }
 
 void InspectorPanel::showSelection()

@@ -342,12 +342,19 @@ void OptimizerPanel::showChosenView()
     const auto kind = static_cast<ViewKind>(key[1].toInt());
     const auto t = key[2].value<std::size_t>();
     const auto &result = results[k];
+    // A window of a table's rows says which (its axis numbers them as the table's).
+    const auto title = run->rows.count() < run->totalRows ? tr("%1 (rows %2–%3 of %4)")
+                                                                .arg(m_view->currentText())
+                                                                .arg(run->rows.begin)
+                                                                .arg(run->rows.end - 1)
+                                                                .arg(run->totalRows)
+                                                          : m_view->currentText();
     // Views of the tensor shown link to it: selecting or hovering there or here is the same.
-    const bool linked = run->param == ElementRef{m_document->source().filePath, m_document->source().elementPath};
+    const bool linked = m_document->optimizerRunShown();
     const auto link = [linked](CellLink l) { return linked ? l : CellLink::None; };
     switch (kind) {
     case ViewKind::Tensor:
-        m_matrix->showMatrix(m_view->currentText(), result.tensors[t].second, link(CellLink::Elements));
+        m_matrix->showMatrix(title, result.tensors[t].second, link(CellLink::Elements));
         break;
     case ViewKind::Staleness: {
         // Steps since each row was last written, as one column (0: written by the last step).
@@ -355,7 +362,7 @@ void OptimizerPanel::showChosenView()
         core::DenseTensor<double> staleness{{rows, 1}, {}};
         for (const auto last : result.lastUpdate)
             staleness.values.push_back(static_cast<double>(result.finalStep - last));
-        m_matrix->showMatrix(m_view->currentText(), staleness, link(CellLink::Rows));
+        m_matrix->showMatrix(title, staleness, link(CellLink::Rows));
         break;
     }
     case ViewKind::Difference: {
@@ -364,10 +371,11 @@ void OptimizerPanel::showChosenView()
         core::DenseTensor<double> difference{a.shape, {}};
         for (std::size_t i = 0; i < a.values.size(); ++i)
             difference.values.push_back(a.values[i] - b.values[i]);
-        m_matrix->showMatrix(m_view->currentText(), difference, link(CellLink::Elements));
+        m_matrix->showMatrix(title, difference, link(CellLink::Elements));
         break;
     }
     }
+    m_matrix->setFirstRow(run->rows.begin); // a window of a table's rows is numbered as the table's
 }
 
 } // namespace sparsity::ui

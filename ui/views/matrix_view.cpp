@@ -74,6 +74,7 @@ void MatrixView::showMatrix(const QString &title, MatrixPicture picture, CellLin
     m_heatmap = std::move(picture.heatmap);
     m_values = picture.values ? std::move(picture.values) : noValues();
     m_cellNames.reset();
+    m_firstRow = 0;
     m_pooled = {};
     m_link = linkFits(link) ? link : CellLink::None;
     layoutArea();
@@ -101,7 +102,13 @@ QString MatrixView::toolTipAt(const QPoint &position) const
             .arg(named(m_cellNames->colName, m_cellNames->colShape, cell->x()),
                  named(m_cellNames->rowName, m_cellNames->rowShape, cell->y()))
             .arg(value, 0, 'g', 8);
-    return QStringLiteral("[%1, %2] = %3").arg(cell->y()).arg(cell->x()).arg(value, 0, 'g', 8);
+    return QStringLiteral("[%1, %2] = %3").arg(m_firstRow + cell->y()).arg(cell->x()).arg(value, 0, 'g', 8);
+}
+
+void MatrixView::setFirstRow(std::int64_t row)
+{
+    m_firstRow = row;
+    update();
 }
 
 void MatrixView::setCellNames(const CellNames &names)
@@ -288,7 +295,7 @@ void MatrixView::paintEvent(QPaintEvent *)
     // Axes: cell indices.
     const QSize cells = m_heatmap.image.size();
     const int spacing = fontMetrics().horizontalAdvance(QString::number(cells.width() - 1)) + 16;
-    drawAxes(painter, m_area, axisTicks(0, cells.height(), m_area.top(), m_area.height(), 2 * fontMetrics().height()),
+    drawAxes(painter, m_area, axisTicks(0, cells.height(), m_area.top(), m_area.height(), 2 * fontMetrics().height(), m_firstRow),
              axisTicks(0, cells.width(), m_area.left(), m_area.width(), spacing), palette());
     const QRect bar(m_area.right() + kMargin, m_area.top(), 14, std::min(m_area.height(), 160));
     drawColourLegend(painter, bar, m_heatmap, palette());

@@ -56,6 +56,9 @@ public:
     // Names the cells of the matrix shown until the next showMatrix(): the tooltip then gives a
     // Jacobian's element indices instead of the flat row and column.
     void setCellNames(const CellNames &names);
+    // Numbers the matrix's rows from `row` until the next showMatrix(): its rows are a window of
+    // a larger table's, starting there (the row axis and the tooltips give the table's rows).
+    void setFirstRow(std::int64_t row);
     void showMessage(const QString &message);
     const QImage &image() const { return m_heatmap.image; }
     const QString &title() const { return m_title; }
@@ -93,6 +96,7 @@ private:
     QImage m_pooled;                                           // m_values pooled to the last drawn area
     CellLink m_link = CellLink::None;
     std::optional<CellNames> m_cellNames;
+    std::int64_t m_firstRow = 0; // the table's row of the matrix's first row
     QImage m_selectionWash;
     QRect m_area;                   // where the matrix is drawn
     std::optional<QPoint> m_anchor; // (col, row) where the selecting drag started
