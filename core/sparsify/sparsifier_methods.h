@@ -1,7 +1,8 @@
 #pragma once
 // Each sparsifier method's facts, in one table: its name (the CLI's --method, BATCH.json,
 // WORKSPACE.json, reports and the sparsifier state), the least rank of the data it takes, how a
-// schedule's level sets it, and whether it has a CUDA kernel. The CLI, `run`, the desktop
+// schedule's level sets it, whether its choice ranks the whole tensor, and whether it has a CUDA
+// kernel. The CLI, `run`, the desktop
 // app's panel and the engine's checks read them here. Its parameters are listed in
 // sparsifier_parameters.h, held in SparsifierConfig (sparsifier_config.h); its kernels are in
 // mask_kernels.h.
@@ -23,14 +24,18 @@ struct SparsifierMethodFacts {
     std::string_view name;
     int leastRank;   // the data's rank at least (n-m groups and row-norm rows need a dim)
     LevelRule level; // how a schedule's level sets it
-    bool cuda;       // its mask (data-norm: its block scores) has a CUDA kernel
+    // Its choice ranks the whole tensor (data-norm's blocks, row-norm's rows), so a streamed
+    // sparsify takes a first pass over every row, and a window of rows alone would choose
+    // otherwise; threshold and n-m decide each row from that row.
+    bool ranksWholeTensor;
+    bool cuda; // its mask (data-norm: its block scores) has a CUDA kernel
 };
 
 inline constexpr SparsifierMethodFacts kSparsifierMethods[] = {
-    {SparsifierMethod::Threshold, "threshold", 0, LevelRule::None, true},
-    {SparsifierMethod::DataNorm, "data-norm", 0, LevelRule::SparsityLevel, true},
-    {SparsifierMethod::NM, "n-m", 1, LevelRule::None, true},
-    {SparsifierMethod::RowNorm, "row-norm", 1, LevelRule::KeepComplement, false},
+    {SparsifierMethod::Threshold, "threshold", 0, LevelRule::None, false, true},
+    {SparsifierMethod::DataNorm, "data-norm", 0, LevelRule::SparsityLevel, true, true},
+    {SparsifierMethod::NM, "n-m", 1, LevelRule::None, false, true},
+    {SparsifierMethod::RowNorm, "row-norm", 1, LevelRule::KeepComplement, true, false},
 };
 
 const SparsifierMethodFacts &factsOf(SparsifierMethod method);

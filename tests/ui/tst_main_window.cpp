@@ -17,6 +17,7 @@
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
@@ -105,6 +106,18 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     window.document()->changeThreshold(100.0);
     QVERIFY2(window.histogram()->titleText().contains(QStringLiteral("(rows 4000–69535 of 70000)")),
              qPrintable(window.histogram()->titleText()));
+    // The Sparsifier's status says the preview covers the loaded rows; for a method that ranks
+    // the whole tensor it says that Export's choice (over the whole table) can differ here.
+    auto *status = window.sparsifierPanel()->findChild<QLabel *>(QStringLiteral("sparsifier.status"));
+    QVERIFY2(status->text().endsWith(QStringLiteral("pruned of the loaded rows 4000–69535 of 70000")),
+             qPrintable(status->text()));
+    sparsity::core::SparsifierConfig dataNorm;
+    dataNorm.method = sparsity::core::SparsifierMethod::DataNorm;
+    dataNorm.sparsityLevel = 0.5;
+    window.document()->changeSparsifier(dataNorm);
+    QVERIFY2(status->text().contains(QStringLiteral("of the loaded rows 4000–69535 of 70000. data-norm ranks these rows alone "
+                                                    "here; Export ranks the whole table's")),
+             qPrintable(status->text()));
     window.document()->changeThreshold(std::nullopt);
 
     // The overview strip shows the whole table, built in the background; each of its 2000
