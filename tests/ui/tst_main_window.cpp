@@ -1,5 +1,7 @@
 // The main window on the sample: open, select, preview; errors go to the Issues dock.
+#include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/sparsify/data_sparsifier.h"
 #include "ui/document/tensor_document.h"
 #include "ui/document/tensor_loader.h"
 #include "ui/jobs/overview_builder.h"
@@ -102,12 +104,20 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     QCOMPARE(window.document()->source().firstRow, std::int64_t{4000});
     QCOMPARE(window.document()->values().values.at(0), 4000.0);
     QCOMPARE(rows->value(), 4000);
+    // Zoomed in, the title names the part shown in the table's rows, as the axis does.
+    window.preview()->zoomBy(4.0);
+    QVERIFY2(window.preview()->titleText().contains(QStringLiteral("— rows 28")), qPrintable(window.preview()->titleText()));
+    window.preview()->zoomBy(0.25);
+    QVERIFY2(!window.preview()->titleText().contains(QStringLiteral("— rows")), qPrintable(window.preview()->titleText()));
     // Statistics of the loaded rows say which rows they cover.
     window.document()->changeThreshold(100.0);
     QVERIFY2(window.histogram()->titleText().contains(QStringLiteral("(rows 4000–69535 of 70000)")),
              qPrintable(window.histogram()->titleText()));
-    // The Sparsifier's status says the preview covers the loaded rows; for a method that ranks
-    // the whole tensor it says that Export's choice (over the whole table) can differ here.
+    // The Sparsifier's status says the preview covers the loaded rows. A recipe that ranks the
+    // whole tensor previews them with the whole table's choice, computed in the background: the
+    // preview is then what Export writes in those rows. Every row holds its index, so data-norm
+    // at level 0.5 sparsifies rows 0–34999 of the table, where the loaded rows alone would have
+    // it sparsify rows 4000–36767.
     auto *status = window.sparsifierPanel()->findChild<QLabel *>(QStringLiteral("sparsifier.status"));
     QVERIFY2(status->text().endsWith(QStringLiteral("pruned of the loaded rows 4000–69535 of 70000")),
              qPrintable(status->text()));
@@ -115,9 +125,22 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     dataNorm.method = sparsity::core::SparsifierMethod::DataNorm;
     dataNorm.sparsityLevel = 0.5;
     window.document()->changeSparsifier(dataNorm);
-    QVERIFY2(status->text().contains(QStringLiteral("of the loaded rows 4000–69535 of 70000. data-norm ranks these rows alone "
-                                                    "here; Export ranks the whole table's")),
+    QVERIFY2(status->text().contains(QStringLiteral("ranking the whole table for data-norm…")), qPrintable(status->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(window.document()->previewScopeNote().isEmpty(), 30000);
+    QVERIFY2(status->text().endsWith(QStringLiteral("pruned of the loaded rows 4000–69535 of 70000")),
              qPrintable(status->text()));
+    const auto table = sparsity::core::readTensor(sparsity::core::H5File::openRead(path), "/tall");
+    for (const double level : {0.5, 0.2}) { // another level is chosen again from the same scores, at once
+        dataNorm.sparsityLevel = level;
+        window.document()->changeSparsifier(dataNorm);
+        QVERIFY(window.document()->previewScopeNote().isEmpty());
+        const auto whole = sparsity::core::computeMask(table, dataNorm);
+        const auto &pruned = window.document()->pruned();
+        QCOMPARE(pruned.size(), std::size_t{65536 * 64});
+        for (std::size_t k = 0; k < pruned.size(); ++k)
+            if (pruned[k] != !whole[4000 * 64 + k])
+                QFAIL(qPrintable(QStringLiteral("level %1: element %2 of the window").arg(level).arg(k)));
+    }
     window.document()->changeThreshold(std::nullopt);
 
     // The overview strip shows the whole table, built in the background; each of its 2000

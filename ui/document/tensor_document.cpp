@@ -2,6 +2,7 @@
 
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
+#include "core/sparsify/sparsifier_methods.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "ui/document/commands/apply_sparsifier_command.h"
@@ -85,7 +86,14 @@ ElementSelection ElementSelection::flatRange(std::int64_t first, std::int64_t la
     return s;
 }
 
-TensorDocument::TensorDocument(QObject *parent) : QObject(parent) {}
+TensorDocument::TensorDocument(QObject *parent) : QObject(parent), m_wholeTable(new WholeTablePreview(this))
+{
+    // The whole table's choice came: the preview takes it.
+    connect(m_wholeTable, &WholeTablePreview::ready, this, [this] {
+        updatePruned();
+        emit sparsifierChanged();
+    });
+}
 
 std::int64_t TensorDocument::gridRows() const
 {
@@ -395,6 +403,26 @@ bool TensorDocument::optimizerRunShown() const
            && run->rows.count() == rowsLoaded;
 }
 
+std::optional<std::size_t> TensorDocument::optimizerRunIndexOf(std::int64_t flat) const
+{
+    const auto &run = m_optimizerRun;
+    const auto count = static_cast<std::int64_t>(m_values.values.size());
+    if (!run || !(run->param == ElementRef{m_source.filePath, m_source.elementPath}) || flat < 0 || flat >= count
+        || run->comparison.results.empty())
+        return std::nullopt;
+    if (m_values.shape.empty()) // a 0-d tensor: its one value
+        return run->rows.count() == 0 ? std::optional<std::size_t>(0) : std::nullopt;
+    const auto rowWidth = core::numel(m_values.shape, 1, m_values.shape.size());
+    const auto row = m_source.firstRow + flat / rowWidth; // the table's
+    if (row < run->rows.begin || row >= run->rows.end)
+        return std::nullopt;
+    const auto index = static_cast<std::size_t>((row - run->rows.begin) * rowWidth + flat % rowWidth);
+    const auto &tensors = run->comparison.results[0].tensors;
+    if (tensors.empty() || index >= tensors[0].second.values.size()) // the run's rows were another width
+        return std::nullopt;
+    return index;
+}
+
 bool TensorDocument::optimizerRunOf(const QString &filePath) const
 {
     return m_optimizerRun && ofFile(m_optimizerRun->param.file, filePath);
@@ -500,13 +528,36 @@ void TensorDocument::updatePruned()
 {
     m_pruned.clear();
     m_previewError.clear();
+    m_previewScopeNote.clear();
     m_prunedFraction = 0.0;
     const auto config = sparsifier();
     if (!config || !hasTensor())
         return;
     core::Mask kept;
     try {
-        kept = core::computeMask(m_tensor, *config);
+        // A recipe that ranks the whole tensor, on a window of a table's rows: the window's
+        // part of the whole table's choice, as Export makes it.
+        const auto &facts = core::factsOf(config->method);
+        const bool window = !coverage().isEmpty();
+        if (window && facts.ranksWholeTensor) {
+            config->validate(); // a recipe that cannot run is said at once, not ranked first
+            const auto method = QString::fromUtf8(facts.name.data(), static_cast<qsizetype>(facts.name.size()));
+            const core::RowRange rows{m_source.firstRow, m_source.firstRow + m_values.shape[0]};
+            auto answer = m_applications.empty()
+                              ? m_wholeTable->maskOf(m_source.filePath, m_source.elementPath, rows, *config)
+                              : WholeTablePreview::Answer{std::nullopt, false, tr("the loaded rows have applied edits")};
+            if (answer.mask)
+                kept = std::move(*answer.mask);
+            else if (answer.pending)
+                m_previewScopeNote =
+                    tr("%1 %2 ranks these rows alone until then; Export ranks the whole table's").arg(answer.why, method);
+            else
+                m_previewScopeNote = tr("%1: %2 ranks these rows alone here; Export ranks the whole table's, so its mask in "
+                                        "these rows can differ")
+                                         .arg(answer.why, method);
+        }
+        if (kept.empty())
+            kept = core::computeMask(m_tensor, *config);
     } catch (const core::Error &error) {
         m_previewError = QString::fromStdString(error.what());
         return;

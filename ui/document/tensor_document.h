@@ -11,6 +11,7 @@
 #include "core/tensor/tensor.h"
 #include "ui/document/gradcheck_run.h"
 #include "ui/document/optimizer_run.h"
+#include "ui/document/whole_table_preview.h"
 #include "ui/views/jacobian_pictures.h"
 
 #include <QObject>
@@ -141,6 +142,12 @@ public:
     const core::Mask &pruned() const { return m_pruned; }
     bool hasPreview() const { return !m_pruned.empty(); }
     const QString &previewError() const { return m_previewError; }
+    // Empty when the preview is what Export writes in the loaded rows. Else why it is not: a
+    // recipe that ranks the whole tensor previews the loaded rows of a table loaded a window at a
+    // time with the whole table's choice, once that is computed in the background (until then,
+    // or when the loaded rows have applied edits, or the table is too large to rank for a
+    // preview, it ranks the loaded rows alone).
+    const QString &previewScopeNote() const { return m_previewScopeNote; }
     // Pruned specified elements over specified elements (0 without a preview).
     double prunedFraction() const { return m_prunedFraction; }
 
@@ -189,6 +196,9 @@ public:
     // Whether the Optimizer's run stepped the rows shown: the tensor shown, and the same window of
     // rows of a table loaded a window at a time. Only then do its results link to the views.
     bool optimizerRunShown() const;
+    // Where the loaded element `flat` is in the Optimizer run's tensors, when the run stepped it
+    // (the tensor shown, and the element's row among the rows the run stepped); else nullopt.
+    std::optional<std::size_t> optimizerRunIndexOf(std::int64_t flat) const;
     void changeOptimizerRun(std::shared_ptr<const OptimizerRun> run);
     // The Gradcheck panel's last run (undoable); null before the first. `pictures`, one per
     // input of its report, are its Jacobians' maps made with it on the job's thread.
@@ -251,6 +261,8 @@ private:
     std::map<QString, core::SparsifierConfig> m_datasetSparsifiers;
     core::Mask m_pruned;
     QString m_previewError;
+    QString m_previewScopeNote;
+    WholeTablePreview *m_wholeTable = nullptr;
     double m_prunedFraction = 0.0;
     std::vector<SparsifierApplication> m_applications;
     // (file, element, first row) -> the edits applied to that tensor.

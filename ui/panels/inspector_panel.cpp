@@ -73,36 +73,33 @@ void InspectorPanel::showElement()
     else
         m_preview->setText(m_document->pruned()[k] ? tr("pruned") : tr("kept"));
 
-    // A run on another tensor, or on another window of rows of this table, has nothing here,
-    // whatever its size (matching sizes alone showed /emb's run on /pixels); the run's tensors
-    // are the rows it stepped. Semantics that agree at this element share a line ("dense, lazy:
-    // ..."), so the lines that remain are where they differ, and the row fits a short Inspector.
+    // A run on another tensor has nothing here, whatever its size (matching sizes alone showed
+    // /emb's run on /pixels); nor has a run of this table's rows that did not step this
+    // element's row (a window of rows stepped before the window moved). Semantics that agree at
+    // this element share a line ("dense, lazy: ..."), so the lines that remain are where they
+    // differ, and the row fits a short Inspector.
     std::vector<std::pair<QStringList, QString>> lines; // the semantics that agree, and their values
     const auto &run = m_document->optimizerRun();
-    if (m_document->optimizerRunShown())
-        for (const auto &result : run->comparison.results)
-            if (!result.tensors.empty() && result.tensors[0].second.values.size() == values.values.size()) {
-                QStringList parts;
-                for (const auto &[name, tensor] : result.tensors)
-                    parts << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(tensor.values[k], 0, 'g', 6);
-                const auto name = QString::fromUtf8(core::semanticsName(result.semantics).data());
-                const auto line = parts.join(QStringLiteral(", "));
-                const auto same = std::find_if(lines.begin(), lines.end(), [&](const auto &l) { return l.second == line; });
-                if (same != lines.end())
-                    same->first << name;
-                else
-                    lines.push_back({{name}, line});
-            }
+    if (const auto stepped = m_document->optimizerRunIndexOf(*element))
+        for (const auto &result : run->comparison.results) {
+            QStringList parts;
+            for (const auto &[name, tensor] : result.tensors)
+                parts << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(tensor.values[*stepped], 0, 'g', 6);
+            const auto name = QString::fromUtf8(core::semanticsName(result.semantics).data());
+            const auto line = parts.join(QStringLiteral(", "));
+            const auto same = std::find_if(lines.begin(), lines.end(), [&](const auto &l) { return l.second == line; });
+            if (same != lines.end())
+                same->first << name;
+            else
+                lines.push_back({{name}, line});
+        }
     QStringList states;
     for (const auto &[semantics, line] : lines)
         states << semantics.join(QStringLiteral(", ")) + QStringLiteral(": ") + line;
     if (!states.isEmpty())
         m_states->setText(states.join(QLatin1Char('\n')));
     else if (run && run->param == ElementRef{m_document->source().filePath, m_document->source().elementPath})
-        m_states->setText(tr("the run stepped rows %1–%2 of %3; Run again for these")
-                              .arg(run->rows.begin)
-                              .arg(run->rows.end - 1)
-                              .arg(run->totalRows));
+        m_states->setText(tr("not stepped (the run took rows %1–%2)").arg(run->rows.begin).arg(run->rows.end - 1));
     else
         m_states->setText(tr("no run on this tensor"));
 }

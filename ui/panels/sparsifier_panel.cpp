@@ -228,13 +228,11 @@ void SparsifierPanel::showDocument()
         m_status->setText(tr("Select a tensor to preview the recipe."));
     else if (const auto rows = m_document->coverage(); rows.isEmpty())
         m_status->setText(tr("→ %1% pruned").arg(100.0 * m_document->prunedFraction(), 0, 'f', 1));
-    else if (const auto &facts = core::factsOf(m_document->sparsifier()->method); !facts.ranksWholeTensor)
+    else if (const auto &note = m_document->previewScopeNote(); note.isEmpty())
         m_status->setText(tr("→ %1% pruned of the loaded %2").arg(100.0 * m_document->prunedFraction(), 0, 'f', 1).arg(rows));
-    else // the preview ranks the loaded rows alone: say so, since Export ranks the whole table
-        m_status->setText(tr("→ %1% pruned of the loaded %2. %3 ranks these rows alone here; Export ranks the whole "
-                             "table's, so its mask in these rows can differ")
-                              .arg(100.0 * m_document->prunedFraction(), 0, 'f', 1)
-                              .arg(rows, QString::fromUtf8(facts.name.data(), static_cast<qsizetype>(facts.name.size()))));
+    else
+        m_status->setText(
+            tr("→ %1% pruned of the loaded %2 (%3)").arg(100.0 * m_document->prunedFraction(), 0, 'f', 1).arg(rows, note));
     m_apply->setEnabled(m_document->hasPreview());
 }
 

@@ -496,6 +496,19 @@ void TensorPreview::showMessage(const QString &message)
     update();
 }
 
+QString TensorPreview::titleText() const
+{
+    if (m_view.size() == QSizeF(m_heatmap.image.size()))
+        return m_title;
+    // The part shown, in the tensor's rows and columns, as the axes number them.
+    return m_title
+           + tr("  — rows %1–%2, columns %3–%4")
+                 .arg(rowBase() + static_cast<qint64>(m_view.top()))
+                 .arg(rowBase() + static_cast<qint64>(std::ceil(m_view.bottom())) - 1)
+                 .arg(columnBase() + static_cast<qint64>(m_view.left()))
+                 .arg(columnBase() + static_cast<qint64>(std::ceil(m_view.right())) - 1);
+}
+
 void TensorPreview::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
@@ -506,13 +519,7 @@ void TensorPreview::paintEvent(QPaintEvent *)
     }
     const int margin = 8;
     const int titleHeight = fontMetrics().height() + margin;
-    QString title = m_title;
-    if (m_view.size() != QSizeF(m_heatmap.image.size()))
-        title += tr("  — rows %1–%2, columns %3–%4")
-                     .arg(static_cast<qint64>(m_view.top()))
-                     .arg(static_cast<qint64>(std::ceil(m_view.bottom())) - 1)
-                     .arg(static_cast<qint64>(m_view.left()))
-                     .arg(static_cast<qint64>(std::ceil(m_view.right())) - 1);
+    const QString title = titleText();
     painter.drawText(QRect(margin, margin / 2, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, title);
     const QRect area = imageArea();
     // Tables are drawn filling the area (matplotlib's aspect="auto"); nearest-neighbour

@@ -64,6 +64,9 @@ public:
 
     void zoomAt(const QPoint &position, double factor);
     void zoomBy(double factor); // about the centre (View > Zoom In / Out)
+    // The title drawn above the heatmap: the tensor, the rows loaded and, zoomed in, the part
+    // shown (in the tensor's rows and columns).
+    QString titleText() const;
     void resetView();
 
 signals:
