@@ -2,6 +2,7 @@
 
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/parallel/rank_group.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
@@ -10,6 +11,8 @@
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <numeric>
 
 namespace sparsity::core {
@@ -17,16 +20,27 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
-// Rows `rows` of the element, densified in its compute type T (`visit(values)` gets a
-// DenseTensor<T>), as computeMask densifies the whole element.
+// Rows of a dense or csr element, densified in its compute type T as computeMask densifies the
+// whole (DensifiedRows), into one buffer reused from read to read: a plain dense dataset's are
+// read straight into it. `visit(values)` gets the rows as a DenseTensor<T>.
 template <class Visit>
-void visitRows(const H5File &file, const std::string &path, RowRange rows, Visit &&visit)
+void visitRows(const H5File &file, const std::string &path, std::span<const RowRange> reads, Visit &&visit)
 {
-    const auto tensor = readTensor(file, path, nullptr, rows);
-    tensor.visit([&](const auto &storage) {
-        using T = ValueOf<decltype(storage)>;
-        visit(toDenseAs<T>(tensor));
-    });
+    const auto element = requireElement(file, path);
+    const auto read = [&](auto typeTag) {
+        using T = decltype(typeTag);
+        DensifiedRows<T> rows(file, path, rowReadOf(file, element), nullptr);
+        Buffer<T> reused;
+        for (const auto &range : reads) {
+            auto values = rows.rows(range, std::move(reused));
+            visit(std::as_const(values));
+            reused = std::move(values.values);
+        }
+    };
+    if (computeTypeFor(element.dtype) == DType::Float32)
+        read(float{});
+    else
+        read(double{});
 }
 
 } // namespace
@@ -66,29 +80,34 @@ WholeTensorChoice::WholeTensorChoice(const H5File &file,
                          + " MiB, more than the " + std::to_string(kMaxKeptBytes >> 20) + " MiB the preview may hold");
     if (!dataNorm)
         m_norms.resize(at(rows));
-    for (std::int64_t begin = 0; begin < rows; begin += chunk) {
-        reportProgress(progress, begin, rows);
-        const RowRange range{begin, std::min(rows, begin + chunk)};
-        visitRows(file, m_path, range, [&](const auto &values) {
-            using T = typename std::decay_t<decltype(values.values)>::value_type;
-            if (!dataNorm) {
-                rowNorms(values.values.data(), m_norms.data() + begin, range.count(), m_rowWidth);
-                return;
-            }
-            if (begin == 0)
+    std::vector<RowRange> reads;
+    for (std::int64_t begin = 0; begin < rows; begin += chunk)
+        reads.push_back({begin, std::min(rows, begin + chunk)});
+    std::int64_t done = 0; // rows read
+    visitRows(file, m_path, reads, [&](const auto &values) {
+        using T = typename std::decay_t<decltype(values.values)>::value_type;
+        reportProgress(progress, done, rows);
+        const auto count = values.shape[0];
+        if (!dataNorm) {
+            rowNorms(values.values.data(), m_norms.data() + done, count, m_rowWidth);
+        } else {
+            if (done == 0) { // every block's score, in place: growing them would copy them
                 m_scores = std::vector<T>{};
+                std::get<std::vector<T>>(m_scores).reserve(at(config.blocksIn(height, width)));
+            }
             auto &scores = std::get<std::vector<T>>(m_scores);
             const auto first = scores.size();
             if (m_viewRowsPerRow == 0) { // whole blocks of the one view row
-                scores.resize(first + at(config.blockColumnsIn(range.count())));
-                blockScoresInto(values.values.data(), 1, range.count(), config, scores.data() + first);
+                scores.resize(first + at(config.blockColumnsIn(count)));
+                blockScoresInto(values.values.data(), 1, count, config, scores.data() + first);
             } else { // whole bands
-                const auto viewRows = range.count() * m_viewRowsPerRow;
+                const auto viewRows = count * m_viewRowsPerRow;
                 scores.resize(first + at(config.blocksIn(viewRows, m_viewWidth)));
                 blockScoresInto(values.values.data(), viewRows, m_viewWidth, config, scores.data() + first);
             }
-        });
-    }
+        }
+        done += count;
+    });
     reportProgress(progress, rows, rows);
 }
 
@@ -120,7 +139,7 @@ Mask WholeTensorChoice::maskOfRows(const H5File &file, RowRange rows, const Spar
             if (m_viewRowsPerRow == 0) { // blocks of `bw` values along the one view row
                 const auto bw = config.blockCols;
                 const auto first = rows.begin / bw * bw, last = std::min(m_shape[0], (rows.end + bw - 1) / bw * bw);
-                visitRows(file, m_path, {first, last}, [&](const auto &values) {
+                visitRows(file, m_path, std::array{RowRange{first, last}}, [&](const auto &values) {
                     Mask spanned(values.values.size());
                     dataNormMaskForBlocks(values.values.data(), spanned.data(), 1, last - first, config,
                                           sparsified.data() + first / bw);
@@ -135,7 +154,7 @@ Mask WholeTensorChoice::maskOfRows(const H5File &file, RowRange rows, const Spar
             const auto bandsBegin = firstBand * bh, bandsEnd = std::min(m_shape[0] * k, endBand * bh);
             const auto first = bandsBegin / k, last = (bandsEnd + k - 1) / k; // the element's rows
             const auto lead = bandsBegin - first * k;                         // view rows read before the first band
-            visitRows(file, m_path, {first, last}, [&](const auto &values) {
+            visitRows(file, m_path, std::array{RowRange{first, last}}, [&](const auto &values) {
                 Mask spanned(values.values.size());
                 dataNormMaskForBlocks(values.values.data() + lead * width, spanned.data() + lead * width, bandsEnd - bandsBegin,
                                       width, config, sparsified.data() + firstBand * config.blockColumnsIn(width));

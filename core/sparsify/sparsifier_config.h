@@ -34,6 +34,7 @@ struct SparsifierConfig {
     std::int64_t resolvedZerosPerBlock() const { return zerosPerBlock.value_or(blockSize()); }
     // Throws InputError "<option> must ..., but got ..." for the method's options.
     void validate() const;
+    bool operator==(const SparsifierConfig &) const = default;
 };
 
 // "RxC" -> (R, C); InputError for anything else.

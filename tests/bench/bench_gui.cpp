@@ -9,7 +9,12 @@
 // /big is a 64 x 64 float64 tensor) it also times the Gradcheck panel's check of mm(big, big)
 // (two 4096 x 4096 Jacobians and their maps): "gradcheck_result_seconds", from the job's start
 // to its result shown, and "gradcheck_longest_stall_seconds", a 5 ms timer's longest gap
-// meanwhile (how long the window froze).
+// meanwhile (how long the window froze). "whole_table_preview_seconds": a data-norm recipe (1x4,
+// level 0.5) previewed on the window with the whole table's choice, from the change to the
+// preview drawn, computed in the background ("..._longest_stall_seconds": the longest the window
+// froze meanwhile, and during the level changes); "preview_level_change_seconds": the mean of 5
+// level changes then, each chosen again from the kept scores in the background and drawn.
+#include "core/sparsify/sparsifier_config.h"
 #include "core/util/allocator_tuning.h"
 #include "ui/document/tensor_document.h"
 #include "ui/document/tensor_loader.h"
@@ -105,6 +110,7 @@ int main(int argc, char *argv[])
     double open = std::numeric_limits<double>::infinity();
     std::int64_t rowsLoaded = 0, rowsTotal = 0;
     double pan = 0.0, page = 0.0, overview = 0.0, longestStep = 0.0, pageStall = 0.0;
+    double previewSeconds = 0.0, previewStall = 0.0, levelChange = 0.0;
     for (int run = 0; run < runs; ++run) {
         sparsity::ui::MainWindow window;
         window.resize(1400, 900);
@@ -166,6 +172,35 @@ int main(int argc, char *argv[])
             }
             pageStall = std::max(pageStall, stalls.longest());
             page = since(pageStart) / 5.0;
+
+            // A data-norm recipe previewed on the window with the whole table's choice, computed
+            // in the background; then level changes, chosen again from the kept scores.
+            sparsity::core::SparsifierConfig dataNorm;
+            dataNorm.method = sparsity::core::SparsifierMethod::DataNorm;
+            dataNorm.sparsityLevel = 0.5;
+            StallMeter previewStalls(5);
+            const auto previewStart = Clock::now();
+            window.document()->changeSparsifier(dataNorm);
+            window.repaint();
+            while (!window.document()->previewScopeNote().isEmpty())
+                QApplication::processEvents(QEventLoop::AllEvents, 50);
+            window.repaint();
+            previewSeconds = since(previewStart);
+            previewStalls.note();
+            previewStall = previewStalls.longest();
+            const auto levelStart = Clock::now();
+            previewStalls.restart();
+            for (int k = 1; k <= 5; ++k) {
+                dataNorm.sparsityLevel = 0.1 * k + 0.2;
+                window.document()->changeSparsifier(dataNorm);
+                window.repaint();
+                while (!window.document()->previewScopeNote().isEmpty())
+                    QApplication::processEvents(QEventLoop::AllEvents, 50);
+                window.repaint();
+            }
+            levelChange = since(levelStart) / 5.0;
+            previewStalls.note();
+            previewStall = std::max(previewStall, previewStalls.longest());
         }
     }
     GradcheckTiming gradcheck;
@@ -181,8 +216,10 @@ int main(int argc, char *argv[])
         "{\"open_first_paint_seconds\": %.6f, \"pan_frame_seconds\": %.6f, \"page_seconds\": %.6f, "
         "\"page_longest_stall_seconds\": %.6f, "
         "\"overview_seconds\": %.6f, \"overview_longest_step_seconds\": %.6f, \"rows_loaded\": %lld, \"rows_total\": %lld, "
-        "\"gradcheck_result_seconds\": %.6f, \"gradcheck_longest_stall_seconds\": %.6f}\n",
+        "\"gradcheck_result_seconds\": %.6f, \"gradcheck_longest_stall_seconds\": %.6f, "
+        "\"whole_table_preview_seconds\": %.6f, \"whole_table_preview_longest_stall_seconds\": %.6f, "
+        "\"preview_level_change_seconds\": %.6f}\n",
         open, pan, page, pageStall, overview, longestStep, static_cast<long long>(rowsLoaded), static_cast<long long>(rowsTotal),
-        gradcheck.resultSeconds, gradcheck.longestStall);
+        gradcheck.resultSeconds, gradcheck.longestStall, previewSeconds, previewStall, levelChange);
     return 0;
 }

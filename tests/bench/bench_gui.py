@@ -9,6 +9,8 @@ A 1,000,000 x 256 float32 dataset (1 GiB, written by h5py, chunked by rows):
   * one page: the row scroll bar moved by a window (read the next 16,384 rows, render, paint);
   * the overview strip of the whole table, built in the background a chunk per event-loop
     turn (and the longest the window waited for one chunk).
+  * a data-norm recipe (1x4, level 0.5) previewed on the window with the whole table's choice
+    (its block scores computed in the background), and a change of its level then;
   * the Gradcheck panel's check of mm(big, big) on a 64 x 64 float64 input (two 4096 x 4096
     Jacobians and their three maps): from the request to the result shown, and the longest
     the window froze meanwhile.
@@ -76,6 +78,9 @@ def main():
     print(f"{'overview of all 1M rows (background)':40s} {r['overview_seconds']:10.4f} {'':>10s} "
           f"{t_overview:15.4f} {t_overview / r['overview_seconds']:7.2f}")
     print(f"{'  longest wait for one overview chunk':40s} {r['overview_longest_step_seconds']:10.4f} {0.030:10.3f}")
+    print(f"{'data-norm preview, whole table ranked':40s} {r['whole_table_preview_seconds']:10.4f}")
+    print(f"{'  longest event-loop stall meanwhile':40s} {r['whole_table_preview_longest_stall_seconds']:10.4f}")
+    print(f"{'  one level change then':40s} {r['preview_level_change_seconds']:10.4f}")
     print(f"{'gradcheck mm(big, big), 64 x 64: result':40s} {r['gradcheck_result_seconds']:10.4f}")
     print(f"{'  longest event-loop stall meanwhile':40s} {r['gradcheck_longest_stall_seconds']:10.4f}")
 

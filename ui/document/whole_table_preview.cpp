@@ -8,12 +8,10 @@
 
 namespace sparsity::ui {
 
-bool WholeTablePreview::Request::covers(const QString &f, const QString &e, const core::SparsifierConfig &c) const
+bool WholeTablePreview::Request::operator==(const Request &other) const
 {
-    if (f != file || e != element || c.method != config.method)
-        return false;
-    return c.method != core::SparsifierMethod::DataNorm
-           || (c.blockRows == config.blockRows && c.blockCols == config.blockCols && c.norm == config.norm);
+    return file == other.file && element == other.element && rows.begin == other.rows.begin && rows.end == other.rows.end
+           && config == other.config;
 }
 
 WholeTablePreview::WholeTablePreview(QObject *parent) : QObject(parent)
@@ -32,19 +30,15 @@ WholeTablePreview::~WholeTablePreview()
 WholeTablePreview::Answer
 WholeTablePreview::maskOf(const QString &file, const QString &element, core::RowRange rows, const core::SparsifierConfig &config)
 {
-    if (m_done && m_done->covers(file, element, config)) {
-        if (!m_refusal.isEmpty())
-            return {std::nullopt, false, m_refusal};
-        try {
-            return {m_choice->maskOfRows(core::H5File::openRead(file.toStdString()), rows, config), false, {}};
-        } catch (const core::Error &error) { // the file changed or went away since
-            return {std::nullopt, false, QString::fromStdString(error.what())};
-        }
+    const Request request{file, element, rows, config};
+    if (m_answered && *m_answered == request) {
+        if (!m_answer.error.isEmpty())
+            return {std::nullopt, false, m_answer.error};
+        return {m_answer.mask, false, {}};
     }
     const Answer pending{std::nullopt, true,
                          tr("ranking the whole table for %1…").arg(QString::fromUtf8(core::factsOf(config.method).name.data()))};
-    const Request request{file, element, config};
-    if (m_running && m_running->covers(file, element, config)) {
+    if (m_running && *m_running == request) {
         m_queued.reset(); // the one running answers the latest request
         return pending;
     }
@@ -61,17 +55,27 @@ void WholeTablePreview::start(const Request &request)
 {
     m_running = request;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    m_watcher.setFuture(QtConcurrent::run([request, cancel = m_cancel]() -> Outcome {
+    // The kept choice serves the same table under the same blocks: then only the level's choice
+    // and the rows' mask are computed.
+    auto kept = m_answered && m_answered->file == request.file && m_answered->element == request.element && m_answer.choice
+                        && m_answer.choice->serves(request.config)
+                    ? m_answer.choice
+                    : nullptr;
+    m_watcher.setFuture(QtConcurrent::run([request, kept = std::move(kept), cancel = m_cancel]() -> Outcome {
         try {
             const auto file = core::H5File::openRead(request.file.toStdString());
-            return {
-                std::make_shared<const core::WholeTensorChoice>(file, request.element.toStdString(), request.config,
-                                                                [cancel](std::int64_t, std::int64_t) { return !cancel->load(); }),
-                {}};
+            auto choice = kept ? kept
+                               : std::make_shared<const core::WholeTensorChoice>(
+                                   file, request.element.toStdString(), request.config,
+                                   [cancel](std::int64_t, std::int64_t) { return !cancel->load(); });
+            if (cancel->load())
+                return {};
+            auto mask = choice->maskOfRows(file, request.rows, request.config);
+            return {std::move(choice), std::move(mask), {}};
         } catch (const core::Cancelled &) {
             return {};
         } catch (const std::exception &error) { // refused (too large), or the file went away
-            return {nullptr, QString::fromStdString(error.what())};
+            return {nullptr, {}, QString::fromStdString(error.what())};
         }
     }));
 }
@@ -80,10 +84,9 @@ void WholeTablePreview::onFinished()
 {
     auto outcome = m_watcher.result();
     const auto finished = std::exchange(m_running, std::nullopt);
-    if (outcome.choice || !outcome.error.isEmpty()) {
-        m_done = finished;
-        m_choice = std::move(outcome.choice);
-        m_refusal = outcome.error;
+    if (outcome.choice || !outcome.error.isEmpty()) { // not cancelled
+        m_answered = finished;
+        m_answer = std::move(outcome);
     }
     if (const auto next = std::exchange(m_queued, std::nullopt))
         start(*next);
