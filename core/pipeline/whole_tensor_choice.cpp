@@ -74,7 +74,8 @@ WholeTensorChoice::WholeTensorChoice(const H5File &file,
         step = m_viewRowsPerRow == 0 ? config.blockCols : config.blockRows / std::gcd(config.blockRows, m_viewRowsPerRow);
     const auto rowBytes = std::max<std::int64_t>(1, m_rowWidth * 8);
     const auto chunk = std::max(step, readBytes / rowBytes / step * step);
-    const auto kept = dataNorm ? config.blocksIn(height, width) * (element.dtype == DType::Float32 ? 4 : 8) : rows * 8;
+    const auto scoreBytes = computeTypeFor(element.dtype) == DType::Float32 ? 4 : 8;
+    const auto kept = dataNorm ? config.blocksIn(height, width) * scoreBytes : rows * std::int64_t{sizeof(double)};
     if (kept > kMaxKeptBytes)
         throw InputError(file.where(m_path) + ": ranking its whole table for the preview takes " + std::to_string(kept >> 20)
                          + " MiB, more than the " + std::to_string(kMaxKeptBytes >> 20) + " MiB the preview may hold");

@@ -129,6 +129,8 @@ void TestTensorStates::optimizerStatesBelongToTheirTensor()
     m_document->setTensor(QStringLiteral("emb"), test::denseTensor({2, 2}, {1, 2, 3, 4}), 2, {file, QStringLiteral("/emb")});
     auto run = std::make_shared<ui::OptimizerRun>();
     run->param = {file, QStringLiteral("/emb")};
+    run->rows = {0, 2}; // all of them
+    run->totalRows = 2;
     core::SemanticsResult dense;
     dense.tensors.push_back({"param", core::DenseTensor<double>{{2, 2}, {0.5, 1.5, 2.5, 3.5}}});
     run->comparison.results.push_back(std::move(dense));
