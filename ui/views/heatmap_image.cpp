@@ -68,39 +68,86 @@ MatrixPicture pictureOf(core::DenseTensor<double> values, const ColourScale *sca
     return {std::move(shared), std::move(heatmap)};
 }
 
+namespace {
+
+// A pooled heatmap's geometry: `values` as [rows x cols] drawn into `size` pixels (at most one
+// pixel per cell), and the rule that picks each pixel's element.
+class Pooling {
+public:
+    Pooling(const core::DenseTensor<double> &values, const ColourScale &scale, QSize size) : m_values(values)
+    {
+        const auto rank = values.shape.size();
+        m_rows = rank >= 2 ? values.shape[0] : 1;
+        m_cols = rank >= 2 ? core::numel(values.shape, 1, rank) : static_cast<std::int64_t>(values.values.size());
+        width = static_cast<int>(std::clamp<std::int64_t>(size.width(), 1, std::max<std::int64_t>(m_cols, 1)));
+        height = static_cast<int>(std::clamp<std::int64_t>(size.height(), 1, std::max<std::int64_t>(m_rows, 1)));
+        // Diverging: the value farthest from the range's middle (0 for a symmetric range) wins;
+        // sequential: the largest.
+        m_diverging = infoOf(scale.map).diverging;
+        m_middle = (scale.low + scale.high) / 2;
+    }
+    // Pixel (x, y)'s block of cells, and the element it shows: the most prominent, a non-finite
+    // value first.
+    PooledCell pick(int x, int y) const
+    {
+        PooledCell cell;
+        cell.row0 = y * m_rows / height;
+        cell.row1 = std::min(m_rows, std::max(cell.row0 + 1, (y + 1) * m_rows / height));
+        cell.col0 = x * m_cols / width;
+        cell.col1 = std::min(m_cols, std::max(cell.col0 + 1, (x + 1) * m_cols / width));
+        cell.row = std::min(cell.row0, m_rows - 1);
+        cell.col = std::min(cell.col0, m_cols - 1);
+        double pick = value(cell.row, cell.col);
+        for (auto r = cell.row0; r < cell.row1 && std::isfinite(pick); ++r)
+            for (auto c = cell.col0; c < cell.col1; ++c) {
+                const double v = value(r, c);
+                if (!std::isfinite(v) || prominence(v) > prominence(pick)) {
+                    pick = v;
+                    cell.row = r;
+                    cell.col = c;
+                    if (!std::isfinite(v))
+                        break; // non-finite values always show
+                }
+            }
+        return cell;
+    }
+    double value(std::int64_t row, std::int64_t col) const
+    {
+        return m_values.values[static_cast<std::size_t>(row * m_cols + col)];
+    }
+
+    int width = 1, height = 1;
+
+private:
+    double prominence(double v) const { return m_diverging ? std::abs(v - m_middle) : v; }
+
+    const core::DenseTensor<double> &m_values;
+    std::int64_t m_rows = 1, m_cols = 1;
+    bool m_diverging = false;
+    double m_middle = 0.0;
+};
+
+} // namespace
+
 QImage renderPooled(const core::DenseTensor<double> &values, const ColourScale &scale, QSize size)
 {
-    const auto rank = values.shape.size();
-    const std::int64_t rows = rank >= 2 ? values.shape[0] : 1;
-    const std::int64_t cols = rank >= 2 ? core::numel(values.shape, 1, rank) : static_cast<std::int64_t>(values.values.size());
-    const int width = static_cast<int>(std::clamp<std::int64_t>(size.width(), 1, std::max<std::int64_t>(cols, 1)));
-    const int height = static_cast<int>(std::clamp<std::int64_t>(size.height(), 1, std::max<std::int64_t>(rows, 1)));
-    // Diverging: the value farthest from the range's middle (0 for a symmetric range) wins;
-    // sequential: the largest.
-    const bool diverging = infoOf(scale.map).diverging;
-    const double middle = (scale.low + scale.high) / 2;
-    const auto prominence = [&](double v) { return diverging ? std::abs(v - middle) : v; };
+    const Pooling pooling(values, scale, size);
     const ColourLookup colour(scale);
-    QImage image(width, height, QImage::Format_RGB32);
-    for (int y = 0; y < height; ++y) {
-        const std::int64_t r0 = y * rows / height, r1 = std::max(r0 + 1, (y + 1) * rows / height);
+    QImage image(pooling.width, pooling.height, QImage::Format_RGB32);
+    for (int y = 0; y < pooling.height; ++y) {
         auto *line = reinterpret_cast<QRgb *>(image.scanLine(y));
-        for (int x = 0; x < width; ++x) {
-            const std::int64_t c0 = x * cols / width, c1 = std::max(c0 + 1, (x + 1) * cols / width);
-            double pick = values.values[static_cast<std::size_t>(std::min(r0, rows - 1) * cols + std::min(c0, cols - 1))];
-            for (std::int64_t r = r0; r < std::min(r1, rows) && std::isfinite(pick); ++r)
-                for (std::int64_t c = c0; c < std::min(c1, cols); ++c) {
-                    const double v = values.values[static_cast<std::size_t>(r * cols + c)];
-                    if (!std::isfinite(v) || prominence(v) > prominence(pick)) {
-                        pick = v;
-                        if (!std::isfinite(v))
-                            break; // non-finite values always show
-                    }
-                }
-            line[x] = colour(pick);
+        for (int x = 0; x < pooling.width; ++x) {
+            const auto cell = pooling.pick(x, y);
+            line[x] = colour(pooling.value(cell.row, cell.col));
         }
     }
     return image;
+}
+
+PooledCell pooledCell(const core::DenseTensor<double> &values, const ColourScale &scale, QSize size, QPoint pixel)
+{
+    const Pooling pooling(values, scale, size);
+    return pooling.pick(std::clamp(pixel.x(), 0, pooling.width - 1), std::clamp(pixel.y(), 0, pooling.height - 1));
 }
 
 QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap map)

@@ -46,6 +46,14 @@ MatrixPicture pictureOf(core::DenseTensor<double> values, const ColourScale *sca
 // so a few large entries (a sparse difference map) stay visible where nearest-neighbour
 // shrinking would drop them. Non-finite values always show.
 QImage renderPooled(const core::DenseTensor<double> &values, const ColourScale &scale, QSize size);
+// The element pixel `pixel` of renderPooled(values, scale, size) shows, and the block of cells
+// it covers: what a tooltip over a pooled heatmap names.
+struct PooledCell {
+    std::int64_t row = 0, col = 0;   // the element shown
+    std::int64_t row0 = 0, row1 = 0; // the block: rows [row0, row1), columns [col0, col1)
+    std::int64_t col0 = 0, col1 = 0;
+};
+PooledCell pooledCell(const core::DenseTensor<double> &values, const ColourScale &scale, QSize size, QPoint pixel);
 
 // The part `source` (in pixels) of a heatmap rendered with `map` shrunk to `size`: each pixel
 // shows the most prominent pixel of its block (poolStrength), so single elements stay

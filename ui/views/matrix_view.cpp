@@ -89,20 +89,37 @@ void MatrixView::setLink(CellLink link)
 
 QString MatrixView::toolTipAt(const QPoint &position) const
 {
-    const auto cell = cellAt(position);
+    auto cell = cellAt(position);
     if (!cell)
         return {};
     const auto cols = m_values->shape.size() == 2 ? m_values->shape[1] : static_cast<std::int64_t>(m_values->values.size());
+    // A pooled heatmap's pixel shows the strongest element of its block: the tooltip names that
+    // one (the cell under the cursor is often a 0 beside it), and the block's extent.
+    QString block;
+    if (pooled()) {
+        const QSize pixels = m_heatmap.image.size().boundedTo(m_area.size());
+        const QPoint pixel(
+            static_cast<int>(static_cast<std::int64_t>(position.x() - m_area.left()) * pixels.width() / m_area.width()),
+            static_cast<int>(static_cast<std::int64_t>(position.y() - m_area.top()) * pixels.height() / m_area.height()));
+        const auto picked = pooledCell(*m_values, m_heatmap.scale, m_area.size(), pixel);
+        cell = QPoint(static_cast<int>(picked.col), static_cast<int>(picked.row));
+        block = tr(" (the strongest of rows %1–%2, columns %3–%4)")
+                    .arg(m_firstRow + picked.row0)
+                    .arg(m_firstRow + picked.row1 - 1)
+                    .arg(picked.col0)
+                    .arg(picked.col1 - 1);
+    }
     const double value = m_values->values[static_cast<std::size_t>(cell->y() * cols + cell->x())];
     const auto named = [](const QString &name, const core::Shape &shape, std::int64_t flat) {
         return shape.empty() ? name : name + indexText(shape, flat); // a 0-d value has no index
     };
     if (m_cellNames)
         return QStringLiteral("∂%1 / ∂%2 = %3")
-            .arg(named(m_cellNames->colName, m_cellNames->colShape, cell->x()),
-                 named(m_cellNames->rowName, m_cellNames->rowShape, cell->y()))
-            .arg(value, 0, 'g', 8);
-    return QStringLiteral("[%1, %2] = %3").arg(m_firstRow + cell->y()).arg(cell->x()).arg(value, 0, 'g', 8);
+                   .arg(named(m_cellNames->colName, m_cellNames->colShape, cell->x()),
+                        named(m_cellNames->rowName, m_cellNames->rowShape, cell->y()))
+                   .arg(value, 0, 'g', 8)
+               + block;
+    return QStringLiteral("[%1, %2] = %3").arg(m_firstRow + cell->y()).arg(cell->x()).arg(value, 0, 'g', 8) + block;
 }
 
 void MatrixView::setFirstRow(std::int64_t row)
@@ -186,6 +203,8 @@ void MatrixView::resizeEvent(QResizeEvent *event)
     layoutArea();
     QWidget::resizeEvent(event);
 }
+
+bool MatrixView::pooled() const { return m_heatmap.image.width() > m_area.width() || m_heatmap.image.height() > m_area.height(); }
 
 std::optional<QPoint> MatrixView::cellAt(const QPoint &position) const
 {
@@ -283,7 +302,7 @@ void MatrixView::paintEvent(QPaintEvent *)
     }
     const int titleHeight = fontMetrics().height() + kMargin;
     painter.drawText(QRect(kMargin, 0, width() - 2 * kMargin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, m_title);
-    if (m_heatmap.image.width() > m_area.width() || m_heatmap.image.height() > m_area.height()) {
+    if (pooled()) {
         if (m_pooled.isNull() || m_pooled.size() != m_heatmap.image.size().boundedTo(m_area.size()))
             m_pooled = renderPooled(*m_values, m_heatmap.scale, m_area.size());
         painter.drawImage(m_area, m_pooled);

@@ -83,6 +83,8 @@ protected:
 
 private:
     bool linkFits(CellLink link) const;
+    // Whether the matrix has more cells than its area has pixels: it is drawn pooled.
+    bool pooled() const;
     void renderSelection();
     void layoutArea();
     std::int64_t elementOf(const QPoint &cell) const;
