@@ -125,7 +125,7 @@ void TestMainWindow::tallTensorLoadsFirstRows()
     dataNorm.method = sparsity::core::SparsifierMethod::DataNorm;
     dataNorm.sparsityLevel = 0.5;
     window.document()->changeSparsifier(dataNorm);
-    QVERIFY2(status->text().contains(QStringLiteral("ranking the whole table for data-norm…")), qPrintable(status->text()));
+    QVERIFY2(status->text().contains(QStringLiteral("(ranking the whole table…)")), qPrintable(status->text()));
     QTRY_VERIFY_WITH_TIMEOUT(window.document()->previewScopeNote().isEmpty(), 30000);
     QVERIFY2(status->text().endsWith(QStringLiteral("pruned of the loaded rows 4000–69535 of 70000")),
              qPrintable(status->text()));
@@ -141,6 +141,14 @@ void TestMainWindow::tallTensorLoadsFirstRows()
             if (pruned[k] != !whole[4000 * 64 + k])
                 QFAIL(qPrintable(QStringLiteral("level %1: element %2 of the window").arg(level).arg(k)));
     }
+    // Applied edits change the loaded rows, not the file's: the preview ranks them alone then,
+    // and says so; undone, it takes the whole table's choice again.
+    QVERIFY(window.document()->applySparsifier());
+    QVERIFY2(status->text().endsWith(QStringLiteral("(the loaded rows have applied edits; data-norm ranked within these rows, "
+                                                    "so Export's mask here can differ)")),
+             qPrintable(status->text()));
+    window.document()->undoStack()->undo();
+    QTRY_VERIFY_WITH_TIMEOUT(window.document()->previewScopeNote().isEmpty(), 30000);
     window.document()->changeThreshold(std::nullopt);
 
     // The overview strip shows the whole table, built in the background; each of its 2000

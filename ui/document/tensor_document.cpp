@@ -548,13 +548,11 @@ void TensorDocument::updatePruned()
                               : WholeTablePreview::Answer{std::nullopt, false, tr("the loaded rows have applied edits")};
             if (answer.mask)
                 kept = std::move(*answer.mask);
-            else if (answer.pending)
-                m_previewScopeNote =
-                    tr("%1 %2 ranks these rows alone until then; Export ranks the whole table's").arg(answer.why, method);
+            else if (answer.pending) // short-lived: the loaded rows alone meanwhile
+                m_previewScopeNote = answer.why;
             else
-                m_previewScopeNote = tr("%1: %2 ranks these rows alone here; Export ranks the whole table's, so its mask in "
-                                        "these rows can differ")
-                                         .arg(answer.why, method);
+                m_previewScopeNote =
+                    tr("%1; %2 ranked within these rows, so Export's mask here can differ").arg(answer.why, method);
         }
         if (kept.empty())
             kept = core::computeMask(m_tensor, *config);

@@ -144,9 +144,9 @@ public:
     const QString &previewError() const { return m_previewError; }
     // Empty when the preview is what Export writes in the loaded rows. Else why it is not: a
     // recipe that ranks the whole tensor previews the loaded rows of a table loaded a window at a
-    // time with the whole table's choice, once that is computed in the background (until then,
-    // or when the loaded rows have applied edits, or the table is too large to rank for a
-    // preview, it ranks the loaded rows alone).
+    // time with the whole table's choice, once that is computed in the background ("ranking the
+    // whole table…" until then), and ranks the loaded rows alone when they have applied edits or
+    // the table is too large to rank for a preview (the note says so).
     const QString &previewScopeNote() const { return m_previewScopeNote; }
     // Pruned specified elements over specified elements (0 without a preview).
     double prunedFraction() const { return m_prunedFraction; }

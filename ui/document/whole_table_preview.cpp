@@ -36,8 +36,7 @@ WholeTablePreview::maskOf(const QString &file, const QString &element, core::Row
             return {std::nullopt, false, m_answer.error};
         return {m_answer.mask, false, {}};
     }
-    const Answer pending{std::nullopt, true,
-                         tr("ranking the whole table for %1…").arg(QString::fromUtf8(core::factsOf(config.method).name.data()))};
+    const Answer pending{std::nullopt, true, tr("ranking the whole table…")};
     if (m_running && *m_running == request) {
         m_queued.reset(); // the one running answers the latest request
         return pending;

@@ -63,6 +63,9 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("sparsifier.status"));
     m_status->setWordWrap(true);
+    // Room for the longest status (a window's preview with its note): the buttons below do not
+    // jump when a note comes and goes.
+    m_status->setMinimumHeight(3 * m_status->fontMetrics().lineSpacing());
     m_apply = new QPushButton(tr("&Apply"));
     m_apply->setObjectName(QStringLiteral("sparsifier.apply"));
     m_apply->setToolTip(tr("Prune the loaded values (undoable); Export runs the same recipe on the whole file"));

@@ -520,7 +520,9 @@ void TensorPreview::paintEvent(QPaintEvent *)
     const int margin = 8;
     const int titleHeight = fontMetrics().height() + margin;
     const QString title = titleText();
-    painter.drawText(QRect(margin, margin / 2, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, title);
+    // Elided, not cut mid-number, where the heatmap is narrower than its title.
+    painter.drawText(QRect(margin, margin / 2, width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                     fontMetrics().elidedText(title, Qt::ElideRight, width() - 2 * margin));
     const QRect area = imageArea();
     // Tables are drawn filling the area (matplotlib's aspect="auto"); nearest-neighbour
     // scaling keeps single elements crisp.
