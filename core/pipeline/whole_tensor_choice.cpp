@@ -2,8 +2,8 @@
 
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
-#include "core/pipeline/densified_rows.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/sparsifier_methods.h"
@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <numeric>
+#include <utility>
 
 namespace sparsity::core {
 namespace {

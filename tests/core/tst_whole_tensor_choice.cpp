@@ -61,6 +61,18 @@ core::Tensor withNaN(const Shape &shape)
     return core::Tensor(core::Storage{std::move(values)});
 }
 
+// A 40 x 8 float32 table as /t of a file in `dir`, opened for reading.
+core::H5File smallTable(const QTemporaryDir &dir)
+{
+    const auto path = dir.filePath(QStringLiteral("small.h5")).toStdString();
+    {
+        auto file = core::H5File::create(path);
+        core::writeTensor(file, "/t", test::randomTensor(DType::Float32, {40, 8}, 1.0, 2));
+        file.close();
+    }
+    return core::H5File::openRead(path);
+}
+
 SparsifierConfig rowNorm()
 {
     SparsifierConfig config;
@@ -129,13 +141,7 @@ void TestWholeTensorChoice::windowsMaskAsTheWholeDoes()
 void TestWholeTensorChoice::servesOtherLevelsNotOtherBlocks()
 {
     QTemporaryDir dir;
-    const auto path = dir.filePath(QStringLiteral("s.h5")).toStdString();
-    {
-        auto file = core::H5File::create(path);
-        core::writeTensor(file, "/t", test::randomTensor(DType::Float32, {40, 8}, 1.0, 2));
-        file.close();
-    }
-    const auto file = core::H5File::openRead(path);
+    const auto file = smallTable(dir);
     const auto config = dataNorm(2, 4, {}, core::BlockNorm::L1);
     const core::WholeTensorChoice choice(file, "/t", config);
     auto other = config;
@@ -154,13 +160,7 @@ void TestWholeTensorChoice::servesOtherLevelsNotOtherBlocks()
 void TestWholeTensorChoice::refusesWhatTheWholeRefuses()
 {
     QTemporaryDir dir;
-    const auto path = dir.filePath(QStringLiteral("r.h5")).toStdString();
-    {
-        auto file = core::H5File::create(path);
-        core::writeTensor(file, "/t", test::randomTensor(DType::Float32, {40, 8}, 1.0, 2));
-        file.close();
-    }
-    const auto file = core::H5File::openRead(path);
+    const auto file = smallTable(dir);
     auto bad = dataNorm(2, 4, 9, core::BlockNorm::L1); // more zeros than a block holds
     QString expected;
     try {
