@@ -62,7 +62,9 @@ WholeTensorChoice::WholeTensorChoice(const H5File &file,
     m_shape = element.shape;
     const auto rows = m_shape[0];
     m_rowWidth = numel(m_shape, 1, m_shape.size());
-    const auto [height, width] = dataNormView(m_shape);
+    // (not a structured binding: clang 14, the fuzz build's, cannot capture one in a lambda)
+    const auto view = dataNormView(m_shape);
+    const auto height = view.first, width = view.second;
     m_viewWidth = width;
     // The view's rows are the element's, `height / rows` each, unless the view is one row.
     m_viewRowsPerRow = height == 1 && rows > 1 ? 0 : height / std::max<std::int64_t>(rows, 1);
