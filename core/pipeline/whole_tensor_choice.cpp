@@ -68,12 +68,16 @@ WholeTensorChoice::WholeTensorChoice(const H5File &file,
     m_viewWidth = width;
     // The view's rows are the element's, `height / rows` each, unless the view is one row.
     m_viewRowsPerRow = height == 1 && rows > 1 ? 0 : height / std::max<std::int64_t>(rows, 1);
+    if (m_rowWidth == 0) // rows of no values: no scores, and every mask of its rows is empty
+        return;
     const bool dataNorm = config.method == SparsifierMethod::DataNorm;
 
     // Reads of whole data-norm bands (or, of a one-row view, whole blocks).
     std::int64_t step = 1;
     if (dataNorm)
         step = m_viewRowsPerRow == 0 ? config.blockCols : config.blockRows / std::gcd(config.blockRows, m_viewRowsPerRow);
+    // A row densified takes at most 8 bytes a value. Whole bands are read at once, so a band of
+    // tall blocks may take more than `readBytes`.
     const auto rowBytes = std::max<std::int64_t>(1, m_rowWidth * 8);
     const auto chunk = std::max(step, readBytes / rowBytes / step * step);
     const auto scoreBytes = computeTypeFor(element.dtype) == DType::Float32 ? 4 : 8;
@@ -127,7 +131,11 @@ Mask WholeTensorChoice::maskOfRows(const H5File &file, RowRange rows, const Spar
     config.validate();
     if (!serves(config) || rows.begin < 0 || rows.end < rows.begin || rows.end > m_shape[0])
         throw InternalError("WholeTensorChoice::maskOfRows: a config it serves and rows of the element expected");
+    if (requireElement(file, m_path).shape != m_shape)
+        throw InputError(file.where(m_path) + ": its shape changed since its whole table was ranked");
     Mask mask(at(rows.count() * m_rowWidth));
+    if (mask.empty()) // no rows, or rows of no values (a dim of size 0)
+        return mask;
     if (config.method == SparsifierMethod::RowNorm) {
         const auto kept = rowsKeptAcrossRanks(SoloRanks(), m_norms, config.keep);
         for (auto row = rows.begin; row < rows.end; ++row)

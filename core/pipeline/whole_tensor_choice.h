@@ -25,7 +25,8 @@ public:
     // Reads every row of the dense or csr element at `path` (as computeMask would see it whole)
     // for `config`, a data-norm or row-norm recipe: its checks' errors are computeMask's.
     // `progress` counts rows read; it may cancel (Cancelled).
-    // `readBytes`: about how many bytes of rows each read takes (tests make it small).
+    // `readBytes`: about how many bytes of rows each read takes, at least one data-norm band
+    // (tests make it small).
     WholeTensorChoice(const H5File &file,
                       std::string path,
                       const SparsifierConfig &config,
@@ -46,7 +47,8 @@ private:
     Shape m_shape;
     std::int64_t m_rowWidth = 0;
     // data-norm's 2-d view of the element (dataNormView): `m_viewRowsPerRow` view rows per row,
-    // or 0 when the view is one row of the element's values (a 1-d table).
+    // or 0 when the view is one row of the element's values (a 1-d table) or has no rows (a dim
+    // of size 0: then m_rowWidth is 0 too, and nothing is ranked).
     std::int64_t m_viewWidth = 0, m_viewRowsPerRow = 0;
     std::variant<std::vector<float>, std::vector<double>> m_scores; // data-norm: every block's
     std::vector<double> m_norms;                                    // row-norm: every row's

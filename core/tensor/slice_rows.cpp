@@ -51,6 +51,15 @@ DenseTensor<T> denseRows(const DenseTensor<T> &t, RowRange rows, KeptValues &kep
 template <class T>
 CooTensor<T> cooRows(const CooTensor<T> &t, RowRange rows, KeptValues &kept)
 {
+    if (t.sparseDims == 0) { // every entry a dense block of the whole shape: its rows of each
+        CooTensor<T> out = t;
+        out.shape[0] = rows.count();
+        const auto rowWidth = numel(t.shape, 1, t.shape.size()), block = t.denseSize();
+        for (std::int64_t e = 0; e < t.nnz; ++e)
+            kept.add(e * block + rows.begin * rowWidth, e * block + rows.end * rowWidth);
+        out.values = kept.of(t.values);
+        return out;
+    }
     std::vector<std::int64_t> entries;
     for (std::int64_t e = 0; e < t.nnz; ++e)
         if (const auto row = t.index(0, e); row >= rows.begin && row < rows.end)

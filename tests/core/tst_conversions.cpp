@@ -36,6 +36,7 @@ private slots:
     void rankErrorsNameTheLayout();
     void sliceRowsKeepsLayoutAndRows();
     void sliceRowsOfUncoalescedCooKeepsDuplicates();
+    void sliceRowsOfHybridCoo();
 };
 
 namespace {
@@ -286,6 +287,32 @@ void TestConversions::sliceRowsOfUncoalescedCooKeepsDuplicates()
     QCOMPARE((std::vector<float>(rows.values.begin(), rows.values.end())), (std::vector<float>{1, 3, 4, 5, 6}));
     const auto summed = core::toDenseDouble(slice);
     QCOMPARE((std::vector<double>(summed.values.begin(), summed.values.end())), (std::vector<double>{0, 0, 4, 5, 0, 0, 6, 4, 0}));
+}
+
+// A hybrid COO (sparse rows, dense columns: each entry a row) and one with no sparse dims (one
+// entry holding the whole tensor), masked: their rows, densified, are the whole's rows.
+void TestConversions::sliceRowsOfHybridCoo()
+{
+    core::CooTensor<float> rowsOfCols{{4, 3}, 1, 2, {3, 1}, {1, 0, 2, 4, 5, 0}, false};
+    core::CooTensor<float> whole{{4, 3}, 0, 1, {}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, false};
+    for (auto coo : {rowsOfCols, whole}) {
+        core::Tensor tensor(core::Storage{coo}, test::randomMask(coo.values.size(), 0.5, 8));
+        const auto label = QStringLiteral("%1 sparse dims").arg(coo.sparseDims);
+        const auto dense = core::toDenseDouble(tensor);
+        const auto specified = core::specifiedMaskDense(tensor);
+        for (const core::RowRange rows : {core::RowRange{1, 3}, core::RowRange{0, 4}, core::RowRange{2, 2}}) {
+            const auto slice = core::sliceRows(tensor, rows);
+            QVERIFY2(slice.layout() == Layout::Coo && slice.shape() == (Shape{rows.count(), 3}), qPrintable(label));
+            const auto values = core::toDenseDouble(slice);
+            const auto mask = core::specifiedMaskDense(slice);
+            for (std::int64_t k = 0; k < rows.count() * 3; ++k) {
+                QVERIFY2(values.values[static_cast<std::size_t>(k)] == dense.values[static_cast<std::size_t>(rows.begin * 3 + k)],
+                         qPrintable(label));
+                QVERIFY2(mask[static_cast<std::size_t>(k)] == specified[static_cast<std::size_t>(rows.begin * 3 + k)],
+                         qPrintable(label));
+            }
+        }
+    }
 }
 
 #include "tst_conversions.moc"

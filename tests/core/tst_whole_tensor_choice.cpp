@@ -56,8 +56,10 @@ template <class T>
 core::Tensor withNaN(const Shape &shape)
 {
     auto values = test::randomDense<T>(shape, 0.8, 11);
-    values.values[7] = std::numeric_limits<T>::quiet_NaN();
-    values.values[values.values.size() / 2] = values.values[7];
+    if (values.values.size() > 7) {
+        values.values[7] = std::numeric_limits<T>::quiet_NaN();
+        values.values[values.values.size() / 2] = values.values[7];
+    }
     return core::Tensor(core::Storage{std::move(values)});
 }
 
@@ -94,6 +96,15 @@ void TestWholeTensorChoice::windowsMaskAsTheWholeDoes_data()
     QTest::newRow("data-norm 5x3 partial, 2 view rows a row")
         << Shape{601, 2, 7} << DType::Float32 << Layout::Dense << dataNorm(5, 3, 4, l1);
     QTest::newRow("data-norm 4x4 float64 csr") << Shape{803, 9} << DType::Float64 << Layout::Csr << dataNorm(4, 4, 3, l2);
+    QTest::newRow("data-norm 2x3, 3 view rows a row")
+        << Shape{401, 3, 5} << DType::Float32 << Layout::Dense << dataNorm(2, 3, 2, l1);
+    QTest::newRow("data-norm 6x2, 3 view rows a row (gcd 3)")
+        << Shape{401, 3, 4} << DType::Float64 << Layout::Dense << dataNorm(6, 2, 5, l2);
+    QTest::newRow("data-norm, a squeezed middle dim")
+        << Shape{501, 1, 9} << DType::Float32 << Layout::Dense << dataNorm(4, 4, 3, l1);
+    QTest::newRow("data-norm, rows of no values")
+        << Shape{501, 0, 3} << DType::Float32 << Layout::Dense << dataNorm(2, 2, {}, l1);
+    QTest::newRow("row-norm, rows of no values") << Shape{501, 0, 3} << DType::Float32 << Layout::Dense << rowNorm();
     QTest::newRow("data-norm 1-d") << Shape{4099} << DType::Float32 << Layout::Dense << dataNorm(1, 6, 2, l1);
     QTest::newRow("data-norm column") << Shape{4099, 1} << DType::Float64 << Layout::Dense << dataNorm(1, 7, {}, l2);
     QTest::newRow("row-norm") << Shape{997, 10} << DType::Float32 << Layout::Dense << rowNorm();

@@ -546,7 +546,7 @@ void TensorDocument::updatePruned()
             auto answer = m_applications.empty()
                               ? m_wholeTable->maskOf(m_source.filePath, m_source.elementPath, rows, *config)
                               : WholeTablePreview::Answer{std::nullopt, false, tr("the loaded rows have applied edits")};
-            if (answer.mask)
+            if (answer.mask && answer.mask->size() == m_values.values.size())
                 kept = std::move(*answer.mask);
             else if (answer.pending) // short-lived: the loaded rows alone meanwhile
                 m_previewScopeNote = answer.why;

@@ -5,7 +5,10 @@
 // (core::WholeTensorChoice: every block's score or row's norm) is computed on a pool thread once
 // per table and per data-norm block shape and norm, and kept; each window and level is then
 // chosen and masked on a pool thread too (over a large table's scores that takes a while), so the
-// window never waits. The latest request wins: one superseded while it runs is cancelled.
+// window never waits. The table is known by its file's identity and modification time: a file
+// replaced or rewritten (an Export onto it) is ranked again. One request at a time: a later one
+// waits for the one running, which is cancelled only when its choice cannot serve the later one
+// (another table, block shape or norm); only the latest request waiting is kept.
 #include "core/pipeline/whole_tensor_choice.h"
 
 #include <QFutureWatcher>
@@ -38,17 +41,28 @@ signals:
     void ready(); // a mask was computed, or refused: ask maskOf() again
 
 private:
+    // A file as last seen: its identity, size and modification time.
+    struct FileStamp {
+        std::uint64_t device = 0, inode = 0;
+        std::int64_t size = 0, modifiedNs = 0;
+        bool operator==(const FileStamp &) const = default;
+    };
     struct Request {
         QString file, element;
+        FileStamp stamp;
         core::RowRange rows;
         core::SparsifierConfig config;
         bool operator==(const Request &other) const;
+        // Whether a choice made for this request serves `other` (the same table as stamped, and
+        // the same method, blocks and norm).
+        bool sameChoiceAs(const Request &other) const;
     };
     struct Outcome {
         std::shared_ptr<const core::WholeTensorChoice> choice; // null when refused or cancelled
         core::Mask mask;
         QString error; // why it was refused; empty when computed or cancelled
     };
+    static FileStamp stampOf(const QString &file);
     void start(const Request &request);
     void onFinished();
 

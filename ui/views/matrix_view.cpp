@@ -92,7 +92,9 @@ QString MatrixView::toolTipAt(const QPoint &position) const
     auto cell = cellAt(position);
     if (!cell)
         return {};
-    const auto cols = m_values->shape.size() == 2 ? m_values->shape[1] : static_cast<std::int64_t>(m_values->values.size());
+    // As the heatmap lays them out: rows along dim 0, everything else in a row.
+    const auto cols = m_values->shape.size() >= 2 ? core::numel(m_values->shape, 1, m_values->shape.size())
+                                                  : static_cast<std::int64_t>(m_values->values.size());
     // A pooled heatmap's pixel shows the strongest element of its block: the tooltip names that
     // one (the cell under the cursor is often a 0 beside it), and the block's extent.
     QString block;
