@@ -118,12 +118,12 @@ WholeTensorChoice::WholeTensorChoice(const H5File &file,
     reportProgress(progress, rows, rows);
 }
 
-bool WholeTensorChoice::serves(const SparsifierConfig &config) const
+bool WholeTensorChoice::sameChoice(const SparsifierConfig &a, const SparsifierConfig &b)
 {
-    if (config.method != m_config.method)
+    if (a.method != b.method)
         return false;
-    return config.method != SparsifierMethod::DataNorm
-           || (config.blockRows == m_config.blockRows && config.blockCols == m_config.blockCols && config.norm == m_config.norm);
+    return a.method != SparsifierMethod::DataNorm
+           || (a.blockRows == b.blockRows && a.blockCols == b.blockCols && a.norm == b.norm);
 }
 
 Mask WholeTensorChoice::maskOfRows(const H5File &file, RowRange rows, const SparsifierConfig &config) const

@@ -33,9 +33,11 @@ public:
                       const ProgressCallback &progress = {},
                       std::int64_t readBytes = std::int64_t{32} << 20);
 
-    // Whether it serves `config`: the same method and, for data-norm, the same blocks and norm
-    // (the level, the zeros per block and row-norm's keep fraction are chosen per mask).
-    bool serves(const SparsifierConfig &config) const;
+    // Whether it serves `config`: sameChoice as the config it was made for.
+    bool serves(const SparsifierConfig &config) const { return sameChoice(config, m_config); }
+    // Whether one choice serves both: the same method and, for data-norm, the same blocks and
+    // norm (the level, the zeros per block and row-norm's keep fraction are chosen per mask).
+    static bool sameChoice(const SparsifierConfig &a, const SparsifierConfig &b);
     // The mask of rows `rows` under `config` (which it serves): rows [begin, end) of
     // computeMask(whole element, config), bit for bit. Reads those rows again (with the
     // neighbours a data-norm block of theirs spans).

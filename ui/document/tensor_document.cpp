@@ -551,8 +551,8 @@ void TensorDocument::updatePruned()
             else if (answer.pending) // short-lived: the loaded rows alone meanwhile
                 m_previewScopeNote = answer.why;
             else
-                m_previewScopeNote =
-                    tr("%1; %2 ranked within these rows, so Export's mask here can differ").arg(answer.why, method);
+                m_previewScopeNote = tr("%1; %2 ranked within these rows, so Export's mask here can differ")
+                                         .arg(answer.mask ? tr("the table changed") : answer.why, method);
         }
         if (kept.empty())
             kept = core::computeMask(m_tensor, *config);

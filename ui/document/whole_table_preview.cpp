@@ -27,11 +27,8 @@ bool WholeTablePreview::Request::operator==(const Request &other) const
 
 bool WholeTablePreview::Request::sameChoiceAs(const Request &other) const
 {
-    if (file != other.file || element != other.element || !(stamp == other.stamp) || config.method != other.config.method)
-        return false;
-    return config.method != core::SparsifierMethod::DataNorm
-           || (config.blockRows == other.config.blockRows && config.blockCols == other.config.blockCols
-               && config.norm == other.config.norm);
+    return file == other.file && element == other.element && stamp == other.stamp
+           && core::WholeTensorChoice::sameChoice(config, other.config);
 }
 
 WholeTablePreview::WholeTablePreview(QObject *parent) : QObject(parent)
