@@ -58,8 +58,10 @@ void runEval(EvalOptions &o)
                                       {"nnz", r.specified},
                                       {"stored", r.stored},
                                       {"streamed", r.streamed}}},
+                                    {"device", core::deviceName(r.device)},
                                     {"compute_seconds", r.computeSeconds},
-                                    {"io_seconds", r.ioSeconds}};
+                                    {"io_seconds", r.ioSeconds},
+                                    {"device_init_seconds", r.deviceInitSeconds}};
         if (o.print)
             json["text"] = core::formatValue(r.result);
         addMemoryReport(json, budget);

@@ -66,17 +66,24 @@ void runSparsify(SparsifyOptions &o)
                                 {"sparsity", r.sparsity},
                                 {"blocks_removed", r.blocksRemoved},
                                 {"streamed", r.streamed},
+                                {"device", core::deviceName(r.device)},
                                 {"histogram_before", histogramJson(r.histogramBefore)},
                                 {"histogram_after", histogramJson(r.histogramAfter)},
                                 {"compute_seconds", r.computeSeconds},
                                 {"io_seconds", r.ioSeconds}});
-        double compute = 0, io = 0;
+        double compute = 0, io = 0, deviceInit = 0;
         for (const auto &r : results) {
             compute += r.computeSeconds;
             io += r.ioSeconds;
+            deviceInit += r.deviceInitSeconds;
         }
-        nlohmann::ordered_json json{{"output", o.request.output}, {"method", o.method},         {"layout", o.layout},
-                                    {"datasets", datasets},       {"compute_seconds", compute}, {"io_seconds", io}};
+        nlohmann::ordered_json json{{"output", o.request.output},
+                                    {"method", o.method},
+                                    {"layout", o.layout},
+                                    {"datasets", datasets},
+                                    {"compute_seconds", compute},
+                                    {"io_seconds", io},
+                                    {"device_init_seconds", deviceInit}};
         addMemoryReport(json, budget);
         std::cout << json.dump(2) << '\n';
         return;

@@ -75,7 +75,8 @@ void runStep(StepOptions &o)
                                     {"rows_written", result.rowsWritten},
                                     {"streamed", result.streamed},
                                     {"compute_seconds", result.computeSeconds},
-                                    {"io_seconds", result.ioSeconds}};
+                                    {"io_seconds", result.ioSeconds},
+                                    {"device_init_seconds", result.deviceInitSeconds}};
         if (!result.divergence.empty())
             json["divergence"] = divergenceJson(result.divergence, r.semantics);
         addMemoryReport(json, budget);

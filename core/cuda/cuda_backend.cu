@@ -31,11 +31,20 @@ GpuProbe probeCuda()
     return probe;
 }
 
+bool initContext(std::string *error)
+{
+    void *first = nullptr;
+    return !cuda::failed(cudaFree(nullptr), "creating the CUDA context", error)
+           && !cuda::failed(cudaMalloc(&first, 1 << 20), "cudaMalloc", error)
+           && !cuda::failed(cudaFree(first), "cudaFree", error);
+}
+
 } // namespace
 
 const GpuBackend &cudaBackend()
 {
     static const GpuBackend backend{probeCuda,
+                                    initContext,
                                     cuda::denseToCsr<float>,
                                     cuda::denseToCsr<double>,
                                     cuda::optimizerSteps<float>,

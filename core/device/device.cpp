@@ -4,6 +4,9 @@
 #include "core/util/choices.h"
 #include "core/util/errors.h"
 
+#include <chrono>
+#include <mutex>
+
 namespace sparsity::core {
 
 #ifdef SPARSITY_HAVE_CUDA
@@ -37,15 +40,32 @@ Device resolveDevice(DeviceChoice requested)
 {
     switch (requested) {
     case DeviceChoice::Cpu:
-        return Device::Cpu;
     case DeviceChoice::Auto:
-        return cudaAvailable() ? Device::Cuda : Device::Cpu;
+        return Device::Cpu;
     case DeviceChoice::Cuda:
         break;
     }
     if (!cudaAvailable())
         throw errors::mustBe("device cuda", "name an available CUDA device", "none: " + deviceStatus().cudaDescription);
     return Device::Cuda;
+}
+
+double initDevice(Device device)
+{
+    if (device == Device::Cpu)
+        return 0.0;
+    resolveDevice(DeviceChoice::Cuda); // the "no device" error
+    static std::mutex guard;
+    static bool ready = false;
+    const std::lock_guard lock(guard);
+    if (ready)
+        return 0.0;
+    const auto start = std::chrono::steady_clock::now();
+    std::string error;
+    if (!gpuBackend()->initContext(&error))
+        throw errors::mustBe("device cuda", "able to make a CUDA context", error);
+    ready = true;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 std::string_view deviceName(Device device) { return device == Device::Cpu ? "cpu" : "cuda"; }

@@ -18,8 +18,16 @@ struct DeviceStatus {
 
 const DeviceStatus &deviceStatus(); // probed once
 bool cudaAvailable();
-// The device a choice runs on. Throws InputError for cuda without a device.
+// The device a choice runs on. Throws InputError for cuda without a device. auto is the CPU:
+// every command's CUDA path was measured slower than its CPU path, on an H200 with 16 cores
+// too (docs/PERFORMANCE.md, "GPU"), since each moves its tensors across PCIe for work the
+// CPU does at memory speed.
 Device resolveDevice(DeviceChoice requested);
+// Brings the device up before the work that is timed: for CUDA its context and a first
+// allocation (a report gives this as device_init_seconds, apart from the compute). Returns
+// the seconds it took: 0 for the CPU, and after the first call. Throws InputError when the
+// context cannot be made (the device is busy or out of memory).
+double initDevice(Device device);
 std::string_view deviceName(Device device);
 // A choice's name ("cpu", "cuda", "auto") and back: for front ends and BATCH.json (InputError
 // naming `what` for another name).

@@ -49,9 +49,14 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         if (!streams)
             plan.kind = EvalRowPlan::Kind::Whole;
     });
-    if (group.onEveryRank(plan.kind != EvalRowPlan::Kind::Whole))
-        return evalInBlocks(request, *expression, plan, std::move(result.inputs), result.device, report,
-                            std::min(budget, kEvalBlockBytes));
+    const double deviceInit = initDevice(result.device);
+    if (group.onEveryRank(plan.kind != EvalRowPlan::Kind::Whole)) {
+        auto streamed = evalInBlocks(request, *expression, plan, std::move(result.inputs), result.device, report,
+                                     std::min(budget, kEvalBlockBytes));
+        streamed.deviceInitSeconds = deviceInit;
+        return streamed;
+    }
+    result.deviceInitSeconds = deviceInit;
 
     // Whole: every rank evaluates it, the root writes it. readBoundInputs names the input it
     // reads; an allocation failing in it or in the evaluation is named by the expression.
@@ -91,7 +96,7 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     result.specified = tensor->specifiedCount();
     result.stored = tensor->storedCount();
     result.computeSeconds = seconds(inputsRead, computed);
-    result.ioSeconds = seconds(start, inputsRead) + seconds(computed, Clock::now());
+    result.ioSeconds = seconds(start, inputsRead) - deviceInit + seconds(computed, Clock::now());
     return result;
 }
 

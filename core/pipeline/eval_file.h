@@ -26,6 +26,7 @@ struct EvalRequest {
 
 struct EvalReport {
     Device device = Device::Cpu;
+    double deviceInitSeconds = 0.0; // bringing the device up (core/device/device.h), not in either figure below
     std::vector<BoundInput> inputs;
     AnyValue result;                   // empty when streamed
     bool streamed = false;             // evaluated a block of rows at a time

@@ -231,12 +231,16 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
+        const Device device = onGpu && !inBlocks ? Device::Cuda : Device::Cpu;
+        const double deviceInit = initDevice(device);
         auto r = withAllocationContext(input.where(e.path), "sparsifying it", [&] {
             return inBlocks ? sparsifyInBlocks(request, input, e, output.file(), report, budget)
                             : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, onGpu)
                                    : inMemory<double>(request, input, e, output.file(), report, stateEntry, onGpu));
         });
         r.sparsity = r.held == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(r.held);
+        r.device = device;
+        r.deviceInitSeconds = deviceInit;
         results.push_back(r);
         if (stateEntry) {
             // State names may not contain '.' or '/': the element path with '/' -> '_'.

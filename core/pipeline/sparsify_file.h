@@ -54,6 +54,10 @@ struct SparsifiedElement {
     double sparsity = 0.0;   // pruned / held
     std::int64_t blocksRemoved = 0;
     bool streamed = false;
+    // Where its mask was computed, and the seconds taken to bring that device up when this
+    // element was its first work there (in neither timing below).
+    Device device = Device::Cpu;
+    double deviceInitSeconds = 0.0;
     std::optional<Histogram> histogramBefore, histogramAfter; // in-memory runs (32 bins, same range)
     double computeSeconds = 0.0;
     double ioSeconds = 0.0;

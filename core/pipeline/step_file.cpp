@@ -105,6 +105,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
     if (!group.isSolo())
         throw InternalError("step: a whole-tensor step runs on one rank (the command runs it on the root alone)");
 
+    result.deviceInitSeconds = initDevice(device);
     const H5File input = H5File::openRead(request.input);
     const Inputs inputs = readInputs(request, input, report);
     const auto inputsRead = Clock::now();
@@ -140,7 +141,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         writeResult(output.file(), param, state);
     });
     output.commit();
-    result.ioSeconds = seconds(start, inputsRead) + seconds(computed, Clock::now());
+    result.ioSeconds = seconds(start, inputsRead) - result.deviceInitSeconds + seconds(computed, Clock::now());
     return result;
 }
 

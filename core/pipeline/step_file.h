@@ -45,6 +45,7 @@ struct SemanticsDivergence {
 struct StepReport {
     OptimizerOptions options;
     Device device = Device::Cpu;
+    double deviceInitSeconds = 0.0; // bringing the device up (core/device/device.h), not in either figure below
     Shape paramShape;
     DType dtype = DType::Float32;
     std::int64_t stepsRun = 0;

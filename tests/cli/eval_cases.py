@@ -96,8 +96,12 @@ def main(cli, work):
 
     # Masked dense result, and the JSON report.
     report = evaluate(cli, out("masked"), "sum(sqrt(abs(masked(x, m))) * x + 1.5, 1)", bind("x"), bind("m"))
-    for key in ("inputs", "result", "compute_seconds", "io_seconds"):
+    for key in ("inputs", "result", "compute_seconds", "io_seconds", "device_init_seconds"):
         check(key in report, f"--json lacks {key}: {report}")
+    check(report["device"] == "cpu" and report["device_init_seconds"] == 0, f"device {report['device']}")
+    auto = evaluate(cli, out("auto"), "sum(sqrt(abs(masked(x, m))) * x + 1.5, 1)", bind("x"), bind("m"),
+                    extra=("--device", "auto"))
+    check(auto["device"] == "cpu", f"--device auto ran on {auto['device']}, not the CPU")
     check(report["result"]["shape"] == [5] and report["result"]["kind"] == "masked", f"result {report['result']}")
     with h5py.File(out("masked"), "r") as f:
         values, specified = decode(f["result"])

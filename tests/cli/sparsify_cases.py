@@ -178,8 +178,14 @@ def main(cli, work):
         kept, _ = np.histogram(table[np.abs(table) >= 0.7], bins=32, range=(hb["lo"], hb["hi"]))
         check(ha["counts"] == kept.tolist(), f"{layout}: histogram after")
         check(abs(d["sparsity"] - np.mean(np.abs(table) < 0.7)) < 1e-12, f"{layout}: sparsity")
+        check(d["device"] == "cpu" and report["device_init_seconds"] == 0, f"{layout}: device {d['device']}")
         with h5py.File(out) as f:
             check(np.array_equal(decode(f["table"]), expected), f"{layout}: values differ")
+
+    # auto runs on the CPU, GPU or not (every CUDA path was measured slower: docs/PERFORMANCE.md).
+    report = run(cli, src, "-o", os.path.join(work, "auto.h5"), "--method", "threshold", "--threshold", "0.7",
+                 "--dataset", "/table", "--device", "auto")
+    check(report["datasets"][0]["device"] == "cpu" and report["device_init_seconds"] == 0, f"auto: {report}")
 
     # A masked input: its unspecified elements hold no data, so the mask never keeps them (they
     # stay unspecified, as in MaskedTensor: a threshold of 0 made them specified zeros) and

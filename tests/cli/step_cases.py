@@ -116,7 +116,8 @@ def step_report(run):
     if run.returncode != 0:
         return run.returncode, run.stderr
     report = json.loads(run.stdout)
-    for key in ["output", "compute_seconds", "io_seconds", "memory_limit_bytes", "peak_memory_bytes", "streamed"]:
+    for key in ["output", "compute_seconds", "io_seconds", "device_init_seconds", "memory_limit_bytes",
+                "peak_memory_bytes", "streamed"]:
         report.pop(key, None)
     return 0, report
 
@@ -337,6 +338,7 @@ def main(cli, golden, work):
         check(run.returncode == 0, f"{name}: {run.stderr}")
         report = json.loads(run.stdout)
         check(report["steps"] == steps and "compute_seconds" in report and "io_seconds" in report, f"{name}: report {report}")
+        check(report["device"] == "cpu" and report["device_init_seconds"] == 0, f"{name}: device in {report}")
         with h5py.File(out) as o, h5py.File(golden) as f:
             check(close(o["param"][:], f[base + "/expected/param"][:]), f"{name}: param differs")
             for state in f[base + "/expected/state"]:

@@ -19,10 +19,21 @@ private slots:
         if (!core::cudaAvailable())
             QSKIP(qPrintable(QStringLiteral("no CUDA device: ") + QString::fromStdString(core::deviceStatus().cudaDescription)));
     }
+    void deviceComesUpOnce(); // first: before any kernel has made the context
     void thresholdMatchesCpu();
     void nmMatchesCpu();
     void blockScoresAndMaskMatchCpu();
 };
+
+void TestGpuSparsify::deviceComesUpOnce()
+{
+    QCOMPARE(core::initDevice(core::Device::Cpu), 0.0);
+    const double first = core::initDevice(core::Device::Cuda);
+    QVERIFY2(first > 0.0, "making the CUDA context takes time");
+    QCOMPARE(core::initDevice(core::Device::Cuda), 0.0); // once per process
+    QCOMPARE(core::resolveDevice(core::DeviceChoice::Auto), core::Device::Cpu);
+    qInfo("CUDA context and first allocation: %.3f s", first);
+}
 
 void TestGpuSparsify::thresholdMatchesCpu()
 {
