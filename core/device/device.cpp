@@ -63,7 +63,7 @@ double initDevice(Device device)
     const auto start = std::chrono::steady_clock::now();
     std::string error;
     if (!gpuBackend()->initContext(&error))
-        throw errors::mustBe("device cuda", "able to make a CUDA context", error);
+        throw errors::mustBe("device cuda", "be able to make a CUDA context", error);
     ready = true;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -7,7 +7,7 @@
 namespace sparsity::core {
 
 enum class Device { Cpu, Cuda };
-// What a request asks for: a device, or auto (CUDA when present).
+// What a request asks for: a device, or auto (see resolveDevice).
 enum class DeviceChoice { Cpu, Cuda, Auto };
 
 struct DeviceStatus {

@@ -10,10 +10,10 @@ namespace sparsity::core {
 Tensor readElementRows(const H5File &file, const std::string &path, RowRange rows, ValidationReport *report)
 {
     const auto element = requireElement(file, path);
-    if (element.shape.empty() || rows.begin < 0 || rows.end < rows.begin || rows.end > element.shape[0])
+    if (element.shape.empty() || !rows.within(element.shape[0]))
         throw errors::mustBe(file.where(element.path) + " row range",
                              "lie within its " + std::to_string(element.shape.empty() ? 0 : element.shape[0]) + " rows",
-                             "[" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")");
+                             rows.text());
     if (readableByRows(file, element))
         return readTensor(file, path, report, rows);
     if (rowSparseReadableByRows(file, element))

@@ -136,20 +136,11 @@ Buffer<std::int64_t> readIndices(const DatasetView &view, std::optional<RowRange
     return readValues<std::int64_t>(view, range);
 }
 
-template <class F>
-Tensor withComputeType(DType stored, F &&read)
-{
-    if (computeTypeFor(stored) == DType::Float32)
-        return read(float{});
-    return read(double{});
-}
-
 Tensor readDense(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
 {
     const auto view = viewDataset(file, info.path);
-    if (rows && (view.shape.empty() || rows->begin < 0 || rows->end < rows->begin || rows->end > view.shape[0]))
-        throw errors::mustBe(view.where + " row range", "lie within the dataset's rows",
-                             "[" + std::to_string(rows->begin) + ", " + std::to_string(rows->end) + ")");
+    if (rows && (view.shape.empty() || !rows->within(view.shape[0])))
+        throw errors::mustBe(view.where + " row range", "lie within the dataset's rows", rows->text());
     noteConversion(report, view.where, info.dtype);
     return withComputeType(info.dtype, [&](auto tag) {
         using T = decltype(tag);
@@ -199,9 +190,8 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
         c.shape = info.shape;
         c.axis = info.layout == Layout::Csr ? CompressedAxis::Row : CompressedAxis::Column;
         if (rows) {
-            if (c.axis != CompressedAxis::Row || rows->begin < 0 || rows->end < rows->begin || rows->end > c.shape[0])
-                throw errors::mustBe(where + " row range", "lie within the rows of a CSR element",
-                                     "[" + std::to_string(rows->begin) + ", " + std::to_string(rows->end) + ")");
+            if (c.axis != CompressedAxis::Row || !rows->within(c.shape[0]))
+                throw errors::mustBe(where + " row range", "lie within the rows of a CSR element", rows->text());
             // Compared as sizes, as validateCompressed does: a row extent of 2^63-1 has no int64 rows + 1.
             const auto entries = static_cast<std::uint64_t>(c.shape[0]) + 1;
             if (static_cast<std::uint64_t>(indptr.shape[0]) != entries)
@@ -279,9 +269,9 @@ readCoo(const H5File &file, const ElementInfo &info, ValidationReport *report, s
             if (values.shape != expectedValues)
                 throw errors::invariant("COO", "C3", "values must have shape " + shapeToString(expectedValues),
                                         "got " + shapeToString(values.shape));
-            if (entries && (entries->begin < 0 || entries->end < entries->begin || entries->end > coo.nnz))
+            if (entries && !entries->within(coo.nnz))
                 throw errors::mustBe(where + " entry range", "lie within its " + std::to_string(coo.nnz) + " entries",
-                                     "[" + std::to_string(entries->begin) + ", " + std::to_string(entries->end) + ")");
+                                     entries->text());
             if (!entries) {
                 coo.indices = readIndices(indices);
                 coo.values = readValues<T>(values);
@@ -570,7 +560,7 @@ CompressedOutline readCompressedOutline(const H5File &file, const std::string &p
 Buffer<std::int64_t> readCompressedIndices(const H5File &file, const std::string &path, RowRange entries)
 {
     const auto indices = viewDataset(file, requireElement(file, path).path + "/indices");
-    if (indices.shape.size() != 1 || entries.begin < 0 || entries.end < entries.begin || entries.end > indices.shape[0])
+    if (indices.shape.size() != 1 || !entries.within(indices.shape[0]))
         throw InternalError("readCompressedIndices: entries of an element whose outline was read");
     return readIndices(indices, entries);
 }
@@ -580,7 +570,7 @@ Tensor readCompressedSlices(const H5File &file, const std::string &path, const C
     const auto info = requireElement(file, path);
     const auto parts = openCompressed(file, info, nullptr);
     const auto majors = static_cast<std::int64_t>(outline.indptr.size()) - 1;
-    if (slices.begin < 0 || slices.end < slices.begin || slices.end > majors)
+    if (!slices.within(majors))
         throw InternalError("readCompressedSlices: slices within the outline's");
     const RowRange entries{outline.indptr[at(slices.begin)], outline.indptr[at(slices.end)]};
     return withComputeType(info.dtype, [&](auto typeTag) {
@@ -602,8 +592,7 @@ Buffer<std::int64_t> readCooIndices(const H5File &file, const std::string &path,
 {
     const auto info = requireCoo(file, path);
     const auto indices = viewDataset(file, info.path + "/indices");
-    if (indices.shape.size() != 2 || dims < 1 || dims > indices.shape[0] || entries.begin < 0 || entries.end < entries.begin
-        || entries.end > indices.shape[1])
+    if (indices.shape.size() != 2 || dims < 1 || dims > indices.shape[0] || !entries.within(indices.shape[1]))
         throw InternalError("readCooIndices: entries of a COO element whose indices readCooEntries checked");
     requireWithinBudget(bytesFor(dims * entries.count(), sizeof(std::int64_t)), indices.where, "reading it");
     return readIndexColumns(indices, entries, dims);
@@ -678,9 +667,8 @@ void RowSparseRowReader::openStored(const H5File &file, const ElementInfo &info,
 Tensor RowSparseRowReader::readRows(RowRange rows) const
 {
     silenceHdf5Errors();
-    if (rows.begin < 0 || rows.end < rows.begin || rows.end > m_shape[0])
-        throw errors::mustBe(m_where + " row range", "lie within the tensor's rows",
-                             "[" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")");
+    if (!rows.within(m_shape[0]))
+        throw errors::mustBe(m_where + " row range", "lie within the tensor's rows", rows.text());
     // Indices are sorted: the stored rows in `rows` are one run of them, and of the data's rows.
     const auto first = std::lower_bound(m_rows.begin(), m_rows.end(), rows.begin);
     const auto last = std::lower_bound(first, m_rows.end(), rows.end);
@@ -731,18 +719,17 @@ template <class T>
 void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) const
 {
     silenceHdf5Errors(); // it may run on a pipeline's I/O thread
-    if (begin < 0 || end < begin || end > m_shape[0])
-        throw errors::mustBe(m_where + " row range", "lie within the dataset's rows",
-                             "[" + std::to_string(begin) + ", " + std::to_string(end) + ")");
-    readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, RowRange{begin, end}, into);
+    const RowRange rows{begin, end};
+    if (!rows.within(m_shape[0]))
+        throw errors::mustBe(m_where + " row range", "lie within the dataset's rows", rows.text());
+    readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, rows, into);
 }
 
 template <class T>
 void DenseRowReader::readBox(RowRange rows, RowRange columns, T *into) const
 {
     silenceHdf5Errors();
-    if (m_shape.size() != 2 || rows.begin < 0 || rows.end < rows.begin || rows.end > m_shape[0] || columns.begin < 0
-        || columns.end < columns.begin || columns.end > m_shape[1])
+    if (m_shape.size() != 2 || !rows.within(m_shape[0]) || !columns.within(m_shape[1]))
         throw InternalError(m_where + ": box read outside a 2-d dataset");
     readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, rows, into, columns);
 }

@@ -97,8 +97,8 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
 {
     const auto where = input.where(e.path);
     noteConversion(&report, where, e.dtype);
-    return computeTypeFor(e.dtype) == DType::Float32 ? convert<float>(request, input, e, output, budgetBytes)
-                                                     : convert<double>(request, input, e, output, budgetBytes);
+    return withComputeType(e.dtype,
+                           [&](auto typeTag) { return convert<decltype(typeTag)>(request, input, e, output, budgetBytes); });
 }
 
 } // namespace sparsity::core

@@ -131,9 +131,9 @@ Tensor readCooOfOwnRows(const RankGroup &group,
             readCooEntries(file, path, {0, 0}, report);
             return requireElement(file, path);
         });
-        if (computeTypeFor(element.dtype) == DType::Float32)
-            return exchangeInRounds<float>(group, file, path, element, extent, rowsOfRanks);
-        return exchangeInRounds<double>(group, file, path, element, extent, rowsOfRanks);
+        return withComputeType(element.dtype, [&](auto typeTag) {
+            return exchangeInRounds<decltype(typeTag)>(group, file, path, element, extent, rowsOfRanks);
+        });
     }
     // Alone: every entry in file order, what the exchange would give.
     auto whole = agreeOn(group, [&] { return readCooEntries(file, path, {0, extent.entries}, report); });

@@ -172,9 +172,9 @@ Tensor cscOfOwnRows(const RankGroup &group,
                     ValidationReport *report,
                     bool *canonical)
 {
-    if (computeTypeFor(element.dtype) == DType::Float32)
-        return cscInRounds<float>(group, file, element, rowsOfRanks, report, canonical);
-    return cscInRounds<double>(group, file, element, rowsOfRanks, report, canonical);
+    return withComputeType(element.dtype, [&](auto typeTag) {
+        return cscInRounds<decltype(typeTag)>(group, file, element, rowsOfRanks, report, canonical);
+    });
 }
 
 bool dividesMaskedCsc(const H5File &file, const ElementInfo &element)

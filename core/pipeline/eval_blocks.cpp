@@ -294,8 +294,7 @@ std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources,
             source.dense->readRows(first, end, block.values.data());
             return Tensor(Storage{std::move(block)});
         };
-        tensors.push_back(
-            {input.binding.name, computeTypeFor(input.dtype) == DType::Float32 ? read(float{}) : read(double{}), false});
+        tensors.push_back({input.binding.name, withComputeType(input.dtype, read), false});
     }
     return tensors;
 }

@@ -49,7 +49,7 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         if (!streams)
             plan.kind = EvalRowPlan::Kind::Whole;
     });
-    const double deviceInit = initDevice(result.device);
+    const double deviceInit = agreeOn(group, [&] { return initDevice(result.device); });
     if (group.onEveryRank(plan.kind != EvalRowPlan::Kind::Whole)) {
         auto streamed = evalInBlocks(request, *expression, plan, std::move(result.inputs), result.device, report,
                                      std::min(budget, kEvalBlockBytes));

@@ -615,8 +615,9 @@ SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
     const auto where = input.where(e.path);
     noteConversion(&report, where, e.dtype);
     try {
-        auto r = computeTypeFor(e.dtype) == DType::Float32 ? BlockPipeline<float>(request, input, e, output, budgetBytes).run()
-                                                           : BlockPipeline<double>(request, input, e, output, budgetBytes).run();
+        auto r = withComputeType(e.dtype, [&](auto typeTag) {
+            return BlockPipeline<decltype(typeTag)>(request, input, e, output, budgetBytes).run();
+        });
         r.path = e.path;
         r.shape = e.shape;
         return r;

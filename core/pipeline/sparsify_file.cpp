@@ -225,18 +225,20 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         // The block pipeline unless the GPU is asked for, the method has a CUDA kernel and the
         // element fits in memory; every rank takes the same path (in blocks only when every
         // rank would).
-        const bool onGpu = useGpu && factsOf(request.configFor(e.path).method).cuda;
+        const bool onGpu = useGpu && factsOf(request.configFor(e.path).method).cuda
+                           && computeTypeFor(e.dtype) == DType::Float32; // the kernels take float32
         const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e) && (!onGpu || overBudget(e, budget))
                                                   && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
-        const bool f32 = computeTypeFor(e.dtype) == DType::Float32;
         const Device device = onGpu && !inBlocks ? Device::Cuda : Device::Cpu;
-        const double deviceInit = initDevice(device);
+        const double deviceInit = agreeOn(ranks(), [&] { return initDevice(device); });
         auto r = withAllocationContext(input.where(e.path), "sparsifying it", [&] {
-            return inBlocks ? sparsifyInBlocks(request, input, e, output.file(), report, budget)
-                            : (f32 ? inMemory<float>(request, input, e, output.file(), report, stateEntry, onGpu)
-                                   : inMemory<double>(request, input, e, output.file(), report, stateEntry, onGpu));
+            if (inBlocks)
+                return sparsifyInBlocks(request, input, e, output.file(), report, budget);
+            return withComputeType(e.dtype, [&](auto typeTag) {
+                return inMemory<decltype(typeTag)>(request, input, e, output.file(), report, stateEntry, onGpu);
+            });
         });
         r.sparsity = r.held == 0 ? 0.0 : static_cast<double>(r.pruned) / static_cast<double>(r.held);
         r.device = device;

@@ -623,9 +623,9 @@ StepReport stepInBlocks(const StepRequest &request,
                         std::int64_t budgetBytes,
                         const ProgressCallback &progress)
 {
-    if (computeTypeFor(plan.paramDType) == DType::Float32)
-        return stepAs<float>(request, plan, options, compared, report, budgetBytes, progress);
-    return stepAs<double>(request, plan, options, compared, report, budgetBytes, progress);
+    return withComputeType(plan.paramDType, [&](auto typeTag) {
+        return stepAs<decltype(typeTag)>(request, plan, options, compared, report, budgetBytes, progress);
+    });
 }
 
 } // namespace sparsity::core

@@ -37,10 +37,7 @@ void visitRows(const H5File &file, const std::string &path, std::span<const RowR
             reused = std::move(values.values);
         }
     };
-    if (computeTypeFor(element.dtype) == DType::Float32)
-        read(float{});
-    else
-        read(double{});
+    withComputeType(element.dtype, read);
 }
 
 } // namespace
@@ -129,7 +126,7 @@ bool WholeTensorChoice::sameChoice(const SparsifierConfig &a, const SparsifierCo
 Mask WholeTensorChoice::maskOfRows(const H5File &file, RowRange rows, const SparsifierConfig &config) const
 {
     config.validate();
-    if (!serves(config) || rows.begin < 0 || rows.end < rows.begin || rows.end > m_shape[0])
+    if (!serves(config) || !rows.within(m_shape[0]))
         throw InternalError("WholeTensorChoice::maskOfRows: a config it serves and rows of the element expected");
     if (requireElement(file, m_path).shape != m_shape)
         throw InputError(file.where(m_path) + ": its shape changed since its whole table was ranked");

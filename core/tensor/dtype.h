@@ -18,6 +18,16 @@ bool isFloatingPoint(DType type);
 // value exactly (float32 for bool, 8/16-bit integers and float16; float64 otherwise).
 DType computeTypeFor(DType stored);
 
+// f(float{}) or f(double{}): f called with a value of the compute type of `stored`, for code
+// templated on it (both calls must return the same type).
+template <class F>
+decltype(auto) withComputeType(DType stored, F &&f)
+{
+    if (computeTypeFor(stored) == DType::Float32)
+        return f(float{});
+    return f(double{});
+}
+
 template <class T>
 constexpr DType dtypeOf();
 template <>

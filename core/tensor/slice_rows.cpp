@@ -133,9 +133,8 @@ Tensor sliceRows(const Tensor &tensor, RowRange rows)
     if (tensor.rank() < 1)
         throw errors::mustBe("a slice of rows", "take a tensor of rank >= 1", "a 0-d tensor");
     const auto total = tensor.shape()[0];
-    if (rows.begin < 0 || rows.end < rows.begin || rows.end > total)
-        throw errors::mustBe("row range", "lie within [0, " + std::to_string(total) + "]",
-                             "[" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")");
+    if (!rows.within(total))
+        throw errors::mustBe("row range", "lie within [0, " + std::to_string(total) + "]", rows.text());
     KeptValues kept;
     Storage storage = tensor.visit([&](const auto &t) -> Storage {
         using S = std::decay_t<decltype(t)>;
