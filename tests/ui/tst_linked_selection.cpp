@@ -29,6 +29,7 @@ private slots:
     void shiftDragOnHeatmapSelectsRows();
     void histogramValueRangeReachesHeatmap();
     void hoverShowsTheElement();
+    void pooledHoverNamesTheElementShown();
     void clickOutsideClears();
     void zoomAndPanKeepTheMapping();
     void slicesOfAnNdTensor();
@@ -187,6 +188,34 @@ void TestLinkedSelection::hoverShowsTheElement()
              qPrintable(m_inspector->elementText()));
     m_document->changeThreshold(1.0);
     QVERIFY2(m_inspector->elementText().endsWith(QStringLiteral("pruned)")), qPrintable(m_inspector->elementText()));
+}
+
+// Zoomed out, a pixel stands for a block of rows and shows its most prominent element: the
+// Inspector names that one, not a faint neighbour that happens to be under the cursor.
+void TestLinkedSelection::pooledHoverNamesTheElementShown()
+{
+    constexpr std::int64_t rows = 4000, cols = 6, bright = 2005;
+    core::DenseTensor<float> t{{rows, cols}, {}};
+    t.values.assign(rows * cols, 0.0f); // the colour range is then the bright value's
+    t.values[bright * cols + 2] = 5.0f;
+    m_document->setTensor(QStringLiteral("tall"), core::Tensor(core::Storage{t}), rows);
+    // About 10 rows a pixel: find the pixel that shows the bright element, with another row
+    // under the cursor there.
+    std::optional<QPoint> spot;
+    const QPoint centre = m_preview->positionOf(bright, 2);
+    for (int dy = -2; dy <= 2 && !spot; ++dy) {
+        const QPoint at = centre + QPoint(0, dy);
+        if (m_preview->elementAt(at)->y() != bright && m_preview->shownElementAt(at) == QPoint(2, bright))
+            spot = at;
+    }
+    QVERIFY2(spot, "no pixel shows the bright element with another row under the cursor: the view is not pooled");
+    hover(m_preview, *spot);
+    QCOMPARE(m_document->hover().value(), bright * cols + 2);
+    QVERIFY2(m_inspector->elementText().startsWith(QStringLiteral("[2005, 2] = 5 ")), qPrintable(m_inspector->elementText()));
+    // A pixel of faint rows alone names one of them (the first of its block: all are alike).
+    hover(m_preview, m_preview->positionOf(100, 4));
+    const auto faint = m_document->hover().value();
+    QVERIFY2(faint % cols == 4 && std::abs(faint / cols - 100) < 20, qPrintable(QString::number(faint)));
 }
 
 void TestLinkedSelection::clickOutsideClears()

@@ -150,50 +150,94 @@ PooledCell pooledCell(const core::DenseTensor<double> &values, const ColourScale
     return pooling.pick(std::clamp(pixel.x(), 0, pooling.width - 1), std::clamp(pixel.y(), 0, pooling.height - 1));
 }
 
-QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap map)
-{
-    const QRect from = source.intersected(image.rect());
-    const int width = std::clamp(size.width(), 1, std::max(from.width(), 1));
-    const int height = std::clamp(size.height(), 1, std::max(from.height(), 1));
-    QImage pooled(width, height, QImage::Format_RGB32);
-    const QRgb prunedColour = prunedColourOf(map);
-    const auto &places = ColourPlaces::of(map);
-    const bool diverging = infoOf(map).diverging;
-    auto *bits = pooled.bits();
-    const auto stride = pooled.bytesPerLine();
-    const uchar *pixels = image.constBits();
-    const auto sourceStride = image.bytesPerLine();
-#pragma omp parallel for schedule(dynamic, 8) if (static_cast <qint64>(from.width()) * from.height() >= (1 << 16))
-    for (int y = 0; y < height; ++y) {
-        const int r0 = from.top() + y * from.height() / height;
-        const int r1 = std::max(r0 + 1, from.top() + (y + 1) * from.height() / height);
-        auto *out = reinterpret_cast<QRgb *>(bits + static_cast<std::ptrdiff_t>(y) * stride);
-        for (int x = 0; x < width; ++x) {
-            const int c0 = from.left() + x * from.width() / width;
-            const int c1 = std::max(c0 + 1, from.left() + (x + 1) * from.width() / width);
-            QRgb pick = qRgb(255, 255, 255);
-            int strongest = -1;
-            int pruned = 0;
-            for (int r = r0; r < r1; ++r) {
-                const auto *line = reinterpret_cast<const QRgb *>(pixels + static_cast<std::ptrdiff_t>(r) * sourceStride);
-                for (int c = c0; c < c1; ++c) {
-                    pruned += (line[c] | 0xff000000) == prunedColour;
-                    if (const int s = poolStrength(line[c], places, diverging); s > strongest) {
-                        strongest = s;
-                        pick = line[c];
-                    }
+namespace {
+
+// A pooled heatmap image's geometry: the `source` part of `image` drawn into `size` pixels
+// (at most one pixel per source pixel), and the rule that picks each pixel's colour.
+class ImagePooling {
+public:
+    ImagePooling(const QImage &image, const QRect &source, QSize size, ColourMap map)
+        : m_image(image), m_from(source.intersected(image.rect())), m_prunedColour(prunedColourOf(map)),
+          m_places(ColourPlaces::of(map)), m_diverging(infoOf(map).diverging)
+    {
+        width = std::clamp(size.width(), 1, std::max(m_from.width(), 1));
+        height = std::clamp(size.height(), 1, std::max(m_from.height(), 1));
+    }
+    struct Pick {
+        QPoint shown; // the source pixel whose colour wins: the most prominent of the block
+        QRgb colour = qRgb(255, 255, 255);
+        double prunedFraction = 0.0;
+    };
+    Pick pick(int x, int y) const
+    {
+        const int r0 = m_from.top() + y * m_from.height() / height;
+        const int r1 = std::max(r0 + 1, m_from.top() + (y + 1) * m_from.height() / height);
+        const int c0 = m_from.left() + x * m_from.width() / width;
+        const int c1 = std::max(c0 + 1, m_from.left() + (x + 1) * m_from.width() / width);
+        Pick p;
+        p.shown = QPoint(c0, r0);
+        int strongest = -1;
+        int pruned = 0;
+        for (int r = r0; r < r1; ++r) {
+            const auto *line = reinterpret_cast<const QRgb *>(m_image.constScanLine(r));
+            for (int c = c0; c < c1; ++c) {
+                pruned += (line[c] | 0xff000000) == m_prunedColour;
+                if (const int s = poolStrength(line[c], m_places, m_diverging); s > strongest) {
+                    strongest = s;
+                    p.colour = line[c];
+                    p.shown = QPoint(c, r);
                 }
             }
-            // The block's pruned fraction darkens its kept colour in proportion, so 2:4 (half
-            // pruned) reads as half dark at any zoom instead of untouched.
-            const double f = static_cast<double>(pruned) / static_cast<double>((r1 - r0) * (c1 - c0));
-            const auto mix = [f](int kept, int dark) { return static_cast<int>(std::lround(kept + f * (dark - kept))); };
-            out[x] = pruned == 0 ? pick
-                                 : qRgb(mix(qRed(pick), qRed(prunedColour)), mix(qGreen(pick), qGreen(prunedColour)),
-                                        mix(qBlue(pick), qBlue(prunedColour)));
         }
+        p.prunedFraction = static_cast<double>(pruned) / static_cast<double>((r1 - r0) * (c1 - c0));
+        return p;
+    }
+    // Pruned pixels darken the block's kept colour in proportion, so 2:4 (half pruned) reads as
+    // half dark at any zoom instead of untouched.
+    QRgb colourOf(const Pick &p) const
+    {
+        const double f = p.prunedFraction;
+        const auto mix = [f](int kept, int dark) { return static_cast<int>(std::lround(kept + f * (dark - kept))); };
+        return f == 0.0 ? p.colour
+                        : qRgb(mix(qRed(p.colour), qRed(m_prunedColour)), mix(qGreen(p.colour), qGreen(m_prunedColour)),
+                               mix(qBlue(p.colour), qBlue(m_prunedColour)));
+    }
+    qint64 sourcePixels() const { return static_cast<qint64>(m_from.width()) * m_from.height(); }
+
+    int width = 1, height = 1;
+
+private:
+    const QImage &m_image;
+    QRect m_from;
+    QRgb m_prunedColour;
+    const ColourPlaces &m_places;
+    bool m_diverging;
+};
+
+} // namespace
+
+QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap map)
+{
+    const ImagePooling pooling(image, source, size, map);
+    QImage pooled(pooling.width, pooling.height, QImage::Format_RGB32);
+    auto *bits = pooled.bits();
+    const auto stride = pooled.bytesPerLine();
+#pragma omp parallel for schedule(dynamic, 8) if (pooling.sourcePixels() >= (1 << 16))
+    for (int y = 0; y < pooling.height; ++y) {
+        auto *out = reinterpret_cast<QRgb *>(bits + static_cast<std::ptrdiff_t>(y) * stride);
+        for (int x = 0; x < pooling.width; ++x)
+            out[x] = pooling.colourOf(pooling.pick(x, y));
     }
     return pooled;
+}
+
+QPoint pooledImagePixel(const QImage &image, const QRect &source, QSize size, ColourMap map, QPoint at)
+{
+    const ImagePooling pooling(image, source, size, map);
+    // The pooled image is drawn stretched over `size`: `at` falls in its pixel at * pooled / size.
+    const int x = static_cast<int>(static_cast<qint64>(at.x()) * pooling.width / std::max(size.width(), 1));
+    const int y = static_cast<int>(static_cast<qint64>(at.y()) * pooling.height / std::max(size.height(), 1));
+    return pooling.pick(std::clamp(x, 0, pooling.width - 1), std::clamp(y, 0, pooling.height - 1)).shown;
 }
 
 } // namespace sparsity::ui

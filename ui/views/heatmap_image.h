@@ -60,5 +60,9 @@ PooledCell pooledCell(const core::DenseTensor<double> &values, const ColourScale
 // visible when thousands of rows share a screen row; moved towards prunedColourOf(map) by the
 // block's pruned fraction, so pruning stays visible too.
 QImage poolImage(const QImage &image, const QRect &source, QSize size, ColourMap map = ColourMap::Diverging);
+// The pixel of `image` whose colour poolImage(image, source, size, map), drawn stretched over
+// an area of `size`, shows at point `at` of that area: the element that spot stands for, for
+// hover and tooltips.
+QPoint pooledImagePixel(const QImage &image, const QRect &source, QSize size, ColourMap map, QPoint at);
 
 } // namespace sparsity::ui

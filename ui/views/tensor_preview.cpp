@@ -185,7 +185,7 @@ QList<AxisTick> TensorPreview::columnTicks() const
 
 QString TensorPreview::toolTipAt(const QPoint &position) const
 {
-    const auto element = elementAt(position);
+    const auto element = shownElementAt(position);
     if (!element)
         return {};
     return m_document->describeElement(m_document->gridOffset()
@@ -346,6 +346,17 @@ std::optional<QPoint> TensorPreview::elementAt(const QPoint &position) const
     return QPoint(std::clamp(col, 0, m_heatmap.image.width() - 1), std::clamp(row, 0, m_heatmap.image.height() - 1));
 }
 
+std::optional<QPoint> TensorPreview::shownElementAt(const QPoint &position) const
+{
+    const auto element = elementAt(position);
+    const QRect area = imageArea();
+    const QRect shown = m_view.toAlignedRect();
+    if (!element || (shown.width() <= area.width() && shown.height() <= area.height()))
+        return element;
+    // Pooled as paintEvent pools it: the pixel shows its block's most prominent element.
+    return pooledImagePixel(m_heatmap.image, shown, area.size(), m_heatmap.scale.map, position - area.topLeft());
+}
+
 QPoint TensorPreview::positionOf(std::int64_t row, std::int64_t col) const
 {
     const QRect area = imageArea();
@@ -460,11 +471,12 @@ void TensorPreview::mouseMoveEvent(QMouseEvent *event)
                                   -delta.y() * m_view.height() / std::max(area.height(), 1)));
         return;
     }
+    const auto shownThere = shownElementAt(event->position().toPoint());
+    m_document->setHover(
+        shownThere ? std::optional<std::int64_t>(
+            m_document->gridOffset() + static_cast<std::int64_t>(shownThere->y()) * m_heatmap.image.width() + shownThere->x())
+                   : std::nullopt);
     const auto element = elementAt(event->position().toPoint());
-    m_document->setHover(element ? std::optional<std::int64_t>(m_document->gridOffset()
-                                                               + static_cast<std::int64_t>(element->y()) * m_heatmap.image.width()
-                                                               + element->x())
-                                 : std::nullopt);
     if (m_anchor && element && (event->buttons() & Qt::LeftButton))
         selectTo(*element, event->modifiers() & Qt::ShiftModifier);
 }

@@ -41,6 +41,10 @@ public:
 
     // The element [row, col] of the grid drawn at `position`, if any.
     std::optional<QPoint> elementAt(const QPoint &position) const;
+    // The element whose colour the pixel at `position` shows: elementAt's, or, where more
+    // elements than pixels are shown (pooled), the block's most prominent one. Hover (the
+    // Inspector) and the tooltip name it, so they describe what the user sees.
+    std::optional<QPoint> shownElementAt(const QPoint &position) const;
     // Where element [row, col] is drawn (its centre), for tests and tools.
     QPoint positionOf(std::int64_t row, std::int64_t col) const;
     // The part of the element grid shown, in element units (x = column, y = row).
