@@ -212,6 +212,11 @@ void TestLinkedSelection::pooledHoverNamesTheElementShown()
     hover(m_preview, *spot);
     QCOMPARE(m_document->hover().value(), bright * cols + 2);
     QVERIFY2(m_inspector->elementText().startsWith(QStringLiteral("[2005, 2] = 5 ")), qPrintable(m_inspector->elementText()));
+    // A click there selects that element.
+    QTest::mouseClick(m_preview, Qt::LeftButton, {}, *spot);
+    const auto &s = m_document->selection();
+    QCOMPARE(m_document->selectedCount(), 1);
+    QVERIFY(s.kind == ui::ElementSelection::Kind::Rectangle && s.row0 == bright && s.col0 == 2);
     // A pixel of faint rows alone names one of them (the first of its block: all are alike).
     hover(m_preview, m_preview->positionOf(100, 4));
     const auto faint = m_document->hover().value();

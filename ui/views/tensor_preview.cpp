@@ -310,7 +310,7 @@ void TensorPreview::setColourSettings(const ColourSettings &settings)
 std::unique_ptr<QMenu> TensorPreview::contextMenuAt(const QPoint &position)
 {
     auto menu = std::make_unique<QMenu>(this);
-    const auto element = elementAt(position);
+    const auto element = shownElementAt(position);
     std::optional<double> value;
     if (element) {
         const auto k = static_cast<std::size_t>(
@@ -451,7 +451,9 @@ void TensorPreview::mousePressEvent(QMouseEvent *event)
     }
     if (event->button() != Qt::LeftButton)
         return QWidget::mousePressEvent(event);
-    const auto element = elementAt(event->position().toPoint());
+    // A click selects what the pixel shows (and what the Inspector named); a drag from it
+    // then follows the cursor.
+    const auto element = shownElementAt(event->position().toPoint());
     if (!element) {
         m_document->setSelection({});
         return;

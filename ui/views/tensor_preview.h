@@ -43,7 +43,7 @@ public:
     std::optional<QPoint> elementAt(const QPoint &position) const;
     // The element whose colour the pixel at `position` shows: elementAt's, or, where more
     // elements than pixels are shown (pooled), the block's most prominent one. Hover (the
-    // Inspector) and the tooltip name it, so they describe what the user sees.
+    // Inspector), the tooltip, a click and Copy Value take it: what the user sees.
     std::optional<QPoint> shownElementAt(const QPoint &position) const;
     // Where element [row, col] is drawn (its centre), for tests and tools.
     QPoint positionOf(std::int64_t row, std::int64_t col) const;
