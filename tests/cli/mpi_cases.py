@@ -594,10 +594,12 @@ def interrupt_case(cli_mpi, mpi, work):
     with h5py.File(big, "w") as f:
         f["W"] = np.random.default_rng(4).standard_normal((8192, 8192)).astype("float32")
     out = os.path.join(work, "interrupted_out.h5")
-    # coo of 256 MiB under a 64 KiB budget: thousands of small collective writes, about three
-    # seconds, longer than mpirun takes to stop its ranks after a SIGINT (about a second here).
+    # coo of 256 MiB under a 64 KiB budget, gzipped: thousands of small collective compressed
+    # writes, about 90 seconds, far longer than mpirun takes to stop its ranks after a SIGINT
+    # (about a second here). Without gzip the write took about 3 s, and once in CI it ended
+    # before the signal reached the ranks, leaving a complete output.
     child = subprocess.Popen(mpirun(mpi, 2, cli_mpi, "sparsify", big, "-o", out, "--method", "threshold",
-                                    "--threshold", "0.5", "--layout", "coo", "--memory-limit", "64K"),
+                                    "--threshold", "0.5", "--layout", "coo", "--memory-limit", "64K", "--gzip", "1"),
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while not leftovers(work) and child.poll() is None and time.monotonic() < deadline:
