@@ -29,13 +29,9 @@ import time
 import h5py
 import numpy as np
 
-from bench_common import PEAK_OF, timed, write_coo
+from bench_common import PEAK_OF, best_run, timed, write_coo
 
 DEVICES = ("cpu", "cuda", "auto")
-
-
-def best(runs, f):
-    return min((f() for _ in range(runs)), key=lambda r: r["wall"])
 
 
 class Workloads:
@@ -59,7 +55,7 @@ class Workloads:
             r = json.loads(stdout)
             return {"wall": wall, "compute": r["compute_seconds"], "init": r.get("device_init_seconds"),
                     "device": r.get("device"), "peak": peak}
-        return best(self.args.runs, once), out
+        return best_run(self.args.runs, once), out
 
     # --- inputs -------------------------------------------------------------------------------
     def square(self, name, n):
