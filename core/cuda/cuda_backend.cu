@@ -6,6 +6,9 @@
 #include "core/cuda/sparsify_kernels.h"
 #include "core/device/gpu_backend.h"
 
+#include <atomic>
+#include <string>
+
 namespace sparsity::core {
 namespace {
 
@@ -31,10 +34,30 @@ GpuProbe probeCuda()
     return probe;
 }
 
-bool initContext(std::string *error)
+// The device initContext chose. The current device is a property of each host thread, and
+// kernels may be called from threads other than the one that made the context (the desktop
+// app's jobs, a pipeline's threads), so each call through the table selects it first.
+std::atomic<int> g_ordinal{0};
+
+template <auto Kernel>
+struct OnChosenDevice;
+
+template <class R, class... A, R (*Kernel)(A...)>
+struct OnChosenDevice<Kernel> {
+    static R call(A... args)
+    {
+        (void)cudaSetDevice(g_ordinal.load()); // a failure here is the kernel's first CUDA error
+        return Kernel(args...);
+    }
+};
+
+bool initContext(int ordinal, std::string *error)
 {
+    g_ordinal = ordinal;
+    const auto selecting = "selecting CUDA device " + std::to_string(ordinal);
     void *first = nullptr;
-    return !cuda::failed(cudaFree(nullptr), "creating the CUDA context", error)
+    return !cuda::failed(cudaSetDevice(ordinal), selecting.c_str(), error)
+           && !cuda::failed(cudaFree(nullptr), "creating the CUDA context", error)
            && !cuda::failed(cudaMalloc(&first, 1 << 20), "cudaMalloc", error)
            && !cuda::failed(cudaFree(first), "cudaFree", error);
 }
@@ -45,17 +68,17 @@ const GpuBackend &cudaBackend()
 {
     static const GpuBackend backend{probeCuda,
                                     initContext,
-                                    cuda::denseToCsr<float>,
-                                    cuda::denseToCsr<double>,
-                                    cuda::optimizerSteps<float>,
-                                    cuda::optimizerSteps<double>,
-                                    cuda::thresholdSquash,
-                                    cuda::nmMask,
-                                    cuda::blockScores,
-                                    cuda::evaluateProgram<float>,
-                                    cuda::evaluateProgram<double>,
-                                    cuda::reduceProgram<float>,
-                                    cuda::reduceProgram<double>};
+                                    OnChosenDevice<cuda::denseToCsr<float>>::call,
+                                    OnChosenDevice<cuda::denseToCsr<double>>::call,
+                                    OnChosenDevice<cuda::optimizerSteps<float>>::call,
+                                    OnChosenDevice<cuda::optimizerSteps<double>>::call,
+                                    OnChosenDevice<cuda::thresholdSquash>::call,
+                                    OnChosenDevice<cuda::nmMask>::call,
+                                    OnChosenDevice<cuda::blockScores>::call,
+                                    OnChosenDevice<cuda::evaluateProgram<float>>::call,
+                                    OnChosenDevice<cuda::evaluateProgram<double>>::call,
+                                    OnChosenDevice<cuda::reduceProgram<float>>::call,
+                                    OnChosenDevice<cuda::reduceProgram<double>>::call};
     return backend;
 }
 

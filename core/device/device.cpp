@@ -1,9 +1,11 @@
 #include "core/device/device.h"
 
 #include "core/device/gpu_backend.h"
+#include "core/parallel/rank_group.h"
 #include "core/util/choices.h"
 #include "core/util/errors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -62,7 +64,10 @@ double initDevice(Device device)
         return 0.0;
     const auto start = std::chrono::steady_clock::now();
     std::string error;
-    if (!gpuBackend()->initContext(&error))
+    // Ranks sharing a machine take its GPUs in turn (with one GPU visible to each, as Slurm's
+    // --gpus-per-task gives, each takes its own).
+    const int ordinal = ranks().rankOnThisNode() % std::max(1, deviceStatus().cudaDevices);
+    if (!gpuBackend()->initContext(ordinal, &error))
         throw errors::mustBe("device cuda", "be able to make a CUDA context", error);
     ready = true;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

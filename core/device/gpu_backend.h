@@ -69,9 +69,10 @@ struct GpuReduceJob {
 
 struct GpuBackend {
     GpuProbe (*probe)();
-    // Makes the device's context and a first allocation: what the first kernel call would
-    // otherwise pay inside the work it times.
-    bool (*initContext)(std::string *error);
+    // Makes device `ordinal`'s context and a first allocation: what the first kernel call
+    // would otherwise pay inside the work it times. Every later call, on any thread, runs on
+    // that device.
+    bool (*initContext)(int ordinal, std::string *error);
     // Dense row-major [rows x cols] -> CSR. indptr has rows+1 entries; indices/values are
     // allocated by the callee with new[] (nnz entries). Returns false and sets `error` on
     // a CUDA failure.

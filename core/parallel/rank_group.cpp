@@ -60,7 +60,8 @@ void markFailureShared() { g_failureShared.store(true); }
 void setWorldRanks(const RankGroup *group) { g_world = group ? group : &g_alone; }
 
 SoloRanksScope::SoloRanksScope(Machine machine)
-    : m_solo(machine == Machine::ToItself ? 1 : ranks().ranksOnThisNode()), m_previous(g_current.exchange(&m_solo))
+    : m_solo(machine == Machine::ToItself ? 1 : ranks().ranksOnThisNode(), ranks().rankOnThisNode()),
+      m_previous(g_current.exchange(&m_solo))
 {
     if (machine == Machine::ToItself && m_previous == nullptr && !g_world->isSolo()) {
         m_threads = omp_get_max_threads();

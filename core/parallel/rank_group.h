@@ -37,6 +37,9 @@ public:
     bool isSolo() const { return size() == 1; }
     // Ranks sharing this machine's memory (an automatic memory budget is divided among them).
     virtual int ranksOnThisNode() const = 0;
+    // This process's place among the world's ranks on this machine, 0 first: which of the
+    // machine's GPUs it takes (core/device/device.h). A batch's input worked alone keeps it.
+    virtual int rankOnThisNode() const = 0;
 
     // Element-wise over every rank, in place.
     virtual void sum(std::span<std::int64_t> values) const = 0;
@@ -121,13 +124,15 @@ RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t bl
 RankBlocks recutBlocks(const RankGroup &group, RankBlocks division, std::int64_t blockRows);
 
 // A group of one: no collective waits for anyone. It may still share its machine with
-// `ranksOnThisNode` processes (a batch's ranks, each doing its own input).
+// `ranksOnThisNode` processes (a batch's ranks, each doing its own input), being the
+// `rankOnThisNode`th of them.
 class SoloRanks final : public RankGroup {
 public:
-    explicit SoloRanks(int ranksOnThisNode = 1) : m_onNode(ranksOnThisNode) {}
+    explicit SoloRanks(int ranksOnThisNode = 1, int rankOnThisNode = 0) : m_onNode(ranksOnThisNode), m_nodeRank(rankOnThisNode) {}
     int rank() const override { return 0; }
     int size() const override { return 1; }
     int ranksOnThisNode() const override { return m_onNode; }
+    int rankOnThisNode() const override { return m_nodeRank; }
     void sum(std::span<std::int64_t>) const override {}
     void min(std::span<double>) const override {}
     void max(std::span<double>) const override {}
@@ -141,6 +146,7 @@ public:
 
 private:
     int m_onNode;
+    int m_nodeRank;
     mutable std::int64_t m_next = 0;
 };
 

@@ -105,7 +105,10 @@ public:
         MPI_Comm node;
         MPI_Comm_split_type(m_comm, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &node);
         MPI_Comm_size(node, &m_onNode);
+        MPI_Comm_rank(node, &m_nodeRank);
         MPI_Comm_free(&node);
+        const int firstOnItsMachine = m_nodeRank == 0;
+        MPI_Allreduce(&firstOnItsMachine, &m_machines, 1, MPI_INT, MPI_SUM, m_comm);
         // The shared task counter lives on the root.
         MPI_Win_allocate(m_rank == 0 ? static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0, sizeof(std::int64_t), MPI_INFO_NULL,
                          m_comm, &m_counterBase, &m_counter);
@@ -122,6 +125,9 @@ public:
     int rank() const override { return m_rank; }
     int size() const override { return m_size; }
     int ranksOnThisNode() const override { return m_onNode; }
+    int rankOnThisNode() const override { return m_nodeRank; }
+    // The machines the ranks run on (--version says, so a launch's mapping can be checked).
+    int machines() const { return m_machines; }
     void sum(std::span<std::int64_t> values) const override
     {
         MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, m_comm);
@@ -261,7 +267,7 @@ public:
 
 private:
     MPI_Comm m_comm = MPI_COMM_NULL;
-    int m_rank = 0, m_size = 1, m_onNode = 1;
+    int m_rank = 0, m_size = 1, m_onNode = 1, m_nodeRank = 0, m_machines = 1;
     MPI_Win m_counter = MPI_WIN_NULL;
     std::int64_t *m_counterBase = nullptr;
 };
@@ -320,10 +326,11 @@ std::string RankSession::description()
     MPI_Get_version(&major, &minor);
     unsigned h5major = 0, h5minor = 0, h5release = 0;
     H5get_libversion(&h5major, &h5minor, &h5release);
-    const int size = g_ranks ? g_ranks->size() : 1;
+    const int size = g_ranks ? g_ranks->size() : 1, machines = g_ranks ? g_ranks->machines() : 1;
     return "MPI: enabled, " + mpi + " (MPI " + std::to_string(major) + "." + std::to_string(minor) + "), " + std::to_string(size)
-           + (size == 1 ? " rank" : " ranks") + "\nHDF5: " + std::to_string(h5major) + "." + std::to_string(h5minor) + "."
-           + std::to_string(h5release) + ", parallel (MPI-IO)";
+           + (size == 1 ? " rank" : " ranks") + " on " + std::to_string(machines) + (machines == 1 ? " machine" : " machines")
+           + "\nHDF5: " + std::to_string(h5major) + "." + std::to_string(h5minor) + "." + std::to_string(h5release)
+           + ", parallel (MPI-IO)";
 }
 
 int RankSession::failWith(int code, const std::string &message)

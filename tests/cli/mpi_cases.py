@@ -729,7 +729,10 @@ def disk_fills_cases(cli_mpi, mpi, work):
 
 def others(cli, cli_mpi, mpi, work, source):
     version = run(mpirun(mpi, 2, cli_mpi, "--version")).stdout
-    check("MPI: enabled" in version and "2 ranks" in version and "parallel" in version, f"--version: {version!r}")
+    check("MPI: enabled" in version and "2 ranks on 1 machine" in version and "parallel" in version, f"--version: {version!r}")
+    # Each rank knows its place among its machine's ranks (which GPU it takes): one is first.
+    version = run(mpirun(mpi, 3, cli_mpi, "--version")).stdout
+    check("3 ranks on 1 machine\n" in version, f"--version on 3 ranks: {version!r}")
     failure_cases(cli_mpi, mpi, work)
     disk_full_cases(cli_mpi, mpi, work)
     disk_fills_cases(cli_mpi, mpi, work)
