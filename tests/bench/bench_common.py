@@ -87,6 +87,20 @@ def ours(binary, *args):
     return json.loads(out.stdout)
 
 
+def huge_pages():
+    """The kernel's transparent huge page mode, for the header of every benchmark against torch:
+    torch's allocator does not ask for huge pages, so under `madvise` each fresh tensor faults
+    in 4 KiB pages, and on this project's VM that made torch's threshold op 3-20x slower
+    than under `always` (docs/PERFORMANCE.md, stop 40). Our buffers and numpy's ask for them."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            modes = f.read().split()
+        chosen = next((m.strip("[]") for m in modes if m.startswith("[")), "unknown")
+    except OSError:
+        chosen = "unknown"
+    return f"transparent huge pages: {chosen}"
+
+
 def bench_setup(runs=5):
     """The arguments every benchmark takes (BENCH_BINARY WORKDIR [--runs N]); makes WORKDIR
     and gives torch every core, as our drivers get them."""
@@ -99,4 +113,5 @@ def bench_setup(runs=5):
     os.makedirs(args.workdir, exist_ok=True)
     import torch   # only the benchmarks that need it pay for the import
     torch.set_num_threads(os.cpu_count())
+    print(huge_pages())
     return args

@@ -27,7 +27,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import PEAK_OF, best_run, dd_wall, timed
+from bench_common import PEAK_OF, best_run, dd_wall, huge_pages, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -97,7 +97,7 @@ def main():
     mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
     sec = lambda s: "-" if s is None else f"{s:8.3f}"
     print(f"convert, {n} x {n} float32 ({n * n * 4 / 2**20:.0f} MiB, 90% zeros) file to file; torch threads "
-          f"{args.threads}; best of {args.runs}")
+          f"{args.threads}; best of {args.runs}; {huge_pages()}")
     print(f"{'run':44} {'wall s':>8} {'op s':>8} {'peak MiB':>8}")
     for layout in ("csr", "csc"):
         ours_default = best_run(args.runs, sparsity(layout))

@@ -26,7 +26,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, command_bench_parser, dd_wall, print_run_table, timed
+from bench_common import best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed
 
 WIDTH = 64
 EXPRESSIONS = {"x * y + x * 2": "x * y + x * 2", "sum(x * y, 1)": "torch.sum(x * y, 1)"}
@@ -101,7 +101,7 @@ def main():
     floor = best_run(args.runs, dd)
     os.remove(out("dd.bin"))
     print(f"eval over two masked {args.rows} x {WIDTH} float32 tensors (70% specified); torch threads {args.threads}; "
-          f"best of {args.runs}")
+          f"best of {args.runs}; {huge_pages()}")
     for expression, in_torch in EXPRESSIONS.items():
         previous = best_run(args.runs, sparsity(expression, binary=args.previous)) if args.previous else None
         ours_default = best_run(args.runs, sparsity(expression))

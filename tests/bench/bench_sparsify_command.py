@@ -29,7 +29,7 @@ import time
 import h5py
 import numpy as np
 
-from bench_common import best_run, dd_wall, timed
+from bench_common import best_run, dd_wall, huge_pages, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -118,7 +118,7 @@ def main():
     mib = lambda b: "-" if b is None else f"{b / 2**20:8.0f}"
     sec = lambda s: "-" if s is None else f"{s:8.3f}"
     print(f"threshold {t}, {n} x {n} float32 ({n * n * 4 / 2**20:.0f} MiB) file to file; torch threads "
-          f"{args.threads}; best of {args.runs}")
+          f"{args.threads}; best of {args.runs}; {huge_pages()}")
     print(f"{'run':44} {'wall s':>8} {'compute s':>9} {'peak MiB':>8}")
     rows = [("sparsity sparsify (default budget, " + ("streamed" if ours_default["streamed"] else "one block read") + ")",
              ours_default),

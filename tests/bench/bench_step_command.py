@@ -30,7 +30,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, command_bench_parser, dd_wall, print_run_table, timed, write_coo
+from bench_common import best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed, write_coo
 
 WIDTH, STEPS, BATCH = 64, 5, 10_000
 
@@ -116,7 +116,7 @@ def main():
             assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
 
     print(f"lazy adagrad resumed, {rows} x {WIDTH} float32 ({rows * WIDTH * 4 / 2**20:.0f} MiB) + state, {STEPS} steps x "
-          f"{BATCH} rows; torch threads {args.threads}; best of {args.runs}")
+          f"{BATCH} rows; torch threads {args.threads}; best of {args.runs}; {huge_pages()}")
     table = [("sparsity step (default budget" + (", streamed)" if ours_default["streamed"] else ")"), ours_default),
              ("sparsity step --memory-limit 64M" + (" (streamed)" if ours_streamed["streamed"] else ""), ours_streamed),
              *([("previous build, same command", previous)] if previous else []),
