@@ -257,6 +257,9 @@ def same_however_stored(cli, golden, work, cases):
             outputs[variant] = (out, step_report(run))
             if run.returncode == 0:
                 check(json.loads(run.stdout)["streamed"], f"{name} {variant}: streamed?")
+                # A bool --mask is what --mask takes: no "converted bool to float32" for it.
+                check(not has_mask or "/mask: converted" not in run.stdout + run.stderr,
+                      f"{name} {variant}: a conversion notice for the mask: {run.stdout}")
         ref_out, ref_report = outputs["default"]
         for variant, _ in variants[1:]:
             out, report = outputs[variant]
