@@ -18,6 +18,7 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace sparsity::ui {
 namespace {
@@ -306,6 +307,9 @@ void OptimizerPanel::showRun()
     const auto &run = m_document->optimizerRun();
     {
         const QSignalBlocker blocker(m_view);
+        // The view chosen ("lazy: sum", say) stays chosen when the new run has it too: a user
+        // stepping again, or another window of rows, watches the same thing change.
+        const auto chosen = m_view->currentText();
         m_view->clear();
         if (run) {
             const auto &results = run->comparison.results;
@@ -323,6 +327,7 @@ void OptimizerPanel::showRun()
                                              QString::fromStdString(results[k].tensors[t].first)),
                                     viewKey(k, ViewKind::Difference, t));
         }
+        m_view->setCurrentIndex(std::max(0, m_view->findText(chosen)));
     }
     m_summary->setText(run ? run->description : tr("Choose gradients and semantics, then Run."));
     m_summary->setStyleSheet(QString());
