@@ -136,12 +136,17 @@ void OverviewStrip::paintEvent(QPaintEvent *)
         const int read = yOf(m_imageRows);
         painter.fillRect(QRect(area.left(), read, area.width(), area.bottom() - read + 1), QColor(200, 200, 200, 220));
     }
-    // The loaded window (and where a drag would move it).
+    // The loaded window (and where a drag would move it): a line of `colour` on a white one
+    // twice as wide, so it shows on any colour of the map (the highlight alone was lost on
+    // blue and red data).
     const auto outline = [&](std::int64_t first, const QColor &colour) {
         const int top = yOf(first), bottom = std::max(yOf(first + m_rows), top + 3);
-        painter.setPen(QPen(colour, 2));
+        const QRect window(area.left() + 2, top, area.width() - 4, bottom - top);
         painter.setBrush(Qt::NoBrush);
-        painter.drawRect(QRect(area.left() + 1, top, area.width() - 2, bottom - top));
+        painter.setPen(QPen(Qt::white, 4));
+        painter.drawRect(window);
+        painter.setPen(QPen(colour, 2));
+        painter.drawRect(window);
     };
     outline(m_firstRow, palette().color(QPalette::Highlight));
     if (m_dragFirst)
