@@ -43,6 +43,7 @@ private slots:
     void gradientListGrowsWithTheWindow();
     void aLongFileNameKeepsTheColumnsInView();
     void aNameColumnSizedByHandStays();
+    void inspectorShowsEveryRowWithoutScrolling();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -279,6 +280,23 @@ void TestScreenFit::aNameColumnSizedByHandStays()
     tree->expandAll();
     QTest::qWait(50);
     QCOMPARE(header->sectionSize(0), refitted);
+}
+
+// At 1280 x 720 the Inspector's rows, Selection the last, show without scrolling (a fixed
+// share of the column cut it), with room for an Optimizer row of three lines.
+void TestScreenFit::inspectorShowsEveryRowWithoutScrolling()
+{
+    MainWindow window;
+    QVERIFY(showSampleOnScreen(window));
+    auto *scroll = window.findChild<QScrollArea *>(QStringLiteral("InspectorDock.scroll"));
+    QVERIFY(scroll);
+    QCoreApplication::processEvents();
+    const int needed = scroll->widget()->sizeHint().height() + 2 * scroll->fontMetrics().lineSpacing();
+    QVERIFY2(scroll->viewport()->height() >= needed,
+             qPrintable(QStringLiteral("Inspector %1 px tall, its rows and two more lines need %2")
+                            .arg(scroll->viewport()->height())
+                            .arg(needed)));
+    QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);
 }
 
 QTEST_MAIN(TestScreenFit)

@@ -172,6 +172,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea, true);
+    // Never shorter than its rows with two more lines (an Optimizer row of three semantics):
+    // the Sparsifier above it scrolls instead. At 1280 x 720 its share of the column cut the
+    // Selection row.
+    inspectorDock->widget()->setMinimumHeight(m_inspector->sizeHint().height() + 2 * fontMetrics().lineSpacing());
     // Attributes shares the Inspector's tab: a dock of its own would not fit 1280 x 720.
     m_attributes = new AttributesPanel;
     auto *attributesDock =
