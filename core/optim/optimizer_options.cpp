@@ -8,12 +8,16 @@
 namespace sparsity::core {
 namespace {
 
-// Which options each optimizer has under each rule (the reference's parameter lists).
-struct Allowed {
-    bool eps, weightDecay, momentum, betas, lrDecay, initialAccumulator, clipRescale, dampeningNesterov;
-};
+void refuseUnsupported(const char *option, bool given, bool allowed, OptimizerKind kind, Rule rule)
+{
+    if (given && !allowed)
+        throw InputError(std::string(option) + " is not an option of " + std::string(optimizerName(kind)) + " under the "
+                         + std::string(ruleName(rule)) + " rule");
+}
 
-Allowed allowedFor(OptimizerKind kind, Rule rule)
+} // namespace
+
+OptimizerParameterSet parametersOf(OptimizerKind kind, Rule rule)
 {
     const bool torch = rule == Rule::Torch;
     switch (kind) {
@@ -26,15 +30,6 @@ Allowed allowedFor(OptimizerKind kind, Rule rule)
     }
     return {};
 }
-
-void refuseUnsupported(const char *option, bool given, bool allowed, OptimizerKind kind, Rule rule)
-{
-    if (given && !allowed)
-        throw InputError(std::string(option) + " is not an option of " + std::string(optimizerName(kind)) + " under the "
-                         + std::string(ruleName(rule)) + " rule");
-}
-
-} // namespace
 
 std::string_view optimizerName(OptimizerKind kind)
 {
@@ -83,7 +78,7 @@ Rule parseRule(std::string_view name)
 
 OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule rule, const HyperparameterInput &in)
 {
-    const auto allowed = allowedFor(kind, rule);
+    const auto allowed = parametersOf(kind, rule);
     refuseUnsupported("eps", in.eps.has_value(), allowed.eps, kind, rule);
     refuseUnsupported("weight_decay", in.weightDecay.has_value(), allowed.weightDecay, kind, rule);
     refuseUnsupported("momentum", in.momentum.has_value(), allowed.momentum, kind, rule);

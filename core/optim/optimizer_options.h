@@ -49,6 +49,13 @@ struct OptimizerOptions {
     Hyperparameters hp;
 };
 
+// Which hyperparameters an optimizer has under a rule (the reference's parameter lists):
+// resolveOptions refuses the others by name, and the desktop app's form offers these alone.
+struct OptimizerParameterSet {
+    bool eps, weightDecay, momentum, betas, lrDecay, initialAccumulator, clipRescale, dampeningNesterov;
+};
+OptimizerParameterSet parametersOf(OptimizerKind kind, Rule rule);
+
 OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule rule, const HyperparameterInput &input);
 
 } // namespace sparsity::core

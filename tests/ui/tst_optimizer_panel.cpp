@@ -22,12 +22,14 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QProcess>
@@ -39,6 +41,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <cmath>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -57,6 +61,8 @@ private slots:
     void closingTheFileDropsItsResults();
     void cancelledRunKeepsTheLastResult();
     void tableTooLargeToLoadStepsTheWindowShown();
+    void hyperparametersAreTheOptimizersOwn();
+    void aRunGoesStaleWhenTheValuesChange();
 };
 
 namespace {
@@ -387,6 +393,105 @@ void TestOptimizerPanel::cancelledRunKeepsTheLastResult()
     QCOMPARE(finished.last().at(1).toBool(), true); // cancelled
     QCOMPARE(window.document()->optimizerRun(), first);
     QCOMPARE(summary->text(), shown);
+}
+
+// The form offers the hyperparameters the optimizer has under the rule (core::parametersOf),
+// the others greyed out and never in a request: adam's momentum was taken and ignored. Betas
+// and eps show the rule's defaults while empty, and a beta typed steps as `--beta1` does.
+void TestOptimizerPanel::hyperparametersAreTheOptimizersOwn()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *panel = window.optimizerPanel();
+    auto *kind = panel->findChild<QComboBox *>(QStringLiteral("optimizer.kind"));
+    auto *momentum = panel->findChild<QDoubleSpinBox *>(QStringLiteral("optimizer.momentum"));
+    auto *beta1 = panel->findChild<QLineEdit *>(QStringLiteral("optimizer.beta1"));
+    auto *beta2 = panel->findChild<QLineEdit *>(QStringLiteral("optimizer.beta2"));
+    auto *eps = panel->findChild<QLineEdit *>(QStringLiteral("optimizer.eps"));
+    QVERIFY(kind && momentum && beta1 && beta2 && eps);
+
+    kind->setCurrentText(QStringLiteral("adam"));
+    QVERIFY(!momentum->isEnabled() && beta1->isEnabled() && beta2->isEnabled() && eps->isEnabled());
+    QCOMPARE(momentum->toolTip(), QStringLiteral("Not an option of adam under the torch rule"));
+    QCOMPARE(beta1->placeholderText(), QStringLiteral("0.9"));
+    QCOMPARE(beta2->placeholderText(), QStringLiteral("0.999"));
+    QCOMPARE(eps->placeholderText(), QStringLiteral("1e-08"));
+    momentum->setValue(0.5);
+    beta1->setText(QStringLiteral("0.5"));
+    auto request = panel->request();
+    QVERIFY(!request.hyperparameters.momentum);
+    QCOMPARE(request.hyperparameters.beta1, std::optional<double>(0.5));
+    QVERIFY(!request.hyperparameters.beta2 && !request.hyperparameters.eps);
+
+    // Run with beta1 0.5: the dense parameter is `sparsity step --beta1 0.5`'s, bit for bit.
+    request.semantics = {core::Semantics::Dense};
+    request.gradients = {QStringLiteral("/g0")};
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runOptimizer(request));
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    QTemporaryDir dir;
+    const QString output = dir.filePath(QStringLiteral("beta.h5"));
+    runCliStep(kSample, output,
+               {QStringLiteral("--optimizer"), QStringLiteral("adam"), QStringLiteral("--semantics"), QStringLiteral("dense"),
+                QStringLiteral("--grad"), QStringLiteral("/g0"), QStringLiteral("--lr"), QStringLiteral("0.1"),
+                QStringLiteral("--beta1"), QStringLiteral("0.5")});
+    if (QTest::currentTestFailed())
+        return;
+    const auto cliParam = core::toDenseDouble(core::readTensor(core::H5File::openRead(output.toStdString()), "/param"));
+    QCOMPARE(window.document()->optimizerRun()->comparison.results[0].tensors[0].second.values, cliParam.values);
+
+    // sgd: momentum is its own, the betas are not; adagrad under mxnet has eps, 1e-07 by default.
+    kind->setCurrentText(QStringLiteral("sgd"));
+    QVERIFY(momentum->isEnabled() && !beta1->isEnabled() && !eps->isEnabled());
+    QVERIFY(beta1->placeholderText().isEmpty());
+    request = panel->request();
+    QCOMPARE(request.hyperparameters.momentum, std::optional<double>(0.5));
+    QVERIFY(!request.hyperparameters.beta1);
+    QCOMPARE(panel->choices().hyperparameters.beta1, std::optional<double>(0.5)); // kept for adam
+    kind->setCurrentText(QStringLiteral("adagrad"));
+    panel->findChild<QComboBox *>(QStringLiteral("optimizer.rule"))->setCurrentText(QStringLiteral("mxnet"));
+    QCOMPARE(eps->placeholderText(), QStringLiteral("1e-07"));
+    // Text that is not a number is refused by name at the run, not taken as the default.
+    eps->setText(QStringLiteral("1e"));
+    QVERIFY(std::isnan(*panel->request().hyperparameters.eps));
+}
+
+// A run stepped the values shown then: an Apply (or its Undo) since changes them, and the
+// Inspector and the panel say the results are stale instead of showing them beside values
+// they were not computed from; undoing back to the run's values, they are current again.
+void TestOptimizerPanel::aRunGoesStaleWhenTheValuesChange()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *document = window.document();
+    QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);
+    QVERIFY(window.documentJobs()->runOptimizer(adamRequest()));
+    QVERIFY(finished.wait(60000));
+    QVERIFY(document->optimizerRun() && !document->optimizerRunIsStale());
+    auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
+    QVERIFY(!summary->text().contains(QStringLiteral("stale")));
+    document->setHover(0);
+    QVERIFY2(window.inspector()->statesText().startsWith(QStringLiteral("dense")), qPrintable(window.inspector()->statesText()));
+
+    document->changeThreshold(0.5);
+    QVERIFY(document->applySparsifier());
+    QVERIFY(document->optimizerRunIsStale());
+    QVERIFY2(summary->text().contains(QStringLiteral("stale")), qPrintable(summary->text()));
+    document->setHover(0);
+    QVERIFY2(window.inspector()->statesText().startsWith(QStringLiteral("stale")), qPrintable(window.inspector()->statesText()));
+
+    document->undoStack()->undo(); // the Apply: the values the run stepped again
+    QVERIFY(!document->optimizerRunIsStale());
+    QVERIFY(!summary->text().contains(QStringLiteral("stale")));
+    document->undoStack()->redo();
+    QVERIFY(document->optimizerRunIsStale());
+    finished.clear();
+    QVERIFY(window.documentJobs()->runOptimizer(adamRequest())); // from the pruned values
+    QVERIFY(finished.wait(60000));
+    QVERIFY(!document->optimizerRunIsStale());
 }
 
 QTEST_MAIN(TestOptimizerPanel)

@@ -10,6 +10,8 @@
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QTemporaryDir>
@@ -73,6 +75,7 @@ private slots:
     void aWorkspaceOpenedStartsFromTheFiles();
     void gradientTicksOutliveSwitchingTensors();
     void titleNamesTheFileAndMarksChanges();
+    void panelFormsAreWorkspaceChanges();
 };
 
 void TestUnsavedWork::editsStayWithTheirTensor()
@@ -268,6 +271,46 @@ void TestUnsavedWork::titleNamesTheFileAndMarksChanges()
     QVERIFY(window.isWindowModified());
     window.document()->undoStack()->undo();
     window.document()->undoStack()->undo();
+    QVERIFY(!window.isWindowModified());
+}
+
+// The Optimizer's and the Gradcheck panel's forms are in the workspace but not in the undo
+// history: a change of either marks the workspace changed and quitting asks (a learning rate
+// typed was lost unasked); set back as saved, nothing is changed.
+void TestUnsavedWork::panelFormsAreWorkspaceChanges()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QTemporaryDir dir;
+    QVERIFY(window.saveWorkspaceTo(dir.filePath(QStringLiteral("w.json"))));
+    QVERIFY(!window.isWindowModified());
+    auto *lr = window.optimizerPanel()->findChild<QDoubleSpinBox *>(QStringLiteral("optimizer.lr"));
+    QVERIFY(lr);
+    const double saved = lr->value();
+    lr->setValue(0.2);
+    QVERIFY(window.isWindowModified());
+    lr->setValue(saved);
+    QVERIFY(!window.isWindowModified());
+    lr->setValue(0.2);
+    int asked = 0;
+    answerNextQuestion(QMessageBox::Cancel, &asked);
+    QVERIFY(!window.close());
+    QCOMPARE(asked, 1);
+    QVERIFY(window.saveWorkspaceTo(dir.filePath(QStringLiteral("w.json"))));
+    QVERIFY(!window.isWindowModified());
+
+    auto *expression = window.findChild<QLineEdit *>(QStringLiteral("gradcheck.expression"));
+    QVERIFY(expression);
+    expression->setText(QStringLiteral("sum(emb * emb)"));
+    QVERIFY(window.isWindowModified());
+    // Opening the workspace saved takes the forms back as they were: nothing changed.
+    answerNextQuestion(QMessageBox::Discard, &asked);
+    QVERIFY(window.openWorkspace(dir.filePath(QStringLiteral("w.json"))));
+    QCOMPARE(asked, 2);
+    QCOMPARE(lr->value(), 0.2);
+    QVERIFY(expression->text().isEmpty()); // the workspace had no Gradcheck form
     QVERIFY(!window.isWindowModified());
 }
 

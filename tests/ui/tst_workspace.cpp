@@ -16,6 +16,7 @@
 #include <QMimeData>
 #include <QTemporaryDir>
 #include <QTest>
+#include <optional>
 
 namespace core = sparsity::core;
 namespace ui = sparsity::ui;
@@ -75,6 +76,8 @@ void TestWorkspace::savedWorkspaceReopens()
         optimizer.rule = core::Rule::Mxnet;
         optimizer.hyperparameters.lr = 0.25;
         optimizer.hyperparameters.momentum = 0.5;
+        optimizer.hyperparameters.beta1 = 0.8; // typed for adam, kept while sgd is chosen
+        optimizer.hyperparameters.eps = 1e-9;
         optimizer.semantics = {core::Semantics::Lazy, core::Semantics::Masked};
         optimizer.gradients = {QStringLiteral("/g1")};
         optimizer.mask = QStringLiteral("/ink");
@@ -117,6 +120,9 @@ void TestWorkspace::savedWorkspaceReopens()
     QVERIFY(optimizer.rule == core::Rule::Mxnet);
     QCOMPARE(optimizer.hyperparameters.lr.value(), 0.25);
     QCOMPARE(optimizer.hyperparameters.momentum.value(), 0.5);
+    QCOMPARE(optimizer.hyperparameters.beta1, std::optional<double>(0.8));
+    QVERIFY(!optimizer.hyperparameters.beta2); // empty: the rule's default
+    QCOMPARE(optimizer.hyperparameters.eps, std::optional<double>(1e-9));
     QVERIFY(optimizer.semantics == (std::vector<core::Semantics>{core::Semantics::Lazy, core::Semantics::Masked}));
     QCOMPARE(optimizer.gradients, QStringList{QStringLiteral("/g1")});
     QCOMPARE(optimizer.mask, QStringLiteral("/ink"));

@@ -33,6 +33,9 @@ struct OptimizerRun {
     core::RowRange rows;
     std::int64_t totalRows = 0;
     core::SemanticsComparison comparison;
+    // The Applys in effect on the parameter when it ran (TensorDocument::appliedRecipes): its
+    // results are stale once the values shown have others.
+    QStringList appliedRecipes;
 };
 
 } // namespace sparsity::ui

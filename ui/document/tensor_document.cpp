@@ -423,6 +423,21 @@ std::optional<std::size_t> TensorDocument::optimizerRunIndexOf(std::int64_t flat
     return index;
 }
 
+QStringList TensorDocument::appliedRecipes() const
+{
+    QStringList recipes;
+    for (const auto &a : m_applications)
+        recipes << QStringLiteral("%1 %2: %3 -> %4 nonzeros").arg(a.element, a.recipe).arg(a.nnzBefore).arg(a.nnzAfter);
+    return recipes;
+}
+
+bool TensorDocument::optimizerRunIsStale() const
+{
+    const auto &run = m_optimizerRun;
+    return run && run->param == ElementRef{m_source.filePath, m_source.elementPath} && run->rows.begin == m_source.firstRow
+           && run->appliedRecipes != appliedRecipes();
+}
+
 bool TensorDocument::optimizerRunOf(const QString &filePath) const
 {
     return m_optimizerRun && ofFile(m_optimizerRun->param.file, filePath);

@@ -199,6 +199,12 @@ public:
     // Where the loaded element `flat` is in the Optimizer run's tensors, when the run stepped it
     // (the tensor shown, and the element's row among the rows the run stepped); else nullopt.
     std::optional<std::size_t> optimizerRunIndexOf(std::int64_t flat) const;
+    // The Applys in effect on the values shown, one line each: what a run records of the
+    // parameter it started from.
+    QStringList appliedRecipes() const;
+    // Whether the run stepped the tensor shown from values that have changed since (an Apply,
+    // or its Undo): its results are not those of the values shown.
+    bool optimizerRunIsStale() const;
     void changeOptimizerRun(std::shared_ptr<const OptimizerRun> run);
     // The Gradcheck panel's last run (undoable); null before the first. `pictures`, one per
     // input of its report, are its Jacobians' maps made with it on the job's thread.

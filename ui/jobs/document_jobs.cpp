@@ -149,6 +149,7 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
     run->param = {source.filePath, source.elementPath};
     run->rows = rows;
     run->totalRows = windowed ? m_document->totalRows() : rows.count();
+    run->appliedRecipes = m_document->appliedRecipes(); // of the values stepped (the tensor shown)
     run->description = tr("%1 (%2, %3) lr %4 on %5, %6 step(s): %7; %8")
                            .arg(QString::fromUtf8(core::optimizerName(request.kind).data()),
                                 QString::fromUtf8(core::ruleName(request.rule).data()),

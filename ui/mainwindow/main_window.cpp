@@ -158,7 +158,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
             [this](const GradcheckPanelRequest &r) { m_documentJobs->runGradcheck(r); });
     connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::offerElements);
     connect(m_document, &TensorDocument::tensorChanged, this, &MainWindow::updateTitle);
-    connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+    connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateModified);
+    // The forms outside the undo history change the workspace too (a learning rate typed).
+    connect(m_optimizer, &OptimizerPanel::choicesChanged, this, &MainWindow::updateModified);
+    connect(m_gradcheck, &GradcheckPanel::choicesChanged, this, &MainWindow::updateModified);
     // Undoing an edit of a tensor not shown brings that tensor back on screen.
     connect(m_document, &TensorDocument::showRequested, this, [this](const TensorSource &source) {
         selectElement(source.elementPath, source.filePath);
@@ -274,9 +277,17 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_savedForms = formsJson(workspace()); // the forms as they start: nothing changed yet
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The document's undo stack says it is clean as it is destroyed, after this window's
+    // members: nothing may reach updateModified() then.
+    disconnect(m_document->undoStack(), nullptr, this, nullptr);
+    disconnect(m_optimizer, nullptr, this, nullptr);
+    disconnect(m_gradcheck, nullptr, this, nullptr);
+}
 
 QDockWidget *
 MainWindow::addDock(const QString &title, const QString &objectName, QWidget *widget, Qt::DockWidgetArea area, bool scrolls)
@@ -608,6 +619,18 @@ bool MainWindow::confirmDropping(const QString &what)
     return box.exec() == QMessageBox::Discard;
 }
 
+void MainWindow::markSaved()
+{
+    m_document->undoStack()->setClean();
+    m_savedForms = formsJson(workspace());
+    updateModified();
+}
+
+void MainWindow::updateModified()
+{
+    setWindowModified(!m_document->undoStack()->isClean() || formsJson(workspace()) != m_savedForms);
+}
+
 void MainWindow::updateTitle()
 {
     const auto &source = m_document->source();
@@ -822,7 +845,7 @@ bool MainWindow::saveWorkspaceTo(const QString &path)
         return false;
     }
     m_workspacePath = path;
-    m_document->undoStack()->setClean();
+    markSaved();
     updateTitle();
     m_statusBar->showWholeMessage(tr("Saved workspace %1").arg(path), 8000);
     return true;
@@ -867,8 +890,8 @@ bool MainWindow::openWorkspace(const QString &path)
         m_document->setSlice(dim, w.slice[dim]);
     m_document->setSelection(w.selection);
     m_document->changeAllSparsifiers(w.sparsifier, w.datasetSparsifiers);
-    if (w.gradcheck)
-        m_gradcheck->setRequest(*w.gradcheck);
+    // A workspace saved without a Gradcheck form had an empty one: the one typed since goes.
+    m_gradcheck->setRequest(w.gradcheck.value_or(GradcheckPanelRequest{}));
     m_document->changeExportSettings(w.exportSettings);
     if (w.optimizer)
         m_optimizer->setRequest(*w.optimizer);
@@ -880,6 +903,7 @@ bool MainWindow::openWorkspace(const QString &path)
     // As saved: nothing to ask about yet, and nothing to undo (an Undo would take the
     // workspace's own recipes back).
     m_document->undoStack()->clear();
+    markSaved();
     updateTitle();
     m_statusBar->showWholeMessage(tr("Opened workspace %1").arg(path), 8000);
     return complete;

@@ -138,6 +138,10 @@ private:
     // Asks before dropping results no workspace keeps (`what`: which); true on Discard.
     bool confirmDropping(const QString &what);
     void updateTitle(); // the shown tensor's file and path, and the unsaved mark
+    // The unsaved mark: an edit since the workspace was last saved or opened (the undo
+    // history's clean state), or a panel form that differs from the one saved then.
+    void updateModified();
+    void markSaved(); // the workspace as it stands is the one saved or opened
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
 
@@ -160,6 +164,7 @@ private:
     DocumentJobs *m_documentJobs = nullptr;
     IssuesModel *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
+    std::string m_savedForms;          // formsJson() of the workspace last saved or opened (or at start)
     QString m_workspacePath;           // the workspace last opened or saved (Save in maybeSave)
     std::int64_t m_firstRowToShow = 0; // the next showSelected()'s first row (openFile sets it)
     QDockWidget *m_issuesDock = nullptr;

@@ -109,6 +109,10 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
     layout->addWidget(m_findings, 2);
 
     connect(m_expression, &QLineEdit::textChanged, this, &GradcheckPanel::checkExpression);
+    connect(m_expression, &QLineEdit::textChanged, this, &GradcheckPanel::choicesChanged);
+    for (auto *box : {m_masked, m_fast})
+        connect(box, &QCheckBox::toggled, this, &GradcheckPanel::choicesChanged);
+    connect(m_eps, &QDoubleSpinBox::valueChanged, this, &GradcheckPanel::choicesChanged);
     connect(run, &QPushButton::clicked, this, [this] {
         if (!expressionError().isEmpty())
             return showFailure(tr("the expression does not parse"));
@@ -187,6 +191,7 @@ void GradcheckPanel::checkExpression()
             const auto key = chooser->itemData(index, kBindingRole).toStringList();
             if (key.size() == 2)
                 m_bindings[name] = ElementRef{key[0], key[1]};
+            emit choicesChanged();
         });
         m_inputsForm->addRow(name, chooser);
         m_inputChoosers[name] = chooser;

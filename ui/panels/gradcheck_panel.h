@@ -58,6 +58,8 @@ public:
 
 signals:
     void runRequested(const sparsity::ui::GradcheckPanelRequest &request);
+    // Any change of the form (what request() gives): the workspace has changed.
+    void choicesChanged();
 
 private:
     void checkExpression();

@@ -17,11 +17,15 @@ InspectorPanel::InspectorPanel(TensorDocument *document, QWidget *parent)
 {
     for (auto *label : {m_coordinates, m_value, m_specified, m_preview, m_states, m_selection})
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Long lines wrap rather than widen the dock (an Adam run's states under three semantics).
     m_selection->setWordWrap(true);
+    m_states->setWordWrap(true);
     auto *form = new QFormLayout(this);
     form->addRow(tr("Element"), m_coordinates);
     form->addRow(tr("Value"), m_value);
-    form->addRow(tr("Mask bit"), m_specified);
+    // The tensor's own mask bit (a masked_tensor's specified elements), not the Optimizer's
+    // --mask: "Mask bit" was read as the latter.
+    form->addRow(tr("Specified"), m_specified);
     form->addRow(tr("Sparsifier"), m_preview);
     form->addRow(tr("Optimizer"), m_states);
     form->addRow(tr("Selection"), m_selection);
@@ -30,6 +34,7 @@ InspectorPanel::InspectorPanel(TensorDocument *document, QWidget *parent)
     connect(document, &TensorDocument::sparsifierChanged, this, &InspectorPanel::showElement);
     connect(document, &TensorDocument::selectionChanged, this, &InspectorPanel::showElement);
     connect(document, &TensorDocument::optimizerRunChanged, this, &InspectorPanel::showElement);
+    connect(document, &TensorDocument::applicationsChanged, this, &InspectorPanel::showElement); // a run may go stale
     connect(document, &TensorDocument::selectionChanged, this, &InspectorPanel::showSelection);
     connect(document, &TensorDocument::tensorChanged, this, &InspectorPanel::showSelection);
     showElement();
@@ -96,6 +101,8 @@ void InspectorPanel::showElement()
     QStringList states;
     for (const auto &[semantics, line] : lines)
         states << semantics.join(QStringLiteral(", ")) + QStringLiteral(": ") + line;
+    if (!states.isEmpty() && m_document->optimizerRunIsStale())
+        states.prepend(tr("stale (the values changed since the run; Run again):"));
     if (!states.isEmpty())
         m_states->setText(states.join(QLatin1Char('\n')));
     else if (run && run->param == ElementRef{m_document->source().filePath, m_document->source().elementPath})

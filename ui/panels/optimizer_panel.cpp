@@ -7,18 +7,23 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDoubleValidator>
 #include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 namespace sparsity::ui {
 namespace {
@@ -45,6 +50,32 @@ QDoubleSpinBox *hyperparameterBox(const QString &name, double value)
     return box;
 }
 
+// A hyperparameter whose empty field means the rule's default (shown as its placeholder), in C
+// notation (1e-08) whatever the locale.
+QLineEdit *defaultableField(const QString &name)
+{
+    auto *field = new QLineEdit;
+    field->setObjectName(name);
+    auto *validator = new QDoubleValidator(field);
+    validator->setLocale(QLocale::c());
+    field->setValidator(validator);
+    return field;
+}
+
+// The field's number; unset when it is empty. Text that is not a number yet ("1e") is NaN,
+// which the run refuses by name rather than quietly taking the default.
+std::optional<double> numberIn(const QLineEdit *field)
+{
+    const auto text = field->text().trimmed();
+    if (text.isEmpty())
+        return std::nullopt;
+    bool ok = false;
+    const double value = QLocale::c().toDouble(text, &ok);
+    return ok ? value : std::numeric_limits<double>::quiet_NaN();
+}
+
+QString fieldText(std::optional<double> value) { return value ? QLocale::c().toString(*value, 'g', 10) : QString(); }
+
 } // namespace
 
 OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWidget(parent), m_document(document)
@@ -67,7 +98,9 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_lr = hyperparameterBox(QStringLiteral("optimizer.lr"), 0.1);
     m_weightDecay = hyperparameterBox(QStringLiteral("optimizer.weight_decay"), 0.0);
     m_momentum = hyperparameterBox(QStringLiteral("optimizer.momentum"), 0.0);
-    m_momentum->setToolTip(tr("SGD only"));
+    m_beta1 = defaultableField(QStringLiteral("optimizer.beta1"));
+    m_beta2 = defaultableField(QStringLiteral("optimizer.beta2"));
+    m_eps = defaultableField(QStringLiteral("optimizer.eps"));
     m_dense = new QCheckBox(tr("dense"));
     m_lazy = new QCheckBox(tr("lazy"));
     m_masked = new QCheckBox(tr("masked"));
@@ -96,6 +129,11 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     form->addRow(tr("Learning rate"), m_lr);
     form->addRow(tr("Weight decay"), m_weightDecay);
     form->addRow(tr("Momentum"), m_momentum);
+    auto *betas = new QHBoxLayout;
+    betas->addWidget(m_beta1);
+    betas->addWidget(m_beta2);
+    form->addRow(tr("Betas"), betas);
+    form->addRow(tr("Eps"), m_eps);
     form->addRow(tr("Semantics"), semantics);
     form->addRow(tr("Gradients"), m_gradients);
     form->addRow(tr("Mask"), m_mask);
@@ -135,8 +173,22 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     connect(m_mask, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_maskChoice = index > 0 ? m_mask->currentText() : QString(); });
     connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
+    connect(m_optimizer, &QComboBox::currentIndexChanged, this, &OptimizerPanel::offerParameters);
+    connect(m_rule, &QComboBox::currentIndexChanged, this, &OptimizerPanel::offerParameters);
+    for (auto *box : {m_optimizer, m_rule, m_mask})
+        connect(box, &QComboBox::currentIndexChanged, this, &OptimizerPanel::choicesChanged);
+    for (auto *box : {m_lr, m_weightDecay, m_momentum})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &OptimizerPanel::choicesChanged);
+    for (auto *field : {m_beta1, m_beta2, m_eps})
+        connect(field, &QLineEdit::textChanged, this, &OptimizerPanel::choicesChanged);
+    for (auto *box : {m_dense, m_lazy, m_masked})
+        connect(box, &QCheckBox::toggled, this, &OptimizerPanel::choicesChanged);
+    connect(m_gradients, &QListWidget::itemChanged, this, &OptimizerPanel::choicesChanged);
+    offerParameters();
     connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
+    connect(document, &TensorDocument::applicationsChanged, this, &OptimizerPanel::showSummary);
+    connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::showSummary);
     connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::showChosenView); // links follow the tensor shown
     connect(document, &TensorDocument::tensorChanged, this, &OptimizerPanel::markUnfitElements);
     showRun();
@@ -247,22 +299,48 @@ void OptimizerPanel::showFailure(const QString &error)
     m_summary->setStyleSheet(QStringLiteral("color: #b00020"));
 }
 
-OptimizerRequest OptimizerPanel::request() const
+// The form's fields as they stand, whether the optimizer has them or not (a workspace keeps
+// a beta typed before switching to sgd); no gradients or mask.
+OptimizerRequest OptimizerPanel::fieldValues() const
 {
     OptimizerRequest r;
     r.kind = core::parseOptimizer(m_optimizer->currentText().toStdString());
     r.rule = core::parseRule(m_rule->currentText().toStdString());
-    r.hyperparameters.lr = m_lr->value();
+    auto &hp = r.hyperparameters;
+    hp.lr = m_lr->value();
     if (m_weightDecay->value() > 0.0)
-        r.hyperparameters.weightDecay = m_weightDecay->value();
-    if (r.kind == core::OptimizerKind::Sgd && m_momentum->value() > 0.0)
-        r.hyperparameters.momentum = m_momentum->value();
+        hp.weightDecay = m_weightDecay->value();
+    if (m_momentum->value() > 0.0)
+        hp.momentum = m_momentum->value();
+    hp.beta1 = numberIn(m_beta1);
+    hp.beta2 = numberIn(m_beta2);
+    hp.eps = numberIn(m_eps);
     if (m_dense->isChecked())
         r.semantics.push_back(core::Semantics::Dense);
     if (m_lazy->isChecked())
         r.semantics.push_back(core::Semantics::Lazy);
     if (m_masked->isChecked())
         r.semantics.push_back(core::Semantics::Masked);
+    r.device = m_device->currentText() == QStringLiteral("cuda") ? core::Device::Cuda : core::Device::Cpu;
+    return r;
+}
+
+OptimizerRequest OptimizerPanel::request() const
+{
+    auto r = fieldValues();
+    // Only what the optimizer has under the rule: the others are greyed out (offerParameters).
+    const auto offered = core::parametersOf(r.kind, r.rule);
+    auto &hp = r.hyperparameters;
+    if (!offered.weightDecay)
+        hp.weightDecay.reset();
+    if (!offered.momentum)
+        hp.momentum.reset();
+    if (!offered.betas) {
+        hp.beta1.reset();
+        hp.beta2.reset();
+    }
+    if (!offered.eps)
+        hp.eps.reset();
     for (int row = 0; row < m_gradients->count(); ++row)
         if (m_gradients->item(row)->checkState() == Qt::Checked)
             r.gradients << m_gradients->item(row)->text();
@@ -271,16 +349,41 @@ OptimizerRequest OptimizerPanel::request() const
     r.mask = m_mask->currentIndex() > 0 ? m_mask->currentText() : QString();
     if (m_mask->count() <= 1) // nothing listed right now: the choice as it stands
         r.mask = m_maskChoice;
-    r.device = m_device->currentText() == QStringLiteral("cuda") ? core::Device::Cuda : core::Device::Cpu;
     return r;
 }
 
 OptimizerRequest OptimizerPanel::choices() const
 {
-    auto r = request();
+    auto r = fieldValues();
     r.gradients = m_ticked;
     r.mask = m_maskChoice;
     return r;
+}
+
+void OptimizerPanel::offerParameters()
+{
+    const auto kind = core::parseOptimizer(m_optimizer->currentText().toStdString());
+    const auto rule = core::parseRule(m_rule->currentText().toStdString());
+    const auto offered = core::parametersOf(kind, rule);
+    core::HyperparameterInput given;
+    given.lr = m_lr->value(); // sgd under torch has no default lr
+    const auto defaults = core::resolveOptions(kind, core::Semantics::Dense, rule, given).hp;
+    const auto notAnOption =
+        tr("Not an option of %1 under the %2 rule")
+            .arg(QString::fromUtf8(core::optimizerName(kind).data()), QString::fromUtf8(core::ruleName(rule).data()));
+    const auto offer = [&](QWidget *field, bool has, const QString &tip) {
+        field->setEnabled(has);
+        field->setToolTip(has ? tip : notAnOption);
+    };
+    offer(m_weightDecay, offered.weightDecay, QString());
+    offer(m_momentum, offered.momentum, QString());
+    offer(m_beta1, offered.betas, tr("beta1: empty for the default"));
+    offer(m_beta2, offered.betas, tr("beta2: empty for the default"));
+    offer(m_eps, offered.eps, tr("Empty for the default"));
+    // A greyed-out field shows no default: it has none under this optimizer.
+    m_beta1->setPlaceholderText(offered.betas ? fieldText(defaults.beta1) : QString());
+    m_beta2->setPlaceholderText(offered.betas ? fieldText(defaults.beta2) : QString());
+    m_eps->setPlaceholderText(offered.eps ? fieldText(defaults.eps) : QString());
 }
 
 void OptimizerPanel::setRequest(const OptimizerRequest &r)
@@ -291,6 +394,9 @@ void OptimizerPanel::setRequest(const OptimizerRequest &r)
     m_lr->setValue(r.hyperparameters.lr.value_or(0.1));
     m_weightDecay->setValue(r.hyperparameters.weightDecay.value_or(0.0));
     m_momentum->setValue(r.hyperparameters.momentum.value_or(0.0));
+    m_beta1->setText(fieldText(r.hyperparameters.beta1));
+    m_beta2->setText(fieldText(r.hyperparameters.beta2));
+    m_eps->setText(fieldText(r.hyperparameters.eps));
     const auto has = [&r](core::Semantics s) {
         return std::find(r.semantics.begin(), r.semantics.end(), s) != r.semantics.end();
     };
@@ -329,9 +435,17 @@ void OptimizerPanel::showRun()
         }
         m_view->setCurrentIndex(std::max(0, m_view->findText(chosen)));
     }
-    m_summary->setText(run ? run->description : tr("Choose gradients and semantics, then Run."));
-    m_summary->setStyleSheet(QString());
+    showSummary();
     showChosenView();
+}
+
+void OptimizerPanel::showSummary()
+{
+    const auto &run = m_document->optimizerRun();
+    const bool stale = m_document->optimizerRunIsStale();
+    const auto text = run ? run->description : tr("Choose gradients and semantics, then Run.");
+    m_summary->setText(stale ? tr("%1 — stale: the values shown changed since (Apply or Undo); Run again").arg(text) : text);
+    m_summary->setStyleSheet(stale ? QStringLiteral("color: #b00020") : QString());
 }
 
 void OptimizerPanel::showChosenView()

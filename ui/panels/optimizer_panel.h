@@ -16,6 +16,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QTableView;
@@ -63,6 +64,8 @@ public:
 
 signals:
     void runRequested(const sparsity::ui::OptimizerRequest &request);
+    // Any change of the form (what choices() gives): the workspace has changed.
+    void choicesChanged();
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -70,8 +73,13 @@ protected:
 
 private:
     void fitGradientList();
+    // Enables the hyperparameters the optimizer has under the rule (core::parametersOf), and
+    // shows the rule's defaults in the empty ones.
+    void offerParameters();
+    OptimizerRequest fieldValues() const;
 
     void showChosenView();
+    void showSummary(); // the run's description, and whether it is stale
     // Greys out the gradients and masks that do not have the parameter's shape.
     void markUnfitElements();
     // Why `path` cannot be the shown parameter's gradient or mask; empty when it can.
@@ -81,6 +89,7 @@ private:
     QComboBox *m_optimizer, *m_rule, *m_mask, *m_view;
     QPointer<QComboBox> m_device;
     QDoubleSpinBox *m_lr, *m_weightDecay, *m_momentum;
+    QLineEdit *m_beta1, *m_beta2, *m_eps; // empty: the rule's default
     QCheckBox *m_dense, *m_lazy, *m_masked;
     QListWidget *m_gradients;
     QPushButton *m_run;

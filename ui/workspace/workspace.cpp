@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QSaveFile>
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 
 namespace sparsity::ui {
@@ -17,7 +18,7 @@ QString qtext(const std::string &s) { return QString::fromStdString(s); }
 
 } // namespace
 
-void saveWorkspace(const Workspace &w, const QString &path)
+std::string workspaceJson(const Workspace &w)
 {
     nlohmann::ordered_json root{{"version", 1}};
     nlohmann::ordered_json files = nlohmann::ordered_json::array();
@@ -64,6 +65,11 @@ void saveWorkspace(const Workspace &w, const QString &path)
                              {"semantics", semantics},
                              {"grads", grads},
                              {"mask", text(o.mask)}};
+        // Empty fields (the rule's defaults) are left out, and so is text that is not a number yet.
+        for (const auto &[key, value] : {std::pair{"beta1", o.hyperparameters.beta1}, std::pair{"beta2", o.hyperparameters.beta2},
+                                         std::pair{"eps", o.hyperparameters.eps}})
+            if (value && std::isfinite(*value))
+                root["optimizer"][key] = *value;
     }
     if (w.gradcheck) {
         const auto &g = *w.gradcheck;
@@ -78,7 +84,20 @@ void saveWorkspace(const Workspace &w, const QString &path)
                              {"eps", g.options.eps}};
     }
     root["window"] = {{"geometry", w.windowGeometry.toBase64().toStdString()}, {"state", w.windowState.toBase64().toStdString()}};
-    const std::string json = root.dump(2) + "\n";
+    return root.dump(2) + "\n";
+}
+
+std::string formsJson(const Workspace &w)
+{
+    Workspace forms;
+    forms.optimizer = w.optimizer;
+    forms.gradcheck = w.gradcheck;
+    return workspaceJson(forms);
+}
+
+void saveWorkspace(const Workspace &w, const QString &path)
+{
+    const std::string json = workspaceJson(w);
     // QSaveFile writes a temporary file and renames it over the target on commit.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(json.data(), static_cast<qint64>(json.size())) < 0 || !file.commit())
@@ -175,6 +194,9 @@ Workspace loadWorkspace(const QString &path)
         r.hyperparameters.lr = o->number("lr");
         r.hyperparameters.weightDecay = o->number("weight_decay");
         r.hyperparameters.momentum = o->number("momentum");
+        r.hyperparameters.beta1 = o->number("beta1");
+        r.hyperparameters.beta2 = o->number("beta2");
+        r.hyperparameters.eps = o->number("eps");
         for (const auto &s : o->strings("semantics")) {
             try {
                 r.semantics.push_back(core::parseSemantics(s));
