@@ -1,7 +1,9 @@
 // The browser model against QAbstractItemModelTester, on the bundled sample.
+#include "ui/document/file_labels.h"
 #include "ui/models/h5_browser_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,6 +20,7 @@ private slots:
     void badFileLeavesModelUnchanged();
     void removeFile();
     void closingAFileKeepsTheRowsBelow();
+    void filesOfOneNameShowTheirFolders();
 };
 
 static const QString kSample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
@@ -100,6 +103,28 @@ void TestH5BrowserModel::closingAFileKeepsTheRowsBelow()
     model.removeFile(0);
     QVERIFY(!row.isValid());
     QCOMPARE(model.element(model.index(0, 0)), nullptr);
+}
+
+// Two open files named sample.h5 are told apart by their folders (the Files panel, and the
+// title and Gradcheck inputs through fileLabel); closing one makes the other's name plain.
+void TestH5BrowserModel::filesOfOneNameShowTheirFolders()
+{
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("sample.h5"));
+    QVERIFY(QFile::copy(kSample, copy));
+    H5BrowserModel model;
+    QVERIFY(model.addFile(kSample));
+    QCOMPARE(model.index(0, H5BrowserModel::Name).data().toString(), QStringLiteral("sample.h5"));
+    QSignalSpy relabelled(&model, &QAbstractItemModel::dataChanged);
+    QVERIFY(model.addFile(copy));
+    QVERIFY(!relabelled.isEmpty());
+    QCOMPARE(model.index(0, H5BrowserModel::Name).data().toString(),
+             QStringLiteral("sample.h5 — %1").arg(sparsity::ui::shownFolder(kSample)));
+    QCOMPARE(model.index(1, H5BrowserModel::Name).data().toString(),
+             QStringLiteral("sample.h5 — %1").arg(sparsity::ui::shownFolder(copy)));
+    QVERIFY(model.fileLabel(kSample) != model.fileLabel(copy));
+    model.removeFile(0);
+    QCOMPARE(model.index(0, H5BrowserModel::Name).data().toString(), QStringLiteral("sample.h5"));
 }
 
 QTEST_MAIN(TestH5BrowserModel)

@@ -636,7 +636,7 @@ void MainWindow::updateTitle()
     const auto &source = m_document->source();
     QString shown;
     if (!source.filePath.isEmpty())
-        shown = QStringLiteral("%1 %2 — ").arg(QFileInfo(source.filePath).fileName(), source.elementPath);
+        shown = QStringLiteral("%1 %2 — ").arg(m_model->fileLabel(source.filePath), source.elementPath);
     else if (!m_workspacePath.isEmpty())
         shown = QFileInfo(m_workspacePath).fileName() + QStringLiteral(" — ");
     setWindowTitle(shown + tr("Sparsity Workbench") + QStringLiteral("[*]"));
@@ -709,7 +709,7 @@ void MainWindow::showLoad(const TensorLoad &load)
     for (const auto &note : issuesFromReport(load.notes))
         addIssue(note);
     const auto &window = load.window;
-    const auto title = QStringLiteral("%1  %2").arg(QFileInfo(load.element.file).fileName(), load.element.path);
+    const auto title = QStringLiteral("%1  %2").arg(m_model->fileLabel(load.element.file), load.element.path);
     m_document->setTensor(title, load.tensor, window.totalRows,
                           TensorSource{load.element.file, load.element.path, window.firstRow});
     // The scroll bar walks a table too large to load whole, one window of rows at a time.

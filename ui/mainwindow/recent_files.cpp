@@ -1,5 +1,7 @@
 #include "ui/mainwindow/recent_files.h"
 
+#include "ui/document/file_labels.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
@@ -9,17 +11,6 @@ namespace sparsity::ui {
 namespace {
 
 const QString kKey = QStringLiteral("recentFiles");
-
-QString shownFolder(const QString &path)
-{
-    const QString folder = QFileInfo(path).absolutePath();
-    const QString home = QDir::homePath();
-    if (folder == home)
-        return QStringLiteral("~");
-    if (folder.startsWith(home + QLatin1Char('/')))
-        return QDir::toNativeSeparators(QStringLiteral("~") + folder.mid(home.size()));
-    return QDir::toNativeSeparators(folder);
-}
 
 QStringList deduplicated(const QStringList &paths)
 {
@@ -55,13 +46,8 @@ QStringList rememberRecentFile(const QString &path, int limit)
 QStringList recentFileLabels(const QStringList &paths)
 {
     QStringList labels;
-    for (const auto &path : paths) {
-        const QString name = QFileInfo(path).fileName();
-        const bool shared = std::count_if(paths.begin(), paths.end(),
-                                          [&name](const QString &other) { return QFileInfo(other).fileName() == name; })
-                            > 1;
-        labels << (shared ? QStringLiteral("%1 — %2").arg(name, shownFolder(path)) : name);
-    }
+    for (const auto &path : paths)
+        labels << fileLabel(path, paths);
     return labels;
 }
 

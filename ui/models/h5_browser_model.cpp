@@ -1,6 +1,7 @@
 #include "ui/models/h5_browser_model.h"
 
 #include "core/util/errors.h"
+#include "ui/document/file_labels.h"
 
 #include <QFileInfo>
 
@@ -34,7 +35,14 @@ bool H5BrowserModel::addFile(const QString &path, core::ValidationReport *notes)
     beginInsertRows({}, row, row);
     m_files.push_back(std::move(file));
     endInsertRows();
+    relabelFiles();
     return true;
+}
+
+void H5BrowserModel::relabelFiles()
+{
+    if (!m_files.empty())
+        emit dataChanged(index(0, Name), index(fileCount() - 1, Name), {Qt::DisplayRole});
 }
 
 void H5BrowserModel::removeFile(int row)
@@ -44,6 +52,7 @@ void H5BrowserModel::removeFile(int row)
     beginRemoveRows({}, row, row);
     m_files.erase(m_files.begin() + row);
     endRemoveRows();
+    relabelFiles();
 }
 
 int H5BrowserModel::rowOfFile(quintptr id) const
@@ -67,6 +76,16 @@ QString H5BrowserModel::filePath(const QModelIndex &index) const
     const auto *file = fileOf(index);
     return file ? file->path : QString();
 }
+
+QStringList H5BrowserModel::filePaths() const
+{
+    QStringList paths;
+    for (const auto &file : m_files)
+        paths << file.path;
+    return paths;
+}
+
+QString H5BrowserModel::fileLabel(const QString &path) const { return ui::fileLabel(path, filePaths()); }
 
 QModelIndex H5BrowserModel::fileIndex(const QString &path) const
 {
@@ -159,7 +178,7 @@ QVariant H5BrowserModel::data(const QModelIndex &index, int role) const
     if (index.internalId() == kFileRow) {
         const auto &file = m_files[static_cast<std::size_t>(index.row())];
         if (role == Qt::DisplayRole && index.column() == Name)
-            return QFileInfo(file.path).fileName();
+            return fileLabel(file.path);
         if (role == Qt::ToolTipRole)
             return file.path;
         if (role == Qt::DisplayRole && index.column() == Shape)

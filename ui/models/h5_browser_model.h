@@ -27,6 +27,10 @@ public:
     int fileCount() const { return static_cast<int>(m_files.size()); }
     QString errorString() const { return m_error; }
     QString filePath(const QModelIndex &index) const;
+    // Every open file's path, in the order listed.
+    QStringList filePaths() const;
+    // How the Files panel names the open file `path`: fileLabel() among the open files.
+    QString fileLabel(const QString &path) const;
     // The row of the open file `path` (absolute); invalid when it is not open.
     QModelIndex fileIndex(const QString &path) const;
     // The element behind an element row; nullptr for file rows.
@@ -43,6 +47,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    // A file opened or closed may make another's name shared or unique: its label changes.
+    void relabelFiles();
+
     struct OpenFile {
         QString path;
         std::vector<core::ElementInfo> elements;

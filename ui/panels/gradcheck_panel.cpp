@@ -1,6 +1,7 @@
 #include "ui/panels/gradcheck_panel.h"
 
 #include "core/expr/expression.h"
+#include "ui/document/file_labels.h"
 #include "ui/document/tensor_document.h"
 #include "ui/views/matrix_view.h"
 
@@ -200,9 +201,12 @@ void GradcheckPanel::checkExpression()
 
 void GradcheckPanel::addElementItem(QComboBox *chooser, const ElementRef &element, const QString &suffix) const
 {
-    const QString text = element.file == m_currentFile
-                             ? element.path
-                             : QStringLiteral("%1:%2").arg(QFileInfo(element.file).fileName(), element.path);
+    QStringList files; // the open ones, to tell apart two files of one name
+    for (const auto &open : m_elements)
+        if (!files.contains(open.file))
+            files << open.file;
+    const QString text =
+        element.file == m_currentFile ? element.path : QStringLiteral("%1:%2").arg(fileLabel(element.file, files), element.path);
     chooser->addItem(text + suffix);
     chooser->setItemData(chooser->count() - 1, bindingKey(element), kBindingRole);
     chooser->setItemData(chooser->count() - 1, QStringLiteral("%1:%2").arg(element.file, element.path), Qt::ToolTipRole);
