@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 
 namespace sparsity::core {
 namespace {
@@ -766,11 +767,23 @@ std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, Count
     return count;
 }
 
+namespace {
+constexpr std::string_view kConverted = "converted "; // how a conversion notice begins
+} // namespace
+
 void noteConversion(ValidationReport *report, const std::string &where, DType stored)
 {
     if (report && stored != DType::Float32 && stored != DType::Float64)
         report->add(Severity::Notice, "", where,
-                    "converted " + std::string(dtypeName(stored)) + " to " + std::string(dtypeName(computeTypeFor(stored))));
+                    std::string(kConverted) + std::string(dtypeName(stored)) + " to "
+                        + std::string(dtypeName(computeTypeFor(stored))));
+}
+
+void appendAllButConversions(ValidationReport &report, const ValidationReport &notes)
+{
+    for (const auto &f : notes.findings())
+        if (!(f.invariant.empty() && f.detail.starts_with(kConverted)))
+            report.add(f.severity, f.invariant, f.location, f.detail);
 }
 
 } // namespace sparsity::core

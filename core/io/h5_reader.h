@@ -126,6 +126,10 @@ private:
 // The notice every read of a non-float dataset gives: "converted int64 to float64" (nothing
 // for float32 and float64, or without a report).
 void noteConversion(ValidationReport *report, const std::string &where, DType stored);
+// Appends `notes` to `report` less their conversion notices: for a step's --mask, whose
+// nonzeros are the mask whatever its type. Its other notices (a sparse mask's duplicates
+// summed, which can change what is in it) still reach the user.
+void appendAllButConversions(ValidationReport &report, const ValidationReport &notes);
 
 // One rank's part of a count shared by `size` ranks: the parts sum to the whole count.
 struct CountShare {

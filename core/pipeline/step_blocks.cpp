@@ -82,8 +82,11 @@ public:
         // A plain dense parameter is read straight into the blocks; another is read as readTensor
         // reads it (which notes a conversion), then densified.
         m_param.emplace(sources.param(), sources.paramPath, plan.param, &report);
-        if (plan.maskReadWhole) // no conversion notice for the mask, as the whole step reads it
-            m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, nullptr);
+        if (plan.maskReadWhole) { // its notices as the whole step gives them (no conversion)
+            ValidationReport maskNotes;
+            m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &maskNotes);
+            appendAllButConversions(report, maskNotes);
+        }
         for (std::size_t g = 0; g < request.grads.size(); ++g)
             if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
                 m_rowSparseReaders.try_emplace(g, sources.input, request.grads[g], &report);
@@ -283,12 +286,16 @@ public:
     // The rows `rows` of --mask (none without one): read, or filled from the mask read once (its
     // stored values summed from 0, so an element is in the mask where densifying the whole
     // mask gives a nonzero).
-    std::optional<Tensor> readMaskRows(RowRange rows)
+    std::optional<Tensor> readMaskRows(RowRange rows, bool first)
     {
         if (!m_request.mask)
             return std::nullopt;
-        if (!m_maskWhole)
-            return readTensor(m_sources.input, *m_request.mask, nullptr, rows);
+        if (!m_maskWhole) {
+            ValidationReport maskNotes; // the first block's, as for the gradients (no conversion)
+            auto mask = readTensor(m_sources.input, *m_request.mask, first ? &maskNotes : nullptr, rows);
+            appendAllButConversions(m_report, maskNotes);
+            return mask;
+        }
         return Tensor(Storage{m_maskWhole->rows(rows)});
     }
 
@@ -478,7 +485,7 @@ StepReport stepAs(const StepRequest &request,
                 return;
             auto read = stepper->read(block);
             const auto gradients = stepper->readGradientRows(block, k == 0);
-            const auto mask = stepper->readMaskRows(block);
+            const auto mask = stepper->readMaskRows(block, k == 0);
             const auto computeStart = Clock::now();
             const auto initialLastUpdate = read.state.lastUpdate;
             // Every run from the block as read; the last one takes it (no copy without --compare).

@@ -51,8 +51,11 @@ Inputs readInputs(const StepRequest &request, const H5File &input, ValidationRep
         report.add(Severity::Notice, "", paramWhere, "parameter densified for the step");
     for (const auto &path : request.grads)
         inputs.grads.push_back({input.where(path), readTensor(input, path, &report)});
-    if (request.mask) // its nonzeros are the mask: the type it is read in is no news (no conversion notice)
-        inputs.mask = readTensor(input, *request.mask, nullptr);
+    if (request.mask) {
+        ValidationReport maskNotes; // its nonzeros are the mask: the type it is read in is no news
+        inputs.mask = readTensor(input, *request.mask, &maskNotes);
+        appendAllButConversions(report, maskNotes);
+    }
     return inputs;
 }
 

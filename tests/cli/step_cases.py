@@ -327,6 +327,31 @@ def same_however_stored(cli, golden, work, cases):
     return compared
 
 
+def mask_notices(cli, work):
+    """A --mask is read for its nonzeros: its dtype's conversion is not noted, but what reading
+    it finds is (a csr mask's unsorted indices), streamed (a block of rows) or whole (memory
+    limit 1: one row a block)."""
+    path = os.path.join(work, "mask_notices.h5")
+    with h5py.File(path, "w") as f:
+        f["p"] = np.ones((4, 3), np.float32)
+        f["g"] = np.full((4, 3), 0.5, np.float32)
+        f["dense"] = np.array([[1, 0, 1]] * 4, bool)
+        g = f.create_group("csr")
+        tag(g, "csr_matrix")
+        g.attrs["shape"] = np.array([4, 3])
+        g["indptr"] = np.array([0, 2, 2, 3, 3], np.int64)
+        g["indices"] = np.array([2, 0, 1], np.int64)  # row 0's two indices out of order
+        g["data"] = np.ones(3, bool)
+    for mask, limit in [("/dense", "auto"), ("/csr", "auto"), ("/csr", "1")]:
+        run = subprocess.run([cli, "step", path, "-o", os.path.join(work, "mask_notices_out.h5"), "--param", "/p",
+                              "--grad", "/g", "--mask", mask, "--optimizer", "sgd", "--semantics", "masked", "--lr", "1",
+                              "--memory-limit", limit], capture_output=True, text=True)
+        check(run.returncode == 0, f"mask {mask}: {run.stderr}")
+        check("converted" not in run.stderr, f"mask {mask}: a conversion notice: {run.stderr}")
+        if mask == "/csr":
+            check("csr: CSR I7: indices were unsorted" in run.stderr, f"mask {mask} under {limit}: its notice: {run.stderr}")
+
+
 def main(cli, golden, work):
     os.makedirs(work, exist_ok=True)
     with h5py.File(golden) as f:
@@ -374,6 +399,7 @@ def main(cli, golden, work):
     check([d["semantics"] for d in div] == [["lazy", "dense"], ["lazy", "masked"]], f"divergence pairs {div}")
     param_dense = next(t for t in div[0]["tensors"] if t["name"] == "param")
     check(param_dense["max_abs_diff"] > 0 and param_dense["differing_rows"] > 0, f"lazy vs dense must differ: {div[0]}")
+    mask_notices(cli, work)
     streamed = same_however_stored(cli, golden, work, cases)
     print(f"ok: {len(cases)} golden cases through the CLI, resume equals one run, divergence reported, "
           f"{streamed} cases the same however the parameter is stored and cut")

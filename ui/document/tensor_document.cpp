@@ -434,8 +434,9 @@ QStringList TensorDocument::appliedRecipes() const
 bool TensorDocument::optimizerRunIsStale() const
 {
     const auto &run = m_optimizerRun;
-    return run && run->param == ElementRef{m_source.filePath, m_source.elementPath} && run->rows.begin == m_source.firstRow
-           && run->appliedRecipes != appliedRecipes();
+    // Whatever window of rows is shown: the Inspector shows a run's values in any window that
+    // overlaps its rows, and that window's own edits may differ from those the run stepped.
+    return run && run->param == ElementRef{m_source.filePath, m_source.elementPath} && run->appliedRecipes != appliedRecipes();
 }
 
 bool TensorDocument::optimizerRunOf(const QString &filePath) const

@@ -202,8 +202,9 @@ public:
     // The Applys in effect on the values shown, one line each: what a run records of the
     // parameter it started from.
     QStringList appliedRecipes() const;
-    // Whether the run stepped the tensor shown from values that have changed since (an Apply,
-    // or its Undo): its results are not those of the values shown.
+    // Whether the run stepped the tensor shown from values other than those shown (an Apply or
+    // its Undo since, or another window of rows with other Applys): its results are not those
+    // of the values shown.
     bool optimizerRunIsStale() const;
     void changeOptimizerRun(std::shared_ptr<const OptimizerRun> run);
     // The Gradcheck panel's last run (undoable); null before the first. `pictures`, one per

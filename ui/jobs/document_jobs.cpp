@@ -118,25 +118,33 @@ bool DocumentJobs::runOptimizer(const OptimizerRequest &request)
         const auto file = core::H5File::openRead(source.filePath.toStdString());
         // An input of another shape than the table's is refused as the whole step refuses it,
         // before its rows are taken.
-        const auto read = [&](const QString &path, auto &&requireShape) {
+        const auto read = [&](const QString &path, auto &&requireShape, core::ValidationReport &report) {
             const auto element = path.toStdString();
             if (!windowed)
-                return core::readTensor(file, element, &notes);
+                return core::readTensor(file, element, &report);
             requireShape(file.where(element), core::requireElement(file, element).shape);
-            return core::readElementRows(file, element, rows, &notes);
+            return core::readElementRows(file, element, rows, &report);
         };
         for (const auto &path : request.gradients)
-            gradients.push_back(
-                {file.where(path.toStdString()), read(path, [&](const std::string &where, const core::Shape &shape) {
-                     core::requireGradientShape(where, shape, paramShape);
-                 })});
-        if (!request.mask.isEmpty())
-            mask = read(request.mask, [&](const std::string &where, const core::Shape &shape) {
-                if (shape != paramShape)
-                    throw core::errors::mustBe(where + ": the mask",
-                                               "have the parameter's shape " + core::shapeToString(paramShape),
-                                               core::shapeToString(shape));
-            });
+            gradients.push_back({file.where(path.toStdString()), read(
+                                                                     path,
+                                                                     [&](const std::string &where, const core::Shape &shape) {
+                                                                         core::requireGradientShape(where, shape, paramShape);
+                                                                     },
+                                                                     notes)});
+        if (!request.mask.isEmpty()) {
+            core::ValidationReport maskNotes; // its nonzeros are the mask: no conversion notice
+            mask = read(
+                request.mask,
+                [&](const std::string &where, const core::Shape &shape) {
+                    if (shape != paramShape)
+                        throw core::errors::mustBe(where + ": the mask",
+                                                   "have the parameter's shape " + core::shapeToString(paramShape),
+                                                   core::shapeToString(shape));
+                },
+                maskNotes);
+            core::appendAllButConversions(notes, maskNotes);
+        }
     } catch (const core::Error &error) {
         reportNotes(notes);
         return refuse(Kind::Optimizer, what, QString::fromStdString(error.what()), place);

@@ -172,13 +172,16 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::offerElements);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &MainWindow::updateTitle); // a file label changed
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea, true);
-    // Never shorter than its rows with two more lines (an Optimizer row of three semantics):
-    // the Sparsifier above it scrolls instead. At 1280 x 720 its share of the column cut the
-    // Selection row.
-    inspectorDock->widget()->setMinimumHeight(m_inspector->sizeHint().height() + 2 * fontMetrics().lineSpacing());
+    // Never shorter than its rows with three more lines (an Optimizer row of three semantics,
+    // and a stale run's line): the Sparsifier above it scrolls instead. At 1280 x 720 its
+    // share of the column cut the Selection row.
+    auto *inspectorScroll = qobject_cast<QScrollArea *>(inspectorDock->widget());
+    inspectorScroll->setMinimumHeight(m_inspector->sizeHint().height() + 3 * fontMetrics().lineSpacing()
+                                      + 2 * inspectorScroll->frameWidth());
     // Attributes shares the Inspector's tab: a dock of its own would not fit 1280 x 720.
     m_attributes = new AttributesPanel;
     auto *attributesDock =
@@ -278,6 +281,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_savedForms = formsJson(workspace()); // the forms as they start: nothing changed yet
+    updateModified();
 }
 
 MainWindow::~MainWindow()

@@ -214,6 +214,7 @@ void GradcheckPanel::addElementItem(QComboBox *chooser, const ElementRef &elemen
 
 void GradcheckPanel::setRequest(const GradcheckPanelRequest &r)
 {
+    m_bindings.clear(); // the request's, not those of a form typed before
     for (auto it = r.inputs.begin(); it != r.inputs.end(); ++it)
         m_bindings[it.key()] = it.value();
     m_expression->setText(r.expression);

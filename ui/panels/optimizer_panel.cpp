@@ -1,5 +1,6 @@
 #include "ui/panels/optimizer_panel.h"
 
+#include "core/util/errors.h"
 #include "ui/document/tensor_document.h"
 #include "ui/models/divergence_model.h"
 #include "ui/views/matrix_view.h"
@@ -172,10 +173,13 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     });
     connect(m_mask, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_maskChoice = index > 0 ? m_mask->currentText() : QString(); });
-    connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        m_failed = false;
+        emit runRequested(request());
+    });
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, &OptimizerPanel::offerParameters);
     connect(m_rule, &QComboBox::currentIndexChanged, this, &OptimizerPanel::offerParameters);
-    for (auto *box : {m_optimizer, m_rule, m_mask})
+    for (QComboBox *box : {m_optimizer, m_rule, m_mask, m_device.data()})
         connect(box, &QComboBox::currentIndexChanged, this, &OptimizerPanel::choicesChanged);
     for (auto *box : {m_lr, m_weightDecay, m_momentum})
         connect(box, &QDoubleSpinBox::valueChanged, this, &OptimizerPanel::choicesChanged);
@@ -295,6 +299,7 @@ void OptimizerPanel::markUnfitElements()
 
 void OptimizerPanel::showFailure(const QString &error)
 {
+    m_failed = true;
     m_summary->setText(tr("Run did not happen: %1").arg(error));
     m_summary->setStyleSheet(QStringLiteral("color: #b00020"));
 }
@@ -367,7 +372,11 @@ void OptimizerPanel::offerParameters()
     const auto offered = core::parametersOf(kind, rule);
     core::HyperparameterInput given;
     given.lr = m_lr->value(); // sgd under torch has no default lr
-    const auto defaults = core::resolveOptions(kind, core::Semantics::Dense, rule, given).hp;
+    core::Hyperparameters defaults;
+    try {
+        defaults = core::resolveOptions(kind, core::Semantics::Dense, rule, given).hp;
+    } catch (const core::Error &) { // no defaults to show: the run says what is wrong
+    }
     const auto notAnOption =
         tr("Not an option of %1 under the %2 rule")
             .arg(QString::fromUtf8(core::optimizerName(kind).data()), QString::fromUtf8(core::ruleName(rule).data()));
@@ -435,12 +444,15 @@ void OptimizerPanel::showRun()
         }
         m_view->setCurrentIndex(std::max(0, m_view->findText(chosen)));
     }
+    m_failed = false;
     showSummary();
     showChosenView();
 }
 
 void OptimizerPanel::showSummary()
 {
+    if (m_failed) // said until the next run or request, not wiped by a scroll or an Apply
+        return;
     const auto &run = m_document->optimizerRun();
     const bool stale = m_document->optimizerRunIsStale();
     const auto text = run ? run->description : tr("Choose gradients and semantics, then Run.");

@@ -98,8 +98,9 @@ private:
     QTableView *m_divergenceView;
     MatrixView *m_matrix;
     std::vector<OfferedElement> m_elements;
-    QStringList m_ticked; // gradients ticked, listed or not, in the order ticked
-    QString m_maskChoice; // empty: none
+    QStringList m_ticked;  // gradients ticked, listed or not, in the order ticked
+    QString m_maskChoice;  // empty: none
+    bool m_failed = false; // the summary says why the last request did not run
 };
 
 } // namespace sparsity::ui
