@@ -82,11 +82,8 @@ public:
         // A plain dense parameter is read straight into the blocks; another is read as readTensor
         // reads it (which notes a conversion), then densified.
         m_param.emplace(sources.param(), sources.paramPath, plan.param, &report);
-        if (plan.maskReadWhole) { // its notices as the whole step gives them (no conversion)
-            ValidationReport maskNotes;
-            m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &maskNotes);
-            appendAllButConversions(report, maskNotes);
-        }
+        if (plan.maskReadWhole) // its notes come with its read (readWholeElements)
+            m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &m_maskNotes);
         for (std::size_t g = 0; g < request.grads.size(); ++g)
             if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
                 m_rowSparseReaders.try_emplace(g, sources.input, request.grads[g], &report);
@@ -115,8 +112,10 @@ public:
             held += element.heldBytes();
         };
         readWhole(*m_param);
-        if (m_maskWhole)
+        if (m_maskWhole) {
             readWhole(*m_maskWhole);
+            appendAllButConversions(m_report, m_maskNotes); // as the whole step gives them (no conversion)
+        }
         const auto &grads = m_request.grads;
         for (std::size_t g = 0; g < grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
@@ -371,6 +370,7 @@ private:
     std::int64_t m_firstStep;
     std::string m_paramWhere;
     std::optional<DensifiedRows<T>> m_param;
+    ValidationReport m_maskNotes;                // what reading m_maskWhole notes, until it is read
     std::optional<DensifiedRows<T>> m_maskWhole; // a sparse --mask, read once
     std::vector<DensifiedRows<T>> m_states;      // resuming: each state of the run's optimizer
     std::optional<DensifiedRows<double>> m_lastUpdate;
