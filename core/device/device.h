@@ -24,10 +24,11 @@ bool cudaAvailable();
 // CPU does at memory speed.
 Device resolveDevice(DeviceChoice requested);
 // Brings the device up before the work that is timed: for CUDA its context and a first
-// allocation, on this process's GPU (the ranks of sparsity-mpi that share a machine take its
-// visible GPUs in turn: the node-local rank modulo their count) (a report gives this as device_init_seconds, apart from the
-// compute). Returns the seconds it took: 0 for the CPU, and after the first call. Throws InputError when the context cannot be
-// made (the device is busy or out of memory).
+// allocation (a report gives this as device_init_seconds, apart from the compute). The
+// ranks of sparsity-mpi that share a machine take its visible GPUs in turn: the node-local
+// rank modulo their count. Returns the seconds it took: 0 for the CPU, and after the first
+// call. Throws InputError when the context cannot be made (the device is busy or out of
+// memory).
 double initDevice(Device device);
 std::string_view deviceName(Device device);
 // A choice's name ("cpu", "cuda", "auto") and back: for front ends and BATCH.json (InputError

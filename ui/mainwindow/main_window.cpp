@@ -280,7 +280,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_savedForms = formsJson(workspace()); // the forms as they start: nothing changed yet
+    m_savedForms = workspaceJson(panelForms()); // the forms as they start: nothing changed yet
     updateModified();
 }
 
@@ -626,13 +626,13 @@ bool MainWindow::confirmDropping(const QString &what)
 void MainWindow::markSaved()
 {
     m_document->undoStack()->setClean();
-    m_savedForms = formsJson(workspace());
+    m_savedForms = workspaceJson(panelForms());
     updateModified();
 }
 
 void MainWindow::updateModified()
 {
-    setWindowModified(!m_document->undoStack()->isClean() || formsJson(workspace()) != m_savedForms);
+    setWindowModified(!m_document->undoStack()->isClean() || workspaceJson(panelForms()) != m_savedForms);
 }
 
 void MainWindow::updateTitle()
@@ -820,21 +820,27 @@ void MainWindow::offerElements()
     m_gradcheck->setElements(elementsOfOpenFiles(), m_document->source().filePath);
 }
 
-Workspace MainWindow::workspace() const
+Workspace MainWindow::panelForms() const
 {
     Workspace w;
+    if (auto gradcheck = m_gradcheck->request(); !gradcheck.expression.isEmpty())
+        w.gradcheck = std::move(gradcheck);
+    w.optimizer = m_optimizer->choices();
+    return w;
+}
+
+Workspace MainWindow::workspace() const
+{
+    Workspace w = panelForms();
     for (int row = 0; row < m_model->fileCount(); ++row)
         w.files << m_model->filePath(m_model->index(row, 0));
     w.currentFile = m_document->source().filePath;
     w.currentElement = m_document->source().elementPath;
     w.slice = m_document->slice();
     w.selection = m_document->selection();
-    if (auto gradcheck = m_gradcheck->request(); !gradcheck.expression.isEmpty())
-        w.gradcheck = std::move(gradcheck);
     w.sparsifier = m_document->sharedSparsifier();
     w.datasetSparsifiers = m_document->datasetSparsifiers();
     w.exportSettings = m_document->exportSettings();
-    w.optimizer = m_optimizer->choices();
     w.windowGeometry = saveGeometry();
     w.windowState = saveState();
     return w;

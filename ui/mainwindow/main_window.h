@@ -142,6 +142,9 @@ private:
     // history's clean state), or a panel form that differs from the one saved then.
     void updateModified();
     void markSaved(); // the workspace as it stands is the one saved or opened
+    // The part of workspace() outside the document's undo history: the Optimizer's and the
+    // Gradcheck panel's forms (what updateModified compares with the one saved).
+    Workspace panelForms() const;
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
 
@@ -164,7 +167,7 @@ private:
     DocumentJobs *m_documentJobs = nullptr;
     IssuesModel *m_issues = nullptr;
     QMenu *m_recentMenu = nullptr;
-    std::string m_savedForms;          // formsJson() of the workspace last saved or opened (or at start)
+    std::string m_savedForms;          // the panel forms' JSON when the workspace was last saved or opened (or at start)
     QString m_workspacePath;           // the workspace last opened or saved (Save in maybeSave)
     std::int64_t m_firstRowToShow = 0; // the next showSelected()'s first row (openFile sets it)
     QDockWidget *m_issuesDock = nullptr;

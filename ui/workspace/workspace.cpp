@@ -87,14 +87,6 @@ std::string workspaceJson(const Workspace &w)
     return root.dump(2) + "\n";
 }
 
-std::string formsJson(const Workspace &w)
-{
-    Workspace forms;
-    forms.optimizer = w.optimizer;
-    forms.gradcheck = w.gradcheck;
-    return workspaceJson(forms);
-}
-
 void saveWorkspace(const Workspace &w, const QString &path)
 {
     const std::string json = workspaceJson(w);

@@ -33,10 +33,6 @@ struct Workspace {
 
 // The workspace as its file holds it.
 std::string workspaceJson(const Workspace &workspace);
-// That of the forms a workspace keeps outside the document's undo history (the Optimizer's
-// and the Gradcheck panel's): the main window compares it with the one last saved or opened
-// to know whether the workspace has changed.
-std::string formsJson(const Workspace &workspace);
 // Throws core::IoError when the file cannot be written (nothing is left behind then).
 void saveWorkspace(const Workspace &workspace, const QString &path);
 // Throws core::IoError (unreadable) or core::InputError (not JSON, unknown key, wrong type).
