@@ -3,13 +3,14 @@
 the whole command a user runs, against the script a user would write instead and the cost of
 moving the same bytes, in one run.
 
-    bench_mpi.py SPARSITY SPARSITY_MPI MPIRUN WORKDIR [--runs N] [--rows N]
+    bench_mpi.py SPARSITY SPARSITY_MPI MPIRUN WORKDIR [--runs N] [--rows N] [--more-ranks N,N...]
 
 Workload: data-norm, sparsity level 0.5, 4x4 blocks (L1), on one ROWS x 2048 float32 dataset
 (default 65536 rows: 512 MiB), file to file, dense output.
   sparsity            `sparsity sparsify big.h5 -o out.h5 --method data-norm ... --json`
-  sparsity-mpi -np N  the same under `mpirun -np N` (N = 1, 2); OMP threads = cores / N, and
-                      -np 1 with one thread (the rank scaling at equal threads per rank)
+  sparsity-mpi -np N  the same under `mpirun -np N` (N = 1, 2 and --more-ranks' on a larger
+                      machine); OMP threads = cores / N, and -np 1 with one thread (the rank
+                      scaling at equal threads per rank)
   mpirun alone        `mpirun -np 2 sparsity-mpi --version`: the launch's own cost
   h5py + torch        read with h5py, L1 block means by avg_pool2d, the k lowest by topk, mask, write
   dd                  `dd bs=4M`: the same bytes read and written
@@ -56,6 +57,7 @@ def main():
         parser.add_argument(name)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rows", type=int, default=65536)
+    parser.add_argument("--more-ranks", default="", help="rank counts beyond 2 to time, e.g. 4,8,16")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     src = os.path.join(args.workdir, "big.h5")
@@ -100,9 +102,11 @@ def main():
                                                                  "compute": None, "peak": None})),
             ("h5py + torch script (import excluded)", best(torch_script)),
             ("dd bs=4M, same bytes read + written", best(dd))]
+    more = [int(n) for n in args.more_ranks.split(",") if n]
+    rows += [(f"sparsity-mpi, mpirun -np {n}", best(ours(f"mpi{n}.h5", mpirun(n), args.sparsity_mpi))) for n in more]
     with h5py.File(out("serial.h5")) as a:
         reference = a["x"][()]
-    for name in ("mpi1.h5", "mpi1t.h5", "mpi2.h5"):
+    for name in ("mpi1.h5", "mpi1t.h5", "mpi2.h5", *(f"mpi{n}.h5" for n in more)):
         with h5py.File(out(name)) as f:
             assert np.array_equal(reference, f["x"][()]), f"{name} differs from sparsity's output"
 
@@ -118,6 +122,8 @@ def main():
     print(f"2 ranks vs 1 rank (every core each time): {one / two:.2f}x faster (goal >= 1.4x); "
           f"vs 1 rank of 1 thread: {one_thread / two:.2f}x")
     print(f"2 ranks vs h5py + torch: {rows[5][1]['wall'] / two:.2f}x faster; vs dd: {two / rows[6][1]['wall']:.2f}x dd's time")
+    for n, (_, r) in zip(more, rows[7:]):
+        print(f"{n} ranks vs 1 rank: {one / r['wall']:.2f}x faster")
 
 
 if __name__ == "__main__":

@@ -82,7 +82,8 @@ def same_files(a, b, what):
 
 def comparable(report):
     """A report without what differs between runs (times, memory, paths, how rows were held)."""
-    drop = {"compute_seconds", "io_seconds", "peak_memory_bytes", "memory_limit_bytes", "output", "streamed"}
+    drop = {"compute_seconds", "io_seconds", "device_init_seconds", "peak_memory_bytes", "memory_limit_bytes", "output",
+            "streamed"}
     if isinstance(report, dict):
         return {k: comparable(v) for k, v in report.items() if k not in drop}
     if isinstance(report, list):
@@ -744,7 +745,72 @@ def others(cli, cli_mpi, mpi, work, source):
     run_cases(cli, cli_mpi, mpi, work, source)
 
 
+def gpu_cases(cli, cli_mpi, mpi, work, source):
+    """--device cuda across ranks (CTest label gpu: skipped without a CUDA device): each rank
+    takes its machine's GPUs in turn (docs/SCALING.md, "GPUs"), and every command writes and
+    reports what `sparsity --device cuda` does: sparsify (every method, dense and sparse
+    layouts), step (dense, lazy and masked), eval, and `run` with its inputs on several ranks."""
+    version = run([cli, "--version"]).stdout
+    if "CUDA: compiled in, unavailable" in version or "not compiled in" in version:
+        print("no CUDA device: skipped")
+        raise SystemExit(77)
+    cuda = ["--device", "cuda"]
+    for name, method in METHODS.items():
+        for layout in ("dense", "csr", "coo"):
+            args = ["sparsify", source, *method, *cuda, "--layout", layout, "--dataset", "/W", "--dataset", "/tiny", "--json"]
+            report = matches_serial(cli, cli_mpi, mpi, work, args, (1, 2, 3), f"cuda sparsify {name} {layout}")
+            if name != "row-norm":  # the methods with a CUDA kernel ran on the GPU
+                check(all(d["device"] == "cuda" for d in report["datasets"]), f"cuda sparsify {name}: {report['datasets']}")
+    rng = np.random.default_rng(9)
+    steps = os.path.join(work, "gpu_step.h5")
+    with h5py.File(steps, "w") as f:
+        f["P"] = rng.standard_normal((1003, 16)).astype("float32")
+        f["G"] = rng.standard_normal((1003, 16)).astype("float32")
+        f["M"] = rng.random((1003, 16)) < 0.4
+        write_coo(f, "Gemb", [1003, 16], rng.integers(0, 1003, 2000)[None, :], rng.standard_normal((2000, 16)).astype("float32"))
+    for case in (["--optimizer", "adam", "--semantics", "dense", "--grad", "/G", "--grad", "/G"],
+                 ["--optimizer", "adagrad", "--semantics", "lazy", "--grad", "/Gemb", "--grad", "/G", "--compare", "dense"],
+                 ["--optimizer", "sgd", "--semantics", "masked", "--lr", "0.1", "--momentum", "0.9", "--grad", "/G",
+                  "--mask", "/M"]):
+        args = ["step", steps, "--param", "/P", *case, *cuda, "--json"]
+        report = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3), f"cuda step {' '.join(case)}")
+        check(report["device"] == "cuda", f"cuda step {case}: ran on {report['device']}")
+    matches_serial(cli, cli_mpi, mpi, work, ["eval", "--expr", "sqrt(abs(x)) * y - x", "--input", f"x={source}:/W",
+                                             "--input", f"y={source}:/V", *cuda, "--json"], (2, 3), "cuda eval")
+    folder = os.path.join(work, "gpu_batch_in")
+    os.makedirs(folder, exist_ok=True)
+    for i in range(6):
+        with h5py.File(os.path.join(folder, f"in{i}.h5"), "w") as f:
+            f["W"] = rng.standard_normal((500 + 13 * i, 64)).astype("float32")
+
+    def batch(out):
+        path = os.path.join(work, f"gpu_batch_{os.path.basename(out)}.json")
+        with open(path, "w") as f:
+            json.dump({"version": 1, "inputs": [os.path.join(folder, "in*.h5")], "datasets": ["/W"], "device": "cuda",
+                       "output": {"layout": "csr", "path": os.path.join(out, "{stem}.sparse.h5")},
+                       "sparsify": {"method": "n-m", "n": 2, "m": 4}}, f)
+        return path
+
+    def outcome(stdout):
+        report = comparable(json.loads(stdout))
+        report.pop("batch")
+        for entry in report["inputs"]:
+            entry.pop("seconds")
+        return report
+
+    reference = os.path.join(work, "gpu_batch_reference")
+    expected = outcome(run([cli, "run", batch(reference), "--json"]).stdout)
+    for ranks in (2, 3):
+        out = os.path.join(work, f"gpu_batch_np{ranks}")
+        r = run(mpirun(mpi, ranks, cli_mpi, "run", batch(out), "--json"))
+        for name in os.listdir(reference):
+            same_files(os.path.join(reference, name), os.path.join(out, name), f"cuda run -np {ranks} {name}")
+        check(outcome(r.stdout.replace(out, reference)) == expected, f"cuda run -np {ranks}: report differs")
+    print(run(mpirun(mpi, 2, cli_mpi, "--version")).stdout)
+
+
 PARTS = {
+    "gpu": gpu_cases,
     "sparsify": sparsify_cases,
     "step": lambda cli, cli_mpi, mpi, work, source: step_cases(cli, cli_mpi, mpi, work),
     "others": others,
