@@ -20,6 +20,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -62,6 +63,7 @@ private slots:
     void cancelledRunKeepsTheLastResult();
     void tableTooLargeToLoadStepsTheWindowShown();
     void hyperparametersAreTheOptimizersOwn();
+    void formRefusalsShowBeforeRun();
     void aRunGoesStaleWhenTheValuesChange();
 };
 
@@ -456,6 +458,54 @@ void TestOptimizerPanel::hyperparametersAreTheOptimizersOwn()
     // Text that is not a number is refused by name at the run, not taken as the default.
     eps->setText(QStringLiteral("1e"));
     QVERIFY(std::isnan(*panel->request().hyperparameters.eps));
+}
+
+// What the run would refuse is said under Run as the form changes, and Run is disabled until
+// it is fixed: weight decay with lazy semantics (torch's sparse optimizers have none, mxnet's
+// lazy adagrad neither, mxnet's lazy sgd does), no semantics ticked, an eps that is not a number.
+void TestOptimizerPanel::formRefusalsShowBeforeRun()
+{
+    ui::MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *panel = window.optimizerPanel();
+    auto *kind = panel->findChild<QComboBox *>(QStringLiteral("optimizer.kind"));
+    auto *rule = panel->findChild<QComboBox *>(QStringLiteral("optimizer.rule"));
+    auto *weightDecay = panel->findChild<QDoubleSpinBox *>(QStringLiteral("optimizer.weight_decay"));
+    auto *eps = panel->findChild<QLineEdit *>(QStringLiteral("optimizer.eps"));
+    auto *lazy = panel->findChild<QCheckBox *>(QStringLiteral("optimizer.lazy"));
+    auto *dense = panel->findChild<QCheckBox *>(QStringLiteral("optimizer.dense"));
+    auto *run = panel->findChild<QPushButton *>(QStringLiteral("optimizer.run"));
+    auto *problem = panel->findChild<QLabel *>(QStringLiteral("optimizer.form_problem"));
+    QVERIFY(kind && rule && weightDecay && eps && lazy && dense && run && problem);
+    QVERIFY(lazy->isChecked() && run->isEnabled() && problem->isHidden());
+
+    weightDecay->setValue(0.01); // adagrad, torch rule, dense and lazy ticked
+    QVERIFY(!run->isEnabled() && !problem->isHidden());
+    QVERIFY2(problem->text().contains(QStringLiteral("weight_decay")) && problem->text().contains(QStringLiteral("lazy")),
+             qPrintable(problem->text()));
+    lazy->setChecked(false);
+    QVERIFY(run->isEnabled() && problem->isHidden());
+    lazy->setChecked(true);
+    QVERIFY(!run->isEnabled());
+    kind->setCurrentText(QStringLiteral("sgd"));
+    rule->setCurrentText(QStringLiteral("mxnet")); // mxnet's lazy sgd decays the rows it updates
+    QVERIFY2(run->isEnabled() && problem->isHidden(), qPrintable(problem->text()));
+    kind->setCurrentText(QStringLiteral("adagrad")); // mxnet's lazy adagrad has no wd
+    QVERIFY(!run->isEnabled());
+    weightDecay->setValue(0.0);
+    QVERIFY(run->isEnabled() && problem->isHidden());
+
+    eps->setText(QStringLiteral("1e"));
+    QVERIFY(!run->isEnabled());
+    QVERIFY2(problem->text().contains(QStringLiteral("eps")), qPrintable(problem->text()));
+    eps->clear();
+    lazy->setChecked(false);
+    dense->setChecked(false);
+    QVERIFY(!run->isEnabled());
+    QVERIFY2(problem->text().contains(QStringLiteral("semantics")), qPrintable(problem->text()));
+    dense->setChecked(true);
+    QVERIFY(run->isEnabled() && problem->isHidden());
 }
 
 // A run stepped the values shown then: an Apply (or its Undo) since changes them, and the

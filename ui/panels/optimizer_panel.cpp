@@ -117,6 +117,11 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_run = new QPushButton(tr("&Run"));
     m_run->setObjectName(QStringLiteral("optimizer.run"));
     m_run->setToolTip(tr("Run the steps on the tensor shown, once per chosen semantics, in the background"));
+    m_formProblem = new QLabel;
+    m_formProblem->setObjectName(QStringLiteral("optimizer.form_problem"));
+    m_formProblem->setWordWrap(true);
+    m_formProblem->setStyleSheet(QStringLiteral("color: #b00020"));
+    m_formProblem->hide();
     m_summary = new QLabel;
     m_summary->setObjectName(QStringLiteral("optimizer.summary"));
     m_summary->setWordWrap(true);
@@ -164,6 +169,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_run);
+    layout->addWidget(m_formProblem);
     layout->addWidget(results, 1);
 
     connect(m_gradients, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
@@ -188,7 +194,9 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     for (auto *box : {m_dense, m_lazy, m_masked})
         connect(box, &QCheckBox::toggled, this, &OptimizerPanel::choicesChanged);
     connect(m_gradients, &QListWidget::itemChanged, this, &OptimizerPanel::choicesChanged);
+    connect(this, &OptimizerPanel::choicesChanged, this, &OptimizerPanel::checkForm);
     offerParameters();
+    checkForm();
     connect(m_view, &QComboBox::currentIndexChanged, this, &OptimizerPanel::showChosenView);
     connect(document, &TensorDocument::optimizerRunChanged, this, &OptimizerPanel::showRun);
     connect(document, &TensorDocument::applicationsChanged, this, &OptimizerPanel::showSummary);
@@ -393,6 +401,25 @@ void OptimizerPanel::offerParameters()
     m_beta1->setPlaceholderText(offered.betas ? fieldText(defaults.beta1) : QString());
     m_beta2->setPlaceholderText(offered.betas ? fieldText(defaults.beta2) : QString());
     m_eps->setPlaceholderText(offered.eps ? fieldText(defaults.eps) : QString());
+}
+
+void OptimizerPanel::checkForm()
+{
+    const auto r = request();
+    QString problem;
+    if (r.semantics.empty())
+        problem = tr("Tick at least one semantics.");
+    for (const auto semantics : r.semantics) {
+        try {
+            core::resolveOptions(r.kind, semantics, r.rule, r.hyperparameters);
+        } catch (const core::Error &error) {
+            problem = QString::fromStdString(error.what());
+            break;
+        }
+    }
+    m_formProblem->setText(problem.isEmpty() ? QString() : tr("Cannot run: %1").arg(problem));
+    m_formProblem->setVisible(!problem.isEmpty());
+    m_run->setEnabled(problem.isEmpty());
 }
 
 void OptimizerPanel::setRequest(const OptimizerRequest &r)

@@ -77,6 +77,10 @@ private:
     // shows the rule's defaults in the empty ones.
     void offerParameters();
     OptimizerRequest fieldValues() const;
+    // Says, under Run, why the form as it stands cannot run (what resolveOptions refuses for a
+    // semantics ticked, or none ticked) and disables Run until it can: weight decay with lazy
+    // torch semantics, say, is refused as it is typed rather than after Run.
+    void checkForm();
 
     void showChosenView();
     void showSummary(); // the run's description, and whether it is stale
@@ -93,6 +97,7 @@ private:
     QCheckBox *m_dense, *m_lazy, *m_masked;
     QListWidget *m_gradients;
     QPushButton *m_run;
+    QLabel *m_formProblem; // why the form cannot run; hidden when it can
     QLabel *m_summary;
     DivergenceModel *m_divergence;
     QTableView *m_divergenceView;
