@@ -2,6 +2,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/sparsify/data_sparsifier.h"
+#include "ui/document/file_labels.h"
 #include "ui/document/tensor_document.h"
 #include "ui/document/tensor_loader.h"
 #include "ui/jobs/overview_builder.h"
@@ -49,6 +50,7 @@ private slots:
     void applyShortcutWorksFromEveryPanel();
     void windowKeysWinInTheSparsifierFields();
     void reopeningAFileKeepsTheTreeAndTheView();
+    void titlesFollowTheFileLabel();
     void filesColumnsFitTheDock();
     void clickOutlinesWithoutWashing();
 };
@@ -392,6 +394,31 @@ void TestMainWindow::reopeningAFileKeepsTheTreeAndTheView()
     QCOMPARE(window.dialogFolder(), QFileInfo(kSample).absolutePath());
     QVERIFY(window.selectElement(QStringLiteral("/emb"), QFileInfo(copy).absoluteFilePath()));
     QCOMPARE(window.dialogFolder(), QFileInfo(copy).absolutePath());
+}
+
+// The heatmap's title names the file as the Files panel does, also when the label changes
+// while the tensor is shown: a second sample.h5 opened, then closed.
+void TestMainWindow::titlesFollowTheFileLabel()
+{
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("sample.h5"));
+    QVERIFY(QFile::copy(kSample, copy));
+    MainWindow window;
+    QVERIFY(window.openFile(kSample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    QVERIFY2(window.preview()->titleText().startsWith(QStringLiteral("sample.h5  /emb")),
+             qPrintable(window.preview()->titleText()));
+    QVERIFY(window.openFile(copy));
+    QVERIFY(window.selectElement(QStringLiteral("/emb"), QFileInfo(kSample).absoluteFilePath()));
+    const auto labelled = QStringLiteral("sample.h5 — %1  /emb").arg(sparsity::ui::shownFolder(kSample));
+    QCOMPARE(window.document()->title(), labelled);
+    QVERIFY2(window.preview()->titleText().startsWith(labelled), qPrintable(window.preview()->titleText()));
+    QVERIFY(window.closeFile(QFileInfo(copy).absoluteFilePath()));
+    QCOMPARE(window.document()->source().filePath, QFileInfo(kSample).absoluteFilePath()); // still shown
+    QCOMPARE(window.document()->title(), QStringLiteral("sample.h5  /emb"));
+    QVERIFY2(window.preview()->titleText().startsWith(QStringLiteral("sample.h5  /emb")),
+             qPrintable(window.preview()->titleText()));
+    QVERIFY(window.windowTitle().startsWith(QStringLiteral("sample.h5 /emb")));
 }
 
 void TestMainWindow::filesColumnsFitTheDock()

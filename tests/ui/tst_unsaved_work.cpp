@@ -146,7 +146,7 @@ void TestUnsavedWork::quittingAsks()
     answerNextQuestion(QMessageBox::Cancel, &asked);
     QVERIFY(!saved.close());
     QCOMPARE(asked, 3);
-    QCOMPARE(question, QStringLiteral("unkeptWork:Quitting drops the values Apply pruned in /emb."));
+    QCOMPARE(question, QStringLiteral("unkeptWork:Quitting drops the values Apply pruned in /emb of sample.h5."));
     answerNextQuestion(QMessageBox::Discard, &asked);
     QVERIFY(saved.close());
     QCOMPARE(asked, 4);

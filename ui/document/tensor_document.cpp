@@ -9,6 +9,7 @@
 #include "ui/document/commands/change_export_settings_command.h"
 #include "ui/document/commands/change_sparsifier_command.h"
 #include "ui/document/commands/set_run_command.h"
+#include "ui/document/file_labels.h"
 #include "ui/document/index_text.h"
 
 #include <algorithm>
@@ -221,6 +222,14 @@ void TensorDocument::setTensor(const QString &title, const core::Tensor &tensor,
     emit applicationsChanged();
     emit selectionChanged();
     emit hoverChanged();
+}
+
+void TensorDocument::setTitle(const QString &title)
+{
+    if (title == m_title)
+        return;
+    m_title = title;
+    emit titleChanged();
 }
 
 void TensorDocument::clear()
@@ -461,16 +470,20 @@ void TensorDocument::dropEdits(const QString &filePath)
     m_undoStack.clear();
 }
 
-QStringList TensorDocument::unkeptWork(const QString &filePath) const
+QStringList TensorDocument::unkeptWork(const QString &filePath, const QStringList &openFiles) const
 {
+    // Closing a file names it in the question; quitting names each element's file.
+    const auto element = [&](const QString &file, const QString &path) {
+        return filePath.isEmpty() ? tr("%1 of %2").arg(path, fileLabel(file, openFiles)) : path;
+    };
     QStringList work;
     const auto edited = editedTensors(filePath);
     if (edited.size() == 1)
-        work << tr("the values Apply pruned in %1").arg(edited.begin()->second);
+        work << tr("the values Apply pruned in %1").arg(element(edited.begin()->first, edited.begin()->second));
     else if (!edited.empty())
         work << tr("the values Apply pruned in %1 tensors").arg(edited.size());
     if (optimizerRunOf(filePath))
-        work << tr("the Optimizer run on %1").arg(m_optimizerRun->param.path);
+        work << tr("the Optimizer run on %1").arg(element(m_optimizerRun->param.file, m_optimizerRun->param.path));
     if (gradcheckRunOf(filePath))
         work << tr("the Gradcheck run");
     return work;

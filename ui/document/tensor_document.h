@@ -96,6 +96,8 @@ public:
 
     bool hasTensor() const { return !m_values.values.empty() || !m_values.shape.empty(); }
     const QString &title() const { return m_title; }
+    // The shown tensor's title changes alone (its file was relabelled: another of its name opened).
+    void setTitle(const QString &title);
     const TensorSource &source() const { return m_source; }
     std::int64_t totalRows() const { return m_totalRows; }
     // Which rows the loaded values (and so every statistic of them) cover: "rows 0–65535 of
@@ -167,8 +169,9 @@ public:
     void dropRunsOf(const QString &filePath);
     // What a workspace does not keep and closing `filePath` (every file when not given) would
     // lose, for the question before it: "the values Apply pruned in 2 tensors", "the Optimizer
-    // run on /emb", "the Gradcheck run". Empty: nothing.
-    QStringList unkeptWork(const QString &filePath = {}) const;
+    // run on /emb", "the Gradcheck run". Empty: nothing. Without a file, every file's, each
+    // element named with its file's label among `openFiles` ("/emb of sample.h5").
+    QStringList unkeptWork(const QString &filePath = {}, const QStringList &openFiles = {}) const;
 
     // The [rows x cols] grid the views draw: a 2-d tensor as it is, a 1-d one as one row, and
     // an N-d one (rank >= 3) as the 2-d slice over its last two dims at slice(), one index
@@ -236,6 +239,7 @@ public:
 
 signals:
     void tensorChanged();     // a new tensor, or its values changed (apply, undo); its preview too
+    void titleChanged();      // the same tensor, named anew (setTitle)
     void sparsifierChanged(); // the recipe or its preview changed
     void applicationsChanged();
     void exportSettingsChanged();

@@ -172,7 +172,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::offerElements);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::offerElements);
-    connect(m_model, &QAbstractItemModel::dataChanged, this, &MainWindow::updateTitle); // a file label changed
+    // A file label changed (another file of its name opened or closed): the titles follow.
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this] {
+        const auto &source = m_document->source();
+        if (!source.filePath.isEmpty())
+            m_document->setTitle(elementTitle(source.filePath, source.elementPath));
+        updateTitle();
+    });
 
     m_inspector = new InspectorPanel(m_document);
     auto *inspectorDock = addDock(tr("Inspector"), QStringLiteral("InspectorDock"), m_inspector, Qt::RightDockWidgetArea, true);
@@ -584,7 +590,7 @@ bool MainWindow::maybeSave(const QString &action)
 {
     // A saved workspace keeps the recipes, not what was computed with them: with nothing else
     // unsaved, dropping that is still asked about (saving the workspace left it unasked).
-    const auto lost = m_document->unkeptWork();
+    const auto lost = m_document->unkeptWork({}, m_model->filePaths());
     if (!isWindowModified())
         return lost.isEmpty() || confirmDropping(tr("%1 drops %2.").arg(action, joinedList(lost)));
     QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
@@ -633,6 +639,11 @@ void MainWindow::markSaved()
 void MainWindow::updateModified()
 {
     setWindowModified(!m_document->undoStack()->isClean() || workspaceJson(panelForms()) != m_savedForms);
+}
+
+QString MainWindow::elementTitle(const QString &filePath, const QString &elementPath) const
+{
+    return QStringLiteral("%1  %2").arg(m_model->fileLabel(filePath), elementPath);
 }
 
 void MainWindow::updateTitle()
@@ -713,8 +724,7 @@ void MainWindow::showLoad(const TensorLoad &load)
     for (const auto &note : issuesFromReport(load.notes))
         addIssue(note);
     const auto &window = load.window;
-    const auto title = QStringLiteral("%1  %2").arg(m_model->fileLabel(load.element.file), load.element.path);
-    m_document->setTensor(title, load.tensor, window.totalRows,
+    m_document->setTensor(elementTitle(load.element.file, load.element.path), load.tensor, window.totalRows,
                           TensorSource{load.element.file, load.element.path, window.firstRow});
     // The scroll bar walks a table too large to load whole, one window of rows at a time.
     const QSignalBlocker blocker(m_rowScroll);

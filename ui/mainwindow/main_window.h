@@ -138,6 +138,8 @@ private:
     // Asks before dropping results no workspace keeps (`what`: which); true on Discard.
     bool confirmDropping(const QString &what);
     void updateTitle(); // the shown tensor's file and path, and the unsaved mark
+    // The heatmap's title for an element: its file's label among those open ("sample.h5 — ~/runs") and its path.
+    QString elementTitle(const QString &filePath, const QString &elementPath) const;
     // The unsaved mark: an edit since the workspace was last saved or opened (the undo
     // history's clean state), or a panel form that differs from the one saved then.
     void updateModified();

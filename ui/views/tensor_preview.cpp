@@ -32,12 +32,16 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
         // so a colour means one value while the user moves through it.
         const auto &source = m_document->source();
         const QString element =
-            m_document->title() + QLatin1Char('\n') + source.filePath + QLatin1Char('\n') + source.elementPath;
+            source.filePath.isEmpty() ? m_document->title() : source.filePath + QLatin1Char('\n') + source.elementPath;
         if (element != m_scaleOf) {
             m_tensorScale.reset();
             m_scaleOf = element;
         }
         render();
+    });
+    connect(document, &TensorDocument::titleChanged, this, [this] {
+        updateTitle();
+        update();
     });
     connect(document, &TensorDocument::sparsifierChanged, this, &TensorPreview::render);
     connect(document, &TensorDocument::selectionChanged, this, &TensorPreview::renderSelection);
@@ -106,6 +110,14 @@ void TensorPreview::render()
     }
     if (m_heatmap.image.size() != before)
         resetView();
+    updateTitle();
+    m_message.clear();
+    renderSelection();
+}
+
+void TensorPreview::updateTitle()
+{
+    const auto &values = m_document->values();
     m_title = m_document->title();
     if (!values.shape.empty() && m_document->totalRows() > values.shape[0]) {
         const auto first = m_document->source().firstRow;
@@ -117,8 +129,6 @@ void TensorPreview::render()
             at << QString::number(index);
         m_title += QStringLiteral("  [%1, :, :]").arg(at.join(QStringLiteral(", ")));
     }
-    m_message.clear();
-    renderSelection();
 }
 
 void TensorPreview::renderSelection()

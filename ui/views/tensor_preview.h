@@ -93,6 +93,8 @@ private:
     std::int64_t rowBase() const;
     std::int64_t columnBase() const;
     void render();
+    // The title above the image: the document's, with the rows and the slice shown.
+    void updateTitle();
     // Why the document's tensor has nothing to draw (no elements, 0-d, no finite value);
     // empty when it has.
     QString nothingToDraw() const;
