@@ -46,6 +46,7 @@ private slots:
     void failedRunReplacesTheVerdict();
     void mapsComeWithTheRun();
     void nameWithoutAnElementBindsTheShownTensor();
+    void defaultBindingsAreChoices();
 
 private:
     QTemporaryDir m_dir;
@@ -424,6 +425,21 @@ void TestGradcheckPanel::nameWithoutAnElementBindsTheShownTensor()
     clickCheck(window);
     QVERIFY2(panel->verdict()->text().contains(QStringLiteral("x = /inst (sample.h5): FAILED (non-masked")),
              qPrintable(panel->verdict()->text()));
+}
+
+// An input bound by default when a file opens is a change of the form (the workspace keeps
+// its bindings), as a binding chosen would be: the window's unsaved mark follows at once.
+void TestGradcheckPanel::defaultBindingsAreChoices()
+{
+    ui::MainWindow window;
+    auto *panel = window.gradcheckPanel();
+    setExpression(panel, QStringLiteral("x * 2"));
+    QVERIFY(!panel->request().inputs.contains(QStringLiteral("x"))); // nothing open to bind
+    QSignalSpy changed(panel, &ui::GradcheckPanel::choicesChanged);
+    const QString sample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+    QVERIFY(window.openFile(sample));
+    QCOMPARE(bound(panel, QStringLiteral("x")).file, QFileInfo(sample).absoluteFilePath());
+    QVERIFY(!changed.isEmpty());
 }
 
 QTEST_MAIN(TestGradcheckPanel)

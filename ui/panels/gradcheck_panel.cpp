@@ -173,10 +173,13 @@ void GradcheckPanel::checkExpression()
     while (m_inputsForm->rowCount() > 0)
         m_inputsForm->removeRow(0);
     m_inputChoosers.clear();
+    bool bindingsAdded = false; // a choice the form now makes (a file opened), as an edit would
     for (const auto &name : names) {
         if (!m_bindings.contains(name))
-            if (const auto binding = defaultFor(name))
+            if (const auto binding = defaultFor(name)) {
                 m_bindings[name] = *binding;
+                bindingsAdded = true;
+            }
         auto *chooser = new QComboBox;
         chooser->setObjectName(QStringLiteral("gradcheck.input.") + name);
         for (const auto &element : m_elements)
@@ -197,6 +200,8 @@ void GradcheckPanel::checkExpression()
         m_inputsForm->addRow(name, chooser);
         m_inputChoosers[name] = chooser;
     }
+    if (bindingsAdded)
+        emit choicesChanged();
 }
 
 void GradcheckPanel::addElementItem(QComboBox *chooser, const ElementRef &element, const QString &suffix) const
