@@ -6,7 +6,8 @@
 PART is `sparsify`, `step` or `others` (everything else): three CTest tests that ctest runs
 side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU).
 
-* --version says MPI is enabled, with the ranks and parallel HDF5;
+* --version says MPI is enabled, with the ranks and parallel HDF5; started alone (no mpirun)
+  it is one rank and writes what `sparsity` writes;
 * `sparsify` under `mpirun -np 1, 2, 3, 4` (oversubscribed on a 2-core machine) writes, for
   every method and output layout, the file `sparsity` writes: the same objects in the same
   order, every dataset's dtype, shape and bytes, every attribute; and the same report. Rows
@@ -728,12 +729,41 @@ def disk_fills_cases(cli_mpi, mpi, work):
             check(not os.listdir(folder), f"{what}: left {os.listdir(folder)}")
 
 
+def alone_cases(cli, cli_mpi, work, source):
+    """Started without mpirun, sparsity-mpi is one rank (Open MPI's singleton, without its
+    daemon: RankSession settles it) and writes what `sparsity` writes; `run` too, whose inputs
+    are handed out through an MPI window."""
+    version = run([cli_mpi, "--version"]).stdout
+    check("1 rank on 1 machine" in version, f"--version alone: {version!r}")
+    args = ["sparsify", source, *METHODS["data-norm"], "--layout", "csr", "--memory-limit", "64K", "--dataset", "/W",
+            "--dataset", "/E", "--json"]
+    reference, out = os.path.join(work, "alone_reference.h5"), os.path.join(work, "alone.h5")
+    expected = json.loads(run([cli, *args, "-o", reference]).stdout)
+    r = run([cli_mpi, *args, "-o", out])
+    same_files(reference, out, "sparsify alone")
+    check(comparable(json.loads(r.stdout)) == comparable(expected), "sparsify alone: report differs")
+    folder = os.path.join(work, "alone_batch")
+    os.makedirs(folder, exist_ok=True)
+    with h5py.File(os.path.join(folder, "in0.h5"), "w") as f:
+        f["W"] = np.random.default_rng(2).standard_normal((40, 8)).astype("float32")
+    batch = os.path.join(work, "alone_batch.json")
+    with open(batch, "w") as f:
+        json.dump({"version": 1, "inputs": [os.path.join(folder, "in*.h5")], "datasets": ["/W"],
+                   "output": {"layout": "coo", "path": os.path.join(folder, "{stem}.out.h5")},
+                   "sparsify": {"method": "threshold", "threshold": 0.5}}, f)
+    run([cli_mpi, "run", batch])
+    run([cli, "sparsify", os.path.join(folder, "in0.h5"), "-o", os.path.join(folder, "serial.h5"), "--dataset", "/W",
+         "--layout", "coo", "--method", "threshold", "--threshold", "0.5"])
+    same_files(os.path.join(folder, "serial.h5"), os.path.join(folder, "in0.out.h5"), "run alone")
+
+
 def others(cli, cli_mpi, mpi, work, source):
     version = run(mpirun(mpi, 2, cli_mpi, "--version")).stdout
     check("MPI: enabled" in version and "2 ranks on 1 machine" in version and "parallel" in version, f"--version: {version!r}")
     # Each rank knows its place among its machine's ranks (which GPU it takes): one is first.
     version = run(mpirun(mpi, 3, cli_mpi, "--version")).stdout
     check("3 ranks on 1 machine\n" in version, f"--version on 3 ranks: {version!r}")
+    alone_cases(cli, cli_mpi, work, source)
     failure_cases(cli_mpi, mpi, work)
     disk_full_cases(cli_mpi, mpi, work)
     disk_fills_cases(cli_mpi, mpi, work)
