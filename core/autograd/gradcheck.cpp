@@ -3,6 +3,7 @@
 #include "core/autograd/backward.h"
 #include "core/masked/mask_algebra.h"
 #include "core/util/errors.h"
+#include "core/util/memory_budget.h"
 
 #include <algorithm>
 #include <atomic>
@@ -119,8 +120,10 @@ public:
             if (const auto found = m_checked.find(name); found != m_checked.end())
                 m_total += m_options.fast ? 1 : found->second->numel();
         reportProgress(m_progress, 0, m_total);
-        if (!m_options.fast)
+        if (!m_options.fast) {
+            requireJacobiansFit();
             m_analytical = analyticalJacobians();
+        }
         for (const auto &name : m_expression.inputNames()) {
             const auto found = m_checked.find(name);
             if (found == m_checked.end())
@@ -236,6 +239,32 @@ private:
         auto gradients = backward(m_expression, m_tape, seed);
         const auto found = gradients.find(name);
         return found == gradients.end() ? Vector(at(m_checked.at(name)->numel()), 0.0) : std::move(found->second);
+    }
+
+    // The full mode holds two float64 Jacobians (numerical, analytical) of every input with a
+    // gradient, input elements x output elements each: a 1797 x 64 input of a 1797 x 10 output
+    // needs 31 GiB, which went past the machine's memory instead of being refused.
+    void requireJacobiansFit() const
+    {
+        const auto budget = wholeTensorBudget();
+        if (!budget)
+            return;
+        double bytes = 0.0; // a declared size may not fit 64 bits
+        std::string which;
+        for (const auto &name : m_expression.inputNames()) // each name once
+            if (const auto found = m_checked.find(name); found != m_checked.end()) {
+                bytes += 2.0 * sizeof(double) * static_cast<double>(found->second->numel()) * static_cast<double>(m_base.numel());
+                const auto label = m_options.inputLabels.find(name);
+                which += (which.empty() ? "'" : ", '") + name + "' ("
+                         + (label == m_options.inputLabels.end() ? std::string() : label->second + ", ")
+                         + std::to_string(found->second->numel()) + " x " + std::to_string(m_base.numel()) + ")";
+            }
+        if (bytes > static_cast<double>(*budget))
+            throw InputError("gradcheck of '" + std::string(m_source) + "': the numerical and analytical Jacobians of " + which
+                             + " need " + formatBytes(bytes) + " in memory, more than the memory limit of "
+                             + formatBytes(static_cast<double>(*budget))
+                             + "; check in fast mode (one random projection per input), on smaller inputs, or raise the "
+                               "memory limit");
     }
 
     // Every input's analytical Jacobian (rows x cols), from batched backward passes: a batch

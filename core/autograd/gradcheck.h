@@ -14,6 +14,7 @@
 #include "core/util/progress.h"
 
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct GradcheckOptions {
     double rtol = 1e-3;
     bool fast = false;
     unsigned seed = 0; // fast mode's random vectors
+    // Where each input came from ("FILE:PATH" by name), for messages; a name without one is
+    // named alone.
+    std::map<std::string, std::string> inputLabels;
 };
 
 struct InputJacobian {

@@ -50,8 +50,11 @@ GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationRep
                              "use at least one floating-point input to take a "
                              "gradient of",
                              "only bool inputs (masks), which get no gradient");
+    auto options = request.options;
+    for (const auto &input : result.inputs)
+        options.inputLabels[input.binding.name] = input.binding.file + ":" + input.binding.path;
     const auto inputsRead = Clock::now();
-    result.check = gradcheck(*expression, request.expression, tensors, request.options, progress);
+    result.check = gradcheck(*expression, request.expression, tensors, options, progress);
     result.computeSeconds = seconds(inputsRead, Clock::now());
     result.ioSeconds = seconds(start, inputsRead);
     return result;

@@ -9,7 +9,8 @@
   bool inputs get no Jacobian;
 * --json writes each Jacobian entry so that it reads back to the same double: sum(a * a)'s
   analytical Jacobian is 2a exactly, and sum(a * 2)'s entries are written as floats (2.0);
-* --fast passes on a 64 x 64 softmax(mm(x, w), 1)."""
+* --fast passes on a 64 x 64 softmax(mm(x, w), 1); its whole Jacobians over --memory-limit are
+  refused (exit 2, one line naming the inputs and fast mode), and --fast fits."""
 import json
 import os
 import subprocess
@@ -81,6 +82,16 @@ def main(cli, work):
     fast = json.loads(run(cli, "--expr", "softmax(mm(a, w), 1)", "--input", f"a={path}:/a", "--input",
                           f"w={path}:/w", "--fast", "--json", code=0))
     check(fast["passed"] and fast["fast"], "fast mode")
+    # Whole Jacobians over the memory limit are refused before any is made (4096 x 4096 entries
+    # each, numerical and analytical: 512 MiB), naming the inputs and fast mode, which fits.
+    r = subprocess.run([cli, "gradcheck", "--expr", "softmax(mm(a, w), 1)", "--input", f"a={path}:/a", "--input",
+                        f"w={path}:/w", "--memory-limit", "1M"], capture_output=True, text=True)
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    check(r.returncode == 2 and len(errors) == 1 and f"{path}:/a" in errors[0] and "fast mode" in errors[0]
+          and "1.0 MiB" in errors[0], f"Jacobians over the budget: exit {r.returncode}, {r.stderr!r}")
+    fast = json.loads(run(cli, "--expr", "softmax(mm(a, w), 1)", "--input", f"a={path}:/a", "--input",
+                          f"w={path}:/w", "--fast", "--memory-limit", "1M", "--json", code=0))
+    check(fast["passed"], "fast mode under 1M")
     print("gradcheck cases passed")
 
 

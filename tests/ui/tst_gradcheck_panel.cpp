@@ -4,6 +4,7 @@
 // masked both fail, each with its reason listed; undo takes the result back. The Jacobians'
 // maps are made by the job, not on the GUI thread, and the progress bar counts them.
 #include "core/io/h5_writer.h"
+#include "core/util/memory_budget.h"
 #include "ui/document/tensor_document.h"
 #include "ui/jobs/document_jobs.h"
 #include "ui/jobs/job_runner.h"
@@ -47,6 +48,7 @@ private slots:
     void mapsComeWithTheRun();
     void nameWithoutAnElementBindsTheShownTensor();
     void defaultBindingsAreChoices();
+    void jacobiansOverTheBudgetAreRefused();
 
 private:
     QTemporaryDir m_dir;
@@ -440,6 +442,29 @@ void TestGradcheckPanel::defaultBindingsAreChoices()
     QVERIFY(window.openFile(sample));
     QCOMPARE(bound(panel, QStringLiteral("x")).file, QFileInfo(sample).absoluteFilePath());
     QVERIFY(!changed.isEmpty());
+}
+
+// A full check holds two float64 Jacobians per input: over the memory budget (the app sets
+// it at start; small here) it is refused before any is made, the panel saying to use fast
+// mode, which runs under the same budget. A 1797 x 64 input once took 16 GB and minutes.
+void TestGradcheckPanel::jacobiansOverTheBudgetAreRefused()
+{
+    const auto budget = core::wholeTensorBudget();
+    core::setWholeTensorBudget(std::int64_t{1} << 20); // 1 MiB: /slow's Jacobian needs 512 MiB
+    ui::MainWindow window;
+    QVERIFY(window.openFile(m_other));
+    QVERIFY(window.selectElement(QStringLiteral("/slow")));
+    auto *panel = window.gradcheckPanel();
+    setExpression(panel, QStringLiteral("softmax(slow, 1)"));
+    clickCheck(window);
+    const auto verdict = panel->verdict()->text();
+    QVERIFY2(verdict.contains(QStringLiteral("did not run")) && verdict.contains(QStringLiteral("fast mode"))
+                 && verdict.contains(QStringLiteral("other.h5:/slow")),
+             qPrintable(verdict));
+    panel->findChild<QCheckBox *>(QStringLiteral("gradcheck.fast"))->setChecked(true);
+    clickCheck(window);
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("PASSED")), qPrintable(panel->verdict()->text()));
+    core::setWholeTensorBudget(budget);
 }
 
 QTEST_MAIN(TestGradcheckPanel)

@@ -40,6 +40,8 @@ TensorPreview::TensorPreview(TensorDocument *document, QWidget *parent) : QWidge
         render();
     });
     connect(document, &TensorDocument::titleChanged, this, [this] {
+        if (m_heatmap.image.isNull()) // a message is shown instead, without a title
+            return;
         updateTitle();
         update();
     });
