@@ -31,6 +31,8 @@ OptimizerParameterSet parametersOf(OptimizerKind kind, Rule rule)
     return {};
 }
 
+bool lazyTakesWeightDecay(OptimizerKind kind, Rule rule) { return rule == Rule::Mxnet && kind != OptimizerKind::Adagrad; }
+
 std::string_view optimizerName(OptimizerKind kind)
 {
     switch (kind) {
@@ -137,7 +139,7 @@ OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule ru
         throw InputError("nesterov needs momentum > 0 and zero dampening (PyTorch's rule)");
 
     const bool lazy = semantics == Semantics::Lazy;
-    if (lazy && hp.weightDecay != 0) {
+    if (lazy && hp.weightDecay != 0 && !lazyTakesWeightDecay(kind, rule)) {
         if (torch && kind == OptimizerKind::Adagrad)
             throw InputError("weight_decay is not compatible with sparse gradients (torch rule, lazy adagrad): "
                              "use masked or dense semantics, or drop weight_decay");

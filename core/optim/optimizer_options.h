@@ -55,6 +55,10 @@ struct OptimizerParameterSet {
     bool eps, weightDecay, momentum, betas, lrDecay, initialAccumulator, clipRescale, dampeningNesterov;
 };
 OptimizerParameterSet parametersOf(OptimizerKind kind, Rule rule);
+// Whether lazy semantics take weight decay: only mxnet's lazy sgd and adam (which decay the
+// rows they update). torch's sparse optimizers and mxnet's sparse adagrad have none, and
+// resolveOptions refuses a nonzero one.
+bool lazyTakesWeightDecay(OptimizerKind kind, Rule rule);
 
 OptimizerOptions resolveOptions(OptimizerKind kind, Semantics semantics, Rule rule, const HyperparameterInput &input);
 

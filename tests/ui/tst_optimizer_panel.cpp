@@ -275,6 +275,10 @@ void TestOptimizerPanel::runWithoutGradientsSaysSoInThePanel()
     QVERIFY(!window.jobs()->isRunning());
     auto *summary = window.optimizerPanel()->findChild<QLabel *>(QStringLiteral("optimizer.summary"));
     QVERIFY2(summary->text().contains(QStringLiteral("gradient")), qPrintable(summary->text()));
+    // Ticking one answers it: the refusal goes (it stayed beside the form's next problems).
+    auto *gradients = window.optimizerPanel()->findChild<QListWidget *>(QStringLiteral("optimizer.gradients"));
+    gradients->findItems(QStringLiteral("/g0"), Qt::MatchExactly).first()->setCheckState(Qt::Checked);
+    QVERIFY2(!summary->text().contains(QStringLiteral("did not happen")), qPrintable(summary->text()));
 }
 
 // A gradient or mask must have the parameter's shape: others are listed greyed out, say why,
@@ -482,8 +486,8 @@ void TestOptimizerPanel::formRefusalsShowBeforeRun()
 
     weightDecay->setValue(0.01); // adagrad, torch rule, dense and lazy ticked
     QVERIFY(!run->isEnabled() && !problem->isHidden());
-    QVERIFY2(problem->text().contains(QStringLiteral("weight_decay")) && problem->text().contains(QStringLiteral("lazy")),
-             qPrintable(problem->text()));
+    QCOMPARE(problem->text(), QStringLiteral("Cannot run: lazy adagrad under the torch rule has no weight decay: untick lazy, "
+                                             "or set Weight decay to 0."));
     lazy->setChecked(false);
     QVERIFY(run->isEnabled() && problem->isHidden());
     lazy->setChecked(true);
@@ -498,7 +502,7 @@ void TestOptimizerPanel::formRefusalsShowBeforeRun()
 
     eps->setText(QStringLiteral("1e"));
     QVERIFY(!run->isEnabled());
-    QVERIFY2(problem->text().contains(QStringLiteral("eps")), qPrintable(problem->text()));
+    QCOMPARE(problem->text(), QStringLiteral("Cannot run: Eps is not a number: 1e"));
     eps->clear();
     lazy->setChecked(false);
     dense->setChecked(false);

@@ -122,9 +122,16 @@ void TestUnsavedWork::quittingAsks()
     window.show();
     applyOnEmb(window);
     int asked = 0;
+    QString unsaved; // the one question asked names what no workspace keeps too
+    QTimer::singleShot(0, [&unsaved] {
+        if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget()))
+            unsaved = box->objectName() + QLatin1Char(':') + box->text();
+    });
     answerNextQuestion(QMessageBox::Cancel, &asked);
     QVERIFY(!window.close());
     QCOMPARE(asked, 1);
+    QCOMPARE(unsaved, QStringLiteral("unsavedChanges:Quitting loses the edits made since the workspace was last saved, and "
+                                     "drops the values Apply pruned in /emb of sample.h5."));
     QVERIFY(window.isVisible());
     answerNextQuestion(QMessageBox::Discard, &asked);
     QVERIFY(window.close());

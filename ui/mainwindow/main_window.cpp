@@ -571,8 +571,9 @@ bool MainWindow::closeFile(const QString &path)
     if (row < 0)
         return false;
     // The recipes stay in the document; what closing drops is what was computed from the file.
+    const QString label = m_model->fileLabel(absolute); // as the Files panel names it, before it goes
     if (const auto lost = m_document->unkeptWork(absolute);
-        !lost.isEmpty() && !confirmDropping(tr("Closing %1 drops %2.").arg(QFileInfo(absolute).fileName(), joinedList(lost))))
+        !lost.isEmpty() && !confirmDropping(tr("Closing %1 drops %2.").arg(label, joinedList(lost))))
         return false;
     if (m_jobs->isRunning()) {
         // The job's result would come back for a file no longer open.
@@ -587,7 +588,7 @@ bool MainWindow::closeFile(const QString &path)
     m_model->removeFile(row);
     if (m_document->source().filePath == absolute)
         loadRows(0); // the tree's current element now, if any
-    m_statusBar->showWholeMessage(tr("Closed %1").arg(QFileInfo(absolute).fileName()), 5000);
+    m_statusBar->showWholeMessage(tr("Closed %1").arg(label), 5000);
     return true;
 }
 
@@ -598,9 +599,13 @@ bool MainWindow::maybeSave(const QString &action)
     const auto lost = m_document->unkeptWork({}, m_model->filePaths());
     if (!isWindowModified())
         return lost.isEmpty() || confirmDropping(tr("%1 drops %2.").arg(action, joinedList(lost)));
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
-                    tr("%1 loses the edits made since the workspace was last saved.").arg(action),
-                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    // What no workspace keeps is named here too: this is the only question asked.
+    QMessageBox box(
+        QMessageBox::Warning, tr("Unsaved changes"),
+        lost.isEmpty()
+            ? tr("%1 loses the edits made since the workspace was last saved.").arg(action)
+            : tr("%1 loses the edits made since the workspace was last saved, and drops %2.").arg(action, joinedList(lost)),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("unsavedChanges"));
     // What saving keeps: a workspace holds the recipes and the datasets they are for, not the
     // pruned values (ui/workspace/workspace.h); Export writes those.

@@ -122,6 +122,8 @@ GradcheckPanel::GradcheckPanel(TensorDocument *document, QWidget *parent) : QWid
         const auto r = request();
         // The old verdict goes: what is on screen is this run's, pending until it lands.
         showVerdict(tr("Checking %1 on %2…").arg(r.expression, describeInputs(r.inputs)), QString());
+        for (auto *view : {m_numerical, m_analytical, m_difference}) // not the last run's maps or failure
+            view->showMessage(tr("Checking…"));
         emit runRequested(r);
     });
     connect(m_expression, &QLineEdit::returnPressed, run, &QPushButton::click); // Enter checks, as Check does

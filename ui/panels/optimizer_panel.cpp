@@ -23,8 +23,10 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 namespace sparsity::ui {
 namespace {
@@ -405,11 +407,28 @@ void OptimizerPanel::offerParameters()
 
 void OptimizerPanel::checkForm()
 {
+    if (m_failed) { // the user has answered the last refusal by changing the form
+        m_failed = false;
+        showSummary();
+    }
     const auto r = request();
+    const bool lazy = std::find(r.semantics.begin(), r.semantics.end(), core::Semantics::Lazy) != r.semantics.end();
     QString problem;
+    // In the form's own words where it can (resolveOptions' refusals name the parameters as
+    // `sparsity step` does); what is left is resolveOptions' to say.
+    for (const auto &[field, name] :
+         {std::pair{m_beta1, tr("Beta1")}, std::pair{m_beta2, tr("Beta2")}, std::pair{m_eps, tr("Eps")}})
+        if (const auto value = numberIn(field); field->isEnabled() && value && std::isnan(*value))
+            problem = tr("%1 is not a number: %2").arg(name, field->text());
     if (r.semantics.empty())
         problem = tr("Tick at least one semantics.");
+    if (problem.isEmpty() && lazy && r.hyperparameters.weightDecay && !core::lazyTakesWeightDecay(r.kind, r.rule))
+        problem =
+            tr("lazy %1 under the %2 rule has no weight decay: untick lazy, or set Weight decay to 0.")
+                .arg(QString::fromUtf8(core::optimizerName(r.kind).data()), QString::fromUtf8(core::ruleName(r.rule).data()));
     for (const auto semantics : r.semantics) {
+        if (!problem.isEmpty())
+            break;
         try {
             core::resolveOptions(r.kind, semantics, r.rule, r.hyperparameters);
         } catch (const core::Error &error) {
