@@ -550,13 +550,7 @@ def run_cases(cli, cli_mpi, mpi, work, source):
         f["other"] = np.ones((3, 3))
 
     def batch(out):
-        shutil.rmtree(out, ignore_errors=True)
-        path = os.path.join(work, f"batch_{os.path.basename(out)}.json")
-        with open(path, "w") as f:
-            json.dump({"version": 1, "inputs": [os.path.join(folder, "in*.h5")], "datasets": ["/W"],
-                       "output": {"layout": "csr", "path": os.path.join(out, "{stem}.sparse.h5")},
-                       "sparsify": {"method": "threshold", "threshold": 0.5}}, f)
-        return path
+        return write_batch(work, folder, out, "csr", {"method": "threshold", "threshold": 0.5})
 
     reference = os.path.join(work, "batch_reference")
     expected = run([cli, "run", batch(reference), "--json"], code=1)
@@ -746,13 +740,7 @@ def alone_cases(cli, cli_mpi, work, source):
             f["W"] = rng.standard_normal((40 + i, 8)).astype("float32")
 
     def batch(out):
-        shutil.rmtree(out, ignore_errors=True)
-        path = os.path.join(work, f"{os.path.basename(out)}.json")
-        with open(path, "w") as f:
-            json.dump({"version": 1, "inputs": [os.path.join(folder, "in*.h5")], "datasets": ["/W"],
-                       "output": {"layout": "coo", "path": os.path.join(out, "{stem}.h5")},
-                       "sparsify": {"method": "threshold", "threshold": 0.5}}, f)
-        return path
+        return write_batch(work, folder, out, "coo", {"method": "threshold", "threshold": 0.5})
 
     reference, out = os.path.join(work, "alone_batch_reference"), os.path.join(work, "alone_batch_out")
     expected = batch_outcome(run([cli, "run", batch(reference), "--json"]).stdout)
@@ -761,6 +749,17 @@ def alone_cases(cli, cli_mpi, work, source):
     for name in os.listdir(reference):
         same_files(os.path.join(reference, name), os.path.join(out, name), f"run alone {name}")
     check(batch_outcome(r.stdout.replace(out, reference)) == expected, "run alone: report differs")
+
+
+def write_batch(work, folder, out, layout, sparsify, **settings):
+    """A BATCH.json over `folder`'s in*.h5 (their /W) that writes `out`/{stem}.sparse.h5, `out`
+    emptied first (a folder kept from an earlier run must not pass for this run's outputs)."""
+    shutil.rmtree(out, ignore_errors=True)
+    path = os.path.join(work, f"batch_{os.path.basename(out)}.json")
+    with open(path, "w") as f:
+        json.dump({"version": 1, "inputs": [os.path.join(folder, "in*.h5")], "datasets": ["/W"], **settings,
+                   "output": {"layout": layout, "path": os.path.join(out, "{stem}.sparse.h5")}, "sparsify": sparsify}, f)
+    return path
 
 
 def batch_outcome(stdout):
@@ -829,13 +828,7 @@ def gpu_cases(cli, cli_mpi, mpi, work, source):
             f["W"] = rng.standard_normal((500 + 13 * i, 64)).astype("float32")
 
     def batch(out):
-        shutil.rmtree(out, ignore_errors=True)
-        path = os.path.join(work, f"gpu_batch_{os.path.basename(out)}.json")
-        with open(path, "w") as f:
-            json.dump({"version": 1, "inputs": [os.path.join(folder, "in*.h5")], "datasets": ["/W"], "device": "cuda",
-                       "output": {"layout": "csr", "path": os.path.join(out, "{stem}.sparse.h5")},
-                       "sparsify": {"method": "n-m", "n": 2, "m": 4}}, f)
-        return path
+        return write_batch(work, folder, out, "csr", {"method": "n-m", "n": 2, "m": 4}, device="cuda")
 
     reference = os.path.join(work, "gpu_batch_reference")
     expected = batch_outcome(run([cli, "run", batch(reference), "--json"]).stdout)
