@@ -297,9 +297,9 @@ MPI_Comm worldCommunicator() { return g_world; }
 
 RankSession::RankSession(int &argc, char **&argv)
 {
+    settleSingleton();
     // The pipelines' I/O thread writes through parallel HDF5 while the command's thread runs
     // the collectives of rank_group.h, each on its own communicator.
-    settleSingleton();
     int provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     if (provided < MPI_THREAD_MULTIPLE) {
