@@ -77,9 +77,10 @@ private:
     // shows the rule's defaults in the empty ones.
     void offerParameters();
     OptimizerRequest fieldValues() const;
-    // Says, under Run, why the form as it stands cannot run (what resolveOptions refuses for a
-    // semantics ticked, or none ticked) and disables Run until it can: weight decay with lazy
-    // torch semantics, say, is refused as it is typed rather than after Run.
+    // Says, under Run, why the form as it stands cannot run (a field that is not a number, no
+    // semantics ticked, or what resolveOptions refuses for a semantics ticked) and disables Run
+    // until it can: weight decay with lazy torch semantics, say, is refused as it is typed
+    // rather than after Run. A change of the form also clears a refused Run's message.
     void checkForm();
 
     void showChosenView();
