@@ -30,7 +30,12 @@ std::pair<double, double> finiteRange(const T *values, std::int64_t count)
             lo = std::min(lo, static_cast<double>(values[i]));
             hi = std::max(hi, static_cast<double>(values[i]));
         }
-    return lo <= hi ? std::pair{lo, hi} : std::pair{0.0, 0.0};
+    return finiteBounds(lo, hi);
+}
+
+std::pair<double, double> finiteBounds(double lo, double hi)
+{
+    return lo <= hi ? std::pair{lo + 0.0, hi + 0.0} : std::pair{0.0, 0.0}; // -0 + 0 is +0
 }
 
 template Histogram histogram<float>(const float *, std::int64_t, int, double, double, const std::uint8_t *);

@@ -18,5 +18,9 @@ Histogram histogram(const T *values, std::int64_t count, int bins, double lo, do
 // The range of the finite values (0, 0 when there are none).
 template <class T>
 std::pair<double, double> finiteRange(const T *values, std::int64_t count);
+// The range finiteRange() gives for a least finite value `lo` and a greatest `hi`, found in any
+// order (lo > hi: none was finite). A zero bound is +0: which of -0 and +0 a pass met first
+// must not show in a report.
+std::pair<double, double> finiteBounds(double lo, double hi);
 
 } // namespace sparsity::core

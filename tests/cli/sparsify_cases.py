@@ -182,6 +182,20 @@ def main(cli, work):
         with h5py.File(out) as f:
             check(np.array_equal(decode(f["table"]), expected), f"{layout}: values differ")
 
+    # A histogram whose least value is a zero starts at +0 whichever zero the passes meet first:
+    # -0 first in the file, +0 after (a ReLU's output), in memory, by blocks in parallel, and
+    # whole (the reference's serial pass kept the -0 it met first).
+    zeros_src = os.path.join(work, "zeros_in.h5")
+    relu = np.maximum(rng.standard_normal((2000, 64)), 0).astype(np.float32)
+    relu[:500][relu[:500] == 0] = -0.0
+    with h5py.File(zeros_src, "w") as f:
+        f["relu"] = relu
+    for extra in (["--save-state"], [], ["--memory-limit", "64K"]):
+        out = os.path.join(work, "zeros_out.h5")
+        hist = run(cli, zeros_src, "-o", out, "--method", "threshold", "--threshold", "0.5", *extra)["datasets"][0][
+            "histogram_before"]
+        check(hist["lo"] == 0 and np.copysign(1.0, hist["lo"]) == 1.0, f"zero-based range {extra}: lo {hist['lo']}")
+
     # auto runs on the CPU, GPU or not (every CUDA path was measured slower: docs/PERFORMANCE.md).
     report = run(cli, src, "-o", os.path.join(work, "auto.h5"), "--method", "threshold", "--threshold", "0.7",
                  "--dataset", "/table", "--device", "auto")
