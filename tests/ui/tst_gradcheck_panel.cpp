@@ -47,6 +47,7 @@ private slots:
     void failedRunReplacesTheVerdict();
     void mapsComeWithTheRun();
     void nameWithoutAnElementBindsTheShownTensor();
+    void secondNameWithoutAnElementIsLeftToChoose();
     void defaultBindingsAreChoices();
     void jacobiansOverTheBudgetAreRefused();
 
@@ -427,6 +428,37 @@ void TestGradcheckPanel::nameWithoutAnElementBindsTheShownTensor()
     clickCheck(window);
     QVERIFY2(panel->verdict()->text().contains(QStringLiteral("x = /inst (sample.h5): FAILED (non-masked")),
              qPrintable(panel->verdict()->text()));
+}
+
+// Only one name falls back on the tensor shown: binding w to it as well made mm(x, w) a sure
+// shape error, with both choosers showing the one tensor. w's chooser shows no tensor, and
+// Check asks for one until it is chosen.
+void TestGradcheckPanel::secondNameWithoutAnElementIsLeftToChoose()
+{
+    ui::MainWindow window;
+    const QString sample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+    QVERIFY(window.openFile(sample));
+    QVERIFY(window.selectElement(QStringLiteral("/inst")));
+    auto *panel = window.gradcheckPanel();
+    setExpression(panel, QStringLiteral("softmax(mm(x, w), 1)"));
+    const QString file = QFileInfo(sample).absoluteFilePath();
+    QCOMPARE(bound(panel, QStringLiteral("x")), (ui::ElementRef{file, QStringLiteral("/inst")}));
+    QVERIFY(!panel->request().inputs.contains(QStringLiteral("w")));
+    auto *w = panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.w"));
+    QCOMPARE(w->currentIndex(), -1);
+    QCOMPARE(w->placeholderText(), QStringLiteral("Choose a tensor"));
+    clickCheck(window);
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("choose a tensor for w")), qPrintable(panel->verdict()->text()));
+    // Chosen, it stays, and the choice survives a rebuilt form (the expression edited).
+    const int inst = w->findText(QStringLiteral("/inst"));
+    QVERIFY(inst >= 0);
+    w->setCurrentIndex(inst);
+    emit w->activated(inst);
+    QCOMPARE(bound(panel, QStringLiteral("w")), (ui::ElementRef{file, QStringLiteral("/inst")}));
+    setExpression(panel, QStringLiteral("softmax(mm(x, w), 0)"));
+    QCOMPARE(bound(panel, QStringLiteral("w")), (ui::ElementRef{file, QStringLiteral("/inst")}));
+    clickCheck(window);
+    QVERIFY2(panel->verdict()->text().contains(QStringLiteral("w = /inst")), qPrintable(panel->verdict()->text()));
 }
 
 // An input bound by default when a file opens is a change of the form (the workspace keeps

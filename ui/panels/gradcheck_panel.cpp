@@ -176,14 +176,20 @@ void GradcheckPanel::checkExpression()
         m_inputsForm->removeRow(0);
     m_inputChoosers.clear();
     bool bindingsAdded = false; // a choice the form now makes (a file opened), as an edit would
+    const auto fallback = fallbackElement();
+    bool fallbackTaken = false;
+    for (const auto &name : names)
+        fallbackTaken = fallbackTaken || (m_bindings.contains(name) && m_bindings.value(name) == fallback);
     for (const auto &name : names) {
         if (!m_bindings.contains(name))
-            if (const auto binding = defaultFor(name)) {
+            if (const auto binding = defaultFor(name, fallbackTaken)) {
                 m_bindings[name] = *binding;
+                fallbackTaken = fallbackTaken || binding == fallback;
                 bindingsAdded = true;
             }
         auto *chooser = new QComboBox;
         chooser->setObjectName(QStringLiteral("gradcheck.input.") + name);
+        chooser->setPlaceholderText(tr("Choose a tensor")); // bound to none: no item looks chosen
         for (const auto &element : m_elements)
             addElementItem(chooser, element, QString());
         if (m_bindings.contains(name)) {
@@ -191,6 +197,8 @@ void GradcheckPanel::checkExpression()
             if (!m_elements.contains(binding)) // its file was closed: kept, and Check refuses it
                 addElementItem(chooser, binding, tr(" (not open)"));
             chooser->setCurrentIndex(chooser->findData(bindingKey(binding), kBindingRole));
+        } else {
+            chooser->setCurrentIndex(-1);
         }
         chooser->setToolTip(tr("Tensors of every open file; the shown tensor's file by path alone"));
         connect(chooser, &QComboBox::activated, this, [this, name, chooser](int index) {
@@ -231,14 +239,19 @@ void GradcheckPanel::setRequest(const GradcheckPanelRequest &r)
     m_eps->setValue(r.options.eps);
 }
 
-std::optional<ElementRef> GradcheckPanel::defaultFor(const QString &name) const
+std::optional<ElementRef> GradcheckPanel::defaultFor(const QString &name, bool fallbackTaken) const
 {
     // m_elements lists the shown tensor's file first: its "/x" wins over another file's.
     for (const auto &element : m_elements)
         if (element.path == QStringLiteral("/") + name)
             return element;
-    // No element of that name: the tensor shown, which is what the user is looking at (the
-    // file's first element, /emb in the sample, was bound before, whatever was shown).
+    return fallbackTaken ? std::nullopt : fallbackElement();
+}
+
+std::optional<ElementRef> GradcheckPanel::fallbackElement() const
+{
+    // The tensor shown, which is what the user is looking at (the file's first element, /emb
+    // in the sample, was bound before, whatever was shown).
     const ElementRef shown{m_document->source().filePath, m_document->source().elementPath};
     if (m_elements.contains(shown))
         return shown;
@@ -252,7 +265,8 @@ QString GradcheckPanel::unboundInputs() const
     QStringList problems;
     for (auto it = m_inputChoosers.begin(); it != m_inputChoosers.end(); ++it) {
         if (!m_bindings.contains(it.key()))
-            problems << tr("%1 is bound to no tensor (open a file)").arg(it.key());
+            problems << (m_elements.isEmpty() ? tr("%1 is bound to no tensor (open a file)").arg(it.key())
+                                              : tr("choose a tensor for %1").arg(it.key()));
         else if (!m_elements.contains(m_bindings[it.key()]))
             problems << tr("%1 is bound to %2:%3, which is not open")
                             .arg(it.key(), QFileInfo(m_bindings[it.key()].file).fileName(), m_bindings[it.key()].path);
