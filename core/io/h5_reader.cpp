@@ -190,6 +190,7 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
         CompressedTensor<T> c;
         c.shape = info.shape;
         c.axis = info.layout == Layout::Csr ? CompressedAxis::Row : CompressedAxis::Column;
+        std::int64_t first = 0; // the element's entry the rows read start at
         if (rows) {
             if (c.axis != CompressedAxis::Row || !rows->within(c.shape[0]))
                 throw errors::mustBe(where + " row range", "lie within the rows of a CSR element", rows->text());
@@ -199,9 +200,25 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
                 throw errors::invariant(where + ": " + tag, "I2", "indptr must have " + std::to_string(entries) + " entries",
                                         "got " + std::to_string(indptr.shape[0]));
             c.indptr = readIndices(indptr, RowRange{rows->begin, rows->end + 1});
-            const auto first = c.indptr.front();
+            first = c.indptr.front();
             const auto last = c.indptr.back();
-            if (first < 0 || last < first || last > data.shape[0])
+            // What a whole read checks of these rows' part of indptr, numbered as there: I3 in the
+            // first rows, I4 in the last, I5 between.
+            if (rows->begin == 0 && first != 0)
+                throw errors::invariant(where + ": " + tag, "I3", "indptr[0] must be 0", "indptr[0]=" + std::to_string(first));
+            if (rows->end == c.shape[0] && (last != indices.shape[0] || last != data.shape[0]))
+                throw errors::invariant(where + ": " + tag, "I4",
+                                        "indptr[" + std::to_string(c.shape[0]) + "], len(indices) and len(data) must agree",
+                                        "got " + std::to_string(last) + ", " + std::to_string(indices.shape[0]) + ", "
+                                            + std::to_string(data.shape[0]));
+            for (std::size_t i = 0; i + 1 < c.indptr.size(); ++i)
+                if (c.indptr[i] > c.indptr[i + 1])
+                    throw errors::invariant(where + ": " + tag, "I5", "indptr must be non-decreasing",
+                                            "indptr[" + std::to_string(rows->begin + std::int64_t(i))
+                                                + "]=" + std::to_string(c.indptr[i]) + " > indptr["
+                                                + std::to_string(rows->begin + std::int64_t(i) + 1)
+                                                + "]=" + std::to_string(c.indptr[i + 1]));
+            if (first < 0 || last > data.shape[0] || last > indices.shape[0])
                 throw errors::invariant(where + ": " + tag, "I5", "indptr must be non-decreasing within [0, nnz]",
                                         "rows " + std::to_string(rows->begin) + ".." + std::to_string(rows->end) + " point at ["
                                             + std::to_string(first) + ", " + std::to_string(last) + ")");
@@ -216,7 +233,7 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
             c.values = readValues<T>(data);
         }
         try {
-            validateCompressed(c, report, where);
+            validateCompressed(c, report, where, first);
         } catch (const Error &error) {
             rethrowWithContext(error, where);
         }

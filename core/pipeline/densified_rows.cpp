@@ -6,6 +6,8 @@
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
 
+#include <algorithm>
+
 namespace sparsity::core {
 
 bool plainDense(const ElementInfo &element)
@@ -47,7 +49,20 @@ void DensifiedRows<T>::readWhole(std::span<const RowRange> rowsOfRanks, std::int
 {
     if (m_how != RowRead::Whole)
         return;
-    const auto element = readOfOwnRows(ranks(), m_file, m_path, rowsOfRanks, m_report);
+    coalesce(readOfOwnRows(ranks(), m_file, m_path, rowsOfRanks, m_report), heldBefore);
+}
+
+template <class T>
+void DensifiedRows<T>::readWholeOnEveryRank(std::int64_t heldBefore)
+{
+    if (m_how != RowRead::Whole)
+        return;
+    coalesce(agreeOn(ranks(), [&] { return readTensor(m_file, m_path, m_report); }), heldBefore);
+}
+
+template <class T>
+void DensifiedRows<T>::coalesce(const Tensor &element, std::int64_t heldBefore)
+{
     m_report = nullptr;
     m_source = agreeOn(ranks(), [&] {
         requireRoomToCoalesce(heldBefore, core::heldBytes(element) + coalescedBytes(element, Semantics::Dense, sizeof(T)),
@@ -77,6 +92,31 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
     const auto part = m_rowSparse ? m_rowSparse->readRows(rows) : readTensor(m_file, m_path, m_report, rows);
     m_report = nullptr;
     return toDenseAs<T>(part);
+}
+
+template <class T>
+void DensifiedRows<T>::readRows(RowRange rows, T *into)
+{
+    if (m_dense) {
+        m_dense->readRows(rows.begin, rows.end, into);
+        return;
+    }
+    const auto block = this->rows(rows);
+    std::copy(block.values.begin(), block.values.end(), into);
+}
+
+template <class T>
+void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into)
+{
+    if (m_dense) {
+        m_dense->readBox(rows, columns, into);
+        return;
+    }
+    if (m_shape.size() != 2 || !columns.within(m_shape[1]))
+        throw InternalError("DensifiedRows::readBox: columns of a 2-d element");
+    const auto block = this->rows(rows);
+    for (std::int64_t r = 0; r < rows.count(); ++r)
+        std::copy_n(block.values.begin() + r * m_shape[1] + columns.begin, columns.count(), into + r * columns.count());
 }
 
 template <class T>

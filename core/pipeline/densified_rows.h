@@ -1,6 +1,7 @@
 #pragma once
-// An element that a streamed step reads a block of rows at a time (docs/CLI.md, "step"): the
-// parameter, each state and /last_update of --state-from, a sparse --mask. Each block is what
+// An element that a streamed command reads a block of rows at a time: a step's parameter, each
+// state and /last_update of --state-from, a sparse --mask (docs/CLI.md, "step"), and the input
+// of sparsify (its "--memory-limit"). Each block is what
 // densifying the whole element (toDenseAs) gives for its rows, bit for bit, whatever layout
 // the element is stored in, so the step by rows writes what the whole step writes.
 #include "core/io/h5_catalog.h"
@@ -47,13 +48,26 @@ public:
     // its coalesced entries do not fit the budget beside `heldBefore` (what the elements read
     // whole before it hold). Collective.
     void readWhole(std::span<const RowRange> rowsOfRanks, std::int64_t heldBefore);
+    // RowRead::Whole, every row on every rank: for a reader whose ranks each need rows of
+    // all (a csc output's column panels). Collective.
+    void readWholeOnEveryRank(std::int64_t heldBefore);
     // Rows `rows`, densified. A plain dense element is read into `reuse` (a block's buffer
     // written before), which keeps its pages: a fresh one is faulted in and zeroed again.
     DenseTensor<T> rows(RowRange rows, Buffer<T> reuse = {});
+    // The same rows into `into` (rows.count() * numel(shape[1:]) values): a plain dense
+    // element straight from the file, another densified first and copied.
+    void readRows(RowRange rows, T *into);
+    // Of a 2-d element, the box rows x columns into `into` (row-major, rows.count() rows of
+    // columns.count() values): a column panel, read for a csc output. An element that is not
+    // plain dense densifies the box's whole rows.
+    void readBox(RowRange rows, RowRange columns, T *into);
     // The bytes held from one block to the next: the coalesced element read whole.
     std::int64_t heldBytes() const;
 
 private:
+    // Holds `element` (read whole) coalesced as densifying sums it; refused over the budget.
+    void coalesce(const Tensor &element, std::int64_t heldBefore);
+
     const H5File &m_file;
     std::string m_path;
     RowRead m_how;

@@ -5,6 +5,7 @@
 #include "core/parallel/lowest_across_ranks.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/csc_panels.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/buffer.h"
@@ -75,34 +76,43 @@ std::vector<bool> flagsOfEveryRank(const RankGroup &group, const std::vector<boo
 template <class T>
 class BlockPipeline {
 public:
-    BlockPipeline(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &output, std::int64_t budget)
-        : m_config(request.configFor(e.path)), m_masked(request.masked), m_reader(input, e.path), m_group(ranks())
+    BlockPipeline(const SparsifyRequest &request,
+                  const H5File &input,
+                  const ElementInfo &e,
+                  H5File &output,
+                  ValidationReport &report,
+                  std::int64_t budget)
+        : m_config(request.configFor(e.path)), m_masked(request.masked),
+          m_reader(input, e.path, plainDense(e) ? RowRead::Dense : rowReadOf(input, e), &report), m_group(ranks())
     {
         m_rows = e.shape[0];
         m_width = numel(e.shape, 1, e.shape.size());
         m_needMask = m_masked || m_config.method != SparsifierMethod::Threshold;
         m_sparse = !m_masked && request.layout != Layout::Dense;
         m_csc = m_sparse && request.layout == Layout::Csc;
-        m_budget = budget;
         // Per value: the block, its mask, and for sparse layouts what the writer gathers
         // (the value, its position and its coordinates).
         const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
                               + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
-        const auto rowBytes = std::max<std::int64_t>(1, m_width * perValue);
-        const auto blockBytes = std::min(kBlockBytes, std::max<std::int64_t>(1, budget / (kSlots + 1)));
-        m_blockRows = std::clamp<std::int64_t>(blockBytes / rowBytes, 1, std::max<std::int64_t>(m_rows, 1));
-        // Whole output chunks per block (h5_writer's ~1 MiB chunks), so no chunk is written twice.
-        const auto chunkRows =
-            std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, m_width * std::int64_t(sizeof(T))));
-        if (m_blockRows > chunkRows && m_blockRows < m_rows)
-            m_blockRows -= m_blockRows % chunkRows;
-        // data-norm's blocks never straddle two row blocks.
-        if (m_config.method == SparsifierMethod::DataNorm && m_blockRows < m_rows)
-            m_blockRows = std::max(m_config.blockRows, m_blockRows - m_blockRows % m_config.blockRows);
+        m_rowBytes = std::max<std::int64_t>(1, m_width * perValue);
         // Every rank blocks the rows alike (the smallest block any rank's budget allows) and works
         // its own range of whole blocks; every rank makes as many write calls as the rank with
         // the most blocks (collective writes), the others writing nothing in their last ones.
-        m_division = divideRows(m_group, m_rows, m_blockRows);
+        m_division = divideRows(m_group, m_rows, blockRowsWithin(budget));
+        if (m_reader.how() == RowRead::Whole) {
+            // A coo or csc input is read once (each rank its rows' entries; every entry for a
+            // csc output, whose panels take every row) and held coalesced, refused when that
+            // does not fit the budget; the blocks take what it leaves.
+            const auto start = Clock::now();
+            if (m_csc)
+                m_reader.readWholeOnEveryRank(0);
+            else
+                m_reader.readWhole(m_division.ofRanks, 0);
+            m_ioSeconds += since(start);
+            budget = std::max<std::int64_t>(0, budget - m_reader.heldBytes());
+            m_division = recutBlocks(m_group, std::move(m_division), blockRowsWithin(budget));
+        }
+        m_budget = budget;
         m_blockRows = m_division.blockRows;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
@@ -175,6 +185,22 @@ public:
     }
 
 private:
+    // The rows of a block under `budget` (kSlots blocks and a spare): whole output chunks per
+    // block (h5_writer's ~1 MiB chunks), so no chunk is written twice, and whole bands of
+    // data-norm's blocks, which never straddle two row blocks.
+    std::int64_t blockRowsWithin(std::int64_t budget) const
+    {
+        const auto blockBytes = std::min(kBlockBytes, std::max<std::int64_t>(1, budget / (kSlots + 1)));
+        auto blockRows = std::clamp<std::int64_t>(blockBytes / m_rowBytes, 1, std::max<std::int64_t>(m_rows, 1));
+        const auto chunkRows =
+            std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, m_width * std::int64_t(sizeof(T))));
+        if (blockRows > chunkRows && blockRows < m_rows)
+            blockRows -= blockRows % chunkRows;
+        if (m_config.method == SparsifierMethod::DataNorm && blockRows < m_rows)
+            blockRows = std::max(m_config.blockRows, blockRows - blockRows % m_config.blockRows);
+        return blockRows;
+    }
+
     // The element's report, whichever rank did which rows.
     SparsifiedElement finish(SparsifiedElement r) const
     {
@@ -211,7 +237,7 @@ private:
     {
         return io.submit([this, k] {
             const auto t0 = Clock::now();
-            m_reader.readRows(firstRow(k), endRow(k), valuesOf(k));
+            m_reader.readRows({firstRow(k), endRow(k)}, valuesOf(k));
             m_ioSeconds += since(t0);
         });
     }
@@ -557,7 +583,7 @@ private:
 
     const SparsifierConfig &m_config;
     bool m_masked;
-    DenseRowReader m_reader;
+    DensifiedRows<T> m_reader; // a plain dense input by hyperslab; another densified by rows, or held coalesced
     std::optional<RowStreamWriter> m_data, m_maskWriter;
     std::optional<SparseRowStreamWriter> m_sparseWriter; // csr, coo, row_sparse
     bool m_sparse = false;
@@ -573,7 +599,7 @@ private:
     Shape m_shape;
     std::string m_path;
     const RankGroup &m_group;
-    std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1;
+    std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1, m_rowBytes = 1;
     RankBlocks m_division; // this rank's rows and blocks, and the write rounds every rank makes
     bool m_needMask = false, m_resident = false;
     Buffer<T> m_values;
@@ -601,8 +627,7 @@ bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e)
     const auto &c = request.configFor(e.path);
     // data-norm bands rows of its 2-d view: the dataset's own rows when it is 2-d with no extent of 1.
     const bool rowsAreViewRows = e.shape.size() == 2 && e.shape[0] > 1 && e.shape[1] > 1;
-    return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && e.layout == Layout::Dense && !e.masked
-           && !e.shape.empty() && !request.saveState;
+    return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && !e.masked && !e.shape.empty() && !request.saveState;
 }
 
 SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
@@ -613,10 +638,9 @@ SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
                                    std::int64_t budgetBytes)
 {
     const auto where = input.where(e.path);
-    noteConversion(&report, where, e.dtype);
     try {
         auto r = withComputeType(e.dtype, [&](auto typeTag) {
-            return BlockPipeline<decltype(typeTag)>(request, input, e, output, budgetBytes).run();
+            return BlockPipeline<decltype(typeTag)>(request, input, e, output, report, budgetBytes).run();
         });
         r.path = e.path;
         r.shape = e.shape;

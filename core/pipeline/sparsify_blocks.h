@@ -1,9 +1,11 @@
 #pragma once
-// The block pipeline of `sparsify` on a dense dataset written dense, masked, csr, coo or
-// row_sparse: rows are read by hyperslab straight into reused buffers, the mask is computed and
-// applied in place with the report tallied in the same pass (OpenMP), and the rows are written
-// from the same buffer. One I/O thread makes every HDF5 call, reading block k+1 and writing
-// block k-1 while block k is computed.
+// The block pipeline of `sparsify` on an unmasked element written dense, masked, csr, coo or
+// row_sparse: a dense dataset's rows are read by hyperslab straight into reused buffers (a csr
+// or row_sparse element's rows densified into them; a coo or csc element read once, held
+// coalesced, and each block filled from it: core/pipeline/densified_rows.h), the mask is
+// computed and applied in place with the report tallied in the same pass (OpenMP), and the rows
+// are written from the same buffer. One I/O thread makes every HDF5 call, reading block k+1 and
+// writing block k-1 while block k is computed.
 //
 // Memory: when the element fits the budget it is read once into one buffer (the histogram
 // range and row-norm's ranking come from that read); otherwise a ring of three blocks

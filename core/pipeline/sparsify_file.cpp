@@ -56,9 +56,9 @@ std::optional<InputError> streamRefusal(const SparsifyRequest &request, const El
     if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
         return errors::mustBe("data-norm input", "fit memory_limit (block ranking needs the whole tensor unless it is 2-d)",
                               std::to_string(elementBytes(e)) + " bytes");
-    if (e.layout != Layout::Dense || e.masked || e.shape.empty())
-        return errors::mustBe("an input larger than memory_limit", "be a dense dataset of rank >= 1 to stream",
-                              std::string(layoutName(e.layout)) + (e.masked ? " (masked)" : ""));
+    if (e.masked || e.shape.empty())
+        return errors::mustBe("an input larger than memory_limit", "be unmasked and of rank >= 1 to stream",
+                              e.masked ? std::string("a masked ") + std::string(layoutName(e.layout)) : "a 0-d dataset");
     if (request.saveState)
         return errors::mustBe("a saved state", "have every input within memory_limit (the state holds whole tensors)",
                               std::to_string(elementBytes(e)) + " bytes");

@@ -41,8 +41,13 @@ struct CompressedTensor {
 };
 
 // Throws InputError citing I1..I6; repairs I7 in place and records a notice in `report`.
+// `firstEntry`: the tensor is a range of an element's slices whose first entry is that one of
+// the element (a block of rows read): I6 numbers entries in the element, as a whole read does.
 template <class T>
-void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, std::string_view where);
+void validateCompressed(CompressedTensor<T> &tensor,
+                        ValidationReport *report,
+                        std::string_view where,
+                        std::int64_t firstEntry = 0);
 
 // The checks validateCompressed makes before the indices' values (I1 to I5), of a tensor whose
 // indptr is read and whose indices and values are counted: for a reader that divides the

@@ -116,7 +116,7 @@ void noteCanonicalized(ValidationReport *report, std::string_view tag, std::stri
 }
 
 template <class T>
-void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, std::string_view where)
+void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, std::string_view where, std::int64_t firstEntry)
 {
     const auto tag = tensor.layoutTag();
     validateCompressedOutline(tag, tensor.shape, tensor.axis, tensor.indptr, static_cast<std::int64_t>(tensor.indices.size()),
@@ -125,7 +125,7 @@ void validateCompressed(CompressedTensor<T> &tensor, ValidationReport *report, s
     for (std::int64_t k = 0; k < tensor.nnz(); ++k) {
         const auto j = tensor.indices[static_cast<std::size_t>(k)];
         if (j < 0 || j >= minor)
-            throw compressedIndexOutOfRange(tag, minor, k, j);
+            throw compressedIndexOutOfRange(tag, minor, firstEntry + k, j);
     }
     if (!compressedIsCanonical(tensor)) {
         const auto before = tensor.nnz();
@@ -168,7 +168,7 @@ void validateRowSparseRows(const Shape &shape, std::span<const std::int64_t> row
     template void validateDense<T>(const DenseTensor<T> &);                                                                      \
     template void validateCoo<T>(CooTensor<T> &, bool, std::int64_t);                                                            \
     template std::optional<CooEntryIndex> firstIndexOutOfRange<T>(const CooTensor<T> &);                                         \
-    template void validateCompressed<T>(CompressedTensor<T> &, ValidationReport *, std::string_view);                            \
+    template void validateCompressed<T>(CompressedTensor<T> &, ValidationReport *, std::string_view, std::int64_t);              \
     template void validateRowSparse<T>(const RowSparseTensor<T> &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)

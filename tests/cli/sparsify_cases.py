@@ -13,6 +13,7 @@
 * the JSON report has the per-dataset fields of the issue."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -77,6 +78,112 @@ def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",)):
                 check(dw[key] == db[key], f"{what} {dw['path']}: {key} {dw[key]} vs {db[key]}")
         with h5py.File(whole) as fw, h5py.File(out) as fb:
             yield what, fw, fb
+
+
+def sparse_group(f, name, encoding, shape):
+    g = f.create_group(name)
+    g.attrs["encoding-type"], g.attrs["encoding-version"] = encoding, "0.1.0"
+    g.attrs["shape"] = np.array(shape, dtype=np.int64)
+    return g
+
+
+def write_sparse_inputs(path, rng):
+    """A 600 x 32 float32 table (75 KiB dense) about 5% filled, in each sparse layout; returns its
+    dense values (duplicates summed)."""
+    shape = (600, 32)
+    table = np.where(rng.random(shape) < 0.05, rng.standard_normal(shape), 0).astype(np.float32)
+    rows, cols = np.nonzero(table)
+    with h5py.File(path, "w") as f:
+        csr = f.create_group("t_csr")
+        csr.attrs["encoding-type"], csr.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        csr.attrs["shape"] = np.array(shape, dtype=np.int64)
+        stored = table.copy()
+        stored[7, 3] = 0  # stored explicitly below: a csr may store zeros
+        mask = table != 0
+        mask[7, 3] = True
+        csr["data"] = stored[mask]
+        csr["indices"] = np.nonzero(mask)[1].astype(np.int64)
+        csr["indptr"] = np.concatenate([[0], np.cumsum(mask.sum(axis=1))]).astype(np.int64)
+        csc = f.create_group("t_csc")
+        csc.attrs["encoding-type"], csc.attrs["encoding-version"] = "csc_matrix", "0.1.0"
+        csc.attrs["shape"] = np.array(shape, dtype=np.int64)
+        by_column = np.nonzero(table.T)
+        csc["data"] = table.T[by_column]
+        csc["indices"] = by_column[1].astype(np.int64)
+        csc["indptr"] = np.concatenate([[0], np.cumsum((table != 0).sum(axis=0))]).astype(np.int64)
+        # coo: shuffled, the first 20 entries split in two halves (a duplicate each) and a zero.
+        order = rng.permutation(len(rows))
+        r, c, v = rows[order], cols[order], table[rows[order], cols[order]]
+        halves = v[:20] / 2
+        r = np.concatenate([r, r[:20], [9]])
+        c = np.concatenate([c, c[:20], [5]])
+        v = np.concatenate([np.concatenate([halves, v[20:]]), v[:20] - halves, [0]]).astype(np.float32)
+        coo = sparse_group(f, "t_coo", "coo_tensor", shape)
+        coo["indices"] = np.stack([r, c]).astype(np.int64)
+        coo["values"] = v
+        filled = np.unique(rows)
+        rs = sparse_group(f, "t_rows", "row_sparse", shape)
+        rs["indices"] = filled.astype(np.int64)
+        rs["data"] = table[filled]
+
+
+def check_sparse_inputs(cli, work, rng, report_keys):
+    src = os.path.join(work, "sparse_in.h5")
+    write_sparse_inputs(src, rng)
+    inputs = ["t_csr", "t_csc", "t_coo", "t_rows"]
+    picks = [a for p in inputs for a in ("--dataset", "/" + p)]
+    methods = [["--method", "threshold", "--threshold", "0.7"], ["--method", "n-m", "--n", "1", "--m", "4"],
+               ["--method", "row-norm", "--keep", "0.3"], ["--method", "data-norm", "--sparsity-level", "0.5",
+                                                            "--block", "2x4"]]
+    for method in methods:
+        for layout in ["dense", "masked", "csr", "csc"]:
+            # 64K: every input's dense form (75 KiB) is over it, and a coo's or csc's ~1000
+            # entries, held coalesced, fit; 8K streams the csr and row_sparse ones alone (the
+            # row_sparse reader holds its 570 row numbers).
+            for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys,
+                                              budgets=("64K",)):
+                for path in inputs:
+                    names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
+                    for name in names:
+                        same_bytes(fw[name][()], fb[name][()], f"sparse input {what} {name}")
+        r = run(cli, src, "-o", os.path.join(work, "sparse_64k.h5"), *method, *picks, "--memory-limit", "64K")
+        check(all(d["streamed"] for d in r["datasets"]), f"{method} sparse inputs under 64K stream: {r}")
+        by_rows = [a for p in ("t_csr", "t_rows") for a in ("--dataset", "/" + p)]
+        whole = os.path.join(work, "sparse_whole.h5")
+        out = os.path.join(work, "sparse_8k.h5")
+        run(cli, src, "-o", whole, *method, *by_rows, "--save-state")
+        r = run(cli, src, "-o", out, *method, *by_rows, "--memory-limit", "8K")
+        check(all(d["streamed"] for d in r["datasets"]), f"{method} csr, row_sparse under 8K: {r}")
+        with h5py.File(whole) as fw, h5py.File(out) as fb:
+            for path in ("t_csr", "t_rows"):
+                same_bytes(fw[path][()], fb[path][()], f"{method} {path} under 8K")
+    # A defect in a later block of rows is refused with the whole read's message: entries and
+    # indptr numbered in the element, not in the block (an index out of range, indptr decreasing,
+    # indptr[0] not 0, indptr's end not the entries' count).
+    def breaks_csr(f, part, at, value):
+        values = f["t_csr/" + part][()]
+        values[at] = value
+        f["t_csr/" + part][...] = values
+    for part, at, value in (("indices", -1, 99), ("indptr", 550, 10**6 // 1000), ("indptr", 0, 1), ("indptr", -1, 3)):
+        bad = os.path.join(work, "sparse_bad.h5")
+        shutil.copy(src, bad)
+        with h5py.File(bad, "a") as f:
+            breaks_csr(f, part, at, value)
+        said = []
+        for extra in (["--save-state"], ["--memory-limit", "8K"]):
+            out = os.path.join(work, "sparse_bad_out.h5")
+            r = subprocess.run([cli, "sparsify", bad, "-o", out, "--method", "threshold", "--threshold", "0.7", "--dataset",
+                                "/t_csr", *extra], capture_output=True, text=True)
+            check(r.returncode == 2 and not os.path.exists(out), f"bad csr {part}[{at}] {extra}: {r.returncode} {r.stderr}")
+            said.append(r.stderr)
+        check(said[0] == said[1] and "sparse_bad.h5:/t_csr: CSR I" in said[0], f"bad csr {part}[{at}]: {said}")
+
+    # What a coo stores must fit: under 3K it is refused, naming it, and nothing is written.
+    out = os.path.join(work, "sparse_refused.h5")
+    r = subprocess.run([cli, "sparsify", src, "-o", out, "--method", "threshold", "--threshold", "0.7", "--dataset",
+                        "/t_coo", "--memory-limit", "3K"], capture_output=True, text=True)
+    check(r.returncode == 2 and "sparse_in.h5:/t_coo" in r.stderr and "memory limit" in r.stderr
+          and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(out), f"coo over 3K: {r.returncode} {r.stderr}")
 
 
 def main(cli, work):
@@ -159,6 +266,12 @@ def main(cli, work):
                     names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
                     for name in names:
                         same_bytes(fw[name][()], fb[name][()], f"{what} {name}")
+
+    # Sparse inputs stream too: a csr or row_sparse element's rows are densified a block at a time,
+    # a coo or csc one is read once and held coalesced (refused when what it stores does not
+    # fit), each block filled from it; files and reports are the whole tensor's. The coo's
+    # entries are out of order, with duplicates (summed) and a stored zero; the csr stores a zero.
+    check_sparse_inputs(cli, work, rng, report_keys)
 
     # Layouts: the squashed tensor in each layout, readable by other tools.
     with h5py.File(src) as f:
