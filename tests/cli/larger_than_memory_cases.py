@@ -6,14 +6,16 @@
 Each command runs in a cgroup (v1 memory controller, or v2) capped at 48 MiB, without swap,
 on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). It must exit 0
 (not be killed), report a peak resident memory within the budget and 64 MiB, and write the
-file it writes uncapped, value for value: inspect --count; sparsify with each method to dense, and to csr,
-coo, row_sparse, masked and csc; convert to dense, csr, coo and row_sparse; step (dense Adam,
-with a dense and with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a reduction); run (a batch
-that sparsifies and steps). csc reads the input once per column panel, a panel being half the
-budget of output: its case keeps 1% of the values (one panel), and convert to csc (every value
-kept: 30 panels, 30 reads of 192 MiB) is tested at a small size in memory_limit_cases.py. Not
-here: gradcheck, whose Jacobian of a 192 MiB input could not be held by any machine (refused
-under a budget it does not fit, tested in memory_limit_cases.py).
+file it writes uncapped, value for value: inspect --count; sparsify with each method to dense,
+and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the same shape,
+0.5% filled; convert to dense, csr, coo and row_sparse; step (dense Adam, with a dense and
+with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
+reduction); run (a batch that sparsifies and steps). csc reads the input once per column
+panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
+and convert to csc (every value kept: 30 panels, 30 reads of 192 MiB) is tested at a small
+size in memory_limit_cases.py. Not here: gradcheck, whose Jacobian of a 192 MiB input could
+not be held by any machine (refused under a budget it does not fit, tested in
+memory_limit_cases.py).
 
 Needs root and a writable memory cgroup; exits 77 (skipped) otherwise."""
 import json
@@ -88,6 +90,23 @@ def run_cases(cli, work, cgroup):
         picked = rng.choice(rows, 200, replace=False)  # 6 MiB: a lazy step's gradients are held whole
         coo["indices"] = picked[None, :].astype(np.int64)
         coo["values"] = rng.standard_normal((200, width), dtype=np.float32)
+        # The same shape 0.5% filled (41 values a row), as csr and as coo (entries shuffled):
+        # their dense form is four times the cap, what they store (5 MiB, 10 with the coo's
+        # coalesced copy) fits the budget.
+        per_row = 41
+        columns = np.sort(np.stack([rng.choice(width, per_row, replace=False) for _ in range(rows)]), axis=1)
+        values = rng.standard_normal((rows, per_row), dtype=np.float32)
+        csr = f.create_group("x_csr")
+        csr.attrs["encoding-type"], csr.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        csr.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        csr["data"], csr["indices"] = values.ravel(), columns.ravel().astype(np.int64)
+        csr["indptr"] = (np.arange(rows + 1) * per_row).astype(np.int64)
+        order = rng.permutation(rows * per_row)
+        sparse = f.create_group("x_coo")
+        sparse.attrs["encoding-type"], sparse.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        sparse.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        sparse["indices"] = np.stack([np.repeat(np.arange(rows), per_row)[order], columns.ravel()[order]]).astype(np.int64)
+        sparse["values"] = values.ravel()[order]
     batch = os.path.join(work, "batch.json")
     with open(batch, "w") as f:
         json.dump({"version": 1, "inputs": [data], "datasets": ["/x"], "device": "cpu",
@@ -108,6 +127,11 @@ def run_cases(cli, work, cgroup):
                                  layout, "--json"], "{out}"))
     cases.append(("sparsify_threshold_csc", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",
                                              "2.5", "--dataset", "/x", "--layout", "csc", "--json"], "{out}"))
+    # Sparse inputs: a csr's rows densified a block at a time, a coo held coalesced.
+    cases.append(("sparsify_csr_input", ["sparsify", data, "-o", "{out}", "--method", "n-m", "--dataset", "/x_csr",
+                                         "--json"], "{out}"))
+    cases.append(("sparsify_coo_input", ["sparsify", data, "-o", "{out}", "--method", "row-norm", "--keep", "0.3",
+                                         "--dataset", "/x_coo", "--layout", "csr", "--json"], "{out}"))
     for layout in ("dense", "csr", "coo", "row_sparse"):
         cases.append((f"convert_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset", "/x"], "{out}"))
     cases += [
