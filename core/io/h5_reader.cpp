@@ -179,6 +179,32 @@ CompressedParts openCompressed(const H5File &file, const ElementInfo &info, Vali
     return parts;
 }
 
+// Rows of a CSR element whose indptr points outside its entries: the error a whole read gives,
+// which checks I4 (indptr's last entry, the entries' counts) before I5 (the first pair that
+// decreases). Rows read in order from the first have met no decrease before `rows`, so the first
+// is found by reading on from there.
+InputError
+indptrOutOfEntries(const DatasetView &indptr, std::int64_t indices, std::int64_t values, RowRange rows, const std::string &name)
+{
+    const auto entries = indptr.shape[0];
+    const auto end = readIndices(indptr, RowRange{entries - 1, entries}).front();
+    if (end != indices || values != indices)
+        return errors::invariant(name, "I4", "indptr[" + std::to_string(entries - 1) + "], len(indices) and len(data) must agree",
+                                 "got " + std::to_string(end) + ", " + std::to_string(indices) + ", " + std::to_string(values));
+    constexpr std::int64_t kChunk = 1 << 16;
+    for (std::int64_t at = rows.begin; at + 1 < entries; at += kChunk) {
+        const auto part = readIndices(indptr, RowRange{at, std::min(entries, at + kChunk + 1)});
+        for (std::size_t i = 0; i + 1 < part.size(); ++i)
+            if (part[i] > part[i + 1])
+                return errors::invariant(name, "I5", "indptr must be non-decreasing",
+                                         "indptr[" + std::to_string(at + std::int64_t(i)) + "]=" + std::to_string(part[i])
+                                             + " > indptr[" + std::to_string(at + std::int64_t(i) + 1)
+                                             + "]=" + std::to_string(part[i + 1]));
+    }
+    return errors::invariant(name, "I5", "indptr must be non-decreasing within [0, nnz]",
+                             "rows " + std::to_string(rows.begin) + ".." + std::to_string(rows.end) + " point outside it");
+}
+
 Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationReport *report, std::optional<RowRange> rows)
 {
     // Named, not bound: clang 14 (the fuzz build) does not let lambdas capture bindings.
@@ -219,9 +245,7 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
                                                 + std::to_string(rows->begin + std::int64_t(i) + 1)
                                                 + "]=" + std::to_string(c.indptr[i + 1]));
             if (first < 0 || last > data.shape[0] || last > indices.shape[0])
-                throw errors::invariant(where + ": " + tag, "I5", "indptr must be non-decreasing within [0, nnz]",
-                                        "rows " + std::to_string(rows->begin) + ".." + std::to_string(rows->end) + " point at ["
-                                            + std::to_string(first) + ", " + std::to_string(last) + ")");
+                throw indptrOutOfEntries(indptr, indices.shape[0], data.shape[0], *rows, where + ": " + tag);
             for (auto &p : c.indptr)
                 p -= first;
             c.indices = readIndices(indices, RowRange{first, last});

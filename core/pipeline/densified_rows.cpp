@@ -114,9 +114,17 @@ void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into)
     }
     if (m_shape.size() != 2 || !columns.within(m_shape[1]))
         throw InternalError("DensifiedRows::readBox: columns of a 2-d element");
-    const auto block = this->rows(rows);
-    for (std::int64_t r = 0; r < rows.count(); ++r)
-        std::copy_n(block.values.begin() + r * m_shape[1] + columns.begin, columns.count(), into + r * columns.count());
+    // Densified a few rows at a time, as many as the box holds values (one at least): the box
+    // is sized to the budget, and its rows' whole width can be far wider than its columns.
+    const auto width = m_shape[1];
+    const auto step = std::max<std::int64_t>(1, columns.count() * rows.count() / std::max<std::int64_t>(1, width));
+    for (auto first = rows.begin; first < rows.end; first += step) {
+        const RowRange part{first, std::min(rows.end, first + step)};
+        const auto block = this->rows(part);
+        for (std::int64_t r = 0; r < part.count(); ++r)
+            std::copy_n(block.values.begin() + r * width + columns.begin, columns.count(),
+                        into + (first - rows.begin + r) * columns.count());
+    }
 }
 
 template <class T>

@@ -59,7 +59,7 @@ public:
     void readRows(RowRange rows, T *into);
     // Of a 2-d element, the box rows x columns into `into` (row-major, rows.count() rows of
     // columns.count() values): a column panel, read for a csc output. An element that is not
-    // plain dense densifies the box's whole rows.
+    // plain dense densifies the box's rows whole, as many at a time as the box holds values.
     void readBox(RowRange rows, RowRange columns, T *into);
     // The bytes held from one block to the next: the coalesced element read whole.
     std::int64_t heldBytes() const;

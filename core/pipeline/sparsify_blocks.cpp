@@ -85,15 +85,18 @@ public:
         : m_config(request.configFor(e.path)), m_masked(request.masked),
           m_reader(input, e.path, plainDense(e) ? RowRead::Dense : rowReadOf(input, e), &report), m_group(ranks())
     {
+        m_shape = e.shape;
         m_rows = e.shape[0];
         m_width = numel(e.shape, 1, e.shape.size());
         m_needMask = m_masked || m_config.method != SparsifierMethod::Threshold;
         m_sparse = !m_masked && request.layout != Layout::Dense;
         m_csc = m_sparse && request.layout == Layout::Csc;
-        // Per value: the block, its mask, and for sparse layouts what the writer gathers
-        // (the value, its position and its coordinates).
+        // Per value: the block, its mask, for sparse layouts what the writer gathers (the value,
+        // its position and its coordinates), and for an input that is not plain dense the
+        // rows it densifies before copying them into the block.
         const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
-                              + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
+                              + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0)
+                              + (m_reader.how() == RowRead::Dense ? 0 : static_cast<std::int64_t>(sizeof(T)));
         m_rowBytes = std::max<std::int64_t>(1, m_width * perValue);
         // Every rank blocks the rows alike (the smallest block any rank's budget allows) and works
         // its own range of whole blocks; every rank makes as many write calls as the rank with
@@ -148,7 +151,6 @@ public:
         m_writeOptions = request.writeOptions;
         m_layout = request.layout;
         m_type = dtypeOf<T>();
-        m_shape = e.shape;
         m_path = e.path;
 
         const std::string dataPath = m_masked ? e.path + "/data" : e.path;
@@ -187,7 +189,7 @@ public:
 private:
     // The rows of a block under `budget` (kSlots blocks and a spare): whole output chunks per
     // block (h5_writer's ~1 MiB chunks), so no chunk is written twice, and whole bands of
-    // data-norm's blocks, which never straddle two row blocks.
+    // data-norm's blocks and whole groups of n-m's, which never straddle two row blocks.
     std::int64_t blockRowsWithin(std::int64_t budget) const
     {
         const auto blockBytes = std::min(kBlockBytes, std::max<std::int64_t>(1, budget / (kSlots + 1)));
@@ -198,6 +200,9 @@ private:
             blockRows -= blockRows % chunkRows;
         if (m_config.method == SparsifierMethod::DataNorm && blockRows < m_rows)
             blockRows = std::max(m_config.blockRows, blockRows - blockRows % m_config.blockRows);
+        // n-m's groups of m run along the last dim: of a 1-d element, across its rows.
+        if (m_config.method == SparsifierMethod::NM && m_shape.size() == 1 && blockRows < m_rows)
+            blockRows = std::max(m_config.m, blockRows - blockRows % m_config.m);
         return blockRows;
     }
 
@@ -209,7 +214,7 @@ private:
         r.nnzBefore = counts[0];
         r.nnzAfter = counts[1];
         r.pruned = counts[2];
-        r.held = numel(m_shape); // a plain dense element: every element holds data
+        r.held = numel(m_shape); // an unmasked element: every element holds data (an unstored one a 0)
         r.streamed = counts[3] > 0;
         for (auto *h : {&*r.histogramBefore, &*r.histogramAfter})
             m_group.sum(h->counts);

@@ -8,6 +8,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/sparsifier_state_io.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/pipeline/sparsify_blocks.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
@@ -58,7 +59,7 @@ std::optional<InputError> streamRefusal(const SparsifyRequest &request, const El
                               std::to_string(elementBytes(e)) + " bytes");
     if (e.masked || e.shape.empty())
         return errors::mustBe("an input larger than memory_limit", "be unmasked and of rank >= 1 to stream",
-                              e.masked ? std::string("a masked ") + std::string(layoutName(e.layout)) : "a 0-d dataset");
+                              e.masked ? "a masked_tensor" : "a 0-d element");
     if (request.saveState)
         return errors::mustBe("a saved state", "have every input within memory_limit (the state holds whole tensors)",
                               std::to_string(elementBytes(e)) + " bytes");
@@ -227,7 +228,10 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         // rank would).
         const bool onGpu = useGpu && factsOf(request.configFor(e.path).method).cuda
                            && computeTypeFor(e.dtype) == DType::Float32; // the kernels take float32
-        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e) && (!onGpu || overBudget(e, budget))
+        // A sparse element within the budget is held whole: blocks would hold what it stores
+        // and its coalesced copy beside them, which may not fit where its dense form does.
+        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e)
+                                                  && (plainDense(e) ? !onGpu || overBudget(e, budget) : overBudget(e, budget))
                                                   && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;

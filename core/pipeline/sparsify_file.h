@@ -6,9 +6,10 @@
 //   coo/csr/csc/row_sparse   the squashed values in that layout (zeros dropped)
 // Every element is checked against its method and the layout before anything is written.
 // An element named in perDataset gets that sparsifier instead of `config`.
-// Threshold, n-m and row-norm on dense datasets written dense or masked go through the block
-// pipeline (core/pipeline/sparsify_blocks.h): one pass, bounded by the memory limit, the same
-// result as in memory. Other elements are read whole and must fit the limit.
+// Dense datasets, and unmasked elements of other layouts larger than the memory limit, go
+// through the block pipeline (core/pipeline/sparsify_blocks.h): bounded by the memory limit,
+// the same file and report as in memory. Masked_tensors (and an element a saved state holds)
+// are read whole and must fit the limit.
 #include "core/device/device.h"
 #include "core/io/h5_writer.h"
 #include "core/sparsify/sparsifier_config.h"

@@ -56,7 +56,7 @@ def same_bytes(a, b, what):
           f"{what}: differs from the whole-tensor result")
 
 
-def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",)):
+def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",), sparse_inputs=False):
     """Runs sparsify with `args` whole (--save-state keeps every tensor in memory: the reference),
     then by default (in memory) and under each of `budgets` (streamed), checking each report
     against the reference's; yields (what, whole file, run's file) open for the caller's
@@ -69,8 +69,9 @@ def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",)):
         r = run(cli, src, "-o", out, *args, *extra)
         what = f"{args} {limit}"
         # Under 3K every element streams; under a larger budget /table (768 KiB) does; csc always
-        # streams (its column panels are read from the file).
-        streams = bool(limit) or "csc" in args
+        # streams (its column panels are read from the file), but from a sparse input within
+        # the budget, which is held whole.
+        streams = bool(limit) or ("csc" in args and not sparse_inputs)
         check(all(d["streamed"] == streams for d in r["datasets"] if limit in (None, "3K") or d["path"] == "/table"),
               f"{what}: streamed")
         for dw, db in zip(reference["datasets"], r["datasets"]):
@@ -111,13 +112,15 @@ def write_sparse_inputs(path, rng):
         csc["data"] = table.T[by_column]
         csc["indices"] = by_column[1].astype(np.int64)
         csc["indptr"] = np.concatenate([[0], np.cumsum((table != 0).sum(axis=0))]).astype(np.int64)
-        # coo: shuffled, the first 20 entries split in two halves (a duplicate each) and a zero.
+        # coo: shuffled, the first 20 entries split in two halves (a duplicate each), a zero, and
+        # three entries of one element whose sum depends on its order (1e8 + 1 - 1e8 is 0 in
+        # float32 taken in stored order, 1 in another).
         order = rng.permutation(len(rows))
         r, c, v = rows[order], cols[order], table[rows[order], cols[order]]
         halves = v[:20] / 2
-        r = np.concatenate([r, r[:20], [9]])
-        c = np.concatenate([c, c[:20], [5]])
-        v = np.concatenate([np.concatenate([halves, v[20:]]), v[:20] - halves, [0]]).astype(np.float32)
+        r = np.concatenate([r, r[:20], [9], [311, 311, 311]])
+        c = np.concatenate([c, c[:20], [5], [2, 2, 2]])
+        v = np.concatenate([np.concatenate([halves, v[20:]]), v[:20] - halves, [0], [1e8, 1, -1e8]]).astype(np.float32)
         coo = sparse_group(f, "t_coo", "coo_tensor", shape)
         coo["indices"] = np.stack([r, c]).astype(np.int64)
         coo["values"] = v
@@ -125,6 +128,20 @@ def write_sparse_inputs(path, rng):
         rs = sparse_group(f, "t_rows", "row_sparse", shape)
         rs["indices"] = filled.astype(np.int64)
         rs["data"] = table[filled]
+        # 3-d and 1-d: a coo of 90 x 6 x 8 (17 KiB dense) 30% filled, whose entries and their
+        # coalesced copy take more than its dense form; a 1-d one of 4000 (300 entries) and a
+        # dense line of 1000, for n-m's groups along the rows of a 1-d element.
+        cube = np.where(rng.random((90, 6, 8)) < 0.3, rng.standard_normal((90, 6, 8)), 0).astype(np.float32)
+        coo3 = sparse_group(f, "t_coo3", "coo_tensor", cube.shape)
+        coo3["indices"] = np.stack(np.nonzero(cube)).astype(np.int64)
+        coo3["values"] = cube[np.nonzero(cube)]
+        line = np.zeros(4000, dtype=np.float32)
+        at = rng.choice(4000, 300, replace=False)
+        line[at] = rng.standard_normal(300)
+        coo1 = sparse_group(f, "t_coo1", "coo_tensor", line.shape)
+        coo1["indices"] = at[None, :].astype(np.int64)
+        coo1["values"] = line[at]
+        f["t_line"] = rng.standard_normal(1000).astype(np.float32)
 
 
 def check_sparse_inputs(cli, work, rng, report_keys):
@@ -141,7 +158,7 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             # entries, held coalesced, fit; 8K streams the csr and row_sparse ones alone (the
             # row_sparse reader holds its 570 row numbers).
             for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys,
-                                              budgets=("64K",)):
+                                              budgets=("64K",), sparse_inputs=True):
                 for path in inputs:
                     names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
                     for name in names:
@@ -158,13 +175,15 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             for path in ("t_csr", "t_rows"):
                 same_bytes(fw[path][()], fb[path][()], f"{method} {path} under 8K")
     # A defect in a later block of rows is refused with the whole read's message: entries and
-    # indptr numbered in the element, not in the block (an index out of range, indptr decreasing,
-    # indptr[0] not 0, indptr's end not the entries' count).
+    # indptr numbered in the element, not in the block (an index out of range, indptr decreasing
+    # inside a block and where a block ends (544 under 8K) past the entries, indptr[0] not 0,
+    # indptr's end not the entries' count).
     def breaks_csr(f, part, at, value):
         values = f["t_csr/" + part][()]
         values[at] = value
         f["t_csr/" + part][...] = values
-    for part, at, value in (("indices", -1, 99), ("indptr", 550, 10**6 // 1000), ("indptr", 0, 1), ("indptr", -1, 3)):
+    for part, at, value in (("indices", -1, 99), ("indptr", 550, 1000), ("indptr", 544, 1000), ("indptr", 0, 1),
+                            ("indptr", -1, 3)):
         bad = os.path.join(work, "sparse_bad.h5")
         shutil.copy(src, bad)
         with h5py.File(bad, "a") as f:
@@ -177,6 +196,28 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             check(r.returncode == 2 and not os.path.exists(out), f"bad csr {part}[{at}] {extra}: {r.returncode} {r.stderr}")
             said.append(r.stderr)
         check(said[0] == said[1] and "sparse_bad.h5:/t_csr: CSR I" in said[0], f"bad csr {part}[{at}]: {said}")
+
+    # A sparse element within the budget is held whole (its entries and their coalesced copy
+    # could not fit beside blocks where its dense form fits): the 3-d coo under 48K. n-m along
+    # the rows of a 1-d element: no group of 4 straddles two blocks (a dense line under 3K, the
+    # 1-d coo, whose blocks take what its held entries leave, under 12K).
+    for dataset, method, limit in (("/t_coo3", ["--method", "threshold", "--threshold", "0.7"], "48K"),
+                                   ("/t_coo3", ["--method", "n-m", "--n", "1", "--m", "4"], "48K"),
+                                   ("/t_line", ["--method", "n-m", "--n", "2", "--m", "4"], "3K"),
+                                   ("/t_coo1", ["--method", "n-m", "--n", "2", "--m", "4"], "12K")):
+        for layout in ("dense", "coo"):
+            whole, out = os.path.join(work, "small_whole.h5"), os.path.join(work, "small_limited.h5")
+            reference = run(cli, src, "-o", whole, *method, "--dataset", dataset, "--layout", layout, "--save-state")
+            r = run(cli, src, "-o", out, *method, "--dataset", dataset, "--layout", layout, "--memory-limit", limit)
+            what = f"{dataset} {method[1]} {layout} under {limit}"
+            check(r["datasets"][0]["streamed"] == (dataset != "/t_coo3"), f"{what}: streamed {r['datasets'][0]}")
+            for key in report_keys:
+                check(reference["datasets"][0][key] == r["datasets"][0][key], f"{what}: {key}")
+            with h5py.File(whole) as fw, h5py.File(out) as fb:
+                name = dataset[1:]
+                parts = [name] if isinstance(fw[name], h5py.Dataset) else [name + "/" + c for c in fw[name]]
+                for part in parts:
+                    same_bytes(fw[part][()], fb[part][()], f"{what} {part}")
 
     # What a coo stores must fit: under 3K it is refused, naming it, and nothing is written.
     out = os.path.join(work, "sparse_refused.h5")

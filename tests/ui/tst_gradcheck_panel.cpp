@@ -48,6 +48,7 @@ private slots:
     void mapsComeWithTheRun();
     void nameWithoutAnElementBindsTheShownTensor();
     void secondNameWithoutAnElementIsLeftToChoose();
+    void nameOfAnElementTakesItFirst();
     void defaultBindingsAreChoices();
     void jacobiansOverTheBudgetAreRefused();
 
@@ -459,6 +460,22 @@ void TestGradcheckPanel::secondNameWithoutAnElementIsLeftToChoose()
     QCOMPARE(bound(panel, QStringLiteral("w")), (ui::ElementRef{file, QStringLiteral("/inst")}));
     clickCheck(window);
     QVERIFY2(panel->verdict()->text().contains(QStringLiteral("w = /inst")), qPrintable(panel->verdict()->text()));
+}
+
+// A name of an element takes it first, whatever its place: with /emb shown, mm(x, emb) binds
+// emb to /emb and leaves x to choose (x took /emb, the tensor shown, before, and so did emb).
+void TestGradcheckPanel::nameOfAnElementTakesItFirst()
+{
+    ui::MainWindow window;
+    const QString sample = QStringLiteral(SPARSITY_SAMPLE_DIR "/sample.h5");
+    QVERIFY(window.openFile(sample));
+    QVERIFY(window.selectElement(QStringLiteral("/emb")));
+    auto *panel = window.gradcheckPanel();
+    const QString file = QFileInfo(sample).absoluteFilePath();
+    setExpression(panel, QStringLiteral("mm(x, emb)"));
+    QCOMPARE(bound(panel, QStringLiteral("emb")), (ui::ElementRef{file, QStringLiteral("/emb")}));
+    QVERIFY(!panel->request().inputs.contains(QStringLiteral("x")));
+    QCOMPARE(panel->findChild<QComboBox *>(QStringLiteral("gradcheck.input.x"))->currentIndex(), -1);
 }
 
 // An input bound by default when a file opens is a change of the form (the workspace keeps

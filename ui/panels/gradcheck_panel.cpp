@@ -18,6 +18,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace sparsity::ui {
 namespace {
@@ -176,17 +177,26 @@ void GradcheckPanel::checkExpression()
         m_inputsForm->removeRow(0);
     m_inputChoosers.clear();
     bool bindingsAdded = false; // a choice the form now makes (a file opened), as an edit would
-    const auto fallback = fallbackElement();
-    bool fallbackTaken = false;
+    // Defaults for the names not bound: first each one's element of its name, then the tensor
+    // shown for the first name left, unless a name is bound to it already (binding two names
+    // to one tensor made mm(x, w) a sure shape error). Any other is left for the user to choose.
     for (const auto &name : names)
-        fallbackTaken = fallbackTaken || (m_bindings.contains(name) && m_bindings.value(name) == fallback);
-    for (const auto &name : names) {
         if (!m_bindings.contains(name))
-            if (const auto binding = defaultFor(name, fallbackTaken)) {
-                m_bindings[name] = *binding;
-                fallbackTaken = fallbackTaken || binding == fallback;
+            if (const auto named = elementNamed(name)) {
+                m_bindings[name] = *named;
                 bindingsAdded = true;
             }
+    const auto fallback = fallbackElement();
+    const bool fallbackTaken = std::any_of(names.begin(), names.end(), [&](const QString &name) {
+        return m_bindings.contains(name) && m_bindings.value(name) == fallback;
+    });
+    for (const auto &name : names)
+        if (fallback && !fallbackTaken && !m_bindings.contains(name)) {
+            m_bindings[name] = *fallback;
+            bindingsAdded = true;
+            break;
+        }
+    for (const auto &name : names) {
         auto *chooser = new QComboBox;
         chooser->setObjectName(QStringLiteral("gradcheck.input.") + name);
         chooser->setPlaceholderText(tr("Choose a tensor")); // bound to none: no item looks chosen
@@ -239,13 +249,13 @@ void GradcheckPanel::setRequest(const GradcheckPanelRequest &r)
     m_eps->setValue(r.options.eps);
 }
 
-std::optional<ElementRef> GradcheckPanel::defaultFor(const QString &name, bool fallbackTaken) const
+std::optional<ElementRef> GradcheckPanel::elementNamed(const QString &name) const
 {
     // m_elements lists the shown tensor's file first: its "/x" wins over another file's.
     for (const auto &element : m_elements)
         if (element.path == QStringLiteral("/") + name)
             return element;
-    return fallbackTaken ? std::nullopt : fallbackElement();
+    return std::nullopt;
 }
 
 std::optional<ElementRef> GradcheckPanel::fallbackElement() const

@@ -67,11 +67,10 @@ private:
     CellLink linkToShown() const;
     void relink();
     // The element an input name binds to until one is chosen: "/name" of the shown tensor's
-    // file, else of another open file, else the tensor shown (the first element when that is
-    // not open), unless `fallbackTaken`: another name of the expression is bound to it, and
-    // binding both to one tensor made mm(x, w) a sure shape error. The user chooses then.
-    std::optional<ElementRef> defaultFor(const QString &name, bool fallbackTaken) const;
-    // The element defaultFor() falls back on; none when no file is open.
+    // file, else of another open file; none when no open file has one.
+    std::optional<ElementRef> elementNamed(const QString &name) const;
+    // The element the first input name without one of its name binds to: the tensor shown (the
+    // first element when that is not open); none when no file is open.
     std::optional<ElementRef> fallbackElement() const;
     void addElementItem(QComboBox *chooser, const ElementRef &element, const QString &suffix) const;
     void showVerdict(const QString &text, const QString &colour);
