@@ -56,7 +56,7 @@ def same_bytes(a, b, what):
           f"{what}: differs from the whole-tensor result")
 
 
-def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",), sparse_inputs=False):
+def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",), held_whole=()):
     """Runs sparsify with `args` whole (--save-state keeps every tensor in memory: the reference),
     then by default (in memory) and under each of `budgets` (streamed), checking each report
     against the reference's; yields (what, whole file, run's file) open for the caller's
@@ -69,10 +69,10 @@ def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",), sparse_inp
         r = run(cli, src, "-o", out, *args, *extra)
         what = f"{args} {limit}"
         # Under 3K every element streams; under a larger budget /table (768 KiB) does; csc always
-        # streams (its column panels are read from the file), but from a sparse input within
-        # the budget, which is held whole.
-        streams = bool(limit) or ("csc" in args and not sparse_inputs)
-        check(all(d["streamed"] == streams for d in r["datasets"] if limit in (None, "3K") or d["path"] == "/table"),
+        # streams (its column panels are read from the file), but from the elements in
+        # `held_whole` (coo and csc inputs within the budget, held whole).
+        streams = lambda d: bool(limit) or ("csc" in args and d["path"] not in held_whole)
+        check(all(d["streamed"] == streams(d) for d in r["datasets"] if limit in (None, "3K") or d["path"] == "/table"),
               f"{what}: streamed")
         for dw, db in zip(reference["datasets"], r["datasets"]):
             for key in report_keys:
@@ -158,7 +158,7 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             # entries, held coalesced, fit; 8K streams the csr and row_sparse ones alone (the
             # row_sparse reader holds its 570 row numbers).
             for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys,
-                                              budgets=("64K",), sparse_inputs=True):
+                                              budgets=("64K",), held_whole=("/t_coo", "/t_csc")):
                 for path in inputs:
                     names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
                     for name in names:
@@ -197,7 +197,7 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             said.append(r.stderr)
         check(said[0] == said[1] and "sparse_bad.h5:/t_csr: CSR I" in said[0], f"bad csr {part}[{at}]: {said}")
 
-    # A sparse element within the budget is held whole (its entries and their coalesced copy
+    # A coo element within the budget is held whole (its entries and their coalesced copy
     # could not fit beside blocks where its dense form fits): the 3-d coo under 48K. n-m along
     # the rows of a 1-d element: no group of 4 straddles two blocks (a dense line under 3K, the
     # 1-d coo, whose blocks take what its held entries leave, under 12K).
