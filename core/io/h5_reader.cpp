@@ -189,17 +189,13 @@ indptrOutOfEntries(const DatasetView &indptr, std::int64_t indices, std::int64_t
     const auto entries = indptr.shape[0];
     const auto end = readIndices(indptr, RowRange{entries - 1, entries}).front();
     if (end != indices || values != indices)
-        return errors::invariant(name, "I4", "indptr[" + std::to_string(entries - 1) + "], len(indices) and len(data) must agree",
-                                 "got " + std::to_string(end) + ", " + std::to_string(indices) + ", " + std::to_string(values));
+        return compressedCountsDisagree(name, entries - 1, end, indices, values);
     constexpr std::int64_t kChunk = 1 << 16;
     for (std::int64_t at = rows.begin; at + 1 < entries; at += kChunk) {
         const auto part = readIndices(indptr, RowRange{at, std::min(entries, at + kChunk + 1)});
         for (std::size_t i = 0; i + 1 < part.size(); ++i)
             if (part[i] > part[i + 1])
-                return errors::invariant(name, "I5", "indptr must be non-decreasing",
-                                         "indptr[" + std::to_string(at + std::int64_t(i)) + "]=" + std::to_string(part[i])
-                                             + " > indptr[" + std::to_string(at + std::int64_t(i) + 1)
-                                             + "]=" + std::to_string(part[i + 1]));
+                return compressedIndptrDecreases(name, at + std::int64_t(i), part[i], part[i + 1]);
     }
     return errors::invariant(name, "I5", "indptr must be non-decreasing within [0, nnz]",
                              "rows " + std::to_string(rows.begin) + ".." + std::to_string(rows.end) + " point outside it");
@@ -230,22 +226,16 @@ Tensor readCompressed(const H5File &file, const ElementInfo &info, ValidationRep
             const auto last = c.indptr.back();
             // What a whole read checks of these rows' part of indptr, numbered as there: I3 in the
             // first rows, I4 in the last, I5 between.
+            const auto name = where + ": " + tag;
             if (rows->begin == 0 && first != 0)
-                throw errors::invariant(where + ": " + tag, "I3", "indptr[0] must be 0", "indptr[0]=" + std::to_string(first));
+                throw compressedIndptrStart(name, first);
             if (rows->end == c.shape[0] && (last != indices.shape[0] || last != data.shape[0]))
-                throw errors::invariant(where + ": " + tag, "I4",
-                                        "indptr[" + std::to_string(c.shape[0]) + "], len(indices) and len(data) must agree",
-                                        "got " + std::to_string(last) + ", " + std::to_string(indices.shape[0]) + ", "
-                                            + std::to_string(data.shape[0]));
+                throw compressedCountsDisagree(name, c.shape[0], last, indices.shape[0], data.shape[0]);
             for (std::size_t i = 0; i + 1 < c.indptr.size(); ++i)
                 if (c.indptr[i] > c.indptr[i + 1])
-                    throw errors::invariant(where + ": " + tag, "I5", "indptr must be non-decreasing",
-                                            "indptr[" + std::to_string(rows->begin + std::int64_t(i))
-                                                + "]=" + std::to_string(c.indptr[i]) + " > indptr["
-                                                + std::to_string(rows->begin + std::int64_t(i) + 1)
-                                                + "]=" + std::to_string(c.indptr[i + 1]));
+                    throw compressedIndptrDecreases(name, rows->begin + std::int64_t(i), c.indptr[i], c.indptr[i + 1]);
             if (first < 0 || last > data.shape[0] || last > indices.shape[0])
-                throw indptrOutOfEntries(indptr, indices.shape[0], data.shape[0], *rows, where + ": " + tag);
+                throw indptrOutOfEntries(indptr, indices.shape[0], data.shape[0], *rows, name);
             for (auto &p : c.indptr)
                 p -= first;
             c.indices = readIndices(indices, RowRange{first, last});

@@ -82,8 +82,8 @@ public:
                   H5File &output,
                   ValidationReport &report,
                   std::int64_t budget)
-        : m_config(request.configFor(e.path)), m_masked(request.masked),
-          m_reader(input, e.path, plainDense(e) ? RowRead::Dense : rowReadOf(input, e), &report), m_group(ranks())
+        : m_config(request.configFor(e.path)), m_masked(request.masked), m_reader(input, e.path, rowReadOf(input, e), &report),
+          m_group(ranks())
     {
         m_shape = e.shape;
         m_rows = e.shape[0];

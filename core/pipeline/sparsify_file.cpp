@@ -232,9 +232,9 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         // and their coalesced copy beside them, which may not fit where its dense form does.
         // A csr or row_sparse one is read by rows as a dense one is (in memory, held densely,
         // 3.6 GB and 7.8 s for a 1.5 GiB csr; in blocks, 1.6 GB and 2.1 s).
-        const bool heldInBlocks = !plainDense(e) && rowReadOf(input, e) == RowRead::Whole;
+        const bool heldWhole = rowReadOf(input, e) == RowRead::Whole;
         const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e)
-                                                  && (heldInBlocks ? overBudget(e, budget) : !onGpu || overBudget(e, budget))
+                                                  && (heldWhole ? overBudget(e, budget) : !onGpu || overBudget(e, budget))
                                                   && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;

@@ -59,6 +59,13 @@ void validateCompressedOutline(std::string_view tag,
                                std::span<const std::int64_t> indptr,
                                std::int64_t indices,
                                std::int64_t values);
+// The errors of I3 (indptr[0] = `first`, not 0), I4 (indptr[major] = `end`, and the indices' and
+// values' counts, not all equal) and I5 (indptr[at] = `a` > indptr[at + 1] = `b`): what
+// validateCompressedOutline throws, and a reader of some rows (numbered in the whole) too.
+InputError compressedIndptrStart(std::string_view tag, std::int64_t first);
+InputError
+compressedCountsDisagree(std::string_view tag, std::int64_t major, std::int64_t end, std::int64_t indices, std::int64_t values);
+InputError compressedIndptrDecreases(std::string_view tag, std::int64_t at, std::int64_t a, std::int64_t b);
 // I6's error for indices[entry] = index outside [0, minor), the entry numbered in the whole.
 InputError compressedIndexOutOfRange(std::string_view tag, std::int64_t minor, std::int64_t entry, std::int64_t index);
 // I7's notice: unsorted or duplicated indices were sorted, `duplicates` summed.

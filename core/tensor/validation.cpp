@@ -89,17 +89,33 @@ void validateCompressedOutline(std::string_view tag,
         throw errors::invariant(name, "I2", "indptr must have " + std::to_string(entries) + " entries",
                                 "got " + str(static_cast<std::int64_t>(indptr.size())));
     if (indptr[0] != 0)
-        throw errors::invariant(name, "I3", "indptr[0] must be 0", "indptr[0]=" + str(indptr[0]));
+        throw compressedIndptrStart(tag, indptr[0]);
     if (indptr[static_cast<std::size_t>(major)] != indices || values != indices)
-        throw errors::invariant(name, "I4", "indptr[" + str(major) + "], len(indices) and len(data) must agree",
-                                "got " + str(indptr[static_cast<std::size_t>(major)]) + ", " + str(indices) + ", " + str(values));
+        throw compressedCountsDisagree(tag, major, indptr[static_cast<std::size_t>(major)], indices, values);
     for (std::int64_t i = 0; i < major; ++i) {
         const auto a = indptr[static_cast<std::size_t>(i)];
         const auto b = indptr[static_cast<std::size_t>(i + 1)];
         if (a > b)
-            throw errors::invariant(name, "I5", "indptr must be non-decreasing",
-                                    "indptr[" + str(i) + "]=" + str(a) + " > indptr[" + str(i + 1) + "]=" + str(b));
+            throw compressedIndptrDecreases(tag, i, a, b);
     }
+}
+
+InputError compressedIndptrStart(std::string_view tag, std::int64_t first)
+{
+    return errors::invariant(std::string(tag), "I3", "indptr[0] must be 0", "indptr[0]=" + str(first));
+}
+
+InputError
+compressedCountsDisagree(std::string_view tag, std::int64_t major, std::int64_t end, std::int64_t indices, std::int64_t values)
+{
+    return errors::invariant(std::string(tag), "I4", "indptr[" + str(major) + "], len(indices) and len(data) must agree",
+                             "got " + str(end) + ", " + str(indices) + ", " + str(values));
+}
+
+InputError compressedIndptrDecreases(std::string_view tag, std::int64_t at, std::int64_t a, std::int64_t b)
+{
+    return errors::invariant(std::string(tag), "I5", "indptr must be non-decreasing",
+                             "indptr[" + str(at) + "]=" + str(a) + " > indptr[" + str(at + 1) + "]=" + str(b));
 }
 
 InputError compressedIndexOutOfRange(std::string_view tag, std::int64_t minor, std::int64_t entry, std::int64_t index)
