@@ -66,6 +66,7 @@ void runSparsify(SparsifyOptions &o)
                                 {"sparsity", r.sparsity},
                                 {"blocks_removed", r.blocksRemoved},
                                 {"streamed", r.streamed},
+                                {"stored_values_only", r.storedValuesOnly},
                                 {"device", core::deviceName(r.device)},
                                 {"histogram_before", histogramJson(r.histogramBefore)},
                                 {"histogram_after", histogramJson(r.histogramAfter)},
@@ -92,7 +93,7 @@ void runSparsify(SparsifyOptions &o)
         std::cout << r.path << ": " << o.layout << ", nnz " << r.nnzBefore << " -> " << r.nnzAfter << ", " << std::fixed
                   << std::setprecision(1) << 100.0 * r.sparsity << "% pruned"
                   << (r.blocksRemoved ? ", " + std::to_string(r.blocksRemoved) + " blocks sparsified" : "")
-                  << (r.streamed ? " (streamed)" : "") << '\n';
+                  << (r.streamed ? " (streamed)" : "") << (r.storedValuesOnly ? " (stored values only)" : "") << '\n';
 }
 
 // --KEY for the method parameter, parsed as its kind; a given value is kept for runSparsify.

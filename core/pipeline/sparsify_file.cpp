@@ -10,6 +10,7 @@
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/pipeline/sparsify_blocks.h"
+#include "core/pipeline/sparsify_stored_values.h"
 #include "core/sparsify/data_sparsifier.h"
 #include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/sparsifier_methods.h"
@@ -79,6 +80,9 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         if (c.method == SparsifierMethod::NM && e.shape.back() % c.m != 0)
             throw errors::mustBe("the last dim (" + std::to_string(e.shape.back()) + ")",
                                  "be a multiple of M=" + std::to_string(c.m), "shape " + shapeToString(e.shape));
+        // Its stored values fit: nothing at its dense size is held or written.
+        if (storedValuesPathCan(request, e, budget))
+            return;
         refusal = streamRefusal(request, e, c);
         if (streams(request, e, budget) && refusal)
             throw *refusal;
@@ -228,19 +232,26 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         // rank would).
         const bool onGpu = useGpu && factsOf(request.configFor(e.path).method).cuda
                            && computeTypeFor(e.dtype) == DType::Float32; // the kernels take float32
+        // A threshold of a csr or csc element into its own layout, on its stored values alone
+        // when they fit (on the CPU, even with the GPU asked for: a pass over what it stores
+        // costs less than moving its dense form there; docs/PERFORMANCE.md).
+        const bool storedValues = ranks().onEveryRank(storedValuesPathCan(request, e, budget));
         // A coo or csc element within the budget is held whole: blocks would hold its entries
         // and their coalesced copy beside them, which may not fit where its dense form does.
         // A csr or row_sparse one is read by rows as a dense one is (in memory, held densely,
         // 3.6 GB and 7.8 s for a 1.5 GiB csr; in blocks, 1.6 GB and 2.1 s).
         const bool heldWhole = rowReadOf(input, e) == RowRead::Whole;
-        const bool inBlocks = ranks().onEveryRank(blockPipelineCan(request, e)
-                                                  && (heldWhole ? overBudget(e, budget) : !onGpu || overBudget(e, budget))
-                                                  && fitsFreeSpaceOf(request.output, elementBytes(e)));
+        const bool inBlocks = !storedValues
+                              && ranks().onEveryRank(blockPipelineCan(request, e)
+                                                     && (heldWhole ? overBudget(e, budget) : !onGpu || overBudget(e, budget))
+                                                     && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
-        const Device device = onGpu && !inBlocks ? Device::Cuda : Device::Cpu;
+        const Device device = onGpu && !inBlocks && !storedValues ? Device::Cuda : Device::Cpu;
         const double deviceInit = agreeOn(ranks(), [&] { return initDevice(device); });
         auto r = withAllocationContext(input.where(e.path), "sparsifying it", [&] {
+            if (storedValues)
+                return sparsifyStoredValues(request, input, e, output.file(), report);
             if (inBlocks)
                 return sparsifyInBlocks(request, input, e, output.file(), report, budget);
             return withComputeType(e.dtype, [&](auto typeTag) {

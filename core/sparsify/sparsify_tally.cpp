@@ -108,6 +108,11 @@ private:
             const bool cut = first < lo || last > hi || (bin + 1 < kBins && last >= edgeKey[bin + 1]);
             m_region[r] = cut ? kCutByAnEdge : static_cast<std::uint8_t>(bin);
         }
+        // -0 equals a least bound of +0 but its key lies just below, in the region before lo's:
+        // binned exactly there, it is counted (as histogram() counts it) and the region's
+        // negative values are not.
+        if (m_lo == 0.0)
+            m_region[static_cast<std::size_t>(regionOf(T(-0.0)))] = kCutByAnEdge;
     }
 
     double m_lo, m_hi, m_width, m_inverse;
@@ -240,6 +245,19 @@ void thresholdAndTally(T *values, std::uint8_t *mask, std::int64_t count, T thre
 }
 
 template <class T>
+void thresholdAndTallyZeros(std::int64_t count, T threshold, SparsifyTally &tally)
+{
+    T zero{};
+    SparsifyTally one({tally.lo, tally.hi});
+    thresholdAndTally(&zero, nullptr, 1, threshold, false, one); // a zero adds to neither nonzero count
+    tally.pruned += count * one.pruned;
+    for (std::size_t b = 0; b < SparsifyTally::kBins; ++b) {
+        tally.before[b] += count * one.before[b];
+        tally.after[b] += count * one.after[b];
+    }
+}
+
+template <class T>
 void applyMaskAndTally(T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally)
 {
     tallyPass(values, nullptr, count, squash, tally, [mask](std::int64_t i, T) { return mask[i] != 0; });
@@ -248,6 +266,7 @@ void applyMaskAndTally(T *values, const std::uint8_t *mask, std::int64_t count, 
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \
     template void finiteRangeOf<T>(const T *, std::int64_t, FiniteRange &);                                                      \
     template void thresholdAndTally<T>(T *, std::uint8_t *, std::int64_t, T, bool, SparsifyTally &);                             \
+    template void thresholdAndTallyZeros<T>(std::int64_t, T, SparsifyTally &);                                                   \
     template void applyMaskAndTally<T>(T *, const std::uint8_t *, std::int64_t, bool, SparsifyTally &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)

@@ -45,6 +45,11 @@ struct SparsifyTally {
 template <class T>
 void thresholdAndTally(T *values, std::uint8_t *mask, std::int64_t count, T threshold, bool squash, SparsifyTally &tally);
 
+// Tallies `count` zeros as thresholdAndTally tallies each (a sparse input's unstored elements:
+// one value, so one decision and one bin, counted `count` times).
+template <class T>
+void thresholdAndTallyZeros(std::int64_t count, T threshold, SparsifyTally &tally);
+
 // A mask computed before (n-m, row-norm): tallies and, when `squash`, sets pruned values to 0.
 template <class T>
 void applyMaskAndTally(T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally);

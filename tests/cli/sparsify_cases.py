@@ -71,7 +71,9 @@ def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",), held_whole
         # Under 3K every element streams; under a larger budget /table (768 KiB) does; csc always
         # streams (its column panels are read from the file), but from the elements in
         # `held_whole` (coo and csc inputs within the budget, held whole).
-        streams = lambda d: bool(limit) or ("csc" in args and d["path"] not in held_whole)
+        # A threshold of a csr or csc input into its own layout takes its stored values alone
+        # (check_stored_values), whatever the budget they fit.
+        streams = lambda d: (bool(limit) or ("csc" in args and d["path"] not in held_whole)) and not d["stored_values_only"]
         check(all(d["streamed"] == streams(d) for d in r["datasets"] if limit in (None, "3K") or d["path"] == "/table"),
               f"{what}: streamed")
         for dw, db in zip(reference["datasets"], r["datasets"]):
@@ -164,7 +166,8 @@ def check_sparse_inputs(cli, work, rng, report_keys):
                     for name in names:
                         same_bytes(fw[name][()], fb[name][()], f"sparse input {what} {name}")
         r = run(cli, src, "-o", os.path.join(work, "sparse_64k.h5"), *method, *picks, "--memory-limit", "64K")
-        check(all(d["streamed"] for d in r["datasets"]), f"{method} sparse inputs under 64K stream: {r}")
+        check(all(d["streamed"] and not d["stored_values_only"] for d in r["datasets"]),
+              f"{method} sparse inputs under 64K stream: {r}")
         by_rows = [a for p in ("t_csr", "t_rows") for a in ("--dataset", "/" + p)]
         whole = os.path.join(work, "sparse_whole.h5")
         out = os.path.join(work, "sparse_8k.h5")
@@ -225,6 +228,88 @@ def check_sparse_inputs(cli, work, rng, report_keys):
                         "/t_coo", "--memory-limit", "3K"], capture_output=True, text=True)
     check(r.returncode == 2 and "sparse_in.h5:/t_coo" in r.stderr and "memory limit" in r.stderr
           and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(out), f"coo over 3K: {r.returncode} {r.stderr}")
+
+
+def write_compressed(f, name, encoding, dense, order=None, extra=()):
+    """`dense` as a csr_matrix (rows major) or csc_matrix (columns major), its stored entries
+    the nonzeros plus `extra` (major, minor, value) triples appended to their slice, and each
+    slice's entries permuted by `order` (a generator) when given."""
+    major_first = dense if encoding == "csr_matrix" else dense.T
+    indptr, indices, data = [0], [], []
+    for i, line in enumerate(major_first):
+        minor = list(np.nonzero(line)[0])
+        values = list(line[minor])
+        for m, j, v in extra:
+            if m == i:
+                minor.append(j)
+                values.append(v)
+        if order is not None:
+            perm = order.permutation(len(minor))
+            minor, values = [minor[k] for k in perm], [values[k] for k in perm]
+        indices += minor
+        data += values
+        indptr.append(len(indices))
+    g = sparse_group(f, name, encoding, dense.shape)
+    g["indptr"] = np.array(indptr, dtype=np.int64)
+    g["indices"] = np.array(indices, dtype=np.int64)
+    g["data"] = np.array(data, dtype=dense.dtype)
+
+
+def check_stored_values(cli, work, rng, report_keys):
+    """A threshold of a csr or csc element into its own layout is computed on its stored values:
+    the file and the report are the dense computation's (--save-state), bit for bit, for
+    sorted and unsorted slices with duplicates (summed in stored order: 1e8 + 1 - 1e8), stored
+    zeros and -0, NaN and infinities, a matrix with no unstored element, one whose values are
+    all >= 0 (the range starts at the unstored zeros), float64 and float16 values, and
+    a threshold that keeps the zeros (0) and one that prunes all but NaN and inf (1e9).
+    Over a budget a csr's entries do not fit, the block pipeline does it, to the same file."""
+    src = os.path.join(work, "stored_in.h5")
+    shape = (300, 40)
+    sparse = np.where(rng.random(shape) < 0.04, rng.standard_normal(shape), 0).astype(np.float32)
+    sparse[3, :3] = [np.nan, np.inf, -np.inf]
+    extra = [(5, 7, 0.0), (5, 8, -0.0), (9, 2, 1e8), (9, 2, 1.0), (9, 2, -1e8), (11, 0, 0.25), (11, 0, 0.5)]
+    full = rng.standard_normal((50, 12)).astype(np.float32)  # every element stored
+    positive = np.abs(sparse[:, :20]).astype(np.float32)
+    positive[~np.isfinite(positive)] = 2.0
+    with h5py.File(src, "w") as f:
+        for encoding, suffix in (("csr_matrix", "csr"), ("csc_matrix", "csc")):
+            write_compressed(f, f"sorted_{suffix}", encoding, sparse)
+            write_compressed(f, f"shuffled_{suffix}", encoding, sparse, order=rng, extra=extra)
+            write_compressed(f, f"full_{suffix}", encoding, full)
+            write_compressed(f, f"positive_{suffix}", encoding, positive)
+            write_compressed(f, f"wide_{suffix}", encoding, sparse.astype(np.float64), extra=extra)
+            write_compressed(f, f"half_{suffix}", encoding, np.nan_to_num(sparse, posinf=9, neginf=-9).astype(np.float16))
+    names = ["sorted", "shuffled", "full", "positive", "wide", "half"]
+    for suffix, layout in (("csr", "csr"), ("csc", "csc")):
+        picks = [a for n in names for a in ("--dataset", f"/{n}_{suffix}")]
+        for threshold in ("0.7", "0", "1e9"):
+            args = ["--method", "threshold", "--threshold", threshold, "--layout", layout, *picks]
+            whole = os.path.join(work, "stored_whole.h5")
+            reference = run(cli, src, "-o", whole, *args, "--save-state")
+            check(not any(d["stored_values_only"] for d in reference["datasets"]), "--save-state holds dense tensors")
+            # Under 8K a csr's entries do not fit and its rows are densified in blocks; a csc's
+            # blocks would hold its entries coalesced, more than the stored values take.
+            fallback = (("8K", False),) if layout == "csr" else ()
+            for limit, stored in ((None, True), ("64K", True), *fallback):
+                out = os.path.join(work, "stored_out.h5")
+                r = run(cli, src, "-o", out, *args, *(["--memory-limit", limit] if limit else []))
+                what = f"stored values {layout} T={threshold} under {limit}"
+                for dw, db in zip(reference["datasets"], r["datasets"]):
+                    check(db["stored_values_only"] == stored, f"{what} {db['path']}: {db}")
+                    for key in report_keys:
+                        check(dw[key] == db[key], f"{what} {dw['path']}: {key} {dw[key]} vs {db[key]}")
+                with h5py.File(whole) as fw, h5py.File(out) as fb:
+                    for n in names:
+                        g = f"{n}_{suffix}"
+                        check(sorted(fw[g]) == sorted(fb[g]) and dict(fw[g].attrs).keys() == dict(fb[g].attrs).keys(),
+                              f"{what} {g}: layout")
+                        for child in fw[g]:
+                            same_bytes(fw[g][child][()], fb[g][child][()], f"{what} {g}/{child}")
+    # The report counts what the dense form holds: unstored zeros pruned above 0, kept at 0.
+    d = run(cli, src, "-o", os.path.join(work, "stored_counts.h5"), "--method", "threshold", "--threshold", "0",
+            "--layout", "csr", "--dataset", "/positive_csr")["datasets"][0]
+    check(d["stored_values_only"] and d["pruned"] == 0 and sum(d["histogram_after"]["counts"]) == positive.size,
+          f"T=0 keeps every zero: {d}")
 
 
 def main(cli, work):
@@ -313,6 +398,7 @@ def main(cli, work):
     # fit), each block filled from it; files and reports are the whole tensor's. The coo's
     # entries are out of order, with duplicates (summed) and a stored zero; the csr stores a zero.
     check_sparse_inputs(cli, work, rng, report_keys)
+    check_stored_values(cli, work, rng, report_keys)
 
     # Layouts: the squashed tensor in each layout, readable by other tools.
     with h5py.File(src) as f:
@@ -340,15 +426,21 @@ def main(cli, work):
     # -0 first in the file, +0 after (a ReLU's output), in memory, by blocks in parallel, and
     # whole (the reference's serial pass kept the -0 it met first).
     zeros_src = os.path.join(work, "zeros_in.h5")
-    relu = np.maximum(rng.standard_normal((2000, 64)), 0).astype(np.float32)
+    # Every -0 is counted in the first bin, as +0 is: 4200 x 64 values are enough for the
+    # blocks' binning table, where -0's key lies in the region below +0's (it was not counted).
+    relu = np.maximum(rng.standard_normal((4200, 64)), 0).astype(np.float32)
     relu[:500][relu[:500] == 0] = -0.0
     with h5py.File(zeros_src, "w") as f:
         f["relu"] = relu
+    histograms = []
     for extra in (["--save-state"], [], ["--memory-limit", "64K"]):
         out = os.path.join(work, "zeros_out.h5")
-        hist = run(cli, zeros_src, "-o", out, "--method", "threshold", "--threshold", "0.5", *extra)["datasets"][0][
-            "histogram_before"]
+        d = run(cli, zeros_src, "-o", out, "--method", "threshold", "--threshold", "0.5", *extra)["datasets"][0]
+        hist = d["histogram_before"]
         check(hist["lo"] == 0 and np.copysign(1.0, hist["lo"]) == 1.0, f"zero-based range {extra}: lo {hist['lo']}")
+        check(sum(hist["counts"]) == relu.size, f"zeros {extra}: {sum(hist['counts'])} of {relu.size} counted")
+        histograms.append((hist, d["histogram_after"]))
+    check(histograms[0] == histograms[1] == histograms[2], f"zero-based histograms differ: {histograms}")
 
     # auto runs on the CPU, GPU or not (every CUDA path was measured slower: docs/PERFORMANCE.md).
     report = run(cli, src, "-o", os.path.join(work, "auto.h5"), "--method", "threshold", "--threshold", "0.7",

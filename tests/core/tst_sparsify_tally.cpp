@@ -27,6 +27,9 @@ private slots:
     void constantAndEmpty();
     void regionTableFloat();
     void regionTableDouble();
+    void negativeZerosAtALeastBoundOfZeroFloat();
+    void negativeZerosAtALeastBoundOfZeroDouble();
+    void zerosTalliedAsOneValue();
 };
 
 namespace {
@@ -179,7 +182,57 @@ void regionTableMatchesWholeTensor()
     }
 }
 
+// Values >= 0 with many -0: the range starts at +0, and -0's key lies in the region below +0's.
+// The table must still count every -0 in the first bin, as histogram() does (it dropped them).
+template <class T>
+void negativeZerosAtALeastBoundOfZero()
+{
+    auto original = awkwardValues<T>((std::size_t{1} << 20) + 17, 13);
+    for (std::size_t i = 0; i < original.size(); ++i)
+        original[i] = i % 7 == 0 ? T(-0.0) : std::abs(original[i]);
+    const auto n = static_cast<std::int64_t>(original.size());
+    std::vector<std::uint8_t> mask(original.size());
+    std::vector<T> squashed(original.size());
+    core::thresholdSquash(original.data(), squashed.data(), mask.data(), n, T(0.5));
+    auto values = original;
+    const auto tally = inBlocks(values, n, [&](std::int64_t b, std::int64_t c, core::SparsifyTally &t) {
+        core::thresholdAndTally(values.data() + b, static_cast<std::uint8_t *>(nullptr), c, T(0.5), true, t);
+    });
+    QCOMPARE(tally.lo, 0.0);
+    compareWithWholeTensor(original, mask, squashed, values, tally);
+}
+
 } // namespace
+
+void TestSparsifyTally::negativeZerosAtALeastBoundOfZeroFloat() { negativeZerosAtALeastBoundOfZero<float>(); }
+void TestSparsifyTally::negativeZerosAtALeastBoundOfZeroDouble() { negativeZerosAtALeastBoundOfZero<double>(); }
+
+// A sparse input's unstored zeros tallied as one value counted many times: the tally of the
+// stored values and the zeros together, for thresholds that prune a zero and that keep it.
+void TestSparsifyTally::zerosTalliedAsOneValue()
+{
+    const auto stored = awkwardValues<float>(5003, 17);
+    const std::int64_t zeros = 20000;
+    for (const float threshold : {0.5f, 0.0f}) {
+        auto whole = stored;
+        whole.resize(stored.size() + zeros, 0.0f);
+        const auto n = static_cast<std::int64_t>(whole.size());
+        std::vector<std::uint8_t> mask(whole.size());
+        std::vector<float> squashed(whole.size());
+        core::thresholdSquash(whole.data(), squashed.data(), mask.data(), n, threshold);
+        auto values = stored;
+        core::FiniteRange range;
+        core::finiteRangeOf(values.data(), static_cast<std::int64_t>(values.size()), range);
+        range.lo = std::min(range.lo, 0.0);
+        range.hi = std::max(range.hi, 0.0);
+        core::SparsifyTally tally(range.bounds());
+        core::thresholdAndTally(values.data(), static_cast<std::uint8_t *>(nullptr), static_cast<std::int64_t>(values.size()),
+                                threshold, true, tally);
+        core::thresholdAndTallyZeros(zeros, threshold, tally);
+        values.resize(whole.size(), 0.0f);
+        compareWithWholeTensor(whole, mask, squashed, values, tally);
+    }
+}
 
 void TestSparsifyTally::regionTableFloat() { regionTableMatchesWholeTensor<float>(); }
 void TestSparsifyTally::regionTableDouble() { regionTableMatchesWholeTensor<double>(); }
