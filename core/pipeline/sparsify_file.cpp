@@ -232,9 +232,9 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         // rank would).
         const bool onGpu = useGpu && factsOf(request.configFor(e.path).method).cuda
                            && computeTypeFor(e.dtype) == DType::Float32; // the kernels take float32
-        // A threshold of a csr or csc element into its own layout, on its stored values alone
-        // when they fit (on the CPU, even with the GPU asked for: a pass over what it stores
-        // costs less than moving its dense form there; docs/PERFORMANCE.md).
+        // A threshold of a sparse element into a sparse layout, on its stored values alone when
+        // they fit (on the CPU, even with the GPU asked for: a pass over what it stores costs
+        // less than moving its dense form there; docs/PERFORMANCE.md).
         const bool storedValues = ranks().onEveryRank(storedValuesPathCan(request, e, budget));
         // A coo or csc element within the budget is held whole: blocks would hold its entries
         // and their coalesced copy beside them, which may not fit where its dense form does.

@@ -8,9 +8,9 @@
 // An element named in perDataset gets that sparsifier instead of `config`.
 // Dense datasets, and unmasked elements of other layouts larger than the memory limit, go
 // through the block pipeline (core/pipeline/sparsify_blocks.h): bounded by the memory limit,
-// the same file and report as in memory. A threshold of a csr or csc element into its own
-// layout is computed on its stored values (core/pipeline/sparsify_stored_values.h) when they fit
-// the limit. Masked_tensors (and an element a saved state holds)
+// the same file and report as in memory. A threshold of a sparse element into a sparse layout
+// is computed on its stored values (core/pipeline/sparsify_stored_values.h) when they fit the
+// limit. Masked_tensors (and an element a saved state holds)
 // are read whole and must fit the limit.
 #include "core/device/device.h"
 #include "core/io/h5_writer.h"
@@ -57,8 +57,8 @@ struct SparsifiedElement {
     double sparsity = 0.0;   // pruned / held
     std::int64_t blocksRemoved = 0;
     bool streamed = false;
-    // Computed on the stored values alone (threshold of a csr or csc element into its own
-    // layout: core/pipeline/sparsify_stored_values.h); the same file and report.
+    // Computed on the stored values alone (threshold of a sparse element into a sparse layout:
+    // core/pipeline/sparsify_stored_values.h); the same file and report.
     bool storedValuesOnly = false;
     // Where its mask was computed, and the seconds taken to bring that device up when this
     // element was its first work there (in neither timing below).

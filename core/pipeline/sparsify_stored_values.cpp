@@ -4,10 +4,18 @@
 #include "core/parallel/rank_group.h"
 #include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/compressed_tensor.h"
+#include "core/tensor/conversions.h"
+#include "core/tensor/coo_tensor.h"
+#include "core/tensor/row_sparse_tensor.h"
 #include "core/tensor/tensor.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
+#include <type_traits>
+#include <variant>
 
 namespace sparsity::core {
 namespace {
@@ -39,6 +47,83 @@ void dropZeros(CompressedTensor<T> &c)
 }
 
 template <class T>
+void dropZeros(CooTensor<T> &coo) // every dim sparse
+{
+    const int dims = coo.sparseDims;
+    std::int64_t kept = 0;
+    for (std::int64_t k = 0; k < coo.nnz; ++k)
+        if (coo.values[at(k)] != T(0)) {
+            for (int d = 0; d < dims; ++d)
+                coo.indices[at(d * coo.nnz + kept)] = coo.indices[at(d * coo.nnz + k)];
+            coo.values[at(kept)] = coo.values[at(k)];
+            ++kept;
+        }
+    // Dim d's indices start at d * nnz: packed again for the new count.
+    for (int d = 1; d < dims; ++d)
+        std::copy_n(coo.indices.begin() + d * coo.nnz, kept, coo.indices.begin() + d * kept);
+    coo.nnz = kept;
+    coo.indices.resize(at(dims * kept));
+    coo.values.resize(at(kept));
+}
+
+// Every element the tensor stores, once: every dim sparse, duplicates summed in stored order
+// (as densifying sums them), in row-major order.
+template <class T>
+CooTensor<T> elementEntries(const Storage &storage)
+{
+    return std::visit(
+        [](const auto &t) -> CooTensor<T> {
+            using S = std::decay_t<decltype(t)>;
+            if constexpr (std::is_same_v<S, CooTensor<T>>)
+                return coalesce(cooExpandDenseDims(t));
+            else if constexpr (std::is_same_v<S, CompressedTensor<T>>)
+                return compressedToCoo(t); // canonical once read (I7 repaired)
+            else if constexpr (std::is_same_v<S, RowSparseTensor<T>>)
+                return cooExpandDenseDims(rowSparseToCoo(t)); // rows sorted and unique (R4)
+            else
+                throw InternalError("sparsify on stored values: a sparse element expected");
+        },
+        storage);
+}
+
+// The threshold over `values` and the `unstored` zeros beside them, tallied as the dense form
+// would be; pruned values set to 0.
+template <class T>
+SparsifyTally thresholdAndTallyStored(Buffer<T> &values, std::int64_t unstored, T threshold)
+{
+    const auto stored = static_cast<std::int64_t>(values.size());
+    FiniteRange range;
+    finiteRangeOf(values.data(), stored, range);
+    if (unstored > 0) { // the dense form's range takes in its zeros
+        range.lo = std::min(range.lo, 0.0);
+        range.hi = std::max(range.hi, 0.0);
+    }
+    SparsifyTally tally(range.bounds());
+    thresholdAndTally(values.data(), nullptr, stored, threshold, true, tally);
+    thresholdAndTallyZeros(unstored, threshold, tally);
+    return tally;
+}
+
+// A csr or csc element into its own layout: thresholded where it lies. Any other: its element
+// entries thresholded, then converted (the squashed dense form converted holds the same).
+template <class T>
+Tensor thresholdStoredValues(Tensor tensor, Layout target, T threshold, SparsifyTally &tally)
+{
+    const auto elements = numel(tensor.shape());
+    if (auto *c = std::get_if<CompressedTensor<T>>(&tensor.storage());
+        c && target == (c->axis == CompressedAxis::Row ? Layout::Csr : Layout::Csc)) {
+        tally = thresholdAndTallyStored(c->values, elements - c->nnz(), threshold);
+        dropZeros(*c);
+        return tensor;
+    }
+    auto entries = elementEntries<T>(tensor.storage());
+    tensor = Tensor(); // the read's copy is not needed beside the entries
+    tally = thresholdAndTallyStored(entries.values, elements - entries.nnz, threshold);
+    dropZeros(entries);
+    return toLayout(Tensor(Storage{std::move(entries)}), target);
+}
+
+template <class T>
 SparsifiedElement thresholdStored(
     const SparsifyRequest &request, const H5File &input, const ElementInfo &e, H5File &output, ValidationReport &report)
 {
@@ -55,24 +140,13 @@ SparsifiedElement thresholdStored(
         Tensor tensor = readTensor(input, e.path, &report);
         r.ioSeconds += since(start);
         start = Clock::now();
-        auto &c = std::get<CompressedTensor<T>>(tensor.storage());
-        const auto unstored = numel(e.shape) - c.nnz();
-        FiniteRange range;
-        finiteRangeOf(c.values.data(), c.nnz(), range);
-        if (unstored > 0) { // the dense form's range takes in its zeros
-            range.lo = std::min(range.lo, 0.0);
-            range.hi = std::max(range.hi, 0.0);
-        }
-        SparsifyTally tally(range.bounds());
-        thresholdAndTally(c.values.data(), nullptr, c.nnz(), threshold, true, tally);
-        thresholdAndTallyZeros(unstored, threshold, tally);
-        dropZeros(c);
+        SparsifyTally tally;
+        result.emplace(thresholdStoredValues(std::move(tensor), request.layout, threshold, tally));
         r.nnzBefore = tally.nnzBefore;
         r.nnzAfter = tally.nnzAfter;
         r.pruned = tally.pruned;
         r.histogramBefore = tally.histogramBefore();
         r.histogramAfter = tally.histogramAfter();
-        result.emplace(std::move(tensor));
         r.computeSeconds = since(start);
     });
     const auto start = Clock::now();
@@ -86,14 +160,19 @@ SparsifiedElement thresholdStored(
 bool storedValuesPathCan(const SparsifyRequest &request, const ElementInfo &e, std::int64_t budgetBytes)
 {
     if (request.configFor(e.path).method != SparsifierMethod::Threshold || request.saveState || request.masked || e.masked
-        || request.layout != e.layout || (e.layout != Layout::Csr && e.layout != Layout::Csc) || !e.nnz || e.shape.size() != 2)
+        || e.layout == Layout::Dense || request.layout == Layout::Dense || !e.nnz || *e.nnz < 0)
         return false;
-    // Held at once: the entries and their pointers as read, and about as much again while the
-    // read repairs I7 (a sorted copy) or the writer gathers them.
-    const auto perEntry = static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype))) + 8;
-    const std::int64_t pointers = 8 * ((e.layout == Layout::Csr ? e.shape[0] : e.shape[1]) + 1);
-    const std::int64_t share = budgetBytes / 2;
-    return *e.nnz >= 0 && pointers <= share && *e.nnz <= (share - pointers) / perEntry;
+    const auto rank = static_cast<std::int64_t>(e.shape.size());
+    const std::int64_t pointers =
+        layoutInfo(e.layout).compressed ? 8 * ((e.layout == Layout::Csr ? e.shape[0] : e.shape[1]) + 1) : 0;
+    const auto valueBytes = static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
+    // Held at once. In its own layout: the entries and pointers as read, and about as much again
+    // while the read repairs I7 (a sorted copy) or the writer gathers them. Otherwise: the read,
+    // its element entries (an index per dim each), their coalesced copy and the conversion.
+    const bool inPlace = layoutInfo(e.layout).compressed && request.layout == e.layout;
+    const std::int64_t share = budgetBytes / (inPlace ? 2 : 4);
+    const std::int64_t perValue = valueBytes + (inPlace ? 8 : 8 * rank);
+    return pointers <= share && *e.nnz <= (share - pointers) / perValue;
 }
 
 SparsifiedElement sparsifyStoredValues(

@@ -256,13 +256,16 @@ def write_compressed(f, name, encoding, dense, order=None, extra=()):
 
 
 def check_stored_values(cli, work, rng, report_keys):
-    """A threshold of a csr or csc element into its own layout is computed on its stored values:
-    the file and the report are the dense computation's (--save-state), bit for bit, for
-    sorted and unsorted slices with duplicates (summed in stored order: 1e8 + 1 - 1e8), stored
-    zeros and -0, NaN and infinities, a matrix with no unstored element, one whose values are
-    all >= 0 (the range starts at the unstored zeros), float64 and float16 values, and
-    a threshold that keeps the zeros (0) and one that prunes all but NaN and inf (1e9).
-    Over a budget a csr's entries do not fit, the block pipeline does it, to the same file."""
+    """A threshold of a sparse element (csr, csc, coo, row_sparse) into a sparse layout is
+    computed on its stored values: the file and the report are the dense computation's
+    (--save-state), bit for bit, into every sparse layout that holds it. The inputs: sorted and
+    unsorted csr/csc slices with duplicates (summed in stored order: 1e8 + 1 - 1e8), stored zeros
+    and -0, NaN and infinities; a matrix with no unstored element; one whose values are all >= 0
+    (the range starts at the unstored zeros); float64 and float16 values; a shuffled coo with
+    duplicates; a row_sparse; 3-d coo (every dim sparse, and hybrid: two sparse dims and a dense
+    one), a 3-d row_sparse and a 1-d coo. Thresholds 0.7, 0 (every zero kept) and 1e9 (all but
+    NaN and inf pruned). Over a budget a csr's entries do not fit, the block pipeline does it,
+    to the same file."""
     src = os.path.join(work, "stored_in.h5")
     shape = (300, 40)
     sparse = np.where(rng.random(shape) < 0.04, rng.standard_normal(shape), 0).astype(np.float32)
@@ -271,6 +274,8 @@ def check_stored_values(cli, work, rng, report_keys):
     full = rng.standard_normal((50, 12)).astype(np.float32)  # every element stored
     positive = np.abs(sparse[:, :20]).astype(np.float32)
     positive[~np.isfinite(positive)] = 2.0
+    cube = np.where(rng.random((30, 6, 8)) < 0.2, rng.standard_normal((30, 6, 8)), 0).astype(np.float32)
+    line = np.where(rng.random(500) < 0.1, rng.standard_normal(500), 0).astype(np.float32)
     with h5py.File(src, "w") as f:
         for encoding, suffix in (("csr_matrix", "csr"), ("csc_matrix", "csc")):
             write_compressed(f, f"sorted_{suffix}", encoding, sparse)
@@ -279,32 +284,73 @@ def check_stored_values(cli, work, rng, report_keys):
             write_compressed(f, f"positive_{suffix}", encoding, positive)
             write_compressed(f, f"wide_{suffix}", encoding, sparse.astype(np.float64), extra=extra)
             write_compressed(f, f"half_{suffix}", encoding, np.nan_to_num(sparse, posinf=9, neginf=-9).astype(np.float16))
-    names = ["sorted", "shuffled", "full", "positive", "wide", "half"]
-    for suffix, layout in (("csr", "csr"), ("csc", "csc")):
-        picks = [a for n in names for a in ("--dataset", f"/{n}_{suffix}")]
-        for threshold in ("0.7", "0", "1e9"):
-            args = ["--method", "threshold", "--threshold", threshold, "--layout", layout, *picks]
-            whole = os.path.join(work, "stored_whole.h5")
-            reference = run(cli, src, "-o", whole, *args, "--save-state")
-            check(not any(d["stored_values_only"] for d in reference["datasets"]), "--save-state holds dense tensors")
-            # Under 8K a csr's entries do not fit and its rows are densified in blocks; a csc's
-            # blocks would hold its entries coalesced, more than the stored values take.
-            fallback = (("8K", False),) if layout == "csr" else ()
-            for limit, stored in ((None, True), ("64K", True), *fallback):
-                out = os.path.join(work, "stored_out.h5")
-                r = run(cli, src, "-o", out, *args, *(["--memory-limit", limit] if limit else []))
-                what = f"stored values {layout} T={threshold} under {limit}"
-                for dw, db in zip(reference["datasets"], r["datasets"]):
-                    check(db["stored_values_only"] == stored, f"{what} {db['path']}: {db}")
-                    for key in report_keys:
-                        check(dw[key] == db[key], f"{what} {dw['path']}: {key} {dw[key]} vs {db[key]}")
-                with h5py.File(whole) as fw, h5py.File(out) as fb:
-                    for n in names:
-                        g = f"{n}_{suffix}"
-                        check(sorted(fw[g]) == sorted(fb[g]) and dict(fw[g].attrs).keys() == dict(fb[g].attrs).keys(),
-                              f"{what} {g}: layout")
-                        for child in fw[g]:
-                            same_bytes(fw[g][child][()], fb[g][child][()], f"{what} {g}/{child}")
+        r, c = np.nonzero(sparse)
+        order = rng.permutation(len(r))
+        coo = sparse_group(f, "shuffled_coo", "coo_tensor", shape)
+        coo["indices"] = np.stack([np.concatenate([r[order], [m for m, _, _ in extra]]),
+                                   np.concatenate([c[order], [j for _, j, _ in extra]])]).astype(np.int64)
+        coo["values"] = np.concatenate([sparse[r[order], c[order]], [v for _, _, v in extra]]).astype(np.float32)
+        filled = np.unique(r)
+        rows = sparse_group(f, "rows", "row_sparse", shape)
+        rows["indices"] = filled.astype(np.int64)
+        rows["data"] = sparse[filled]
+        at = np.nonzero(cube)
+        coo3 = sparse_group(f, "cube_coo", "coo_tensor", cube.shape)
+        coo3["indices"] = np.stack(at).astype(np.int64)
+        coo3["values"] = cube[at]
+        pairs = np.argwhere(np.any(cube != 0, axis=2))  # hybrid: (i, j) sparse, the last dim dense
+        hybrid = sparse_group(f, "cube_hybrid", "coo_tensor", cube.shape)
+        hybrid["indices"] = pairs.T.astype(np.int64)
+        hybrid["values"] = cube[pairs[:, 0], pairs[:, 1]]
+        kept = np.nonzero(np.any(cube != 0, axis=(1, 2)))[0]
+        cube_rows = sparse_group(f, "cube_rows", "row_sparse", cube.shape)
+        cube_rows["indices"] = kept.astype(np.int64)
+        cube_rows["data"] = cube[kept]
+        at = np.nonzero(line)[0]
+        coo1 = sparse_group(f, "line_coo", "coo_tensor", line.shape)
+        coo1["indices"] = at[None, :].astype(np.int64)
+        coo1["values"] = line[at]
+    matrices = [f"{n}_{suffix}" for suffix in ("csr", "csc") for n in ("sorted", "shuffled", "full", "positive", "wide",
+                                                                     "half")] + ["shuffled_coo", "rows"]
+    groups = [(matrices, ("csr", "csc", "coo", "row_sparse")), (["cube_coo", "cube_hybrid", "cube_rows"], ("coo", "row_sparse")),
+              (["line_coo"], ("coo", "row_sparse"))]
+    for names, layouts in groups:
+        picks = [a for n in names for a in ("--dataset", "/" + n)]
+        for layout in layouts:
+            for threshold in ("0.7", "0", "1e9"):
+                args = ["--method", "threshold", "--threshold", threshold, "--layout", layout, *picks]
+                whole = os.path.join(work, "stored_whole.h5")
+                reference = run(cli, src, "-o", whole, *args, "--save-state")
+                check(not any(d["stored_values_only"] for d in reference["datasets"]), "--save-state holds dense tensors")
+                for limit in (None, "1M"):
+                    out = os.path.join(work, "stored_out.h5")
+                    r = run(cli, src, "-o", out, *args, *(["--memory-limit", limit] if limit else []))
+                    what = f"stored values {layout} T={threshold} under {limit}"
+                    for dw, db in zip(reference["datasets"], r["datasets"]):
+                        check(db["stored_values_only"], f"{what} {db['path']}: {db}")
+                        for key in report_keys:
+                            check(dw[key] == db[key], f"{what} {dw['path']}: {key} {dw[key]} vs {db[key]}")
+                    with h5py.File(whole) as fw, h5py.File(out) as fb:
+                        for n in names:
+                            attrs = lambda g: {k: np.asarray(v).tolist() for k, v in g.attrs.items()}
+                            check(sorted(fw[n]) == sorted(fb[n]) and attrs(fw[n]) == attrs(fb[n]), f"{what} {n}: groups differ")
+                            for child in fw[n]:
+                                same_bytes(fw[n][child][()], fb[n][child][()], f"{what} {n}/{child}")
+    # Under 8K a csr's entries do not fit: its rows are densified in blocks, to the same file.
+    picks = [a for n in ("sorted_csr", "shuffled_csr", "wide_csr") for a in ("--dataset", "/" + n)]
+    for layout in ("csr", "coo"):
+        args = ["--method", "threshold", "--threshold", "0.7", "--layout", layout, *picks]
+        whole, out = os.path.join(work, "stored_whole.h5"), os.path.join(work, "stored_out.h5")
+        reference = run(cli, src, "-o", whole, *args, "--save-state")
+        r = run(cli, src, "-o", out, *args, "--memory-limit", "8K")
+        for dw, db in zip(reference["datasets"], r["datasets"]):
+            check(not db["stored_values_only"] and db["streamed"], f"csr under 8K into {layout}: {db}")
+            for key in report_keys:
+                check(dw[key] == db[key], f"csr under 8K into {layout} {dw['path']}: {key}")
+        with h5py.File(whole) as fw, h5py.File(out) as fb:
+            for n in ("sorted_csr", "shuffled_csr", "wide_csr"):
+                for child in fw[n]:
+                    same_bytes(fw[n][child][()], fb[n][child][()], f"csr under 8K into {layout} {n}/{child}")
     # The report counts what the dense form holds: unstored zeros pruned above 0, kept at 0.
     d = run(cli, src, "-o", os.path.join(work, "stored_counts.h5"), "--method", "threshold", "--threshold", "0",
             "--layout", "csr", "--dataset", "/positive_csr")["datasets"][0]

@@ -1,5 +1,6 @@
 // The main window fits a 1280 x 720 screen (a title bar taken off): its minimum size, and
 // every dock's, with each panel raised in turn; docks shown side by side never overlap.
+#include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/files_name_column.h"
 #include "ui/mainwindow/main_window.h"
 
@@ -11,8 +12,10 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,6 +30,14 @@ const QSize kScreen(1280, 690); // 1280 x 720 less a title bar
 
 bool fits(const QSize &size) { return size.width() <= kScreen.width() && size.height() <= kScreen.height(); }
 
+// Top to bottom in view (a dock narrower than its panel scrolls sideways: the offscreen
+// platform's right column is narrower than a desktop's).
+bool wholeHeightInView(const QWidget *widget)
+{
+    const auto seen = widget->visibleRegion().boundingRect();
+    return !seen.isEmpty() && seen.top() == 0 && seen.height() == widget->height();
+}
+
 QString describe(const QSize &size) { return QStringLiteral("%1 x %2").arg(size.width()).arg(size.height()); }
 
 } // namespace
@@ -39,6 +50,8 @@ private slots:
     void minimumSizeFitsWithEveryPanelRaised();
     void menusRaiseOptimizerAndGradcheck();
     void wheelScrollsPanelsNotTheirBoxes();
+    void eachPanelsActionIsInViewWhole();
+    void aRunsSummaryAndResultsComeIntoView();
     void aLongStatusMessageEndsInAnEllipsis();
     void gradientListGrowsWithTheWindow();
     void aLongFileNameKeepsTheColumnsInView();
@@ -140,7 +153,7 @@ void TestScreenFit::wheelScrollsPanelsNotTheirBoxes()
     dock->raise();
     QCoreApplication::processEvents();
     auto *mask = window.findChild<QComboBox *>(QStringLiteral("optimizer.mask"));
-    auto *scroll = window.findChild<QScrollArea *>(QStringLiteral("OptimizerDock.scroll"));
+    auto *scroll = window.findChild<QScrollArea *>(QStringLiteral("optimizer.scroll"));
     QVERIFY(mask && scroll);
     QVERIFY(mask->count() > 1);
     auto *bar = scroll->verticalScrollBar();
@@ -162,6 +175,53 @@ void TestScreenFit::wheelScrollsPanelsNotTheirBoxes()
     QTRY_VERIFY(mask->hasFocus());
     wheelDown();
     QVERIFY(mask->currentIndex() != index);
+}
+
+// Raised at 1280 x 720, each panel shows its action without scrolling down: the Sparsifier's
+// Apply, the Optimizer's Run (it was below the fold, under the Mask box; it now stays below the
+// panel's scrolling form at any height) and the Gradcheck's Check.
+void TestScreenFit::eachPanelsActionIsInViewWhole()
+{
+    MainWindow window;
+    QVERIFY(showSampleOnScreen(window));
+    const QList<std::pair<QString, QString>> actions{{QStringLiteral("SparsifierDock"), QStringLiteral("sparsifier.apply")},
+                                                     {QStringLiteral("OptimizerDock"), QStringLiteral("optimizer.run")},
+                                                     {QStringLiteral("GradcheckDock"), QStringLiteral("gradcheck.run")}};
+    for (const auto &[dockName, buttonName] : actions) {
+        window.findChild<QDockWidget *>(dockName)->raise();
+        QCoreApplication::processEvents();
+        auto *button = window.findChild<QPushButton *>(buttonName);
+        QVERIFY2(button, qPrintable(buttonName));
+        QVERIFY2(wholeHeightInView(button), qPrintable(buttonName + QStringLiteral(" is below the fold")));
+    }
+    // Shorter still (the window's least height), Run stays in view: the form scrolls above it.
+    window.findChild<QDockWidget *>(QStringLiteral("OptimizerDock"))->raise();
+    window.resize(window.width(), window.minimumSizeHint().height());
+    QCoreApplication::processEvents();
+    QVERIFY(wholeHeightInView(window.findChild<QPushButton *>(QStringLiteral("optimizer.run"))));
+}
+
+// After Run, what the run did is in view below Run, and its table and matrix are scrolled to
+// (they were under the form, and a click on Run changed nothing a user could see).
+void TestScreenFit::aRunsSummaryAndResultsComeIntoView()
+{
+    MainWindow window;
+    QVERIFY(showSampleOnScreen(window));
+    window.findChild<QDockWidget *>(QStringLiteral("OptimizerDock"))->raise();
+    QCoreApplication::processEvents();
+    auto *gradients = window.findChild<QListWidget *>(QStringLiteral("optimizer.gradients"));
+    gradients->findItems(QStringLiteral("/g0"), Qt::MatchExactly).first()->setCheckState(Qt::Checked);
+    auto *table = window.findChild<QWidget *>(QStringLiteral("optimizer.divergence"));
+    QVERIFY(table->visibleRegion().isEmpty()); // below the form
+    QSignalSpy finished(window.jobs(), &sparsity::ui::JobRunner::finished);
+    window.findChild<QPushButton *>(QStringLiteral("optimizer.run"))->click();
+    QVERIFY(finished.wait(60000));
+    QVERIFY(finished.first().at(0).toBool());
+    QCoreApplication::processEvents();
+    auto *summary = window.findChild<QLabel *>(QStringLiteral("optimizer.summary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("/g0")), qPrintable(summary->text()));
+    QVERIFY(wholeHeightInView(summary));
+    QVERIFY(!table->visibleRegion().isEmpty());
 }
 
 // An error naming a long path did not fit beside the jobs and the device, and QStatusBar cut

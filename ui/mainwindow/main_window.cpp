@@ -144,7 +144,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     m_optimizer = new OptimizerPanel(m_document);
     auto *optimizerDock = m_optimizerDock =
-        addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea, true);
+        addDock(tr("Optimizer"), QStringLiteral("OptimizerDock"), m_optimizer, Qt::RightDockWidgetArea, false); // scrolls inside
     tabifyDockWidget(sparsifierDock, optimizerDock);
     connect(m_optimizer, &OptimizerPanel::runRequested, this,
             [this](const OptimizerRequest &r) { m_documentJobs->runOptimizer(r); });

@@ -3,6 +3,7 @@
 #include "core/util/errors.h"
 #include "ui/document/tensor_document.h"
 #include "ui/models/divergence_model.h"
+#include "ui/panels/scroll_wheel_guard.h"
 #include "ui/views/matrix_view.h"
 
 #include <QCheckBox>
@@ -18,6 +19,8 @@
 #include <QListWidget>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -160,19 +163,36 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     m_matrix->setMinimumHeight(240);
     m_divergenceView->setMinimumHeight(110);
 
-    auto *results = new QWidget;
-    auto *resultsLayout = new QVBoxLayout(results);
+    m_results = new QWidget;
+    auto *resultsLayout = new QVBoxLayout(m_results);
     resultsLayout->setContentsMargins(0, 0, 0, 0);
-    resultsLayout->addWidget(m_summary);
     resultsLayout->addWidget(m_divergenceView);
     resultsLayout->addWidget(m_view);
     resultsLayout->addWidget(m_matrix, 1);
 
+    // The form and the results scroll; Run, what stops it and what the run did (or why it did
+    // not) stay in view below them at any dock height (at 1280 x 720 Run was below the fold,
+    // under the Mask box, and a run's summary or failure further down).
+    auto *content = new QWidget;
+    auto *contentLayout = new QVBoxLayout(content);
+    contentLayout->addLayout(form);
+    contentLayout->addWidget(m_results, 1);
+    m_scroll = new QScrollArea;
+    m_scroll->setObjectName(QStringLiteral("optimizer.scroll"));
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setFocusPolicy(Qt::NoFocus); // Tab goes to the first field, not to the scroll area
+    m_scroll->setWidget(content);
+    ScrollWheelGuard::install(m_scroll);
     auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_run);
-    layout->addWidget(m_formProblem);
-    layout->addWidget(results, 1);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_scroll, 1);
+    auto *footer = new QVBoxLayout;
+    footer->setContentsMargins(contentLayout->contentsMargins());
+    footer->addWidget(m_formProblem);
+    footer->addWidget(m_run);
+    footer->addWidget(m_summary);
+    layout->addLayout(footer);
 
     connect(m_gradients, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
         m_ticked.removeAll(item->text());
@@ -493,6 +513,9 @@ void OptimizerPanel::showRun()
     m_failed = false;
     showSummary();
     showChosenView();
+    // A run's results come into view: its table and matrix were below the form, unseen.
+    if (run)
+        m_scroll->verticalScrollBar()->setValue(m_results->y());
 }
 
 void OptimizerPanel::showSummary()

@@ -19,6 +19,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
+class QScrollArea;
 class QTableView;
 
 namespace sparsity::ui {
@@ -99,7 +100,9 @@ private:
     QListWidget *m_gradients;
     QPushButton *m_run;
     QLabel *m_formProblem; // why the form cannot run; hidden when it can
-    QLabel *m_summary;
+    QLabel *m_summary;     // the run shown, or why the last request did not run
+    QScrollArea *m_scroll; // the form, then m_results
+    QWidget *m_results;    // the divergence table, the view chosen and its matrix
     DivergenceModel *m_divergence;
     QTableView *m_divergenceView;
     MatrixView *m_matrix;
