@@ -172,7 +172,15 @@ bool storedValuesPathCan(const SparsifyRequest &request, const ElementInfo &e, s
     const bool inPlace = layoutInfo(e.layout).compressed && request.layout == e.layout;
     const std::int64_t share = budgetBytes / (inPlace ? 2 : 4);
     const std::int64_t perValue = valueBytes + (inPlace ? 8 : 8 * rank);
-    return pointers <= share && *e.nnz <= (share - pointers) / perValue;
+    if (pointers > share || *e.nnz > (share - pointers) / perValue)
+        return false;
+    // A row_sparse result holds every row it keeps whole: up to a row for each stored value.
+    if (request.layout == Layout::RowSparse) {
+        const auto width = numel(e.shape, 1, e.shape.size());
+        const auto rows = std::min(*e.nnz, e.shape[0]);
+        return width == 0 || rows <= budgetBytes / 2 / (width * valueBytes + 8);
+    }
+    return true;
 }
 
 SparsifiedElement sparsifyStoredValues(

@@ -17,9 +17,20 @@ int Error::exitCode() const noexcept
     return 70;
 }
 
+namespace {
+
+bool namesPlaceWithin(std::string_view message, std::string_view where)
+{
+    return !where.empty() && message.starts_with(where) && message.size() > where.size()
+           && (message[where.size()] == ':' || message[where.size()] == '/');
+}
+
+} // namespace
+
 void rethrowWithContext(const Error &error, std::string_view where)
 {
-    std::string message = std::string(where) + ": " + error.what();
+    const std::string_view said = error.what();
+    std::string message = namesPlaceWithin(said, where) ? std::string(said) : std::string(where) + ": " + std::string(said);
     switch (error.kind()) {
     case ErrorKind::Input:
         throw InputError(message);

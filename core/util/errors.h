@@ -44,7 +44,9 @@ public:
 };
 
 // Re-throws `error` with "where: " in front, keeping its family. `where` is "file" or
-// "file:/dataset"; it is how every message gets to name the file and dataset.
+// "file:/dataset"; it is how every message gets to name the file and dataset. A message that
+// already names `where`, or a place inside it ("file:/dataset/indices: ..."), is kept as it is:
+// the place is said once.
 [[noreturn]] void rethrowWithContext(const Error &error, std::string_view where);
 
 namespace errors {

@@ -228,6 +228,9 @@ def check_sparse_inputs(cli, work, rng, report_keys):
                         "/t_coo", "--memory-limit", "3K"], capture_output=True, text=True)
     check(r.returncode == 2 and "sparse_in.h5:/t_coo" in r.stderr and "memory limit" in r.stderr
           and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(out), f"coo over 3K: {r.returncode} {r.stderr}")
+    # The place is said once: "sparse_in.h5:/t_coo/values: reading it needs ...", not behind
+    # "sparse_in.h5:/t_coo: " again.
+    check(r.stderr.count("sparse_in.h5") == 1, f"coo over 3K names its place twice: {r.stderr}")
 
 
 def write_compressed(f, name, encoding, dense, order=None, extra=()):
