@@ -10,10 +10,12 @@
 #include "ui/panels/optimizer_panel.h"
 #include "ui/workspace/workspace.h"
 
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QListWidget>
 #include <QMimeData>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 #include <optional>
@@ -33,6 +35,7 @@ private slots:
     void brokenWorkspaceChangesNothing_data();
     void brokenWorkspaceChangesNothing();
     void unwritableWorkspaceIsReported();
+    void saveStartsWhereAWorkspaceWasSaved();
 };
 
 namespace {
@@ -262,6 +265,28 @@ void TestWorkspace::unwritableWorkspaceIsReported()
     QVERIFY(!window.saveWorkspaceTo(QStringLiteral("/nonexistent-folder/ws.json")));
     QVERIFY(window.issuesModel()->issue(0).summary().contains(
         QStringLiteral("/nonexistent-folder/ws.json: cannot write the workspace")));
+}
+
+// Save Workspace starts at the workspace this window saved, and a new window in the folder a
+// workspace was last saved to (it started in the data's folder: the bundled sample's is the
+// install's, which a user cannot write).
+void TestWorkspace::saveStartsWhereAWorkspaceWasSaved()
+{
+    QSettings().remove(QStringLiteral("workspace/lastFolder"));
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("mine")));
+    const auto saved = dir.filePath(QStringLiteral("mine/session.json"));
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openFile(kSample));
+        QCOMPARE(window.workspaceSaveTarget(), QDir(window.dialogFolder()).filePath(QStringLiteral("workspace.json")));
+        QVERIFY(window.saveWorkspaceTo(saved));
+        QCOMPARE(window.workspaceSaveTarget(), saved);
+    }
+    ui::MainWindow next;
+    QVERIFY(next.openFile(kSample));
+    QCOMPARE(next.workspaceSaveTarget(), dir.filePath(QStringLiteral("mine/workspace.json")));
+    QSettings().remove(QStringLiteral("workspace/lastFolder"));
 }
 
 QTEST_MAIN(TestWorkspace)

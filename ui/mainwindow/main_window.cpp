@@ -348,9 +348,8 @@ void MainWindow::createActions()
     });
     openWorkspaceAction->setObjectName(QStringLiteral("action.file.open_workspace"));
     auto *saveWorkspaceAction = fileMenu->addAction(tr("Save Works&pace…"), this, [this] {
-        const auto path = QFileDialog::getSaveFileName(this, tr("Save workspace"),
-                                                       QDir(dialogFolder()).filePath(QStringLiteral("workspace.json")),
-                                                       tr("Workspaces (*.json)"));
+        const auto path =
+            QFileDialog::getSaveFileName(this, tr("Save workspace"), workspaceSaveTarget(), tr("Workspaces (*.json)"));
         if (!path.isEmpty())
             saveWorkspaceTo(path);
     });
@@ -617,9 +616,7 @@ bool MainWindow::maybeSave(const QString &action)
     case QMessageBox::Save: {
         QString path = m_workspacePath;
         if (path.isEmpty())
-            path = QFileDialog::getSaveFileName(this, tr("Save workspace"),
-                                                QDir(dialogFolder()).filePath(QStringLiteral("workspace.json")),
-                                                tr("Workspaces (*.json)"));
+            path = QFileDialog::getSaveFileName(this, tr("Save workspace"), workspaceSaveTarget(), tr("Workspaces (*.json)"));
         return !path.isEmpty() && saveWorkspaceTo(path);
     }
     case QMessageBox::Discard:
@@ -801,6 +798,21 @@ QString MainWindow::documentFile() const
     return m_model->fileCount() > 0 ? m_model->filePath(m_model->index(m_model->fileCount() - 1, 0)) : QString();
 }
 
+namespace {
+const QString kLastWorkspaceFolder = QStringLiteral("workspace/lastFolder");
+} // namespace
+
+QString MainWindow::workspaceSaveTarget() const
+{
+    if (!m_workspacePath.isEmpty())
+        return m_workspacePath;
+    const auto name = QStringLiteral("workspace.json");
+    if (const auto last = QSettings().value(kLastWorkspaceFolder).toString(); !last.isEmpty() && QFileInfo(last).isDir())
+        return QDir(last).filePath(name);
+    const QFileInfo folder(dialogFolder());
+    return QDir(folder.isWritable() ? folder.absoluteFilePath() : QDir::homePath()).filePath(name);
+}
+
 QString MainWindow::dialogFolder() const
 {
     if (const auto file = documentFile(); !file.isEmpty())
@@ -875,6 +887,7 @@ bool MainWindow::saveWorkspaceTo(const QString &path)
         return false;
     }
     m_workspacePath = path;
+    QSettings().setValue(kLastWorkspaceFolder, QFileInfo(path).absolutePath());
     markSaved();
     updateTitle();
     m_statusBar->showWholeMessage(tr("Saved workspace %1").arg(path), 8000);

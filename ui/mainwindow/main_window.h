@@ -89,6 +89,11 @@ public:
     // Where the Open dialogs start: documentFile()'s folder, else the last opened file's, else
     // home (they started in the working directory, wherever the app was launched from).
     QString dialogFolder() const;
+    // Where Save Workspace starts: the workspace this window opened or saved; else
+    // workspace.json in the folder a workspace was last saved to (kept across sessions); else in
+    // dialogFolder() when it can be written, else in home (the bundled sample's folder is the
+    // install's, which a user cannot write; saving there failed).
+    QString workspaceSaveTarget() const;
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -84,7 +84,8 @@ SparsifierPanel::SparsifierPanel(TensorDocument *document, QWidget *parent) : QW
     m_reportView->setMinimumHeight(90);
 
     auto *form = new QFormLayout;
-    form->addRow(tr("Applies to"), m_scope);
+    // The recipe's scope, not Apply's: Apply prunes the shown tensor whichever recipe it uses.
+    form->addRow(tr("Recipe for"), m_scope);
     form->addRow(tr("Method"), m_method);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
