@@ -155,30 +155,55 @@ SparsifiedElement thresholdStored(
     return r;
 }
 
+// 8 bytes per pointer of a compressed layout over `shape` (its major size + 1), or nullopt when
+// that exceeds `limit` (computed without overflow: a declared shape may be absurd).
+std::optional<std::int64_t> pointerBytes(Layout layout, const Shape &shape, std::int64_t limit)
+{
+    if (!layoutInfo(layout).compressed)
+        return 0;
+    if (shape.size() != 2)
+        return std::nullopt;
+    const auto major = layout == Layout::Csr ? shape[0] : shape[1];
+    if (major >= limit / 8)
+        return std::nullopt;
+    return 8 * (major + 1);
+}
+
 } // namespace
 
 bool storedValuesPathCan(const SparsifyRequest &request, const ElementInfo &e, std::int64_t budgetBytes)
 {
     if (request.configFor(e.path).method != SparsifierMethod::Threshold || request.saveState || request.masked || e.masked
-        || e.layout == Layout::Dense || request.layout == Layout::Dense || !e.nnz || *e.nnz < 0)
+        || e.layout == Layout::Dense || request.layout == Layout::Dense || !e.nnz || *e.nnz < 0 || budgetBytes <= 0)
         return false;
     const auto rank = static_cast<std::int64_t>(e.shape.size());
-    const std::int64_t pointers =
-        layoutInfo(e.layout).compressed ? 8 * ((e.layout == Layout::Csr ? e.shape[0] : e.shape[1]) + 1) : 0;
     const auto valueBytes = static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
     // Held at once. In its own layout: the entries and pointers as read, and about as much again
     // while the read repairs I7 (a sorted copy) or the writer gathers them. Otherwise: the read,
-    // its element entries (an index per dim each), their coalesced copy and the conversion.
+    // its element entries (an index per dim each), their coalesced copy and the conversion,
+    // with the result's pointers.
     const bool inPlace = layoutInfo(e.layout).compressed && request.layout == e.layout;
     const std::int64_t share = budgetBytes / (inPlace ? 2 : 4);
+    const auto pointersIn = pointerBytes(e.layout, e.shape, share);
+    const auto pointersOut = inPlace ? std::optional<std::int64_t>(0) : pointerBytes(request.layout, e.shape, share);
+    if (!pointersIn || !pointersOut || *pointersIn + *pointersOut > share)
+        return false;
     const std::int64_t perValue = valueBytes + (inPlace ? 8 : 8 * rank);
-    if (pointers > share || *e.nnz > (share - pointers) / perValue)
+    if (*e.nnz > (share - *pointersIn - *pointersOut) / perValue)
         return false;
     // A row_sparse result holds every row it keeps whole: up to a row for each stored value.
     if (request.layout == Layout::RowSparse) {
-        const auto width = numel(e.shape, 1, e.shape.size());
         const auto rows = std::min(*e.nnz, e.shape[0]);
-        return width == 0 || rows <= budgetBytes / 2 / (width * valueBytes + 8);
+        if (rows == 0 || std::any_of(e.shape.begin() + 1, e.shape.end(), [](std::int64_t n) { return n == 0; }))
+            return true;
+        const auto perRow = budgetBytes / 2 / rows; // bytes a row may take, its row number's 8 among them
+        if (perRow <= 8)
+            return false;
+        // The row's values, numel(shape[1:]), must fit: a product that may overflow, taken by division.
+        std::int64_t room = (perRow - 8) / valueBytes;
+        for (std::size_t d = 1; d < e.shape.size(); room /= e.shape[d], ++d)
+            if (e.shape[d] > room)
+                return false;
     }
     return true;
 }

@@ -354,6 +354,30 @@ def check_stored_values(cli, work, rng, report_keys):
             for n in ("sorted_csr", "shuffled_csr", "wide_csr"):
                 for child in fw[n]:
                     same_bytes(fw[n][child][()], fb[n][child][()], f"csr under 8K into {layout} {n}/{child}")
+    # What the result holds counts too, and is reckoned without overflow: a coo of 4 x 20,000,000
+    # with 3 entries into csc needs 160 MB of column pointers, more than a 16M budget allows, so
+    # the blocks take it (the stored values held 780 MB under a 64M budget; the blocks hold as
+    # much, in column counts: docs/KNOWN_LIMITS.md); a declared 2 x (2**62 - 2) into
+    # row_sparse, whose row size overflowed the check (a crash, SIGFPE), is refused as its
+    # declared size is.
+    with h5py.File(src, "a") as f:
+        wide = sparse_group(f, "wide_coo", "coo_tensor", (4, 20_000_000))
+        wide["indices"] = np.array([[0, 1, 3], [5, 19_999_999, 7]], dtype=np.int64)
+        wide["values"] = np.array([0.5, -2.0, 3.0], dtype=np.float32)
+        absurd = sparse_group(f, "absurd_coo", "coo_tensor", (2, 2**62 - 2))
+        absurd["indices"] = np.array([[1], [7]], dtype=np.int64)
+        absurd["values"] = np.array([1.0], dtype=np.float32)
+    r = run(cli, src, "-o", os.path.join(work, "stored_wide.h5"), "--method", "threshold", "--threshold", "0.7", "--layout",
+            "csc", "--dataset", "/wide_coo", "--memory-limit", "16M")
+    check(not r["datasets"][0]["stored_values_only"], f"wide coo to csc: {r}")
+    with h5py.File(os.path.join(work, "stored_wide.h5")) as f:
+        check(f["wide_coo/data"][()].tolist() == [3.0, -2.0] and f["wide_coo/indices"][()].tolist() == [3, 1],
+              "wide coo to csc: values")
+    out = os.path.join(work, "stored_absurd.h5")
+    r = subprocess.run([cli, "sparsify", src, "-o", out, "--method", "threshold", "--threshold", "0.7", "--layout",
+                        "row_sparse", "--dataset", "/absurd_coo"], capture_output=True, text=True)
+    check(r.returncode == 3 and "stored_in.h5:/absurd_coo: declares" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+          and not os.path.exists(out), f"absurd coo into row_sparse: {r.returncode} {r.stderr}")
     # The report counts what the dense form holds: unstored zeros pruned above 0, kept at 0.
     d = run(cli, src, "-o", os.path.join(work, "stored_counts.h5"), "--method", "threshold", "--threshold", "0",
             "--layout", "csr", "--dataset", "/positive_csr")["datasets"][0]

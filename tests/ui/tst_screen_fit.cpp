@@ -1,5 +1,6 @@
 // The main window fits a 1280 x 720 screen (a title bar taken off): its minimum size, and
 // every dock's, with each panel raised in turn; docks shown side by side never overlap.
+#include "ui/document/tensor_document.h"
 #include "ui/jobs/job_runner.h"
 #include "ui/mainwindow/files_name_column.h"
 #include "ui/mainwindow/main_window.h"
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <QUndoStack>
 #include <QWheelEvent>
 
 using sparsity::ui::MainWindow;
@@ -222,6 +224,23 @@ void TestScreenFit::aRunsSummaryAndResultsComeIntoView()
     QVERIFY2(summary->text().contains(QStringLiteral("/g0")), qPrintable(summary->text()));
     QVERIFY(wholeHeightInView(summary));
     QVERIFY(!table->visibleRegion().isEmpty());
+    // Undo and Redo change the run shown, but leave the form where the user scrolled it.
+    auto *bar = window.findChild<QScrollArea *>(QStringLiteral("optimizer.scroll"))->verticalScrollBar();
+    bar->setValue(0);
+    window.document()->undoStack()->undo();
+    window.document()->undoStack()->redo();
+    QCoreApplication::processEvents();
+    QVERIFY(window.document()->optimizerRun());
+    QCOMPARE(bar->value(), 0);
+    // Tab goes from the form to Run, then to the results.
+    window.activateWindow();
+    auto *mask = window.findChild<QWidget *>(QStringLiteral("optimizer.mask"));
+    mask->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(mask->hasFocus());
+    QTest::keyClick(mask, Qt::Key_Tab);
+    QCOMPARE(QApplication::focusWidget(), window.findChild<QWidget *>(QStringLiteral("optimizer.run")));
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    QCOMPARE(QApplication::focusWidget(), table);
 }
 
 // An error naming a long path did not fit beside the jobs and the device, and QStatusBar cut

@@ -193,6 +193,10 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
     footer->addWidget(m_run);
     footer->addWidget(m_summary);
     layout->addLayout(footer);
+    // Tab goes through the form, to Run, then to the results, as they read (Run, added last,
+    // came after the results).
+    setTabOrder(m_mask, m_run);
+    setTabOrder(m_run, m_divergenceView);
 
     connect(m_gradients, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
         m_ticked.removeAll(item->text());
@@ -203,6 +207,7 @@ OptimizerPanel::OptimizerPanel(TensorDocument *document, QWidget *parent) : QWid
             [this](int index) { m_maskChoice = index > 0 ? m_mask->currentText() : QString(); });
     connect(m_run, &QPushButton::clicked, this, [this] {
         m_failed = false;
+        m_awaitingRun = true;
         emit runRequested(request());
     });
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, &OptimizerPanel::offerParameters);
@@ -330,6 +335,7 @@ void OptimizerPanel::markUnfitElements()
 void OptimizerPanel::showFailure(const QString &error)
 {
     m_failed = true;
+    m_awaitingRun = false;
     m_summary->setText(tr("Run did not happen: %1").arg(error));
     m_summary->setStyleSheet(QStringLiteral("color: #b00020"));
 }
@@ -513,8 +519,9 @@ void OptimizerPanel::showRun()
     m_failed = false;
     showSummary();
     showChosenView();
-    // A run's results come into view: its table and matrix were below the form, unseen.
-    if (run)
+    // The run Run asked for comes into view: its table and matrix were below the form, unseen.
+    // Another change of the run shown (an Undo while editing the form) leaves the form where it is.
+    if (run && std::exchange(m_awaitingRun, false))
         m_scroll->verticalScrollBar()->setValue(m_results->y());
 }
 

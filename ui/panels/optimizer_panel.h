@@ -107,9 +107,10 @@ private:
     QTableView *m_divergenceView;
     MatrixView *m_matrix;
     std::vector<OfferedElement> m_elements;
-    QStringList m_ticked;  // gradients ticked, listed or not, in the order ticked
-    QString m_maskChoice;  // empty: none
-    bool m_failed = false; // the summary says why the last request did not run
+    QStringList m_ticked;       // gradients ticked, listed or not, in the order ticked
+    QString m_maskChoice;       // empty: none
+    bool m_failed = false;      // the summary says why the last request did not run
+    bool m_awaitingRun = false; // Run was pressed: its run, when shown, is scrolled to
 };
 
 } // namespace sparsity::ui
