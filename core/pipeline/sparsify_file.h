@@ -10,8 +10,8 @@
 // through the block pipeline (core/pipeline/sparsify_blocks.h): bounded by the memory limit,
 // the same file and report as in memory. A threshold of a sparse element into a sparse layout
 // is computed on its stored values (core/pipeline/sparsify_stored_values.h) when they fit the
-// limit. Masked_tensors (and an element a saved state holds)
-// are read whole and must fit the limit.
+// limit. Masked_tensors (and an element a saved state holds) are read whole and must fit the
+// limit.
 #include "core/device/device.h"
 #include "core/io/h5_writer.h"
 #include "core/sparsify/sparsifier_config.h"
