@@ -370,6 +370,9 @@ void TestGradcheckPanel::mapsComeWithTheRun()
     QVERIFY(window.openFile(m_other));
     QVERIFY(window.selectElement(QStringLiteral("/w")));
     auto *panel = window.gradcheckPanel();
+    // Before a check, the first map says so, once: three maps saying it read as three findings.
+    QCOMPARE(panel->numericalView()->message(), QStringLiteral("No check yet"));
+    QVERIFY(panel->analyticalView()->message().isEmpty() && panel->differenceView()->message().isEmpty());
     setExpression(panel, QStringLiteral("mm(big, big)"));
     QSignalSpy progressed(window.jobs(), &ui::JobRunner::progressed);
     QSignalSpy finished(window.jobs(), &ui::JobRunner::finished);

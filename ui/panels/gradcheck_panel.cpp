@@ -368,8 +368,10 @@ void GradcheckPanel::showInput()
     const auto &run = m_document->gradcheckRun();
     const int index = m_input->currentIndex();
     if (!run || index < 0) {
-        for (auto *view : {m_numerical, m_analytical, m_difference})
-            view->showMessage(tr("No check yet"));
+        // Said once, in the first map: three maps each saying it read as three findings.
+        m_numerical->showMessage(tr("No check yet"));
+        m_analytical->showMessage({});
+        m_difference->showMessage({});
         return;
     }
     const auto shown = static_cast<std::size_t>(index);

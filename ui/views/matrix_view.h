@@ -62,6 +62,7 @@ public:
     void showMessage(const QString &message);
     const QImage &image() const { return m_heatmap.image; }
     const QString &title() const { return m_title; }
+    const QString &message() const { return m_message; } // shown instead of a matrix
     CellLink link() const { return m_link; }
     // Null without a selection; else one pixel per cell (per row for row links), transparent
     // where selected and a white wash elsewhere.
