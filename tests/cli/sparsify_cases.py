@@ -8,6 +8,8 @@
   and the report (counts and histograms) are bit for bit those of the whole-tensor path
   (--save-state takes it), for float32, float64 with NaN/Inf and int32 inputs, and --json
   says whether an element streamed and gives memory_limit_bytes and peak_memory_bytes;
+* sparse inputs (csr, csc, coo, row_sparse) stream, and a threshold of one into a sparse layout
+  works on its stored values alone, to the same file and report (check_stored_values);
 * every output layout is readable by h5py/anndata and equals the input times the mask;
 * --save-state writes a data_sparsifier_state group;
 * the JSON report has the per-dataset fields of the issue."""
