@@ -4,6 +4,7 @@
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/csc_panels.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/tensor/buffer.h"
 #include "core/util/errors.h"
 
@@ -19,17 +20,23 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 constexpr std::int64_t kBlockBytes = std::int64_t{8} << 20;
 
 template <class T>
-ConvertedElement
-convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e, H5File &output, std::int64_t budget)
+ConvertedElement convert(const ConvertRequest &request,
+                         const H5File &input,
+                         const ElementInfo &e,
+                         H5File &output,
+                         ValidationReport &report,
+                         std::int64_t budget)
 {
-    const DenseRowReader reader(input, e.path);
+    // A dense dataset by hyperslab; a csr or row_sparse one (to dense) densified by rows.
+    DensifiedRows<T> reader(input, e.path, rowReadOf(input, e), &report);
+    const bool plain = reader.how() == RowRead::Dense;
     const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());
     const bool sparse = request.layout != Layout::Dense;
     // The block, and for sparse layouts what the writer gathers per value (value, position,
-    // coordinates).
-    const auto perValue =
-        static_cast<std::int64_t>(sizeof(T)) + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
+    // coordinates); rows densified are held twice (densified, then copied into the block).
+    const auto perValue = static_cast<std::int64_t>(plain ? sizeof(T) : 2 * sizeof(T))
+                          + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
     const auto blockRows = std::clamp<std::int64_t>(std::min(budget, kBlockBytes) / std::max<std::int64_t>(1, width * perValue),
                                                     1, std::max<std::int64_t>(rows, 1));
     // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own
@@ -43,7 +50,7 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
             const auto rowsOfBlock = blocks.block(k);
             agreeOn(group, [&] {
                 if (rowsOfBlock.count() > 0)
-                    reader.readRows(rowsOfBlock.begin, rowsOfBlock.end, block.data());
+                    reader.readRows(rowsOfBlock, block.data());
             });
             f(rowsOfBlock.begin, rowsOfBlock.count());
         }
@@ -67,6 +74,11 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
     if (!sparse) {
         RowStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), request.writeOptions);
         forEachBlock([&](std::int64_t first, std::int64_t count) { writer.writeRows(first, count, block.data()); });
+        if (!plain) { // what it stores, as a whole read counts it: each rank its rows'
+            std::vector<std::int64_t> stored{reader.storedRead()};
+            group.sum(stored);
+            converted.storedBefore = stored.front();
+        }
         return converted;
     }
     std::vector<std::int64_t> storedPerRow(at(mine.count()));
@@ -86,7 +98,14 @@ convert(const ConvertRequest &request, const H5File &input, const ElementInfo &e
 
 } // namespace
 
-bool convertInBlocksCan(const ElementInfo &e) { return e.layout == Layout::Dense && !e.masked && !e.shape.empty(); }
+bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target)
+{
+    if (e.masked || e.shape.empty())
+        return false;
+    // Densified by rows, a csr or row_sparse element is its dense conversion, block by block;
+    // into a sparse layout it keeps its stored zeros and duplicates, which densifying loses.
+    return e.layout == Layout::Dense || (target == Layout::Dense && rowReadOf(input, e) == RowRead::ByRows);
+}
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  const H5File &input,
@@ -95,10 +114,8 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  ValidationReport &report,
                                  std::int64_t budgetBytes)
 {
-    const auto where = input.where(e.path);
-    noteConversion(&report, where, e.dtype);
-    return withComputeType(e.dtype,
-                           [&](auto typeTag) { return convert<decltype(typeTag)>(request, input, e, output, budgetBytes); });
+    return withComputeType(
+        e.dtype, [&](auto typeTag) { return convert<decltype(typeTag)>(request, input, e, output, report, budgetBytes); });
 }
 
 } // namespace sparsity::core

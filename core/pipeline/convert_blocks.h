@@ -1,17 +1,19 @@
 #pragma once
-// `convert` of a dense dataset, whatever its size: read a block of rows at a time
-// (hyperslabs straight into one reused buffer) and written dense, or csr, coo or row_sparse
-// sized by a first pass that counts each row's nonzeros (core/io/h5_writer.h's
-// SparseRowStreamWriter), or csc sized by each column's count and written in column panels
-// (core/pipeline/csc_panels.h). The file holds what the whole-tensor conversion writes.
+// `convert` of a dense dataset, whatever its size: read a block of rows at a time (hyperslabs
+// straight into one reused buffer) and written dense, or csr, coo or row_sparse sized by a
+// first pass that counts each row's nonzeros (core/io/h5_writer.h's SparseRowStreamWriter), or
+// csc sized by each column's count and written in column panels (core/pipeline/csc_panels.h).
+// A csr or row_sparse element converted to dense is read the same way, its rows densified a
+// block at a time (core/pipeline/densified_rows.h). The file holds what the whole-tensor
+// conversion writes.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/convert_file.h"
 
 namespace sparsity::core {
 
-// Whether convertInBlocks can do `e`: a dense, unmasked dataset of rank >= 1 (to any layout
-// that can hold it).
-bool convertInBlocksCan(const ElementInfo &e);
+// Whether convertInBlocks can do `e` into `target`: a dense, unmasked dataset of rank >= 1
+// (to any layout that can hold it), or an unmasked csr or row_sparse element to dense.
+bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target);
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  const H5File &input,

@@ -54,7 +54,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         // A dense dataset streams whatever its size: a block of rows holds a few MiB where the
         // whole tensor and its conversion held seven times the dataset (256 MiB to csr: 1.8 GB
         // and 1.06 s in memory, 36 MiB and 0.63 s in blocks). Every rank takes the same path.
-        if (group.onEveryRank(convertInBlocksCan(element) && fitsFreeSpaceOf(request.output, bytes))) {
+        if (group.onEveryRank(convertInBlocksCan(input, element, request.layout) && fitsFreeSpaceOf(request.output, bytes))) {
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;
         }
@@ -63,7 +63,7 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         const auto where = input.where(element.path);
         std::optional<Tensor> tensor, result;
         agreeOn(group, [&] {
-            if (convertInBlocksCan(element) && bytes > budget)
+            if (convertInBlocksCan(input, element, request.layout) && bytes > budget)
                 requireRoomToStream(request.output, bytes, where);
             tensor.emplace(withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); }));
             result.emplace(withAllocationContext(where, "converting it", [&] {

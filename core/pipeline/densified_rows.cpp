@@ -2,6 +2,7 @@
 
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/coo_rows_exchange.h"
+#include "core/tensor/compressed_tensor.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
@@ -30,7 +31,7 @@ void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const st
 
 template <class T>
 DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report)
-    : m_file(file), m_path(std::move(path)), m_how(how), m_report(report)
+    : m_file(file), m_path(std::move(path)), m_how(how), m_report(report), m_notes(report)
 {
     const auto element = requireElement(file, m_path);
     m_shape = element.shape;
@@ -89,9 +90,41 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
         auto filled = filledPattern(patternInRows(*m_source, rows), Semantics::Dense, nullptr, numel(shape));
         return {shape, std::move(filled.owned)};
     }
-    const auto part = m_rowSparse ? m_rowSparse->readRows(rows) : readTensor(m_file, m_path, m_report, rows);
-    m_report = nullptr;
+    ValidationReport found;
+    const auto part = m_rowSparse ? m_rowSparse->readRows(rows) : readTensor(m_file, m_path, &found, rows);
+    takeNotes(found, rows);
+    m_storedRead += part.storedCount();
     return toDenseAs<T>(part);
+}
+
+template <class T>
+void DensifiedRows<T>::takeNotes(const ValidationReport &found, RowRange rows)
+{
+    const bool unread = rows.begin >= m_notedTo;
+    m_notedTo = std::max(m_notedTo, rows.end);
+    for (const auto &finding : found.findings()) {
+        if (!finding.invariant.ends_with(" I7") || !m_notes || !unread) {
+            if (m_report)
+                m_report->add(finding);
+            continue;
+        }
+        const auto told = std::find_if(m_repairs.begin(), m_repairs.end(), [&](std::size_t at) {
+            const auto &f = m_notes->findings()[at];
+            return f.invariant == finding.invariant && f.location == finding.location;
+        });
+        if (told == m_repairs.end()) {
+            m_repairs.push_back(m_notes->findings().size());
+            m_notes->add(finding);
+            continue;
+        }
+        // The notice a whole read gives, for the duplicates of every block so far.
+        const auto &before = m_notes->findings()[*told];
+        const std::string_view tag(before.invariant.data(), before.invariant.size() - 3); // less " I7"
+        ValidationReport whole;
+        noteCanonicalized(&whole, tag, before.location, before.count + finding.count);
+        m_notes->replace(*told, whole.findings().front());
+    }
+    m_report = nullptr;
 }
 
 template <class T>

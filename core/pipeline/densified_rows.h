@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace sparsity::core {
 
@@ -63,10 +64,16 @@ public:
     void readBox(RowRange rows, RowRange columns, T *into);
     // The bytes held from one block to the next: the coalesced element read whole.
     std::int64_t heldBytes() const;
+    // RowRead::ByRows: the values stored in the rows read so far (duplicates summed, as a whole
+    // read counts them: storedCount()), for a report of what the element stores.
+    std::int64_t storedRead() const { return m_storedRead; }
 
 private:
     // Holds `element` (read whole) coalesced as densifying sums it; refused over the budget.
     void coalesce(const Tensor &element, std::int64_t heldBefore);
+    // The notes of a block of `rows`: the first block's all, and I7's of rows not read before
+    // added into one notice (passes and column panels read rows again).
+    void takeNotes(const ValidationReport &found, RowRange rows);
 
     const H5File &m_file;
     std::string m_path;
@@ -76,6 +83,13 @@ private:
     std::optional<DenseRowReader> m_dense;
     std::optional<RowSparseRowReader> m_rowSparse;
     std::optional<UpdatePattern<T>> m_source; // Whole: its stored values, summed in stored order
+    std::int64_t m_storedRead = 0;
+    // By rows: where the notes go, and I7's notices there (unsorted or duplicated indices,
+    // repaired: one for its data, one for a mask), each told for every block read so far as a
+    // whole read tells it.
+    ValidationReport *m_notes;
+    std::vector<std::size_t> m_repairs;
+    std::int64_t m_notedTo = 0; // rows before it are told: a pass that reads them again adds nothing
 };
 
 } // namespace sparsity::core

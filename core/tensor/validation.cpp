@@ -128,7 +128,8 @@ void noteCanonicalized(ValidationReport *report, std::string_view tag, std::stri
 {
     if (report)
         report->add(Severity::Notice, std::string(tag) + " I7", std::string(where),
-                    "indices were unsorted or duplicated within a slice: sorted, " + str(duplicates) + " duplicates summed");
+                    "indices were unsorted or duplicated within a slice: sorted, " + str(duplicates) + " duplicates summed",
+                    duplicates);
 }
 
 template <class T>

@@ -387,6 +387,33 @@ def check_stored_values(cli, work, rng, report_keys):
           f"T=0 keeps every zero: {d}")
 
 
+def check_notes_and_convert_by_rows(cli, work):
+    """A csr read by rows tells I7's notice (unsorted or duplicated indices, repaired) as a whole
+    read does: the duplicates of every block, counted once however many passes read them (it
+    told the first block's alone). A csr or row_sparse element converted to dense streams, its
+    rows densified a block at a time: the file is the whole densification's (sparsify's
+    threshold 0 with --save-state densifies whole), duplicates summed in stored order."""
+    src = os.path.join(work, "stored_in.h5")
+    picks = ["--dataset", "/shuffled_csr", "--dataset", "/wide_csr", "--dataset", "/rows", "--dataset", "/half_csr"]
+    notes = lambda r: sorted(line for line in r.stderr.splitlines() if line.startswith("note:"))
+    whole = subprocess.run([cli, "sparsify", src, "-o", os.path.join(work, "notes_whole.h5"), "--method", "threshold",
+                            "--threshold", "0", "--layout", "dense", "--save-state", *picks], capture_output=True, text=True)
+    check(whole.returncode == 0 and any("I7" in line for line in notes(whole)), f"whole notes: {whole.stderr}")
+    for command in (["sparsify", src, "-o", os.path.join(work, "notes_blocks.h5"), "--method", "n-m", "--n", "1", "--m",
+                     "4", "--layout", "csc"],
+                    ["convert", src, os.path.join(work, "notes_convert.h5"), "--layout", "dense"]):
+        for limit in ("3K", "64K"):
+            r = subprocess.run([cli, *command, *picks, "--memory-limit", limit], capture_output=True, text=True)
+            check(r.returncode == 0 and notes(r) == notes(whole), f"{command[0]} under {limit}: {notes(r)} vs {notes(whole)}")
+    with h5py.File(os.path.join(work, "notes_whole.h5")) as fw, h5py.File(os.path.join(work, "notes_convert.h5")) as fc:
+        for name in ("shuffled_csr", "wide_csr", "rows", "half_csr"):
+            same_bytes(fw[name][()], fc[name][()], f"convert {name} to dense under 64K")
+    # It says what it wrote, as the whole conversion did.
+    r = subprocess.run([cli, "convert", src, os.path.join(work, "notes_convert.h5"), "--layout", "dense", "--dataset",
+                        "/wide_csr", "--memory-limit", "3K"], capture_output=True, text=True)
+    check(r.returncode == 0 and r.stdout.strip() == "/wide_csr: dense, 12000 stored values", f"convert output: {r.stdout}")
+
+
 def main(cli, work):
     os.makedirs(work, exist_ok=True)
     src = os.path.join(work, "in.h5")
@@ -474,6 +501,7 @@ def main(cli, work):
     # entries are out of order, with duplicates (summed) and a stored zero; the csr stores a zero.
     check_sparse_inputs(cli, work, rng, report_keys)
     check_stored_values(cli, work, rng, report_keys)
+    check_notes_and_convert_by_rows(cli, work)
 
     # Layouts: the squashed tensor in each layout, readable by other tools.
     with h5py.File(src) as f:
