@@ -27,8 +27,9 @@ ConvertedElement convert(const ConvertRequest &request,
                          ValidationReport &report,
                          std::int64_t budget)
 {
-    // A dense dataset by hyperslab; a csr or row_sparse one (to dense) densified by rows.
-    DensifiedRows<T> reader(input, e.path, rowReadOf(input, e), &report);
+    // A dense dataset by hyperslab (HDF5 converts bool and integers); a csr or row_sparse one
+    // (to dense) densified by rows.
+    DensifiedRows<T> reader(input, e.path, e.layout == Layout::Dense ? RowRead::Dense : RowRead::ByRows, &report);
     const bool plain = reader.how() == RowRead::Dense;
     const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());
@@ -104,7 +105,9 @@ bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target
         return false;
     // Densified by rows, a csr or row_sparse element is its dense conversion, block by block;
     // into a sparse layout it keeps its stored zeros and duplicates, which densifying loses.
-    return e.layout == Layout::Dense || (target == Layout::Dense && rowReadOf(input, e) == RowRead::ByRows);
+    // Across ranks it is read whole, as before: each rank would tell its own rows' notices
+    // alone (the root prints them), where the whole read every rank makes tells them all.
+    return e.layout == Layout::Dense || (target == Layout::Dense && ranks().isSolo() && rowReadOf(input, e) == RowRead::ByRows);
 }
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,

@@ -42,6 +42,11 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
     } else if (how == RowRead::ByRows && element.layout == Layout::RowSparse) {
         m_rowSparse.emplace(file, m_path, report);
         m_report = nullptr;
+    } else if (how == RowRead::ByRows && !element.masked) { // a csr element
+        // Said before any block, as a whole read says it: a rank that reads no rows, or an
+        // element of no rows, says it too.
+        noteConversion(report, file.where(m_path), element.dtype);
+        m_conversionSaid = true;
     }
 }
 
@@ -102,10 +107,10 @@ void DensifiedRows<T>::takeNotes(const ValidationReport &found, RowRange rows)
 {
     const bool unread = rows.begin >= m_notedTo;
     m_notedTo = std::max(m_notedTo, rows.end);
+    ValidationReport others; // the first block's (less a conversion said before it)
     for (const auto &finding : found.findings()) {
         if (!finding.invariant.ends_with(" I7") || !m_notes || !unread) {
-            if (m_report)
-                m_report->add(finding);
+            others.add(finding);
             continue;
         }
         const auto told = std::find_if(m_repairs.begin(), m_repairs.end(), [&](std::size_t at) {
@@ -124,6 +129,10 @@ void DensifiedRows<T>::takeNotes(const ValidationReport &found, RowRange rows)
         noteCanonicalized(&whole, tag, before.location, before.count + finding.count);
         m_notes->replace(*told, whole.findings().front());
     }
+    if (m_report && m_conversionSaid)
+        appendAllButConversions(*m_report, others);
+    else if (m_report)
+        m_report->append(others);
     m_report = nullptr;
 }
 

@@ -89,7 +89,8 @@ private:
     // whole read tells it.
     ValidationReport *m_notes;
     std::vector<std::size_t> m_repairs;
-    std::int64_t m_notedTo = 0; // rows before it are told: a pass that reads them again adds nothing
+    std::int64_t m_notedTo = 0;    // rows before it are told: a pass that reads them again adds nothing
+    bool m_conversionSaid = false; // by the constructor, for a csr element
 };
 
 } // namespace sparsity::core

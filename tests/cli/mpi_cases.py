@@ -177,7 +177,7 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
 def make_sparse_inputs(work):
     """A 1003 x 64 float32 table about 4% filled (251 KiB dense, over the 128K the cases give;
     its coo, held coalesced, 81 KiB), as csr, coo (entries shuffled, one duplicated), csc and
-    row_sparse."""
+    row_sparse, and a csr with unsorted indices and a duplicate (for convert's notes)."""
     rng = np.random.default_rng(11)
     table = np.where(rng.random((1003, 64)) < 0.04, rng.standard_normal((1003, 64)), 0).astype("float32")
     rows, cols = np.nonzero(table)
@@ -196,6 +196,17 @@ def make_sparse_inputs(work):
         r, c = np.concatenate([rows[order], rows[:1]]), np.concatenate([cols[order], cols[:1]])
         values = np.concatenate([table[rows[order], cols[order]], [0.25]]).astype("float32")
         write_coo(f, "Scoo", table.shape, np.stack([r, c]), values)
+        # A csr whose rows' indices are reversed, with a duplicate in a row past 900: I7's notice,
+        # read by rows serially and whole across ranks, tells the same.
+        group = f.create_group("Sunsorted")
+        group.attrs["encoding-type"], group.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        group.attrs["shape"] = np.array(table.shape, dtype=np.int64)
+        twice = next(i for i in range(900, table.shape[0]) if table[i].any())
+        column = [np.nonzero(row)[0][::-1].tolist() + ([np.nonzero(row)[0][0]] if i == twice else [])
+                  for i, row in enumerate(table)]
+        group["indptr"] = np.concatenate([[0], np.cumsum([len(c) for c in column])]).astype(np.int64)
+        group["indices"] = np.concatenate(column).astype(np.int64)
+        group["data"] = np.concatenate([table[i, c] for i, c in enumerate(column)]).astype("float32")
         filled = np.unique(rows)
         group = f.create_group("Srows")
         group.attrs["encoding-type"], group.attrs["encoding-version"] = "row_sparse", "0.1.0"
@@ -206,10 +217,15 @@ def make_sparse_inputs(work):
 
 
 def convert_cases(cli, cli_mpi, mpi, work, source):
-    variants = [(layout, limit, []) for layout in ("dense", "csr", "coo", "row_sparse", "csc") for limit in ("64K", "auto")]
-    variants.append(("csr", "64K", ["--keep-others"]))  # the elements not converted copied (H5Ocopy by every rank)
-    for layout, limit, keep in variants:
-        args = [source, "--layout", layout, "--memory-limit", limit, *keep]
+    variants = [(source, layout, limit, []) for layout in ("dense", "csr", "coo", "row_sparse", "csc")
+                for limit in ("64K", "auto")]
+    variants.append((source, "csr", "64K", ["--keep-others"]))  # the elements not converted copied (H5Ocopy by every rank)
+    # Sparse inputs to dense: across ranks each is read whole (serially a csr or row_sparse one
+    # streams), and the root tells every notice, as the serial tool does.
+    sparse = make_sparse_inputs(work)
+    variants.append((sparse, "dense", "1M", []))
+    for input_file, layout, limit, keep in variants:
+        args = [input_file, "--layout", layout, "--memory-limit", limit, *keep]
         if layout in ("csr", "csc"):
             args += ["--dataset", "/W", "--dataset", "/E", "--dataset", "/tiny"]
         reference = os.path.join(work, "convert_reference.h5")
@@ -221,6 +237,8 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
             same_files(reference, out, what)
             check(r.stdout == expected.stdout, f"{what}: printed {r.stdout!r}")
             check(r.stderr.count("note:") == expected.stderr.count("note:"), f"{what}: notes {r.stderr!r}")
+            if input_file == sparse:
+                check(r.stderr == expected.stderr, f"{what}: notes {r.stderr!r} vs {expected.stderr!r}")
             os.remove(out)
 
 

@@ -408,6 +408,16 @@ def check_notes_and_convert_by_rows(cli, work):
     with h5py.File(os.path.join(work, "notes_whole.h5")) as fw, h5py.File(os.path.join(work, "notes_convert.h5")) as fc:
         for name in ("shuffled_csr", "wide_csr", "rows", "half_csr"):
             same_bytes(fw[name][()], fc[name][()], f"convert {name} to dense under 64K")
+    # An element of no rows is told converted too (no block is read to say it), as a whole read
+    # tells it.
+    with h5py.File(src, "a") as f:
+        empty = sparse_group(f, "no_rows", "csr_matrix", (0, 5))
+        empty["indptr"] = np.zeros(1, dtype=np.int64)
+        empty["indices"] = np.zeros(0, dtype=np.int64)
+        empty["data"] = np.zeros(0, dtype=np.int32)
+    r = subprocess.run([cli, "convert", src, os.path.join(work, "notes_convert.h5"), "--layout", "dense", "--dataset",
+                        "/no_rows"], capture_output=True, text=True)
+    check(r.returncode == 0 and "stored_in.h5:/no_rows: converted int32 to float64" in r.stderr, f"0-row csr: {r.stderr}")
     # It says what it wrote, as the whole conversion did.
     r = subprocess.run([cli, "convert", src, os.path.join(work, "notes_convert.h5"), "--layout", "dense", "--dataset",
                         "/wide_csr", "--memory-limit", "3K"], capture_output=True, text=True)
