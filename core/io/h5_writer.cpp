@@ -86,6 +86,10 @@ void writeBox(const H5File &file,
         return;
     silenceHdf5Errors(); // it may run on a pipeline's I/O thread
     H5Handle fileSpace = datasetSpace(dataset);
+    // A dataset of no elements (4 x 0) has nothing to write, on any rank (all see its extent, so
+    // all skip the collective write together): across ranks its write failed ("disk full?").
+    if (H5Sget_simple_extent_npoints(fileSpace.id()) == 0)
+        return;
     H5Handle memSpace;
     if (empty) {
         const hsize_t one = 1;
