@@ -3,10 +3,10 @@
 #include "core/device/gpu_backend.h"
 #include "core/parallel/rank_group.h"
 #include "core/util/choices.h"
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <chrono>
 #include <mutex>
 
 namespace sparsity::core {
@@ -62,7 +62,7 @@ double initDevice(Device device)
     const std::lock_guard lock(guard);
     if (ready)
         return 0.0;
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     std::string error;
     // Ranks sharing a machine take its GPUs in turn (with one GPU visible to each, as Slurm's
     // --gpus-per-task gives, each takes its own).
@@ -70,7 +70,7 @@ double initDevice(Device device)
     if (!gpuBackend()->initContext(ordinal, &error))
         throw errors::mustBe("device cuda", "be able to make a CUDA context", error);
     ready = true;
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return secondsSince(start);
 }
 
 std::string_view deviceName(Device device) { return device == Device::Cpu ? "cpu" : "cuda"; }

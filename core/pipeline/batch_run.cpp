@@ -3,9 +3,9 @@
 #include "core/io/atomic_output.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/temporary_file.h"
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 
-#include <chrono>
 #include <filesystem>
 
 namespace sparsity::core {
@@ -83,7 +83,7 @@ BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job, con
 {
     BatchInputReport report;
     report.job = job;
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     try {
         run(recipe, job, report, progress);
         report.ok = true;
@@ -94,7 +94,7 @@ BatchInputReport runBatchJob(const BatchRecipe &recipe, const BatchJob &job, con
     } catch (const std::length_error &) {
         report.error = job.input + ": out of memory (a size larger than any allocation)";
     }
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.seconds = secondsSince(start);
     return report;
 }
 

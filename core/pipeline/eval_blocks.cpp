@@ -9,20 +9,16 @@
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/mask_mismatch_log.h"
 #include "core/tensor/dtype.h"
+#include "core/util/elapsed.h"
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <limits>
 #include <memory>
 
 namespace sparsity::core {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 const BoundInput *inputNamed(const std::vector<BoundInput> &inputs, const std::string &name)
 {
@@ -431,7 +427,7 @@ std::vector<std::unique_ptr<ColumnSoftmax<T>>> foldSoftmaxColumns(const EvalRowP
                             continue;
                         const auto start = Clock::now();
                         (columns[k].get()->*pass)(value->values.data(), value->mask ? value->mask->data() : nullptr, end - first);
-                        computeSeconds += seconds(start, Clock::now());
+                        computeSeconds += secondsSince(start);
                     }
                 registered[&node] = columns[k].get();
             }
@@ -634,7 +630,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
                 mismatches.note(mismatch, first);
         }
         recycle(sources, rowInputs);
-        computeSeconds += seconds(computeStart, Clock::now());
+        computeSeconds += secondsSince(computeStart);
     };
     // The softmaxes over dim 0 whose columns are folded (foldSoftmaxColumns).
     FoldedSoftmaxes folded;
@@ -732,7 +728,7 @@ EvalReport evalInBlocks(const EvalRequest &request,
     result.layout = Layout::Dense;
     result.stored = numel(plan.resultShape);
     result.computeSeconds = computeSeconds;
-    result.ioSeconds = seconds(start, Clock::now()) - computeSeconds;
+    result.ioSeconds = secondsSince(start) - computeSeconds;
     return result;
 }
 

@@ -4,21 +4,13 @@
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/eval_blocks.h"
+#include "core/util/elapsed.h"
 #include "core/util/memory_bound.h"
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
-#include <chrono>
 
 namespace sparsity::core {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-
-} // namespace
-
 EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
 {
     const auto start = Clock::now();
@@ -95,8 +87,8 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     result.layout = tensor->layout();
     result.specified = tensor->specifiedCount();
     result.stored = tensor->storedCount();
-    result.computeSeconds = seconds(inputsRead, computed);
-    result.ioSeconds = seconds(start, inputsRead) - deviceInit + seconds(computed, Clock::now());
+    result.computeSeconds = secondsBetween(inputsRead, computed);
+    result.ioSeconds = secondsBetween(start, inputsRead) - deviceInit + secondsSince(computed);
     return result;
 }
 

@@ -1,17 +1,13 @@
 #include "core/pipeline/gradcheck_file.h"
 
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace sparsity::core {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 void requireOption(const char *name, double value, bool positive)
 {
@@ -55,8 +51,8 @@ GradcheckFileReport gradcheckFile(const GradcheckRequest &request, ValidationRep
         options.inputLabels[input.binding.name] = input.binding.file + ":" + input.binding.path;
     const auto inputsRead = Clock::now();
     result.check = gradcheck(*expression, request.expression, tensors, options, progress);
-    result.computeSeconds = seconds(inputsRead, Clock::now());
-    result.ioSeconds = seconds(start, inputsRead);
+    result.computeSeconds = secondsSince(inputsRead);
+    result.ioSeconds = secondsBetween(start, inputsRead);
     return result;
 }
 

@@ -9,12 +9,12 @@
 #include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/buffer.h"
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
 #include "core/util/serial_worker.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <future>
@@ -23,8 +23,6 @@
 namespace sparsity::core {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 // Blocks of a few MiB keep the I/O thread and the compute overlapped; a smaller budget
@@ -111,7 +109,7 @@ public:
                 m_reader.readWholeOnEveryRank(0);
             else
                 m_reader.readWhole(m_division.ofRanks, 0);
-            m_ioSeconds += since(start);
+            m_ioSeconds += secondsSince(start);
             budget = std::max<std::int64_t>(0, budget - m_reader.heldBytes());
             m_division = recutBlocks(m_group, std::move(m_division), blockRowsWithin(budget));
         }
@@ -243,7 +241,7 @@ private:
         return io.submit([this, k] {
             const auto t0 = Clock::now();
             m_reader.readRows({firstRow(k), endRow(k)}, valuesOf(k));
-            m_ioSeconds += since(t0);
+            m_ioSeconds += secondsSince(t0);
         });
     }
     std::future<void> write(SerialWorker &io, std::int64_t k)
@@ -256,7 +254,7 @@ private:
                 m_data->writeRows(firstRow(k), endRow(k) - firstRow(k), valuesOf(k));
             if (m_maskWriter)
                 m_maskWriter->writeRows(firstRow(k), endRow(k) - firstRow(k), maskOf(k));
-            m_ioSeconds += since(t0);
+            m_ioSeconds += secondsSince(t0);
         });
     }
 
@@ -287,7 +285,7 @@ private:
                     } else if (m_sparse && !(m_csc && m_config.method == SparsifierMethod::RowNorm)) {
                         countStored(k);
                     }
-                    computeSeconds += since(t0);
+                    computeSeconds += secondsSince(t0);
                 }
             } catch (...) {
                 drain(pending);
@@ -303,7 +301,7 @@ private:
             if (m_scoresHeld) {
                 m_sparsifiedBlocks = sparsifiedBlocksAcrossRanks(m_group, m_scores, m_config.sparsityLevel);
                 m_blocksRemoved = m_group.sum(std::count(m_sparsifiedBlocks.begin(), m_sparsifiedBlocks.end(), std::uint8_t{1}));
-                computeSeconds += since(t0);
+                computeSeconds += secondsSince(t0);
             } else {
                 // The same selection, its rounds reading the rows again (their time is counted
                 // in the passes).
@@ -324,7 +322,7 @@ private:
             if (m_sparse)
                 for (std::size_t row = 0; row < m_storedPerRow.size(); ++row)
                     m_storedPerRow[row] *= m_keepRow[row];
-            computeSeconds += since(t0);
+            computeSeconds += secondsSince(t0);
             if (m_csc) // a column's count needs the kept rows: the blocks once more
                 agreeOn(m_group, [&] { countingPass(io, computeSeconds); });
         }
@@ -350,7 +348,7 @@ private:
                     if (k < m_division.count) {
                         const auto t0 = Clock::now();
                         computeBlock(k, tally);
-                        r.computeSeconds += since(t0);
+                        r.computeSeconds += secondsSince(t0);
                     }
                 });
                 pending[k % kSlots] = write(io, k);
@@ -406,11 +404,11 @@ private:
                 m_reader.readBox(rows, columns, tile);
                 const auto t0 = Clock::now();
                 computeTile(rows, columns, tile, tally);
-                computeSeconds += since(t0);
+                computeSeconds += secondsSince(t0);
             },
             m_group);
         r.computeSeconds += computeSeconds;
-        m_ioSeconds += since(start) - computeSeconds;
+        m_ioSeconds += secondsSince(start) - computeSeconds;
         takeTally(tally, r);
     }
 
@@ -453,7 +451,7 @@ private:
                 wait(pending[k % kSlots]);
                 const auto t0 = Clock::now();
                 visit(k);
-                computeSeconds += since(t0);
+                computeSeconds += secondsSince(t0);
             }
         } catch (...) {
             drain(pending);

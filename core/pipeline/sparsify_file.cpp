@@ -15,21 +15,18 @@
 #include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/sparsifier_methods.h"
 #include "core/tensor/tensor_ops.h"
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <optional>
 
 namespace sparsity::core {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 template <class T>
 std::int64_t nonzeros(const T *values, std::int64_t count)
@@ -143,7 +140,7 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
     agreeOn(ranks(), [&] {
         auto start = Clock::now();
         const auto tensor = readTensor(input, e.path, &report);
-        r.ioSeconds += since(start);
+        r.ioSeconds += secondsSince(start);
         start = Clock::now();
         auto dense = toDenseAs<T>(tensor); // a masked input's unspecified elements 0
         original.emplace(Storage{dense});
@@ -168,11 +165,11 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
         r.histogramAfter = histogram(values.data(), dense.numel(), 32, lo, hi, mask.data());
         result = request.masked ? Tensor(Storage{toDenseAs<T>(*original)}, mask)
                                 : toLayout(Tensor(Storage{std::move(dense)}), request.layout);
-        r.computeSeconds = since(start);
+        r.computeSeconds = secondsSince(start);
     });
     auto start = Clock::now();
     writeTensor(out, e.path, *result, request.writeOptions);
-    r.ioSeconds += since(start);
+    r.ioSeconds += secondsSince(start);
     if (stateEntry)
         *stateEntry = {"", std::move(*original), std::move(mask), request.configFor(e.path)};
     return r;

@@ -9,19 +9,16 @@
 #include "core/tensor/row_sparse_tensor.h"
 #include "core/tensor/tensor.h"
 #include "core/tensor/tensor_ops.h"
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <type_traits>
 #include <variant>
 
 namespace sparsity::core {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
@@ -95,8 +92,8 @@ SparsifyTally thresholdAndTallyStored(Buffer<T> &values, std::int64_t unstored, 
     FiniteRange range;
     finiteRangeOf(values.data(), stored, range);
     if (unstored > 0) { // the dense form's range takes in its zeros
-        range.lo = std::min(range.lo, 0.0);
-        range.hi = std::max(range.hi, 0.0);
+        const T zero{};
+        finiteRangeOf(&zero, 1, range);
     }
     SparsifyTally tally(range.bounds());
     thresholdAndTally(values.data(), nullptr, stored, threshold, true, tally);
@@ -138,7 +135,7 @@ SparsifiedElement thresholdStored(
     agreeOn(ranks(), [&] {
         auto start = Clock::now();
         Tensor tensor = readTensor(input, e.path, &report);
-        r.ioSeconds += since(start);
+        r.ioSeconds += secondsSince(start);
         start = Clock::now();
         SparsifyTally tally;
         result.emplace(thresholdStoredValues(std::move(tensor), request.layout, threshold, tally));
@@ -147,11 +144,11 @@ SparsifiedElement thresholdStored(
         r.pruned = tally.pruned;
         r.histogramBefore = tally.histogramBefore();
         r.histogramAfter = tally.histogramAfter();
-        r.computeSeconds = since(start);
+        r.computeSeconds = secondsSince(start);
     });
     const auto start = Clock::now();
     writeTensor(output, e.path, *result, request.writeOptions);
-    r.ioSeconds += since(start);
+    r.ioSeconds += secondsSince(start);
     return r;
 }
 

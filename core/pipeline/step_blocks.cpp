@@ -11,20 +11,16 @@
 #include "core/pipeline/densified_rows.h"
 #include "core/pipeline/step_state_file.h"
 #include "core/tensor/tensor_ops.h"
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <map>
 #include <set>
 
 namespace sparsity::core {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 // The files a streamed step reads: IN, and the parameter's (a batch's sparsified file, or the
 // previous run's output when resuming).
@@ -499,7 +495,7 @@ StepReport stepAs(const StepRequest &request,
                 mergeDivergence(divergence[c], stepped.divergence[c]);
             for (std::size_t r = 0; r < stepped.state.lastUpdate.size(); ++r)
                 result.rowsWritten += stepped.state.lastUpdate[r] != initialLastUpdate[r];
-            computeSeconds += seconds(computeStart, Clock::now());
+            computeSeconds += secondsSince(computeStart);
             written = BlockState<T>{std::move(stepped.param), std::move(stepped.state)};
         });
         if (!written) {
@@ -548,7 +544,7 @@ StepReport stepAs(const StepRequest &request,
     writers.lastUpdate.reset();
     output.commit();
     result.computeSeconds = computeSeconds;
-    result.ioSeconds = seconds(start, Clock::now()) - computeSeconds;
+    result.ioSeconds = secondsSince(start) - computeSeconds;
     return result;
 }
 

@@ -12,17 +12,12 @@
 #include "core/pipeline/step_blocks.h"
 #include "core/pipeline/step_state_file.h"
 #include "core/tensor/tensor_ops.h"
+#include "core/util/elapsed.h"
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
 
-#include <chrono>
-
 namespace sparsity::core {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 struct Inputs {
     Tensor param;
@@ -134,7 +129,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         for (std::size_t c = 0; c < compared.size(); ++c)
             result.divergence.push_back({compared[c].semantics, std::move(stepped.divergence[c])});
         computed = Clock::now();
-        result.computeSeconds = seconds(inputsRead, computed);
+        result.computeSeconds = secondsBetween(inputsRead, computed);
         result.paramShape = param.shape;
         result.dtype = dtypeOf<T>();
         result.stepsRun = static_cast<std::int64_t>(inputs.grads.size());
@@ -144,7 +139,7 @@ StepReport stepFile(const StepRequest &request, ValidationReport &report, const 
         writeResult(output.file(), param, state);
     });
     output.commit();
-    result.ioSeconds = seconds(start, inputsRead) - result.deviceInitSeconds + seconds(computed, Clock::now());
+    result.ioSeconds = secondsBetween(start, inputsRead) - result.deviceInitSeconds + secondsSince(computed);
     return result;
 }
 
