@@ -58,6 +58,14 @@ def same_bytes(a, b, what):
           f"{what}: differs from the whole-tensor result")
 
 
+def same_element(fw, fb, name, what):
+    """The element `name` holds the same bytes in both files: a dataset, or each dataset of a
+    group (a sparse or masked encoding)."""
+    parts = [name] if isinstance(fw[name], h5py.Dataset) else [name + "/" + c for c in fw[name]]
+    for part in parts:
+        same_bytes(fw[part][()], fb[part][()], f"{what} {part}")
+
+
 def streamed_runs(cli, src, work, args, report_keys, budgets=("3K",), held_whole=()):
     """Runs sparsify with `args` whole (--save-state keeps every tensor in memory: the reference),
     then by default (in memory) and under each of `budgets` (streamed), checking each report
@@ -164,9 +172,7 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys,
                                               budgets=("64K",), held_whole=("/t_coo", "/t_csc")):
                 for path in inputs:
-                    names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
-                    for name in names:
-                        same_bytes(fw[name][()], fb[name][()], f"sparse input {what} {name}")
+                    same_element(fw, fb, path, f"sparse input {what}")
         r = run(cli, src, "-o", os.path.join(work, "sparse_64k.h5"), *method, *picks, "--memory-limit", "64K")
         check(all(d["streamed"] and not d["stored_values_only"] for d in r["datasets"]),
               f"{method} sparse inputs under 64K stream: {r}")
@@ -219,10 +225,7 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             for key in report_keys:
                 check(reference["datasets"][0][key] == r["datasets"][0][key], f"{what}: {key}")
             with h5py.File(whole) as fw, h5py.File(out) as fb:
-                name = dataset[1:]
-                parts = [name] if isinstance(fw[name], h5py.Dataset) else [name + "/" + c for c in fw[name]]
-                for part in parts:
-                    same_bytes(fw[part][()], fb[part][()], f"{what} {part}")
+                same_element(fw, fb, dataset[1:], what)
 
     # What a coo stores must fit: under 3K it is refused, naming it, and nothing is written.
     out = os.path.join(work, "sparse_refused.h5")
@@ -339,8 +342,7 @@ def check_stored_values(cli, work, rng, report_keys):
                         for n in names:
                             attrs = lambda g: {k: np.asarray(v).tolist() for k, v in g.attrs.items()}
                             check(sorted(fw[n]) == sorted(fb[n]) and attrs(fw[n]) == attrs(fb[n]), f"{what} {n}: groups differ")
-                            for child in fw[n]:
-                                same_bytes(fw[n][child][()], fb[n][child][()], f"{what} {n}/{child}")
+                            same_element(fw, fb, n, what)
     # Under 8K a csr's entries do not fit: its rows are densified in blocks, to the same file.
     picks = [a for n in ("sorted_csr", "shuffled_csr", "wide_csr") for a in ("--dataset", "/" + n)]
     for layout in ("csr", "coo"):
@@ -354,8 +356,7 @@ def check_stored_values(cli, work, rng, report_keys):
                 check(dw[key] == db[key], f"csr under 8K into {layout} {dw['path']}: {key}")
         with h5py.File(whole) as fw, h5py.File(out) as fb:
             for n in ("sorted_csr", "shuffled_csr", "wide_csr"):
-                for child in fw[n]:
-                    same_bytes(fw[n][child][()], fb[n][child][()], f"csr under 8K into {layout} {n}/{child}")
+                same_element(fw, fb, n, f"csr under 8K into {layout}")
     # What the result holds counts too, and is reckoned without overflow: a coo of 4 x 20,000,000
     # with 3 entries into csc needs 160 MB of column pointers, more than a 16M budget allows, so
     # the blocks take it (the stored values held 780 MB under a 64M budget; the blocks hold as
@@ -501,9 +502,7 @@ def main(cli, work):
             for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys,
                                               budgets):
                 for path in flat:
-                    names = [path] if isinstance(fw[path], h5py.Dataset) else [path + "/" + c for c in fw[path]]
-                    for name in names:
-                        same_bytes(fw[name][()], fb[name][()], f"{what} {name}")
+                    same_element(fw, fb, path, what)
 
     # Sparse inputs stream too: a csr or row_sparse element's rows are densified a block at a time,
     # a coo or csc one is read once and held coalesced (refused when what it stores does not
