@@ -589,6 +589,15 @@ CompressedOutline readCompressedOutline(const H5File &file, const std::string &p
     return outline;
 }
 
+Buffer<std::int64_t> readCompressedIndptr(const H5File &file, const std::string &path, RowRange pointers)
+{
+    const auto indptr = viewDataset(file, requireElement(file, path).path + "/indptr");
+    if (indptr.shape.size() != 1)
+        return {};
+    const RowRange present{std::min(pointers.begin, indptr.shape[0]), std::min(pointers.end, indptr.shape[0])};
+    return present.count() > 0 ? readIndices(indptr, present) : Buffer<std::int64_t>{};
+}
+
 Buffer<std::int64_t> readCompressedIndices(const H5File &file, const std::string &path, RowRange entries)
 {
     const auto indices = viewDataset(file, requireElement(file, path).path + "/indices");

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 
 namespace sparsity::core {
 
@@ -71,6 +72,9 @@ struct CompressedOutline {
     std::string where, tag; // the element, named as its messages name it; "CSR" or "CSC"
 };
 CompressedOutline readCompressedOutline(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
+// Its indptr's entries [begin, end) alone, unchecked, fewer where indptr is shorter or not 1-d:
+// to plan reads of its rows by what they store, before a read of them checks them.
+Buffer<std::int64_t> readCompressedIndptr(const H5File &file, const std::string &path, RowRange pointers);
 // Its indices [begin, end) alone (csc: the rows of those entries), unchecked.
 Buffer<std::int64_t> readCompressedIndices(const H5File &file, const std::string &path, RowRange entries);
 // Its major slices [begin, end) (csc: columns) as stored, in the compute type: a compressed
@@ -87,6 +91,8 @@ class RowSparseRowReader {
 public:
     RowSparseRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
     const Shape &shape() const { return m_shape; }
+    // The rows it stores, ascending.
+    std::span<const std::int64_t> storedRows() const { return m_rows; }
     Tensor readRows(RowRange rows) const;
 
 private:

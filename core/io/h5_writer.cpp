@@ -370,10 +370,13 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
                                              const Shape &shape,
                                              DType type,
                                              SparseRowCounts counted,
-                                             const WriteOptions &options)
-    : m_file(file), m_path(normalise(path)), m_layout(layout), m_shape(shape), m_width(numel(shape, 1, shape.size())),
-      m_nextEntry(counted.entriesBefore), m_nextRow(counted.firstRow), m_nextStoredRow(counted.storedRowsBefore),
-      m_counts(std::move(counted)), m_endRow(m_counts.firstRow + static_cast<std::int64_t>(m_counts.storedPerRow.size()))
+                                             const WriteOptions &options,
+                                             CooIndex cooIndex)
+    : m_file(file), m_path(normalise(path)), m_layout(layout),
+      m_wholeRows(layout == Layout::RowSparse || (layout == Layout::Coo && cooIndex == CooIndex::Rows)), m_shape(shape),
+      m_width(numel(shape, 1, shape.size())), m_nextEntry(counted.entriesBefore), m_nextRow(counted.firstRow),
+      m_nextStoredRow(counted.storedRowsBefore), m_counts(std::move(counted)),
+      m_endRow(m_counts.firstRow + static_cast<std::int64_t>(m_counts.storedPerRow.size()))
 {
     const auto &counts = m_counts;
     const auto localRows = static_cast<std::int64_t>(counts.storedPerRow.size());
@@ -420,6 +423,13 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
     case Layout::Coo: {
         H5Handle group = writer.createGroup(m_path, "coo_tensor");
         writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
+        if (m_wholeRows) { // indices [1, rows], values [rows, shape[1:]...]
+            m_indices = writer.createArray<std::int64_t>(m_path + "/indices", {1, counts.storedRowsTotal});
+            Shape valuesShape = shape;
+            valuesShape[0] = counts.storedRowsTotal;
+            m_values = createValues(valuesShape);
+            break;
+        }
         m_indices = writer.createArray<std::int64_t>(m_path + "/indices", {static_cast<std::int64_t>(shape.size()), nnz});
         m_values = createValues({nnz});
         break;
@@ -449,34 +459,25 @@ void SparseRowStreamWriter::miscounted(std::int64_t row, std::int64_t found) con
 template <class T>
 void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const T *block)
 {
-    if (firstRow != m_nextRow)
-        throw InternalError("SparseRowStreamWriter: rows out of order");
-    if (rows > 0 && firstRow + rows > m_endRow)
-        miscounted(std::max(firstRow, m_endRow), 0);
-    m_nextRow += rows;
+    takeRows(firstRow, rows);
     const auto count = rows * m_width;
-    if (m_layout == Layout::RowSparse) {
-        auto &kept = m_positions;
+    if (m_wholeRows) {
+        // Each row with a nonzero, whole, as it is (a -0 in it stays -0).
+        auto &stored = m_positions;
         auto &data = m_scratchValues.of<T>();
-        kept.clear();
+        stored.clear();
         data.clear();
         for (std::int64_t r = 0; r < rows; ++r) {
             const T *row = block + r * m_width;
-            const bool stored = std::any_of(row, row + m_width, [](T x) { return x != T{}; });
-            if (stored != (counted(firstRow + r) > 0))
+            const bool nonzero = std::any_of(row, row + m_width, [](T x) { return x != T{}; });
+            if (nonzero != (counted(firstRow + r) > 0))
                 miscounted(firstRow + r, std::count_if(row, row + m_width, [](T x) { return x != T{}; }));
-            if (stored) {
-                kept.push_back(firstRow + r);
+            if (nonzero) {
+                stored.push_back(firstRow + r);
                 data.insert(data.end(), row, row + m_width);
             }
         }
-        const auto n = static_cast<hsize_t>(kept.size());
-        std::vector<hsize_t> start(m_shape.size(), 0), extent(m_shape.begin(), m_shape.end());
-        start[0] = static_cast<hsize_t>(m_nextStoredRow);
-        extent[0] = n;
-        m_nextStoredRow += static_cast<std::int64_t>(n);
-        writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start[0]}, {n}, kept.data());
-        writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, start, extent, data.data());
+        writeStoredRows<T>();
         return;
     }
     // Nonzeros in row-major order: csr's (row, column) order and coo's coalesced order alike.
@@ -493,19 +494,103 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
             positions.push_back(i);
             kept.push_back(block[i]);
         }
-    const auto n = static_cast<hsize_t>(kept.size());
-    // Each row's nonzeros are those counted: indptr (csr) and every rank's offsets came from them.
-    for (std::int64_t r = 0, k = 0; r < rows; ++r) {
+    requireCounted(firstRow, rows);
+    writeEntriesGathered<T>(firstRow, kept.data());
+}
+
+template <class T>
+void SparseRowStreamWriter::writeEntries(std::int64_t firstRow,
+                                         std::int64_t rows,
+                                         Buffer<std::int64_t> positions,
+                                         std::span<const T> values)
+{
+    takeRows(firstRow, rows);
+    if (positions.size() != values.size())
+        throw InternalError("SparseRowStreamWriter::writeEntries: a value for each position");
+    std::swap(m_positions, positions);
+    requireCounted(firstRow, rows);
+    if (!m_wholeRows) {
+        writeEntriesGathered<T>(firstRow, values.data());
+        return;
+    }
+    const auto &given = m_positions;
+    // Each row with an entry, whole: its entries in place, zeros around them.
+    auto &stored = m_coordinates;
+    stored.clear();
+    for (std::int64_t r = 0; r < rows; ++r)
+        if (counted(firstRow + r) > 0)
+            stored.push_back(firstRow + r);
+    auto &data = m_scratchValues.of<T>();
+    data.assign(stored.size() * static_cast<std::size_t>(m_width), T{});
+    for (std::size_t s = 0, k = 0; s < stored.size(); ++s) {
+        const auto begin = (stored[s] - firstRow) * m_width;
+        for (; k < given.size() && given[k] < begin + m_width; ++k)
+            data[s * static_cast<std::size_t>(m_width) + static_cast<std::size_t>(given[k] - begin)] = values[k];
+    }
+    std::swap(m_positions, m_coordinates); // the stored rows, as writeStoredRows takes them
+    writeStoredRows<T>();
+}
+
+void SparseRowStreamWriter::takeRows(std::int64_t firstRow, std::int64_t rows)
+{
+    if (firstRow != m_nextRow || rows < 0)
+        throw InternalError("SparseRowStreamWriter: rows out of order");
+    if (rows > 0 && firstRow + rows > m_endRow)
+        miscounted(std::max(firstRow, m_endRow), 0);
+    m_nextRow += rows;
+}
+
+void SparseRowStreamWriter::requireCounted(std::int64_t firstRow, std::int64_t rows) const
+{
+    // Each row's entries are those counted: indptr (csr), the stored rows (row_sparse) and
+    // every rank's offsets came from them; and in row-major order, each once.
+    const auto &positions = m_positions;
+    const auto n = static_cast<std::int64_t>(positions.size());
+    std::int64_t k = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
         const auto start = k;
-        while (k < static_cast<std::int64_t>(n) && positions[static_cast<std::size_t>(k)] < (r + 1) * m_width)
-            ++k;
+        for (; k < n && positions[static_cast<std::size_t>(k)] < (r + 1) * m_width; ++k)
+            if (positions[static_cast<std::size_t>(k)] < r * m_width
+                || (k > start && positions[static_cast<std::size_t>(k)] <= positions[static_cast<std::size_t>(k - 1)]))
+                throw InternalError("SparseRowStreamWriter: entries in row-major order, each once");
         if (k - start != counted(firstRow + r))
             miscounted(firstRow + r, k - start);
     }
+    if (k != n)
+        throw InternalError("SparseRowStreamWriter: entries past the block's rows");
+}
+
+template <class T>
+void SparseRowStreamWriter::writeStoredRows()
+{
+    const auto &stored = m_positions;
+    const auto n = static_cast<hsize_t>(stored.size());
+    // The box of rows [m_nextStoredRow, + n) of the stored rows' data (the shape has rank >= 1).
+    std::vector<hsize_t> start{static_cast<hsize_t>(m_nextStoredRow)}, extent{n};
+    for (std::size_t d = 1; d < m_shape.size(); ++d) {
+        start.push_back(0);
+        extent.push_back(static_cast<hsize_t>(m_shape[d]));
+    }
+    m_nextStoredRow += static_cast<std::int64_t>(n);
+    const auto *values = m_scratchValues.of<T>().data();
+    if (m_layout == Layout::Coo) {
+        writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, start[0]}, {1, n}, stored.data());
+        writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, start, extent, values);
+        return;
+    }
+    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start[0]}, {n}, stored.data());
+    writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, start, extent, values);
+}
+
+template <class T>
+void SparseRowStreamWriter::writeEntriesGathered(std::int64_t firstRow, const T *kept)
+{
+    auto &positions = m_positions;
+    const auto n = static_cast<hsize_t>(positions.size());
     const auto offset = static_cast<hsize_t>(m_nextEntry);
     m_nextEntry += static_cast<std::int64_t>(n);
     if (m_layout == Layout::Csr) {
-        writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept.data());
+        writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept);
         for (auto &p : positions)
             p %= m_width; // the column
         if (m_wideIndices)
@@ -528,11 +613,15 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     }
     writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, offset}, {static_cast<hsize_t>(rank), n},
              coordinates.data());
-    writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, {offset}, {n}, kept.data());
+    writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, {offset}, {n}, kept);
 }
 
 template void SparseRowStreamWriter::writeRows<float>(std::int64_t, std::int64_t, const float *);
 template void SparseRowStreamWriter::writeRows<double>(std::int64_t, std::int64_t, const double *);
+template void
+    SparseRowStreamWriter::writeEntries<float>(std::int64_t, std::int64_t, Buffer<std::int64_t>, std::span<const float>);
+template void
+    SparseRowStreamWriter::writeEntries<double>(std::int64_t, std::int64_t, Buffer<std::int64_t>, std::span<const double>);
 
 CscStreamWriter::CscStreamWriter(H5File &file,
                                  const std::string &path,

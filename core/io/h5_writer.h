@@ -7,6 +7,7 @@
 #include "core/tensor/by_precision.h"
 #include "core/tensor/tensor.h"
 
+#include <span>
 #include <vector>
 
 namespace sparsity::core {
@@ -65,6 +66,9 @@ SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, std::vector<st
 // each rank writes its own rows, every rank making the same number of writeRows() calls.
 class SparseRowStreamWriter {
 public:
+    // How a coo element indexes its values: each by all its coordinates, or (what a row_sparse
+    // element converts into) each stored row whole by its row number, its first dim alone sparse.
+    enum class CooIndex { EveryDim, Rows };
     // `type` is Float32 or Float64; `layout` Csr (2-d), Coo or RowSparse.
     SparseRowStreamWriter(H5File &file,
                           const std::string &path,
@@ -72,7 +76,8 @@ public:
                           const Shape &shape,
                           DType type,
                           SparseRowCounts counts,
-                          const WriteOptions &options = {});
+                          const WriteOptions &options = {},
+                          CooIndex cooIndex = CooIndex::EveryDim);
     const SparseRowCounts &counts() const { return m_counts; }
     // Rows [firstRow, firstRow + rows) of the dense tensor, rows * numel(shape[1:]) values.
     // Throws InternalError, before writing, when a row holds another count of nonzeros than
@@ -81,8 +86,22 @@ public:
     // file's datasets have no fill values, so a miscount would leave a corrupt element.
     template <class T>
     void writeRows(std::int64_t firstRow, std::int64_t rows, const T *block);
+    // The same rows given as their stored entries, zeros kept: `positions` in row-major order
+    // within the block ([0, rows * numel(shape[1:])), ascending, each once; the writer takes
+    // them, to reuse) and their values.
+    // A row is stored (row_sparse, coo by rows) when it has an entry, its other values 0. For a sparse
+    // element converted a block of rows at a time: what a toLayout() of the block holds.
+    template <class T>
+    void writeEntries(std::int64_t firstRow, std::int64_t rows, Buffer<std::int64_t> positions, std::span<const T> values);
 
 private:
+    void takeRows(std::int64_t firstRow, std::int64_t rows);
+    // m_positions hold the rows' counts of entries, in order.
+    void requireCounted(std::int64_t firstRow, std::int64_t rows) const;
+    template <class T>
+    void writeStoredRows(); // whole rows: m_positions (rows) and the scratch values (their data)
+    template <class T>
+    void writeEntriesGathered(std::int64_t firstRow, const T *values); // csr, coo: m_positions and `values`
     [[noreturn]] void miscounted(std::int64_t row, std::int64_t found) const;
     std::int64_t counted(std::int64_t row) const
     {
@@ -92,6 +111,7 @@ private:
     H5File &m_file;
     std::string m_path;
     Layout m_layout;
+    bool m_wholeRows = false; // row_sparse, or coo by rows: each stored row written whole
     Shape m_shape;
     std::int64_t m_width = 0;
     bool m_wideIndices = true; // csr indices as int64 (else int32)
@@ -99,7 +119,7 @@ private:
     SparseRowCounts m_counts;
     std::int64_t m_endRow = 0; // past this rank's rows
     H5Handle m_values, m_indices;
-    // writeRows()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
+    // writeRows()'s and writeEntries()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).
     Buffer<std::int64_t> m_positions, m_coordinates;
     ByPrecision<Buffer> m_scratchValues;

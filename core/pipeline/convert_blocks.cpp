@@ -6,6 +6,8 @@
 #include "core/pipeline/csc_panels.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/tensor/buffer.h"
+#include "core/tensor/conversions.h"
+#include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
@@ -97,17 +99,156 @@ ConvertedElement convert(const ConvertRequest &request,
     return converted;
 }
 
+// Held per stored value while a block of a sparse element is converted: the block as read
+// (value, int64 index), its conversion (value, up to two int64 coordinates), its positions and
+// the writer's copy of them (value, position, coordinates).
+constexpr std::int64_t kBytesPerStoredValue = 96;
+
+// Blocks of a csr element's rows storing about `entries` values each (one row at least, at most
+// `maxRows` rows), cut from its indptr read a window at a time: rows whose values vary widely
+// held as much as the widest block. Where indptr is unusable, blocks of `maxRows`: reading
+// them refuses the element as a whole read does.
+std::vector<RowRange> csrBlocksOfEntries(const H5File &input, const ElementInfo &e, std::int64_t entries, std::int64_t maxRows)
+{
+    const auto rows = e.shape[0];
+    constexpr std::int64_t kWindow = std::int64_t{1} << 20; // pointers read at a time: 8 MiB
+    std::vector<RowRange> blocks;
+    std::int64_t begin = 0, start = 0; // the open block's first row, and its pointer
+    bool usable = true;
+    try {
+        for (std::int64_t window = 0; usable && window < rows; window += kWindow) {
+            const auto last = std::min(rows, window + kWindow);
+            const auto indptr = readCompressedIndptr(input, e.path, {window, last + 1});
+            usable = static_cast<std::int64_t>(indptr.size()) == last + 1 - window;
+            if (!usable)
+                break;
+            if (window == 0)
+                start = indptr.front();
+            // A decreasing indptr adds no values: its rows are cut by maxRows.
+            for (std::int64_t row = window; row < last; ++row) {
+                const auto pointer = indptr[at(row + 1 - window)];
+                if (row + 1 - begin >= maxRows || pointer - start >= entries) {
+                    blocks.push_back({begin, row + 1});
+                    begin = row + 1;
+                    start = pointer;
+                }
+            }
+        }
+    } catch (const Error &) {
+        usable = false;
+    }
+    if (!usable) {
+        blocks.clear();
+        begin = 0;
+        for (; begin + maxRows < rows; begin += maxRows)
+            blocks.push_back({begin, begin + maxRows});
+    }
+    if (begin < rows)
+        blocks.push_back({begin, rows});
+    return blocks;
+}
+
+// `convert` of a csr or row_sparse element into csr, coo or row_sparse, a block of rows at a
+// time: each block as stored (stored zeros kept, duplicates summed as a whole read sums them),
+// converted by toLayout() as the whole element is, whose conversions into these layouts keep
+// each row to itself. A first pass counts what each row's conversion stores; the second writes.
+template <class T>
+ConvertedElement convertStored(const ConvertRequest &request,
+                               const H5File &input,
+                               const ElementInfo &e,
+                               H5File &output,
+                               ValidationReport &report,
+                               std::int64_t budget)
+{
+    DensifiedRows<T> reader(input, e.path, RowRead::ByRows, &report);
+    const auto rows = e.shape[0];
+    const auto width = numel(e.shape, 1, e.shape.size());
+    const auto blockBytes = std::min(budget, kBlockBytes);
+    const auto entries = std::max<std::int64_t>(1, blockBytes / kBytesPerStoredValue);
+    // A row_sparse row, or one a row_sparse output stores, is held whole.
+    const bool wholeRows = e.layout == Layout::RowSparse || request.layout == Layout::RowSparse;
+    const auto maxRows = std::max<std::int64_t>(1, wholeRows ? entries / std::max<std::int64_t>(1, width) : entries);
+    std::vector<RowRange> blocks;
+    if (e.layout == Layout::Csr)
+        blocks = csrBlocksOfEntries(input, e, entries, maxRows);
+    else
+        for (std::int64_t row = 0; row < rows; row += maxRows)
+            blocks.push_back({row, std::min(rows, row + maxRows)});
+
+    // What each row's conversion stores, from what the element stores in it: a csr row its
+    // entries (duplicates summed), a row_sparse row every value; a row stored whole (row_sparse
+    // either side) every value. Counted from the rows' structure, before any conversion.
+    std::vector<std::int64_t> storedPerRow(at(rows));
+    ConvertedElement result{e.path, 0, 0};
+    if (e.layout == Layout::RowSparse) {
+        for (const auto row : reader.storedRowNumbers())
+            storedPerRow[at(row)] = width;
+        result.storedBefore = width * static_cast<std::int64_t>(reader.storedRowNumbers().size());
+    } else {
+        for (const auto &block : blocks) {
+            const auto part = reader.storedRows(block);
+            result.storedBefore += part.storedCount();
+            part.visit([&](const auto &t) {
+                if constexpr (requires { t.indptr; })
+                    for (std::int64_t r = 0; r < block.count(); ++r) {
+                        const auto stored = t.indptr[at(r + 1)] - t.indptr[at(r)];
+                        storedPerRow[at(block.begin + r)] = request.layout == Layout::RowSparse && stored > 0 ? width : stored;
+                    }
+                else
+                    throw InternalError("convertStored: a csr block");
+            });
+        }
+    }
+    // A row_sparse element converts into a coo of its stored rows, each indexed by its row.
+    const auto cooIndex =
+        e.layout == Layout::RowSparse ? SparseRowStreamWriter::CooIndex::Rows : SparseRowStreamWriter::CooIndex::EveryDim;
+    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
+                                 sparseRowCountsAcrossRanks(0, std::move(storedPerRow)), request.writeOptions, cooIndex);
+    // Each block converted as the whole element is, written as row-major positions and values.
+    // A csr block as read is canonical (sorted, duplicates summed): into csr or coo its entries
+    // are the conversion's, in order, and are written as they are.
+    const bool asRead = e.layout == Layout::Csr && request.layout != Layout::RowSparse;
+    auto write = [&](RowRange block, const auto &t) {
+        if constexpr (std::is_same_v<ValueOf<std::decay_t<decltype(t)>>, T>)
+            writer.writeEntries<T>(block.begin, block.count(), storedLinearIndices(t),
+                                   std::span<const T>(t.values.data(), t.values.size()));
+        else
+            throw InternalError("convertStored: a block of another type");
+    };
+    for (const auto &block : blocks) {
+        auto part = reader.storedRows(block);
+        if (!asRead)
+            part = toLayout(part, request.layout);
+        part.visit([&](const auto &t) { write(block, t); });
+    }
+    result.storedAfter = writer.counts().entriesTotal;
+    return result;
+}
+
+// Whether a sparse element's conversion into `target` keeps each row to itself, as the blocks
+// of convertStored need (csc gathers every row's columns).
+bool storedConversionStreams(Layout source, Layout target)
+{
+    return (source == Layout::Csr || source == Layout::RowSparse)
+           && (target == Layout::Csr || target == Layout::RowSparse || target == Layout::Coo);
+}
+
 } // namespace
 
 bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target)
 {
     if (e.masked || e.shape.empty())
         return false;
-    // Densified by rows, a csr or row_sparse element is its dense conversion, block by block;
-    // into a sparse layout it keeps its stored zeros and duplicates, which densifying loses.
+    // A csr or row_sparse element read by rows: densified into dense, as stored into a sparse
+    // layout whose conversion keeps each row to itself (csc gathers every row's columns).
     // Across ranks it is read whole, as before: each rank would tell its own rows' notices
     // alone (the root prints them), where the whole read every rank makes tells them all.
-    return e.layout == Layout::Dense || (target == Layout::Dense && ranks().isSolo() && rowReadOf(input, e) == RowRead::ByRows);
+    if (e.layout == Layout::Dense)
+        return true;
+    // A row_sparse element of no values per row still stores its rows, which have no values
+    // to count them by: it goes whole.
+    return ranks().isSolo() && rowReadOf(input, e) == RowRead::ByRows
+           && (target == Layout::Dense || (storedConversionStreams(e.layout, target) && numel(e.shape, 1, e.shape.size()) > 0));
 }
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,
@@ -117,8 +258,12 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  ValidationReport &report,
                                  std::int64_t budgetBytes)
 {
-    return withComputeType(
-        e.dtype, [&](auto typeTag) { return convert<decltype(typeTag)>(request, input, e, output, report, budgetBytes); });
+    return withComputeType(e.dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        if (e.layout != Layout::Dense && request.layout != Layout::Dense)
+            return convertStored<T>(request, input, e, output, report, budgetBytes);
+        return convert<T>(request, input, e, output, report, budgetBytes);
+    });
 }
 
 } // namespace sparsity::core

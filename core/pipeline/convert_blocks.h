@@ -3,16 +3,18 @@
 // straight into one reused buffer) and written dense, or csr, coo or row_sparse sized by a
 // first pass that counts each row's nonzeros (core/io/h5_writer.h's SparseRowStreamWriter), or
 // csc sized by each column's count and written in column panels (core/pipeline/csc_panels.h).
-// A csr or row_sparse element converted to dense is read the same way, its rows densified a
-// block at a time (core/pipeline/densified_rows.h). The file holds what the whole-tensor
-// conversion writes.
+// A csr or row_sparse element is read the same way: into dense its rows densified a block at a
+// time (core/pipeline/densified_rows.h), into csr, coo or row_sparse each block as stored,
+// converted as the whole element is, and written by the same row writer (its entries, stored
+// zeros kept). The file holds what the whole-tensor conversion writes.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/convert_file.h"
 
 namespace sparsity::core {
 
 // Whether convertInBlocks can do `e` into `target`: a dense, unmasked dataset of rank >= 1
-// (to any layout that can hold it), or an unmasked csr or row_sparse element to dense.
+// (to any layout that can hold it), or, in a single process, an unmasked csr or row_sparse
+// element to dense, csr, coo or row_sparse.
 bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target);
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,

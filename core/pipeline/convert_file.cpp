@@ -50,7 +50,12 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
     std::int64_t done = 0;
     for (const auto &element : elements) {
         reportProgress(progress, done++, static_cast<std::int64_t>(elements.size()));
-        const auto bytes = bytesFor(numel(element.shape), dtypeSize(computeTypeFor(element.dtype)));
+        // What the output may take: a dense one its every value, a sparse one converted from a
+        // sparse element each stored value with its coordinates.
+        const auto valueBytes = dtypeSize(computeTypeFor(element.dtype));
+        const auto bytes = element.layout != Layout::Dense && request.layout != Layout::Dense && element.nnz
+                               ? bytesFor(*element.nnz, valueBytes + 8 * element.shape.size())
+                               : bytesFor(numel(element.shape), valueBytes);
         // A dense dataset streams whatever its size: a block of rows holds a few MiB where the
         // whole tensor and its conversion held seven times the dataset (256 MiB to csr: 1.8 GB
         // and 1.06 s in memory, 36 MiB and 0.63 s in blocks). Every rank takes the same path.

@@ -31,7 +31,7 @@ void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const st
 
 template <class T>
 DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report)
-    : m_file(file), m_path(std::move(path)), m_how(how), m_report(report), m_notes(report)
+    : m_file(file), m_path(std::move(path)), m_how(how), m_report(report), m_repairs(report)
 {
     const auto element = requireElement(file, m_path);
     m_shape = element.shape;
@@ -95,11 +95,19 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
         auto filled = filledPattern(patternInRows(*m_source, rows), Semantics::Dense, nullptr, numel(shape));
         return {shape, std::move(filled.owned)};
     }
+    return toDenseAs<T>(storedRows(rows));
+}
+
+template <class T>
+Tensor DensifiedRows<T>::storedRows(RowRange rows)
+{
+    if (m_how != RowRead::ByRows)
+        throw InternalError("DensifiedRows::storedRows: an element read by rows");
     ValidationReport found;
-    const auto part = m_rowSparse ? m_rowSparse->readRows(rows) : readTensor(m_file, m_path, &found, rows);
+    auto part = m_rowSparse ? m_rowSparse->readRows(rows) : readTensor(m_file, m_path, &found, rows);
     takeNotes(found, rows);
     m_storedRead += part.storedCount();
-    return toDenseAs<T>(part);
+    return part;
 }
 
 template <class T>
@@ -109,31 +117,23 @@ void DensifiedRows<T>::takeNotes(const ValidationReport &found, RowRange rows)
     m_notedTo = std::max(m_notedTo, rows.end);
     ValidationReport others; // the first block's (less a conversion said before it)
     for (const auto &finding : found.findings()) {
-        if (!finding.invariant.ends_with(" I7") || !m_notes || !unread) {
+        if (RepairNotices::isRepair(finding) && unread)
+            m_repairs.tell(finding);
+        else if (!RepairNotices::isRepair(finding))
             others.add(finding);
-            continue;
-        }
-        const auto told = std::find_if(m_repairs.begin(), m_repairs.end(), [&](std::size_t at) {
-            const auto &f = m_notes->findings()[at];
-            return f.invariant == finding.invariant && f.location == finding.location;
-        });
-        if (told == m_repairs.end()) {
-            m_repairs.push_back(m_notes->findings().size());
-            m_notes->add(finding);
-            continue;
-        }
-        // The notice a whole read gives, for the duplicates of every block so far.
-        const auto &before = m_notes->findings()[*told];
-        const std::string_view tag(before.invariant.data(), before.invariant.size() - 3); // less " I7"
-        ValidationReport whole;
-        noteCanonicalized(&whole, tag, before.location, before.count + finding.count);
-        m_notes->replace(*told, whole.findings().front());
     }
     if (m_report && m_conversionSaid)
         appendAllButConversions(*m_report, others);
     else if (m_report)
         m_report->append(others);
     m_report = nullptr;
+}
+
+template <class T>
+void DensifiedRows<T>::gatherRepairs()
+{
+    if (m_how == RowRead::ByRows)
+        m_repairs.gatherAcrossRanks();
 }
 
 template <class T>

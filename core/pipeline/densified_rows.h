@@ -7,6 +7,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/optim/update_pattern.h"
+#include "core/pipeline/repair_notices.h"
 #include "core/tensor/dense_tensor.h"
 #include "core/tensor/row_range.h"
 #include "core/util/validation_report.h"
@@ -55,6 +56,16 @@ public:
     // Rows `rows`, densified. A plain dense element is read into `reuse` (a block's buffer
     // written before), which keeps its pages: a fresh one is faulted in and zeroed again.
     DenseTensor<T> rows(RowRange rows, Buffer<T> reuse = {});
+    // RowRead::ByRows: rows `rows` as stored (a csr or row_sparse tensor of those rows alone,
+    // numbered from the first, checked and repaired as a whole read repairs them), with their
+    // notes taken as rows() takes them: what convert keeps of a sparse element, which
+    // densifying would lose (stored zeros, and rows stored with no nonzero).
+    Tensor storedRows(RowRange rows);
+    // RowRead::ByRows of a row_sparse element: the rows it stores, ascending (none otherwise).
+    std::span<const std::int64_t> storedRowNumbers() const
+    {
+        return m_rowSparse ? m_rowSparse->storedRows() : std::span<const std::int64_t>{};
+    }
     // The same rows into `into` (rows.count() * numel(shape[1:]) values): a plain dense
     // element straight from the file, another densified first and copied.
     void readRows(RowRange rows, T *into);
@@ -64,6 +75,11 @@ public:
     void readBox(RowRange rows, RowRange columns, T *into);
     // The bytes held from one block to the next: the coalesced element read whole.
     std::int64_t heldBytes() const;
+    // Under sparsity-mpi, where each rank reads its own rows: the ranks' I7 notices (unsorted or
+    // duplicated indices, repaired), each told for its rank's rows, told in the root's report
+    // as one whole read tells them, every rank's duplicates counted. Collective: every rank
+    // calls it once its rows are read.
+    void gatherRepairs();
     // RowRead::ByRows: the values stored in the rows read so far (duplicates summed, as a whole
     // read counts them: storedCount()), for a report of what the element stores.
     std::int64_t storedRead() const { return m_storedRead; }
@@ -84,11 +100,9 @@ private:
     std::optional<RowSparseRowReader> m_rowSparse;
     std::optional<UpdatePattern<T>> m_source; // Whole: its stored values, summed in stored order
     std::int64_t m_storedRead = 0;
-    // By rows: where the notes go, and I7's notices there (unsorted or duplicated indices,
-    // repaired: one for its data, one for a mask), each told for every block read so far as a
-    // whole read tells it.
-    ValidationReport *m_notes;
-    std::vector<std::size_t> m_repairs;
+    // By rows: I7's notices (unsorted or duplicated indices, repaired: one for its data, one
+    // for a mask), each told for every block read so far as a whole read tells it.
+    RepairNotices m_repairs;
     std::int64_t m_notedTo = 0;    // rows before it are told: a pass that reads them again adds nothing
     bool m_conversionSaid = false; // by the constructor, for a csr element
 };

@@ -204,9 +204,10 @@ private:
         return blockRows;
     }
 
-    // The element's report, whichever rank did which rows.
-    SparsifiedElement finish(SparsifiedElement r) const
+    // The element's report, whichever rank did which rows (collective).
+    SparsifiedElement finish(SparsifiedElement r)
     {
+        m_reader.gatherRepairs();
         std::int64_t counts[] = {r.nnzBefore, r.nnzAfter, r.pruned, m_resident ? 0 : 1};
         m_group.sum(counts);
         r.nnzBefore = counts[0];

@@ -9,6 +9,7 @@
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/coo_rows_exchange.h"
 #include "core/pipeline/densified_rows.h"
+#include "core/pipeline/repair_notices.h"
 #include "core/pipeline/step_state_file.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/elapsed.h"
@@ -73,7 +74,7 @@ public:
         : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
           m_steps(static_cast<std::int64_t>(request.grads.size())),
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
-          m_paramWhere(sources.param().where(sources.paramPath))
+          m_paramWhere(sources.param().where(sources.paramPath)), m_gradientRepairs(&report)
     {
         // A plain dense parameter is read straight into the blocks; another is read as readTensor
         // reads it (which notes a conversion), then densified.
@@ -208,6 +209,13 @@ public:
         return semantics == Semantics::Dense || (semantics == Semantics::Masked && m_request.mask);
     }
 
+    // The parameter's and the gradients' I7 notices, each rank's rows told in the root's report
+    // (collective).
+    void gatherRepairs()
+    {
+        m_param->gatherRepairs();
+        m_gradientRepairs.gatherAcrossRanks();
+    }
     std::int64_t firstStep() const { return m_firstStep; }
     const FirstFailure &failure() const { return m_failure; }
 
@@ -302,10 +310,18 @@ public:
         for (std::size_t g = 0; g < gradients.size(); ++g)
             if (m_plan.gradientByRows[g] && static_cast<std::int64_t>(g) < m_failure.at) {
                 const auto rowSparse = m_rowSparseReaders.find(g);
-                gradients[g] = {gradientName(g),
-                                rowSparse != m_rowSparseReaders.end()
-                                    ? rowSparse->second.readRows(rows)
-                                    : readTensor(m_sources.input, m_request.grads[g], first ? &m_report : nullptr, rows)};
+                if (rowSparse != m_rowSparseReaders.end()) {
+                    gradients[g] = {gradientName(g), rowSparse->second.readRows(rows)};
+                    continue;
+                }
+                // The first block's notes, and I7's of every block told as a whole read tells it.
+                ValidationReport found;
+                gradients[g] = {gradientName(g), readTensor(m_sources.input, m_request.grads[g], &found, rows)};
+                for (const auto &finding : found.findings())
+                    if (RepairNotices::isRepair(finding))
+                        m_gradientRepairs.tell(finding);
+                    else if (first)
+                        m_report.add(finding);
             }
         return gradients;
     }
@@ -373,6 +389,7 @@ private:
     bool m_paramNoted = false;                                    // "densified" said (by the first block)
     std::vector<Buffer<T>> m_spareBuffers;                        // the last block written's (recycle())
     std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders; // row_sparse gradients read by rows
+    RepairNotices m_gradientRepairs;                              // of the csr gradients read by rows
     std::vector<NamedGradient> m_wholeGradients;                  // per gradient: read whole, or an empty tensor
     std::vector<std::size_t> m_readAs; // per gradient: the first given with its path, whose tensor and patterns it uses
     std::vector<std::vector<UpdatePattern<T>>> m_whole;                          // [run][gradient], may view m_wholeGradients
@@ -520,6 +537,7 @@ StepReport stepAs(const StepRequest &request,
         if (stepper->failure().error && static_cast<double>(stepper->failure().at) == first[0])
             std::rethrow_exception(stepper->failure().error);
     });
+    stepper->gatherRepairs();
 
     result.rowsWritten = group.sum(result.rowsWritten);
     for (std::size_t c = 0; c < compared.size(); ++c) {

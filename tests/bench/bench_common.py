@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import time
 
+import h5py
 import numpy as np
 
 
@@ -18,6 +19,27 @@ def write_coo(group, name, rows, values, shape):
     g.attrs["shape"] = np.array(shape, dtype=np.int64)
     g["indices"] = rows[None, :].astype(np.int64)
     g["values"] = values
+
+
+def write_csr_input(path, rows, columns, density, seed=0):
+    """/x: a rows x columns float32 csr_matrix with round(columns * density) values a row, at
+    random sorted columns (int64 indices), written in slabs: a child's rusage starts from a fork
+    of this process, which must stay small. Returns the values a row."""
+    per_row = max(1, int(round(columns * density)))
+    rng = np.random.default_rng(seed)
+    with h5py.File(path, "w") as f:
+        g = f.create_group("x")
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
+        g["indptr"] = (np.arange(rows + 1) * per_row).astype(np.int64)
+        indices = g.create_dataset("indices", (rows * per_row,), dtype="int64")
+        data = g.create_dataset("data", (rows * per_row,), dtype="float32")
+        for first in range(0, rows, 10_000):
+            n = min(10_000, rows - first)
+            picked = np.sort(rng.random((n, columns)).argpartition(per_row, axis=1)[:, :per_row], axis=1)
+            indices[first * per_row:(first + n) * per_row] = picked.ravel()
+            data[first * per_row:(first + n) * per_row] = rng.standard_normal(n * per_row, dtype=np.float32)
+    return per_row
 
 
 # Put before a command, /usr/bin/time (Debian's `time`) reports its peak from a small fork: a

@@ -31,7 +31,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed
+from bench_common import best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed, write_csr_input
 
 READ_CSR = r"""
 import json, resource, sys, time
@@ -84,20 +84,7 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     src = os.path.join(args.workdir, "sparse.h5")
     rows, columns, t = args.rows, args.columns, 0.5
-    per_row = max(1, int(round(columns * args.density)))
-    rng = np.random.default_rng(0)
-    with h5py.File(src, "w") as f:
-        g = f.create_group("x")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "csr_matrix", "0.1.0"
-        g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
-        g["indptr"] = (np.arange(rows + 1) * per_row).astype(np.int64)
-        indices = g.create_dataset("indices", (rows * per_row,), dtype="int64")
-        data = g.create_dataset("data", (rows * per_row,), dtype="float32")
-        for first in range(0, rows, 10_000):  # in slabs: children's rusage starts from a fork of this process
-            n = min(10_000, rows - first)
-            picked = np.sort(rng.random((n, columns)).argpartition(per_row, axis=1)[:, :per_row], axis=1)
-            indices[first * per_row:(first + n) * per_row] = picked.ravel()
-            data[first * per_row:(first + n) * per_row] = rng.standard_normal(n * per_row, dtype=np.float32)
+    per_row = write_csr_input(src, rows, columns, args.density)
     out = lambda name: os.path.join(args.workdir, name)
 
     def sparsity(*extra, binary=None):

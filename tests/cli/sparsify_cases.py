@@ -425,6 +425,74 @@ def check_notes_and_convert_by_rows(cli, work):
     check(r.returncode == 0 and r.stdout.strip() == "/wide_csr: dense, 12000 stored values", f"convert output: {r.stdout}")
 
 
+def stored_dense(group):
+    """A csr_matrix or row_sparse group densified as its stored order sums it, in its compute
+    type (float32 for float32 and float16 values, float64 otherwise), and the number of distinct
+    positions each row stores (stored zeros counted)."""
+    values = group["data"][()]
+    dtype = np.float32 if values.dtype in (np.float32, np.float16) else np.float64
+    shape = tuple(group.attrs["shape"])
+    out = np.zeros(shape, dtype)
+    if group.attrs["encoding-type"] == "row_sparse":
+        rows = group["indices"][()]
+        out[rows] = values
+        stored = np.zeros(shape[0], dtype=np.int64)
+        stored[rows] = int(np.prod(shape[1:]))
+        return out, stored
+    indptr, indices = group["indptr"][()], group["indices"][()]
+    row_of = np.repeat(np.arange(shape[0]), np.diff(indptr))
+    np.add.at(out, (row_of, indices), values.astype(dtype))
+    stored = np.array([len(set(indices[indptr[i]:indptr[i + 1]])) for i in range(shape[0])], dtype=np.int64)
+    return out, stored
+
+
+def check_convert_stored(cli, work):
+    """A csr or row_sparse element converted into csr, coo or row_sparse streams: a block of rows
+    at a time, as stored (stored zeros and rows stored with no nonzero kept, duplicates summed in
+    stored order), each block converted as the whole element is. Under a budget of a few rows
+    per block it writes the file it writes by default, byte for byte; it holds the input's
+    values and every position the input stores (a row_sparse output every row with one); its
+    notes are those of a whole read (I7's duplicates of every block, once). `sparsity-mpi`,
+    which reads such an element whole, writes the same file (mpi.matches_serial.others)."""
+    src = os.path.join(work, "stored_in.h5")
+    names = ["sorted_csr", "shuffled_csr", "full_csr", "positive_csr", "wide_csr", "half_csr", "rows"]
+    picks = [a for n in names for a in ("--dataset", "/" + n)]
+    notes = lambda r: [line for line in r.stderr.splitlines() if line.startswith("note:")]
+    with h5py.File(src) as f:
+        expected = {n: stored_dense(f[n]) for n in names}
+    for layout in ("csr", "coo", "row_sparse"):
+        outputs = {}
+        for limit in ("auto", "64K", "3K"):
+            out = os.path.join(work, f"convert_stored_{limit}.h5")
+            r = subprocess.run([cli, "convert", src, out, "--layout", layout, *picks, "--memory-limit", limit],
+                               capture_output=True, text=True)
+            what = f"convert into {layout} under {limit}"
+            check(r.returncode == 0, f"{what}: {r.stderr}")
+            outputs[limit] = (out, r.stdout, notes(r))
+            with h5py.File(out) as g:
+                for name in names:
+                    dense, stored = expected[name]
+                    element = g[name]
+                    check(element.attrs["encoding-type"] == {"csr": "csr_matrix", "coo": "coo_tensor"}.get(layout, layout),
+                          f"{what} {name}: encoding")
+                    got = decode(element)
+                    same_bytes(got, dense, f"{what} {name}: values")
+                    if layout == "row_sparse":
+                        check(np.array_equal(element["indices"][()], np.nonzero(stored)[0]), f"{what} {name}: stored rows")
+                    else:
+                        count = (element["values"] if layout == "coo" else element["data"]).size
+                        check(count == stored.sum(), f"{what} {name}: {count} stored, expected {stored.sum()}")
+                    check(f"/{name}: {layout}, " in r.stdout, f"{what}: {r.stdout!r}")
+        reference = outputs["auto"]
+        for limit in ("64K", "3K"):
+            out, stdout, told = outputs[limit]
+            check(stdout == reference[1] and told == reference[2], f"{layout} under {limit}: {stdout!r} {told} vs {reference[1:]}")
+            with h5py.File(reference[0]) as fw, h5py.File(out) as fb:
+                for name in names:
+                    same_element(fw, fb, name, f"{layout} under {limit} vs by default")
+    check(any("I7" in line and "shuffled_csr" in line for line in reference[2]), f"the repair is told: {reference[2]}")
+
+
 def main(cli, work):
     os.makedirs(work, exist_ok=True)
     src = os.path.join(work, "in.h5")
@@ -511,6 +579,7 @@ def main(cli, work):
     check_sparse_inputs(cli, work, rng, report_keys)
     check_stored_values(cli, work, rng, report_keys)
     check_notes_and_convert_by_rows(cli, work)
+    check_convert_stored(cli, work)
 
     # Layouts: the squashed tensor in each layout, readable by other tools.
     with h5py.File(src) as f:

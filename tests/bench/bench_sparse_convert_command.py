@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""`sparsity convert` of a sparse (csr) input into coo and csr (issue 13): what a user runs,
+against the scripts a user would write instead and against the floor of moving the same
+bytes, in one run.
+
+    bench_sparse_convert_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--columns N]
+                                    [--density F] [--threads N] [--previous OLD_SPARSITY]
+
+Workload: one ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 1% filled: 1.5 GiB
+dense, 47 MiB stored), converted file to file into coo (what a torch.sparse_coo_tensor is
+built from) and into csr (a copy: the floor of reading and writing it through our reader and
+writer).
+  ours           `sparsity convert in.h5 out.h5 --layout L` (default budget: a block of rows at
+                 a time, each as stored), and again under --memory-limit 64M
+  h5py + torch   read the csr with h5py, `torch.sparse_csr_tensor(...).to_sparse_coo()`
+                 (`.clone()` for csr), written with h5py (torch.set_num_threads(THREADS))
+  h5py + scipy   read into scipy.sparse.csr_matrix, `.tocoo()` (`.copy()` for csr), written
+                 with h5py
+  dd             `dd if=in.h5 of=copy bs=4M`: the input's bytes read and written
+  previous       optionally, the same command (default budget) from another build: one from
+                 before 2026-11-28 converts the element whole
+Columns: wall seconds (process start to exit for ours and dd, its peak from /usr/bin/time; open
+to close for the scripts, imports excluded, their own rusage), the scripts' op seconds
+(`convert` has no --json), peak resident memory. Best of N runs; the file is in the page cache
+after the first. The outputs must hold the same indices and values."""
+import json
+import os
+import sys
+
+import h5py
+import numpy as np
+
+from bench_common import PEAK_OF, best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed, write_csr_input
+
+SCRIPT = r"""
+import json, resource, sys, time
+import h5py, numpy as np
+src, dst, layout, library, threads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+if library == "torch":
+    import torch
+    torch.set_num_threads(threads)
+else:
+    import scipy.sparse
+start = time.perf_counter()
+with h5py.File(src, "r") as f:
+    g = f["x"]
+    shape = tuple(int(n) for n in g.attrs["shape"])
+    indptr, indices, data = g["indptr"][()], g["indices"][()], g["data"][()]
+op = time.perf_counter()
+if library == "torch":
+    m = torch.sparse_csr_tensor(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data), shape)
+    if layout == "coo":
+        s = m.to_sparse_coo().coalesce()
+        parts = {"indices": s.indices().numpy(), "values": s.values().numpy()}
+    else:
+        s = m.clone()
+        parts = {"indptr": s.crow_indices().numpy(), "indices": s.col_indices().numpy(), "data": s.values().numpy()}
+else:
+    m = scipy.sparse.csr_matrix((data, indices, indptr), shape=shape)
+    if layout == "coo":
+        s = m.tocoo()
+        parts = {"indices": np.stack([s.row.astype(np.int64), s.col.astype(np.int64)]), "values": s.data}
+    else:
+        s = m.copy()
+        parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
+op = time.perf_counter() - op
+with h5py.File(dst, "w") as f:
+    g = f.create_group("x")
+    g.attrs["encoding-type"] = "coo_tensor" if layout == "coo" else "csr_matrix"
+    g.attrs["encoding-version"] = "0.1.0"
+    g.attrs["shape"] = list(shape)
+    for name, part in parts.items():
+        g[name] = part
+wall = time.perf_counter() - start
+print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def main():
+    parser = command_bench_parser()
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--columns", type=int, default=4096)
+    parser.add_argument("--density", type=float, default=0.01)
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    src = os.path.join(args.workdir, "sparse.h5")
+    per_row = write_csr_input(src, args.rows, args.columns, args.density)
+    out = lambda name: os.path.join(args.workdir, name)
+
+    def sparsity(layout, *extra, binary=None):
+        def once():
+            if os.path.exists(out("ours.h5")):
+                os.remove(out("ours.h5"))
+            wall, _, peak = timed([*PEAK_OF, binary or args.sparsity, "convert", src, out("ours.h5"), "--layout", layout,
+                                   *extra])
+            return {"wall": wall, "compute": None, "peak": peak}
+        return once
+
+    def script(layout, library):
+        def once():
+            name = out(f"{library}.h5")
+            if os.path.exists(name):
+                os.remove(name)
+            _, stdout, _ = timed([sys.executable, "-c", SCRIPT, src, name, layout, library, str(args.threads)])
+            r = json.loads(stdout)
+            return {"wall": r["wall"], "compute": r["op"], "peak": r["peak"]}
+        return once
+
+    print(f"convert of a {args.rows} x {args.columns} float32 csr ({per_row} values a row: "
+          f"{args.rows * args.columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), "
+          f"file to file; threads {args.threads}; best of {args.runs}; {huge_pages()}")
+    floor = best_run(args.runs, lambda: {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None})
+    for layout in ("coo", "csr"):
+        previous = best_run(args.runs, sparsity(layout, binary=args.previous)) if args.previous else None
+        ours_default = best_run(args.runs, sparsity(layout))
+        ours_bounded = best_run(args.runs, sparsity(layout, "--memory-limit", "64M"))
+        torch_run = best_run(args.runs, script(layout, "torch"))
+        scipy_run = best_run(args.runs, script(layout, "scipy"))
+        parts = ("indices", "values") if layout == "coo" else ("indptr", "indices", "data")
+        with h5py.File(out("ours.h5")) as a:
+            for library in ("torch", "scipy"):
+                with h5py.File(out(f"{library}.h5")) as b:
+                    for part in parts:
+                        assert np.array_equal(a["x/" + part][()], b["x/" + part][()]), f"{layout}: ours and {library} differ in {part}"
+        print(f"\ninto {layout}")
+        print_run_table([
+            ("sparsity convert (default budget)", ours_default),
+            ("sparsity convert --memory-limit 64M", ours_bounded),
+            *([("previous build, default budget", previous)] if previous else []),
+            ("h5py + torch script", torch_run),
+            ("h5py + scipy script", scipy_run),
+            ("dd bs=4M, the input read + written", floor)])
+        print(f"whole command vs h5py + torch: {torch_run['wall'] / ours_default['wall']:.2f}x faster; "
+              f"vs h5py + scipy: {scipy_run['wall'] / ours_default['wall']:.2f}x; "
+              f"{ours_default['wall'] / floor['wall']:.1f}x dd's time")
+
+
+if __name__ == "__main__":
+    main()
