@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace sparsity::core {
 namespace {
@@ -81,6 +82,7 @@ ConvertedElement convert(const ConvertRequest &request,
             std::vector<std::int64_t> stored{reader.storedRead()};
             group.sum(stored);
             converted.storedBefore = stored.front();
+            reader.gatherRepairs();
         }
         return converted;
     }
@@ -104,25 +106,25 @@ ConvertedElement convert(const ConvertRequest &request,
 // the writer's copy of them (value, position, coordinates).
 constexpr std::int64_t kBytesPerStoredValue = 96;
 
-// Blocks of a csr element's rows storing about `entries` values each (one row at least, at most
-// `maxRows` rows), cut from its indptr read a window at a time: rows whose values vary widely
-// held as much as the widest block. Where indptr is unusable, blocks of `maxRows`: reading
-// them refuses the element as a whole read does.
-std::vector<RowRange> csrBlocksOfEntries(const H5File &input, const ElementInfo &e, std::int64_t entries, std::int64_t maxRows)
+// Rows `span` of a csr element in blocks storing about `entries` values each (one row at least,
+// at most `maxRows` rows), cut from its indptr read a window at a time: rows whose values vary
+// widely held as much as the widest block. Where indptr is unusable, blocks of `maxRows`:
+// reading them refuses the element as a whole read does.
+std::vector<RowRange>
+csrBlocksOfEntries(const H5File &input, const ElementInfo &e, RowRange span, std::int64_t entries, std::int64_t maxRows)
 {
-    const auto rows = e.shape[0];
     constexpr std::int64_t kWindow = std::int64_t{1} << 20; // pointers read at a time: 8 MiB
     std::vector<RowRange> blocks;
-    std::int64_t begin = 0, start = 0; // the open block's first row, and its pointer
+    std::int64_t begin = span.begin, start = 0; // the open block's first row, and its pointer
     bool usable = true;
     try {
-        for (std::int64_t window = 0; usable && window < rows; window += kWindow) {
-            const auto last = std::min(rows, window + kWindow);
+        for (std::int64_t window = span.begin; usable && window < span.end; window += kWindow) {
+            const auto last = std::min(span.end, window + kWindow);
             const auto indptr = readCompressedIndptr(input, e.path, {window, last + 1});
             usable = static_cast<std::int64_t>(indptr.size()) == last + 1 - window;
             if (!usable)
                 break;
-            if (window == 0)
+            if (window == span.begin)
                 start = indptr.front();
             // A decreasing indptr adds no values: its rows are cut by maxRows.
             for (std::int64_t row = window; row < last; ++row) {
@@ -139,12 +141,11 @@ std::vector<RowRange> csrBlocksOfEntries(const H5File &input, const ElementInfo 
     }
     if (!usable) {
         blocks.clear();
-        begin = 0;
-        for (; begin + maxRows < rows; begin += maxRows)
+        for (begin = span.begin; begin + maxRows < span.end; begin += maxRows)
             blocks.push_back({begin, begin + maxRows});
     }
-    if (begin < rows)
-        blocks.push_back({begin, rows});
+    if (begin < span.end)
+        blocks.push_back({begin, span.end});
     return blocks;
 }
 
@@ -161,30 +162,34 @@ ConvertedElement convertStored(const ConvertRequest &request,
                                std::int64_t budget)
 {
     DensifiedRows<T> reader(input, e.path, RowRead::ByRows, &report);
-    const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto blockBytes = std::min(budget, kBlockBytes);
     const auto entries = std::max<std::int64_t>(1, blockBytes / kBytesPerStoredValue);
     // A row_sparse row, or one a row_sparse output stores, is held whole.
     const bool wholeRows = e.layout == Layout::RowSparse || request.layout == Layout::RowSparse;
     const auto maxRows = std::max<std::int64_t>(1, wholeRows ? entries / std::max<std::int64_t>(1, width) : entries);
+    // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
+    // writes as the rank with the most blocks; past its last block a rank writes none.
+    const auto &group = ranks();
+    const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
     std::vector<RowRange> blocks;
-    if (e.layout == Layout::Csr)
-        blocks = csrBlocksOfEntries(input, e, entries, maxRows);
-    else
-        for (std::int64_t row = 0; row < rows; row += maxRows)
-            blocks.push_back({row, std::min(rows, row + maxRows)});
-
+    std::vector<std::int64_t> storedPerRow(at(mine.count()));
+    ConvertedElement result{e.path, 0, 0};
     // What each row's conversion stores, from what the element stores in it: a csr row its
     // entries (duplicates summed), a row_sparse row every value; a row stored whole (row_sparse
     // either side) every value. Counted from the rows' structure, before any conversion.
-    std::vector<std::int64_t> storedPerRow(at(rows));
-    ConvertedElement result{e.path, 0, 0};
-    if (e.layout == Layout::RowSparse) {
-        for (const auto row : reader.storedRowNumbers())
-            storedPerRow[at(row)] = width;
-        result.storedBefore = width * static_cast<std::int64_t>(reader.storedRowNumbers().size());
-    } else {
+    agreeOn(group, [&] {
+        if (e.layout == Layout::RowSparse) {
+            for (std::int64_t row = mine.begin; row < mine.end; row += maxRows)
+                blocks.push_back({row, std::min(mine.end, row + maxRows)});
+            for (const auto row : reader.storedRowNumbers())
+                if (row >= mine.begin && row < mine.end) {
+                    storedPerRow[at(row - mine.begin)] = width;
+                    result.storedBefore += width;
+                }
+            return;
+        }
+        blocks = csrBlocksOfEntries(input, e, mine, entries, maxRows);
         for (const auto &block : blocks) {
             const auto part = reader.storedRows(block);
             result.storedBefore += part.storedCount();
@@ -192,35 +197,47 @@ ConvertedElement convertStored(const ConvertRequest &request,
                 if constexpr (requires { t.indptr; })
                     for (std::int64_t r = 0; r < block.count(); ++r) {
                         const auto stored = t.indptr[at(r + 1)] - t.indptr[at(r)];
-                        storedPerRow[at(block.begin + r)] = request.layout == Layout::RowSparse && stored > 0 ? width : stored;
+                        storedPerRow[at(block.begin - mine.begin + r)] =
+                            request.layout == Layout::RowSparse && stored > 0 ? width : stored;
                     }
                 else
                     throw InternalError("convertStored: a csr block");
             });
         }
-    }
+    });
+    result.storedBefore = group.sum(result.storedBefore);
+    double rounds[] = {static_cast<double>(blocks.size())};
+    group.max(rounds);
     // A row_sparse element converts into a coo of its stored rows, each indexed by its row.
     const auto cooIndex =
         e.layout == Layout::RowSparse ? SparseRowStreamWriter::CooIndex::Rows : SparseRowStreamWriter::CooIndex::EveryDim;
     SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
-                                 sparseRowCountsAcrossRanks(0, std::move(storedPerRow)), request.writeOptions, cooIndex);
+                                 sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow)), request.writeOptions, cooIndex);
     // Each block converted as the whole element is, written as row-major positions and values.
     // A csr block as read is canonical (sorted, duplicates summed): into csr or coo its entries
     // are the conversion's, in order, and are written as they are.
     const bool asRead = e.layout == Layout::Csr && request.layout != Layout::RowSparse;
-    auto write = [&](RowRange block, const auto &t) {
-        if constexpr (std::is_same_v<ValueOf<std::decay_t<decltype(t)>>, T>)
-            writer.writeEntries<T>(block.begin, block.count(), storedLinearIndices(t),
-                                   std::span<const T>(t.values.data(), t.values.size()));
-        else
-            throw InternalError("convertStored: a block of another type");
-    };
-    for (const auto &block : blocks) {
-        auto part = reader.storedRows(block);
-        if (!asRead)
-            part = toLayout(part, request.layout);
-        part.visit([&](const auto &t) { write(block, t); });
+    for (std::size_t k = 0; k < static_cast<std::size_t>(rounds[0]); ++k) {
+        // Every rank agrees on each round's reads (collective), past its last block too.
+        std::optional<Tensor> part;
+        agreeOn(group, [&] {
+            if (k < blocks.size())
+                part = asRead ? reader.storedRows(blocks[k]) : toLayout(reader.storedRows(blocks[k]), request.layout);
+        });
+        if (!part) {
+            writer.writeEntries<T>(mine.end, 0, {}, {});
+            continue;
+        }
+        const auto block = blocks[k];
+        part->visit([&](const auto &t) {
+            if constexpr (std::is_same_v<ValueOf<std::decay_t<decltype(t)>>, T>)
+                writer.writeEntries<T>(block.begin, block.count(), storedLinearIndices(t),
+                                       std::span<const T>(t.values.data(), t.values.size()));
+            else
+                throw InternalError("convertStored: a block of another type");
+        });
     }
+    reader.gatherRepairs();
     result.storedAfter = writer.counts().entriesTotal;
     return result;
 }
@@ -241,13 +258,12 @@ bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target
         return false;
     // A csr or row_sparse element read by rows: densified into dense, as stored into a sparse
     // layout whose conversion keeps each row to itself (csc gathers every row's columns).
-    // Across ranks it is read whole, as before: each rank would tell its own rows' notices
-    // alone (the root prints them), where the whole read every rank makes tells them all.
+    // Across ranks each reads its own rows, and the root tells every rank's notices.
     if (e.layout == Layout::Dense)
         return true;
     // A row_sparse element of no values per row still stores its rows, which have no values
     // to count them by: it goes whole.
-    return ranks().isSolo() && rowReadOf(input, e) == RowRead::ByRows
+    return rowReadOf(input, e) == RowRead::ByRows
            && (target == Layout::Dense || (storedConversionStreams(e.layout, target) && numel(e.shape, 1, e.shape.size()) > 0));
 }
 

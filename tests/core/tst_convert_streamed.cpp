@@ -1,0 +1,232 @@
+// convert of a csr or row_sparse element into csr, coo or row_sparse, a block of rows at a time
+// (convertFile), against the whole conversion it replaces (readTensor of the whole element,
+// toLayout, writeTensor), byte for byte: every dataset and attribute of the element, and the
+// notes. The inputs hold what a block could get wrong: csr rows with shuffled indices and
+// duplicates (1e8 + 1 - 1e8, whose float sum depends on the order), stored zeros, a -0, NaN and
+// infinities, empty rows and a full one; float32 and float64 values; row_sparse elements of 2
+// and 3 dims with a stored row of zeros and a -0. Budgets of a few rows a block, of dozens, and
+// the default (one block).
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "core/pipeline/convert_file.h"
+#include "core/tensor/compressed_tensor.h"
+#include "core/tensor/row_sparse_tensor.h"
+#include "core/tensor/tensor_ops.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <hdf5.h>
+#include <limits>
+#include <map>
+#include <random>
+
+using namespace sparsity;
+
+class TestConvertStreamed : public QObject {
+    Q_OBJECT
+
+private slots:
+    void matchesWholeConversion_data();
+    void matchesWholeConversion();
+};
+
+namespace {
+
+// A csr of `rows` x `columns`: each row's entries in shuffled order, about a tenth of its
+// columns, with what a repair or a block boundary could change.
+template <class T>
+core::Tensor awkwardCsr(std::int64_t rows, std::int64_t columns, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+    core::CompressedTensor<T> c;
+    c.shape = {rows, columns};
+    c.indptr.push_back(0);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        std::vector<std::pair<std::int64_t, T>> entries;
+        if (r % 13 != 5) // every 13th row empty
+            for (std::int64_t j = 0; j < columns; ++j)
+                if (r == 7 || rng() % 10 == 0) // row 7 full
+                    entries.emplace_back(j, static_cast<T>(uniform(rng)));
+        if (r % 17 == 3) { // duplicates summed in stored order
+            entries.emplace_back(1, T(1e8));
+            entries.emplace_back(1, T(1));
+            entries.emplace_back(1, T(-1e8));
+        }
+        if (r % 19 == 2) { // stored zeros, a -0, specials
+            entries.emplace_back(0, T(0));
+            entries.emplace_back(2, T(-0.0));
+            entries.emplace_back(3, std::numeric_limits<T>::quiet_NaN());
+            entries.emplace_back(4, std::numeric_limits<T>::infinity());
+        }
+        std::shuffle(entries.begin(), entries.end(), rng);
+        for (const auto &[j, v] : entries) {
+            c.indices.push_back(j);
+            c.values.push_back(v);
+        }
+        c.indptr.push_back(static_cast<std::int64_t>(c.indices.size()));
+    }
+    return core::Tensor(core::Storage{std::move(c)});
+}
+
+// A row_sparse of `shape`: every third row stored, one of them all zeros, one holding a -0.
+core::Tensor awkwardRowSparse(const core::Shape &shape, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    core::RowSparseTensor<float> t;
+    t.shape = shape;
+    for (std::int64_t r = 1; r < shape[0]; r += 3)
+        t.rows.push_back(r);
+    for (std::size_t k = 0; k < t.rows.size(); ++k)
+        for (std::int64_t j = 0; j < t.rowSize(); ++j)
+            t.values.push_back(k == 2 ? 0.0f : k == 4 && j == 0 ? -0.0f : uniform(rng));
+    return core::Tensor(core::Storage{std::move(t)});
+}
+
+// Every dataset under `path` (itself, or a group's children) and every attribute, as bytes.
+std::map<std::string, std::string> rawElement(const core::H5File &file, const std::string &path)
+{
+    std::map<std::string, std::string> out;
+    const auto readAttributes = [&](hid_t object, const std::string &name) {
+        const auto count = H5Aget_num_attrs(object);
+        for (int a = 0; a < count; ++a) {
+            const hid_t attribute = H5Aopen_idx(object, static_cast<unsigned>(a));
+            char attributeName[256] = {};
+            H5Aget_name(attribute, sizeof attributeName, attributeName);
+            const hid_t type = H5Aget_type(attribute), space = H5Aget_space(attribute);
+            const auto size =
+                H5Tget_size(type) * static_cast<std::size_t>(std::max<hssize_t>(1, H5Sget_simple_extent_npoints(space)));
+            std::string bytes(size, '\0');
+            if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
+                char *text = nullptr;
+                H5Aread(attribute, type, &text);
+                bytes = text ? text : "";
+                H5free_memory(text);
+            } else {
+                H5Aread(attribute, type, bytes.data());
+            }
+            out[name + "@" + attributeName] = bytes;
+            H5Tclose(type);
+            H5Sclose(space);
+            H5Aclose(attribute);
+        }
+    };
+    const auto readDataset = [&](const std::string &name) {
+        const hid_t dataset = H5Dopen2(file.id(), name.c_str(), H5P_DEFAULT);
+        const hid_t type = H5Dget_type(dataset), space = H5Dget_space(dataset);
+        std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+        H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+        std::string shape;
+        for (const auto d : dims)
+            shape += std::to_string(d) + ",";
+        std::string bytes(H5Tget_size(type) * static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)), '\0');
+        if (!bytes.empty())
+            H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+        out[name] = "class " + std::to_string(H5Tget_class(type)) + " size " + std::to_string(H5Tget_size(type)) + " shape "
+                    + shape + " " + bytes;
+        readAttributes(dataset, name);
+        H5Tclose(type);
+        H5Sclose(space);
+        H5Dclose(dataset);
+    };
+    H5O_info_t info;
+    H5Oget_info_by_name2(file.id(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT);
+    if (info.type == H5O_TYPE_DATASET) {
+        readDataset(path);
+        return out;
+    }
+    const hid_t group = H5Gopen2(file.id(), path.c_str(), H5P_DEFAULT);
+    readAttributes(group, path);
+    H5G_info_t members;
+    H5Gget_info(group, &members);
+    for (hsize_t k = 0; k < members.nlinks; ++k) {
+        char name[256] = {};
+        H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name, H5P_DEFAULT);
+        readDataset(path + "/" + name);
+    }
+    H5Gclose(group);
+    return out;
+}
+
+std::vector<std::string> notesOf(const core::ValidationReport &report)
+{
+    std::vector<std::string> notes;
+    for (const auto &f : report.findings())
+        notes.push_back(f.invariant + " | " + f.location + " | " + f.detail);
+    return notes;
+}
+
+} // namespace
+
+void TestConvertStreamed::matchesWholeConversion_data()
+{
+    QTest::addColumn<QString>("element");
+    QTest::addColumn<int>("layout");
+    QTest::addColumn<qint64>("budget"); // 0: auto
+    const std::pair<const char *, std::vector<core::Layout>> elements[] = {
+        {"/csr32", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/csr64", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/rows", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/cube_rows", {core::Layout::Coo, core::Layout::RowSparse}},
+    };
+    for (const auto &[element, layouts] : elements)
+        for (const auto layout : layouts)
+            for (const qint64 budget : {qint64{2048}, qint64{64 << 10}, qint64{0}})
+                QTest::addRow("%s into %s, budget %lld", element, core::layoutName(layout).data(), static_cast<long long>(budget))
+                    << QString(element) << static_cast<int>(layout) << budget;
+}
+
+void TestConvertStreamed::matchesWholeConversion()
+{
+    QFETCH(QString, element);
+    QFETCH(int, layout);
+    QFETCH(qint64, budget);
+    const auto path = element.toStdString();
+    const auto target = static_cast<core::Layout>(layout);
+    QTemporaryDir dir;
+    const auto input = dir.filePath("in.h5").toStdString();
+    {
+        auto file = core::H5File::create(input);
+        core::writeTensor(file, "/csr32", awkwardCsr<float>(700, 37, 1));
+        core::writeTensor(file, "/csr64", awkwardCsr<double>(300, 90, 2));
+        core::writeTensor(file, "/rows", awkwardRowSparse({500, 9}, 3));
+        core::writeTensor(file, "/cube_rows", awkwardRowSparse({60, 4, 3}, 4));
+    }
+    // The whole conversion: the element read whole, converted, written.
+    core::ValidationReport wholeNotes;
+    const auto wholeOutput = dir.filePath("whole.h5").toStdString();
+    {
+        const auto in = core::H5File::openRead(input);
+        auto out = core::H5File::create(wholeOutput);
+        core::writeTensor(out, path, core::toLayout(core::readTensor(in, path, &wholeNotes), target));
+    }
+    core::ValidationReport blockNotes;
+    core::ConvertRequest request;
+    request.input = input;
+    request.output = dir.filePath("blocks.h5").toStdString();
+    request.layout = target;
+    request.datasets = {path};
+    if (budget > 0)
+        request.memoryLimit = budget;
+    const auto converted = core::convertFile(request, blockNotes);
+    QCOMPARE(converted.size(), std::size_t{1});
+    const auto whole = core::readTensor(core::H5File::openRead(wholeOutput), path);
+    QCOMPARE(converted.front().storedAfter, whole.storedCount());
+    QCOMPARE(notesOf(blockNotes), notesOf(wholeNotes));
+    if (path.starts_with("/csr")) // the repair of shuffled and duplicated indices is told
+        QVERIFY(std::any_of(wholeNotes.findings().begin(), wholeNotes.findings().end(),
+                            [](const core::Finding &f) { return f.invariant.ends_with(" I7") && f.count > 0; }));
+    const auto expected = rawElement(core::H5File::openRead(wholeOutput), path);
+    const auto actual = rawElement(core::H5File::openRead(request.output), path);
+    QVERIFY(expected.size() > 2);
+    for (const auto &[name, bytes] : expected) {
+        QVERIFY2(actual.count(name) == 1, name.c_str());
+        QVERIFY2(actual.at(name) == bytes, name.c_str());
+    }
+    QCOMPARE(actual.size(), expected.size());
+}
+
+QTEST_GUILESS_MAIN(TestConvertStreamed)
+#include "tst_convert_streamed.moc"
