@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import h5py
@@ -23,9 +24,19 @@ def write_coo(group, name, rows, values, shape):
 
 def write_csr_input(path, rows, columns, density, seed=0):
     """/x: a rows x columns float32 csr_matrix with round(columns * density) values a row, at
-    random sorted columns (int64 indices), written in slabs: a child's rusage starts from a fork
-    of this process, which must stay small. Returns the values a row."""
+    random sorted columns (int64 indices). Written by a child process: a later child's rusage
+    (a script's peak memory) starts from a fork of this process, which must stay small; the
+    slabs keep the child small too. Returns the values a row."""
     per_row = max(1, int(round(columns * density)))
+    subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import bench_common; "
+                    "bench_common.write_csr_slabs(sys.argv[2], *map(int, sys.argv[3:]))",
+                    os.path.dirname(os.path.abspath(__file__)), path, str(rows), str(columns), str(per_row), str(seed)],
+                   check=True)
+    return per_row
+
+
+def write_csr_slabs(path, rows, columns, per_row, seed):
+    """write_csr_input's child: the matrix written 10,000 rows at a time."""
     rng = np.random.default_rng(seed)
     with h5py.File(path, "w") as f:
         g = f.create_group("x")
@@ -39,7 +50,6 @@ def write_csr_input(path, rows, columns, density, seed=0):
             picked = np.sort(rng.random((n, columns)).argpartition(per_row, axis=1)[:, :per_row], axis=1)
             indices[first * per_row:(first + n) * per_row] = picked.ravel()
             data[first * per_row:(first + n) * per_row] = rng.standard_normal(n * per_row, dtype=np.float32)
-    return per_row
 
 
 # Put before a command, /usr/bin/time (Debian's `time`) reports its peak from a small fork: a
