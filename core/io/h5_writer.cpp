@@ -589,10 +589,22 @@ void SparseRowStreamWriter::writeEntriesGathered(std::int64_t firstRow, const T 
     const auto n = static_cast<hsize_t>(positions.size());
     const auto offset = static_cast<hsize_t>(m_nextEntry);
     m_nextEntry += static_cast<std::int64_t>(n);
+    // Each position made its offset within its row, and each row's number (from the block's
+    // first) kept in m_rowsOf: the positions ascend (requireCounted), so the row is found by
+    // walking, where a division per entry took an eighth of a convert's time.
+    auto &rowsOf = m_rowsOf;
+    rowsOf.resize(n);
+    for (std::int64_t k = 0, row = 0, rowStart = 0; k < static_cast<std::int64_t>(n); ++k) {
+        auto &p = positions[static_cast<std::size_t>(k)];
+        while (p >= rowStart + m_width) {
+            ++row;
+            rowStart += m_width;
+        }
+        p -= rowStart;
+        rowsOf[static_cast<std::size_t>(k)] = row;
+    }
     if (m_layout == Layout::Csr) {
         writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept);
-        for (auto &p : positions)
-            p %= m_width; // the column
         if (m_wideIndices)
             writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {offset}, {n}, positions.data());
         else
@@ -604,12 +616,14 @@ void SparseRowStreamWriter::writeEntriesGathered(std::int64_t firstRow, const T 
     auto &coordinates = m_coordinates;
     coordinates.resize(rank * n);
     for (hsize_t k = 0; k < n; ++k) {
-        auto rest = positions[k];
-        for (std::size_t d = rank; d-- > 1;) {
+        auto rest = positions[k]; // within its row
+        for (std::size_t d = rank; d-- > 2;) {
             coordinates[d * n + k] = rest % m_shape[d];
             rest /= m_shape[d];
         }
-        coordinates[k] = firstRow + rest;
+        if (rank > 1)
+            coordinates[n + k] = rest;
+        coordinates[k] = firstRow + rowsOf[k];
     }
     writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, offset}, {static_cast<hsize_t>(rank), n},
              coordinates.data());

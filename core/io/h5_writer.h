@@ -121,7 +121,7 @@ private:
     H5Handle m_values, m_indices;
     // writeRows()'s and writeEntries()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).
-    Buffer<std::int64_t> m_positions, m_coordinates;
+    Buffer<std::int64_t> m_positions, m_coordinates, m_rowsOf;
     ByPrecision<Buffer> m_scratchValues;
 };
 
