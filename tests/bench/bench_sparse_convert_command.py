@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`sparsity convert` of a sparse (csr) input into coo and csr (issue 13): what a user runs,
+"""`sparsity convert` of a sparse (csr) input into coo, csr and csc (issue 13): what a user runs,
 against the scripts a user would write instead and against the floor of moving the same
 bytes, in one run.
 
@@ -8,14 +8,15 @@ bytes, in one run.
 
 Workload: one ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 1% filled: 1.5 GiB
 dense, 47 MiB stored), converted file to file into coo (what a torch.sparse_coo_tensor is
-built from) and into csr (a copy: the floor of reading and writing it through our reader and
-writer).
+built from), into csr (a copy: the floor of reading and writing it through our reader and
+writer) and into csc (in column panels).
   ours           `sparsity convert in.h5 out.h5 --layout L` (default budget: a block of rows at
                  a time, each as stored), and again under --memory-limit 64M
   h5py + torch   read the csr with h5py, `torch.sparse_csr_tensor(...).to_sparse_coo()`
-                 (`.clone()` for csr), written with h5py (torch.set_num_threads(THREADS))
-  h5py + scipy   read into scipy.sparse.csr_matrix, `.tocoo()` (`.copy()` for csr), written
-                 with h5py
+                 (`.clone()` for csr, `.to_sparse_csc()` for csc), written with h5py
+                 (torch.set_num_threads(THREADS))
+  h5py + scipy   read into scipy.sparse.csr_matrix, `.tocoo()` (`.copy()` for csr, `.tocsc()`
+                 for csc), written with h5py
   dd             `dd if=in.h5 of=copy bs=4M`: the input's bytes read and written
   previous       optionally, the same command (default budget) from another build: one from
                  before 2026-11-28 converts the element whole
@@ -52,6 +53,9 @@ if library == "torch":
     if layout == "coo":
         s = m.to_sparse_coo().coalesce()
         parts = {"indices": s.indices().numpy(), "values": s.values().numpy()}
+    elif layout == "csc":
+        s = m.to_sparse_csc()
+        parts = {"indptr": s.ccol_indices().numpy(), "indices": s.row_indices().numpy(), "data": s.values().numpy()}
     else:
         s = m.clone()
         parts = {"indptr": s.crow_indices().numpy(), "indices": s.col_indices().numpy(), "data": s.values().numpy()}
@@ -60,13 +64,16 @@ else:
     if layout == "coo":
         s = m.tocoo()
         parts = {"indices": np.stack([s.row.astype(np.int64), s.col.astype(np.int64)]), "values": s.data}
+    elif layout == "csc":
+        s = m.tocsc()
+        parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
     else:
         s = m.copy()
         parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
 op = time.perf_counter() - op
 with h5py.File(dst, "w") as f:
     g = f.create_group("x")
-    g.attrs["encoding-type"] = "coo_tensor" if layout == "coo" else "csr_matrix"
+    g.attrs["encoding-type"] = "coo_tensor" if layout == "coo" else layout + "_matrix"
     g.attrs["encoding-version"] = "0.1.0"
     g.attrs["shape"] = list(shape)
     for name, part in parts.items():
@@ -110,7 +117,7 @@ def main():
           f"{args.rows * args.columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), "
           f"file to file; threads {args.threads}; best of {args.runs}; {huge_pages()}")
     floor = best_run(args.runs, lambda: {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None})
-    for layout in ("coo", "csr"):
+    for layout in ("coo", "csr", "csc"):
         previous = best_run(args.runs, sparsity(layout, binary=args.previous)) if args.previous else None
         ours_default = best_run(args.runs, sparsity(layout))
         ours_bounded = best_run(args.runs, sparsity(layout, "--memory-limit", "64M"))

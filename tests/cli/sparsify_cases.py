@@ -447,20 +447,21 @@ def stored_dense(group):
 
 
 def check_convert_stored(cli, work):
-    """A csr or row_sparse element converted into csr, coo or row_sparse streams: a block of rows
-    at a time, as stored (stored zeros and rows stored with no nonzero kept, duplicates summed in
+    """A csr or row_sparse element converted into csr, coo, row_sparse or csc streams: a block of
+    rows at a time (csc in column panels), as stored (stored zeros and rows stored with no nonzero kept, duplicates summed in
     stored order), each block converted as the whole element is. Under a budget of a few rows
     per block it writes the file it writes by default, byte for byte; it holds the input's
     values and every position the input stores (a row_sparse output every row with one); its
-    notes are those of a whole read (I7's duplicates of every block, once). `sparsity-mpi`,
-    which reads such an element whole, writes the same file (mpi.matches_serial.others)."""
+    notes are those of a whole read (I7's duplicates of every block, once). The bytes of the
+    whole conversion are core.convert_streamed's check; `sparsity-mpi`, each rank its own rows,
+    writes the same file (mpi.matches_serial.others)."""
     src = os.path.join(work, "stored_in.h5")
     names = ["sorted_csr", "shuffled_csr", "full_csr", "positive_csr", "wide_csr", "half_csr", "rows"]
     picks = [a for n in names for a in ("--dataset", "/" + n)]
     notes = lambda r: [line for line in r.stderr.splitlines() if line.startswith("note:")]
     with h5py.File(src) as f:
         expected = {n: stored_dense(f[n]) for n in names}
-    for layout in ("csr", "coo", "row_sparse"):
+    for layout in ("csr", "coo", "row_sparse", "csc"):
         outputs = {}
         for limit in ("auto", "64K", "3K"):
             out = os.path.join(work, f"convert_stored_{limit}.h5")
@@ -473,7 +474,7 @@ def check_convert_stored(cli, work):
                 for name in names:
                     dense, stored = expected[name]
                     element = g[name]
-                    check(element.attrs["encoding-type"] == {"csr": "csr_matrix", "coo": "coo_tensor"}.get(layout, layout),
+                    check(element.attrs["encoding-type"] == {"csr": "csr_matrix", "csc": "csc_matrix", "coo": "coo_tensor"}.get(layout, layout),
                           f"{what} {name}: encoding")
                     got = decode(element)
                     same_bytes(got, dense, f"{what} {name}: values")

@@ -1,5 +1,6 @@
-// convert of a csr or row_sparse element into csr, coo or row_sparse, a block of rows at a time
-// (convertFile), against the whole conversion it replaces (readTensor of the whole element,
+// convert of a csr or row_sparse element into csr, coo, row_sparse or csc, a block of rows at a
+// time (convertFile; csc in column panels, a column larger than a panel a run per block), against
+// the whole conversion it replaces (readTensor of the whole element,
 // toLayout, writeTensor), byte for byte: every dataset and attribute of the element, and the
 // notes. The inputs hold what a block could get wrong: csr rows with shuffled indices and
 // duplicates (1e8 + 1 - 1e8, whose float sum depends on the order), stored zeros, a -0, NaN and
@@ -166,9 +167,9 @@ void TestConvertStreamed::matchesWholeConversion_data()
     QTest::addColumn<int>("layout");
     QTest::addColumn<qint64>("budget"); // 0: auto
     const std::pair<const char *, std::vector<core::Layout>> elements[] = {
-        {"/csr32", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
-        {"/csr64", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
-        {"/rows", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/csr32", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
+        {"/csr64", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
+        {"/rows", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
         {"/cube_rows", {core::Layout::Coo, core::Layout::RowSparse}},
     };
     for (const auto &[element, layouts] : elements)

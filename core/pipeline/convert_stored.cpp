@@ -1,0 +1,284 @@
+#include "core/pipeline/convert_stored.h"
+
+#include "core/io/h5_reader.h"
+#include "core/io/h5_writer.h"
+#include "core/parallel/rank_group.h"
+#include "core/pipeline/densified_rows.h"
+#include "core/tensor/conversions.h"
+#include "core/tensor/tensor_ops.h"
+#include "core/util/errors.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// Blocks of a few MiB: larger ones only hold more memory (the reads are sequential either way).
+constexpr std::int64_t kBlockBytes = std::int64_t{8} << 20;
+
+// Held per stored value while a block of a sparse element is converted: the block as read
+// (value, int64 index), its conversion (value, up to two int64 coordinates), its positions and
+// the writer's copy of them (value, position, coordinates).
+constexpr std::int64_t kBytesPerStoredValue = 96;
+
+// Rows `span` of a csr element in blocks storing about `entries` values each (one row at least,
+// at most `maxRows` rows), cut from its indptr read a window at a time: rows whose values vary
+// widely held as much as the widest block. Where indptr is unusable, blocks of `maxRows`:
+// reading them refuses the element as a whole read does.
+std::vector<RowRange>
+csrBlocksOfEntries(const H5File &input, const ElementInfo &e, RowRange span, std::int64_t entries, std::int64_t maxRows)
+{
+    constexpr std::int64_t kWindow = std::int64_t{1} << 20; // pointers read at a time: 8 MiB
+    std::vector<RowRange> blocks;
+    std::int64_t begin = span.begin, start = 0; // the open block's first row, and its pointer
+    bool usable = true;
+    try {
+        for (std::int64_t window = span.begin; usable && window < span.end; window += kWindow) {
+            const auto last = std::min(span.end, window + kWindow);
+            const auto indptr = readCompressedIndptr(input, e.path, {window, last + 1});
+            usable = static_cast<std::int64_t>(indptr.size()) == last + 1 - window;
+            if (!usable)
+                break;
+            if (window == span.begin)
+                start = indptr.front();
+            // A decreasing indptr adds no values: its rows are cut by maxRows.
+            for (std::int64_t row = window; row < last; ++row) {
+                const auto pointer = indptr[at(row + 1 - window)];
+                if (row + 1 - begin >= maxRows || pointer - start >= entries) {
+                    blocks.push_back({begin, row + 1});
+                    begin = row + 1;
+                    start = pointer;
+                }
+            }
+        }
+    } catch (const Error &) {
+        usable = false;
+    }
+    if (!usable) {
+        blocks.clear();
+        for (begin = span.begin; begin + maxRows < span.end; begin += maxRows)
+            blocks.push_back({begin, begin + maxRows});
+    }
+    if (begin < span.end)
+        blocks.push_back({begin, span.end});
+    return blocks;
+}
+
+// The blocks of a csr or row_sparse element's rows `span`: each holds about min(budget, 8 MiB)
+// of stored values at kBytesPerStoredValue each (a row_sparse row, or one a row_sparse output
+// keeps, held whole; one row at least).
+std::vector<RowRange> blocksOf(const H5File &input, const ElementInfo &e, Layout target, RowRange span, std::int64_t budget)
+{
+    const auto width = numel(e.shape, 1, e.shape.size());
+    const auto entries = std::max<std::int64_t>(1, std::min(budget, kBlockBytes) / kBytesPerStoredValue);
+    const bool wholeRows = e.layout == Layout::RowSparse || target == Layout::RowSparse;
+    const auto maxRows = std::max<std::int64_t>(1, wholeRows ? entries / std::max<std::int64_t>(1, width) : entries);
+    if (e.layout == Layout::Csr)
+        return csrBlocksOfEntries(input, e, span, entries, maxRows);
+    std::vector<RowRange> blocks;
+    for (std::int64_t row = span.begin; row < span.end; row += maxRows)
+        blocks.push_back({row, std::min(span.end, row + maxRows)});
+    return blocks;
+}
+
+// Into csr, coo or row_sparse, whose conversions keep each row to itself: a first pass counts
+// what each row's conversion stores; the second writes the blocks.
+template <class T>
+ConvertedElement convertByRows(const ConvertRequest &request,
+                               const H5File &input,
+                               const ElementInfo &e,
+                               H5File &output,
+                               ValidationReport &report,
+                               std::int64_t budget)
+{
+    DensifiedRows<T> reader(input, e.path, RowRead::ByRows, &report);
+    const auto width = numel(e.shape, 1, e.shape.size());
+    // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
+    // writes as the rank with the most blocks; past its last block a rank writes none.
+    const auto &group = ranks();
+    const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
+    std::vector<RowRange> blocks;
+    std::vector<std::int64_t> storedPerRow(at(mine.count()));
+    ConvertedElement result{e.path, 0, 0};
+    // What each row's conversion stores, from what the element stores in it: a csr row its
+    // entries (duplicates summed), a row_sparse row every value; a row stored whole (row_sparse
+    // either side) every value. Counted from the rows' structure, before any conversion.
+    agreeOn(group, [&] {
+        blocks = blocksOf(input, e, request.layout, mine, budget);
+        if (e.layout == Layout::RowSparse) {
+            for (const auto row : reader.storedRowNumbers())
+                if (row >= mine.begin && row < mine.end) {
+                    storedPerRow[at(row - mine.begin)] = width;
+                    result.storedBefore += width;
+                }
+            return;
+        }
+        for (const auto &block : blocks) {
+            const auto part = reader.storedRows(block);
+            result.storedBefore += part.storedCount();
+            part.visit([&](const auto &t) {
+                if constexpr (requires { t.indptr; })
+                    for (std::int64_t r = 0; r < block.count(); ++r) {
+                        const auto stored = t.indptr[at(r + 1)] - t.indptr[at(r)];
+                        storedPerRow[at(block.begin - mine.begin + r)] =
+                            request.layout == Layout::RowSparse && stored > 0 ? width : stored;
+                    }
+                else
+                    throw InternalError("convertStored: a csr block");
+            });
+        }
+    });
+    result.storedBefore = group.sum(result.storedBefore);
+    double rounds[] = {static_cast<double>(blocks.size())};
+    group.max(rounds);
+    // A row_sparse element converts into a coo of its stored rows, each indexed by its row.
+    const auto cooIndex =
+        e.layout == Layout::RowSparse ? SparseRowStreamWriter::CooIndex::Rows : SparseRowStreamWriter::CooIndex::EveryDim;
+    SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
+                                 sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow)), request.writeOptions, cooIndex);
+    // Each block converted as the whole element is, written as row-major positions and values.
+    // A csr block as read is canonical (sorted, duplicates summed): into csr or coo its entries
+    // are the conversion's, in order, and are written as they are.
+    const bool asRead = e.layout == Layout::Csr && request.layout != Layout::RowSparse;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(rounds[0]); ++k) {
+        // Every rank agrees on each round's reads (collective), past its last block too.
+        std::optional<Tensor> part;
+        agreeOn(group, [&] {
+            if (k < blocks.size())
+                part = asRead ? reader.storedRows(blocks[k]) : toLayout(reader.storedRows(blocks[k]), request.layout);
+        });
+        if (!part) {
+            writer.writeEntries<T>(mine.end, 0, {}, {});
+            continue;
+        }
+        const auto block = blocks[k];
+        part->visit([&](const auto &t) {
+            if constexpr (std::is_same_v<ValueOf<std::decay_t<decltype(t)>>, T>)
+                writer.writeEntries<T>(block.begin, block.count(), storedLinearIndices(t),
+                                       std::span<const T>(t.values.data(), t.values.size()));
+            else
+                throw InternalError("convertStored: a block of another type");
+        });
+    }
+    reader.gatherRepairs();
+    result.storedAfter = writer.counts().entriesTotal;
+    return result;
+}
+
+// Into csc (2-d), which stores every row of a column before the next column. A first pass
+// counts each column's entries of every block's conversion; then the columns are taken in
+// panels of as many as their entries fit a quarter of the output (64 MiB if more) within half
+// the budget, and for each panel every block is read and converted again, its panel columns'
+// entries appended to their runs (blocks in row order: each column's rows ascend, as in the
+// whole conversion) and the panel written as one run. A column of more entries than a panel
+// takes is a panel of its own, written a block's run at a time.
+template <class T>
+ConvertedElement convertByColumns(const ConvertRequest &request,
+                                  const H5File &input,
+                                  const ElementInfo &e,
+                                  H5File &output,
+                                  ValidationReport &report,
+                                  std::int64_t budget)
+{
+    DensifiedRows<T> reader(input, e.path, RowRead::ByRows, &report);
+    const auto columns = e.shape[1];
+    const auto blocks = blocksOf(input, e, Layout::Csc, {0, e.shape[0]}, budget);
+    // Each block's conversion: a csc of its rows alone.
+    auto converted = [&](RowRange block) -> CompressedTensor<T> {
+        auto part = toLayout(reader.storedRows(block), Layout::Csc);
+        auto *csc = std::get_if<CompressedTensor<T>>(&part.storage());
+        if (!csc)
+            throw InternalError("convertByColumns: a csc block of the compute type");
+        return std::move(*csc);
+    };
+    std::vector<std::int64_t> storedPerColumn(at(columns));
+    for (const auto &block : blocks) {
+        const auto part = converted(block);
+        for (std::int64_t j = 0; j < columns; ++j)
+            storedPerColumn[at(j)] += part.indptr[at(j + 1)] - part.indptr[at(j)];
+    }
+    ConvertedElement result{e.path, reader.storedRead(), 0};
+    CscStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), storedPerColumn, request.writeOptions);
+    storedPerColumn = {};
+    constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
+    const auto panelBytes =
+        std::clamp<std::int64_t>(std::max(std::int64_t{64} << 20, writer.columnStart(columns) * entryBytes / 4), entryBytes,
+                                 std::max<std::int64_t>(entryBytes, budget / 2));
+    Buffer<T> values;
+    Buffer<std::int64_t> rowsOf;
+    for (std::int64_t first = 0; first < columns;) {
+        auto end = first + 1;
+        while (end < columns && (writer.columnStart(end + 1) - writer.columnStart(first)) * entryBytes <= panelBytes)
+            ++end;
+        const auto base = writer.columnStart(first), entries = writer.columnStart(end) - base;
+        const bool gathered = entries * entryBytes <= panelBytes;
+        std::vector<std::int64_t> next(at(end - first)); // each column's next entry, from base
+        for (auto j = first; j < end; ++j)
+            next[at(j - first)] = writer.columnStart(j) - base;
+        if (gathered) {
+            values.resize(at(entries));
+            rowsOf.resize(at(entries));
+        }
+        for (const auto &block : blocks) {
+            const auto part = converted(block);
+            if (!gathered) { // one column: this block's run of it
+                const auto from = part.indptr[at(first)], n = part.indptr[at(first + 1)] - from;
+                values.assign(part.values.begin() + from, part.values.begin() + from + n);
+                rowsOf.resize(at(n));
+                for (std::int64_t k = 0; k < n; ++k)
+                    rowsOf[at(k)] = block.begin + part.indices[at(from + k)];
+                if (next.front() + n > entries)
+                    throw InternalError("convertByColumns: a column's entries differ from its count");
+                writer.writeEntries(base + next.front(), n, values.data(), rowsOf.data());
+                next.front() += n;
+                continue;
+            }
+            for (auto j = first; j < end; ++j) {
+                auto &slot = next[at(j - first)];
+                for (auto k = part.indptr[at(j)]; k < part.indptr[at(j + 1)]; ++k, ++slot) {
+                    if (slot >= writer.columnStart(j + 1) - base)
+                        throw InternalError("convertByColumns: a column's entries differ from its count");
+                    values[at(slot)] = part.values[at(k)];
+                    rowsOf[at(slot)] = block.begin + part.indices[at(k)];
+                }
+            }
+        }
+        for (auto j = first; j < end; ++j)
+            if (next[at(j - first)] != writer.columnStart(j + 1) - base)
+                throw InternalError("convertByColumns: a column's entries differ from its count");
+        if (gathered)
+            writer.writeEntries(base, entries, values.data(), rowsOf.data());
+        first = end;
+    }
+    result.storedAfter = writer.columnStart(columns);
+    return result;
+}
+
+} // namespace
+
+bool convertStoredCan(const ElementInfo &e, Layout target)
+{
+    const bool source = !e.masked && (e.layout == Layout::Csr || e.layout == Layout::RowSparse);
+    const bool rowLayout = target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
+    return source && numel(e.shape, 1, e.shape.size()) > 0 && (rowLayout || (target == Layout::Csc && ranks().isSolo()));
+}
+
+ConvertedElement convertStored(const ConvertRequest &request,
+                               const H5File &input,
+                               const ElementInfo &e,
+                               H5File &output,
+                               ValidationReport &report,
+                               std::int64_t budgetBytes)
+{
+    return withComputeType(e.dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        if (request.layout == Layout::Csc)
+            return convertByColumns<T>(request, input, e, output, report, budgetBytes);
+        return convertByRows<T>(request, input, e, output, report, budgetBytes);
+    });
+}
+
+} // namespace sparsity::core

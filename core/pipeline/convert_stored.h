@@ -1,0 +1,27 @@
+#pragma once
+// `convert` of a csr or row_sparse element into a sparse layout, a block of rows at a time:
+// each block as stored (checked and repaired as a whole read repairs it: stored zeros kept,
+// duplicates summed in stored order), converted by toLayout() as the whole element is. Into
+// csr, coo and row_sparse, whose conversions keep each row to itself, a first pass counts what
+// each row keeps and a second writes the blocks in row order (core/io/h5_writer.h's
+// SparseRowStreamWriter), each rank of sparsity-mpi its own rows. Into csc, a first pass counts
+// what each column keeps, then the columns are written in panels, every block read again for
+// each panel (one process). The file holds what the whole conversion writes.
+#include "core/io/h5_catalog.h"
+#include "core/pipeline/convert_file.h"
+
+namespace sparsity::core {
+
+// Whether convertStored converts `e` (an unmasked csr or row_sparse element read by rows) into
+// `target`: csr, coo or row_sparse; csc in a single process. A row_sparse element of no values
+// per row still stores its rows, which no value counts: it goes whole.
+bool convertStoredCan(const ElementInfo &e, Layout target);
+
+ConvertedElement convertStored(const ConvertRequest &request,
+                               const H5File &input,
+                               const ElementInfo &e,
+                               H5File &output,
+                               ValidationReport &report,
+                               std::int64_t budgetBytes);
+
+} // namespace sparsity::core
