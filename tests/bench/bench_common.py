@@ -35,6 +35,20 @@ def write_csr_input(path, rows, columns, density, seed=0):
     return per_row
 
 
+def csr_command_bench():
+    """A whole-command benchmark of a csr input: command_bench_parser's arguments and --rows,
+    --columns, --density parsed, and its input written (write_csr_input) as WORKDIR/sparse.h5.
+    Returns (arguments, the input's path, its values a row)."""
+    parser = command_bench_parser()
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--columns", type=int, default=4096)
+    parser.add_argument("--density", type=float, default=0.01)
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    src = os.path.join(args.workdir, "sparse.h5")
+    return args, src, write_csr_input(src, args.rows, args.columns, args.density)
+
+
 def write_csr_slabs(path, rows, columns, per_row, seed):
     """write_csr_input's child: the matrix written 10,000 rows at a time."""
     rng = np.random.default_rng(seed)

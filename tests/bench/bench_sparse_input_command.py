@@ -31,7 +31,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed, write_csr_input
+from bench_common import best_run, csr_command_bench, dd_wall, huge_pages, print_run_table, timed
 
 READ_CSR = r"""
 import json, resource, sys, time
@@ -76,15 +76,8 @@ print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RU
 
 
 def main():
-    parser = command_bench_parser()
-    parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("--columns", type=int, default=4096)
-    parser.add_argument("--density", type=float, default=0.01)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    src = os.path.join(args.workdir, "sparse.h5")
+    args, src, per_row = csr_command_bench()
     rows, columns, t = args.rows, args.columns, 0.5
-    per_row = write_csr_input(src, rows, columns, args.density)
     out = lambda name: os.path.join(args.workdir, name)
 
     def sparsity(*extra, binary=None):
