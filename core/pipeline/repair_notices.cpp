@@ -4,13 +4,31 @@
 #include "core/tensor/compressed_tensor.h"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 
 namespace sparsity::core {
 namespace {
 
 std::string_view tagOf(std::string_view invariant) { return invariant.substr(0, invariant.size() - 3); } // "CSR" of "CSR I7"
+
+// A field sent to the root: its length, a colon, then its bytes (a place names a file, whose
+// name may hold any byte but NUL).
+void put(std::string &out, std::string_view field)
+{
+    out += std::to_string(field.size());
+    out += ':';
+    out += field;
+}
+
+// The next field of `in`, which put() wrote, moved past.
+std::string take(std::string_view &in)
+{
+    const auto colon = in.find(':');
+    const auto size = static_cast<std::size_t>(std::stoull(std::string(in.substr(0, colon))));
+    std::string field(in.substr(colon + 1, size));
+    in.remove_prefix(colon + 1 + size);
+    return field;
+}
 
 } // namespace
 
@@ -39,26 +57,27 @@ void RepairNotices::gatherAcrossRanks()
     const auto &group = ranks();
     if (group.isSolo())
         return;
-    // Each notice as a line: invariant, place, duplicates (neither an invariant nor a place this
-    // reader names holds a tab or a newline).
+    // Each notice as three fields: invariant, place, duplicates.
     std::string mine;
     if (m_report)
         for (const auto at : m_told) {
             const auto &f = m_report->findings()[at];
-            mine += f.invariant + '\t' + f.location + '\t' + std::to_string(f.count) + '\n';
+            put(mine, f.invariant);
+            put(mine, f.location);
+            put(mine, std::to_string(f.count));
         }
     const auto told = group.gatherToRoot(mine);
     if (!group.isRoot())
         return;
-    for (std::size_t rank = 1; rank < told.size(); ++rank) {
-        std::istringstream lines(told[rank]);
-        for (std::string invariant, location, count;
-             std::getline(lines, invariant, '\t') && std::getline(lines, location, '\t') && std::getline(lines, count);) {
+    for (std::size_t rank = 1; rank < told.size(); ++rank)
+        for (std::string_view rest = told[rank]; !rest.empty();) {
+            const auto invariant = take(rest);
+            const auto location = take(rest);
+            const auto count = std::stoll(take(rest));
             ValidationReport one;
-            noteCanonicalized(&one, tagOf(invariant), location, std::stoll(count));
+            noteCanonicalized(&one, tagOf(invariant), location, count);
             tell(one.findings().front());
         }
-    }
 }
 
 } // namespace sparsity::core
