@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace sparsity::core {
 namespace {
@@ -30,7 +31,12 @@ ConvertedElement convert(const ConvertRequest &request,
 {
     // A dense dataset by hyperslab (HDF5 converts bool and integers); a csr or row_sparse one
     // (to dense) densified by rows.
-    DensifiedRows<T> reader(input, e.path, e.layout == Layout::Dense ? RowRead::Dense : RowRead::ByRows, &report);
+    // Opened by every rank together: a row_sparse element's indices are checked here, and a
+    // malformed one must stop every rank with one agreed error.
+    const auto &group = ranks();
+    std::optional<DensifiedRows<T>> opened;
+    agreeOn(group, [&] { opened.emplace(input, e.path, e.layout == Layout::Dense ? RowRead::Dense : RowRead::ByRows, &report); });
+    auto &reader = *opened;
     const bool plain = reader.how() == RowRead::Dense;
     const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());
@@ -43,7 +49,6 @@ ConvertedElement convert(const ConvertRequest &request,
                                                     1, std::max<std::int64_t>(rows, 1));
     // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own
     // range of them, every rank making as many (collective) writes as the one with the most.
-    const auto &group = ranks();
     const auto blocks = divideRows(group, rows, blockRows);
     const auto &mine = blocks.mine;
     Buffer<T> block(at(std::min(blocks.blockRows, std::max<std::int64_t>(mine.count(), 1)) * width));

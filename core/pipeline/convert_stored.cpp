@@ -9,6 +9,7 @@
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 namespace sparsity::core {
@@ -67,6 +68,16 @@ csrBlocksOfEntries(const H5File &input, const ElementInfo &e, RowRange span, std
     return blocks;
 }
 
+// The element's reader, opened by every rank together: a row_sparse element's indices are
+// checked there, and a malformed one must stop every rank with one agreed error.
+template <class T>
+std::unique_ptr<DensifiedRows<T>> openTogether(const H5File &input, const ElementInfo &e, ValidationReport &report)
+{
+    std::unique_ptr<DensifiedRows<T>> reader;
+    agreeOn(ranks(), [&] { reader = std::make_unique<DensifiedRows<T>>(input, e.path, RowRead::ByRows, &report); });
+    return reader;
+}
+
 // The blocks of a csr or row_sparse element's rows `span`: each holds about min(budget, 8 MiB)
 // of stored values at kBytesPerStoredValue each (a row_sparse row, or one a row_sparse output
 // keeps, held whole; one row at least).
@@ -94,11 +105,12 @@ ConvertedElement convertByRows(const ConvertRequest &request,
                                ValidationReport &report,
                                std::int64_t budget)
 {
-    DensifiedRows<T> reader(input, e.path, RowRead::ByRows, &report);
-    const auto width = numel(e.shape, 1, e.shape.size());
     // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
     // writes as the rank with the most blocks; past its last block a rank writes none.
     const auto &group = ranks();
+    auto opened = openTogether<T>(input, e, report);
+    auto &reader = *opened;
+    const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
     std::vector<RowRange> blocks;
     std::vector<std::int64_t> storedPerRow(at(mine.count()));
@@ -183,7 +195,8 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
                                   ValidationReport &report,
                                   std::int64_t budget)
 {
-    DensifiedRows<T> reader(input, e.path, RowRead::ByRows, &report);
+    auto opened = openTogether<T>(input, e, report);
+    auto &reader = *opened;
     const auto columns = e.shape[1];
     const auto blocks = blocksOf(input, e, Layout::Csc, {0, e.shape[0]}, budget);
     // Each block's conversion: a csc of its rows alone.

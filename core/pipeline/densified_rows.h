@@ -80,6 +80,9 @@ public:
     // as one whole read tells them, every rank's duplicates counted. Collective: every rank
     // calls it once its rows are read.
     void gatherRepairs();
+    // From now on, rows read tell no I7 notice: each rank has told its own rows', and a later
+    // pass reads others' (a csc output's column panels read every row).
+    void stopTellingRepairs() { m_notedTo = m_shape.empty() ? 0 : m_shape[0]; }
     // RowRead::ByRows: the values stored in the rows read so far (duplicates summed, as a whole
     // read counts them: storedCount()), for a report of what the element stores.
     std::int64_t storedRead() const { return m_storedRead; }

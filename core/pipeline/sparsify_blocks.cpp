@@ -382,6 +382,9 @@ private:
         double computeSeconds = 0.0;
         m_values = Buffer<T>(); // the panels take the budget
         m_mask = Buffer<std::uint8_t>();
+        // Each rank told its own rows' notices in the first pass; its panels read every row,
+        // which the other ranks told.
+        m_reader.stopTellingRepairs();
         m_group.sum(m_storedPerColumn);
         if (m_config.method == SparsifierMethod::RowNorm) {
             const auto all = gatheredOnEveryRank(m_group, std::as_bytes(std::span(m_keepRow)));

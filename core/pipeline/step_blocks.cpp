@@ -74,13 +74,14 @@ public:
         : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
           m_steps(static_cast<std::int64_t>(request.grads.size())),
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
-          m_paramWhere(sources.param().where(sources.paramPath)), m_gradientRepairs(&report)
+          m_paramWhere(sources.param().where(sources.paramPath))
     {
         // A plain dense parameter is read straight into the blocks; another is read as readTensor
         // reads it (which notes a conversion), then densified.
         m_param.emplace(sources.param(), sources.paramPath, plan.param, &report);
         if (plan.maskReadWhole) // its notes come with its read (readWholeElements)
             m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &m_maskNotes);
+        m_gradientRepairs.assign(request.grads.size(), RepairNotices(&report));
         for (std::size_t g = 0; g < request.grads.size(); ++g)
             if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
                 m_rowSparseReaders.try_emplace(g, sources.input, request.grads[g], &report);
@@ -214,7 +215,8 @@ public:
     void gatherRepairs()
     {
         m_param->gatherRepairs();
-        m_gradientRepairs.gatherAcrossRanks();
+        for (auto &repairs : m_gradientRepairs)
+            repairs.gatherAcrossRanks();
     }
     std::int64_t firstStep() const { return m_firstStep; }
     const FirstFailure &failure() const { return m_failure; }
@@ -319,7 +321,7 @@ public:
                 gradients[g] = {gradientName(g), readTensor(m_sources.input, m_request.grads[g], &found, rows)};
                 for (const auto &finding : found.findings())
                     if (RepairNotices::isRepair(finding))
-                        m_gradientRepairs.tell(finding);
+                        m_gradientRepairs[g].tell(finding);
                     else if (first)
                         m_report.add(finding);
             }
@@ -389,9 +391,11 @@ private:
     bool m_paramNoted = false;                                    // "densified" said (by the first block)
     std::vector<Buffer<T>> m_spareBuffers;                        // the last block written's (recycle())
     std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders; // row_sparse gradients read by rows
-    RepairNotices m_gradientRepairs;                              // of the csr gradients read by rows
-    std::vector<NamedGradient> m_wholeGradients;                  // per gradient: read whole, or an empty tensor
-    std::vector<std::size_t> m_readAs; // per gradient: the first given with its path, whose tensor and patterns it uses
+    // Per gradient (one given twice is read, and told, twice, as the whole step tells it): of
+    // the csr ones read by rows.
+    std::vector<RepairNotices> m_gradientRepairs;
+    std::vector<NamedGradient> m_wholeGradients; // per gradient: read whole, or an empty tensor
+    std::vector<std::size_t> m_readAs;           // per gradient: the first given with its path, whose tensor and patterns it uses
     std::vector<std::vector<UpdatePattern<T>>> m_whole;                          // [run][gradient], may view m_wholeGradients
     std::map<std::pair<std::size_t, Semantics>, UpdatePattern<T>> m_fillSources; // of the runs that fill blocks
     UpdatePattern<T> m_spare; // the last step's pattern: its buffers fill the next one's

@@ -277,18 +277,37 @@ def repair_notice_cases(cli, cli_mpi, mpi, work):
     duplicates, or was missing."""
     sparse = make_sparse_inputs(work)
     notes = lambda r: sorted(line for line in r.stderr.splitlines() if line.startswith("note:"))
-    commands = [["sparsify", sparse, "-o", "{out}", "--method", "n-m", "--n", "1", "--m", "4", "--dataset", "/Sunsorted"],
-                ["step", sparse, "-o", "{out}", "--optimizer", "sgd", "--semantics", "dense", "--param", "/Sunsorted",
-                 "--grad", "/Sunsorted", "--lr", "0.1"]]
-    for command in commands:
+    # (command, notices): a csc output's panels read every row on every rank, which told the
+    # others' duplicates again; a gradient given twice is read, and told, twice.
+    commands = [(["sparsify", sparse, "-o", "{out}", "--method", "n-m", "--n", "1", "--m", "4", "--dataset", "/Sunsorted"], 1),
+                (["sparsify", sparse, "-o", "{out}", "--method", "n-m", "--n", "1", "--m", "4", "--dataset", "/Sunsorted",
+                  "--layout", "csc"], 1),
+                (["step", sparse, "-o", "{out}", "--optimizer", "sgd", "--semantics", "dense", "--param", "/Sunsorted",
+                  "--grad", "/Sunsorted", "--grad", "/Sunsorted", "--lr", "0.1"], 3)]
+    for command, notices in commands:
         for limit in ("16K", "auto"):
             args = [*command, "--memory-limit", limit]
             expected = run([cli, *[a.format(out=os.path.join(work, "notes_serial.h5")) for a in args]])
             told = [line for line in notes(expected) if "I7" in line]
-            check(told and all("1 duplicates summed" in line for line in told), f"{command[0]}: serial notes {told}")
+            check(len(told) == notices and all("1 duplicates summed" in line for line in told),
+                  f"{command[0]}: serial notes {told}")
             for ranks in (2, 3):
                 r = run(mpirun(mpi, ranks, cli_mpi, *[a.format(out=os.path.join(work, "notes_mpi.h5")) for a in args]))
                 check(notes(r) == notes(expected), f"{command[0]} under {limit} -np {ranks}: {notes(r)} vs {notes(expected)}")
+    # A malformed row_sparse element (indices out of order) is refused by every rank together,
+    # once: its reader is opened inside the ranks' agreement (it ended in MPI_ABORT).
+    bad = os.path.join(work, "unsorted_rows.h5")
+    with h5py.File(bad, "w") as f:
+        group = f.create_group("R")
+        group.attrs["encoding-type"], group.attrs["encoding-version"] = "row_sparse", "0.1.0"
+        group.attrs["shape"] = np.array([20, 6], dtype=np.int64)
+        group["indices"] = np.array([1, 5, 3, 9], dtype=np.int64)
+        group["data"] = np.zeros((4, 6), dtype=np.float32)
+    for layout in ("coo", "dense"):
+        out = os.path.join(work, "unsorted_out.h5")
+        r = run(mpirun(mpi, 3, cli_mpi, "convert", bad, out, "--layout", layout), code=2)
+        check("MPI_ABORT" not in r.stderr and r.stderr.count("error:") == 1 and "R4" in r.stderr
+              and not os.path.exists(out), f"a malformed row_sparse into {layout} across ranks: {r.stderr!r}")
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
