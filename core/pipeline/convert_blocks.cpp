@@ -11,15 +11,11 @@
 
 #include <algorithm>
 #include <numeric>
-#include <optional>
 
 namespace sparsity::core {
 namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
-
-// Blocks of a few MiB: larger ones only hold more memory (the reads are sequential either way).
-constexpr std::int64_t kBlockBytes = std::int64_t{8} << 20;
 
 template <class T>
 ConvertedElement convert(const ConvertRequest &request,
@@ -31,11 +27,8 @@ ConvertedElement convert(const ConvertRequest &request,
 {
     // A dense dataset by hyperslab (HDF5 converts bool and integers); a csr or row_sparse one
     // (to dense) densified by rows.
-    // Opened by every rank together: a row_sparse element's indices are checked here, and a
-    // malformed one must stop every rank with one agreed error.
     const auto &group = ranks();
-    std::optional<DensifiedRows<T>> opened;
-    agreeOn(group, [&] { opened.emplace(input, e.path, e.layout == Layout::Dense ? RowRead::Dense : RowRead::ByRows, &report); });
+    const auto opened = openOnEveryRank<T>(input, e.path, e.layout == Layout::Dense ? RowRead::Dense : RowRead::ByRows, &report);
     auto &reader = *opened;
     const bool plain = reader.how() == RowRead::Dense;
     const auto rows = e.shape[0];
@@ -45,8 +38,8 @@ ConvertedElement convert(const ConvertRequest &request,
     // coordinates); rows densified are held twice (densified, then copied into the block).
     const auto perValue = static_cast<std::int64_t>(plain ? sizeof(T) : 2 * sizeof(T))
                           + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
-    const auto blockRows = std::clamp<std::int64_t>(std::min(budget, kBlockBytes) / std::max<std::int64_t>(1, width * perValue),
-                                                    1, std::max<std::int64_t>(rows, 1));
+    const auto blockRows = std::clamp<std::int64_t>(
+        std::min(budget, kConvertBlockBytes) / std::max<std::int64_t>(1, width * perValue), 1, std::max<std::int64_t>(rows, 1));
     // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own
     // range of them, every rank making as many (collective) writes as the one with the most.
     const auto blocks = divideRows(group, rows, blockRows);

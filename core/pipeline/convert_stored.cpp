@@ -3,22 +3,19 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/csc_panels.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <memory>
 #include <optional>
 
 namespace sparsity::core {
 namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
-
-// Blocks of a few MiB: larger ones only hold more memory (the reads are sequential either way).
-constexpr std::int64_t kBlockBytes = std::int64_t{8} << 20;
 
 // Held per stored value while a block of a sparse element is converted: the block as read
 // (value, int64 index), its conversion (value, up to two int64 coordinates), its positions and
@@ -68,23 +65,13 @@ csrBlocksOfEntries(const H5File &input, const ElementInfo &e, RowRange span, std
     return blocks;
 }
 
-// The element's reader, opened by every rank together: a row_sparse element's indices are
-// checked there, and a malformed one must stop every rank with one agreed error.
-template <class T>
-std::unique_ptr<DensifiedRows<T>> openTogether(const H5File &input, const ElementInfo &e, ValidationReport &report)
-{
-    std::unique_ptr<DensifiedRows<T>> reader;
-    agreeOn(ranks(), [&] { reader = std::make_unique<DensifiedRows<T>>(input, e.path, RowRead::ByRows, &report); });
-    return reader;
-}
-
 // The blocks of a csr or row_sparse element's rows `span`: each holds about min(budget, 8 MiB)
 // of stored values at kBytesPerStoredValue each (a row_sparse row, or one a row_sparse output
 // keeps, held whole; one row at least).
 std::vector<RowRange> blocksOf(const H5File &input, const ElementInfo &e, Layout target, RowRange span, std::int64_t budget)
 {
     const auto width = numel(e.shape, 1, e.shape.size());
-    const auto entries = std::max<std::int64_t>(1, std::min(budget, kBlockBytes) / kBytesPerStoredValue);
+    const auto entries = std::max<std::int64_t>(1, std::min(budget, kConvertBlockBytes) / kBytesPerStoredValue);
     const bool wholeRows = e.layout == Layout::RowSparse || target == Layout::RowSparse;
     const auto maxRows = std::max<std::int64_t>(1, wholeRows ? entries / std::max<std::int64_t>(1, width) : entries);
     if (e.layout == Layout::Csr)
@@ -108,7 +95,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
     // writes as the rank with the most blocks; past its last block a rank writes none.
     const auto &group = ranks();
-    auto opened = openTogether<T>(input, e, report);
+    const auto opened = openOnEveryRank<T>(input, e.path, RowRead::ByRows, &report);
     auto &reader = *opened;
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
@@ -195,7 +182,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
                                   ValidationReport &report,
                                   std::int64_t budget)
 {
-    auto opened = openTogether<T>(input, e, report);
+    const auto opened = openOnEveryRank<T>(input, e.path, RowRead::ByRows, &report);
     auto &reader = *opened;
     const auto columns = e.shape[1];
     const auto blocks = blocksOf(input, e, Layout::Csc, {0, e.shape[0]}, budget);
@@ -217,9 +204,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     CscStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), storedPerColumn, request.writeOptions);
     storedPerColumn = {};
     constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
-    const auto panelBytes =
-        std::clamp<std::int64_t>(std::max(std::int64_t{64} << 20, writer.columnStart(columns) * entryBytes / 4), entryBytes,
-                                 std::max<std::int64_t>(entryBytes, budget / 2));
+    const auto panelBytes = std::max(entryBytes, cscPanelBytes(writer.columnStart(columns) * entryBytes, budget));
     Buffer<T> values;
     Buffer<std::int64_t> rowsOf;
     for (std::int64_t first = 0; first < columns;) {

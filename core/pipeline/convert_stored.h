@@ -12,6 +12,10 @@
 
 namespace sparsity::core {
 
+// The bytes a block of rows of `convert` holds, at most: larger blocks only hold more memory
+// (the reads are sequential either way).
+inline constexpr std::int64_t kConvertBlockBytes = std::int64_t{8} << 20;
+
 // Whether convertStored converts `e` (an unmasked csr or row_sparse element read by rows) into
 // `target`: csr, coo or row_sparse; csc in a single process. A row_sparse element of no values
 // per row still stores its rows, which no value counts: it goes whole.

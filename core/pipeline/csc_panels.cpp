@@ -36,9 +36,7 @@ template <class T>
 std::vector<Panel> planPanels(const CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes)
 {
     constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
-    const auto outputBytes = writer.columnStart(shape.columns) * entryBytes;
-    const auto panelBudget = std::clamp<std::int64_t>(std::max(kPanelBytes, outputBytes / kReadsOfInput), 1,
-                                                      std::max<std::int64_t>(1, budgetBytes / 2));
+    const auto panelBudget = cscPanelBytes(writer.columnStart(shape.columns) * entryBytes, budgetBytes);
     const auto tileBudget = std::clamp<std::int64_t>(budgetBytes / 4, 1, kTileBytes);
     const auto columnStep = std::max<std::int64_t>(1, shape.columnAlignment);
     const auto rowStep = std::max<std::int64_t>(1, shape.rowAlignment);
@@ -106,6 +104,12 @@ std::int64_t columnOfTile(const Panel &panel, const T *tile, RowRange rows, std:
 }
 
 } // namespace
+
+std::int64_t cscPanelBytes(std::int64_t outputBytes, std::int64_t budgetBytes)
+{
+    return std::clamp<std::int64_t>(std::max(kPanelBytes, outputBytes / kReadsOfInput), 1,
+                                    std::max<std::int64_t>(1, budgetBytes / 2));
+}
 
 template <class T>
 void writeCscInPanels(CscStreamWriter &writer,

@@ -47,6 +47,11 @@ void writeCscInPanels(CscStreamWriter &writer,
                       const CscTileSource<T> &fill,
                       const RankGroup &group);
 
+// The bytes a panel's gathered entries may take, for an output of `outputBytes` (values and
+// row indices): a quarter of it, or 64 MiB if more, within half the budget (one at least).
+// Each panel reads the input once: panels of a quarter of the output read it about four times.
+std::int64_t cscPanelBytes(std::int64_t outputBytes, std::int64_t budgetBytes);
+
 // The counting pass's step: adds to counts[j], for each column j of the row-major block
 // rows x width, how many of its entries `stored(i)` says are stored (i: the entry's position in
 // the block). Threads take ranges of rows, each with its own counts.

@@ -30,6 +30,15 @@ void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const st
 }
 
 template <class T>
+std::unique_ptr<DensifiedRows<T>>
+openOnEveryRank(const H5File &file, const std::string &path, RowRead how, ValidationReport *report)
+{
+    std::unique_ptr<DensifiedRows<T>> reader;
+    agreeOn(ranks(), [&] { reader = std::make_unique<DensifiedRows<T>>(file, path, how, report); });
+    return reader;
+}
+
+template <class T>
 DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report)
     : m_file(file), m_path(std::move(path)), m_how(how), m_report(report), m_repairs(report)
 {
@@ -180,5 +189,9 @@ std::int64_t DensifiedRows<T>::heldBytes() const
 
 template class DensifiedRows<float>;
 template class DensifiedRows<double>;
+template std::unique_ptr<DensifiedRows<float>>
+openOnEveryRank<float>(const H5File &, const std::string &, RowRead, ValidationReport *);
+template std::unique_ptr<DensifiedRows<double>>
+openOnEveryRank<double>(const H5File &, const std::string &, RowRead, ValidationReport *);
 
 } // namespace sparsity::core

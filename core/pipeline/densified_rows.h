@@ -12,6 +12,7 @@
 #include "core/tensor/row_range.h"
 #include "core/util/validation_report.h"
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +37,15 @@ bool plainDense(const ElementInfo &element);
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where);
 // How `element` of `file` is read by rows.
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
+
+template <class T>
+class DensifiedRows;
+// A DensifiedRows opened by every rank together (collective): opening a row_sparse element
+// checks its indices, and a malformed one must stop every rank with one agreed error (opened
+// on each rank alone, it ended in MPI_ABORT).
+template <class T>
+std::unique_ptr<DensifiedRows<T>>
+openOnEveryRank(const H5File &file, const std::string &path, RowRead how, ValidationReport *report);
 
 template <class T>
 class DensifiedRows {

@@ -80,8 +80,8 @@ public:
                   H5File &output,
                   ValidationReport &report,
                   std::int64_t budget)
-        : m_config(request.configFor(e.path)), m_masked(request.masked), m_reader(input, e.path, rowReadOf(input, e), &report),
-          m_group(ranks())
+        : m_config(request.configFor(e.path)), m_masked(request.masked),
+          m_reader(openOnEveryRank<T>(input, e.path, rowReadOf(input, e), &report)), m_group(ranks())
     {
         m_shape = e.shape;
         m_rows = e.shape[0];
@@ -94,23 +94,23 @@ public:
         // rows it densifies before copying them into the block.
         const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
                               + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0)
-                              + (m_reader.how() == RowRead::Dense ? 0 : static_cast<std::int64_t>(sizeof(T)));
+                              + (m_reader->how() == RowRead::Dense ? 0 : static_cast<std::int64_t>(sizeof(T)));
         m_rowBytes = std::max<std::int64_t>(1, m_width * perValue);
         // Every rank blocks the rows alike (the smallest block any rank's budget allows) and works
         // its own range of whole blocks; every rank makes as many write calls as the rank with
         // the most blocks (collective writes), the others writing nothing in their last ones.
         m_division = divideRows(m_group, m_rows, blockRowsWithin(budget));
-        if (m_reader.how() == RowRead::Whole) {
+        if (m_reader->how() == RowRead::Whole) {
             // A coo or csc input is read once (each rank its rows' entries; every entry for a
             // csc output, whose panels take every row) and held coalesced, refused when that
             // does not fit the budget; the blocks take what it leaves.
             const auto start = Clock::now();
             if (m_csc)
-                m_reader.readWholeOnEveryRank(0);
+                m_reader->readWholeOnEveryRank(0);
             else
-                m_reader.readWhole(m_division.ofRanks, 0);
+                m_reader->readWhole(m_division.ofRanks, 0);
             m_ioSeconds += secondsSince(start);
-            budget = std::max<std::int64_t>(0, budget - m_reader.heldBytes());
+            budget = std::max<std::int64_t>(0, budget - m_reader->heldBytes());
             m_division = recutBlocks(m_group, std::move(m_division), blockRowsWithin(budget));
         }
         m_budget = budget;
@@ -207,7 +207,7 @@ private:
     // The element's report, whichever rank did which rows (collective).
     SparsifiedElement finish(SparsifiedElement r)
     {
-        m_reader.gatherRepairs();
+        m_reader->gatherRepairs();
         std::int64_t counts[] = {r.nnzBefore, r.nnzAfter, r.pruned, m_resident ? 0 : 1};
         m_group.sum(counts);
         r.nnzBefore = counts[0];
@@ -241,7 +241,7 @@ private:
     {
         return io.submit([this, k] {
             const auto t0 = Clock::now();
-            m_reader.readRows({firstRow(k), endRow(k)}, valuesOf(k));
+            m_reader->readRows({firstRow(k), endRow(k)}, valuesOf(k));
             m_ioSeconds += secondsSince(t0);
         });
     }
@@ -384,7 +384,7 @@ private:
         m_mask = Buffer<std::uint8_t>();
         // Each rank told its own rows' notices in the first pass; its panels read every row,
         // which the other ranks told.
-        m_reader.stopTellingRepairs();
+        m_reader->stopTellingRepairs();
         m_group.sum(m_storedPerColumn);
         if (m_config.method == SparsifierMethod::RowNorm) {
             const auto all = gatheredOnEveryRank(m_group, std::as_bytes(std::span(m_keepRow)));
@@ -405,7 +405,7 @@ private:
         writeCscInPanels<T>(
             writer, panels, m_budget,
             [&](RowRange rows, RowRange columns, T *tile) {
-                m_reader.readBox(rows, columns, tile);
+                m_reader->readBox(rows, columns, tile);
                 const auto t0 = Clock::now();
                 computeTile(rows, columns, tile, tally);
                 computeSeconds += secondsSince(t0);
@@ -590,7 +590,7 @@ private:
 
     const SparsifierConfig &m_config;
     bool m_masked;
-    DensifiedRows<T> m_reader; // a plain dense input by hyperslab; another densified by rows, or held coalesced
+    std::unique_ptr<DensifiedRows<T>> m_reader; // a plain dense input by hyperslab; another densified by rows, or held coalesced
     std::optional<RowStreamWriter> m_data, m_maskWriter;
     std::optional<SparseRowStreamWriter> m_sparseWriter; // csr, coo, row_sparse
     bool m_sparse = false;

@@ -295,7 +295,8 @@ def repair_notice_cases(cli, cli_mpi, mpi, work):
                 r = run(mpirun(mpi, ranks, cli_mpi, *[a.format(out=os.path.join(work, "notes_mpi.h5")) for a in args]))
                 check(notes(r) == notes(expected), f"{command[0]} under {limit} -np {ranks}: {notes(r)} vs {notes(expected)}")
     # A malformed row_sparse element (indices out of order) is refused by every rank together,
-    # once: its reader is opened inside the ranks' agreement (it ended in MPI_ABORT).
+    # once: its reader is opened inside the ranks' agreement (openOnEveryRank; convert and
+    # sparsify ended in MPI_ABORT).
     bad = os.path.join(work, "unsorted_rows.h5")
     with h5py.File(bad, "w") as f:
         group = f.create_group("R")
@@ -303,11 +304,12 @@ def repair_notice_cases(cli, cli_mpi, mpi, work):
         group.attrs["shape"] = np.array([20, 6], dtype=np.int64)
         group["indices"] = np.array([1, 5, 3, 9], dtype=np.int64)
         group["data"] = np.zeros((4, 6), dtype=np.float32)
-    for layout in ("coo", "dense"):
-        out = os.path.join(work, "unsorted_out.h5")
-        r = run(mpirun(mpi, 3, cli_mpi, "convert", bad, out, "--layout", layout), code=2)
+    out = os.path.join(work, "unsorted_out.h5")
+    for command in (["convert", bad, out, "--layout", "coo"], ["convert", bad, out, "--layout", "dense"],
+                    ["sparsify", bad, "-o", out, "--method", "threshold", "--threshold", "0.1"]):
+        r = run(mpirun(mpi, 3, cli_mpi, *command), code=2)
         check("MPI_ABORT" not in r.stderr and r.stderr.count("error:") == 1 and "R4" in r.stderr
-              and not os.path.exists(out), f"a malformed row_sparse into {layout} across ranks: {r.stderr!r}")
+              and not os.path.exists(out), f"a malformed row_sparse across ranks, {command}: {r.stderr!r}")
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
