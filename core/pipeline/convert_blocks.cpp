@@ -103,12 +103,13 @@ bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target
 {
     if (e.masked || e.shape.empty())
         return false;
-    // A csr or row_sparse element read by rows: densified into dense, as stored into a sparse
-    // layout (core/pipeline/convert_stored.h). Across ranks each reads its own rows, and the
-    // root tells every rank's notices.
+    // A csr, row_sparse or coo element read by rows: densified into dense, as stored into a
+    // sparse layout (core/pipeline/convert_stored.h). Across ranks each reads its own rows, and
+    // the root tells every rank's notices. (Asked last: of a coo, it reads the rows of its
+    // entries.)
     if (e.layout == Layout::Dense)
         return true;
-    return rowReadOf(input, e) == RowRead::ByRows && (target == Layout::Dense || convertStoredCan(e, target));
+    return (target == Layout::Dense || convertStoredCan(e, target)) && rowReadOf(input, e) == RowRead::ByRows;
 }
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,

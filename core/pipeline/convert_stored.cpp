@@ -65,10 +65,12 @@ csrBlocksOfEntries(const H5File &input, const ElementInfo &e, RowRange span, std
     return blocks;
 }
 
-// The blocks of a csr or row_sparse element's rows `span`: each holds about min(budget, 8 MiB)
-// of stored values at kBytesPerStoredValue each (a row_sparse row, or one a row_sparse output
-// keeps, held whole; one row at least).
-std::vector<RowRange> blocksOf(const H5File &input, const ElementInfo &e, Layout target, RowRange span, std::int64_t budget)
+// The blocks of a csr, coo or row_sparse element's rows `span`: each holds about
+// min(budget, 8 MiB) of stored values at kBytesPerStoredValue each (a row_sparse row, or one a
+// row_sparse output keeps, held whole; one row at least).
+template <class T>
+std::vector<RowRange> blocksOf(
+    const H5File &input, const ElementInfo &e, const DensifiedRows<T> &reader, Layout target, RowRange span, std::int64_t budget)
 {
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto entries = std::max<std::int64_t>(1, std::min(budget, kConvertBlockBytes) / kBytesPerStoredValue);
@@ -76,6 +78,8 @@ std::vector<RowRange> blocksOf(const H5File &input, const ElementInfo &e, Layout
     const auto maxRows = std::max<std::int64_t>(1, wholeRows ? entries / std::max<std::int64_t>(1, width) : entries);
     if (e.layout == Layout::Csr)
         return csrBlocksOfEntries(input, e, span, entries, maxRows);
+    if (const auto *coo = reader.cooReader()) // an entry holds numel(shape[sparse dims:]) values
+        return coo->blocksOfEntries(span, std::max<std::int64_t>(1, entries / coo->valuesPerEntry()), maxRows);
     std::vector<RowRange> blocks;
     for (std::int64_t row = span.begin; row < span.end; row += maxRows)
         blocks.push_back({row, std::min(span.end, row + maxRows)});
@@ -104,9 +108,10 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     ConvertedElement result{e.path, 0, 0};
     // What each row's conversion stores, from what the element stores in it: a csr row its
     // entries (duplicates summed), a row_sparse row every value; a row stored whole (row_sparse
-    // either side) every value. Counted from the rows' structure, before any conversion.
+    // either side) every value. Counted from the rows' structure, before any conversion; a coo
+    // block's from its conversion (its duplicates are summed there).
     agreeOn(group, [&] {
-        blocks = blocksOf(input, e, request.layout, mine, budget);
+        blocks = blocksOf(input, e, reader, request.layout, mine, budget);
         if (e.layout == Layout::RowSparse) {
             for (const auto row : reader.storedRowNumbers())
                 if (row >= mine.begin && row < mine.end) {
@@ -118,12 +123,19 @@ ConvertedElement convertByRows(const ConvertRequest &request,
         for (const auto &block : blocks) {
             const auto part = reader.storedRows(block);
             result.storedBefore += part.storedCount();
+            auto *counts = storedPerRow.data() + (block.begin - mine.begin);
+            if (e.layout == Layout::Coo) {
+                toLayout(part, request.layout).visit([&](const auto &t) {
+                    for (const auto position : storedLinearIndices(t))
+                        ++counts[position / width];
+                });
+                continue;
+            }
             part.visit([&](const auto &t) {
                 if constexpr (requires { t.indptr; })
                     for (std::int64_t r = 0; r < block.count(); ++r) {
                         const auto stored = t.indptr[at(r + 1)] - t.indptr[at(r)];
-                        storedPerRow[at(block.begin - mine.begin + r)] =
-                            request.layout == Layout::RowSparse && stored > 0 ? width : stored;
+                        counts[r] = request.layout == Layout::RowSparse && stored > 0 ? width : stored;
                     }
                 else
                     throw InternalError("convertStored: a csr block");
@@ -185,7 +197,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     const auto opened = openOnEveryRank<T>(input, e.path, RowRead::ByRows, &report);
     auto &reader = *opened;
     const auto columns = e.shape[1];
-    const auto blocks = blocksOf(input, e, Layout::Csc, {0, e.shape[0]}, budget);
+    const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
     // Each block's conversion: a csc of its rows alone.
     auto converted = [&](RowRange block) -> CompressedTensor<T> {
         auto part = toLayout(reader.storedRows(block), Layout::Csc);
@@ -259,7 +271,10 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
 
 bool convertStoredCan(const ElementInfo &e, Layout target)
 {
-    const bool source = !e.masked && (e.layout == Layout::Csr || e.layout == Layout::RowSparse);
+    // A coo into coo is the element as read: it goes whole.
+    const bool source =
+        !e.masked
+        && (e.layout == Layout::Csr || e.layout == Layout::RowSparse || (e.layout == Layout::Coo && target != Layout::Coo));
     const bool rowLayout = target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
     return source && numel(e.shape, 1, e.shape.size()) > 0 && (rowLayout || (target == Layout::Csc && ranks().isSolo()));
 }

@@ -20,7 +20,9 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
 {
     if (plainDense(element))
         return RowRead::Dense;
-    return rowSparseReadableByRows(file, element) || readableByRows(file, element) ? RowRead::ByRows : RowRead::Whole;
+    return rowSparseReadableByRows(file, element) || readableByRows(file, element) || cooReadableByRows(file, element)
+               ? RowRead::ByRows
+               : RowRead::Whole;
 }
 
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)
@@ -50,6 +52,9 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
         m_report = nullptr;
     } else if (how == RowRead::ByRows && element.layout == Layout::RowSparse) {
         m_rowSparse.emplace(file, m_path, report);
+        m_report = nullptr;
+    } else if (how == RowRead::ByRows && element.layout == Layout::Coo) {
+        m_coo.emplace(file, m_path, report);
         m_report = nullptr;
     } else if (how == RowRead::ByRows && !element.masked) { // a csr element
         // Said before any block, as a whole read says it: a rank that reads no rows, or an
@@ -104,7 +109,24 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
         auto filled = filledPattern(patternInRows(*m_source, rows), Semantics::Dense, nullptr, numel(shape));
         return {shape, std::move(filled.owned)};
     }
+    if (m_coo)
+        return cooRows(rows, shape);
     return toDenseAs<T>(storedRows(rows));
+}
+
+template <class T>
+DenseTensor<T> DensifiedRows<T>::cooRows(RowRange rows, const Shape &shape)
+{
+    // A row of a coo may store far more than its dense size (an entry's coordinates, and its
+    // duplicates): the block's rows are read in pieces of what the budget holds, each
+    // densified into its place.
+    DenseTensor<T> block{shape, Buffer<T>(static_cast<std::size_t>(numel(shape)))};
+    const auto width = numel(shape, 1, shape.size());
+    for (const auto &piece : m_coo->blocksOfEntries(rows, m_coo->entriesPerRead(), rows.count())) {
+        const auto dense = toDenseAs<T>(storedRows(piece));
+        std::copy(dense.values.begin(), dense.values.end(), block.values.begin() + (piece.begin - rows.begin) * width);
+    }
+    return block;
 }
 
 template <class T>
@@ -113,7 +135,9 @@ Tensor DensifiedRows<T>::storedRows(RowRange rows)
     if (m_how != RowRead::ByRows)
         throw InternalError("DensifiedRows::storedRows: an element read by rows");
     ValidationReport found;
-    auto part = m_rowSparse ? m_rowSparse->readRows(rows) : readTensor(m_file, m_path, &found, rows);
+    auto part = m_rowSparse ? m_rowSparse->readRows(rows)
+                : m_coo     ? m_coo->readRows(rows)
+                            : readTensor(m_file, m_path, &found, rows);
     takeNotes(found, rows);
     m_storedRead += part.storedCount();
     return part;

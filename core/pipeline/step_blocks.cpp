@@ -633,7 +633,10 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
         return plan;
     plan.maskReadWhole = mask && !readableByRows(sources->input, *mask);
     for (const auto &grad : grads)
-        plan.gradientByRows.push_back(rowReadOf(sources->input, grad) != RowRead::Whole ? 1 : 0);
+        // By hyperslab or RowSparseRowReader (readGradientRows); a coo gradient, even one whose
+        // rows ascend, is coalesced once and bucketed by block.
+        plan.gradientByRows.push_back(readableByRows(sources->input, grad) || rowSparseReadableByRows(sources->input, grad) ? 1
+                                                                                                                            : 0);
     plan.byRows = true;
     plan.paramShape = param->shape;
     plan.paramDType = param->dtype;

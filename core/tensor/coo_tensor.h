@@ -14,6 +14,7 @@
 //   C5  coalesced implies sorted and unique
 #include "core/tensor/buffer.h"
 #include "core/tensor/shape.h"
+#include "core/util/errors.h"
 #include "core/util/validation_report.h"
 
 #include <optional>
@@ -49,6 +50,9 @@ struct CooEntryIndex {
 };
 template <class T>
 std::optional<CooEntryIndex> firstIndexOutOfRange(const CooTensor<T> &tensor);
+// C4's error for entry `entry`'s index `value` in dim `dim` of a tensor of `shape`, numbered as
+// a whole read numbers it: validateCoo's message, and a reader's that checks a dim by windows.
+InputError cooIndexOutOfRange(const Shape &shape, int dim, std::int64_t entry, std::int64_t value);
 
 // Sorts entries and sums duplicates. Keeps explicit zeros (the pattern is data).
 template <class T>

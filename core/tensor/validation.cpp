@@ -40,6 +40,14 @@ std::optional<CooEntryIndex> firstIndexOutOfRange(const CooTensor<T> &tensor)
     return std::nullopt;
 }
 
+InputError cooIndexOutOfRange(const Shape &shape, int dim, std::int64_t entry, std::int64_t value)
+{
+    const auto d = str(dim);
+    return errors::invariant("COO", "C4",
+                             "indices[" + d + ", k] must be in [0, " + str(shape[static_cast<std::size_t>(dim)]) + ")",
+                             "indices[" + d + ", " + str(entry) + "]=" + str(value));
+}
+
 template <class T>
 void validateCoo(CooTensor<T> &tensor, bool detectCoalesced, std::int64_t firstEntry)
 {
@@ -58,12 +66,8 @@ void validateCoo(CooTensor<T> &tensor, bool detectCoalesced, std::int64_t firstE
         throw errors::invariant("COO", "C3",
                                 "values must have nnz*" + str(tensor.denseSize()) + "=" + str(expectedValues) + " entries",
                                 "got " + str(static_cast<std::int64_t>(tensor.values.size())));
-    if (const auto bad = firstIndexOutOfRange(tensor)) {
-        const auto d = bad->dim;
-        throw errors::invariant(
-            "COO", "C4", "indices[" + str(d) + ", k] must be in [0, " + str(tensor.shape[static_cast<std::size_t>(d)]) + ")",
-            "indices[" + str(d) + ", " + str(firstEntry + bad->entry) + "]=" + str(tensor.index(d, bad->entry)));
-    }
+    if (const auto bad = firstIndexOutOfRange(tensor))
+        throw cooIndexOutOfRange(tensor.shape, bad->dim, firstEntry + bad->entry, tensor.index(bad->dim, bad->entry));
     const bool sortedUnique = cooIsSortedUnique(tensor);
     if (detectCoalesced)
         tensor.coalesced = sortedUnique;

@@ -22,16 +22,18 @@ def write_coo(group, name, rows, values, shape):
     g["values"] = values
 
 
-def write_csr_input(path, rows, columns, density, seed=0):
+def write_csr_input(path, rows, columns, density, seed=0, layout="csr"):
     """/x: a rows x columns float32 csr_matrix with round(columns * density) values a row, at
-    random sorted columns (int64 indices). Written by a child process: a later child's rusage
-    (a script's peak memory) starts from a fork of this process, which must stay small; the
-    slabs keep the child small too. Returns the values a row."""
+    random sorted columns (int64 indices); or (layout "coo") the same entries as a coo_tensor,
+    in row-major order, as torch's coalesce() and scipy's sum_duplicates() leave them. Written
+    by a child process: a later child's rusage (a script's peak memory) starts from a fork of
+    this process, which must stay small; the slabs keep the child small too. Returns the values
+    a row."""
     per_row = max(1, int(round(columns * density)))
     subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import bench_common; "
-                    "bench_common.write_csr_slabs(sys.argv[2], *map(int, sys.argv[3:]))",
-                    os.path.dirname(os.path.abspath(__file__)), path, str(rows), str(columns), str(per_row), str(seed)],
-                   check=True)
+                    "bench_common.write_csr_slabs(sys.argv[2], *map(int, sys.argv[3:7]), sys.argv[7])",
+                    os.path.dirname(os.path.abspath(__file__)), path, str(rows), str(columns), str(per_row), str(seed),
+                    layout], check=True)
     return per_row
 
 
@@ -43,27 +45,39 @@ def csr_command_bench():
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--columns", type=int, default=4096)
     parser.add_argument("--density", type=float, default=0.01)
+    parser.add_argument("--input", choices=("csr", "coo"), default="csr", help="the input's layout")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     src = os.path.join(args.workdir, "sparse.h5")
-    return args, src, write_csr_input(src, args.rows, args.columns, args.density)
+    return args, src, write_csr_input(src, args.rows, args.columns, args.density, layout=args.input)
 
 
-def write_csr_slabs(path, rows, columns, per_row, seed):
+def write_csr_slabs(path, rows, columns, per_row, seed, layout="csr"):
     """write_csr_input's child: the matrix written 10,000 rows at a time."""
     rng = np.random.default_rng(seed)
+    nnz = rows * per_row
     with h5py.File(path, "w") as f:
         g = f.create_group("x")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        g.attrs["encoding-type"] = "csr_matrix" if layout == "csr" else "coo_tensor"
+        g.attrs["encoding-version"] = "0.1.0"
         g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
-        g["indptr"] = (np.arange(rows + 1) * per_row).astype(np.int64)
-        indices = g.create_dataset("indices", (rows * per_row,), dtype="int64")
-        data = g.create_dataset("data", (rows * per_row,), dtype="float32")
+        if layout == "csr":
+            g["indptr"] = (np.arange(rows + 1) * per_row).astype(np.int64)
+            indices = g.create_dataset("indices", (nnz,), dtype="int64")
+            data = g.create_dataset("data", (nnz,), dtype="float32")
+        else:
+            indices = g.create_dataset("indices", (2, nnz), dtype="int64")
+            data = g.create_dataset("values", (nnz,), dtype="float32")
         for first in range(0, rows, 10_000):
             n = min(10_000, rows - first)
             picked = np.sort(rng.random((n, columns)).argpartition(per_row, axis=1)[:, :per_row], axis=1)
-            indices[first * per_row:(first + n) * per_row] = picked.ravel()
-            data[first * per_row:(first + n) * per_row] = rng.standard_normal(n * per_row, dtype=np.float32)
+            entries = slice(first * per_row, (first + n) * per_row)
+            if layout == "csr":
+                indices[entries] = picked.ravel()
+            else:
+                indices[0, entries] = np.repeat(np.arange(first, first + n), per_row)
+                indices[1, entries] = picked.ravel()
+            data[entries] = rng.standard_normal(n * per_row, dtype=np.float32)
 
 
 # Put before a command, /usr/bin/time (Debian's `time`) reports its peak from a small fork: a

@@ -194,10 +194,11 @@ def main(cli, work):
         coo.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         coo["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
         coo["values"] = np.array([0.5, -1.5], dtype=np.float32)
-        param = f.create_group("p_coo")  # read within 1K (its datasets 640 and 160 bytes), coalesced not
+        # Its rows going back, read whole: within 1K (its datasets 640 and 160 bytes), coalesced not.
+        param = f.create_group("p_coo")
         param.attrs["encoding-type"], param.attrs["encoding-version"] = "coo_tensor", "0.1.0"
         param.attrs["shape"] = np.array([200, 100], dtype=np.int64)
-        param["indices"] = np.stack([np.arange(40) * 5, np.arange(40) * 2]).astype(np.int64)
+        param["indices"] = np.stack([np.arange(40)[::-1] * 5, np.arange(40) * 2]).astype(np.int64)
         param["values"] = rng.standard_normal(40).astype(np.float32)
         mask = f.create_group("m_coo")  # a sparse --mask: read once, its rows fill each block
         mask.attrs["encoding-type"], mask.attrs["encoding-version"] = "coo_tensor", "0.1.0"
@@ -216,11 +217,15 @@ def main(cli, work):
             grad.attrs["shape"] = np.array([200, 100], dtype=np.int64)
             grad["indices"] = np.stack([first_row + np.arange(24) * 4, np.arange(24) * 4]).astype(np.int64)
             grad["values"] = rng.standard_normal(24).astype(np.float32)
-    # Previous steps' files whose state is coo (step never writes one; a user's conversion): of
-    # float32 values, as the parameter's, it is read once and each block densified from it; of
-    # float64 values the whole step sums its entries in float64, so it is held whole.
+    # Previous steps' files whose state is coo (step never writes one; a user's conversion).
+    # Rows ascending, it is read by rows, whatever its type; rows going back, it is read once and
+    # each block filled from it if its values are float32, as the parameter's, and held whole if
+    # float64 (the whole step sums its entries in float64).
     param = rng.standard_normal((200, 100)).astype(np.float32)
-    for name, dtype in (("previous_coo_state.h5", np.float32), ("previous_coo_state64.h5", np.float64)):
+    for name, dtype, rows in (("previous_coo_state.h5", np.float32, [3, 150]),
+                              ("previous_coo_state_rows_back.h5", np.float32, [150, 3]),
+                              ("previous_coo_state64_rows.h5", np.float64, [3, 150]),
+                              ("previous_coo_state64.h5", np.float64, [150, 3])):
         with h5py.File(os.path.join(work, name), "w") as f:
             f["param"] = param
             f["state/step"] = np.int64(1)
@@ -228,10 +233,11 @@ def main(cli, work):
             state = f.create_group("state/sum")
             state.attrs["encoding-type"], state.attrs["encoding-version"] = "coo_tensor", "0.1.0"
             state.attrs["shape"] = np.array([200, 100], dtype=np.int64)
-            state["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
+            state["indices"] = np.array([rows, [7, 42]], dtype=np.int64)
             state["values"] = np.array([0.5, 1.5], dtype=dtype)
-    # A coo parameter and a coo state of 24 entries each: either, read and coalesced, fits 1K
-    # (24 x 20 bytes read, 24 x 12 coalesced); both at once do not.
+    # A coo parameter and a coo state of 24 entries each, their rows going back (so each is read
+    # whole): either, read and coalesced, fits 1K (24 x 20 bytes read, 24 x 12 coalesced); both
+    # at once do not.
     with h5py.File(os.path.join(work, "previous_coo_both.h5"), "w") as f:
         f["state/step"] = np.int64(1)
         f["last_update"] = np.ones(200, dtype=np.int64)
@@ -239,7 +245,7 @@ def main(cli, work):
             part = f.create_group(name)
             part.attrs["encoding-type"], part.attrs["encoding-version"] = "coo_tensor", "0.1.0"
             part.attrs["shape"] = np.array([200, 100], dtype=np.int64)
-            part["indices"] = np.stack([np.arange(24) * 8, np.arange(24) * 4]).astype(np.int64)
+            part["indices"] = np.stack([np.arange(24)[::-1] * 8, np.arange(24) * 4]).astype(np.int64)
             part["values"] = rng.random(24).astype(np.float32) + 0.5
     out = lambda name: os.path.join(work, name)
 
@@ -273,9 +279,10 @@ def main(cli, work):
                "--grad", "/g", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"] and r["memory_limit_bytes"] == 1024, f"step under 1K streams: {r}")
     # Resuming from a coo state streams; from one held whole, the parameter is read whole, and refused.
-    r = report(cli, "step", data, "-o", out("st3s.h5"), "--optimizer", "adagrad", "--semantics", "dense", "--state-from",
-               out("previous_coo_state.h5"), "--grad", "/g", "--memory-limit", "1K")
-    check(r["streamed"], f"step resumed from a coo state under 1K streams: {r}")
+    for state in ("previous_coo_state.h5", "previous_coo_state_rows_back.h5", "previous_coo_state64_rows.h5"):
+        r = report(cli, "step", data, "-o", out("st3s.h5"), "--optimizer", "adagrad", "--semantics", "dense",
+                   "--state-from", out(state), "--grad", "/g", "--memory-limit", "1K")
+        check(r["streamed"], f"step resumed from {state} under 1K streams: {r}")
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
             "--state-from", out("previous_coo_state64.h5"), "--grad", "/g", "--memory-limit", "1K",
             element=r"previous_coo_state64\.h5:/param")
@@ -301,7 +308,7 @@ def main(cli, work):
     # What an element read whole holds while it is coalesced must fit too: refused, not over it.
     refused(cli, out("st7.h5"), "step", data, "-o", out("st7.h5"), "--optimizer", "sgd", "--semantics", "dense",
             "--param", "/p_coo", "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K", element=r"data\.h5:/p_coo: coalescing it")
-    # A coo parameter streams: read once, each block densified from its entries.
+    # A coo parameter streams: its rows ascending, read a block of rows at a time.
     r = report(cli, "step", data, "-o", out("st5.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/g_coo",
                "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"], f"step of a coo parameter under 1K streams: {r}")

@@ -154,7 +154,7 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
     # Sparse inputs stream across ranks too: each rank densifies its rows of a csr or row_sparse
     # element, and takes its rows' entries of a coo or csc one (exchanged), held coalesced.
     sparse = make_sparse_inputs(work)
-    datasets = [a for p in ("/Scsr", "/Scoo", "/Scsc", "/Srows") for a in ("--dataset", p)]
+    datasets = [a for p in ("/Scsr", "/Scoo", "/Scsc", "/Srows", "/Ssorted") for a in ("--dataset", p)]
     for name, method in METHODS.items():
         for layout in ("dense", "csr", "csc"):
             args = ["sparsify", sparse, *method, "--layout", layout, "--memory-limit", "128K", *datasets, "--json"]
@@ -177,7 +177,8 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
 def make_sparse_inputs(work):
     """A 1003 x 64 float32 table about 4% filled (251 KiB dense, over the 128K the cases give;
     its coo, held coalesced, 81 KiB), as csr, coo (entries shuffled, one duplicated), csc and
-    row_sparse, and a csr with unsorted indices and a duplicate (for convert's notes)."""
+    row_sparse, a coo whose rows ascend, and a csr with unsorted indices and a duplicate (for
+    convert's notes)."""
     rng = np.random.default_rng(11)
     table = np.where(rng.random((1003, 64)) < 0.04, rng.standard_normal((1003, 64)), 0).astype("float32")
     rows, cols = np.nonzero(table)
@@ -196,6 +197,12 @@ def make_sparse_inputs(work):
         r, c = np.concatenate([rows[order], rows[:1]]), np.concatenate([cols[order], cols[:1]])
         values = np.concatenate([table[rows[order], cols[order]], [0.25]]).astype("float32")
         write_coo(f, "Scoo", table.shape, np.stack([r, c]), values)
+        # A coo whose rows ascend (columns shuffled within each, one entry duplicated): read by
+        # rows, each rank its own.
+        order = np.lexsort((rng.random(len(rows)), rows))
+        r, c = np.insert(rows[order], 40, rows[order][40]), np.insert(cols[order], 40, cols[order][40])
+        values = np.insert(table[rows[order], cols[order]], 40, 1e8).astype("float32")
+        write_coo(f, "Ssorted", table.shape, np.stack([r, c]), values)
         # A csr whose rows' indices are reversed, with a duplicate in a row past 900: I7's notice,
         # read by rows serially and whole across ranks, tells the same.
         group = f.create_group("Sunsorted")
@@ -251,18 +258,19 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
             if input_file == sparse:
                 check(r.stderr == expected.stderr, f"{what}: notes {r.stderr!r} vs {expected.stderr!r}")
             os.remove(out)
-    # A csr or row_sparse element into a sparse layout: serially it streams, a block of rows at a
-    # time (under 16K, dozens of blocks), each block converted as stored; across ranks every rank
-    # reads it whole and converts it whole. The same file and notes: the blocks are the whole
-    # conversion's, stored zeros, -0, duplicates (summed) and all.
-    picks = ["--dataset", "/Scsr", "--dataset", "/Sunsorted", "--dataset", "/Srows"]
+    # A csr, row_sparse or rows-ascending coo element into a sparse layout: it streams, a block
+    # of rows at a time (under 16K, dozens of blocks), each block converted as stored, each rank
+    # its own rows. The same file and notes: the blocks are the whole conversion's, stored
+    # zeros, -0, duplicates (summed) and all. (A coo into coo is a copy, made whole.)
     for layout in ("csr", "coo", "row_sparse"):
+        picks = [a for p in ("/Scsr", "/Sunsorted", "/Srows", "/Ssorted")[: 3 if layout == "coo" else 4]
+                 for a in ("--dataset", p)]
         reference = os.path.join(work, "convert_reference.h5")
         expected = run([cli, "convert", sparse, reference, "--layout", layout, *picks, "--memory-limit", "16K"])
         for ranks in (2, 3):
             out = os.path.join(work, f"convert{ranks}.h5")
             r = run(mpirun(mpi, ranks, cli_mpi, "convert", sparse, out, "--layout", layout, *picks, "--memory-limit", "1M"))
-            what = f"convert of sparse elements into {layout}, serially by rows, -np {ranks} whole"
+            what = f"convert of sparse elements into {layout} by rows, -np {ranks}"
             same_files(reference, out, what)
             check(r.stdout == expected.stdout and r.stderr == expected.stderr,
                   f"{what}: {r.stdout!r} {r.stderr!r} vs {expected.stdout!r} {expected.stderr!r}")
@@ -625,14 +633,15 @@ def step_cases(cli, cli_mpi, mpi, work):
 
 def root_alone_cases(cli, cli_mpi, mpi, work, source):
     """A step that holds whole tensors (here resuming from a coo state of float64 values for a
-    float32 parameter: the whole step sums its entries in float64): the root steps it alone."""
+    float32 parameter, its rows going back: read once, and the whole step sums its entries in
+    float64): the root steps it alone."""
     sparse = os.path.join(work, "coo_state.h5")
     with h5py.File(sparse, "w") as f:
         f["param"] = np.random.default_rng(3).standard_normal((50, 4)).astype("float32")
         f["G"] = np.random.default_rng(4).standard_normal((50, 4)).astype("float32")
         f["state/step"] = np.int64(1)
         f["last_update"] = np.ones(50, dtype=np.int64)
-        write_coo(f, "state/sum", [50, 4], np.array([[3, 40], [1, 2]]), np.array([0.5, 1.5], dtype="float64"))
+        write_coo(f, "state/sum", [50, 4], np.array([[40, 3], [1, 2]]), np.array([0.5, 1.5], dtype="float64"))
     template = ["step", sparse, "-o", "{out}", "--optimizer", "adagrad", "--semantics", "dense", "--state-from", sparse,
                 "--grad", "/G"]
     reference = os.path.join(work, "step_whole_reference.h5")

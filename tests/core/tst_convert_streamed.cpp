@@ -1,16 +1,19 @@
-// convert of a csr or row_sparse element into csr, coo, row_sparse or csc, a block of rows at a
-// time (convertFile; csc in column panels, a column larger than a panel a run per block), against
+// convert of a csr or row_sparse element into csr, coo, row_sparse or csc, and of a coo whose
+// rows ascend into csr, row_sparse, csc or dense, a block of rows at a time (convertFile; csc in
+// column panels, a column larger than a panel a run per block), against
 // the whole conversion it replaces (readTensor of the whole element,
 // toLayout, writeTensor), byte for byte: every dataset and attribute of the element, and the
 // notes. The inputs hold what a block could get wrong: csr rows with shuffled indices and
 // duplicates (1e8 + 1 - 1e8, whose float sum depends on the order), stored zeros, a -0, NaN and
 // infinities, empty rows and a full one; float32 and float64 values; row_sparse elements of 2
-// and 3 dims with a stored row of zeros and a -0. Budgets of a few rows a block, of dozens, and
-// the default (one block).
+// and 3 dims with a stored row of zeros and a -0; coo elements of the csr's entries (columns
+// shuffled within a row) and a hybrid one with duplicate entries. Budgets of a few rows a block
+// (under which a whole read is refused), of dozens, and the default (one block).
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/pipeline/convert_file.h"
 #include "core/tensor/compressed_tensor.h"
+#include "core/tensor/coo_tensor.h"
 #include "core/tensor/row_sparse_tensor.h"
 #include "core/tensor/tensor_ops.h"
 
@@ -84,6 +87,55 @@ core::Tensor awkwardRowSparse(const core::Shape &shape, unsigned seed)
         for (std::int64_t j = 0; j < t.rowSize(); ++j)
             t.values.push_back(k == 2 ? 0.0f : k == 4 && j == 0 ? -0.0f : uniform(rng));
     return core::Tensor(core::Storage{std::move(t)});
+}
+
+// The entries of awkwardCsr as a coo, in the csr's order: rows ascending (what a coo read by
+// rows needs), each row's columns shuffled, its duplicates, zeros and specials kept.
+template <class T>
+core::Tensor awkwardCoo(std::int64_t rows, std::int64_t columns, unsigned seed)
+{
+    const auto csr = std::get<core::CompressedTensor<T>>(awkwardCsr<T>(rows, columns, seed).storage());
+    core::CooTensor<T> coo;
+    coo.shape = csr.shape;
+    coo.sparseDims = 2;
+    coo.nnz = static_cast<std::int64_t>(csr.values.size());
+    coo.values = csr.values;
+    coo.indices.resize(static_cast<std::size_t>(2 * coo.nnz));
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (auto k = csr.indptr[static_cast<std::size_t>(r)]; k < csr.indptr[static_cast<std::size_t>(r + 1)]; ++k) {
+            coo.indices[static_cast<std::size_t>(k)] = r;
+            coo.indices[static_cast<std::size_t>(coo.nnz + k)] = csr.indices[static_cast<std::size_t>(k)];
+        }
+    return core::Tensor(core::Storage{std::move(coo)});
+}
+
+// A hybrid coo of `shape` (3-d, its first two dims sparse, a row of shape[2] values per entry):
+// entries in ascending rows with duplicates (1e8 + 1 - 1e8 in one place) and a row of zeros.
+core::Tensor hybridCoo(const core::Shape &shape, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    core::CooTensor<float> coo;
+    coo.shape = shape;
+    coo.sparseDims = 2;
+    std::vector<std::int64_t> rows, columns;
+    for (std::int64_t r = 0; r < shape[0]; ++r)
+        for (std::int64_t j = 0; j < shape[1]; ++j)
+            for (auto copies = rng() % 4 == 0 ? 1 + rng() % 3 : 0; copies > 0; --copies) {
+                rows.push_back(r);
+                columns.push_back(j);
+                for (std::int64_t v = 0; v < shape[2]; ++v)
+                    coo.values.push_back(r == 5 ? 0.0f : uniform(rng));
+            }
+    for (const float v : {1e8f, 1.0f, -1e8f}) { // three entries of one place, last row
+        rows.push_back(shape[0] - 1);
+        columns.push_back(1);
+        coo.values.insert(coo.values.end(), static_cast<std::size_t>(shape[2]), v);
+    }
+    coo.nnz = static_cast<std::int64_t>(rows.size());
+    coo.indices.assign(rows.begin(), rows.end());
+    coo.indices.insert(coo.indices.end(), columns.begin(), columns.end());
+    return core::Tensor(core::Storage{std::move(coo)});
 }
 
 // Every dataset under `path` (itself, or a group's children) and every attribute, as bytes.
@@ -171,6 +223,9 @@ void TestConvertStreamed::matchesWholeConversion_data()
         {"/csr64", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
         {"/rows", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
         {"/cube_rows", {core::Layout::Coo, core::Layout::RowSparse}},
+        {"/coo32", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
+        {"/coo64", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
+        {"/coo_hybrid", {core::Layout::RowSparse, core::Layout::Dense}},
     };
     for (const auto &[element, layouts] : elements)
         for (const auto layout : layouts)
@@ -194,6 +249,9 @@ void TestConvertStreamed::matchesWholeConversion()
         core::writeTensor(file, "/csr64", awkwardCsr<double>(300, 90, 2));
         core::writeTensor(file, "/rows", awkwardRowSparse({500, 9}, 3));
         core::writeTensor(file, "/cube_rows", awkwardRowSparse({60, 4, 3}, 4));
+        core::writeTensor(file, "/coo32", awkwardCoo<float>(700, 37, 5));
+        core::writeTensor(file, "/coo64", awkwardCoo<double>(300, 90, 6));
+        core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
     }
     // The whole conversion: the element read whole, converted, written.
     core::ValidationReport wholeNotes;

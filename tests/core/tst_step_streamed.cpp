@@ -35,13 +35,14 @@ private slots:
 
 namespace {
 
-enum class ParamLayout { Dense, Csr, RowSparse, CooWithDuplicates, Csc, MaskedCoo, MaskedCsr, MaskedRowSparse };
+enum class ParamLayout { Dense, Csr, RowSparse, CooWithDuplicates, CooByRows, Csc, MaskedCoo, MaskedCsr, MaskedRowSparse };
 
 const std::pair<ParamLayout, const char *> kParamLayouts[] = {
     {ParamLayout::Dense, "dense"},
     {ParamLayout::Csr, "csr"},
     {ParamLayout::RowSparse, "row_sparse"},
     {ParamLayout::CooWithDuplicates, "coo"},
+    {ParamLayout::CooByRows, "coo_by_rows"},
     {ParamLayout::Csc, "csc"},
     {ParamLayout::MaskedCoo, "masked_coo"},
     {ParamLayout::MaskedCsr, "masked_csr"},
@@ -58,10 +59,32 @@ core::Tensor withEveryThirdUnspecified(core::Tensor sparse)
     return sparse;
 }
 
-// The golden parameter stored as `layout`. The coo one stores each element as two entries (a
-// half, then the rest, in reverse order of elements) and a -0 of its own for the last element
-// when that is 0, so densifying it sums duplicates; the masked one leaves every third element
-// unspecified (densified to 0).
+// A coo of `shape` holding entries `linear` (row-major positions) with `values`, in that order,
+// duplicates kept.
+template <class T>
+core::Tensor cooAsListed(const core::Shape &shape, const std::vector<std::int64_t> &linear, const core::Buffer<T> &values)
+{
+    core::CooTensor<T> coo;
+    coo.shape = shape;
+    coo.sparseDims = static_cast<int>(shape.size());
+    coo.nnz = static_cast<std::int64_t>(linear.size());
+    coo.values = values;
+    coo.indices.resize(static_cast<std::size_t>(coo.sparseDims * coo.nnz));
+    for (std::int64_t k = 0; k < coo.nnz; ++k) {
+        auto rest = linear[static_cast<std::size_t>(k)];
+        for (int d = coo.sparseDims - 1; d >= 0; --d) {
+            coo.indices[static_cast<std::size_t>(d * coo.nnz + k)] = rest % shape[static_cast<std::size_t>(d)];
+            rest /= shape[static_cast<std::size_t>(d)];
+        }
+    }
+    return core::Tensor(core::Storage{std::move(coo)});
+}
+
+// The golden parameter stored as `layout`. The coo ones store each element as two entries (a
+// half, then the rest) and a -0 of their own for the last element, so densifying sums
+// duplicates: "coo" lists all the halves in reverse order of elements first (its rows go back:
+// read whole), "coo_by_rows" each row's entries together, rows ascending (read by rows). The
+// masked one leaves every third element unspecified (densified to 0).
 template <class T>
 core::Tensor storedAs(const core::DenseTensor<T> &dense, ParamLayout layout)
 {
@@ -74,21 +97,35 @@ core::Tensor storedAs(const core::DenseTensor<T> &dense, ParamLayout layout)
         return core::Tensor(core::Storage{core::denseToRowSparse(dense)});
     case ParamLayout::Csc:
         return core::Tensor(core::Storage{core::denseToCompressed(dense, core::CompressedAxis::Column)});
-    case ParamLayout::CooWithDuplicates: {
-        core::Buffer<std::int64_t> linear;
+    case ParamLayout::CooWithDuplicates:
+    case ParamLayout::CooByRows: {
+        std::vector<std::int64_t> linear;
         core::Buffer<T> values;
-        for (auto k = static_cast<std::int64_t>(dense.values.size()) - 1; k >= 0; --k) {
-            const T v = dense.values[static_cast<std::size_t>(k)];
+        const auto n = static_cast<std::int64_t>(dense.values.size());
+        const auto half = [&](std::int64_t k) { return dense.values[static_cast<std::size_t>(k)] * T(0.5); };
+        const auto rest = [&](std::int64_t k) { return dense.values[static_cast<std::size_t>(k)] - half(k); };
+        const auto add = [&](std::int64_t k, T v) {
             linear.push_back(k);
-            values.push_back(v * T(0.5));
+            values.push_back(v);
+        };
+        if (layout == ParamLayout::CooWithDuplicates) {
+            for (auto k = n - 1; k >= 0; --k)
+                add(k, half(k));
+            for (std::int64_t k = 0; k < n; ++k)
+                add(k, rest(k));
+        } else {
+            const auto width = dense.shape.empty() || dense.shape[0] == 0 ? n : n / dense.shape[0];
+            for (std::int64_t first = 0; first < n; first += std::max<std::int64_t>(1, width)) {
+                const auto end = std::min(n, first + std::max<std::int64_t>(1, width));
+                for (auto k = end - 1; k >= first; --k)
+                    add(k, half(k));
+                for (auto k = first; k < end; ++k)
+                    add(k, rest(k));
+            }
         }
-        for (std::int64_t k = 0; k < static_cast<std::int64_t>(dense.values.size()); ++k) {
-            linear.push_back(k);
-            values.push_back(dense.values[static_cast<std::size_t>(k)] - dense.values[static_cast<std::size_t>(k)] * T(0.5));
-        }
-        linear.push_back(static_cast<std::int64_t>(dense.values.size()) - 1);
-        values.push_back(-T(0));
-        return core::Tensor(core::Storage{core::cooFromLinear<T>(dense.shape, linear, values)});
+        if (n > 0)
+            add(n - 1, -T(0));
+        return cooAsListed<T>(dense.shape, linear, values);
     }
     case ParamLayout::MaskedCoo:
         return withEveryThirdUnspecified(core::Tensor(core::Storage{core::denseToCoo(dense)}));
@@ -343,6 +380,8 @@ void TestStepStreamed::resumesFromStatesInEveryLayout()
 
     const auto prev = core::H5File::openRead(*request.stateFrom);
     const auto param = core::toDenseAs<float>(core::readTensor(prev, "/param"));
+    // Read once, and so summed in its own float64 (a coo whose rows ascend is densified a block
+    // of rows at a time, in float64, as the whole step densifies it).
     const bool readOnce =
         stored == ParamLayout::CooWithDuplicates || stored == ParamLayout::Csc || stored == ParamLayout::MaskedCoo;
     expectWholeStepsBytes(request, runs, param, core::readPreviousState<float>(prev, options, param.shape),

@@ -1,0 +1,158 @@
+#include "core/io/coo_row_reader.h"
+
+#include "core/tensor/coo_tensor.h"
+#include "core/util/errors.h"
+#include "core/util/memory_budget.h"
+
+#include <algorithm>
+
+namespace sparsity::core {
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// A quarter of the budget, 8 MiB at most: what one read of entries may take.
+std::int64_t readBytes()
+{
+    constexpr std::int64_t kMost = std::int64_t{8} << 20;
+    return std::min(kMost, wholeTensorBudget().value_or(kMost) / 4);
+}
+
+// Entries' rows read at a time while the rows are scanned (64 at least).
+std::int64_t scanWindow() { return std::max<std::int64_t>(64, readBytes() / 8); }
+
+// Calls `visit(firstEntry, rows)` for the rows of the entries of element `path`, a window at a
+// time, in entry order; stops early when it returns false.
+template <class Visit>
+void scanRows(const H5File &file, const std::string &path, std::int64_t entries, Visit &&visit)
+{
+    const auto window = scanWindow();
+    for (std::int64_t first = 0; first < entries; first += window) {
+        const auto rows = readCooIndices(file, path, {first, std::min(entries, first + window)}, 1);
+        if (!visit(first, std::span<const std::int64_t>(rows.data(), rows.size())))
+            return;
+    }
+}
+
+} // namespace
+
+bool cooReadableByRows(const H5File &file, const ElementInfo &element)
+{
+    if (element.layout != Layout::Coo || element.masked || element.shape.empty())
+        return false;
+    try {
+        // C1 to C3 and the parts' types, as a whole read checks them first.
+        readCooEntries(file, element.path, {0, 0});
+        const auto extent = describeCooEntries(file, element.path);
+        if (extent.sparseDims < 1)
+            return false;
+        bool ascending = true;
+        std::int64_t last = 0;
+        scanRows(file, element.path, extent.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
+            ascending = first == 0 || rows.front() >= last;
+            ascending = ascending && std::is_sorted(rows.begin(), rows.end());
+            last = rows.back();
+            return ascending;
+        });
+        return ascending;
+    } catch (const Error &) {
+        return false;
+    }
+}
+
+CooRowReader::CooRowReader(const H5File &file, const std::string &path, ValidationReport *report)
+    : m_file(file), m_path(path), m_where(file.where(path)), m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
+{
+    const auto info = requireElement(file, path);
+    m_shape = info.shape;
+    readCooEntries(file, path, {0, 0}, report); // the parts' checks, and the conversion's notice
+    const auto extent = describeCooEntries(file, path);
+    m_sparseDims = extent.sparseDims;
+    m_entries = extent.entries;
+    m_sampledRows.reserve(at(m_entries / m_sampleStride + 1));
+    std::int64_t last = 0;
+    scanRows(file, path, m_entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const auto entry = first + static_cast<std::int64_t>(k), row = rows[k];
+            if (row < 0 || row >= m_shape[0]) {
+                try {
+                    throw cooIndexOutOfRange(m_shape, 0, entry, row);
+                } catch (const Error &error) {
+                    rethrowWithContext(error, m_where);
+                }
+            }
+            // Read again after cooReadableByRows said they ascend: the file changed since.
+            if (row < last)
+                throw InputError(m_where + ": the rows of its entries changed while it was read (indices[0, "
+                                 + std::to_string(entry) + "]=" + std::to_string(row) + " after " + std::to_string(last) + ")");
+            last = row;
+            if (entry % m_sampleStride == 0)
+                m_sampledRows.push_back(row);
+        }
+        return true;
+    });
+}
+
+std::int64_t CooRowReader::firstEntryOf(std::int64_t row) const
+{
+    // The first sample at `row` or past it: the entry sought lies after the sample before it.
+    const auto sample = std::lower_bound(m_sampledRows.begin(), m_sampledRows.end(), row) - m_sampledRows.begin();
+    const auto upTo = std::min(m_entries, static_cast<std::int64_t>(sample) * m_sampleStride);
+    if (sample == 0)
+        return 0;
+    const auto from = (static_cast<std::int64_t>(sample) - 1) * m_sampleStride + 1;
+    if (from >= upTo)
+        return upTo;
+    const auto rows = readCooIndices(m_file, m_path, {from, upTo}, 1);
+    return from + (std::lower_bound(rows.begin(), rows.end(), row) - rows.begin());
+}
+
+std::vector<RowRange> CooRowReader::blocksOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const
+{
+    std::vector<RowRange> blocks;
+    for (auto begin = span.begin; begin < span.end;) {
+        const auto budgetEnd = firstEntryOf(begin) + std::max<std::int64_t>(1, entries);
+        // The row of the last sample at or before the budget's end: every row before it ends
+        // within the budget.
+        auto end = span.end;
+        if (budgetEnd < m_entries)
+            end = std::min(end, m_sampledRows[at(budgetEnd / m_sampleStride)]);
+        end = std::clamp(end, begin + 1, std::min(span.end, begin + std::max<std::int64_t>(1, maxRows)));
+        blocks.push_back({begin, end});
+        begin = end;
+    }
+    return blocks;
+}
+
+std::int64_t CooRowReader::entriesPerRead() const
+{
+    const auto bytesPerEntry = static_cast<std::int64_t>(m_sparseDims * sizeof(std::int64_t) + valuesPerEntry() * sizeof(double));
+    return std::max<std::int64_t>(1, readBytes() / bytesPerEntry);
+}
+
+Tensor CooRowReader::readRows(RowRange rows) const
+{
+    if (!rows.within(m_shape[0]))
+        throw InternalError("CooRowReader::readRows: rows within the element's");
+    const RowRange entries{firstEntryOf(rows.begin), firstEntryOf(rows.end)};
+    auto part = readCooEntries(m_file, m_path, entries);
+    std::visit(
+        [&](auto &t) {
+            if constexpr (requires { t.sparseDims; }) {
+                try {
+                    validateCoo(t, /*detectCoalesced=*/true, entries.begin);
+                } catch (const Error &error) {
+                    rethrowWithContext(error, m_where);
+                }
+                for (std::int64_t k = 0; k < t.nnz; ++k)
+                    t.indices[at(k)] -= rows.begin; // dim 0's, first in the dim-major indices
+                t.shape[0] = rows.count();
+            } else {
+                throw InternalError("CooRowReader::readRows: a coo tensor");
+            }
+        },
+        part.storage());
+    return part;
+}
+
+} // namespace sparsity::core

@@ -1,0 +1,60 @@
+#pragma once
+// Rows of a coo element a block at a time, when its entries' rows never decrease: what
+// torch's coalesce(), scipy's sum_duplicates() and this tool's writer store. A block of rows
+// is then a run of entries, found by binary search on the rows of the entries, read by
+// hyperslab and checked as a whole read checks them (docs/HDF5_ENCODINGS.md, `coo_tensor`). A coo
+// element whose rows go back somewhere is read whole, as before: its rows' entries can lie
+// anywhere.
+#include "core/io/h5_handle.h"
+#include "core/io/h5_reader.h"
+#include "core/tensor/row_range.h"
+#include "core/tensor/tensor.h"
+#include "core/util/validation_report.h"
+
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+// Whether CooRowReader reads `element`: an unmasked coo element with a sparse first dim, whose
+// parts a whole read accepts by their shapes and types (C1 to C3), and whose entries' rows
+// never decrease (read a window at a time). False otherwise: a whole read then says what is
+// wrong, if anything.
+bool cooReadableByRows(const H5File &file, const ElementInfo &element);
+
+class CooRowReader {
+public:
+    // Checks what a whole read checks before the rows are read (the parts' shapes and types,
+    // and every entry's row: C4 of dim 0, in entry order), and notes the conversion of its
+    // values as a whole read notes it. The other dims' indices are checked block by block.
+    CooRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
+    const Shape &shape() const { return m_shape; }
+    // Values an entry stores: numel(shape[sparse dims:]), 1 unless the element is hybrid.
+    std::int64_t valuesPerEntry() const { return numel(m_shape, static_cast<std::size_t>(m_sparseDims), m_shape.size()); }
+    // The first entry of row `row` or a later one: the entries of rows [a, b) are
+    // [firstEntryOf(a), firstEntryOf(b)).
+    std::int64_t firstEntryOf(std::int64_t row) const;
+    // Rows `span` in blocks storing at most `entries` entries each (one row at least, at most
+    // `maxRows` rows), cut where the entries' sampled rows say.
+    std::vector<RowRange> blocksOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const;
+    // The entries a read of rows may hold, with their coordinates, in a quarter of the budget
+    // (8 MiB at most; one at least).
+    std::int64_t entriesPerRead() const;
+    // Rows `rows` as a coo tensor of those rows alone, numbered from the first: their entries
+    // in stored order, checked (C4) with the entries numbered as a whole read numbers them.
+    Tensor readRows(RowRange rows) const;
+
+private:
+    const H5File &m_file;
+    std::string m_path, m_where;
+    Shape m_shape;
+    int m_sparseDims = 1;
+    std::int64_t m_entries = 0;
+    // One entry's row in this many is kept: a block's first entry is then found by one read of
+    // as many rows (32 KiB; fewer under a smaller budget), and a billion entries' samples take
+    // 2 MiB.
+    std::int64_t m_sampleStride = 4096;
+    std::vector<std::int64_t> m_sampledRows; // the row of every m_sampleStride-th entry
+};
+
+} // namespace sparsity::core
