@@ -20,7 +20,7 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
-// Rows of a dense or csr element, densified in its compute type T as computeMask densifies the
+// Rows of an element read by rows, densified in its compute type T as computeMask densifies the
 // whole (DensifiedRows), into one buffer reused from read to read: a plain dense dataset's are
 // read straight into it. `visit(values)` gets the rows as a DenseTensor<T>.
 template <class Visit>
@@ -53,8 +53,8 @@ WholeTensorChoice::WholeTensorChoice(const H5File &file,
     if (!factsOf(config.method).ranksWholeTensor)
         throw InternalError("WholeTensorChoice: a method that ranks the whole tensor expected");
     const auto element = requireElement(file, m_path);
-    if (!readableByRows(file, element) || element.masked || element.shape.empty())
-        throw InternalError("WholeTensorChoice: a dense or csr element with rows expected");
+    if (element.masked || element.shape.empty() || rowReadOf(file, element) == RowRead::Whole)
+        throw InternalError("WholeTensorChoice: an unmasked element with rows, read by rows, expected");
     requireLeastRank(config.method, element.shape.size());
     m_shape = element.shape;
     const auto rows = m_shape[0];

@@ -22,7 +22,8 @@ public:
     // The most the kept scores or norms may take: a larger table is refused (InputError).
     static constexpr std::int64_t kMaxKeptBytes = std::int64_t{256} << 20;
 
-    // Reads every row of the dense or csr element at `path` (as computeMask would see it whole)
+    // Reads every row of the element at `path`, unmasked and read by rows (rowReadOf: dense,
+    // csr, row_sparse, a coo whose rows ascend), as computeMask would see it whole,
     // for `config`, a data-norm or row-norm recipe: its checks' errors are computeMask's.
     // `progress` counts rows read; it may cancel (Cancelled).
     // `readBytes`: about how many bytes of rows each read takes, at least one data-norm band

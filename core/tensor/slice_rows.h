@@ -1,6 +1,6 @@
 #pragma once
 // Rows of a tensor of any layout, kept in its layout: the window of rows the desktop app steps
-// (docs/GUI.md, "Optimizer panel"), and a test's expected rows of a read by hyperslab.
+// (README.md, "Optimizer panel"), and a test's expected rows of a read by hyperslab.
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
 

@@ -4,6 +4,7 @@
 #include "core/io/h5_handle.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/tensor/coo_tensor.h"
 #include "ui/document/tensor_document.h"
 #include "ui/document/tensor_loader.h"
 #include "ui/jobs/job_runner.h"
@@ -165,6 +166,46 @@ private slots:
         const auto fits = loader.load(path, describe(path, "/fits"), 0);
         QCOMPARE(fits.window.rowsLoaded, std::int64_t{1});
         QCOMPARE(fits.tensor.shape(), (sparsity::core::Shape{1, TensorLoader::kMaxRowElements / 4}));
+    }
+
+    // A coo table whose entries' rows ascend is windowed as a dense one is, its window read
+    // by rows (a coo of the window's rows alone); one whose rows go back is read whole.
+    void aCooTableIsWindowedWhenItsRowsAscend()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("coo.h5"));
+        {
+            auto file = sparsity::core::H5File::create(path.toStdString());
+            for (const bool ascending : {true, false}) {
+                sparsity::core::CooTensor<float> t; // 70000 x 64, row r holding r at column r % 64
+                t.shape = {70000, 64};
+                t.sparseDims = 2;
+                t.nnz = 70000;
+                t.indices.resize(2 * 70000);
+                for (std::int64_t k = 0; k < t.nnz; ++k) {
+                    const auto row = ascending ? k : t.nnz - 1 - k;
+                    t.indices[static_cast<std::size_t>(k)] = row;
+                    t.indices[static_cast<std::size_t>(t.nnz + k)] = row % 64;
+                    t.values.push_back(static_cast<float>(row));
+                }
+                sparsity::core::writeTensor(file, ascending ? "/rows_ascend" : "/rows_go_back",
+                                            sparsity::core::Tensor(sparsity::core::Storage{std::move(t)}));
+            }
+        }
+        TensorLoader loader;
+        const auto window = loader.load(path, describe(path, "/rows_ascend"), 3000);
+        QVERIFY(window.window.windowed);
+        QCOMPARE(window.window.firstRow, std::int64_t{3000});
+        QCOMPARE(window.tensor.shape(), (sparsity::core::Shape{65536, 64}));
+        const auto &coo = std::get<sparsity::core::CooTensor<float>>(window.tensor.storage());
+        QCOMPARE(coo.nnz, std::int64_t{65536});
+        QCOMPARE(coo.values.front(), 3000.0f); // row 3000, the window's row 0
+        QCOMPARE(coo.index(0, 0), std::int64_t{0});
+        QCOMPARE(coo.index(1, 0), std::int64_t{3000 % 64});
+        QCOMPARE(coo.values.back(), 68535.0f);
+        const auto whole = loader.load(path, describe(path, "/rows_go_back"), 3000);
+        QVERIFY(!whole.window.windowed);
+        QCOMPARE(whole.tensor.shape(), (sparsity::core::Shape{70000, 64}));
     }
 
     void aFailedMoveSaysWhy()

@@ -1,5 +1,6 @@
 #include "ui/document/tensor_loader.h"
 
+#include "core/io/element_rows.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/shape.h"
 #include "core/util/errors.h"
@@ -17,17 +18,16 @@ TensorLoad readLoad(const QString &file, const core::ElementInfo &element, std::
     TensorLoad load;
     load.element = {file, QString::fromStdString(element.path)};
     // The overview strip pools plain values only, so a masked table is read whole, however
-    // large (core::readableByRows would take one with a mask of its data's layout).
-    const bool byRows = !element.masked && core::readableByRows(h5, element);
+    // large (core::elementReadableByRows would take one with a mask of its data's layout).
+    const bool byRows = !element.masked && core::elementReadableByRows(h5, element);
     load.window = TensorLoader::planWindow(element, byRows, firstRow);
     if (byRows && load.window.rowWidth > TensorLoader::kMaxRowElements)
         throw core::InputError(h5.where(element.path) + ": a row of it holds " + std::to_string(load.window.rowWidth)
                                + " elements, more than the " + std::to_string(TensorLoader::kMaxRowElements)
                                + " the preview reads at once; the command-line tool works on it in blocks");
-    std::optional<core::RowRange> rows;
-    if (load.window.windowed)
-        rows = core::RowRange{load.window.firstRow, load.window.firstRow + load.window.rowsLoaded};
-    load.tensor = core::readTensor(h5, element.path, &load.notes, rows);
+    load.tensor = load.window.windowed ? core::readElementRows(
+                      h5, element.path, {load.window.firstRow, load.window.firstRow + load.window.rowsLoaded}, &load.notes)
+                                       : core::readTensor(h5, element.path, &load.notes);
     return load;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // TensorLoader: reads the tensor the Files tree selects into what the document shows. A tensor
 // up to kMaxLoadedElements is read whole (the preview and Apply then see what Export sees); a
-// larger dense or CSR table a window of rows at a time (core::readableByRows), which the row
-// scroll bar and the overview strip move.
+// larger dense, csr, row_sparse or coo (rows ascending) table a window of rows at a time
+// (core::elementReadableByRows), which the row scroll bar and the overview strip move.
 //
 // A selection is read at once, on the GUI thread; a move of the window of a table already shown
 // is read on a pool thread, so the window stays live while the rows come (Debian's serial HDF5

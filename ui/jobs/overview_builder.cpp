@@ -1,6 +1,6 @@
 #include "ui/jobs/overview_builder.h"
 
-#include "core/io/h5_reader.h"
+#include "core/io/element_rows.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
@@ -27,16 +27,19 @@ void OverviewBuilder::start(const ElementRef &element, std::int64_t totalRows, s
 void OverviewBuilder::stop()
 {
     m_timer.stop();
+    m_rows.reset(); // before the file it reads
     m_file.reset();
 }
 
 void OverviewBuilder::step()
 {
     try {
-        if (!m_file)
+        if (!m_file) {
             m_file.emplace(core::H5File::openRead(m_element.file.toStdString()));
+            m_rows.emplace(*m_file, m_element.path.toStdString());
+        }
         const auto end = std::min(m_overview.totalRows(), m_nextRow + m_chunkRows);
-        const auto rows = core::readTensor(*m_file, m_element.path.toStdString(), nullptr, core::RowRange{m_nextRow, end});
+        const auto rows = m_rows->readRows(core::RowRange{m_nextRow, end});
         // float32 tables (the common case) are pooled as read; anything else as double.
         if (const auto *f32 = std::get_if<core::DenseTensor<float>>(&rows.storage())) {
             m_overview.addRows(m_nextRow, f32->values.data(), f32->numel());

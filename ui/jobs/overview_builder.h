@@ -4,6 +4,7 @@
 // thread, so the single background job slot stays free for the user's work (a job's HDF5 calls
 // and these interleave under HDF5's own lock). The overview grows as it is built, so the view
 // can draw what is there.
+#include "core/io/element_rows.h"
 #include "core/io/h5_handle.h"
 #include "ui/document/element_ref.h"
 #include "ui/views/row_overview.h"
@@ -20,7 +21,8 @@ class OverviewBuilder : public QObject {
 public:
     explicit OverviewBuilder(QObject *parent = nullptr);
 
-    // Starts over on `element` (a dense or CSR table of `totalRows` rows of `cols` elements).
+    // Starts over on `element` (a table of `totalRows` rows of `cols` elements that
+    // core::elementReadableByRows reads by rows).
     void start(const ElementRef &element, std::int64_t totalRows, std::int64_t cols);
     void stop();
     bool isBuilding() const { return m_timer.isActive(); }
@@ -40,6 +42,7 @@ private:
     QTimer m_timer;
     ElementRef m_element;
     std::optional<core::H5File> m_file;
+    std::optional<core::ElementRowReader> m_rows; // reads m_file
     RowOverview m_overview;
     std::int64_t m_nextRow = 0;
     std::int64_t m_chunkRows = 1;
