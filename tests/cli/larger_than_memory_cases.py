@@ -8,7 +8,8 @@ on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). I
 (not be killed), report a peak resident memory within the budget and 64 MiB, and write the
 file it writes uncapped, value for value: inspect --count; sparsify with each method to dense,
 and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the same shape,
-0.5% filled; convert to dense, csr, coo and row_sparse; step (dense Adam, with a dense and
+0.5% filled, and of a coo that stores more than the cap (8% filled, rows ascending); convert
+to dense, csr, coo and row_sparse, and that coo to dense and csr; step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
@@ -107,6 +108,19 @@ def run_cases(cli, work, cgroup):
         sparse.attrs["shape"] = np.array([rows, width], dtype=np.int64)
         sparse["indices"] = np.stack([np.repeat(np.arange(rows), per_row)[order], columns.ravel()[order]]).astype(np.int64)
         sparse["values"] = values.ravel()[order]
+        # 8% filled, its entries' rows ascending (columns shuffled within each row): it stores
+        # 80 MiB, more than the cap, and is read a block of rows at a time.
+        per_row = 656
+        by_rows = f.create_group("x_coo_rows")
+        by_rows.attrs["encoding-type"], by_rows.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        by_rows.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        indices = by_rows.create_dataset("indices", (2, rows * per_row), dtype="int64")
+        stored = by_rows.create_dataset("values", (rows * per_row,), dtype="float32")
+        for first in range(0, rows, 512):
+            entries = slice(first * per_row, (first + 512) * per_row)
+            indices[0, entries] = np.repeat(np.arange(first, first + 512), per_row)
+            indices[1, entries] = rng.random((512, width)).argpartition(per_row, axis=1)[:, :per_row].ravel()
+            stored[entries] = rng.standard_normal(512 * per_row, dtype=np.float32)
     batch = os.path.join(work, "batch.json")
     with open(batch, "w") as f:
         json.dump({"version": 1, "inputs": [data], "datasets": ["/x"], "device": "cpu",
@@ -134,6 +148,12 @@ def run_cases(cli, work, cgroup):
                                          "--dataset", "/x_coo", "--layout", "csr", "--json"], "{out}"))
     for layout in ("dense", "csr", "coo", "row_sparse"):
         cases.append((f"convert_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset", "/x"], "{out}"))
+    # A coo larger than the cap, its rows ascending: read a block of rows at a time.
+    for layout in ("dense", "csr"):
+        cases.append((f"convert_coo_rows_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset",
+                                                     "/x_coo_rows"], "{out}"))
+    cases.append(("sparsify_coo_rows_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",
+                                              "1.0", "--dataset", "/x_coo_rows", "--layout", "csr", "--json"], "{out}"))
     cases += [
         ("step_dense", ["step", data, "-o", "{out}", "--optimizer", "adam", "--semantics", "dense", "--param", "/x",
                         "--grad", "/g", "--json"], "{out}"),
