@@ -286,6 +286,12 @@ def main(cli, work):
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
             "--state-from", out("previous_coo_state64.h5"), "--grad", "/g", "--memory-limit", "1K",
             element=r"previous_coo_state64\.h5:/param")
+    # A coo converted whole (its rows going back) holds what it reads, its coalescing's copies and
+    # the result at once: refused when they do not fit together, though each part read fits;
+    # its rows ascending, it converts a block of rows at a time.
+    refused(cli, out("c_coo.h5"), "convert", data, out("c_coo.h5"), "--layout", "csr", "--dataset", "/p_coo",
+            "--memory-limit", "1K", element=r"data\.h5:/p_coo: converting it whole")
+    run(cli, "convert", data, out("c_coo.h5"), "--layout", "csr", "--dataset", "/g_coo", "--memory-limit", "1K")
     # Elements read whole must fit the budget together: the state, read after the parameter.
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
             "--state-from", out("previous_coo_both.h5"), "--grad", "/g", "--memory-limit", "1K",
