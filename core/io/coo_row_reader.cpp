@@ -11,15 +11,8 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
-// A quarter of the budget, 8 MiB at most: what one read of entries may take.
-std::int64_t readBytes()
-{
-    constexpr std::int64_t kMost = std::int64_t{8} << 20;
-    return std::min(kMost, wholeTensorBudget().value_or(kMost) / 4);
-}
-
-// Entries' rows read at a time while the rows are scanned (64 at least).
-std::int64_t scanWindow() { return std::max<std::int64_t>(64, readBytes() / 8); }
+// Entries' rows read at a time while the rows are scanned.
+std::int64_t scanWindow() { return std::max<std::int64_t>(64, cooEntriesPerRead(sizeof(std::int64_t))); }
 
 // Calls `visit(firstEntry, rows)` for the rows of the entries of element `path`, a window at a
 // time, in entry order; stops early when it returns false.
@@ -124,10 +117,16 @@ std::vector<RowRange> CooRowReader::blocksOfEntries(RowRange span, std::int64_t 
     return blocks;
 }
 
+std::int64_t cooEntriesPerRead(std::int64_t bytesPerEntry)
+{
+    constexpr std::int64_t kMost = std::int64_t{8} << 20;
+    const auto bytes = std::min(kMost, wholeTensorBudget().value_or(kMost) / 4);
+    return std::max<std::int64_t>(1, bytes / std::max<std::int64_t>(1, bytesPerEntry));
+}
+
 std::int64_t CooRowReader::entriesPerRead() const
 {
-    const auto bytesPerEntry = static_cast<std::int64_t>(m_sparseDims * sizeof(std::int64_t) + valuesPerEntry() * sizeof(double));
-    return std::max<std::int64_t>(1, readBytes() / bytesPerEntry);
+    return cooEntriesPerRead(static_cast<std::int64_t>(m_sparseDims * sizeof(std::int64_t) + valuesPerEntry() * sizeof(double)));
 }
 
 Tensor CooRowReader::readRows(RowRange rows) const

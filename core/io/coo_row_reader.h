@@ -22,6 +22,10 @@ namespace sparsity::core {
 // wrong, if anything.
 bool cooReadableByRows(const H5File &file, const ElementInfo &element);
 
+// The entries of `bytesPerEntry` each that one read may take: a quarter of the budget, 8 MiB
+// at most (larger reads only hold more memory), one at least.
+std::int64_t cooEntriesPerRead(std::int64_t bytesPerEntry);
+
 class CooRowReader {
 public:
     // Checks what a whole read checks before the rows are read (the parts' shapes and types,
@@ -37,8 +41,7 @@ public:
     // Rows `span` in blocks storing at most `entries` entries each (one row at least, at most
     // `maxRows` rows), cut where the entries' sampled rows say.
     std::vector<RowRange> blocksOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const;
-    // The entries a read of rows may hold, with their coordinates, in a quarter of the budget
-    // (8 MiB at most; one at least).
+    // The entries a read of rows may hold with their coordinates (cooEntriesPerRead).
     std::int64_t entriesPerRead() const;
     // Rows `rows` as a coo tensor of those rows alone, numbered from the first: their entries
     // in stored order, checked (C4) with the entries numbered as a whole read numbers them.

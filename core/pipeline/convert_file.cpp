@@ -6,13 +6,13 @@
 #include "core/io/h5_reader.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/convert_blocks.h"
+#include "core/pipeline/convert_stored.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace sparsity::core {
 
@@ -60,7 +60,11 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         // A dense dataset streams whatever its size: a block of rows holds a few MiB where the
         // whole tensor and its conversion held seven times the dataset (256 MiB to csr: 1.8 GB
         // and 1.06 s in memory, 36 MiB and 0.63 s in blocks). Every rank takes the same path.
-        if (group.onEveryRank(convertInBlocksCan(input, element, request.layout) && fitsFreeSpaceOf(request.output, bytes))) {
+        // A coo whose rows go back, whose whole conversion does not fit the budget: a band of
+        // rows at a time, each band a scan of it.
+        const bool inBlocks = convertInBlocksCan(input, element, request.layout)
+                              || convertByBandsCan(input, element, request.layout, bytes, budget);
+        if (group.onEveryRank(inBlocks && fitsFreeSpaceOf(request.output, bytes))) {
             converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
             continue;
         }
@@ -72,16 +76,10 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
             if (convertInBlocksCan(input, element, request.layout) && bytes > budget)
                 requireRoomToStream(request.output, bytes, where);
             tensor.emplace(withAllocationContext(where, "reading it", [&] { return readTensor(input, element.path, &report); }));
-            // Held at once: the element as read, the working copies its conversion makes (a
-            // coo's coalescing: the entries copied, their keys, an order and the sorted
-            // entries: about twice the element again) and the result. Each part read is
-            // checked against the budget alone; together they are refused over it here (a coo
-            // of 78 MiB converted into csr held 337 MiB under a 64M limit; 473 MiB when its
-            // rows are shuffled, which this estimate of 312 MiB understates).
-            const auto held = bytesFor(heldBytes(*tensor), 3);
-            requireWithinBudget(held > std::numeric_limits<std::int64_t>::max() - bytes ? std::numeric_limits<std::int64_t>::max()
-                                                                                        : held + bytes,
-                                where, "converting it whole");
+            // Each part read is checked against the budget alone; what the conversion holds at
+            // once is refused over it here (a coo of 78 MiB into csr held 337 MiB under a 64M
+            // limit).
+            requireWithinBudget(wholeConversionBytes(heldBytes(*tensor), bytes), where, "converting it whole");
             result.emplace(withAllocationContext(where, "converting it", [&] {
                 try {
                     return toLayout(*tensor, request.layout);

@@ -8,8 +8,10 @@
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
+#include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace sparsity::core {
@@ -21,6 +23,11 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // (value, int64 index), its conversion (value, up to two int64 coordinates), its positions and
 // the writer's copy of them (value, position, coordinates).
 constexpr std::int64_t kBytesPerStoredValue = 96;
+
+// The most bands a coo whose rows go back is converted in, each a scan of all of it: reading a
+// 78 MiB element 32 times (a counting pass, then the writing one) takes a couple of seconds
+// from the page cache; more is refused whole, and raising the budget is the way.
+constexpr std::int64_t kMostBands = 16;
 
 // Rows `span` of a csr element in blocks storing about `entries` values each (one row at least,
 // at most `maxRows` rows), cut from its indptr read a window at a time: rows whose values vary
@@ -115,10 +122,23 @@ std::vector<RowRange> blocksOf(
         return csrBlocksOfEntries(input, e, span, entries, maxRows);
     if (const auto *coo = reader.cooReader()) // an entry holds numel(shape[sparse dims:]) values
         return coo->blocksOfEntries(span, std::max<std::int64_t>(1, entries / coo->valuesPerEntry()), maxRows);
+    // Each band a scan of the whole element: as few as half the budget holds (not 8 MiB's).
+    if (const auto *bands = reader.cooBands()) {
+        const auto values = std::max<std::int64_t>(1, budget / 2 / kBytesPerStoredValue);
+        return bands->bandsOfEntries(span, std::max<std::int64_t>(1, values / bands->valuesPerEntry()),
+                                     wholeRows ? std::max<std::int64_t>(1, values / std::max<std::int64_t>(1, width))
+                                               : span.count());
+    }
     std::vector<RowRange> blocks;
     for (std::int64_t row = span.begin; row < span.end; row += maxRows)
         blocks.push_back({row, std::min(span.end, row + maxRows)});
     return blocks;
+}
+
+// How convertStored reads `e`: by rows, or a coo whose rows go back by bands.
+RowRead readOf(const H5File &input, const ElementInfo &e)
+{
+    return e.layout == Layout::Coo && !cooReadableByRows(input, e) ? RowRead::ByBands : RowRead::ByRows;
 }
 
 // Into csr, coo or row_sparse, whose conversions keep each row to itself: a first pass counts
@@ -134,7 +154,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
     // writes as the rank with the most blocks; past its last block a rank writes none.
     const auto &group = ranks();
-    const auto opened = openOnEveryRank<T>(input, e.path, RowRead::ByRows, &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, readOf(input, e), &report);
     auto &reader = *opened;
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
@@ -233,7 +253,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
                                   ValidationReport &report,
                                   std::int64_t budget)
 {
-    const auto opened = openOnEveryRank<T>(input, e.path, RowRead::ByRows, &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, readOf(input, e), &report);
     auto &reader = *opened;
     const auto columns = e.shape[1];
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
@@ -316,6 +336,35 @@ bool convertStoredCan(const ElementInfo &e, Layout target)
         && (e.layout == Layout::Csr || e.layout == Layout::RowSparse || (e.layout == Layout::Coo && target != Layout::Coo));
     const bool rowLayout = target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
     return source && numel(e.shape, 1, e.shape.size()) > 0 && (rowLayout || (target == Layout::Csc && ranks().isSolo()));
+}
+
+std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes)
+{
+    const auto held = bytesFor(readBytes, 3);
+    return held > std::numeric_limits<std::int64_t>::max() - outputBytes ? std::numeric_limits<std::int64_t>::max()
+                                                                         : held + outputBytes;
+}
+
+bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget)
+{
+    if (e.layout != Layout::Coo || !convertStoredCan(e, target))
+        return false;
+    try {
+        const auto extent = describeCooEntries(input, e.path);
+        const auto perEntry =
+            numel(e.shape, static_cast<std::size_t>(std::clamp<int>(extent.sparseDims, 0, static_cast<int>(e.shape.size()))),
+                  e.shape.size());
+        const auto entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims) + perEntry * dtypeSize(computeTypeFor(e.dtype));
+        // Each band is a scan of the whole element: past kMostBands scans, raising the budget
+        // is the way (a band takes half of it, kBytesPerStoredValue a value).
+        const auto bandBytes = std::max<std::int64_t>(1, budget / 2);
+        const auto bands =
+            bytesFor(bytesFor(extent.entries, static_cast<std::size_t>(perEntry)), kBytesPerStoredValue) / bandBytes + 1;
+        return extent.sparseDims >= 1 && bands <= kMostBands
+               && wholeConversionBytes(bytesFor(extent.entries, static_cast<std::size_t>(entryBytes)), outputBytes) > budget;
+    } catch (const Error &) {
+        return false; // the whole read says what is wrong
+    }
 }
 
 ConvertedElement convertStored(const ConvertRequest &request,

@@ -1,5 +1,5 @@
 #pragma once
-// `convert` of a csr or row_sparse element into a sparse layout, a block of rows at a time:
+// `convert` of a csr, row_sparse or coo element into a sparse layout, a block of rows at a time:
 // each block as stored (checked and repaired as a whole read repairs it: stored zeros kept,
 // duplicates summed in stored order), converted by toLayout() as the whole element is. Into
 // csr, coo and row_sparse, whose conversions keep each row to itself, a first pass counts what
@@ -20,6 +20,18 @@ inline constexpr std::int64_t kConvertBlockBytes = std::int64_t{8} << 20;
 // `target`: csr, coo or row_sparse; csc in a single process. A row_sparse element of no values
 // per row still stores its rows, which no value counts: it goes whole.
 bool convertStoredCan(const ElementInfo &e, Layout target);
+
+// What converting an element whole holds at once: the element as read (`readBytes`) three times
+// over (it, and the copies its coalescing makes: the entries, their keys and order, the sorted
+// entries) and the result (`outputBytes`). An estimate: a 78 MiB coo into csr held 337 MiB
+// (counted 312), 473 MiB with its rows shuffled.
+std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes);
+
+// Whether convertStored converts `e`, a coo element whose rows go back somewhere (not read by
+// rows), a band of rows at a time (core/io/coo_band_reader.h): into a layout convertStoredCan
+// takes, when converting it whole (into `outputBytes`) does not fit `budget` and 16 bands, each
+// a scan of it, do.
+bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget);
 
 ConvertedElement convertStored(const ConvertRequest &request,
                                const H5File &input,

@@ -53,6 +53,9 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
     } else if (how == RowRead::ByRows && element.layout == Layout::RowSparse) {
         m_rowSparse.emplace(file, m_path, report);
         m_report = nullptr;
+    } else if (how == RowRead::ByBands) {
+        m_cooBands.emplace(file, m_path, report);
+        m_report = nullptr;
     } else if (how == RowRead::ByRows && element.layout == Layout::Coo) {
         m_coo.emplace(file, m_path, report);
         m_report = nullptr;
@@ -132,12 +135,13 @@ DenseTensor<T> DensifiedRows<T>::cooRows(RowRange rows, const Shape &shape)
 template <class T>
 Tensor DensifiedRows<T>::storedRows(RowRange rows)
 {
-    if (m_how != RowRead::ByRows)
+    if (m_how != RowRead::ByRows && m_how != RowRead::ByBands)
         throw InternalError("DensifiedRows::storedRows: an element read by rows");
     ValidationReport found;
-    auto part = m_rowSparse ? m_rowSparse->readRows(rows)
-                : m_coo     ? m_coo->readRows(rows)
-                            : readTensor(m_file, m_path, &found, rows);
+    auto part = m_rowSparse  ? m_rowSparse->readRows(rows)
+                : m_coo      ? m_coo->readRows(rows)
+                : m_cooBands ? m_cooBands->readRows(rows)
+                             : readTensor(m_file, m_path, &found, rows);
     takeNotes(found, rows);
     m_storedRead += part.storedCount();
     return part;

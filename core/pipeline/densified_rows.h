@@ -4,6 +4,7 @@
 // of sparsify (its "--memory-limit"). Each block is what
 // densifying the whole element (toDenseAs) gives for its rows, bit for bit, whatever layout
 // the element is stored in, so the step by rows writes what the whole step writes.
+#include "core/io/coo_band_reader.h"
 #include "core/io/coo_row_reader.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
@@ -23,12 +24,15 @@ namespace sparsity::core {
 
 // How a block of an element's rows is read.
 enum class RowRead {
-    Dense,  // a plain dense dataset: its rows straight into the block (HDF5 converts the type)
-    ByRows, // csr, row_sparse, a coo whose entries' rows never decrease (cooReadableByRows), a
-            // masked_tensor of dense, csr or row_sparse data with a mask of its layout: the
-            // block's rows as stored, then densified
-    Whole,  // other coo, csc, other masked_tensors: read once (each rank its rows), coalesced
-            // once, and each block filled from it
+    Dense,   // a plain dense dataset: its rows straight into the block (HDF5 converts the type)
+    ByRows,  // csr, row_sparse, a coo whose entries' rows never decrease (cooReadableByRows), a
+             // masked_tensor of dense, csr or row_sparse data with a mask of its layout: the
+             // block's rows as stored, then densified
+    Whole,   // other coo, csc, other masked_tensors: read once (each rank its rows), coalesced
+             // once, and each block filled from it
+    ByBands, // a coo whose entries' rows go back, for `convert` alone, whose whole conversion
+             // does not fit: each read of rows scans all of it (CooBandReader), so its reads
+             // must be few and large
 };
 
 // A dense dataset of a numeric type, not masked.
@@ -68,7 +72,7 @@ public:
     // Rows `rows`, densified. A plain dense element is read into `reuse` (a block's buffer
     // written before), which keeps its pages: a fresh one is faulted in and zeroed again.
     DenseTensor<T> rows(RowRange rows, Buffer<T> reuse = {});
-    // RowRead::ByRows: rows `rows` as stored (a csr, row_sparse or coo tensor of those rows alone,
+    // RowRead::ByRows or ByBands: rows `rows` as stored (a csr, row_sparse or coo tensor of those rows alone,
     // numbered from the first, checked and repaired as a whole read repairs them), with their
     // notes taken as rows() takes them: what convert keeps of a sparse element, which
     // densifying would lose (stored zeros, and rows stored with no nonzero).
@@ -81,6 +85,8 @@ public:
     // RowRead::ByRows of a coo element: its reader, which plans blocks by what rows store
     // (null otherwise).
     const CooRowReader *cooReader() const { return m_coo ? &*m_coo : nullptr; }
+    // RowRead::ByBands: its reader, which cuts the bands (null otherwise).
+    const CooBandReader *cooBands() const { return m_cooBands ? &*m_cooBands : nullptr; }
     // The same rows into `into` (rows.count() * numel(shape[1:]) values): a plain dense
     // element straight from the file, another densified first and copied.
     void readRows(RowRange rows, T *into);
@@ -119,6 +125,7 @@ private:
     std::optional<DenseRowReader> m_dense;
     std::optional<RowSparseRowReader> m_rowSparse;
     std::optional<CooRowReader> m_coo;
+    std::optional<CooBandReader> m_cooBands;
     std::optional<UpdatePattern<T>> m_source; // Whole: its stored values, summed in stored order
     std::int64_t m_storedRead = 0;
     // By rows: I7's notices (unsorted or duplicated indices, repaired: one for its data, one

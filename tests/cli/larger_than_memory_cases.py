@@ -9,7 +9,8 @@ on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). I
 file it writes uncapped, value for value: inspect --count; sparsify with each method to dense,
 and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the same shape,
 0.5% filled, and of a coo that stores more than the cap (8% filled, rows ascending); convert
-to dense, csr, coo and row_sparse, and that coo to dense and csr; step (dense Adam, with a dense and
+to dense, csr, coo and row_sparse, that coo to dense and csr, and a coo with its entries
+shuffled to csr (in bands of rows); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
@@ -121,6 +122,17 @@ def run_cases(cli, work, cgroup):
             indices[0, entries] = np.repeat(np.arange(first, first + 512), per_row)
             indices[1, entries] = rng.random((512, width)).argpartition(per_row, axis=1)[:, :per_row].ravel()
             stored[entries] = rng.standard_normal(512 * per_row, dtype=np.float32)
+        # 2.5% filled, its entries shuffled (rows going back): it stores 29 MiB, its whole
+        # conversion would hold four times that; converted in bands of rows, each a scan of it.
+        per_row = 244
+        order = rng.permutation(rows * per_row)
+        shuffled = f.create_group("x_coo_shuffled")
+        shuffled.attrs["encoding-type"], shuffled.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        shuffled.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        picked = np.stack([rng.choice(width, per_row, replace=False) for _ in range(rows)]).ravel()
+        shuffled["indices"] = np.stack([np.repeat(np.arange(rows), per_row)[order], picked[order]]).astype(np.int64)
+        shuffled["values"] = rng.standard_normal(rows * per_row, dtype=np.float32)
+        del order, picked
     batch = os.path.join(work, "batch.json")
     with open(batch, "w") as f:
         json.dump({"version": 1, "inputs": [data], "datasets": ["/x"], "device": "cpu",
@@ -152,6 +164,8 @@ def run_cases(cli, work, cgroup):
     for layout in ("dense", "csr"):
         cases.append((f"convert_coo_rows_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset",
                                                      "/x_coo_rows"], "{out}"))
+    cases.append(("convert_coo_shuffled_csr", ["convert", data, "{out}", "--layout", "csr", "--dataset",
+                                               "/x_coo_shuffled"], "{out}"))
     cases.append(("sparsify_coo_rows_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",
                                               "1.0", "--dataset", "/x_coo_rows", "--layout", "csr", "--json"], "{out}"))
     cases += [

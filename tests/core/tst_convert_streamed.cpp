@@ -7,7 +7,8 @@
 // duplicates (1e8 + 1 - 1e8, whose float sum depends on the order), stored zeros, a -0, NaN and
 // infinities, empty rows and a full one; float32 and float64 values; row_sparse elements of 2
 // and 3 dims with a stored row of zeros and a -0; coo elements of the csr's entries (columns
-// shuffled within a row), the same coalesced, and a hybrid one with duplicate entries. Budgets of a few rows a block
+// shuffled within a row), the same coalesced, the same shuffled (rows going back: converted in
+// bands of rows, each a scan of it), and a hybrid one with duplicate entries. Budgets of a few rows a block
 // (under which a whole read is refused), of dozens, and the default (one block).
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
@@ -23,6 +24,7 @@
 #include <hdf5.h>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 
 using namespace sparsity;
@@ -107,6 +109,24 @@ core::Tensor awkwardCoo(std::int64_t rows, std::int64_t columns, unsigned seed)
             coo.indices[static_cast<std::size_t>(coo.nnz + k)] = csr.indices[static_cast<std::size_t>(k)];
         }
     return core::Tensor(core::Storage{std::move(coo)});
+}
+
+// `coo`'s entries in a random order (duplicates' order among themselves too): rows going back.
+core::Tensor shuffledEntries(const core::Tensor &coo, unsigned seed)
+{
+    auto t = std::get<core::CooTensor<float>>(coo.storage());
+    std::vector<std::int64_t> order(static_cast<std::size_t>(t.nnz));
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    auto shuffled = t;
+    for (std::int64_t k = 0; k < t.nnz; ++k) {
+        const auto from = order[static_cast<std::size_t>(k)];
+        for (int d = 0; d < t.sparseDims; ++d)
+            shuffled.indices[static_cast<std::size_t>(d * t.nnz + k)] = t.indices[static_cast<std::size_t>(d * t.nnz + from)];
+        shuffled.values[static_cast<std::size_t>(k)] = t.values[static_cast<std::size_t>(from)];
+    }
+    shuffled.coalesced = false;
+    return core::Tensor(core::Storage{std::move(shuffled)});
 }
 
 // A hybrid coo of `shape` (3-d, its first two dims sparse, a row of shape[2] values per entry):
@@ -233,6 +253,12 @@ void TestConvertStreamed::matchesWholeConversion_data()
             for (const qint64 budget : {qint64{2048}, qint64{64 << 10}, qint64{0}})
                 QTest::addRow("%s into %s, budget %lld", element, core::layoutName(layout).data(), static_cast<long long>(budget))
                     << QString(element) << static_cast<int>(layout) << budget;
+    // A coo whose rows go back, in bands of rows (each a scan of it): under 64K its whole
+    // conversion (about 240K) does not fit and 5 to 9 bands do; under 96K, a few more rows each.
+    for (const auto layout : {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc})
+        for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}, qint64{0}})
+            QTest::addRow("/coo_shuffled into %s, budget %lld", core::layoutName(layout).data(), static_cast<long long>(budget))
+                << QStringLiteral("/coo_shuffled") << static_cast<int>(layout) << budget;
 }
 
 void TestConvertStreamed::matchesWholeConversion()
@@ -257,6 +283,7 @@ void TestConvertStreamed::matchesWholeConversion()
                           core::Tensor(core::Storage{
                               core::coalesce(std::get<core::CooTensor<float>>(awkwardCoo<float>(400, 50, 8).storage()))}));
         core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
+        core::writeTensor(file, "/coo_shuffled", shuffledEntries(awkwardCoo<float>(700, 37, 9), 10));
     }
     // The whole conversion: the element read whole, converted, written.
     core::ValidationReport wholeNotes;
