@@ -24,7 +24,7 @@ bool convertStoredCan(const ElementInfo &e, Layout target);
 // What converting an element whole holds at once: the element as read (`readBytes`) three times
 // over (it, and the copies its coalescing makes: the entries, their keys and order, the sorted
 // entries) and the result (`outputBytes`). An estimate: a 78 MiB coo into csr held 337 MiB
-// (counted 312), 473 MiB with its rows shuffled.
+// (counted 312), 463 MiB with its rows shuffled.
 std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes);
 
 // Whether convertStored converts `e`, a coo element whose rows go back somewhere (not read by
