@@ -17,40 +17,35 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 } // namespace
 
 CooBandReader::CooBandReader(const H5File &file, const std::string &path, ValidationReport *report)
-    : m_file(file), m_path(path), m_where(file.where(path))
+    : m_file(file), m_coo(openCooParts(file, path, report))
 {
-    m_shape = requireElement(file, path).shape;
-    readCooEntries(file, path, {0, 0}, report); // the parts' checks, and the conversion's notice
-    const auto extent = describeCooEntries(file, path);
-    m_sparseDims = extent.sparseDims;
-    m_entries = extent.entries;
-    if (m_shape.empty() || m_sparseDims < 1)
+    if (m_coo.shape.empty() || m_coo.sparseDims < 1)
         throw InternalError("CooBandReader: a coo element with a sparse first dim");
-    m_entriesPerRow.assign(at(m_shape[0]), 0);
+    m_entriesPerRow.assign(at(m_coo.shape[0]), 0);
     // One scan of every index: C4's first offender of each dim (a whole read checks dim by dim,
     // each in entry order), and each row's entries.
-    std::vector<std::optional<std::int64_t>> firstBad(at(m_sparseDims));
-    const auto window = std::max<std::int64_t>(64, cooEntriesPerRead(m_sparseDims * 8));
-    for (std::int64_t first = 0; first < m_entries; first += window) {
-        const auto n = std::min(window, m_entries - first);
-        const auto indices = readCooIndices(file, path, {first, first + n}, m_sparseDims);
-        for (int d = 0; d < m_sparseDims; ++d)
+    std::vector<std::optional<std::int64_t>> firstBad(at(m_coo.sparseDims));
+    const auto window = std::max<std::int64_t>(64, cooEntriesPerRead(m_coo.sparseDims * 8));
+    for (std::int64_t first = 0; first < m_coo.entries; first += window) {
+        const auto n = std::min(window, m_coo.entries - first);
+        const auto indices = readCooIndices(file, path, {first, first + n}, m_coo.sparseDims);
+        for (int d = 0; d < m_coo.sparseDims; ++d)
             for (std::int64_t k = 0; k < n && !firstBad[at(d)]; ++k) {
                 const auto i = indices[at(d * n + k)];
-                if (i < 0 || i >= m_shape[at(d)])
+                if (i < 0 || i >= m_coo.shape[at(d)])
                     firstBad[at(d)] = first + k;
             }
         for (std::int64_t k = 0; k < n; ++k)
-            if (const auto row = indices[at(k)]; row >= 0 && row < m_shape[0])
+            if (const auto row = indices[at(k)]; row >= 0 && row < m_coo.shape[0])
                 ++m_entriesPerRow[at(row)];
     }
-    for (int d = 0; d < m_sparseDims; ++d)
+    for (int d = 0; d < m_coo.sparseDims; ++d)
         if (firstBad[at(d)]) {
             const auto value = readCooIndices(file, path, {*firstBad[at(d)], *firstBad[at(d)] + 1}, d + 1)[at(d)];
             try {
-                throw cooIndexOutOfRange(m_shape, d, *firstBad[at(d)], value);
+                throw cooIndexOutOfRange(m_coo.shape, d, *firstBad[at(d)], value);
             } catch (const Error &error) {
-                rethrowWithContext(error, m_where);
+                rethrowWithContext(error, m_coo.where);
             }
         }
 }
@@ -75,25 +70,25 @@ std::vector<RowRange> CooBandReader::bandsOfEntries(RowRange span, std::int64_t 
 
 Tensor CooBandReader::readRows(RowRange rows) const
 {
-    if (!rows.within(m_shape[0]))
+    if (!rows.within(m_coo.shape[0]))
         throw InternalError("CooBandReader::readRows: rows within the element's");
     std::int64_t nnz = 0;
     for (auto row = rows.begin; row < rows.end; ++row)
         nnz += m_entriesPerRow[at(row)];
-    const auto perEntry = numel(m_shape, at(m_sparseDims), m_shape.size());
-    const auto window = cooEntriesPerRead(m_sparseDims * 8 + perEntry * 8);
+    const auto perEntry = numel(m_coo.shape, at(m_coo.sparseDims), m_coo.shape.size());
+    const auto window = cooEntriesPerRead(m_coo.sparseDims * 8 + perEntry * 8);
     std::optional<Tensor> band;
-    for (std::int64_t first = 0; first < m_entries; first += window) {
-        const auto part = readCooEntries(m_file, m_path, {first, std::min(m_entries, first + window)});
+    for (std::int64_t first = 0; first < m_coo.entries; first += window) {
+        const auto part = readCooEntries(m_file, m_coo.path, {first, std::min(m_coo.entries, first + window)});
         part.visit([&](const auto &t) {
             using T = ValueOf<std::decay_t<decltype(t)>>;
             if constexpr (requires { t.sparseDims; }) {
                 if (!band) { // of the element's compute type, sized once
                     CooTensor<T> empty;
-                    empty.shape = m_shape;
+                    empty.shape = m_coo.shape;
                     empty.shape[0] = rows.count();
-                    empty.sparseDims = m_sparseDims;
-                    empty.indices.reserve(at(m_sparseDims * nnz));
+                    empty.sparseDims = m_coo.sparseDims;
+                    empty.indices.reserve(at(m_coo.sparseDims * nnz));
                     empty.values.reserve(at(nnz * perEntry));
                     band.emplace(Storage{std::move(empty)});
                 }
@@ -104,7 +99,7 @@ Tensor CooBandReader::readRows(RowRange rows) const
                         continue;
                     // Dim-major: kept as dim after dim, each its entries in order, gathered below.
                     out.indices.push_back(row - rows.begin);
-                    for (int d = 1; d < m_sparseDims; ++d)
+                    for (int d = 1; d < m_coo.sparseDims; ++d)
                         out.indices.push_back(t.index(d, k));
                     out.values.insert(out.values.end(), t.values.begin() + k * perEntry, t.values.begin() + (k + 1) * perEntry);
                     ++out.nnz;
@@ -115,7 +110,7 @@ Tensor CooBandReader::readRows(RowRange rows) const
         });
     }
     if (!band) // no entries at all: an empty coo of the element's type
-        band = readCooEntries(m_file, m_path, {0, 0});
+        band = readCooEntries(m_file, m_coo.path, {0, 0});
     band->visit([&](const auto &t) {
         using T = ValueOf<std::decay_t<decltype(t)>>;
         if constexpr (requires { t.sparseDims; }) {
@@ -123,10 +118,10 @@ Tensor CooBandReader::readRows(RowRange rows) const
             // Entry-major (row, then its other dims) into dim-major.
             Buffer<std::int64_t> dimMajor(out.indices.size());
             for (std::int64_t k = 0; k < out.nnz; ++k)
-                for (int d = 0; d < m_sparseDims; ++d)
-                    dimMajor[at(d * out.nnz + k)] = out.indices[at(k * m_sparseDims + d)];
+                for (int d = 0; d < m_coo.sparseDims; ++d)
+                    dimMajor[at(d * out.nnz + k)] = out.indices[at(k * m_coo.sparseDims + d)];
             out.indices = std::move(dimMajor);
-            out.shape = m_shape;
+            out.shape = m_coo.shape;
             out.shape[0] = rows.count();
             validateCoo(out, /*detectCoalesced=*/true);
         }

@@ -7,6 +7,7 @@
 // no sort. When it opens, every index is checked as a whole read checks them (dim by dim, each
 // in entry order) and each row's entries are counted, 8 bytes a row outside the budget, to cut
 // the bands.
+#include "core/io/coo_row_reader.h"
 #include "core/io/h5_handle.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
@@ -21,9 +22,7 @@ class CooBandReader {
 public:
     // `report` takes the notes a whole read gives (the conversion of its values).
     CooBandReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
-    const Shape &shape() const { return m_shape; }
-    // Values an entry stores: numel(shape[sparse dims:]).
-    std::int64_t valuesPerEntry() const { return numel(m_shape, static_cast<std::size_t>(m_sparseDims), m_shape.size()); }
+    const CooParts &parts() const { return m_coo; }
     // Rows `span` in bands of at most `entries` entries and `maxRows` rows each (one row at least).
     std::vector<RowRange> bandsOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const;
     // Rows `rows` as a coo tensor of those rows alone, numbered from the first, their entries in
@@ -32,10 +31,7 @@ public:
 
 private:
     const H5File &m_file;
-    std::string m_path, m_where;
-    Shape m_shape;
-    int m_sparseDims = 1;
-    std::int64_t m_entries = 0;
+    CooParts m_coo;
     std::vector<std::int64_t> m_entriesPerRow;
 };
 

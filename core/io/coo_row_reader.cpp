@@ -35,13 +35,12 @@ bool cooReadableByRows(const H5File &file, const ElementInfo &element)
         return false;
     try {
         // C1 to C3 and the parts' types, as a whole read checks them first.
-        readCooEntries(file, element.path, {0, 0});
-        const auto extent = describeCooEntries(file, element.path);
-        if (extent.sparseDims < 1)
+        const auto parts = openCooParts(file, element.path, nullptr);
+        if (parts.sparseDims < 1)
             return false;
         bool ascending = true;
         std::int64_t last = 0;
-        scanRows(file, element.path, extent.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
+        scanRows(file, element.path, parts.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
             ascending = first == 0 || rows.front() >= last;
             ascending = ascending && std::is_sorted(rows.begin(), rows.end());
             last = rows.back();
@@ -53,30 +52,34 @@ bool cooReadableByRows(const H5File &file, const ElementInfo &element)
     }
 }
 
-CooRowReader::CooRowReader(const H5File &file, const std::string &path, ValidationReport *report)
-    : m_file(file), m_path(path), m_where(file.where(path)), m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
+CooParts openCooParts(const H5File &file, const std::string &path, ValidationReport *report)
 {
-    const auto info = requireElement(file, path);
-    m_shape = info.shape;
+    CooParts parts{path, file.where(path), requireElement(file, path).shape};
     readCooEntries(file, path, {0, 0}, report); // the parts' checks, and the conversion's notice
     const auto extent = describeCooEntries(file, path);
-    m_sparseDims = extent.sparseDims;
-    m_entries = extent.entries;
-    m_sampledRows.reserve(at(m_entries / m_sampleStride + 1));
+    parts.sparseDims = extent.sparseDims;
+    parts.entries = extent.entries;
+    return parts;
+}
+
+CooRowReader::CooRowReader(const H5File &file, const std::string &path, ValidationReport *report)
+    : m_file(file), m_coo(openCooParts(file, path, report)), m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
+{
+    m_sampledRows.reserve(at(m_coo.entries / m_sampleStride + 1));
     std::int64_t last = 0;
-    scanRows(file, path, m_entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
+    scanRows(file, path, m_coo.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
         for (std::size_t k = 0; k < rows.size(); ++k) {
             const auto entry = first + static_cast<std::int64_t>(k), row = rows[k];
-            if (row < 0 || row >= m_shape[0]) {
+            if (row < 0 || row >= m_coo.shape[0]) {
                 try {
-                    throw cooIndexOutOfRange(m_shape, 0, entry, row);
+                    throw cooIndexOutOfRange(m_coo.shape, 0, entry, row);
                 } catch (const Error &error) {
-                    rethrowWithContext(error, m_where);
+                    rethrowWithContext(error, m_coo.where);
                 }
             }
             // Read again after cooReadableByRows said they ascend: the file changed since.
             if (row < last)
-                throw InputError(m_where + ": the rows of its entries changed while it was read (indices[0, "
+                throw InputError(m_coo.where + ": the rows of its entries changed while it was read (indices[0, "
                                  + std::to_string(entry) + "]=" + std::to_string(row) + " after " + std::to_string(last) + ")");
             last = row;
             if (entry % m_sampleStride == 0)
@@ -90,13 +93,13 @@ std::int64_t CooRowReader::firstEntryOf(std::int64_t row) const
 {
     // The first sample at `row` or past it: the entry sought lies after the sample before it.
     const auto sample = std::lower_bound(m_sampledRows.begin(), m_sampledRows.end(), row) - m_sampledRows.begin();
-    const auto upTo = std::min(m_entries, static_cast<std::int64_t>(sample) * m_sampleStride);
+    const auto upTo = std::min(m_coo.entries, static_cast<std::int64_t>(sample) * m_sampleStride);
     if (sample == 0)
         return 0;
     const auto from = (static_cast<std::int64_t>(sample) - 1) * m_sampleStride + 1;
     if (from >= upTo)
         return upTo;
-    const auto rows = readCooIndices(m_file, m_path, {from, upTo}, 1);
+    const auto rows = readCooIndices(m_file, m_coo.path, {from, upTo}, 1);
     return from + (std::lower_bound(rows.begin(), rows.end(), row) - rows.begin());
 }
 
@@ -108,7 +111,7 @@ std::vector<RowRange> CooRowReader::blocksOfEntries(RowRange span, std::int64_t 
         // The row of the last sample at or before the budget's end: every row before it ends
         // within the budget.
         auto end = span.end;
-        if (budgetEnd < m_entries)
+        if (budgetEnd < m_coo.entries)
             end = std::min(end, m_sampledRows[at(budgetEnd / m_sampleStride)]);
         end = std::clamp(end, begin + 1, std::min(span.end, begin + std::max<std::int64_t>(1, maxRows)));
         blocks.push_back({begin, end});
@@ -126,22 +129,23 @@ std::int64_t cooEntriesPerRead(std::int64_t bytesPerEntry)
 
 std::int64_t CooRowReader::entriesPerRead() const
 {
-    return cooEntriesPerRead(static_cast<std::int64_t>(m_sparseDims * sizeof(std::int64_t) + valuesPerEntry() * sizeof(double)));
+    return cooEntriesPerRead(
+        static_cast<std::int64_t>(m_coo.sparseDims * sizeof(std::int64_t) + m_coo.valuesPerEntry() * sizeof(double)));
 }
 
 Tensor CooRowReader::readRows(RowRange rows) const
 {
-    if (!rows.within(m_shape[0]))
+    if (!rows.within(m_coo.shape[0]))
         throw InternalError("CooRowReader::readRows: rows within the element's");
     const RowRange entries{firstEntryOf(rows.begin), firstEntryOf(rows.end)};
-    auto part = readCooEntries(m_file, m_path, entries);
+    auto part = readCooEntries(m_file, m_coo.path, entries);
     std::visit(
         [&](auto &t) {
             if constexpr (requires { t.sparseDims; }) {
                 try {
                     validateCoo(t, /*detectCoalesced=*/true, entries.begin);
                 } catch (const Error &error) {
-                    rethrowWithContext(error, m_where);
+                    rethrowWithContext(error, m_coo.where);
                 }
                 for (std::int64_t k = 0; k < t.nnz; ++k)
                     t.indices[at(k)] -= rows.begin; // dim 0's, first in the dim-major indices

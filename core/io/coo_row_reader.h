@@ -26,15 +26,26 @@ bool cooReadableByRows(const H5File &file, const ElementInfo &element);
 // at most (larger reads only hold more memory), one at least.
 std::int64_t cooEntriesPerRead(std::int64_t bytesPerEntry);
 
+// A coo element opened to be read a part at a time: its name as messages give it, its shape and
+// how its entries are stored, after the checks a whole read makes of its parts before their
+// values (C1 to C3, the types of the indices and values), the conversion of its values noted.
+struct CooParts {
+    std::string path, where;
+    Shape shape;
+    int sparseDims = 1;
+    std::int64_t entries = 0;
+    // Values an entry stores: numel(shape[sparse dims:]), 1 unless the element is hybrid.
+    std::int64_t valuesPerEntry() const { return numel(shape, static_cast<std::size_t>(sparseDims), shape.size()); }
+};
+CooParts openCooParts(const H5File &file, const std::string &path, ValidationReport *report);
+
 class CooRowReader {
 public:
     // Checks what a whole read checks before the rows are read (the parts' shapes and types,
     // and every entry's row: C4 of dim 0, in entry order), and notes the conversion of its
     // values as a whole read notes it. The other dims' indices are checked block by block.
     CooRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
-    const Shape &shape() const { return m_shape; }
-    // Values an entry stores: numel(shape[sparse dims:]), 1 unless the element is hybrid.
-    std::int64_t valuesPerEntry() const { return numel(m_shape, static_cast<std::size_t>(m_sparseDims), m_shape.size()); }
+    const CooParts &parts() const { return m_coo; }
     // The first entry of row `row` or a later one: the entries of rows [a, b) are
     // [firstEntryOf(a), firstEntryOf(b)).
     std::int64_t firstEntryOf(std::int64_t row) const;
@@ -49,10 +60,7 @@ public:
 
 private:
     const H5File &m_file;
-    std::string m_path, m_where;
-    Shape m_shape;
-    int m_sparseDims = 1;
-    std::int64_t m_entries = 0;
+    CooParts m_coo;
     // One entry's row in this many is kept: a block's first entry is then found by one read of
     // as many rows (32 KiB; fewer under a smaller budget), and a billion entries' samples take
     // 2 MiB.

@@ -121,11 +121,11 @@ std::vector<RowRange> blocksOf(
     if (e.layout == Layout::Csr)
         return csrBlocksOfEntries(input, e, span, entries, maxRows);
     if (const auto *coo = reader.cooReader()) // an entry holds numel(shape[sparse dims:]) values
-        return coo->blocksOfEntries(span, std::max<std::int64_t>(1, entries / coo->valuesPerEntry()), maxRows);
+        return coo->blocksOfEntries(span, std::max<std::int64_t>(1, entries / coo->parts().valuesPerEntry()), maxRows);
     // Each band a scan of the whole element: as few as half the budget holds (not 8 MiB's).
     if (const auto *bands = reader.cooBands()) {
         const auto values = std::max<std::int64_t>(1, budget / 2 / kBytesPerStoredValue);
-        return bands->bandsOfEntries(span, std::max<std::int64_t>(1, values / bands->valuesPerEntry()),
+        return bands->bandsOfEntries(span, std::max<std::int64_t>(1, values / bands->parts().valuesPerEntry()),
                                      wholeRows ? std::max<std::int64_t>(1, values / std::max<std::int64_t>(1, width))
                                                : span.count());
     }

@@ -287,11 +287,18 @@ def main(cli, work):
             "--state-from", out("previous_coo_state64.h5"), "--grad", "/g", "--memory-limit", "1K",
             element=r"previous_coo_state64\.h5:/param")
     # A coo converted whole (its rows going back) holds what it reads, its coalescing's copies and
-    # the result at once: refused when they do not fit together, though each part read fits;
-    # its rows ascending, it converts a block of rows at a time.
-    refused(cli, out("c_coo.h5"), "convert", data, out("c_coo.h5"), "--layout", "csr", "--dataset", "/p_coo",
+    # the result at once, which 1K does not hold though each part read fits: into dense it is
+    # refused; into csr it converts in bands of rows (each a scan of it; 16 at most, which any
+    # 2-d coo whose parts each fit the budget needs no more than); its rows ascending, a block
+    # of rows at a time.
+    refused(cli, out("c_coo.h5"), "convert", data, out("c_coo.h5"), "--layout", "dense", "--dataset", "/p_coo",
             "--memory-limit", "1K", element=r"data\.h5:/p_coo: converting it whole")
-    run(cli, "convert", data, out("c_coo.h5"), "--layout", "csr", "--dataset", "/g_coo", "--memory-limit", "1K")
+    for name in ("/p_coo", "/g_coo"):
+        run(cli, "convert", data, out("c_coo.h5"), "--layout", "csr", "--dataset", name, "--memory-limit", "1K")
+        run(cli, "convert", data, out("c_whole.h5"), "--layout", "csr", "--dataset", name)
+        with h5py.File(out("c_coo.h5")) as a, h5py.File(out("c_whole.h5")) as b:
+            check(all(np.array_equal(a[name][part][()], b[name][part][()]) for part in ("data", "indices", "indptr")),
+                  f"convert {name} under 1K: not the whole conversion's csr")
     # Elements read whole must fit the budget together: the state, read after the parameter.
     refused(cli, out("st3.h5"), "step", data, "-o", out("st3.h5"), "--optimizer", "adagrad", "--semantics", "dense",
             "--state-from", out("previous_coo_both.h5"), "--grad", "/g", "--memory-limit", "1K",
