@@ -22,32 +22,12 @@ CooBandReader::CooBandReader(const H5File &file, const std::string &path, Valida
     if (m_coo.shape.empty() || m_coo.sparseDims < 1)
         throw InternalError("CooBandReader: a coo element with a sparse first dim");
     m_entriesPerRow.assign(at(m_coo.shape[0]), 0);
-    // One scan of every index: C4's first offender of each dim (a whole read checks dim by dim,
-    // each in entry order), and each row's entries.
-    std::vector<std::optional<std::int64_t>> firstBad(at(m_coo.sparseDims));
-    const auto window = std::max<std::int64_t>(64, cooEntriesPerRead(m_coo.sparseDims * 8));
-    for (std::int64_t first = 0; first < m_coo.entries; first += window) {
-        const auto n = std::min(window, m_coo.entries - first);
-        const auto indices = readCooIndices(file, path, {first, first + n}, m_coo.sparseDims);
-        for (int d = 0; d < m_coo.sparseDims; ++d)
-            for (std::int64_t k = 0; k < n && !firstBad[at(d)]; ++k) {
-                const auto i = indices[at(d * n + k)];
-                if (i < 0 || i >= m_coo.shape[at(d)])
-                    firstBad[at(d)] = first + k;
-            }
-        for (std::int64_t k = 0; k < n; ++k)
-            if (const auto row = indices[at(k)]; row >= 0 && row < m_coo.shape[0])
+    // Each row's entries, counted in the scan that checks every index.
+    checkCooIndices(file, m_coo, [&](std::int64_t, std::span<const std::int64_t> rows) {
+        for (const auto row : rows)
+            if (row >= 0 && row < m_coo.shape[0])
                 ++m_entriesPerRow[at(row)];
-    }
-    for (int d = 0; d < m_coo.sparseDims; ++d)
-        if (firstBad[at(d)]) {
-            const auto value = readCooIndices(file, path, {*firstBad[at(d)], *firstBad[at(d)] + 1}, d + 1)[at(d)];
-            try {
-                throw cooIndexOutOfRange(m_coo.shape, d, *firstBad[at(d)], value);
-            } catch (const Error &error) {
-                rethrowWithContext(error, m_coo.where);
-            }
-        }
+    });
 }
 
 std::vector<RowRange> CooBandReader::bandsOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const

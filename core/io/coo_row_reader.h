@@ -11,6 +11,8 @@
 #include "core/tensor/tensor.h"
 #include "core/util/validation_report.h"
 
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,11 +41,18 @@ struct CooParts {
 };
 CooParts openCooParts(const H5File &file, const std::string &path, ValidationReport *report);
 
+// Checks every index of `coo` as a whole read checks them (C4: dim by dim, each in entry order,
+// the first offender reported), in one scan a window at a time, calling `rows(firstEntry,
+// rows)` with each window's entries' rows (dim 0's indices) before the report.
+void checkCooIndices(const H5File &file,
+                     const CooParts &coo,
+                     const std::function<void(std::int64_t, std::span<const std::int64_t>)> &rows);
+
 class CooRowReader {
 public:
     // Checks what a whole read checks before the rows are read (the parts' shapes and types,
-    // and every entry's row: C4 of dim 0, in entry order), and notes the conversion of its
-    // values as a whole read notes it. The other dims' indices are checked block by block.
+    // and every index: checkCooIndices), and notes the conversion of its values as a whole
+    // read notes it.
     CooRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
     const CooParts &parts() const { return m_coo; }
     // The first entry of row `row` or a later one: the entries of rows [a, b) are
@@ -66,6 +75,7 @@ private:
     // 2 MiB.
     std::int64_t m_sampleStride = 4096;
     std::vector<std::int64_t> m_sampledRows; // the row of every m_sampleStride-th entry
+    std::int64_t rowOfEntry(std::int64_t entry) const;
 };
 
 } // namespace sparsity::core

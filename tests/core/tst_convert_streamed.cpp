@@ -35,6 +35,8 @@ class TestConvertStreamed : public QObject {
 private slots:
     void matchesWholeConversion_data();
     void matchesWholeConversion();
+    void aBadIndexIsTheWholeReadsFirst_data();
+    void aBadIndexIsTheWholeReadsFirst();
 };
 
 namespace {
@@ -317,6 +319,65 @@ void TestConvertStreamed::matchesWholeConversion()
         QVERIFY2(actual.at(name) == bytes, name.c_str());
     }
     QCOMPARE(actual.size(), expected.size());
+}
+
+void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst_data()
+{
+    QTest::addColumn<bool>("rowsAscend");
+    QTest::addColumn<qint64>("budget"); // 0: auto
+    for (const bool ascend : {true, false})
+        for (const qint64 budget : {qint64{64 << 10}, qint64{0}})
+            QTest::addRow("rows %s, budget %lld", ascend ? "ascending" : "going back", static_cast<long long>(budget))
+                << ascend << budget;
+}
+
+// A 3-d coo with a bad index in dim 2 at its first entry and one in dim 1 far later: a whole
+// read checks dim by dim, so it names dim 1's. Read by rows (a block's dims checked as it is
+// read) or in bands, the same error, and no output.
+void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
+{
+    QFETCH(bool, rowsAscend);
+    QFETCH(qint64, budget);
+    QTemporaryDir dir;
+    const auto input = dir.filePath("bad.h5").toStdString();
+    {
+        core::CooTensor<float> coo;
+        coo.shape = {2000, 6, 5};
+        coo.sparseDims = 3;
+        coo.nnz = 20000;
+        coo.indices.resize(3 * 20000);
+        for (std::int64_t k = 0; k < coo.nnz; ++k) {
+            coo.indices[static_cast<std::size_t>(k)] = rowsAscend ? k / 10 : (k * 7919) % 2000;
+            coo.indices[static_cast<std::size_t>(coo.nnz + k)] = k % 6;
+            coo.indices[static_cast<std::size_t>(2 * coo.nnz + k)] = k % 5;
+            coo.values.push_back(static_cast<float>(k));
+        }
+        coo.indices[static_cast<std::size_t>(2 * coo.nnz)] = 5;     // dim 2, entry 0
+        coo.indices[static_cast<std::size_t>(coo.nnz + 15000)] = 6; // dim 1, entry 15000
+        auto file = core::H5File::create(input);
+        core::writeTensor(file, "/a", core::Tensor(core::Storage{std::move(coo)}));
+    }
+    QString whole;
+    try {
+        core::readTensor(core::H5File::openRead(input), "/a");
+    } catch (const core::InputError &error) {
+        whole = QString::fromUtf8(error.what());
+    }
+    QVERIFY2(whole.contains(QStringLiteral("indices[1, 15000]=6")), qPrintable(whole));
+    core::ConvertRequest request;
+    request.input = input;
+    request.output = dir.filePath("out.h5").toStdString();
+    request.layout = core::Layout::RowSparse;
+    if (budget > 0)
+        request.memoryLimit = budget;
+    core::ValidationReport notes;
+    try {
+        core::convertFile(request, notes);
+        QFAIL("a coo with bad indices converted");
+    } catch (const core::InputError &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
+    }
+    QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
 }
 
 QTEST_GUILESS_MAIN(TestConvertStreamed)
