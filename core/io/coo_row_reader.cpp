@@ -5,6 +5,7 @@
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace sparsity::core {
@@ -94,7 +95,8 @@ CooRowReader::CooRowReader(const H5File &file, const std::string &path, Validati
     : m_file(file), m_coo(openCooParts(file, path, report)), m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
 {
     m_sampledRows.reserve(at(m_coo.entries / m_sampleStride + 1));
-    std::int64_t last = 0;
+    // (A negative first row is C4's to report, after the scan, as a whole read reports it.)
+    auto last = std::numeric_limits<std::int64_t>::min();
     checkCooIndices(file, m_coo, [&](std::int64_t first, std::span<const std::int64_t> rows) {
         for (std::size_t k = 0; k < rows.size(); ++k) {
             const auto entry = first + static_cast<std::int64_t>(k), row = rows[k];

@@ -324,19 +324,23 @@ void TestConvertStreamed::matchesWholeConversion()
 void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst_data()
 {
     QTest::addColumn<bool>("rowsAscend");
-    QTest::addColumn<qint64>("budget"); // 0: auto
+    QTest::addColumn<bool>("negativeFirstRow"); // else bad indices in dims 2 and 1
+    QTest::addColumn<qint64>("budget");         // 0: auto
     for (const bool ascend : {true, false})
-        for (const qint64 budget : {qint64{64 << 10}, qint64{0}})
-            QTest::addRow("rows %s, budget %lld", ascend ? "ascending" : "going back", static_cast<long long>(budget))
-                << ascend << budget;
+        for (const bool negative : {false, true})
+            for (const qint64 budget : {qint64{64 << 10}, qint64{0}})
+                QTest::addRow("rows %s%s, budget %lld", ascend ? "ascending" : "going back", negative ? ", the first -1" : "",
+                              static_cast<long long>(budget))
+                    << ascend << negative << budget;
 }
 
 // A 3-d coo with a bad index in dim 2 at its first entry and one in dim 1 far later: a whole
-// read checks dim by dim, so it names dim 1's. Read by rows (a block's dims checked as it is
-// read) or in bands, the same error, and no output.
+// read checks dim by dim, so it names dim 1's. Or its first row -1, the rows ascending after
+// it. Read by rows or in bands, the same error, and no output.
 void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
 {
     QFETCH(bool, rowsAscend);
+    QFETCH(bool, negativeFirstRow);
     QFETCH(qint64, budget);
     QTemporaryDir dir;
     const auto input = dir.filePath("bad.h5").toStdString();
@@ -352,8 +356,12 @@ void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
             coo.indices[static_cast<std::size_t>(2 * coo.nnz + k)] = k % 5;
             coo.values.push_back(static_cast<float>(k));
         }
-        coo.indices[static_cast<std::size_t>(2 * coo.nnz)] = 5;     // dim 2, entry 0
-        coo.indices[static_cast<std::size_t>(coo.nnz + 15000)] = 6; // dim 1, entry 15000
+        if (negativeFirstRow) { // rows still ascending: a whole read's C4 of dim 0
+            coo.indices[0] = -1;
+        } else {
+            coo.indices[static_cast<std::size_t>(2 * coo.nnz)] = 5;     // dim 2, entry 0
+            coo.indices[static_cast<std::size_t>(coo.nnz + 15000)] = 6; // dim 1, entry 15000
+        }
         auto file = core::H5File::create(input);
         core::writeTensor(file, "/a", core::Tensor(core::Storage{std::move(coo)}));
     }
@@ -363,7 +371,8 @@ void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
     } catch (const core::InputError &error) {
         whole = QString::fromUtf8(error.what());
     }
-    QVERIFY2(whole.contains(QStringLiteral("indices[1, 15000]=6")), qPrintable(whole));
+    QVERIFY2(whole.contains(negativeFirstRow ? QStringLiteral("indices[0, 0]=-1") : QStringLiteral("indices[1, 15000]=6")),
+             qPrintable(whole));
     core::ConvertRequest request;
     request.input = input;
     request.output = dir.filePath("out.h5").toStdString();
