@@ -4,10 +4,10 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/coo_tensor.h"
+#include "core/tensor/sorting.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace sparsity::core {
 namespace {
@@ -52,61 +52,48 @@ Tensor CooBandReader::readRows(RowRange rows) const
 {
     if (!rows.within(m_coo.shape[0]))
         throw InternalError("CooBandReader::readRows: rows within the element's");
+    // Its entries counted when it opened: the band is sized once and filled dim-major in place.
     std::int64_t nnz = 0;
     for (auto row = rows.begin; row < rows.end; ++row)
         nnz += m_entriesPerRow[at(row)];
-    const auto perEntry = numel(m_coo.shape, at(m_coo.sparseDims), m_coo.shape.size());
+    const auto perEntry = m_coo.valuesPerEntry();
     const auto window = cooEntriesPerRead(m_coo.sparseDims * 8 + perEntry * 8);
-    std::optional<Tensor> band;
-    for (std::int64_t first = 0; first < m_coo.entries; first += window) {
-        const auto part = readCooEntries(m_file, m_coo.path, {first, std::min(m_coo.entries, first + window)});
-        part.visit([&](const auto &t) {
-            using T = ValueOf<std::decay_t<decltype(t)>>;
-            if constexpr (requires { t.sparseDims; }) {
-                if (!band) { // of the element's compute type, sized once
-                    CooTensor<T> empty;
-                    empty.shape = m_coo.shape;
-                    empty.shape[0] = rows.count();
-                    empty.sparseDims = m_coo.sparseDims;
-                    empty.indices.reserve(at(m_coo.sparseDims * nnz));
-                    empty.values.reserve(at(nnz * perEntry));
-                    band.emplace(Storage{std::move(empty)});
+    auto band = readCooEntries(m_file, m_coo.path, {0, 0}); // an empty coo of the element's compute type
+    std::visit(
+        [&](auto &out) {
+            using T = ValueOf<std::decay_t<decltype(out)>>;
+            if constexpr (requires { out.sparseDims; }) {
+                out.shape[0] = rows.count();
+                out.nnz = nnz;
+                out.indices.resize(at(m_coo.sparseDims * nnz));
+                out.values.resize(at(nnz * perEntry));
+                std::int64_t next = 0;
+                for (std::int64_t first = 0; first < m_coo.entries; first += window) {
+                    const auto part = readCooEntries(m_file, m_coo.path, {first, std::min(m_coo.entries, first + window)});
+                    const auto &t = std::get<CooTensor<T>>(part.storage());
+                    for (std::int64_t k = 0; k < t.nnz; ++k) {
+                        const auto row = t.index(0, k);
+                        if (row < rows.begin || row >= rows.end)
+                            continue;
+                        if (next >= nnz)
+                            throw InputError(m_coo.where + ": its entries changed while it was read");
+                        out.indices[at(next)] = row - rows.begin;
+                        for (int d = 1; d < m_coo.sparseDims; ++d)
+                            out.indices[at(d * nnz + next)] = t.index(d, k);
+                        std::copy_n(t.values.begin() + k * perEntry, perEntry, out.values.begin() + next * perEntry);
+                        ++next;
+                    }
                 }
-                auto &out = std::get<CooTensor<T>>(band->storage());
-                for (std::int64_t k = 0; k < t.nnz; ++k) {
-                    const auto row = t.index(0, k);
-                    if (row < rows.begin || row >= rows.end)
-                        continue;
-                    // Dim-major: kept as dim after dim, each its entries in order, gathered below.
-                    out.indices.push_back(row - rows.begin);
-                    for (int d = 1; d < m_coo.sparseDims; ++d)
-                        out.indices.push_back(t.index(d, k));
-                    out.values.insert(out.values.end(), t.values.begin() + k * perEntry, t.values.begin() + (k + 1) * perEntry);
-                    ++out.nnz;
-                }
+                if (next != nnz)
+                    throw InputError(m_coo.where + ": its entries changed while it was read");
+                // Its indices were checked when it opened: only whether it is coalesced is left.
+                out.coalesced = cooIsSortedUnique(out);
             } else {
                 throw InternalError("CooBandReader::readRows: a coo tensor");
             }
-        });
-    }
-    if (!band) // no entries at all: an empty coo of the element's type
-        band = readCooEntries(m_file, m_coo.path, {0, 0});
-    band->visit([&](const auto &t) {
-        using T = ValueOf<std::decay_t<decltype(t)>>;
-        if constexpr (requires { t.sparseDims; }) {
-            auto &out = std::get<CooTensor<T>>(band->storage());
-            // Entry-major (row, then its other dims) into dim-major.
-            Buffer<std::int64_t> dimMajor(out.indices.size());
-            for (std::int64_t k = 0; k < out.nnz; ++k)
-                for (int d = 0; d < m_coo.sparseDims; ++d)
-                    dimMajor[at(d * out.nnz + k)] = out.indices[at(k * m_coo.sparseDims + d)];
-            out.indices = std::move(dimMajor);
-            out.shape = m_coo.shape;
-            out.shape[0] = rows.count();
-            validateCoo(out, /*detectCoalesced=*/true);
-        }
-    });
-    return *band;
+        },
+        band.storage());
+    return band;
 }
 
 } // namespace sparsity::core

@@ -64,7 +64,7 @@ public:
     // The entries a read of rows may hold with their coordinates (cooEntriesPerRead).
     std::int64_t entriesPerRead() const;
     // Rows `rows` as a coo tensor of those rows alone, numbered from the first: their entries
-    // in stored order, checked (C4) with the entries numbered as a whole read numbers them.
+    // in stored order (every index was checked when it opened).
     Tensor readRows(RowRange rows) const;
 
 private:
