@@ -782,15 +782,20 @@ template void DenseRowReader::readBox<double>(RowRange, RowRange, double *) cons
 
 std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share)
 {
-    if ((element.masked || element.layout != Layout::Dense || element.shape.empty()) && share.rank != 0)
+    // A dense dataset, and a masked_tensor of dense or csr data with a mask of its layout, are
+    // counted by rows (each rank its own); the others by rank 0: a masked one read whole, a
+    // sparse one from its metadata.
+    const bool byRows =
+        !element.shape.empty() && (element.layout == Layout::Dense || element.masked) && readableByRows(file, element);
+    if (!byRows && share.rank != 0)
         return 0;
-    if (element.masked)
+    if (element.masked && !byRows)
         return readTensor(file, element.path).specifiedCount();
-    if (element.layout != Layout::Dense)
+    if (element.layout != Layout::Dense && !element.masked)
         return element.nnz.value_or(0);
     if (element.shape.empty())
         return toDenseDouble(readTensor(file, element.path)).values[0] != 0.0;
-    if (const auto count = countNonzerosByChunk(file, element, share))
+    if (const auto count = element.masked ? std::nullopt : countNonzerosByChunk(file, element, share))
         return *count;
     // About 16 MiB of rows per read, less under a smaller memory budget.
     const auto rowElements = std::max<std::int64_t>(1, numel(element.shape, 1, element.shape.size()));
@@ -801,8 +806,11 @@ std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, Count
     for (std::int64_t begin = mine.begin; begin < mine.end; begin += chunkRows) {
         const auto end = std::min(mine.end, begin + chunkRows);
         const auto chunk = readTensor(file, element.path, nullptr, RowRange{begin, end});
-        chunk.visit(
-            [&](const auto &t) { count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; }); });
+        if (element.masked)
+            count += chunk.specifiedCount();
+        else
+            chunk.visit(
+                [&](const auto &t) { count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; }); });
     }
     return count;
 }

@@ -145,7 +145,8 @@ struct CountShare {
 
 // Number of nonzero (unmasked) or specified (masked) elements, read in row chunks so memory
 // stays bounded; for `inspect --count`. With a `share`, this rank's part of it: its range of
-// rows, or of allocated chunks (masked, sparse and 0-d elements are counted by rank 0).
+// rows, or of allocated chunks (sparse and 0-d elements, and masked ones not read by rows, are
+// counted by rank 0).
 std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share = {});
 
 } // namespace sparsity::core

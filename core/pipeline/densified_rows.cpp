@@ -46,6 +46,7 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
 {
     const auto element = requireElement(file, m_path);
     m_shape = element.shape;
+    m_masked = element.masked;
     if (how == RowRead::Dense) {
         m_dense.emplace(file, m_path);
         noteConversion(report, file.where(m_path), element.dtype);
@@ -174,8 +175,23 @@ void DensifiedRows<T>::gatherRepairs()
 }
 
 template <class T>
-void DensifiedRows<T>::readRows(RowRange rows, T *into)
+std::pair<DenseTensor<T>, Mask> DensifiedRows<T>::maskedRows(RowRange rows)
 {
+    if (!m_masked || m_how != RowRead::ByRows)
+        throw InternalError("DensifiedRows: the specified elements of a masked_tensor read by rows");
+    const auto part = storedRows(rows);
+    return {toDenseAs<T>(part), specifiedMaskDense(part)};
+}
+
+template <class T>
+void DensifiedRows<T>::readRows(RowRange rows, T *into, std::uint8_t *specified)
+{
+    if (specified) {
+        const auto [values, mask] = maskedRows(rows);
+        std::copy(values.values.begin(), values.values.end(), into);
+        std::copy(mask.begin(), mask.end(), specified);
+        return;
+    }
     if (m_dense) {
         m_dense->readRows(rows.begin, rows.end, into);
         return;
@@ -185,9 +201,9 @@ void DensifiedRows<T>::readRows(RowRange rows, T *into)
 }
 
 template <class T>
-void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into)
+void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified)
 {
-    if (m_dense) {
+    if (m_dense && !specified) {
         m_dense->readBox(rows, columns, into);
         return;
     }
@@ -199,10 +215,18 @@ void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into)
     const auto step = std::max<std::int64_t>(1, columns.count() * rows.count() / std::max<std::int64_t>(1, width));
     for (auto first = rows.begin; first < rows.end; first += step) {
         const RowRange part{first, std::min(rows.end, first + step)};
-        const auto block = this->rows(part);
-        for (std::int64_t r = 0; r < part.count(); ++r)
-            std::copy_n(block.values.begin() + r * width + columns.begin, columns.count(),
-                        into + (first - rows.begin + r) * columns.count());
+        const auto at = (first - rows.begin) * columns.count();
+        const auto copyColumns = [&](const auto &from, auto *to) {
+            for (std::int64_t r = 0; r < part.count(); ++r)
+                std::copy_n(from.begin() + r * width + columns.begin, columns.count(), to + at + r * columns.count());
+        };
+        if (specified) {
+            const auto [values, mask] = maskedRows(part);
+            copyColumns(values.values, into);
+            copyColumns(mask, specified);
+        } else {
+            copyColumns(this->rows(part).values, into);
+        }
     }
 }
 

@@ -88,12 +88,16 @@ public:
     // RowRead::ByBands: its reader, which cuts the bands (null otherwise).
     const CooBandReader *cooBands() const { return m_cooBands ? &*m_cooBands : nullptr; }
     // The same rows into `into` (rows.count() * numel(shape[1:]) values): a plain dense
-    // element straight from the file, another densified first and copied.
-    void readRows(RowRange rows, T *into);
+    // element straight from the file, another densified first and copied. Of a masked_tensor
+    // (RowRead::ByRows), `specified` (as many bytes) takes which elements are specified, its
+    // unspecified ones holding 0 in `into` as densifying the whole gives them; null for
+    // every other element.
+    void readRows(RowRange rows, T *into, std::uint8_t *specified = nullptr);
     // Of a 2-d element, the box rows x columns into `into` (row-major, rows.count() rows of
     // columns.count() values): a column panel, read for a csc output. An element that is not
     // plain dense densifies the box's rows whole, as many at a time as the box holds values.
-    void readBox(RowRange rows, RowRange columns, T *into);
+    // `specified` as readRows takes it.
+    void readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified = nullptr);
     // The bytes held from one block to the next: the coalesced element read whole.
     std::int64_t heldBytes() const;
     // Under sparsity-mpi, where each rank reads its own rows: the ranks' I7 notices (unsorted or
@@ -111,6 +115,8 @@ public:
 private:
     // Rows `rows` of a coo element, of `shape`, densified.
     DenseTensor<T> cooRows(RowRange rows, const Shape &shape);
+    // Rows `rows` of a masked_tensor, densified, and which of their elements are specified.
+    std::pair<DenseTensor<T>, Mask> maskedRows(RowRange rows);
     // Holds `element` (read whole) coalesced as densifying sums it; refused over the budget.
     void coalesce(const Tensor &element, std::int64_t heldBefore);
     // The notes of a block of `rows`: the first block's all, and I7's of rows not read before
@@ -122,6 +128,7 @@ private:
     RowRead m_how;
     ValidationReport *m_report; // until the first read
     Shape m_shape;
+    bool m_masked = false;
     std::optional<DenseRowReader> m_dense;
     std::optional<RowSparseRowReader> m_rowSparse;
     std::optional<CooRowReader> m_coo;

@@ -80,7 +80,7 @@ public:
                   H5File &output,
                   ValidationReport &report,
                   std::int64_t budget)
-        : m_config(request.configFor(e.path)), m_masked(request.masked),
+        : m_config(request.configFor(e.path)), m_masked(request.masked), m_maskedInput(e.masked),
           m_reader(openOnEveryRank<T>(input, e.path, rowReadOf(input, e), &report)), m_group(ranks())
     {
         m_shape = e.shape;
@@ -89,10 +89,11 @@ public:
         m_needMask = m_masked || m_config.method != SparsifierMethod::Threshold;
         m_sparse = !m_masked && request.layout != Layout::Dense;
         m_csc = m_sparse && request.layout == Layout::Csc;
-        // Per value: the block, its mask, for sparse layouts what the writer gathers (the value,
-        // its position and its coordinates), and for an input that is not plain dense the
-        // rows it densifies before copying them into the block.
-        const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0))
+        // Per value: the block, its mask, a masked input's specified elements, for sparse
+        // layouts what the writer gathers (the value, its position and its coordinates), and for
+        // an input that is not plain dense the rows it densifies before copying them into the
+        // block.
+        const auto perValue = static_cast<std::int64_t>(sizeof(T) + (m_needMask ? 1 : 0) + (m_maskedInput ? 1 : 0))
                               + (m_sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0)
                               + (m_reader->how() == RowRead::Dense ? 0 : static_cast<std::int64_t>(sizeof(T)));
         m_rowBytes = std::max<std::int64_t>(1, m_width * perValue);
@@ -118,7 +119,8 @@ public:
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
         // csc reads its column panels from the file: its first pass streams too.
-        m_resident = !m_csc && bytesFor(m_division.mine.count() * m_width, sizeof(T)) <= budget - maskBytes;
+        const auto residentValueBytes = sizeof(T) + (m_maskedInput ? 1 : 0);
+        m_resident = !m_csc && bytesFor(m_division.mine.count() * m_width, residentValueBytes) <= budget - maskBytes;
         if (m_config.method == SparsifierMethod::DataNorm) {
             // Each round of the selection computes this rank's block scores again from its rows:
             // from memory when the element is resident (faster than holding the scores: 0.56 s
@@ -129,6 +131,8 @@ public:
             m_scoresHeld = m_group.onEveryRank(!m_resident && bytesFor(m_blocksMine, sizeof(T) + 1) <= budget / 4);
         }
         m_values.resize(at(m_resident ? m_division.mine.count() * m_width : kSlots * blockValues));
+        if (m_maskedInput)
+            m_specified.resize(m_values.size());
         if (m_needMask)
             m_mask.resize(at(kSlots * blockValues));
         if (m_config.method == SparsifierMethod::RowNorm)
@@ -208,13 +212,13 @@ private:
     SparsifiedElement finish(SparsifiedElement r)
     {
         m_reader->gatherRepairs();
-        std::int64_t counts[] = {r.nnzBefore, r.nnzAfter, r.pruned, m_resident ? 0 : 1};
+        std::int64_t counts[] = {r.nnzBefore, r.nnzAfter, r.pruned, r.held, m_resident ? 0 : 1};
         m_group.sum(counts);
         r.nnzBefore = counts[0];
         r.nnzAfter = counts[1];
         r.pruned = counts[2];
-        r.held = numel(m_shape); // an unmasked element: every element holds data (an unstored one a 0)
-        r.streamed = counts[3] > 0;
+        r.held = counts[3]; // every element (an unstored one a 0), or a masked input's specified ones
+        r.streamed = counts[4] > 0;
         for (auto *h : {&*r.histogramBefore, &*r.histogramAfter})
             m_group.sum(h->counts);
         double seconds[] = {r.computeSeconds, m_ioSeconds};
@@ -235,13 +239,18 @@ private:
                + (m_resident ? (firstRow(k) - m_division.mine.begin) * m_width : (k % kSlots) * m_blockRows * m_width);
     }
     std::uint8_t *maskOf(std::int64_t k) { return m_needMask ? m_mask.data() + (k % kSlots) * m_blockRows * m_width : nullptr; }
+    // A masked input's specified elements of block k, beside its values; null for another.
+    std::uint8_t *specifiedOf(std::int64_t k)
+    {
+        return m_maskedInput ? m_specified.data() + (valuesOf(k) - m_values.data()) : nullptr;
+    }
 
     // Runs on the I/O thread; its time is the I/O time of the report.
     std::future<void> read(SerialWorker &io, std::int64_t k)
     {
         return io.submit([this, k] {
             const auto t0 = Clock::now();
-            m_reader->readRows({firstRow(k), endRow(k)}, valuesOf(k));
+            m_reader->readRows({firstRow(k), endRow(k)}, valuesOf(k), specifiedOf(k));
             m_ioSeconds += secondsSince(t0);
         });
     }
@@ -368,6 +377,7 @@ private:
         r.nnzBefore = tally.nnzBefore;
         r.nnzAfter = tally.nnzAfter;
         r.pruned = tally.pruned;
+        r.held = tally.held;
         r.histogramBefore = tally.histogramBefore();
         r.histogramAfter = tally.histogramAfter();
     }
@@ -382,6 +392,7 @@ private:
         double computeSeconds = 0.0;
         m_values = Buffer<T>(); // the panels take the budget
         m_mask = Buffer<std::uint8_t>();
+        m_specified = Buffer<std::uint8_t>();
         // Each rank told its own rows' notices in the first pass; its panels read every row,
         // which the other ranks told.
         m_reader->stopTellingRepairs();
@@ -405,7 +416,9 @@ private:
         writeCscInPanels<T>(
             writer, panels, m_budget,
             [&](RowRange rows, RowRange columns, T *tile) {
-                m_reader->readBox(rows, columns, tile);
+                if (m_maskedInput)
+                    m_specified.resize(at(rows.count() * columns.count()));
+                m_reader->readBox(rows, columns, tile, m_maskedInput ? m_specified.data() : nullptr);
                 const auto t0 = Clock::now();
                 computeTile(rows, columns, tile, tally);
                 computeSeconds += secondsSince(t0);
@@ -436,7 +449,7 @@ private:
                     m_flags[at(b * blockColumnsOfTile + c)] = m_cscFlags[at(band + c)];
             }
         }
-        maskBox(values, needsMask ? m_mask.data() : nullptr, rows.count(), width,
+        maskBox(values, needsMask ? m_mask.data() : nullptr, m_maskedInput ? m_specified.data() : nullptr, rows.count(), width,
                 m_keepRow.empty() ? nullptr : m_keepRow.data() + rows.begin, dataNorm ? m_flags.data() : nullptr, true, tally);
     }
 
@@ -552,16 +565,18 @@ private:
     void computeBlock(std::int64_t k, SparsifyTally &tally)
     {
         const bool rowNorm = m_config.method == SparsifierMethod::RowNorm;
-        maskBox(valuesOf(k), maskOf(k), endRow(k) - firstRow(k), m_width,
+        maskBox(valuesOf(k), maskOf(k), specifiedOf(k), endRow(k) - firstRow(k), m_width,
                 rowNorm ? m_keepRow.data() + (firstRow(k) - m_division.mine.begin) : nullptr,
                 m_config.method == SparsifierMethod::DataNorm ? sparsifiedOf(k) : nullptr, !m_masked, tally);
     }
 
     // The method's mask of a box of height x width values (a block of rows, or a tile of a
     // column panel), applied (squashing when asked) and tallied in the same pass. `keepRows` is
-    // row-norm's flag of each of the box's rows, `flags` data-norm's of each of its blocks.
+    // row-norm's flag of each of the box's rows, `flags` data-norm's of each of its blocks;
+    // `specified` a masked input's specified elements, the only ones the mask may keep.
     void maskBox(T *values,
                  std::uint8_t *mask,
+                 const std::uint8_t *specified,
                  std::int64_t height,
                  std::int64_t width,
                  const std::uint8_t *keepRows,
@@ -572,7 +587,7 @@ private:
         const auto count = height * width;
         switch (m_config.method) {
         case SparsifierMethod::Threshold:
-            thresholdAndTally(values, mask, count, static_cast<T>(m_config.threshold), squash, tally);
+            thresholdAndTally(values, mask, count, static_cast<T>(m_config.threshold), squash, tally, specified);
             return;
         case SparsifierMethod::NM:
             nmMask(values, mask, count / m_config.m, m_config.n, m_config.m);
@@ -585,11 +600,15 @@ private:
             dataNormMaskForBlocks(values, mask, height, width, m_config, flags);
             break;
         }
-        applyMaskAndTally(values, mask, count, squash, tally);
+        if (specified)
+            for (std::int64_t i = 0; i < count; ++i)
+                mask[i] &= specified[i];
+        applyMaskAndTally(values, mask, count, squash, tally, specified);
     }
 
     const SparsifierConfig &m_config;
-    bool m_masked;
+    bool m_masked;                              // the output is a masked_tensor
+    bool m_maskedInput;                         // the input is one (read by rows): its specified elements read beside its values
     std::unique_ptr<DensifiedRows<T>> m_reader; // a plain dense input by hyperslab; another densified by rows, or held coalesced
     std::optional<RowStreamWriter> m_data, m_maskWriter;
     std::optional<SparseRowStreamWriter> m_sparseWriter; // csr, coo, row_sparse
@@ -611,6 +630,7 @@ private:
     bool m_needMask = false, m_resident = false;
     Buffer<T> m_values;
     Buffer<std::uint8_t> m_mask;
+    Buffer<std::uint8_t> m_specified; // a masked input's, laid out as m_values (a csc tile's alone in the panels)
     std::vector<double> m_norms;
     std::vector<std::uint8_t> m_keepRow;
     // data-norm: this rank's blocks, and either their scores and flags held (row-major), or the
@@ -629,12 +649,14 @@ private:
 
 } // namespace
 
-bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e)
+bool blockPipelineCan(const SparsifyRequest &request, const H5File &input, const ElementInfo &e)
 {
     const auto &c = request.configFor(e.path);
     // data-norm bands rows of its 2-d view: the dataset's own rows when it is 2-d with no extent of 1.
     const bool rowsAreViewRows = e.shape.size() == 2 && e.shape[0] > 1 && e.shape[1] > 1;
-    return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && !e.masked && !e.shape.empty() && !request.saveState;
+    // A masked_tensor's specified elements come beside its values only when it is read by rows.
+    return (c.method != SparsifierMethod::DataNorm || rowsAreViewRows) && !e.shape.empty() && !request.saveState
+           && (!e.masked || rowReadOf(input, e) == RowRead::ByRows);
 }
 
 SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,

@@ -1,8 +1,9 @@
 #pragma once
-// The block pipeline of `sparsify` on an unmasked element written dense, masked, csr, coo or
+// The block pipeline of `sparsify` on an element written dense, masked, csr, coo or
 // row_sparse: a dense dataset's rows are read by hyperslab straight into reused buffers (a csr
-// or row_sparse element's rows densified into them; a coo or csc element read once, held
-// coalesced, and each block filled from it: core/pipeline/densified_rows.h), the mask is
+// or row_sparse element's rows densified into them, a masked_tensor's of dense, csr or
+// row_sparse data with its specified elements beside them; a coo or csc element read once,
+// held coalesced, and each block filled from it: core/pipeline/densified_rows.h), the mask is
 // computed and applied in place with the report tallied in the same pass (OpenMP), and the rows
 // are written from the same buffer. One I/O thread makes every HDF5 call, reading block k+1 and
 // writing block k-1 while block k is computed.
@@ -22,8 +23,9 @@
 
 namespace sparsity::core {
 
-// Whether sparsifyInBlocks can do `e` with `config` (method, layout, rank).
-bool blockPipelineCan(const SparsifyRequest &request, const ElementInfo &e);
+// Whether sparsifyInBlocks can do `e` of `input` with its config (method, layout, rank; a
+// masked_tensor only when it is read by rows).
+bool blockPipelineCan(const SparsifyRequest &request, const H5File &input, const ElementInfo &e);
 
 SparsifiedElement sparsifyInBlocks(const SparsifyRequest &request,
                                    const H5File &input,

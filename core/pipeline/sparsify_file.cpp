@@ -50,14 +50,18 @@ bool streams(const SparsifyRequest &request, const ElementInfo &e, std::int64_t 
 }
 
 // Why `e` cannot stream with `c`, or nullopt when it can (room to write it aside).
-std::optional<InputError> streamRefusal(const SparsifyRequest &request, const ElementInfo &e, const SparsifierConfig &c)
+std::optional<InputError>
+streamRefusal(const SparsifyRequest &request, const H5File &input, const ElementInfo &e, const SparsifierConfig &c)
 {
-    if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, e) && !request.saveState)
+    if (e.shape.empty())
+        return errors::mustBe("an input larger than memory_limit", "be of rank >= 1 to stream", "a 0-d element");
+    if (e.masked && rowReadOf(input, e) != RowRead::ByRows)
+        return errors::mustBe("a masked_tensor larger than memory_limit",
+                              "hold dense, csr or row_sparse data and a mask of its layout to stream",
+                              std::string("one of ") + std::string(layoutName(e.layout)) + " data");
+    if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, input, e) && !request.saveState)
         return errors::mustBe("data-norm input", "fit memory_limit (block ranking needs the whole tensor unless it is 2-d)",
                               std::to_string(elementBytes(e)) + " bytes");
-    if (e.masked || e.shape.empty())
-        return errors::mustBe("an input larger than memory_limit", "be unmasked and of rank >= 1 to stream",
-                              e.masked ? "a masked_tensor" : "a 0-d element");
     if (request.saveState)
         return errors::mustBe("a saved state", "have every input within memory_limit (the state holds whole tensors)",
                               std::to_string(elementBytes(e)) + " bytes");
@@ -80,7 +84,7 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
         // Its stored values fit: nothing at its dense size is held or written.
         if (storedValuesPathCan(request, e, budget))
             return;
-        refusal = streamRefusal(request, e, c);
+        refusal = streamRefusal(request, input, e, c);
         if (streams(request, e, budget) && refusal)
             throw *refusal;
     } catch (const Error &error) {
@@ -239,7 +243,7 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         // 3.6 GB and 7.8 s for a 1.5 GiB csr; in blocks, 1.6 GB and 2.1 s).
         const bool heldWhole = rowReadOf(input, e) == RowRead::Whole;
         const bool inBlocks = !storedValues
-                              && ranks().onEveryRank(blockPipelineCan(request, e)
+                              && ranks().onEveryRank(blockPipelineCan(request, input, e)
                                                      && (heldWhole ? overBudget(e, budget) : !onGpu || overBudget(e, budget))
                                                      && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;

@@ -127,17 +127,20 @@ constexpr std::int64_t kParallelFrom = 1 << 15;
 constexpr std::int64_t kChunk = 2048;
 
 struct LocalTally {
-    std::int64_t nnzBefore = 0, nnzAfter = 0, pruned = 0;
+    std::int64_t nnzBefore = 0, nnzAfter = 0, pruned = 0, held = 0;
     // Each bin b counts pruned values at 2b and kept ones at 2b + 1: one increment per value.
-    // Four copies, for i mod 4: consecutive values in the same bin would otherwise wait on
-    // each other's increment.
-    std::array<std::array<std::int64_t, 2 * SparsifyTally::kBins>, 4> counts{};
+    // A masked input's unspecified values go to kUncounted, added nowhere. Four copies, for
+    // i mod 4: consecutive values in the same bin would otherwise wait on each other's
+    // increment.
+    static constexpr std::size_t kUncounted = 2 * SparsifyTally::kBins;
+    std::array<std::array<std::int64_t, kUncounted + 1>, 4> counts{};
 
     void addTo(SparsifyTally &t) const
     {
         t.nnzBefore += nnzBefore;
         t.nnzAfter += nnzAfter;
         t.pruned += pruned;
+        t.held += held;
         for (const auto &copy : counts)
             for (std::size_t b = 0; b < SparsifyTally::kBins; ++b) {
                 t.before[b] += copy[2 * b] + copy[2 * b + 1];
@@ -150,9 +153,17 @@ struct LocalTally {
 // bins, squashes and, when `maskOut` is given, stores the decisions there. Each chunk is two
 // stages: a branch-free loop that decides, counts and finds each value's key region (the
 // compiler vectorises it), then a loop that looks the regions' bins up and counts them; a
-// third, vectorised, squashes.
-template <class T, class KeepOf>
-void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash, SparsifyTally &tally, KeepOf keepOf)
+// third, vectorised, squashes. `Gated`: `specified` says which elements are tallied and may
+// be kept (a masked input's); a template argument, so the plain pass keeps its loops as they
+// were.
+template <bool Gated, class T, class KeepOf>
+void tallyPass(T *values,
+               std::uint8_t *maskOut,
+               const std::uint8_t *specified,
+               std::int64_t count,
+               bool squash,
+               SparsifyTally &tally,
+               KeepOf keepOf)
 {
     using Binner = Binning<T>;
     const Binner binning(tally, count);
@@ -168,10 +179,16 @@ void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash
         for (std::int64_t c = 0; c < chunks; ++c) {
             const std::int64_t first = c * kChunk, n = std::min(kChunk, count - first);
             T *chunk = values + first;
-            std::int32_t nonzero = 0, keptNonzero = 0, kept = 0; // within a chunk: narrow lanes vectorise better
+            const std::uint8_t *gate = Gated ? specified + first : nullptr;
+            std::int32_t nonzero = 0, keptNonzero = 0, kept = 0, held = 0; // narrow lanes vectorise better
             for (std::int64_t i = 0; i < n; ++i) {
                 const T x = chunk[i];
-                const bool keep = keepOf(first + i, x);
+                bool keep = keepOf(first + i, x);
+                if constexpr (Gated) {
+                    const bool isSpecified = gate[i] != 0;
+                    keep = keep & isSpecified;
+                    held += isSpecified;
+                }
                 const bool isNonzero = x != T(0);
                 nonzero += isNonzero;
                 keptNonzero += keep & isNonzero;
@@ -179,9 +196,12 @@ void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash
                 keeps[static_cast<std::size_t>(i)] = keep;
                 regions[static_cast<std::size_t>(i)] = Binner::regionOf(x);
             }
+            if constexpr (!Gated)
+                held = static_cast<std::int32_t>(n);
             local.nnzBefore += nonzero;
             local.nnzAfter += keptNonzero;
-            local.pruned += n - kept;
+            local.held += held;
+            local.pruned += held - kept;
             if (maskOut)
                 std::copy_n(keeps.begin(), n, maskOut + first);
             for (std::int64_t i = 0; i < n; ++i) {
@@ -194,7 +214,10 @@ void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash
                     if (bin == Binner::kNotCounted)
                         continue;
                 }
-                ++local.counts[at & 3][2 * std::size_t{bin} + keeps[at]];
+                auto slot = 2 * std::size_t{bin} + keeps[at];
+                if constexpr (Gated)
+                    slot = gate[i] != 0 ? slot : LocalTally::kUncounted;
+                ++local.counts[at & 3][slot];
             }
             // A loop of its own: as a branch in the loop above, a mask as random as a
             // threshold's (40% pruned) mispredicted half the time, the most costly step.
@@ -205,6 +228,21 @@ void tallyPass(T *values, std::uint8_t *maskOut, std::int64_t count, bool squash
 #pragma omp critical(sparsity_tally)
         local.addTo(tally);
     }
+}
+
+template <class T, class KeepOf>
+void tallyPass(T *values,
+               std::uint8_t *maskOut,
+               const std::uint8_t *specified,
+               std::int64_t count,
+               bool squash,
+               SparsifyTally &tally,
+               KeepOf keepOf)
+{
+    if (specified)
+        tallyPass<true>(values, maskOut, specified, count, squash, tally, keepOf);
+    else
+        tallyPass<false>(values, maskOut, specified, count, squash, tally, keepOf);
 }
 
 } // namespace
@@ -238,10 +276,17 @@ void finiteRangeOf(const T *values, std::int64_t count, FiniteRange &range)
 }
 
 template <class T>
-void thresholdAndTally(T *values, std::uint8_t *mask, std::int64_t count, T threshold, bool squash, SparsifyTally &tally)
+void thresholdAndTally(T *values,
+                       std::uint8_t *mask,
+                       std::int64_t count,
+                       T threshold,
+                       bool squash,
+                       SparsifyTally &tally,
+                       const std::uint8_t *specified)
 {
     // NaN compares false: kept.
-    tallyPass(values, mask, count, squash, tally, [threshold](std::int64_t, T x) { return !(std::abs(x) < threshold); });
+    tallyPass(values, mask, specified, count, squash, tally,
+              [threshold](std::int64_t, T x) { return !(std::abs(x) < threshold); });
 }
 
 template <class T>
@@ -251,6 +296,7 @@ void thresholdAndTallyZeros(std::int64_t count, T threshold, SparsifyTally &tall
     SparsifyTally one({tally.lo, tally.hi});
     thresholdAndTally(&zero, nullptr, 1, threshold, false, one); // a zero adds to neither nonzero count
     tally.pruned += count * one.pruned;
+    tally.held += count;
     for (std::size_t b = 0; b < SparsifyTally::kBins; ++b) {
         tally.before[b] += count * one.before[b];
         tally.after[b] += count * one.after[b];
@@ -258,16 +304,17 @@ void thresholdAndTallyZeros(std::int64_t count, T threshold, SparsifyTally &tall
 }
 
 template <class T>
-void applyMaskAndTally(T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally)
+void applyMaskAndTally(
+    T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally, const std::uint8_t *specified)
 {
-    tallyPass(values, nullptr, count, squash, tally, [mask](std::int64_t i, T) { return mask[i] != 0; });
+    tallyPass(values, nullptr, specified, count, squash, tally, [mask](std::int64_t i, T) { return mask[i] != 0; });
 }
 
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \
     template void finiteRangeOf<T>(const T *, std::int64_t, FiniteRange &);                                                      \
-    template void thresholdAndTally<T>(T *, std::uint8_t *, std::int64_t, T, bool, SparsifyTally &);                             \
+    template void thresholdAndTally<T>(T *, std::uint8_t *, std::int64_t, T, bool, SparsifyTally &, const std::uint8_t *);       \
     template void thresholdAndTallyZeros<T>(std::int64_t, T, SparsifyTally &);                                                   \
-    template void applyMaskAndTally<T>(T *, const std::uint8_t *, std::int64_t, bool, SparsifyTally &);
+    template void applyMaskAndTally<T>(T *, const std::uint8_t *, std::int64_t, bool, SparsifyTally &, const std::uint8_t *);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)
 #undef SPARSITY_INSTANTIATE

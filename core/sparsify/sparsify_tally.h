@@ -32,6 +32,7 @@ struct SparsifyTally {
     std::int64_t nnzBefore = 0; // nonzero inputs (NaN counts)
     std::int64_t nnzAfter = 0;  // nonzero inputs the mask keeps
     std::int64_t pruned = 0;    // elements the mask removes
+    std::int64_t held = 0;      // elements tallied: every one, or a masked input's specified ones
     std::vector<std::int64_t> before = std::vector<std::int64_t>(kBins), after = std::vector<std::int64_t>(kBins);
 
     SparsifyTally() = default;
@@ -40,18 +41,34 @@ struct SparsifyTally {
     Histogram histogramAfter() const { return {lo, hi, after}; }
 };
 
+// `specified` (null: every element) marks a masked input's specified elements, its others
+// holding 0 (docs/CLI.md, "sparsify"): an unspecified element is never kept, and is neither
+// held, pruned nor binned, as the whole-tensor path counts it.
+
 // Threshold in one pass: keep = !(|x| < threshold) (NaN kept); writes keep to mask[i] when
 // `mask` is given, sets pruned values to 0 when `squash`, and tallies.
 template <class T>
-void thresholdAndTally(T *values, std::uint8_t *mask, std::int64_t count, T threshold, bool squash, SparsifyTally &tally);
+void thresholdAndTally(T *values,
+                       std::uint8_t *mask,
+                       std::int64_t count,
+                       T threshold,
+                       bool squash,
+                       SparsifyTally &tally,
+                       const std::uint8_t *specified = nullptr);
 
 // Tallies `count` zeros as thresholdAndTally tallies each (a sparse input's unstored elements:
 // one value, so one decision and one bin, counted `count` times).
 template <class T>
 void thresholdAndTallyZeros(std::int64_t count, T threshold, SparsifyTally &tally);
 
-// A mask computed before (n-m, row-norm): tallies and, when `squash`, sets pruned values to 0.
+// A mask computed before (n-m, row-norm, data-norm): tallies and, when `squash`, sets pruned
+// values to 0. With `specified`, the mask must keep no unspecified element.
 template <class T>
-void applyMaskAndTally(T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally);
+void applyMaskAndTally(T *values,
+                       const std::uint8_t *mask,
+                       std::int64_t count,
+                       bool squash,
+                       SparsifyTally &tally,
+                       const std::uint8_t *specified = nullptr);
 
 } // namespace sparsity::core

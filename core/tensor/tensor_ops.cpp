@@ -197,6 +197,25 @@ DenseTensor<double> toDenseDouble(const Tensor &tensor) { return toDenseAs<doubl
 template <class T>
 DenseTensor<T> toDenseAs(const Tensor &tensor)
 {
+    if (tensor.isMasked() && tensor.layout() == Layout::Dense) {
+        // What toLayout(Dense) gives a masked dense tensor (each specified value added to a
+        // zero, so -0 becomes +0; an unspecified one 0), in one pass: its detour through coo
+        // sorted every element (8.5 s for a sparsify of 192 MiB read by rows).
+        const Mask &mask = *tensor.mask();
+        return tensor.visit([&](const auto &data) -> DenseTensor<T> {
+            if constexpr (std::is_same_v<std::decay_t<decltype(data)>, DenseTensor<ValueOf<decltype(data)>>>) {
+                using U = ValueOf<decltype(data)>;
+                DenseTensor<T> out{data.shape, Buffer<T>(data.values.size())};
+                const auto n = static_cast<std::int64_t>(data.values.size());
+#pragma omp parallel for schedule(static) if (n >= (1 << 16))
+                for (std::int64_t i = 0; i < n; ++i)
+                    out.values[at(i)] = static_cast<T>(mask[at(i)] ? U(0) + data.values[at(i)] : U(0));
+                return out;
+            } else {
+                throw InternalError("toDenseAs: a dense masked tensor's data is dense");
+            }
+        });
+    }
     const Tensor dense = tensor.layout() == Layout::Dense && !tensor.isMasked() ? tensor : toLayout(tensor, Layout::Dense);
     return dense.visit([](const auto &t) {
         const auto d = toDense(t);
@@ -234,6 +253,12 @@ Mask specifiedMaskDense(const Tensor &tensor)
 {
     if (!tensor.isMasked())
         return Mask(static_cast<std::size_t>(numel(tensor.shape())), 1);
+    if (tensor.layout() == Layout::Dense) { // its own mask, as 0 and 1 (what toLayout gives)
+        const Mask &mask = *tensor.mask();
+        Mask out(mask.size());
+        std::transform(mask.begin(), mask.end(), out.begin(), [](std::uint8_t m) { return std::uint8_t{m != 0}; });
+        return out;
+    }
     return *toLayout(tensor, Layout::Dense).mask();
 }
 

@@ -8,7 +8,8 @@ on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). I
 (not be killed), report a peak resident memory within the budget and 64 MiB, and write the
 file it writes uncapped, value for value: inspect --count; sparsify with each method to dense,
 and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the same shape,
-0.5% filled, and of a coo that stores more than the cap (8% filled, rows ascending); convert
+0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), and of a
+masked_tensor of dense data and mask; convert
 to dense, csr, coo and row_sparse, that coo to dense and csr, and a coo with its entries
 shuffled to csr (in bands of rows); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
@@ -133,6 +134,14 @@ def run_cases(cli, work, cgroup):
         shuffled["indices"] = np.stack([np.repeat(np.arange(rows), per_row)[order], picked[order]]).astype(np.int64)
         shuffled["values"] = rng.standard_normal(rows * per_row, dtype=np.float32)
         del order, picked
+        # A masked_tensor of /x's values (a hard link) and a mask specifying about 60% of them:
+        # its values and specified elements are read by rows.
+        masked = f.create_group("x_masked")
+        masked.attrs["encoding-type"], masked.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        masked["data"] = f["x"]
+        mask = masked.create_dataset("mask", (rows, width), dtype=bool)
+        for first in range(0, rows, 512):
+            mask[first:first + 512] = rng.random((512, width), dtype=np.float32) < 0.6
     batch = os.path.join(work, "batch.json")
     with open(batch, "w") as f:
         json.dump({"version": 1, "inputs": [data], "datasets": ["/x"], "device": "cpu",
@@ -153,6 +162,9 @@ def run_cases(cli, work, cgroup):
                                  layout, "--json"], "{out}"))
     cases.append(("sparsify_threshold_csc", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",
                                              "2.5", "--dataset", "/x", "--layout", "csc", "--json"], "{out}"))
+    # A masked input, its specified elements read beside its values a block of rows at a time.
+    cases.append(("sparsify_masked_input", ["sparsify", data, "-o", "{out}", "--method", "row-norm", "--keep", "0.3",
+                                            "--dataset", "/x_masked", "--layout", "masked", "--json"], "{out}"))
     # Sparse inputs: a csr's rows densified a block at a time, a coo held coalesced.
     cases.append(("sparsify_csr_input", ["sparsify", data, "-o", "{out}", "--method", "n-m", "--dataset", "/x_csr",
                                          "--json"], "{out}"))

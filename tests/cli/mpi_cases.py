@@ -14,7 +14,8 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
   not divisible by the ranks, ranks with no rows (a 3-row tensor on 4 ranks), float64 with
   NaN/Inf, int32 and 3-d inputs, streamed (a 64 KiB budget) and whole; csc with its column
   panels dealt out among the ranks (a rank with no panel makes empty writes); sparse inputs
-  (csr, coo, csc, row_sparse) streamed under -np 2 and 3;
+  (csr, coo, csc, row_sparse) and masked ones (of dense, csr and row_sparse data) streamed
+  under -np 2 and 3;
 * `convert` across ranks writes what `sparsity` writes for every layout, by default and under
   a 64 KiB budget (dense datasets stream either way);
 * `eval` across ranks: elementwise expressions and reductions (over a dim other than 0:
@@ -47,6 +48,8 @@ import time
 
 import h5py
 import numpy as np
+
+from sparsify_cases import write_masked_inputs
 
 
 def check(condition, message):
@@ -165,6 +168,16 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
             check(all(d["stored_values_only"] == stored(d) and (d["streamed"] or stored(d)) for d in report["datasets"]),
                   f"sparse inputs {name} {layout}: not streamed, or not on stored values where it could: "
                   f"{[(d['path'], d['streamed'], d['stored_values_only']) for d in report['datasets']]}")
+    # masked_tensors of dense, csr and row_sparse data stream across ranks too: each rank reads its
+    # rows' values and specified elements.
+    masked = os.path.join(work, "masked_in.h5")
+    write_masked_inputs(masked, np.random.default_rng(13))
+    datasets = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows") for a in ("--dataset", p)]
+    for name, method in METHODS.items():
+        for layout in ("dense", "masked", "csr", "csc"):
+            args = ["sparsify", masked, *method, "--layout", layout, "--memory-limit", "64K", *datasets, "--json"]
+            report = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3), f"sparsify of masked inputs {name} {layout}")
+            check(report["datasets"][0]["streamed"], f"masked inputs {name} {layout}: /m_table not streamed")
     # Under 1M every threshold into a sparse layout but /Srows' (64 values in almost every row, a
     # quarter of 1M is too little) works on the stored values, converted after.
     stored_inputs = [a for p in ("/Scsr", "/Scoo", "/Scsc") for a in ("--dataset", p)]

@@ -30,6 +30,8 @@ private slots:
     void negativeZerosAtALeastBoundOfZeroFloat();
     void negativeZerosAtALeastBoundOfZeroDouble();
     void zerosTalliedAsOneValue();
+    void specifiedElementsAloneFloat();
+    void specifiedElementsAloneDouble();
 };
 
 namespace {
@@ -156,6 +158,61 @@ void givenMaskMatchesWholeTensor()
     }
 }
 
+// A masked input (sparsify_file.cpp's whole path): values 0 where unspecified, every element in
+// the range, its specified ones alone held, binned and kept; its mask the method's and the
+// specified elements'. Large enough for the region table, and in blocks of one element too.
+template <class T>
+void specifiedElementsAlone()
+{
+    auto original = awkwardValues<T>(140000, 13);
+    const auto n = static_cast<std::int64_t>(original.size());
+    std::mt19937 rng(5);
+    std::vector<std::uint8_t> specified(original.size());
+    for (std::size_t i = 0; i < specified.size(); ++i) {
+        specified[i] = (rng() % 3) != 0;
+        if (!specified[i])
+            original[i] = T(0);
+    }
+    const auto [lo, hi] = core::finiteRange(original.data(), n);
+    std::vector<std::uint8_t> thresholdMask(original.size()), nmMask(original.size());
+    std::vector<T> ignored(original.size());
+    core::thresholdSquash(original.data(), ignored.data(), thresholdMask.data(), n, T(0.5));
+    core::nmMask(original.data(), nmMask.data(), n / 4, 2, 4);
+    for (auto *mask : {&thresholdMask, &nmMask})
+        for (std::size_t i = 0; i < mask->size(); ++i)
+            (*mask)[i] = (*mask)[i] && specified[i];
+    const auto held = core::countKept(specified.data(), n);
+    const auto expect = [&](const core::SparsifyTally &tally, const std::vector<std::uint8_t> &mask) {
+        QCOMPARE(tally.lo, lo);
+        QCOMPARE(tally.hi, hi);
+        QCOMPARE(tally.held, held);
+        QCOMPARE(tally.pruned, held - core::countKept(mask.data(), n));
+        QCOMPARE(tally.nnzBefore, nonzeros(original));
+        auto squashed = original;
+        core::applyMask(squashed.data(), mask.data(), n);
+        QCOMPARE(tally.nnzAfter, nonzeros(squashed));
+        QCOMPARE(tally.histogramBefore().counts, core::histogram(original.data(), n, 32, lo, hi, specified.data()).counts);
+        QCOMPARE(tally.histogramAfter().counts, core::histogram(original.data(), n, 32, lo, hi, mask.data()).counts);
+    };
+    for (const std::int64_t block : {std::int64_t{1}, std::int64_t{4096}, n}) {
+        auto values = original;
+        std::vector<std::uint8_t> ourMask(original.size(), 7);
+        expect(inBlocks(values, block,
+                        [&](std::int64_t b, std::int64_t count, core::SparsifyTally &t) {
+                            core::thresholdAndTally(values.data() + b, ourMask.data() + b, count, T(0.5), false, t,
+                                                    specified.data() + b);
+                        }),
+               thresholdMask);
+        QCOMPARE(ourMask, thresholdMask);
+        values = original;
+        expect(inBlocks(values, block,
+                        [&](std::int64_t b, std::int64_t count, core::SparsifyTally &t) {
+                            core::applyMaskAndTally(values.data() + b, nmMask.data() + b, count, true, t, specified.data() + b);
+                        }),
+               nmMask);
+    }
+}
+
 // Large enough for the pass's region table (core/sparsify/sparsify_tally.cpp): most values
 // are binned by their key's region, the rest exactly. Ranges wide and narrow, so that regions
 // are whole bins, cut by edges, by lo or hi, or hold the whole range.
@@ -241,6 +298,9 @@ void TestSparsifyTally::thresholdFloat() { thresholdMatchesWholeTensor<float>();
 void TestSparsifyTally::thresholdDouble() { thresholdMatchesWholeTensor<double>(); }
 void TestSparsifyTally::givenMaskFloat() { givenMaskMatchesWholeTensor<float>(); }
 void TestSparsifyTally::givenMaskDouble() { givenMaskMatchesWholeTensor<double>(); }
+
+void TestSparsifyTally::specifiedElementsAloneFloat() { specifiedElementsAlone<float>(); }
+void TestSparsifyTally::specifiedElementsAloneDouble() { specifiedElementsAlone<double>(); }
 
 void TestSparsifyTally::constantAndEmpty()
 {
