@@ -7,6 +7,7 @@
 #include "core/masked/matmul_kernels.h"
 #include "core/masked/softmax_kernel.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/pipeline/mask_mismatch_log.h"
 #include "core/tensor/dtype.h"
 #include "core/util/elapsed.h"
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <variant>
 
 namespace sparsity::core {
 namespace {
@@ -136,6 +138,25 @@ bool contains(const std::vector<std::string> &names, const std::string &name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// Whether every use of `name` below `node` reads its values alone: an operand of an
+// elementwise op, a reduction or data(). Those read a sparse value as the dense tensor it
+// stands for and give no sparse result (SEMANTICS.md, "Masked tensors"), so a sparse input used
+// only so evaluates as its densified rows would: other uses see its pattern (softmax,
+// sparse_mask, masked, to_sparse, mm, sparse_mm), or the result would be it.
+bool readsValuesOnly(const Expression &node, const std::string &name)
+{
+    const bool valuesOnly = node.kind == Expression::Kind::Binary || node.kind == Expression::Kind::Negate
+                            || (node.kind == Expression::Kind::Call
+                                && (elementOpNamed(node.name) || reduceOpNamed(node.name) || node.name == "data"));
+    for (const auto &operand : node.operands) {
+        if (operand->kind == Expression::Kind::Name && operand->name == name && !valuesOnly)
+            return false;
+        if (!readsValuesOnly(*operand, name))
+            return false;
+    }
+    return true;
+}
+
 // The columns a softmax over dim 0 of an operand of `shape` folds: its elements per row; 0
 // when it has a single dim (a single lane).
 std::int64_t foldedColumns(const Shape &shape) { return shape.size() < 2 ? 0 : numel(shape, 1, shape.size()); }
@@ -227,16 +248,26 @@ bool isUsed(const std::vector<std::string> &used, const BoundInput &input)
     return std::find(used.begin(), used.end(), input.binding.name) != used.end();
 }
 
+// A sparse input densified by rows in the evaluation's precision, as the whole evaluation
+// densifies it (toMaskedValue): `told` reads the rows of the result's pass and tells the whole
+// read's notes and repairs; `quiet` reads again for the look-ahead and a softmax's folding
+// passes, telling nothing (a repair told for a row read before would not be told again).
+template <class T>
+struct DensifiedSource {
+    std::unique_ptr<DensifiedRows<T>> told, quiet;
+};
+
 // An input read a block of rows at a time (not a held one): a plain dense dataset straight
-// into the block, a masked or bool one as the whole read reads it, restricted to the rows. A
-// masked or bool input bound but not used is read too, for what the whole read checks and
-// reports (its parts, its specified count), and not evaluated.
+// into the block, a masked or bool one as the whole read reads it, restricted to the rows, a
+// sparse one densified. A masked or bool input bound but not used is read too, for what the
+// whole read checks and reports (its parts, its specified count), and not evaluated.
 struct RowSource {
     BoundInput *input = nullptr;
     const H5File *file = nullptr;
     std::optional<DenseRowReader> dense; // plain (not masked, not bool)
-    std::int64_t specified = 0;          // of a masked one: specified elements of the blocks tallied
-    bool used = true;                    // by the expression
+    std::variant<std::monostate, DensifiedSource<float>, DensifiedSource<double>> densified;
+    std::int64_t specified = 0; // of a masked or sparse one: specified (stored) elements of the blocks tallied
+    bool used = true;           // by the expression
     // A plain one's last block's values, once evaluated (recycle()): the next block is read into
     // them, not into fresh memory that is faulted in and zeroed again.
     ByPrecision<Buffer> spare;
@@ -273,6 +304,22 @@ std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources,
         if (!tally && only && !contains(*only, input.binding.name))
             continue;
         const bool isBool = input.dtype == DType::Bool;
+        if (!std::holds_alternative<std::monostate>(source.densified)) {
+            std::visit(
+                [&](auto &readers) {
+                    if constexpr (!std::is_same_v<std::decay_t<decltype(readers)>, std::monostate>) {
+                        auto &reader = tally ? *readers.told : *readers.quiet;
+                        const auto storedBefore = reader.storedRead();
+                        auto block = reader.rows({first, end});
+                        if (tally)
+                            source.specified += reader.storedRead() - storedBefore;
+                        if (source.used)
+                            tensors.push_back({input.binding.name, Tensor(Storage{std::move(block)}), false});
+                    }
+                },
+                source.densified);
+            continue;
+        }
         if (!source.dense) {
             auto block = readTensor(*source.file, input.binding.path, nullptr, RowRange{first, end});
             if (tally)
@@ -456,12 +503,20 @@ EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<Bound
     const auto used = expression.inputNames();
     const auto held = heldNames(expression);
     for (const auto &input : inputs) {
-        // Dense datasets, plain or bool (a mask), and masked_tensors of dense data and mask.
-        if (input.layout != Layout::Dense || (input.masked && !input.readsByRows))
+        // Dense datasets, plain or bool (a mask), masked_tensors of dense data and mask, and
+        // sparse elements densified by rows whose values alone the expression reads.
+        if (input.densifiesByRows) {
+            const auto &name = input.binding.name;
+            const bool isTheResult = expression.kind == Expression::Kind::Name && expression.name == name;
+            if (isUsed(used, input) && (contains(held, name) || isTheResult || !readsValuesOnly(expression, name)))
+                return plan;
+        } else if (input.layout != Layout::Dense || (input.masked && !input.readsByRows)) {
             return plan;
-        // A plain one not used is not read: its description is all the report gives. A masked
-        // or bool one is (its specified count, a broken mask), by rows of the same count.
-        if (!isUsed(used, input) && !input.masked && input.dtype != DType::Bool)
+        }
+        // A plain one not used is not read: its description is all the report gives. A masked,
+        // bool or sparse one is (its specified count, a broken mask or index), by rows of the
+        // same count.
+        if (!isUsed(used, input) && !input.masked && input.dtype != DType::Bool && !input.densifiesByRows)
             continue;
         if (input.shape.empty() || numel(input.shape) == 0)
             return plan;
@@ -548,12 +603,15 @@ EvalReport evalInBlocks(const EvalRequest &request,
     // whose values reach the result.
     const auto valued = valueInputNames(expression);
     bool inDouble = false;
+    for (const auto &input : inputs)
+        inDouble = inDouble
+                   || (isUsed(used, input) && input.dtype != DType::Bool && computeTypeFor(input.dtype) == DType::Float64
+                       && contains(valued, input.binding.name));
     std::vector<NamedTensor> heldTensors;
     for (auto &input : inputs) {
         const bool isBool = input.dtype == DType::Bool;
-        if (!isUsed(used, input) && !input.masked && !isBool)
+        if (!isUsed(used, input) && !input.masked && !isBool && !input.densifiesByRows)
             continue; // plain and unused: not read (planEvalInRows)
-        inDouble = inDouble || (!isBool && computeTypeFor(input.dtype) == DType::Float64 && contains(valued, input.binding.name));
         files.push_back(H5File::openRead(input.binding.file));
         if (contains(plan.held, input.binding.name)) {
             // Read whole, within the whole-tensor budget; a rank that cannot stops every rank.
@@ -571,7 +629,21 @@ EvalReport evalInBlocks(const EvalRequest &request,
         source.file = &files.back();
         source.used = isUsed(used, input);
         auto bytesPerElement = 2 * static_cast<std::int64_t>(dtypeSize(computeTypeFor(input.dtype)));
-        if (input.masked || isBool) {
+        if (input.densifiesByRows) {
+            // Densified in the evaluation's precision: its rows as stored, then densified, then
+            // the evaluator's copy. Opened on every rank together: opening checks indices.
+            const auto open = [&](auto zero) {
+                using T = decltype(zero);
+                const auto how = RowRead::ByRows;
+                return DensifiedSource<T>{openOnEveryRank<T>(files.back(), input.binding.path, how, &report),
+                                          openOnEveryRank<T>(files.back(), input.binding.path, how, nullptr)};
+            };
+            if (inDouble)
+                source.densified = open(double{});
+            else
+                source.densified = open(float{});
+            bytesPerElement = 3 * static_cast<std::int64_t>(inDouble ? sizeof(double) : sizeof(float));
+        } else if (input.masked || isBool) {
             // Its first row, read for the notices the whole read gives (a bool dataset is a mask
             // here, which a conversion notice would question) and the checks of its parts.
             agreeOn(group, [&] { readTensor(files.back(), input.binding.path, isBool ? nullptr : &report, RowRange{0, 1}); });
@@ -714,14 +786,23 @@ EvalReport evalInBlocks(const EvalRequest &request,
         mismatches.raiseAcrossRanks(group, rows);
         result.specified = group.sum(writer.specified());
     }
+    // A sparse input's repairs, told for every rank's rows as one whole read tells them.
+    for (auto &source : sources)
+        std::visit(
+            [](auto &readers) {
+                if constexpr (!std::is_same_v<std::decay_t<decltype(readers)>, std::monostate>)
+                    readers.told->gatherRepairs();
+            },
+            source.densified);
     output.commit();
-    // Described; a masked input's specified elements are those its blocks' masks set.
+    // Described; a masked input's specified elements are those its blocks' masks set, a sparse
+    // one's those its blocks store.
     std::vector<std::int64_t> specifiedOfSources;
     for (const auto &source : sources)
         specifiedOfSources.push_back(source.specified);
     group.sum(specifiedOfSources);
     for (std::size_t k = 0; k < sources.size(); ++k)
-        if (sources[k].input->masked)
+        if (sources[k].input->masked || sources[k].input->densifiesByRows)
             sources[k].input->specified = specifiedOfSources[k];
     result.inputs = std::move(inputs);
     result.shape = plan.resultShape;

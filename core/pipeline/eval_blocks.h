@@ -52,10 +52,15 @@ struct EvalRowPlan {
     std::vector<FoldedSoftmax> foldedSoftmaxes;
 };
 
-// Whole unless every bound input is a dense dataset (plain or bool) or a masked_tensor of dense
-// data and mask, those the expression uses non-empty and of one row count (a held input may
-// have another; a masked or bool one bound but unused has it too, read for its checks), and the expression is row-local or a
-// reduction over all dims or dim 0 of a row-local one (no product but mm(row-local, held input), no layout change).
+// Whole unless every bound input is a dense dataset (plain or bool), a masked_tensor of dense
+// data and mask, or a sparse element densified by rows (csr, row_sparse, a coo whose entries'
+// rows ascend) whose values alone the expression reads (an operand of elementwise ops,
+// reductions and data(), not the result itself; the whole evaluation reads such a sparse value
+// as the dense tensor it stands for) or that it does not use, those the expression uses
+// non-empty and of one row count
+// (a held input may have another; a masked or bool one bound but unused has it too, read for
+// its checks), and the expression is row-local or a reduction over all dims or dim 0 of a
+// row-local one (no product but mm(row-local, held input), no layout change).
 EvalRowPlan planEvalInRows(const Expression &expression, const std::vector<BoundInput> &inputs);
 
 // The bytes the whole-tensor evaluation would hold for the inputs it uses, in their compute types.

@@ -3,6 +3,7 @@
 #include "core/io/file_identity.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
+#include "core/pipeline/densified_rows.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
 
@@ -44,7 +45,7 @@ std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
             throw errors::mustBe("input " + binding.name, "be bound once", "bound twice");
         if (!output.empty())
             refuseOverwritingInput(output, binding.file);
-        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0, false});
+        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0, false, false});
     }
     requireBound(expression, source, names);
     return inputs;
@@ -61,6 +62,8 @@ void describeBoundInputs(std::vector<BoundInput> &inputs)
         input.masked = element.masked;
         input.specified = element.nnz.value_or(numel(element.shape));
         input.readsByRows = readableByRows(file, element);
+        input.densifiesByRows = !element.masked && element.layout != Layout::Dense && element.dtype != DType::Bool
+                                && rowReadOf(file, element) == RowRead::ByRows;
     }
 }
 

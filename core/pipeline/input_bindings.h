@@ -26,6 +26,9 @@ struct BoundInput {
     bool masked = false;
     std::int64_t specified = 0;
     bool readsByRows = false; // readTensor reads it a range of rows at a time (readableByRows)
+    // An unmasked csr, row_sparse or coo (entries' rows ascending) element, densified a block of
+    // rows at a time (core/pipeline/densified_rows.h, RowRead::ByRows).
+    bool densifiesByRows = false;
 };
 
 // Refuses a name that is not an identifier, an empty file or path, duplicate names and an

@@ -20,8 +20,8 @@ side by side, since an mpirun launch mostly waits (0.55 s wall for 0.27 s of CPU
   a 64 KiB budget (dense datasets stream either way);
 * `eval` across ranks: elementwise expressions and reductions (over a dim other than 0:
   row by row; over all dims or dim 0: tile partials folded on the root, and the root alone
-  when they would not fit the budget) streamed, others whole, --print: the serial tool's file
-  and report, bit for bit;
+  when they would not fit the budget) streamed, of sparse inputs densified by rows too, others
+  whole, --print: the serial tool's file and report, bit for bit;
 * `inspect --count` across ranks prints the serial tool's counts (rows or chunks divided);
 * `step` across ranks (each its rows; a coo element's entries exchanged to their rows'
   ranks, in rounds): the serial tool's file and report for every optimizer and semantics,
@@ -355,6 +355,13 @@ def eval_cases(cli, cli_mpi, mpi, work, source):
              ("softmax(x, 0)", [f"x={source}:/W"]), ("log_softmax(x * 2, 0)", [f"x={source}:/T3"]),
              ("sum(softmax(x, 0) * y, 1)", [f"x={source}:/W", f"y={source}:/V"]),
              ("mean(softmax(softmax(x, 0) * 2, 0), 0)", [f"x={source}:/W"])]  # folded columns, broadcast
+    # Sparse inputs densified by rows, each rank its own: a csr (unsorted, a duplicate past row
+    # 900: I7 told once with every rank's count) and a coo whose rows ascend (a row_sparse one's
+    # row numbers, held, do not fit 4K).
+    sparse = make_sparse_inputs(work)
+    cases += [("s * x + 1", [f"s={sparse}:/Sunsorted", f"x={source}:/W"]),
+              ("sum(s, 1) - mean(c, 1)", [f"s={sparse}:/Scsr", f"c={sparse}:/Ssorted"]),
+              ("norm(s * 2)", [f"s={sparse}:/Scsr"]), ("softmax(c + 0, 0)", [f"c={sparse}:/Ssorted"])]
     for expression, bindings in cases:
         for limit in ("4K", "auto"):
             args = ["eval", "--expr", expression, "--memory-limit", limit, "--json"]

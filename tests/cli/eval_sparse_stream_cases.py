@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+"""eval over sparse inputs streams where the expression reads their values alone:
+
+    eval_sparse_stream_cases.py SPARSITY WORKDIR
+
+* a csr (unsorted indices and a duplicate in a late row, a stored zero and -0), a row_sparse
+  element, a coo whose entries' rows ascend (with duplicates whose sum depends on their order:
+  1e8 + 1 - 1e8) and a float64 csr, used as operands of elementwise ops, reductions and data()
+  (also inside softmax over dim 0 or 1 and products by an input held whole), are densified a
+  block of rows at a time, by default and in many blocks under a 4K budget, with one thread and
+  two: /result byte for byte, the report's kind, nnz and the inputs' stored counts, and the
+  notes (I7's repair, told once over every block) are the whole-tensor evaluation's (--print
+  holds the result);
+* a sparse input bound but unused is read by rows too, for its checks and its count;
+* where the expression sees a sparse input's pattern (softmax, sparse_mask, masked, mm or the
+  input itself as the result) or the input is read whole (a coo whose rows go back), it is
+  evaluated whole: within the budget the same file, over it refused (exit 2, no output);
+* a bad index in a later block is refused with the whole read's message, and no output."""
+import json
+import os
+import shutil
+import sys
+
+import h5py
+import numpy as np
+
+from eval_masked_stream_cases import element
+from memory_limit_cases import check, run
+
+
+def sparse_group(f, name, encoding, shape):
+    g = f.create_group(name)
+    g.attrs["encoding-type"], g.attrs["encoding-version"] = encoding, "0.1.0"
+    g.attrs["shape"] = np.array(shape, dtype=np.int64)
+    return g
+
+
+def write_csr(f, name, table, twisted_row=None):
+    """`table` as csr; in `twisted_row` its indices reversed and its first entry stored twice."""
+    indices, data, indptr = [], [], [0]
+    for i, row in enumerate(table):
+        columns = list(np.nonzero(row)[0])
+        values = list(row[columns])
+        if i == twisted_row and columns:
+            columns, values = columns[::-1] + [columns[-1]], values[::-1] + [1e8]
+        indices += columns
+        data += values
+        indptr.append(len(indices))
+    g = sparse_group(f, name, "csr_matrix", table.shape)
+    g["data"] = np.array(data, dtype=table.dtype)
+    g["indices"] = np.array(indices, dtype=np.int64)
+    g["indptr"] = np.array(indptr, dtype=np.int64)
+    return g
+
+
+def write_inputs(path, rng):
+    rows, cols = 300, 70
+    table = np.where(rng.random((rows, cols)) < 0.1, rng.standard_normal((rows, cols)), 0).astype(np.float32)
+    table[7, 3], table[8, 4] = 0.0, 0.0
+    with h5py.File(path, "w") as f:
+        f["x"] = rng.standard_normal((rows, cols)).astype(np.float32)
+        f["w"] = rng.standard_normal((cols, 4)).astype(np.float32)
+        f["b"] = rng.random((rows, cols)) < 0.5
+        csr = write_csr(f, "s", table, twisted_row=250)
+        # A stored zero and a stored -0 (densified: +0 and -0 added to 0).
+        data, indices, indptr = csr["data"][()], list(csr["indices"][()]), list(csr["indptr"][()])
+        for row, column, value in ((7, 3, 0.0), (8, 4, -0.0)):
+            at = indptr[row + 1]
+            data = np.insert(data, at, value)
+            indices.insert(at, column)
+            indptr[row + 1:] = [p + 1 for p in indptr[row + 1:]]
+        del csr["data"], csr["indices"], csr["indptr"]
+        csr["data"], csr["indices"], csr["indptr"] = data, np.array(indices, np.int64), np.array(indptr, np.int64)
+        write_csr(f, "sd", table.astype(np.float64))
+        filled = np.unique(np.nonzero(table)[0])
+        rs = sparse_group(f, "r", "row_sparse", table.shape)
+        rs["indices"], rs["data"] = filled.astype(np.int64), table[filled]
+        rows_of, cols_of = np.nonzero(table)
+        order = np.lexsort((rng.random(len(rows_of)), rows_of))  # rows ascending, columns shuffled
+        r, c, v = rows_of[order], cols_of[order], table[rows_of[order], cols_of[order]]
+        r = np.concatenate([r[:5], [r[5]] * 3, r[5:]])
+        c = np.concatenate([c[:5], [c[5]] * 3, c[5:]])
+        v = np.concatenate([v[:5], [1e8, 1, -1e8], v[5:]]).astype(np.float32)
+        coo = sparse_group(f, "c", "coo_tensor", table.shape)
+        coo["indices"], coo["values"] = np.stack([r, c]).astype(np.int64), v
+        shuffled = rng.permutation(len(r))
+        back = sparse_group(f, "cb", "coo_tensor", table.shape)  # rows going back: read whole
+        back["indices"], back["values"] = np.stack([r[shuffled], c[shuffled]]).astype(np.int64), v[shuffled]
+        bad = write_csr(f, "sbad", table)
+        bad_indices = bad["indices"][()]
+        bad_indices[-3] = cols  # out of range, in the last rows
+        bad["indices"][...] = bad_indices
+
+
+STREAMED = [
+    ("s * 2 + x", "s x"),
+    ("sqrt(abs(s)) - r * 3 + exp(c) / 4", "s r c"),
+    ("sd * x", "sd x"),                              # float64: evaluated in float64
+    ("s + sd", "s sd"),                              # a float32 csr densified in float64
+    ("data(s) - 1", "s"),
+    ("where(s, x, r)", "s x r"),
+    ("masked(x, b) * s", "x b s"),                   # a masked result of sparse values
+    ("sum(s, 1)", "s"),
+    ("amax(c * x, -1) + mean(r, 1)", "c x r"),
+    ("softmax(s * 1, 1)", "s"),                      # the softmax sees a plain value
+    ("sum(s)", "s"),                                 # folded reductions
+    ("mean(c, 0)", "c"),
+    ("norm(s * r)", "s r"),
+    ("softmax(r + 0, 0)", "r"),                      # columns folded over the densified rows
+    ("mm(s * 1, w)", "s w"),                         # by an input held whole
+    ("x + 1", "x s"),                                # bound but unused: read for its count
+]
+
+WHOLE = [
+    ("s", "s"),                                      # the result is the sparse input itself
+    ("softmax(s, 1)", "s"),                          # its pattern
+    ("sparse_mask(x, s)", "x s"),
+    ("masked(x, s)", "x s"),
+    ("mm(s, w)", "s w"),
+    ("cb * 2", "cb"),                                # a coo whose rows go back: read whole
+]
+
+
+def inputs_for(path, used):
+    return [a for n in used.split() for a in ("--input", f"{n}={path}:/{n}")]
+
+
+def evaluated(cli, work, expr, used, path, extra, threads="2", code=0):
+    output = os.path.join(work, "out.h5")
+    if os.path.exists(output):
+        os.remove(output)
+    r = run(cli, "eval", "--expr", expr, *inputs_for(path, used), "-o", output, *extra, "--json",
+            env={"OMP_NUM_THREADS": threads}, code=code)
+    if code:
+        return r, None, None
+    with h5py.File(output) as f:
+        return r, json.loads(r.stdout), element(f, "result")
+
+
+def check_streams(cli, work, path):
+    for expr, used in STREAMED:
+        whole_run, whole, result = evaluated(cli, work, expr, used, path, ["--print"])
+        check(not whole["result"]["streamed"], f"eval {expr!r} (whole): streamed")
+        for name, extra, threads in [("auto", [], "2"), ("auto, one thread", [], "1"), ("4K", ["--memory-limit", "4K"], "2")]:
+            r, report, ours = evaluated(cli, work, expr, used, path, extra, threads)
+            check(report["result"]["streamed"], f"eval {expr!r} ({name}): not streamed")
+            check(ours == result, f"eval {expr!r} ({name}): /result differs from the whole-tensor one")
+            for key in ["kind", "nnz", "stored", "dtype", "shape", "layout"]:
+                check(report["result"][key] == whole["result"][key],
+                      f"eval {expr!r} ({name}): result {key} {report['result'][key]} != {whole['result'][key]}")
+            check([i["nnz"] for i in report["inputs"]] == [i["nnz"] for i in whole["inputs"]],
+                  f"eval {expr!r} ({name}): inputs' nnz {report['inputs']} != {whole['inputs']}")
+            check(r.stderr == whole_run.stderr, f"eval {expr!r} ({name}): notes {r.stderr!r} != {whole_run.stderr!r}")
+    # I7's repair of /s is told once, with the whole read's count.
+    r, _, _ = evaluated(cli, work, "s * 2", "s", path, ["--memory-limit", "4K"])
+    check(r.stderr.count("I7") == 1 and "1 duplicates summed" in r.stderr, f"I7's notice of /s: {r.stderr!r}")
+
+
+def check_whole(cli, work, path):
+    for expr, used in WHOLE:
+        _, whole, result = evaluated(cli, work, expr, used, path, ["--print"])
+        _, report, ours = evaluated(cli, work, expr, used, path, [])
+        check(not report["result"]["streamed"] and ours == result, f"eval {expr!r}: not the whole evaluation")
+        r, _, _ = evaluated(cli, work, expr, used, path, ["--memory-limit", "4K"], code=2)
+        check(r.stderr.startswith("error: ") and r.stderr.count("\n") == 1 and "memory limit" in r.stderr,
+              f"eval {expr!r} under 4K: {r.stderr!r}")
+        check(not os.path.exists(os.path.join(work, "out.h5")), f"eval {expr!r} under 4K: an output")
+
+
+def check_bad_index(cli, work, path):
+    messages = []
+    for extra in (["--print"], [], ["--memory-limit", "4K"]):
+        r, _, _ = evaluated(cli, work, "sbad * 2", "sbad", path, extra, code=2)
+        messages.append(r.stderr)
+        check(not os.path.exists(os.path.join(work, "out.h5")), f"a bad index {extra}: an output")
+        check(not [n for n in os.listdir(work) if n.startswith(".sw-tmp")], f"a bad index {extra}: a temporary file")
+    check(messages[0].startswith("error: ") and "sbad" in messages[0] and messages.count(messages[0]) == 3,
+          f"a bad index in a late block: {messages}")
+
+
+def main(cli, work):
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    path = os.path.join(work, "sparse_inputs.h5")
+    write_inputs(path, np.random.default_rng(17))
+    check_streams(cli, work, path)
+    check_whole(cli, work, path)
+    check_bad_index(cli, work, path)
+    print("eval of sparse inputs streams: ok")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
