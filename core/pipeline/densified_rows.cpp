@@ -100,12 +100,6 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
 {
     Shape shape = m_shape;
     shape[0] = rows.count();
-    if (m_dense) {
-        reuse.resize(static_cast<std::size_t>(numel(shape)));
-        DenseTensor<T> block{shape, std::move(reuse)};
-        m_dense->readRows(rows.begin, rows.end, block.values.data());
-        return block;
-    }
     if (m_how == RowRead::Whole) {
         if (!m_source)
             throw InternalError("DensifiedRows: an element read whole is read (readWhole) before its rows");
@@ -113,24 +107,21 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
         auto filled = filledPattern(patternInRows(*m_source, rows), Semantics::Dense, nullptr, numel(shape));
         return {shape, std::move(filled.owned)};
     }
-    if (m_coo)
-        return cooRows(rows, shape);
-    return toDenseAs<T>(storedRows(rows));
+    reuse.resize(static_cast<std::size_t>(numel(shape)));
+    DenseTensor<T> block{shape, std::move(reuse)};
+    readRows(rows, block.values.data());
+    return block;
 }
 
 template <class T>
-DenseTensor<T> DensifiedRows<T>::cooRows(RowRange rows, const Shape &shape)
+void DensifiedRows<T>::cooRowsInto(RowRange rows, T *into)
 {
     // A row of a coo may store far more than its dense size (an entry's coordinates, and its
     // duplicates): the block's rows are read in pieces of what the budget holds, each
     // densified into its place.
-    DenseTensor<T> block{shape, Buffer<T>(static_cast<std::size_t>(numel(shape)))};
-    const auto width = numel(shape, 1, shape.size());
-    for (const auto &piece : m_coo->blocksOfEntries(rows, m_coo->entriesPerRead(), rows.count())) {
-        const auto dense = toDenseAs<T>(storedRows(piece));
-        std::copy(dense.values.begin(), dense.values.end(), block.values.begin() + (piece.begin - rows.begin) * width);
-    }
-    return block;
+    const auto width = numel(m_shape, 1, m_shape.size());
+    for (const auto &piece : m_coo->blocksOfEntries(rows, m_coo->entriesPerRead(), rows.count()))
+        toDenseInto(storedRows(piece), into + (piece.begin - rows.begin) * width);
 }
 
 template <class T>
@@ -175,29 +166,36 @@ void DensifiedRows<T>::gatherRepairs()
 }
 
 template <class T>
-std::pair<DenseTensor<T>, Mask> DensifiedRows<T>::maskedRows(RowRange rows)
+Tensor DensifiedRows<T>::maskedPart(RowRange rows)
 {
     if (!m_masked || m_how != RowRead::ByRows)
         throw InternalError("DensifiedRows: the specified elements of a masked_tensor read by rows");
-    const auto part = storedRows(rows);
-    return {toDenseAs<T>(part), specifiedMaskDense(part)};
+    return storedRows(rows);
 }
 
 template <class T>
 void DensifiedRows<T>::readRows(RowRange rows, T *into, std::uint8_t *specified)
 {
     if (specified) {
-        const auto [values, mask] = maskedRows(rows);
-        std::copy(values.values.begin(), values.values.end(), into);
-        std::copy(mask.begin(), mask.end(), specified);
+        const auto part = maskedPart(rows);
+        toDenseInto(part, into);
+        specifiedMaskInto(part, specified);
         return;
     }
     if (m_dense) {
         m_dense->readRows(rows.begin, rows.end, into);
         return;
     }
-    const auto block = this->rows(rows);
-    std::copy(block.values.begin(), block.values.end(), into);
+    if (m_how == RowRead::Whole) {
+        const auto block = this->rows(rows);
+        std::copy(block.values.begin(), block.values.end(), into);
+        return;
+    }
+    // Densified straight into the block: no buffer of the block's size of its own.
+    if (m_coo)
+        cooRowsInto(rows, into);
+    else
+        toDenseInto(storedRows(rows), into);
 }
 
 template <class T>
@@ -221,9 +219,9 @@ void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into, std::ui
                 std::copy_n(from.begin() + r * width + columns.begin, columns.count(), to + at + r * columns.count());
         };
         if (specified) {
-            const auto [values, mask] = maskedRows(part);
-            copyColumns(values.values, into);
-            copyColumns(mask, specified);
+            const auto masked = maskedPart(part);
+            copyColumns(toDenseAs<T>(masked).values, into);
+            copyColumns(specifiedMaskDense(masked), specified);
         } else {
             copyColumns(this->rows(part).values, into);
         }

@@ -56,6 +56,7 @@ openOnEveryRank(const H5File &file, const std::string &path, RowRead how, Valida
 template <class T>
 class DensifiedRows {
 public:
+    using Value = T;
     // `report` takes the notes a whole read of the element gives (a conversion), once; null for
     // none (states are read without notes, as the whole step reads them).
     DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report);
@@ -69,8 +70,9 @@ public:
     // RowRead::Whole, every row on every rank: for a reader whose ranks each need rows of
     // all (a csc output's column panels). Collective.
     void readWholeOnEveryRank(std::int64_t heldBefore);
-    // Rows `rows`, densified. A plain dense element is read into `reuse` (a block's buffer
-    // written before), which keeps its pages: a fresh one is faulted in and zeroed again.
+    // Rows `rows`, densified. An element read by rows is read or densified into `reuse` (a
+    // block's buffer written before), which keeps its pages: a fresh one is faulted in and
+    // zeroed again.
     DenseTensor<T> rows(RowRange rows, Buffer<T> reuse = {});
     // RowRead::ByRows or ByBands: rows `rows` as stored (a csr, row_sparse or coo tensor of those rows alone,
     // numbered from the first, checked and repaired as a whole read repairs them), with their
@@ -113,10 +115,11 @@ public:
     std::int64_t storedRead() const { return m_storedRead; }
 
 private:
-    // Rows `rows` of a coo element, of `shape`, densified.
-    DenseTensor<T> cooRows(RowRange rows, const Shape &shape);
-    // Rows `rows` of a masked_tensor, densified, and which of their elements are specified.
-    std::pair<DenseTensor<T>, Mask> maskedRows(RowRange rows);
+    // Rows `rows` of a coo element densified into `into`.
+    void cooRowsInto(RowRange rows, T *into);
+    // Rows `rows` of a masked_tensor as stored (storedRows), for their values and which of
+    // their elements are specified.
+    Tensor maskedPart(RowRange rows);
     // Holds `element` (read whole) coalesced as densifying sums it; refused over the budget.
     void coalesce(const Tensor &element, std::int64_t heldBefore);
     // The notes of a block of `rows`: the first block's all, and I7's of rows not read before

@@ -268,20 +268,24 @@ struct RowSource {
     std::variant<std::monostate, DensifiedSource<float>, DensifiedSource<double>> densified;
     std::int64_t specified = 0; // of a masked or sparse one: specified (stored) elements of the blocks tallied
     bool used = true;           // by the expression
-    // A plain one's last block's values, once evaluated (recycle()): the next block is read into
-    // them, not into fresh memory that is faulted in and zeroed again.
+    // A plain or sparse one's last block's values, once evaluated (recycle()): the next block is
+    // read or densified into them, not into fresh memory that is faulted in and zeroed again.
     ByPrecision<Buffer> spare;
 };
 
-// Hands each plain source its block's values back from `rowInputs`, the evaluation being done.
+// Hands each plain or sparse source its block's values back from `rowInputs`, the evaluation
+// being done.
 void recycle(std::vector<RowSource> &sources, std::vector<EvalInput> &rowInputs)
 {
     for (auto &source : sources) {
-        if (!source.dense || !source.used)
+        const bool densified = !std::holds_alternative<std::monostate>(source.densified);
+        if ((!source.dense && !densified) || !source.used)
             continue;
+        const bool inFloat = densified ? std::holds_alternative<DensifiedSource<float>>(source.densified)
+                                       : computeTypeFor(source.input->dtype) == DType::Float32;
         for (auto &input : rowInputs)
             if (input.name == source.input->binding.name) {
-                if (computeTypeFor(source.input->dtype) == DType::Float32)
+                if (inFloat)
                     source.spare.inFloat = releasedValues<float>(input);
                 else
                     source.spare.inDouble = releasedValues<double>(input);
@@ -307,10 +311,12 @@ std::vector<NamedTensor> readBlock(std::vector<RowSource> &sources,
         if (!std::holds_alternative<std::monostate>(source.densified)) {
             std::visit(
                 [&](auto &readers) {
-                    if constexpr (!std::is_same_v<std::decay_t<decltype(readers)>, std::monostate>) {
+                    using Readers = std::decay_t<decltype(readers)>;
+                    if constexpr (!std::is_same_v<Readers, std::monostate>) {
+                        using T = typename decltype(Readers::told)::element_type::Value;
                         auto &reader = tally ? *readers.told : *readers.quiet;
                         const auto storedBefore = reader.storedRead();
-                        auto block = reader.rows({first, end});
+                        auto block = reader.rows({first, end}, std::move(source.spare.of<T>()));
                         if (tally)
                             source.specified += reader.storedRead() - storedBefore;
                         if (source.used)

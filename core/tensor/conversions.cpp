@@ -30,39 +30,51 @@ void fillZero(Buffer<T> &buffer)
 } // namespace
 
 template <class T>
-DenseTensor<T> cooToDense(const CooTensor<T> &coo)
+void cooToDenseInto(const CooTensor<T> &coo, T *out)
 {
-    auto dense = makeDense<T>(coo.shape);
-    fillZero(dense.values);
+    std::fill_n(out, checkedNumel(coo.shape), T{});
     const auto slot = coo.denseSize();
     for (std::int64_t k = 0; k < coo.nnz; ++k) {
         const auto base = cooLinearIndex(coo, k) * slot;
         for (std::int64_t j = 0; j < slot; ++j)
-            dense.values[at(base + j)] += coo.values[at(k * slot + j)];
+            out[base + j] += coo.values[at(k * slot + j)];
     }
+}
+
+template <class T>
+DenseTensor<T> cooToDense(const CooTensor<T> &coo)
+{
+    auto dense = makeDense<T>(coo.shape);
+    cooToDenseInto(coo, dense.values.data());
     return dense;
+}
+
+template <class T>
+void compressedToDenseInto(const CompressedTensor<T> &c, T *out)
+{
+    const auto cols = c.shape[1];
+    const auto major = c.majorSize();
+    if (c.axis == CompressedAxis::Row) {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < major; ++i) {
+            T *row = out + i * cols;
+            std::fill(row, row + cols, T{});
+            for (auto k = c.indptr[at(i)]; k < c.indptr[at(i + 1)]; ++k)
+                row[c.indices[at(k)]] += c.values[at(k)];
+        }
+    } else {
+        std::fill_n(out, checkedNumel(c.shape), T{});
+        for (std::int64_t j = 0; j < major; ++j)
+            for (auto k = c.indptr[at(j)]; k < c.indptr[at(j + 1)]; ++k)
+                out[c.indices[at(k)] * cols + j] += c.values[at(k)];
+    }
 }
 
 template <class T>
 DenseTensor<T> compressedToDense(const CompressedTensor<T> &c)
 {
     auto dense = makeDense<T>(c.shape);
-    const auto cols = c.shape[1];
-    const auto major = c.majorSize();
-    if (c.axis == CompressedAxis::Row) {
-#pragma omp parallel for schedule(static)
-        for (std::int64_t i = 0; i < major; ++i) {
-            T *row = dense.values.data() + i * cols;
-            std::fill(row, row + cols, T{});
-            for (auto k = c.indptr[at(i)]; k < c.indptr[at(i + 1)]; ++k)
-                row[c.indices[at(k)]] += c.values[at(k)];
-        }
-    } else {
-        fillZero(dense.values);
-        for (std::int64_t j = 0; j < major; ++j)
-            for (auto k = c.indptr[at(j)]; k < c.indptr[at(j + 1)]; ++k)
-                dense.values[at(c.indices[at(k)] * cols + j)] += c.values[at(k)];
-    }
+    compressedToDenseInto(c, dense.values.data());
     return dense;
 }
 
@@ -463,6 +475,8 @@ CooTensor<T> coalesce(const CooTensor<T> &tensor)
 
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \
     template DenseTensor<T> cooToDense<T>(const CooTensor<T> &);                                                                 \
+    template void cooToDenseInto<T>(const CooTensor<T> &, T *);                                                                  \
+    template void compressedToDenseInto<T>(const CompressedTensor<T> &, T *);                                                    \
     template DenseTensor<T> compressedToDense<T>(const CompressedTensor<T> &);                                                   \
     template DenseTensor<T> rowSparseToDense<T>(const RowSparseTensor<T> &);                                                     \
     template CooTensor<T> denseToCoo<T>(const DenseTensor<T> &, int);                                                            \

@@ -22,6 +22,12 @@ template <class T>
 DenseTensor<T> compressedToDense(const CompressedTensor<T> &compressed);
 template <class T>
 DenseTensor<T> rowSparseToDense(const RowSparseTensor<T> &rsp);
+// The same into `out` (numel(shape) values, every one written): a block of rows densified into
+// a buffer that the next block reuses, without fresh pages to fault in and zero.
+template <class T>
+void cooToDenseInto(const CooTensor<T> &coo, T *out);
+template <class T>
+void compressedToDenseInto(const CompressedTensor<T> &compressed, T *out);
 
 // sparseDims = -1 means every dim is sparse.
 template <class T>

@@ -28,8 +28,15 @@ DenseTensor<double> toDenseDouble(const Tensor &tensor);
 // The same in value type T (float or double); exact when T is the tensor's dtype.
 template <class T>
 DenseTensor<T> toDenseAs(const Tensor &tensor);
+// toDenseAs(tensor)'s values written into `out` (numel(shape) of them): an unmasked tensor whose
+// values are of type T is densified there directly, with no buffer of its own (a block of rows
+// densified into a buffer reused from block to block); another through toDenseAs.
+template <class T>
+void toDenseInto(const Tensor &tensor, T *out);
 // Dense row-major mask of specified elements (unmasked sparse: every element is specified).
 Mask specifiedMaskDense(const Tensor &tensor);
+// The same into `out` (numel(shape) bytes).
+void specifiedMaskInto(const Tensor &tensor, std::uint8_t *out);
 // The values it stores, and the bytes it holds (values, indices, mask).
 std::int64_t storedValueCount(const Tensor &tensor);
 std::int64_t heldBytes(const Tensor &tensor);
