@@ -380,23 +380,26 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
 {
     const auto &counts = m_counts;
     const auto localRows = static_cast<std::int64_t>(counts.storedPerRow.size());
-    if (shape.empty() || (type != DType::Float32 && type != DType::Float64)
+    if (shape.empty() || (type != DType::Float32 && type != DType::Float64 && type != DType::Bool)
         || (layout != Layout::Csr && layout != Layout::Coo && layout != Layout::RowSparse)
         || (layout == Layout::Csr && shape.size() != 2) || counts.firstRow < 0 || counts.firstRow + localRows > shape[0])
         throw InternalError("SparseRowStreamWriter: unsupported element");
     Writer writer(file, options);
     const auto nnz = counts.entriesTotal;
+    auto createArray = [&](const std::string &name, const Shape &valueShape) {
+        const auto at = m_path + "/" + name;
+        return type == DType::Float32   ? writer.createArray<float>(at, valueShape)
+               : type == DType::Float64 ? writer.createArray<double>(at, valueShape)
+                                        : writer.createArray<std::uint8_t>(at, valueShape);
+    };
     auto createValues = [&](const Shape &valueShape) {
-        return type == DType::Float32
-                   ? writer.createArray<float>(m_path + "/" + (layout == Layout::RowSparse ? "data" : "values"), valueShape)
-                   : writer.createArray<double>(m_path + "/" + (layout == Layout::RowSparse ? "data" : "values"), valueShape);
+        return createArray(layout == Layout::RowSparse ? "data" : "values", valueShape);
     };
     switch (layout) {
     case Layout::Csr: {
         H5Handle group = writer.createGroup(m_path, "csr_matrix");
         writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
-        m_values = type == DType::Float32 ? writer.createArray<float>(m_path + "/data", {nnz})
-                                          : writer.createArray<double>(m_path + "/data", {nnz});
+        m_values = createArray("data", {nnz});
         m_wideIndices = wideIndices(options.indexWidth, std::max({nnz, shape[0], shape[1]}), file.where(m_path + "/indices"));
         m_indices = m_wideIndices ? writer.createArray<std::int64_t>(m_path + "/indices", {nnz})
                                   : writer.createArray<std::int32_t>(m_path + "/indices", {nnz});
@@ -464,7 +467,7 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     if (m_wholeRows) {
         // Each row with a nonzero, whole, as it is (a -0 in it stays -0).
         auto &stored = m_positions;
-        auto &data = m_scratchValues.of<T>();
+        auto &data = scratch<T>();
         stored.clear();
         data.clear();
         for (std::int64_t r = 0; r < rows; ++r) {
@@ -484,7 +487,7 @@ void SparseRowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, 
     // Sized exactly (a vector grown by doubling would hold up to twice the block's nonzeros).
     const auto nonzeros = static_cast<std::size_t>(std::count_if(block, block + count, [](T x) { return x != T{}; }));
     auto &positions = m_positions;
-    auto &kept = m_scratchValues.of<T>();
+    auto &kept = scratch<T>();
     positions.clear();
     kept.clear();
     positions.reserve(nonzeros);
@@ -520,7 +523,7 @@ void SparseRowStreamWriter::writeEntries(std::int64_t firstRow,
     for (std::int64_t r = 0; r < rows; ++r)
         if (counted(firstRow + r) > 0)
             stored.push_back(firstRow + r);
-    auto &data = m_scratchValues.of<T>();
+    auto &data = scratch<T>();
     data.assign(stored.size() * static_cast<std::size_t>(m_width), T{});
     for (std::size_t s = 0, k = 0; s < stored.size(); ++s) {
         const auto begin = (stored[s] - firstRow) * m_width;
@@ -572,7 +575,7 @@ void SparseRowStreamWriter::writeStoredRows()
         extent.push_back(static_cast<hsize_t>(m_shape[d]));
     }
     m_nextStoredRow += static_cast<std::int64_t>(n);
-    const auto *values = m_scratchValues.of<T>().data();
+    const auto *values = scratch<T>().data();
     if (m_layout == Layout::Coo) {
         writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, start[0]}, {1, n}, stored.data());
         writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, start, extent, values);
@@ -636,6 +639,10 @@ template void
     SparseRowStreamWriter::writeEntries<float>(std::int64_t, std::int64_t, Buffer<std::int64_t>, std::span<const float>);
 template void
     SparseRowStreamWriter::writeEntries<double>(std::int64_t, std::int64_t, Buffer<std::int64_t>, std::span<const double>);
+template void SparseRowStreamWriter::writeEntries<std::uint8_t>(std::int64_t,
+                                                                std::int64_t,
+                                                                Buffer<std::int64_t>,
+                                                                std::span<const std::uint8_t>);
 
 CscStreamWriter::CscStreamWriter(H5File &file,
                                  const std::string &path,

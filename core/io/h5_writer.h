@@ -69,7 +69,9 @@ public:
     // How a coo element indexes its values: each by all its coordinates, or (what a row_sparse
     // element converts into) each stored row whole by its row number, its first dim alone sparse.
     enum class CooIndex { EveryDim, Rows };
-    // `type` is Float32 or Float64; `layout` Csr (2-d), Coo or RowSparse.
+    // `type` is Float32, Float64, or Bool (a masked_tensor's mask, beside its data's writer
+    // with the same counts; written by writeEntries alone); `layout` Csr (2-d), Coo or
+    // RowSparse.
     SparseRowStreamWriter(H5File &file,
                           const std::string &path,
                           Layout layout,
@@ -123,6 +125,15 @@ private:
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).
     Buffer<std::int64_t> m_positions, m_coordinates, m_rowsOf;
     ByPrecision<Buffer> m_scratchValues;
+    Buffer<std::uint8_t> m_scratchBools; // a mask's
+    template <class T>
+    Buffer<T> &scratch()
+    {
+        if constexpr (std::is_same_v<T, std::uint8_t>)
+            return m_scratchBools;
+        else
+            return m_scratchValues.of<T>();
+    }
 };
 
 // A csc element (2-d) written a run of entries at a time: what writeTensor() writes for the

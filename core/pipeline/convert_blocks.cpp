@@ -3,6 +3,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/convert_masked.h"
 #include "core/pipeline/convert_stored.h"
 #include "core/pipeline/csc_panels.h"
 #include "core/pipeline/densified_rows.h"
@@ -101,7 +102,9 @@ ConvertedElement convert(const ConvertRequest &request,
 
 bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target)
 {
-    if (e.masked || e.shape.empty())
+    if (e.masked)
+        return convertMaskedCan(input, e, target);
+    if (e.shape.empty())
         return false;
     // A csr, row_sparse or coo element read by rows: densified into dense, as stored into a
     // sparse layout (core/pipeline/convert_stored.h). Across ranks each reads its own rows, and
@@ -119,6 +122,8 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  ValidationReport &report,
                                  std::int64_t budgetBytes)
 {
+    if (e.masked)
+        return convertMasked(request, input, e, output, report, budgetBytes);
     if (e.layout != Layout::Dense && request.layout != Layout::Dense)
         return convertStored(request, input, e, output, report, budgetBytes);
     return withComputeType(

@@ -354,7 +354,8 @@ bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target,
         const auto perEntry =
             numel(e.shape, static_cast<std::size_t>(std::clamp<int>(extent.sparseDims, 0, static_cast<int>(e.shape.size()))),
                   e.shape.size());
-        const auto entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims) + perEntry * dtypeSize(computeTypeFor(e.dtype));
+        const auto entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims)
+                                + perEntry * static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
         // Each band is a scan of the whole element: past kMostBands scans, raising the budget
         // is the way (a band takes half of it, kBytesPerStoredValue a value).
         const auto bandBytes = std::max<std::int64_t>(1, budget / 2);

@@ -383,18 +383,26 @@ Buffer<std::int64_t> storedLinearIndices(const RowSparseTensor<T> &t)
 template <class T>
 CooTensor<T> cooFromLinear(const Shape &shape, std::span<const std::int64_t> linear, std::span<const T> values)
 {
-    std::vector<std::int64_t> order(linear.size());
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return linear[at(a)] < linear[at(b)]; });
     std::vector<std::int64_t> keys;
     Buffer<T> summed;
-    for (auto k : order) {
-        if (!keys.empty() && keys.back() == linear[at(k)]) {
-            summed.back() += values[at(k)];
-            continue;
+    // Ascending and unique already (what dense, canonical csr and row_sparse storage give): the
+    // stable sort and the sums would leave them as they are, so neither runs (a masked
+    // tensor's conversion sorted every element it specifies).
+    if (std::adjacent_find(linear.begin(), linear.end(), [](auto a, auto b) { return a >= b; }) == linear.end()) {
+        keys.assign(linear.begin(), linear.end());
+        summed.assign(values.begin(), values.end());
+    } else {
+        std::vector<std::int64_t> order(linear.size());
+        std::iota(order.begin(), order.end(), std::int64_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return linear[at(a)] < linear[at(b)]; });
+        for (auto k : order) {
+            if (!keys.empty() && keys.back() == linear[at(k)]) {
+                summed.back() += values[at(k)];
+                continue;
+            }
+            keys.push_back(linear[at(k)]);
+            summed.push_back(values[at(k)]);
         }
-        keys.push_back(linear[at(k)]);
-        summed.push_back(values[at(k)]);
     }
     CooTensor<T> coo;
     coo.shape = shape;

@@ -128,6 +128,10 @@ Tensor convertMasked(const S &data, const Mask &mask, Layout target)
     const auto linear = storedLinearIndices(data);
     Buffer<std::int64_t> kept;
     Buffer<T> values;
+    const auto specifiedCount =
+        static_cast<std::size_t>(std::count_if(mask.begin(), mask.end(), [](std::uint8_t m) { return m != 0; }));
+    kept.reserve(specifiedCount);
+    values.reserve(specifiedCount);
     for (std::size_t k = 0; k < linear.size(); ++k)
         if (mask[k]) {
             kept.push_back(linear[k]);

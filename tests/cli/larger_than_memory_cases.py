@@ -10,7 +10,7 @@ file it writes uncapped, value for value: inspect --count; sparsify with each me
 and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the same shape,
 0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), and of a
 masked_tensor of dense data and mask; convert
-to dense, csr, coo and row_sparse, that coo to dense and csr, and a coo with its entries
+to dense, csr, coo and row_sparse, that coo to dense and csr, that masked_tensor to dense, and a coo with its entries
 shuffled to csr (in bands of rows); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
@@ -165,6 +165,7 @@ def run_cases(cli, work, cgroup):
     # A masked input, its specified elements read beside its values a block of rows at a time.
     cases.append(("sparsify_masked_input", ["sparsify", data, "-o", "{out}", "--method", "row-norm", "--keep", "0.3",
                                             "--dataset", "/x_masked", "--layout", "masked", "--json"], "{out}"))
+    cases.append(("convert_masked_dense", ["convert", data, "{out}", "--layout", "dense", "--dataset", "/x_masked"], "{out}"))
     # Sparse inputs: a csr's rows densified a block at a time, a coo held coalesced.
     cases.append(("sparsify_csr_input", ["sparsify", data, "-o", "{out}", "--method", "n-m", "--dataset", "/x_csr",
                                          "--json"], "{out}"))

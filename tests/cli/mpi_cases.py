@@ -288,6 +288,22 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
             check(r.stdout == expected.stdout and r.stderr == expected.stderr,
                   f"{what}: {r.stdout!r} {r.stderr!r} vs {expected.stdout!r} {expected.stderr!r}")
             os.remove(out)
+    # A masked_tensor of dense, csr or row_sparse data into dense, csr, coo and row_sparse: each
+    # rank converts its rows, data and mask written as the serial tool writes them.
+    masked = os.path.join(work, "masked_in.h5")
+    write_masked_inputs(masked, np.random.default_rng(19))
+    picks = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows") for a in ("--dataset", p)]
+    for layout in ("dense", "csr", "coo", "row_sparse"):
+        reference = os.path.join(work, "convert_reference.h5")
+        expected = run([cli, "convert", masked, reference, "--layout", layout, *picks, "--memory-limit", "64K"])
+        for ranks in (2, 3):
+            out = os.path.join(work, f"convert{ranks}.h5")
+            r = run(mpirun(mpi, ranks, cli_mpi, "convert", masked, out, "--layout", layout, *picks, "--memory-limit", "64K"))
+            what = f"convert of masked elements into {layout}, -np {ranks}"
+            same_files(reference, out, what)
+            check(r.stdout == expected.stdout and r.stderr == expected.stderr,
+                  f"{what}: {r.stdout!r} {r.stderr!r} vs {expected.stdout!r} {expected.stderr!r}")
+            os.remove(out)
 
 
 def repair_notice_cases(cli, cli_mpi, mpi, work):

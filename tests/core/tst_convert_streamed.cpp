@@ -1,5 +1,6 @@
-// convert of a csr or row_sparse element into csr, coo, row_sparse or csc, and of a coo whose
-// rows ascend into csr, row_sparse, csc or dense, a block of rows at a time (convertFile; csc in
+// convert of a csr or row_sparse element into csr, coo, row_sparse or csc, of a coo whose
+// rows ascend into csr, row_sparse, csc or dense, and of a masked_tensor (dense, csr and
+// row_sparse data) into dense, csr, coo and row_sparse, a block of rows at a time (convertFile; csc in
 // column panels, a column larger than a panel a run per block), against
 // the whole conversion it replaces (readTensor of the whole element,
 // toLayout, writeTensor), byte for byte: every dataset and attribute of the element, and the
@@ -160,7 +161,17 @@ core::Tensor hybridCoo(const core::Shape &shape, unsigned seed)
     return core::Tensor(core::Storage{std::move(coo)});
 }
 
-// Every dataset under `path` (itself, or a group's children) and every attribute, as bytes.
+// `tensor` (unmasked) masked: about two thirds of what it stores specified, at random.
+core::Tensor maskedOf(const core::Tensor &tensor, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    core::Mask mask(static_cast<std::size_t>(tensor.storedCount()));
+    for (auto &bit : mask)
+        bit = rng() % 3 != 0;
+    return core::Tensor(tensor.storage(), std::move(mask));
+}
+
+// Every dataset under `path` (itself, or a group's members, nested) and every attribute, as bytes.
 std::map<std::string, std::string> rawElement(const core::H5File &file, const std::string &path)
 {
     std::map<std::string, std::string> out;
@@ -219,7 +230,7 @@ std::map<std::string, std::string> rawElement(const core::H5File &file, const st
     for (hsize_t k = 0; k < members.nlinks; ++k) {
         char name[256] = {};
         H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name, H5P_DEFAULT);
-        readDataset(path + "/" + name);
+        out.merge(rawElement(file, path + "/" + name)); // a masked_tensor's data and mask groups
     }
     H5Gclose(group);
     return out;
@@ -249,6 +260,10 @@ void TestConvertStreamed::matchesWholeConversion_data()
         {"/coo64", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
         {"/coo_coalesced", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc}},
         {"/coo_hybrid", {core::Layout::RowSparse, core::Layout::Dense}},
+        {"/masked32", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/masked_cube", {core::Layout::Dense, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/masked_csr", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/masked_rows", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
     };
     for (const auto &[element, layouts] : elements)
         for (const auto layout : layouts)
@@ -286,6 +301,15 @@ void TestConvertStreamed::matchesWholeConversion()
                               core::coalesce(std::get<core::CooTensor<float>>(awkwardCoo<float>(400, 50, 8).storage()))}));
         core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
         core::writeTensor(file, "/coo_shuffled", shuffledEntries(awkwardCoo<float>(700, 37, 9), 10));
+        // Masked: dense data holding NaN, infinities, -0 and stored zeros, of 2 and 3 dims; csr
+        // data (sorted: a masked csr's data and mask share one pattern); row_sparse data.
+        core::writeTensor(file, "/masked32",
+                          maskedOf(core::Tensor(core::Storage{core::toDenseAs<float>(awkwardCsr<float>(700, 37, 11))}), 12));
+        auto cube = core::toDenseAs<double>(awkwardCsr<double>(60, 12, 13));
+        cube.shape = {60, 4, 3};
+        core::writeTensor(file, "/masked_cube", maskedOf(core::Tensor(core::Storage{std::move(cube)}), 14));
+        core::writeTensor(file, "/masked_csr", maskedOf(core::toLayout(awkwardCsr<float>(500, 40, 15), core::Layout::Csr), 16));
+        core::writeTensor(file, "/masked_rows", maskedOf(awkwardRowSparse({500, 9}, 17), 18));
     }
     // The whole conversion: the element read whole, converted, written.
     core::ValidationReport wholeNotes;
