@@ -275,35 +275,31 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
     # of rows at a time (under 16K, dozens of blocks), each block converted as stored, each rank
     # its own rows. The same file and notes: the blocks are the whole conversion's, stored
     # zeros, -0, duplicates (summed) and all. (A coo into coo is a copy, made whole.)
+    def by_rows_across_ranks(source_file, layout, picks, serial_limit, ranks_limit, what):
+        """The serial tool under `serial_limit`, then -np 2 and 3 under `ranks_limit`: the same file,
+        report and notes."""
+        reference = os.path.join(work, "convert_reference.h5")
+        expected = run([cli, "convert", source_file, reference, "--layout", layout, *picks, "--memory-limit", serial_limit])
+        for ranks in (2, 3):
+            out = os.path.join(work, f"convert{ranks}.h5")
+            r = run(mpirun(mpi, ranks, cli_mpi, "convert", source_file, out, "--layout", layout, *picks, "--memory-limit",
+                           ranks_limit))
+            same_files(reference, out, f"{what}, -np {ranks}")
+            check(r.stdout == expected.stdout and r.stderr == expected.stderr,
+                  f"{what}, -np {ranks}: {r.stdout!r} {r.stderr!r} vs {expected.stdout!r} {expected.stderr!r}")
+            os.remove(out)
+
     for layout in ("csr", "coo", "row_sparse"):
         picks = [a for p in ("/Scsr", "/Sunsorted", "/Srows", "/Ssorted")[: 3 if layout == "coo" else 4]
                  for a in ("--dataset", p)]
-        reference = os.path.join(work, "convert_reference.h5")
-        expected = run([cli, "convert", sparse, reference, "--layout", layout, *picks, "--memory-limit", "16K"])
-        for ranks in (2, 3):
-            out = os.path.join(work, f"convert{ranks}.h5")
-            r = run(mpirun(mpi, ranks, cli_mpi, "convert", sparse, out, "--layout", layout, *picks, "--memory-limit", "1M"))
-            what = f"convert of sparse elements into {layout} by rows, -np {ranks}"
-            same_files(reference, out, what)
-            check(r.stdout == expected.stdout and r.stderr == expected.stderr,
-                  f"{what}: {r.stdout!r} {r.stderr!r} vs {expected.stdout!r} {expected.stderr!r}")
-            os.remove(out)
+        by_rows_across_ranks(sparse, layout, picks, "16K", "1M", f"convert of sparse elements into {layout} by rows")
     # A masked_tensor of dense, csr or row_sparse data into dense, csr, coo and row_sparse: each
     # rank converts its rows, data and mask written as the serial tool writes them.
     masked = os.path.join(work, "masked_in.h5")
     write_masked_inputs(masked, np.random.default_rng(19))
     picks = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows") for a in ("--dataset", p)]
     for layout in ("dense", "csr", "coo", "row_sparse"):
-        reference = os.path.join(work, "convert_reference.h5")
-        expected = run([cli, "convert", masked, reference, "--layout", layout, *picks, "--memory-limit", "64K"])
-        for ranks in (2, 3):
-            out = os.path.join(work, f"convert{ranks}.h5")
-            r = run(mpirun(mpi, ranks, cli_mpi, "convert", masked, out, "--layout", layout, *picks, "--memory-limit", "64K"))
-            what = f"convert of masked elements into {layout}, -np {ranks}"
-            same_files(reference, out, what)
-            check(r.stdout == expected.stdout and r.stderr == expected.stderr,
-                  f"{what}: {r.stdout!r} {r.stderr!r} vs {expected.stdout!r} {expected.stderr!r}")
-            os.remove(out)
+        by_rows_across_ranks(masked, layout, picks, "64K", "64K", f"convert of masked elements into {layout}")
 
 
 def repair_notice_cases(cli, cli_mpi, mpi, work):
