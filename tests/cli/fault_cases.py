@@ -486,7 +486,7 @@ def run_reports(cli, work):
     # 4 GiB declared (below physical memory, so not refused up front) under a 3 GiB address space:
     # a dense /x that sparsify holds in memory (within an 8G budget, given: the auto budget,
     # half of the memory available at that moment, could make it stream), and a masked /m that
-    # convert reads whole (a dense dataset it would stream).
+    # convert reads whole into csc (into coo, or from a dense dataset, it would stream).
     big = os.path.join(work, "c_big.h5")
     with h5py.File(big, "w") as f:
         f.create_dataset("x", shape=(2**15, 2**14), dtype="f8", chunks=(64, 1024))
@@ -496,7 +496,7 @@ def run_reports(cli, work):
         m.create_dataset("mask", shape=(2**15, 2**14), dtype="?", chunks=(64, 1024))
     # An explicit budget over the 3 GiB address-space cap: the auto one is half the memory
     # available, and on a busy machine that refused the read (exit 2) before it ran out.
-    for args, element in ((["convert", big, os.path.join(work, "o.h5"), "--layout", "coo", "--dataset", "/m",
+    for args, element in ((["convert", big, os.path.join(work, "o.h5"), "--layout", "csc", "--dataset", "/m",
                             "--memory-limit", "8G"], "m"),
                           (["sparsify", big, "-o", os.path.join(work, "o.h5"), "--method", "threshold", "--threshold", "1",
                             "--dataset", "/x", "--memory-limit", "8G"], "x")):
