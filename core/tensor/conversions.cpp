@@ -411,13 +411,32 @@ CooTensor<T> cooFromLinear(const Shape &shape, std::span<const std::int64_t> lin
     coo.coalesced = true;
     coo.values = std::move(summed);
     coo.indices.resize(at(coo.sparseDims * coo.nnz));
+    // The keys ascend, so the first coordinate changes only where a key passes the end of its
+    // row: it is divided out there alone, and the last coordinate (stride 1) is what remains. A
+    // division per element per dim was most of a masked tensor's conversion.
     const auto strides = stridesOf(shape, 0, shape.size());
+    const auto last = coo.sparseDims - 1;
+    if (last < 0)
+        return coo; // a 0-d tensor: its one element has no coordinates
+    std::int64_t first = 0;
+    std::int64_t firstStart = 0;
     for (std::int64_t k = 0; k < coo.nnz; ++k) {
-        auto rest = keys[at(k)];
-        for (int d = 0; d < coo.sparseDims; ++d) {
+        const auto key = keys[at(k)];
+        if (last == 0) {
+            coo.indices[at(k)] = key;
+            continue;
+        }
+        if (key - firstStart >= strides[0]) {
+            first = key / strides[0];
+            firstStart = first * strides[0];
+        }
+        coo.indices[at(k)] = first;
+        auto rest = key - firstStart;
+        for (int d = 1; d < last; ++d) {
             coo.indices[at(d * coo.nnz + k)] = rest / strides[at(d)];
             rest %= strides[at(d)];
         }
+        coo.indices[at(last * coo.nnz + k)] = rest;
     }
     return coo;
 }

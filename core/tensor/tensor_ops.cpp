@@ -130,19 +130,29 @@ Tensor convertMasked(const S &data, const Mask &mask, Layout target)
     Buffer<T> values;
     const auto specifiedCount =
         static_cast<std::size_t>(std::count_if(mask.begin(), mask.end(), [](std::uint8_t m) { return m != 0; }));
-    kept.reserve(specifiedCount);
-    values.reserve(specifiedCount);
-    for (std::size_t k = 0; k < linear.size(); ++k)
-        if (mask[k]) {
-            kept.push_back(linear[k]);
-            values.push_back(data.values[k]);
-        }
-    const Buffer<std::uint8_t> ones(kept.size(), 1);
+    // Branch-free: every element is written at the next slot, which advances past the specified
+    // ones alone (a slot to spare for the unspecified elements after the last specified one).
+    kept.resize(specifiedCount + 1);
+    values.resize(specifiedCount + 1);
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < linear.size(); ++k) {
+        kept[next] = linear[k];
+        values[next] = data.values[k];
+        next += mask[k] != 0;
+    }
+    kept.resize(specifiedCount);
+    values.resize(specifiedCount);
+    // The mask is the specified elements' pattern: the coalesced coo's, all ones (a stored
+    // element given twice is specified once).
     const auto specified = cooFromLinear<T>(data.shape, kept, values);
-    const auto specifiedOnes = cooFromLinear<std::uint8_t>(data.shape, kept, ones);
+    CooTensor<std::uint8_t> specifiedOnes;
+    specifiedOnes.shape = specified.shape;
+    specifiedOnes.sparseDims = specified.sparseDims;
+    specifiedOnes.nnz = specified.nnz;
+    specifiedOnes.coalesced = true;
+    specifiedOnes.indices = specified.indices;
+    specifiedOnes.values.assign(specified.values.size(), std::uint8_t{1});
     Mask outMask = std::visit([](auto &&t) { return std::move(t.values); }, fromCoo(specifiedOnes, target));
-    std::replace_if(
-        outMask.begin(), outMask.end(), [](std::uint8_t m) { return m > 1; }, std::uint8_t{1});
     return Tensor(toStorage<T>(fromCoo(specified, target)), std::move(outMask));
 }
 
