@@ -39,8 +39,7 @@ ConvertedElement convert(const ConvertRequest &request,
     // coordinates); rows densified are held twice (densified, then copied into the block).
     const auto perValue = static_cast<std::int64_t>(plain ? sizeof(T) : 2 * sizeof(T))
                           + (sparse ? static_cast<std::int64_t>(sizeof(T) + 8 + 8 * e.shape.size()) : 0);
-    const auto blockRows = std::clamp<std::int64_t>(
-        std::min(budget, kConvertBlockBytes) / std::max<std::int64_t>(1, width * perValue), 1, std::max<std::int64_t>(rows, 1));
+    const auto blockRows = convertBlockRows(budget, width * perValue, rows);
     // Across ranks: the same blocks (the smallest any rank's budget allows), each rank its own
     // range of them, every rank making as many (collective) writes as the one with the most.
     const auto blocks = divideRows(group, rows, blockRows);

@@ -35,8 +35,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     // position, coordinates).
     const auto perValue = static_cast<std::int64_t>(2 * sizeof(T) + 2)
                           + (dense ? 0 : static_cast<std::int64_t>(2 * sizeof(T) + 2 + 16 + 8 * e.shape.size()));
-    const auto blockRows = std::clamp<std::int64_t>(
-        std::min(budget, kConvertBlockBytes) / std::max<std::int64_t>(1, width * perValue), 1, std::max<std::int64_t>(rows, 1));
+    const auto blockRows = convertBlockRows(budget, width * perValue, rows);
     // Across ranks: the same blocks, each rank its own range of them, every rank making as many
     // (collective) writes as the one with the most.
     const auto blocks = divideRows(group, rows, blockRows);

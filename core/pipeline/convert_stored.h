@@ -10,11 +10,21 @@
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/convert_file.h"
 
+#include <algorithm>
+
 namespace sparsity::core {
 
 // The bytes a block of rows of `convert` holds, at most: larger blocks only hold more memory
 // (the reads are sequential either way).
 inline constexpr std::int64_t kConvertBlockBytes = std::int64_t{8} << 20;
+
+// The rows of a block of `convert` that holds `bytesPerRow` a row, of an element of `rows` rows:
+// what the budget (at most kConvertBlockBytes) holds, one row at least, all of them at most.
+inline std::int64_t convertBlockRows(std::int64_t budget, std::int64_t bytesPerRow, std::int64_t rows)
+{
+    return std::clamp<std::int64_t>(std::min(budget, kConvertBlockBytes) / std::max<std::int64_t>(1, bytesPerRow), 1,
+                                    std::max<std::int64_t>(rows, 1));
+}
 
 // Whether convertStored converts `e` (an unmasked csr or row_sparse element read by rows) into
 // `target`: csr, coo or row_sparse; csc in a single process. A row_sparse element of no values

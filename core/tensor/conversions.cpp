@@ -416,16 +416,14 @@ CooTensor<T> cooFromLinear(const Shape &shape, std::span<const std::int64_t> lin
     // division per element per dim was most of a masked tensor's conversion.
     const auto strides = stridesOf(shape, 0, shape.size());
     const auto last = coo.sparseDims - 1;
-    if (last < 0)
-        return coo; // a 0-d tensor: its one element has no coordinates
+    if (last <= 0) { // 0-d: its one element has no coordinates; 1-d: the key is the coordinate
+        std::copy(keys.begin(), keys.begin() + (last == 0 ? coo.nnz : 0), coo.indices.begin());
+        return coo;
+    }
     std::int64_t first = 0;
     std::int64_t firstStart = 0;
     for (std::int64_t k = 0; k < coo.nnz; ++k) {
         const auto key = keys[at(k)];
-        if (last == 0) {
-            coo.indices[at(k)] = key;
-            continue;
-        }
         if (key - firstStart >= strides[0]) {
             first = key / strides[0];
             firstStart = first * strides[0];
