@@ -652,7 +652,7 @@ CscStreamWriter::CscStreamWriter(H5File &file,
                                  const WriteOptions &options)
     : m_file(file), m_path(normalise(path))
 {
-    if (shape.size() != 2 || (type != DType::Float32 && type != DType::Float64)
+    if (shape.size() != 2 || (type != DType::Float32 && type != DType::Float64 && type != DType::Bool)
         || static_cast<std::int64_t>(storedPerColumn.size()) != shape[1])
         throw InternalError("CscStreamWriter: unsupported element");
     m_indptr.reserve(storedPerColumn.size() + 1);
@@ -663,8 +663,9 @@ CscStreamWriter::CscStreamWriter(H5File &file,
     Writer writer(file, options);
     H5Handle group = writer.createGroup(m_path, "csc_matrix");
     writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
-    m_values = type == DType::Float32 ? writer.createArray<float>(m_path + "/data", {nnz})
-                                      : writer.createArray<double>(m_path + "/data", {nnz});
+    m_values = type == DType::Float32   ? writer.createArray<float>(m_path + "/data", {nnz})
+               : type == DType::Float64 ? writer.createArray<double>(m_path + "/data", {nnz})
+                                        : writer.createArray<std::uint8_t>(m_path + "/data", {nnz});
     // The bound writeTensor() uses for both index arrays.
     const auto bound = std::max({nnz, shape[0], shape[1]});
     m_wideIndices = wideIndices(options.indexWidth, bound, file.where(m_path + "/indices"));
@@ -691,6 +692,47 @@ void CscStreamWriter::writeEntries(std::int64_t offset, std::int64_t count, cons
 
 template void CscStreamWriter::writeEntries<float>(std::int64_t, std::int64_t, const float *, const std::int64_t *);
 template void CscStreamWriter::writeEntries<double>(std::int64_t, std::int64_t, const double *, const std::int64_t *);
+template void CscStreamWriter::writeEntries<std::uint8_t>(std::int64_t, std::int64_t, const std::uint8_t *, const std::int64_t *);
+
+CooEntryStreamWriter::CooEntryStreamWriter(H5File &file,
+                                           const std::string &path,
+                                           const Shape &shape,
+                                           int sparseDims,
+                                           std::int64_t entries,
+                                           DType type,
+                                           const WriteOptions &options)
+    : m_file(file), m_path(normalise(path)), m_shape(shape), m_sparseDims(sparseDims), m_entries(entries)
+{
+    if (sparseDims < 0 || sparseDims > static_cast<int>(shape.size()) || entries < 0
+        || (type != DType::Float32 && type != DType::Float64))
+        throw InternalError("CooEntryStreamWriter: unsupported element");
+    Writer writer(file, options);
+    H5Handle group = writer.createGroup(m_path, "coo_tensor");
+    writeIntArrayAttribute(group.id(), "shape", {shape.begin(), shape.end()});
+    m_indices = writer.createArray<std::int64_t>(m_path + "/indices", {sparseDims, entries});
+    Shape valuesShape{entries};
+    valuesShape.insert(valuesShape.end(), shape.begin() + sparseDims, shape.end());
+    m_values = type == DType::Float32 ? writer.createArray<float>(m_path + "/values", valuesShape)
+                                      : writer.createArray<double>(m_path + "/values", valuesShape);
+}
+
+template <class T>
+void CooEntryStreamWriter::writeEntries(std::int64_t offset, std::int64_t count, const std::int64_t *indices, const T *values)
+{
+    if (offset < 0 || count < 0 || offset + count > m_entries)
+        throw InternalError("CooEntryStreamWriter: entries outside the element");
+    // An empty run is still a call on a shared file, where every rank writes together.
+    const auto start = static_cast<hsize_t>(offset), n = static_cast<hsize_t>(count);
+    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, start},
+             {static_cast<hsize_t>(m_sparseDims), n}, indices);
+    std::vector<hsize_t> first(m_shape.size() - static_cast<std::size_t>(m_sparseDims) + 1, 0), extent{n};
+    first[0] = start;
+    extent.insert(extent.end(), m_shape.begin() + m_sparseDims, m_shape.end());
+    writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, first, extent, values);
+}
+
+template void CooEntryStreamWriter::writeEntries<float>(std::int64_t, std::int64_t, const std::int64_t *, const float *);
+template void CooEntryStreamWriter::writeEntries<double>(std::int64_t, std::int64_t, const std::int64_t *, const double *);
 
 void createEncodedGroup(H5File &file, const std::string &path, const std::string &encoding)
 {

@@ -143,7 +143,8 @@ private:
 // shared file every rank makes each writeEntries() call, with its own run or an empty one.
 class CscStreamWriter {
 public:
-    // `type` is Float32 or Float64.
+    // `type` is Float32, Float64, or Bool (a masked_tensor's mask, beside its data's writer with
+    // the same counts).
     CscStreamWriter(H5File &file,
                     const std::string &path,
                     const Shape &shape,
@@ -161,6 +162,34 @@ private:
     std::string m_path;
     bool m_wideIndices = true;
     Buffer<std::int64_t> m_indptr;
+    H5Handle m_values, m_indices;
+};
+
+// A coo element written a run of entries at a time, as writeTensor() writes the same coo
+// tensor: `indices` int64 [sparseDims, nnz], `values` [nnz, shape[sparseDims:]...], the entries
+// in the order given (a copy of a coo, hybrid or not, coalesced or not). On a shared file every
+// rank makes each writeEntries() call, with its own run or an empty one.
+class CooEntryStreamWriter {
+public:
+    // `type` is Float32 or Float64.
+    CooEntryStreamWriter(H5File &file,
+                         const std::string &path,
+                         const Shape &shape,
+                         int sparseDims,
+                         std::int64_t entries,
+                         DType type,
+                         const WriteOptions &options = {});
+    // Entries [offset, offset + count): their indices dim-major (sparseDims rows of `count`),
+    // and their values (count * numel(shape[sparseDims:])).
+    template <class T>
+    void writeEntries(std::int64_t offset, std::int64_t count, const std::int64_t *indices, const T *values);
+
+private:
+    H5File &m_file;
+    std::string m_path;
+    Shape m_shape;
+    int m_sparseDims = 0;
+    std::int64_t m_entries = 0;
     H5Handle m_values, m_indices;
 };
 

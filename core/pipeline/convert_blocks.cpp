@@ -3,6 +3,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
+#include "core/pipeline/convert_coo_entries.h"
 #include "core/pipeline/convert_masked.h"
 #include "core/pipeline/convert_stored.h"
 #include "core/pipeline/csc_panels.h"
@@ -103,6 +104,8 @@ bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target
 {
     if (e.masked)
         return convertMaskedCan(input, e, target);
+    if (convertCooEntriesCan(e, target))
+        return true;
     if (e.shape.empty())
         return false;
     // A csr, row_sparse or coo element read by rows: densified into dense, as stored into a
@@ -123,6 +126,8 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
 {
     if (e.masked)
         return convertMasked(request, input, e, output, report, budgetBytes);
+    if (convertCooEntriesCan(e, request.layout))
+        return convertCooEntries(request, input, e, output, report, budgetBytes);
     if (e.layout != Layout::Dense && request.layout != Layout::Dense)
         return convertStored(request, input, e, output, report, budgetBytes);
     return withComputeType(

@@ -14,8 +14,9 @@ namespace sparsity::core {
 
 // Whether convertInBlocks can do `e` into `target`: a dense, unmasked dataset of rank >= 1
 // (to any layout that can hold it), an unmasked csr, row_sparse or coo element to dense, csr,
-// coo or row_sparse (core/pipeline/convert_stored.h), or a masked_tensor read by rows to the
-// same (core/pipeline/convert_masked.h).
+// coo or row_sparse (core/pipeline/convert_stored.h; a coo into coo, whatever its rows' order,
+// copied a run of entries at a time: core/pipeline/convert_coo_entries.h), or a masked_tensor
+// read by rows to the same (core/pipeline/convert_masked.h).
 bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target);
 
 ConvertedElement convertInBlocks(const ConvertRequest &request,

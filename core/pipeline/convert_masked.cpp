@@ -3,6 +3,7 @@
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/convert_stored.h"
+#include "core/pipeline/csc_of_row_blocks.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
@@ -15,6 +16,18 @@ namespace sparsity::core {
 namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// The rows of a block: per value, the block's values and specified elements, the rows as stored
+// (data and mask), and for a sparse layout their conversion and what the writers gather (value,
+// mask byte, position, coordinates).
+template <class T>
+std::int64_t blockRowsOf(const ElementInfo &e, Layout target, std::int64_t budget)
+{
+    const auto perValue = static_cast<std::int64_t>(2 * sizeof(T) + 2)
+                          + (target == Layout::Dense ? 0
+                                                     : static_cast<std::int64_t>(2 * sizeof(T) + 2 + 16 + 8 * e.shape.size()));
+    return convertBlockRows(budget, numel(e.shape, 1, e.shape.size()) * perValue, e.shape[0]);
+}
 
 template <class T>
 ConvertedElement convertByRows(const ConvertRequest &request,
@@ -30,12 +43,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());
     const bool dense = request.layout == Layout::Dense;
-    // Per value: the block's values and specified elements, the rows as stored (data and mask),
-    // and for a sparse layout their conversion and what the writers gather (value, mask byte,
-    // position, coordinates).
-    const auto perValue = static_cast<std::int64_t>(2 * sizeof(T) + 2)
-                          + (dense ? 0 : static_cast<std::int64_t>(2 * sizeof(T) + 2 + 16 + 8 * e.shape.size()));
-    const auto blockRows = convertBlockRows(budget, width * perValue, rows);
+    const auto blockRows = blockRowsOf<T>(e, request.layout, budget);
     // Across ranks: the same blocks, each rank its own range of them, every rank making as many
     // (collective) writes as the one with the most.
     const auto blocks = divideRows(group, rows, blockRows);
@@ -117,13 +125,43 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     return converted;
 }
 
+// Into csc (2-d, one process): each block converted into a masked csc of its rows, its data and
+// mask written in column panels (core/pipeline/csc_of_row_blocks.h), every block read again
+// for each panel.
+template <class T>
+ConvertedElement convertByColumns(const ConvertRequest &request,
+                                  const H5File &input,
+                                  const ElementInfo &e,
+                                  H5File &output,
+                                  ValidationReport &report,
+                                  std::int64_t budget)
+{
+    const auto opened = openOnEveryRank<T>(input, e.path, RowRead::ByRows, &report);
+    auto &reader = *opened;
+    const auto blockRows = blockRowsOf<T>(e, Layout::Csc, budget);
+    std::vector<RowRange> blocks;
+    for (std::int64_t row = 0; row < e.shape[0]; row += blockRows)
+        blocks.push_back({row, std::min(e.shape[0], row + blockRows)});
+    const CscOfRowsSource<T> converted = [&](RowRange block) {
+        const auto read = reader.storedRows(block);
+        auto part = toLayout(read, Layout::Csc);
+        auto *csc = std::get_if<CompressedTensor<T>>(&part.storage());
+        if (!csc || !part.mask())
+            throw InternalError("convertMasked: a masked csc block of the compute type");
+        return CscOfRows<T>{std::move(*csc), *part.mask(), read.storedCount()};
+    };
+    auto written = writeCscOfRowBlocks<T>(output, e.path, e.shape, true, blocks, converted, request.writeOptions, budget);
+    reader.gatherRepairs();
+    return written;
+}
+
 } // namespace
 
 bool convertMaskedCan(const H5File &input, const ElementInfo &e, Layout target)
 {
     const bool rowLayout =
         target == Layout::Dense || target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
-    return e.masked && rowLayout && !e.shape.empty() && numel(e.shape, 1, e.shape.size()) > 0
+    return e.masked && (rowLayout || (target == Layout::Csc && ranks().isSolo())) && !e.shape.empty() && numel(e.shape, 1, e.shape.size()) > 0
            && rowReadOf(input, e) == RowRead::ByRows;
 }
 
@@ -134,8 +172,12 @@ ConvertedElement convertMasked(const ConvertRequest &request,
                                ValidationReport &report,
                                std::int64_t budgetBytes)
 {
-    return withComputeType(
-        e.dtype, [&](auto typeTag) { return convertByRows<decltype(typeTag)>(request, input, e, output, report, budgetBytes); });
+    return withComputeType(e.dtype, [&](auto typeTag) {
+        using T = decltype(typeTag);
+        if (request.layout == Layout::Csc)
+            return convertByColumns<T>(request, input, e, output, report, budgetBytes);
+        return convertByRows<T>(request, input, e, output, report, budgetBytes);
+    });
 }
 
 } // namespace sparsity::core

@@ -7,7 +7,8 @@
 // conversion stores (its specified elements; row_sparse: every value of a row holding one), and
 // a second writes each block's conversion, its data and its mask (the same positions, bool
 // values) by two SparseRowStreamWriters of the same counts. Across ranks each converts its own
-// rows. Into csc it goes whole.
+// rows. Into csc (one process) each block's conversion is written in column panels, data and
+// mask alike (core/pipeline/csc_of_row_blocks.h); across ranks it goes whole.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/convert_file.h"
 

@@ -3,7 +3,7 @@
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
-#include "core/pipeline/csc_panels.h"
+#include "core/pipeline/csc_of_row_blocks.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
@@ -238,13 +238,8 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     return result;
 }
 
-// Into csc (2-d), which stores every row of a column before the next column. A first pass
-// counts each column's entries of every block's conversion; then the columns are taken in
-// panels of as many as their entries fit a quarter of the output (64 MiB if more) within half
-// the budget, and for each panel every block is read and converted again, its panel columns'
-// entries appended to their runs (blocks in row order: each column's rows ascend, as in the
-// whole conversion) and the panel written as one run. A column of more entries than a panel
-// takes is a panel of its own, written a block's run at a time.
+// Into csc (2-d), which stores every row of a column before the next column: each block
+// converted into a csc of its rows, written in column panels (core/pipeline/csc_of_row_blocks.h).
 template <class T>
 ConvertedElement convertByColumns(const ConvertRequest &request,
                                   const H5File &input,
@@ -255,82 +250,23 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
 {
     const auto opened = openOnEveryRank<T>(input, e.path, readOf(input, e), &report);
     auto &reader = *opened;
-    const auto columns = e.shape[1];
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
-    // Each block's conversion: a csc of its rows alone.
-    auto converted = [&](RowRange block) -> CompressedTensor<T> {
-        auto part = toLayout(reader.storedRows(block), Layout::Csc);
+    const CscOfRowsSource<T> converted = [&](RowRange block) {
+        const auto read = reader.storedRows(block);
+        auto part = toLayout(read, Layout::Csc);
         auto *csc = std::get_if<CompressedTensor<T>>(&part.storage());
         if (!csc)
             throw InternalError("convertByColumns: a csc block of the compute type");
-        return std::move(*csc);
+        return CscOfRows<T>{std::move(*csc), {}, read.storedCount()};
     };
-    std::vector<std::int64_t> storedPerColumn(at(columns));
-    for (const auto &block : blocks) {
-        const auto part = converted(block);
-        for (std::int64_t j = 0; j < columns; ++j)
-            storedPerColumn[at(j)] += part.indptr[at(j + 1)] - part.indptr[at(j)];
-    }
-    ConvertedElement result{e.path, reader.storedRead(), 0};
-    CscStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), storedPerColumn, request.writeOptions);
-    storedPerColumn = {};
-    constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
-    const auto panelBytes = std::max(entryBytes, cscPanelBytes(writer.columnStart(columns) * entryBytes, budget));
-    Buffer<T> values;
-    Buffer<std::int64_t> rowsOf;
-    for (std::int64_t first = 0; first < columns;) {
-        auto end = first + 1;
-        while (end < columns && (writer.columnStart(end + 1) - writer.columnStart(first)) * entryBytes <= panelBytes)
-            ++end;
-        const auto base = writer.columnStart(first), entries = writer.columnStart(end) - base;
-        const bool gathered = entries * entryBytes <= panelBytes;
-        std::vector<std::int64_t> next(at(end - first)); // each column's next entry, from base
-        for (auto j = first; j < end; ++j)
-            next[at(j - first)] = writer.columnStart(j) - base;
-        if (gathered) {
-            values.resize(at(entries));
-            rowsOf.resize(at(entries));
-        }
-        for (const auto &block : blocks) {
-            const auto part = converted(block);
-            if (!gathered) { // one column: this block's run of it
-                const auto from = part.indptr[at(first)], n = part.indptr[at(first + 1)] - from;
-                values.assign(part.values.begin() + from, part.values.begin() + from + n);
-                rowsOf.resize(at(n));
-                for (std::int64_t k = 0; k < n; ++k)
-                    rowsOf[at(k)] = block.begin + part.indices[at(from + k)];
-                if (next.front() + n > entries)
-                    throw InternalError("convertByColumns: a column's entries differ from its count");
-                writer.writeEntries(base + next.front(), n, values.data(), rowsOf.data());
-                next.front() += n;
-                continue;
-            }
-            for (auto j = first; j < end; ++j) {
-                auto &slot = next[at(j - first)];
-                for (auto k = part.indptr[at(j)]; k < part.indptr[at(j + 1)]; ++k, ++slot) {
-                    if (slot >= writer.columnStart(j + 1) - base)
-                        throw InternalError("convertByColumns: a column's entries differ from its count");
-                    values[at(slot)] = part.values[at(k)];
-                    rowsOf[at(slot)] = block.begin + part.indices[at(k)];
-                }
-            }
-        }
-        for (auto j = first; j < end; ++j)
-            if (next[at(j - first)] != writer.columnStart(j + 1) - base)
-                throw InternalError("convertByColumns: a column's entries differ from its count");
-        if (gathered)
-            writer.writeEntries(base, entries, values.data(), rowsOf.data());
-        first = end;
-    }
-    result.storedAfter = writer.columnStart(columns);
-    return result;
+    return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget);
 }
 
 } // namespace
 
 bool convertStoredCan(const ElementInfo &e, Layout target)
 {
-    // A coo into coo is the element as read: it goes whole.
+    // A coo into coo is the element as read: copied as entries (core/pipeline/convert_coo_entries.h).
     const bool source =
         !e.masked
         && (e.layout == Layout::Csr || e.layout == Layout::RowSparse || (e.layout == Layout::Coo && target != Layout::Coo));

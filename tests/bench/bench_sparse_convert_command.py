@@ -11,9 +11,10 @@ Workload: one ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 1% fil
 dense, 47 MiB stored), converted file to file into coo (what a torch.sparse_coo_tensor is
 built from), into csr (a copy: the floor of reading and writing it through our reader and
 writer) and into csc (in column panels). With --input coo, the same entries as a coo_tensor in
-row-major order (torch's coalesced order), converted into csr and csc; the scripts build a
-torch.sparse_coo_tensor (coalesced, then `.to_sparse_csr()` / `.to_sparse_csc()`) or a
-scipy.sparse.coo_matrix (`.tocsr()` / `.tocsc()`).
+row-major order (torch's coalesced order), converted into coo (a copy of its entries, a run at a
+time: the floor of reading and writing it through our coo reader and writer), csr and csc; the
+scripts build a torch.sparse_coo_tensor (coalesced, then written, `.to_sparse_csr()` or
+`.to_sparse_csc()`) or a scipy.sparse.coo_matrix (`.copy()`, `.tocsr()` or `.tocsc()`).
   ours           `sparsity convert in.h5 out.h5 --layout L` (default budget: a block of rows at
                  a time, each as stored), and again under --memory-limit 64M
   h5py + torch   read the csr with h5py, `torch.sparse_csr_tensor(...).to_sparse_coo()`
@@ -58,15 +59,22 @@ with h5py.File(src, "r") as f:
 op = time.perf_counter()
 if library == "torch" and coo:
     m = torch.sparse_coo_tensor(torch.from_numpy(indices), torch.from_numpy(data), shape).coalesce()
-    s = m.to_sparse_csr() if layout == "csr" else m.to_sparse_csc()
-    parts = ({"indptr": s.crow_indices().numpy(), "indices": s.col_indices().numpy(), "data": s.values().numpy()}
-             if layout == "csr" else
-             {"indptr": s.ccol_indices().numpy(), "indices": s.row_indices().numpy(), "data": s.values().numpy()})
+    if layout == "coo":
+        parts = {"indices": m.indices().numpy(), "values": m.values().numpy()}
+    else:
+        s = m.to_sparse_csr() if layout == "csr" else m.to_sparse_csc()
+        parts = ({"indptr": s.crow_indices().numpy(), "indices": s.col_indices().numpy(), "data": s.values().numpy()}
+                 if layout == "csr" else
+                 {"indptr": s.ccol_indices().numpy(), "indices": s.row_indices().numpy(), "data": s.values().numpy()})
 elif coo:
     m = scipy.sparse.coo_matrix((data, (indices[0], indices[1])), shape=shape)
-    s = m.tocsr() if layout == "csr" else m.tocsc()
-    s.sum_duplicates()
-    parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
+    if layout == "coo":
+        s = m.copy()
+        parts = {"indices": np.stack([s.row.astype(np.int64), s.col.astype(np.int64)]), "values": s.data}
+    else:
+        s = m.tocsr() if layout == "csr" else m.tocsc()
+        s.sum_duplicates()
+        parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
 elif library == "torch":
     m = torch.sparse_csr_tensor(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data), shape)
     if layout == "coo":
@@ -129,7 +137,7 @@ def main():
           f"{args.rows * args.columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), "
           f"file to file; threads {args.threads}; best of {args.runs}; {huge_pages()}")
     floor = best_run(args.runs, lambda: {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None})
-    for layout in ("coo", "csr", "csc") if args.input == "csr" else ("csr", "csc"):
+    for layout in ("coo", "csr", "csc"):
         previous = best_run(args.runs, sparsity(layout, binary=args.previous)) if args.previous else None
         ours_default = best_run(args.runs, sparsity(layout))
         ours_bounded = best_run(args.runs, sparsity(layout, "--memory-limit", "64M"))

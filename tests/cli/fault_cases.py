@@ -485,19 +485,22 @@ def run_reports(cli, work):
             return
     # 4 GiB declared (below physical memory, so not refused up front) under a 3 GiB address space:
     # a dense /x that sparsify holds in memory (within an 8G budget, given: the auto budget,
-    # half of the memory available at that moment, could make it stream), and a masked /m that
-    # convert reads whole into csc (into coo, or from a dense dataset, it would stream).
+    # half of the memory available at that moment, could make it stream), and a csc /c (2**29
+    # entries, 32768 a column) that convert reads whole into csr (a dense, csr, row_sparse, coo
+    # or masked one of dense data would stream).
     big = os.path.join(work, "c_big.h5")
     with h5py.File(big, "w") as f:
         f.create_dataset("x", shape=(2**15, 2**14), dtype="f8", chunks=(64, 1024))
-        m = f.create_group("m")
-        m.attrs["encoding-type"], m.attrs["encoding-version"] = "masked_tensor", "0.1.0"
-        m.create_dataset("data", shape=(2**15, 2**14), dtype="f8", chunks=(64, 1024))
-        m.create_dataset("mask", shape=(2**15, 2**14), dtype="?", chunks=(64, 1024))
+        c = f.create_group("c")
+        c.attrs["encoding-type"], c.attrs["encoding-version"] = "csc_matrix", "0.1.0"
+        c.attrs["shape"] = np.array([2**15, 2**14], dtype=np.int64)
+        c.create_dataset("data", shape=(2**29,), dtype="f8", chunks=(2**17,))
+        c.create_dataset("indices", shape=(2**29,), dtype="i8", chunks=(2**17,))
+        c["indptr"] = np.arange(2**14 + 1, dtype=np.int64) * 2**15
     # An explicit budget over the 3 GiB address-space cap: the auto one is half the memory
     # available, and on a busy machine that refused the read (exit 2) before it ran out.
-    for args, element in ((["convert", big, os.path.join(work, "o.h5"), "--layout", "csc", "--dataset", "/m",
-                            "--memory-limit", "8G"], "m"),
+    for args, element in ((["convert", big, os.path.join(work, "o.h5"), "--layout", "csr", "--dataset", "/c",
+                            "--memory-limit", "8G"], "c"),
                           (["sparsify", big, "-o", os.path.join(work, "o.h5"), "--method", "threshold", "--threshold", "1",
                             "--dataset", "/x", "--memory-limit", "8G"], "x")):
         r = subprocess.run([cli, *args], capture_output=True, text=True, preexec_fn=limited_memory, timeout=20)

@@ -10,8 +10,8 @@ file it writes uncapped, value for value: inspect --count; sparsify with each me
 and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the same shape,
 0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), and of a
 masked_tensor of dense data and mask; convert
-to dense, csr, coo and row_sparse, that coo to dense and csr, that masked_tensor to dense, and a coo with its entries
-shuffled to csr (in bands of rows); step (dense Adam, with a dense and
+to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense, and a coo with its
+entries shuffled to csr (in bands of rows) and to coo (a copy of its entries); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
@@ -174,9 +174,12 @@ def run_cases(cli, work, cgroup):
     for layout in ("dense", "csr", "coo", "row_sparse"):
         cases.append((f"convert_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset", "/x"], "{out}"))
     # A coo larger than the cap, its rows ascending: read a block of rows at a time.
-    for layout in ("dense", "csr"):
+    for layout in ("dense", "csr", "coo"):
         cases.append((f"convert_coo_rows_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset",
                                                      "/x_coo_rows"], "{out}"))
+    # Into coo a coo is copied a run of entries at a time, its rows going back or not.
+    cases.append(("convert_coo_shuffled_coo", ["convert", data, "{out}", "--layout", "coo", "--dataset",
+                                               "/x_coo_shuffled"], "{out}"))
     cases.append(("convert_coo_shuffled_csr", ["convert", data, "{out}", "--layout", "csr", "--dataset",
                                                "/x_coo_shuffled"], "{out}"))
     cases.append(("sparsify_coo_rows_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",

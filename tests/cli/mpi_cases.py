@@ -274,7 +274,8 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
     # A csr, row_sparse or rows-ascending coo element into a sparse layout: it streams, a block
     # of rows at a time (under 16K, dozens of blocks), each block converted as stored, each rank
     # its own rows. The same file and notes: the blocks are the whole conversion's, stored
-    # zeros, -0, duplicates (summed) and all. (A coo into coo is a copy, made whole.)
+    # zeros, -0, duplicates (summed) and all. A coo into coo, its rows ascending or not, is a
+    # copy of its entries, each rank its own share of them.
     def by_rows_across_ranks(source_file, layout, picks, serial_limit, ranks_limit, what):
         """The serial tool under `serial_limit`, then -np 2 and 3 under `ranks_limit`: the same file,
         report and notes."""
@@ -290,7 +291,7 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
             os.remove(out)
 
     for layout in ("csr", "coo", "row_sparse"):
-        picks = [a for p in ("/Scsr", "/Sunsorted", "/Srows", "/Ssorted")[: 3 if layout == "coo" else 4]
+        picks = [a for p in ("/Scsr", "/Sunsorted", "/Srows", "/Ssorted") + (("/Scoo",) if layout == "coo" else ())
                  for a in ("--dataset", p)]
         by_rows_across_ranks(sparse, layout, picks, "16K", "1M", f"convert of sparse elements into {layout} by rows")
     # A masked_tensor of dense, csr or row_sparse data into dense, csr, coo and row_sparse: each

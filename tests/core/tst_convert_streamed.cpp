@@ -1,6 +1,6 @@
 // convert of a csr or row_sparse element into csr, coo, row_sparse or csc, of a coo whose
-// rows ascend into csr, row_sparse, csc or dense, and of a masked_tensor (dense, csr and
-// row_sparse data) into dense, csr, coo and row_sparse, a block of rows at a time (convertFile; csc in
+// rows ascend into csr, row_sparse, csc or dense, of any coo into coo, and of a masked_tensor (dense, csr and
+// row_sparse data) into dense, csr, coo, row_sparse and csc, a block of rows at a time (convertFile; csc in
 // column panels, a column larger than a panel a run per block), against
 // the whole conversion it replaces (readTensor of the whole element,
 // toLayout, writeTensor), byte for byte: every dataset and attribute of the element, and the
@@ -9,7 +9,8 @@
 // infinities, empty rows and a full one; float32 and float64 values; row_sparse elements of 2
 // and 3 dims with a stored row of zeros and a -0; coo elements of the csr's entries (columns
 // shuffled within a row), the same coalesced, the same shuffled (rows going back: converted in
-// bands of rows, each a scan of it), and a hybrid one with duplicate entries. Budgets of a few rows a block
+// bands of rows, each a scan of it), and a hybrid one with duplicate entries; each of them, and an
+// empty one, into coo (copied a run of entries at a time). Budgets of a few rows a block
 // (under which a whole read is refused), of dozens, and the default (one block).
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
@@ -256,14 +257,16 @@ void TestConvertStreamed::matchesWholeConversion_data()
         {"/csr64", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
         {"/rows", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
         {"/cube_rows", {core::Layout::Coo, core::Layout::RowSparse}},
-        {"/coo32", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
-        {"/coo64", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
-        {"/coo_coalesced", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc}},
-        {"/coo_hybrid", {core::Layout::RowSparse, core::Layout::Dense}},
-        {"/masked32", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/coo32", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense, core::Layout::Coo}},
+        {"/coo64", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense, core::Layout::Coo}},
+        {"/coo_coalesced", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Coo}},
+        {"/coo_hybrid", {core::Layout::RowSparse, core::Layout::Dense, core::Layout::Coo}},
+        {"/coo_shuffled", {core::Layout::Coo}}, // copied a run of entries at a time, rows going back or not
+        {"/coo_empty", {core::Layout::Coo}},
+        {"/masked32", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
         {"/masked_cube", {core::Layout::Dense, core::Layout::Coo, core::Layout::RowSparse}},
-        {"/masked_csr", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
-        {"/masked_rows", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}},
+        {"/masked_csr", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
+        {"/masked_rows", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
     };
     for (const auto &[element, layouts] : elements)
         for (const auto layout : layouts)
@@ -301,6 +304,10 @@ void TestConvertStreamed::matchesWholeConversion()
                               core::coalesce(std::get<core::CooTensor<float>>(awkwardCoo<float>(400, 50, 8).storage()))}));
         core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
         core::writeTensor(file, "/coo_shuffled", shuffledEntries(awkwardCoo<float>(700, 37, 9), 10));
+        core::CooTensor<double> empty;
+        empty.shape = {5, 3};
+        empty.sparseDims = 2;
+        core::writeTensor(file, "/coo_empty", core::Tensor(core::Storage{std::move(empty)}));
         // Masked: dense data holding NaN, infinities, -0 and stored zeros, of 2 and 3 dims; csr
         // data (sorted: a masked csr's data and mask share one pattern); row_sparse data.
         core::writeTensor(file, "/masked32",
@@ -397,20 +404,23 @@ void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
     }
     QVERIFY2(whole.contains(negativeFirstRow ? QStringLiteral("indices[0, 0]=-1") : QStringLiteral("indices[1, 15000]=6")),
              qPrintable(whole));
-    core::ConvertRequest request;
-    request.input = input;
-    request.output = dir.filePath("out.h5").toStdString();
-    request.layout = core::Layout::RowSparse;
-    if (budget > 0)
-        request.memoryLimit = budget;
-    core::ValidationReport notes;
-    try {
-        core::convertFile(request, notes);
-        QFAIL("a coo with bad indices converted");
-    } catch (const core::InputError &error) {
-        QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
+    // Into row_sparse by rows or bands; into coo copied a run of entries at a time.
+    for (const auto layout : {core::Layout::RowSparse, core::Layout::Coo}) {
+        core::ConvertRequest request;
+        request.input = input;
+        request.output = dir.filePath("out.h5").toStdString();
+        request.layout = layout;
+        if (budget > 0)
+            request.memoryLimit = budget;
+        core::ValidationReport notes;
+        try {
+            core::convertFile(request, notes);
+            QFAIL("a coo with bad indices converted");
+        } catch (const core::InputError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
     }
-    QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
 }
 
 QTEST_GUILESS_MAIN(TestConvertStreamed)

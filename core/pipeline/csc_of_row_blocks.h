@@ -1,0 +1,50 @@
+#pragma once
+// A 2-d element written as csc from blocks of its rows, each converted into a csc of those rows
+// alone: what converting a csr, row_sparse, coo or masked element into csc writes, in bounded
+// memory. A csc layout stores every row of a column before the next column, so a first pass
+// counts each column's entries over every block; then the columns are taken in panels of as
+// many as their entries fit a quarter of the output (64 MiB if more) within half the budget,
+// and for each panel every block is converted again, its panel columns' entries appended to
+// their runs (blocks in row order: each column's rows ascend, as in the whole conversion) and
+// the panel written as one run. A column of more entries than a panel takes is a panel of its
+// own, written a block's run at a time. A masked element's mask (the same pattern, bool values)
+// is gathered and written beside its data. One process.
+#include "core/io/h5_writer.h"
+#include "core/pipeline/convert_file.h"
+#include "core/tensor/compressed_tensor.h"
+#include "core/tensor/row_range.h"
+#include "core/tensor/tensor.h"
+
+#include <functional>
+#include <span>
+#include <string>
+
+namespace sparsity::core {
+
+// A block of rows converted into csc: its values and, of a masked element, each entry's mask
+// value (empty otherwise); and what the block stores as read (Tensor::storedCount()).
+template <class T>
+struct CscOfRows {
+    CompressedTensor<T> values;
+    Mask mask;
+    std::int64_t storedRead = 0;
+};
+template <class T>
+using CscOfRowsSource = std::function<CscOfRows<T>(RowRange rows)>;
+
+// Writes the element of `shape` at `path` of `output` (`masked`: a masked_tensor of csc data
+// and mask) from `convert`'s csc of each of `blocks` (the rows in order, each once; a block is
+// asked for once per panel, and once to count). Returns what the blocks store as read (counted
+// once) and the entries written. Throws InternalError when a block's entries differ from what
+// the counting pass found.
+template <class T>
+ConvertedElement writeCscOfRowBlocks(H5File &output,
+                                 const std::string &path,
+                                 const Shape &shape,
+                                 bool masked,
+                                 std::span<const RowRange> blocks,
+                                 const CscOfRowsSource<T> &convert,
+                                 const WriteOptions &options,
+                                 std::int64_t budgetBytes);
+
+} // namespace sparsity::core
