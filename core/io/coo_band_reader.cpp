@@ -30,24 +30,6 @@ CooBandReader::CooBandReader(const H5File &file, const std::string &path, Valida
     });
 }
 
-std::vector<RowRange> CooBandReader::bandsOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const
-{
-    std::vector<RowRange> bands;
-    std::int64_t begin = span.begin, held = 0;
-    for (auto row = span.begin; row < span.end; ++row) {
-        const auto here = m_entriesPerRow[at(row)];
-        if (row > begin && (held + here > entries || row - begin >= maxRows)) {
-            bands.push_back({begin, row});
-            begin = row;
-            held = 0;
-        }
-        held += here;
-    }
-    if (begin < span.end)
-        bands.push_back({begin, span.end});
-    return bands;
-}
-
 Tensor CooBandReader::readRows(RowRange rows) const
 {
     if (!rows.within(m_coo.shape[0]))

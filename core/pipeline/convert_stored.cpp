@@ -107,7 +107,7 @@ void countCooRows(const Tensor &part, Layout target, std::int64_t width, std::in
     });
 }
 
-// The blocks of a csr, coo or row_sparse element's rows `span`: each holds about
+// The blocks of a csr, coo or row_sparse element's rows `span` (a csc's: its bands): each holds about
 // min(budget, 8 MiB) of stored values at kBytesPerStoredValue each (a row_sparse row, or one a
 // row_sparse output keeps, held whole; one row at least).
 template <class T>
@@ -123,9 +123,9 @@ std::vector<RowRange> blocksOf(
     if (const auto *coo = reader.cooReader()) // an entry holds numel(shape[sparse dims:]) values
         return coo->blocksOfEntries(span, std::max<std::int64_t>(1, entries / coo->parts().valuesPerEntry()), maxRows);
     // Each band a scan of the whole element: as few as half the budget holds (not 8 MiB's).
-    if (const auto *bands = reader.cooBands()) {
+    if (const auto *bands = reader.bands()) {
         const auto values = std::max<std::int64_t>(1, budget / 2 / kBytesPerStoredValue);
-        return bands->bandsOfEntries(span, std::max<std::int64_t>(1, values / bands->parts().valuesPerEntry()),
+        return bands->bandsOfEntries(span, std::max<std::int64_t>(1, values / bands->valuesPerEntry()),
                                      wholeRows ? std::max<std::int64_t>(1, values / std::max<std::int64_t>(1, width))
                                                : span.count());
     }
@@ -135,10 +135,11 @@ std::vector<RowRange> blocksOf(
     return blocks;
 }
 
-// How convertStored reads `e`: by rows, or a coo whose rows go back by bands.
+// How convertStored reads `e`: by rows, or a csc, or a coo whose rows go back, by bands.
 RowRead readOf(const H5File &input, const ElementInfo &e)
 {
-    return e.layout == Layout::Coo && !cooReadableByRows(input, e) ? RowRead::ByBands : RowRead::ByRows;
+    return e.layout == Layout::Csc || (e.layout == Layout::Coo && !cooReadableByRows(input, e)) ? RowRead::ByBands
+                                                                                                : RowRead::ByRows;
 }
 
 // Into csr, coo or row_sparse, whose conversions keep each row to itself: a first pass counts
@@ -203,11 +204,11 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
                                  sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow)), request.writeOptions, cooIndex);
     // Each block converted as the whole element is, written as row-major positions and values.
-    // A csr block as read is canonical (sorted, duplicates summed): into csr or coo its entries
-    // are the conversion's, in order, and are written as they are; so are a coalesced coo
-    // block's into csr.
+    // A csr block as read is canonical (sorted, duplicates summed), as is a csc's band (a csr of
+    // its rows): into csr or coo its entries are the conversion's, in order, and are written as
+    // they are; so are a coalesced coo block's into csr.
     const auto asRead = [&](const Tensor &part) {
-        return (e.layout == Layout::Csr && request.layout != Layout::RowSparse)
+        return ((e.layout == Layout::Csr || e.layout == Layout::Csc) && request.layout != Layout::RowSparse)
                || (request.layout == Layout::Csr && coalescedCoo(part));
     };
     for (std::size_t k = 0; k < static_cast<std::size_t>(rounds[0]); ++k) {
@@ -267,10 +268,12 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
 bool convertStoredCan(const ElementInfo &e, Layout target)
 {
     // A coo into coo is the element as read: copied as entries (core/pipeline/convert_coo_entries.h).
+    // A csc (read by bands, one process) into a row layout.
+    const bool rowLayout = target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
     const bool source =
         !e.masked
-        && (e.layout == Layout::Csr || e.layout == Layout::RowSparse || (e.layout == Layout::Coo && target != Layout::Coo));
-    const bool rowLayout = target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
+        && (e.layout == Layout::Csr || e.layout == Layout::RowSparse || (e.layout == Layout::Coo && target != Layout::Coo)
+            || (e.layout == Layout::Csc && rowLayout && ranks().isSolo()));
     return source && numel(e.shape, 1, e.shape.size()) > 0 && (rowLayout || (target == Layout::Csc && ranks().isSolo()));
 }
 
@@ -283,22 +286,28 @@ std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputByt
 
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget)
 {
-    if (e.layout != Layout::Coo || !convertStoredCan(e, target))
+    if ((e.layout != Layout::Coo && e.layout != Layout::Csc) || !convertStoredCan(e, target))
         return false;
     try {
-        const auto extent = describeCooEntries(input, e.path);
-        const auto perEntry =
-            numel(e.shape, static_cast<std::size_t>(std::clamp<int>(extent.sparseDims, 0, static_cast<int>(e.shape.size()))),
-                  e.shape.size());
-        const auto entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims)
-                                + perEntry * static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
+        // Its entries, the values each stores, and what the whole conversion reads of each.
+        const auto valueBytes = static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
+        std::int64_t entries = 0, perEntry = 1, entryBytes = 8 + valueBytes;
+        if (e.layout == Layout::Csc) {
+            entries = readCompressedOutline(input, e.path).indptr.back(); // checked: else the whole read says what is wrong
+        } else {
+            const auto extent = describeCooEntries(input, e.path);
+            if (extent.sparseDims < 1)
+                return false;
+            entries = extent.entries;
+            perEntry = numel(e.shape, static_cast<std::size_t>(std::min<int>(extent.sparseDims, static_cast<int>(e.shape.size()))),
+                             e.shape.size());
+            entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims) + perEntry * valueBytes;
+        }
         // Each band is a scan of the whole element: past kMostBands scans, raising the budget
         // is the way (a band takes half of it, kBytesPerStoredValue a value).
         const auto bandBytes = std::max<std::int64_t>(1, budget / 2);
-        const auto bands =
-            bytesFor(bytesFor(extent.entries, static_cast<std::size_t>(perEntry)), kBytesPerStoredValue) / bandBytes + 1;
-        return extent.sparseDims >= 1 && bands <= kMostBands
-               && wholeConversionBytes(bytesFor(extent.entries, static_cast<std::size_t>(entryBytes)), outputBytes) > budget;
+        const auto bands = bytesFor(bytesFor(entries, static_cast<std::size_t>(perEntry)), kBytesPerStoredValue) / bandBytes + 1;
+        return bands <= kMostBands && wholeConversionBytes(bytesFor(entries, static_cast<std::size_t>(entryBytes)), outputBytes) > budget;
     } catch (const Error &) {
         return false; // the whole read says what is wrong
     }

@@ -1,5 +1,7 @@
 #include "core/pipeline/densified_rows.h"
 
+#include "core/io/coo_band_reader.h"
+#include "core/io/csc_band_reader.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/coo_rows_exchange.h"
 #include "core/tensor/compressed_tensor.h"
@@ -55,7 +57,10 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
         m_rowSparse.emplace(file, m_path, report);
         m_report = nullptr;
     } else if (how == RowRead::ByBands) {
-        m_cooBands.emplace(file, m_path, report);
+        if (element.layout == Layout::Csc)
+            m_bands = std::make_unique<CscBandReader>(file, m_path, report);
+        else
+            m_bands = std::make_unique<CooBandReader>(file, m_path, report);
         m_report = nullptr;
     } else if (how == RowRead::ByRows && element.layout == Layout::Coo) {
         m_coo.emplace(file, m_path, report);
@@ -132,7 +137,7 @@ Tensor DensifiedRows<T>::storedRows(RowRange rows)
     ValidationReport found;
     auto part = m_rowSparse  ? m_rowSparse->readRows(rows)
                 : m_coo      ? m_coo->readRows(rows)
-                : m_cooBands ? m_cooBands->readRows(rows)
+                : m_bands    ? m_bands->readRows(rows)
                              : readTensor(m_file, m_path, &found, rows);
     takeNotes(found, rows);
     m_storedRead += part.storedCount();

@@ -4,10 +4,10 @@
 // of sparsify (its "--memory-limit"). Each block is what
 // densifying the whole element (toDenseAs) gives for its rows, bit for bit, whatever layout
 // the element is stored in, so the step by rows writes what the whole step writes.
-#include "core/io/coo_band_reader.h"
 #include "core/io/coo_row_reader.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
+#include "core/io/row_band_reader.h"
 #include "core/optim/update_pattern.h"
 #include "core/pipeline/repair_notices.h"
 #include "core/tensor/dense_tensor.h"
@@ -30,9 +30,9 @@ enum class RowRead {
              // block's rows as stored, then densified
     Whole,   // other coo, csc, other masked_tensors: read once (each rank its rows), coalesced
              // once, and each block filled from it
-    ByBands, // a coo whose entries' rows go back, for `convert` alone, whose whole conversion
-             // does not fit: each read of rows scans all of it (CooBandReader), so its reads
-             // must be few and large
+    ByBands, // a coo whose entries' rows go back, or a csc, for `convert` alone, whose whole
+             // conversion does not fit: each read of rows scans all of it (RowBandReader), so its
+             // reads must be few and large
 };
 
 // A dense dataset of a numeric type, not masked.
@@ -88,7 +88,7 @@ public:
     // (null otherwise).
     const CooRowReader *cooReader() const { return m_coo ? &*m_coo : nullptr; }
     // RowRead::ByBands: its reader, which cuts the bands (null otherwise).
-    const CooBandReader *cooBands() const { return m_cooBands ? &*m_cooBands : nullptr; }
+    const RowBandReader *bands() const { return m_bands.get(); }
     // The same rows into `into` (rows.count() * numel(shape[1:]) values): a plain dense
     // element straight from the file, another densified first and copied. Of a masked_tensor
     // (RowRead::ByRows), `specified` (as many bytes) takes which elements are specified, its
@@ -135,7 +135,7 @@ private:
     std::optional<DenseRowReader> m_dense;
     std::optional<RowSparseRowReader> m_rowSparse;
     std::optional<CooRowReader> m_coo;
-    std::optional<CooBandReader> m_cooBands;
+    std::unique_ptr<RowBandReader> m_bands;
     std::optional<UpdatePattern<T>> m_source; // Whole: its stored values, summed in stored order
     std::int64_t m_storedRead = 0;
     // By rows: I7's notices (unsorted or duplicated indices, repaired: one for its data, one

@@ -11,7 +11,8 @@ and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the
 0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), and of a
 masked_tensor of dense data and mask; convert
 to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense, and a coo with its
-entries shuffled to csr (in bands of rows) and to coo (a copy of its entries); step (dense Adam, with a dense and
+entries shuffled to csr (in bands of rows) and to coo (a copy of its entries), and a csc to csr
+(in bands of rows); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
@@ -134,6 +135,20 @@ def run_cases(cli, work, cgroup):
         shuffled["indices"] = np.stack([np.repeat(np.arange(rows), per_row)[order], picked[order]]).astype(np.int64)
         shuffled["values"] = rng.standard_normal(rows * per_row, dtype=np.float32)
         del order, picked
+        # A csc, 3% filled, each column's rows in random order (repaired, I7): it stores 18 MiB,
+        # its whole conversion would hold three times that; converted in bands of rows, each a
+        # scan of every column.
+        per_column = 183
+        csc = f.create_group("x_csc")
+        csc.attrs["encoding-type"], csc.attrs["encoding-version"] = "csc_matrix", "0.1.0"
+        csc.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        csc_rows = csc.create_dataset("indices", (width * per_column,), dtype="int64")
+        csc_values = csc.create_dataset("data", (width * per_column,), dtype="float32")
+        for first in range(0, width, 1024):
+            entries = slice(first * per_column, (first + 1024) * per_column)
+            csc_rows[entries] = np.concatenate([rng.choice(rows, per_column, replace=False) for _ in range(1024)])
+            csc_values[entries] = rng.standard_normal(1024 * per_column, dtype=np.float32)
+        csc["indptr"] = (np.arange(width + 1) * per_column).astype(np.int64)
         # A masked_tensor of /x's values (a hard link) and a mask specifying about 60% of them:
         # its values and specified elements are read by rows.
         masked = f.create_group("x_masked")
@@ -177,6 +192,7 @@ def run_cases(cli, work, cgroup):
     for layout in ("dense", "csr", "coo"):
         cases.append((f"convert_coo_rows_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset",
                                                      "/x_coo_rows"], "{out}"))
+    cases.append(("convert_csc_csr", ["convert", data, "{out}", "--layout", "csr", "--dataset", "/x_csc"], "{out}"))
     # Into coo a coo is copied a run of entries at a time, its rows going back or not.
     cases.append(("convert_coo_shuffled_coo", ["convert", data, "{out}", "--layout", "coo", "--dataset",
                                                "/x_coo_shuffled"], "{out}"))

@@ -39,6 +39,7 @@ private slots:
     void matchesWholeConversion();
     void aBadIndexIsTheWholeReadsFirst_data();
     void aBadIndexIsTheWholeReadsFirst();
+    void aBadCscIndexIsTheWholeReadsFirst();
 };
 
 namespace {
@@ -77,6 +78,17 @@ core::Tensor awkwardCsr(std::int64_t rows, std::int64_t columns, unsigned seed)
         }
         c.indptr.push_back(static_cast<std::int64_t>(c.indices.size()));
     }
+    return core::Tensor(core::Storage{std::move(c)});
+}
+
+// awkwardCsr(columns, rows) read as the csc of rows x columns: each column's rows shuffled, with
+// duplicates (summed in stored order), stored zeros, a -0, NaN and an infinity, empty columns.
+template <class T>
+core::Tensor awkwardCsc(std::int64_t rows, std::int64_t columns, unsigned seed)
+{
+    auto c = std::get<core::CompressedTensor<T>>(awkwardCsr<T>(columns, rows, seed).storage());
+    c.shape = {rows, columns};
+    c.axis = core::CompressedAxis::Column;
     return core::Tensor(core::Storage{std::move(c)});
 }
 
@@ -279,6 +291,13 @@ void TestConvertStreamed::matchesWholeConversion_data()
         for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}, qint64{0}})
             QTest::addRow("/coo_shuffled into %s, budget %lld", core::layoutName(layout).data(), static_cast<long long>(budget))
                 << QStringLiteral("/coo_shuffled") << static_cast<int>(layout) << budget;
+    // A csc, in bands of rows (each a scan of every column) when its whole conversion does not
+    // fit: a canonical csr of each band's rows, its I7 repair told as a whole read tells it.
+    for (const char *element : {"/csc32", "/csc64"})
+        for (const auto layout : {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse})
+            for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}, qint64{0}})
+                QTest::addRow("%s into %s, budget %lld", element, core::layoutName(layout).data(), static_cast<long long>(budget))
+                    << QString(element) << static_cast<int>(layout) << budget;
 }
 
 void TestConvertStreamed::matchesWholeConversion()
@@ -304,6 +323,8 @@ void TestConvertStreamed::matchesWholeConversion()
                               core::coalesce(std::get<core::CooTensor<float>>(awkwardCoo<float>(400, 50, 8).storage()))}));
         core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
         core::writeTensor(file, "/coo_shuffled", shuffledEntries(awkwardCoo<float>(700, 37, 9), 10));
+        core::writeTensor(file, "/csc32", awkwardCsc<float>(700, 37, 19));
+        core::writeTensor(file, "/csc64", awkwardCsc<double>(300, 90, 20));
         core::CooTensor<double> empty;
         empty.shape = {5, 3};
         empty.sparseDims = 2;
@@ -339,7 +360,7 @@ void TestConvertStreamed::matchesWholeConversion()
     const auto whole = core::readTensor(core::H5File::openRead(wholeOutput), path);
     QCOMPARE(converted.front().storedAfter, whole.storedCount());
     QCOMPARE(notesOf(blockNotes), notesOf(wholeNotes));
-    if (path.starts_with("/csr")) // the repair of shuffled and duplicated indices is told
+    if (path.starts_with("/csr") || path.starts_with("/csc")) // the repair of shuffled and duplicated indices is told
         QVERIFY(std::any_of(wholeNotes.findings().begin(), wholeNotes.findings().end(),
                             [](const core::Finding &f) { return f.invariant.ends_with(" I7") && f.count > 0; }));
     const auto expected = rawElement(core::H5File::openRead(wholeOutput), path);
@@ -416,6 +437,43 @@ void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
         try {
             core::convertFile(request, notes);
             QFAIL("a coo with bad indices converted");
+        } catch (const core::InputError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
+    }
+}
+
+// A csc with two bad row indices, converted in bands under 64K: the whole read's error (the
+// first in entry order, I6), and no output.
+void TestConvertStreamed::aBadCscIndexIsTheWholeReadsFirst()
+{
+    QTemporaryDir dir;
+    const auto input = dir.filePath("bad.h5").toStdString();
+    {
+        auto csc = std::get<core::CompressedTensor<float>>(awkwardCsc<float>(700, 37, 21).storage());
+        csc.indices[500] = 900;
+        csc.indices[2000] = -1;
+        auto file = core::H5File::create(input);
+        core::writeTensor(file, "/c", core::Tensor(core::Storage{std::move(csc)}));
+    }
+    QString whole;
+    try {
+        core::readTensor(core::H5File::openRead(input), "/c");
+    } catch (const core::InputError &error) {
+        whole = QString::fromUtf8(error.what());
+    }
+    QVERIFY2(whole.contains(QStringLiteral("CSC I6")) && whole.contains(QStringLiteral("indices[500]=900")), qPrintable(whole));
+    for (const auto layout : {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}) {
+        core::ConvertRequest request;
+        request.input = input;
+        request.output = dir.filePath("out.h5").toStdString();
+        request.layout = layout;
+        request.memoryLimit = 64 << 10;
+        core::ValidationReport notes;
+        try {
+            core::convertFile(request, notes);
+            QFAIL("a csc with bad indices converted");
         } catch (const core::InputError &error) {
             QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
         }
