@@ -65,7 +65,11 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         const bool inBlocks = convertInBlocksCan(input, element, request.layout)
                               || convertByBandsCan(input, element, request.layout, bytes, budget);
         if (group.onEveryRank(inBlocks && fitsFreeSpaceOf(request.output, bytes))) {
-            converted.push_back(convertInBlocks(request, input, element, output.file(), report, budget));
+            // A budget larger than the memory the process may have runs out of it there too:
+            // named, as a whole conversion's is.
+            converted.push_back(withAllocationContext(input.where(element.path), "converting it", [&] {
+                return convertInBlocks(request, input, element, output.file(), report, budget);
+            }));
             continue;
         }
         // Whole: every rank reads and converts it, the root writes it. A dense dataset over the

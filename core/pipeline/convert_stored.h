@@ -6,7 +6,9 @@
 // each row keeps and a second writes the blocks in row order (core/io/h5_writer.h's
 // SparseRowStreamWriter), each rank of sparsity-mpi its own rows. Into csc, a first pass counts
 // what each column keeps, then the columns are written in panels, every block read again for
-// each panel (one process). The file holds what the whole conversion writes.
+// each panel (one process; core/pipeline/csc_of_row_blocks.h). A coo whose rows go back, or a
+// csc, is read a band of rows at a time when its whole conversion does not fit
+// (core/io/row_band_reader.h). The file holds what the whole conversion writes.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/convert_file.h"
 
@@ -26,9 +28,10 @@ inline std::int64_t convertBlockRows(std::int64_t budget, std::int64_t bytesPerR
                                     std::max<std::int64_t>(rows, 1));
 }
 
-// Whether convertStored converts `e` (an unmasked csr or row_sparse element read by rows) into
-// `target`: csr, coo or row_sparse; csc in a single process. A row_sparse element of no values
-// per row still stores its rows, which no value counts: it goes whole.
+// Whether convertStored converts `e` (an unmasked csr, row_sparse or coo element; a csc one, in
+// a single process, by bands) into `target`: csr, coo (not from coo) or row_sparse; csc in a
+// single process (not from csc). A row_sparse element of no values per row still stores its
+// rows, which no value counts: it goes whole.
 bool convertStoredCan(const ElementInfo &e, Layout target);
 
 // What converting an element whole holds at once: the element as read (`readBytes`) three times
@@ -38,9 +41,9 @@ bool convertStoredCan(const ElementInfo &e, Layout target);
 std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes);
 
 // Whether convertStored converts `e`, a coo element whose rows go back somewhere (not read by
-// rows), a band of rows at a time (core/io/coo_band_reader.h): into a layout convertStoredCan
-// takes, when converting it whole (into `outputBytes`) does not fit `budget` and 16 bands, each
-// a scan of it, do.
+// rows) or a csc, a band of rows at a time (core/io/row_band_reader.h): into a layout
+// convertStoredCan takes, when converting it whole (into `outputBytes`) does not fit `budget`
+// and 16 bands, each a scan of it, do.
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget);
 
 ConvertedElement convertStored(const ConvertRequest &request,

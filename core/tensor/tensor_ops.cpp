@@ -145,6 +145,13 @@ Tensor convertMasked(const S &data, const Mask &mask, Layout target)
     // The mask is the specified elements' pattern: the coalesced coo's, all ones (a stored
     // element given twice is specified once).
     const auto specified = cooFromLinear<T>(data.shape, kept, values);
+    if (target == Layout::Coo || target == Layout::Csr || target == Layout::Csc) {
+        // These keep every entry of a coalesced coo, each once: the mask is the values' pattern
+        // with ones, not a second conversion (half a masked convert into csc's time).
+        auto converted = toStorage<T>(fromCoo(specified, target));
+        Mask ones(std::visit([](const auto &t) { return t.values.size(); }, converted), std::uint8_t{1});
+        return Tensor(std::move(converted), std::move(ones));
+    }
     CooTensor<std::uint8_t> specifiedOnes;
     specifiedOnes.shape = specified.shape;
     specifiedOnes.sparseDims = specified.sparseDims;

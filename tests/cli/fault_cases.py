@@ -486,8 +486,8 @@ def run_reports(cli, work):
     # 4 GiB declared (below physical memory, so not refused up front) under a 3 GiB address space:
     # a dense /x that sparsify holds in memory (within an 8G budget, given: the auto budget,
     # half of the memory available at that moment, could make it stream), and a csc /c (2**29
-    # entries, 32768 a column) that convert reads whole into csr (a dense, csr, row_sparse, coo
-    # or masked one of dense data would stream).
+    # entries, 32768 a column) that convert reads into csr in bands of rows, each band larger
+    # than the address space.
     big = os.path.join(work, "c_big.h5")
     with h5py.File(big, "w") as f:
         f.create_dataset("x", shape=(2**15, 2**14), dtype="f8", chunks=(64, 1024))
