@@ -723,8 +723,8 @@ void CooEntryStreamWriter::writeEntries(std::int64_t offset, std::int64_t count,
         throw InternalError("CooEntryStreamWriter: entries outside the element");
     // An empty run is still a call on a shared file, where every rank writes together.
     const auto start = static_cast<hsize_t>(offset), n = static_cast<hsize_t>(count);
-    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, start},
-             {static_cast<hsize_t>(m_sparseDims), n}, indices);
+    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, start}, {static_cast<hsize_t>(m_sparseDims), n},
+             indices);
     std::vector<hsize_t> first(m_shape.size() - static_cast<std::size_t>(m_sparseDims) + 1, 0), extent{n};
     first[0] = start;
     extent.insert(extent.end(), m_shape.begin() + m_sparseDims, m_shape.end());

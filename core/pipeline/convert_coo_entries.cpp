@@ -35,7 +35,8 @@ ConvertedElement copyEntries(const ConvertRequest &request,
     });
     const auto &coo = *opened;
     // A run holds its indices and values as read (readCooEntries) and nothing else.
-    constexpr auto indexBytes = static_cast<std::int64_t>(sizeof(std::int64_t)), valueBytes = static_cast<std::int64_t>(sizeof(T));
+    constexpr auto indexBytes = static_cast<std::int64_t>(sizeof(std::int64_t)),
+                   valueBytes = static_cast<std::int64_t>(sizeof(T));
     const auto entryBytes = coo.sparseDims * indexBytes + coo.valuesPerEntry() * valueBytes;
     const auto blocks = divideRows(group, coo.entries, convertBlockRows(budget, entryBytes, coo.entries));
     CooEntryStreamWriter writer(output, e.path, coo.shape, coo.sparseDims, coo.entries, dtypeOf<T>(), request.writeOptions);
@@ -81,9 +82,8 @@ ConvertedElement convertCooEntries(const ConvertRequest &request,
                                    ValidationReport &report,
                                    std::int64_t budgetBytes)
 {
-    return withComputeType(e.dtype, [&](auto typeTag) {
-        return copyEntries<decltype(typeTag)>(request, input, e, output, report, budgetBytes);
-    });
+    return withComputeType(
+        e.dtype, [&](auto typeTag) { return copyEntries<decltype(typeTag)>(request, input, e, output, report, budgetBytes); });
 }
 
 } // namespace sparsity::core

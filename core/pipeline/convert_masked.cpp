@@ -23,9 +23,9 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 template <class T>
 std::int64_t blockRowsOf(const ElementInfo &e, Layout target, std::int64_t budget)
 {
-    const auto perValue = static_cast<std::int64_t>(2 * sizeof(T) + 2)
-                          + (target == Layout::Dense ? 0
-                                                     : static_cast<std::int64_t>(2 * sizeof(T) + 2 + 16 + 8 * e.shape.size()));
+    const auto perValue =
+        static_cast<std::int64_t>(2 * sizeof(T) + 2)
+        + (target == Layout::Dense ? 0 : static_cast<std::int64_t>(2 * sizeof(T) + 2 + 16 + 8 * e.shape.size()));
     return convertBlockRows(budget, numel(e.shape, 1, e.shape.size()) * perValue, e.shape[0]);
 }
 
@@ -142,14 +142,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     std::vector<RowRange> blocks;
     for (std::int64_t row = 0; row < e.shape[0]; row += blockRows)
         blocks.push_back({row, std::min(e.shape[0], row + blockRows)});
-    const CscOfRowsSource<T> converted = [&](RowRange block) {
-        const auto read = reader.storedRows(block);
-        auto part = toLayout(read, Layout::Csc);
-        auto *csc = std::get_if<CompressedTensor<T>>(&part.storage());
-        if (!csc || !part.mask())
-            throw InternalError("convertMasked: a masked csc block of the compute type");
-        return CscOfRows<T>{std::move(*csc), *part.mask(), read.storedCount()};
-    };
+    const CscOfRowsSource<T> converted = [&](RowRange block) { return cscOfRows<T>(reader.storedRows(block)); };
     auto written = writeCscOfRowBlocks<T>(output, e.path, e.shape, true, blocks, converted, request.writeOptions, budget);
     reader.gatherRepairs();
     return written;
@@ -161,8 +154,8 @@ bool convertMaskedCan(const H5File &input, const ElementInfo &e, Layout target)
 {
     const bool rowLayout =
         target == Layout::Dense || target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
-    return e.masked && (rowLayout || (target == Layout::Csc && ranks().isSolo())) && !e.shape.empty() && numel(e.shape, 1, e.shape.size()) > 0
-           && rowReadOf(input, e) == RowRead::ByRows;
+    return e.masked && (rowLayout || (target == Layout::Csc && ranks().isSolo())) && !e.shape.empty()
+           && numel(e.shape, 1, e.shape.size()) > 0 && rowReadOf(input, e) == RowRead::ByRows;
 }
 
 ConvertedElement convertMasked(const ConvertRequest &request,

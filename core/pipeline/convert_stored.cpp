@@ -252,14 +252,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     const auto opened = openOnEveryRank<T>(input, e.path, readOf(input, e), &report);
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
-    const CscOfRowsSource<T> converted = [&](RowRange block) {
-        const auto read = reader.storedRows(block);
-        auto part = toLayout(read, Layout::Csc);
-        auto *csc = std::get_if<CompressedTensor<T>>(&part.storage());
-        if (!csc)
-            throw InternalError("convertByColumns: a csc block of the compute type");
-        return CscOfRows<T>{std::move(*csc), {}, read.storedCount()};
-    };
+    const CscOfRowsSource<T> converted = [&](RowRange block) { return cscOfRows<T>(reader.storedRows(block)); };
     return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget);
 }
 
@@ -299,15 +292,17 @@ bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target,
             if (extent.sparseDims < 1)
                 return false;
             entries = extent.entries;
-            perEntry = numel(e.shape, static_cast<std::size_t>(std::min<int>(extent.sparseDims, static_cast<int>(e.shape.size()))),
-                             e.shape.size());
+            perEntry =
+                numel(e.shape, static_cast<std::size_t>(std::min<int>(extent.sparseDims, static_cast<int>(e.shape.size()))),
+                      e.shape.size());
             entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims) + perEntry * valueBytes;
         }
         // Each band is a scan of the whole element: past kMostBands scans, raising the budget
         // is the way (a band takes half of it, kBytesPerStoredValue a value).
         const auto bandBytes = std::max<std::int64_t>(1, budget / 2);
         const auto bands = bytesFor(bytesFor(entries, static_cast<std::size_t>(perEntry)), kBytesPerStoredValue) / bandBytes + 1;
-        return bands <= kMostBands && wholeConversionBytes(bytesFor(entries, static_cast<std::size_t>(entryBytes)), outputBytes) > budget;
+        return bands <= kMostBands
+               && wholeConversionBytes(bytesFor(entries, static_cast<std::size_t>(entryBytes)), outputBytes) > budget;
     } catch (const Error &) {
         return false; // the whole read says what is wrong
     }

@@ -1,6 +1,7 @@
 #include "core/pipeline/csc_of_row_blocks.h"
 
 #include "core/pipeline/csc_panels.h"
+#include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
 #include <optional>
@@ -15,14 +16,24 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 } // namespace
 
 template <class T>
+CscOfRows<T> cscOfRows(const Tensor &rows)
+{
+    auto part = toLayout(rows, Layout::Csc);
+    auto *csc = std::get_if<CompressedTensor<T>>(&part.storage());
+    if (!csc || rows.isMasked() != part.isMasked())
+        throw InternalError("cscOfRows: a csc block of the compute type");
+    return {std::move(*csc), part.isMasked() ? *part.mask() : Mask{}, rows.storedCount()};
+}
+
+template <class T>
 ConvertedElement writeCscOfRowBlocks(H5File &output,
-                                 const std::string &path,
-                                 const Shape &shape,
-                                 bool masked,
-                                 std::span<const RowRange> blocks,
-                                 const CscOfRowsSource<T> &convert,
-                                 const WriteOptions &options,
-                                 std::int64_t budget)
+                                     const std::string &path,
+                                     const Shape &shape,
+                                     bool masked,
+                                     std::span<const RowRange> blocks,
+                                     const CscOfRowsSource<T> &convert,
+                                     const WriteOptions &options,
+                                     std::int64_t budget)
 {
     const auto columns = shape[1];
     std::vector<std::int64_t> storedPerColumn(at(columns));
@@ -108,9 +119,10 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
     return converted;
 }
 
-#define SPARSITY_INSTANTIATE(T)                                                                                              \
-    template ConvertedElement writeCscOfRowBlocks<T>(H5File &, const std::string &, const Shape &, bool,                    \
-                                                     std::span<const RowRange>, const CscOfRowsSource<T> &,                 \
+#define SPARSITY_INSTANTIATE(T)                                                                                                  \
+    template CscOfRows<T> cscOfRows<T>(const Tensor &);                                                                          \
+    template ConvertedElement writeCscOfRowBlocks<T>(H5File &, const std::string &, const Shape &, bool,                         \
+                                                     std::span<const RowRange>, const CscOfRowsSource<T> &,                      \
                                                      const WriteOptions &, std::int64_t);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)

@@ -32,6 +32,11 @@ struct CscOfRows {
 template <class T>
 using CscOfRowsSource = std::function<CscOfRows<T>(RowRange rows)>;
 
+// A block of rows as read (a csr, row_sparse, coo or masked tensor of those rows alone, values
+// of type T), converted into csc as the whole element is (toLayout), its mask's values beside.
+template <class T>
+CscOfRows<T> cscOfRows(const Tensor &rows);
+
 // Writes the element of `shape` at `path` of `output` (`masked`: a masked_tensor of csc data
 // and mask) from `convert`'s csc of each of `blocks` (the rows in order, each once; a block is
 // asked for once per panel, and once to count). Returns what the blocks store as read (counted
@@ -39,12 +44,12 @@ using CscOfRowsSource = std::function<CscOfRows<T>(RowRange rows)>;
 // the counting pass found.
 template <class T>
 ConvertedElement writeCscOfRowBlocks(H5File &output,
-                                 const std::string &path,
-                                 const Shape &shape,
-                                 bool masked,
-                                 std::span<const RowRange> blocks,
-                                 const CscOfRowsSource<T> &convert,
-                                 const WriteOptions &options,
-                                 std::int64_t budgetBytes);
+                                     const std::string &path,
+                                     const Shape &shape,
+                                     bool masked,
+                                     std::span<const RowRange> blocks,
+                                     const CscOfRowsSource<T> &convert,
+                                     const WriteOptions &options,
+                                     std::int64_t budgetBytes);
 
 } // namespace sparsity::core

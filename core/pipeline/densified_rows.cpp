@@ -135,10 +135,10 @@ Tensor DensifiedRows<T>::storedRows(RowRange rows)
     if (m_how != RowRead::ByRows && m_how != RowRead::ByBands)
         throw InternalError("DensifiedRows::storedRows: an element read by rows");
     ValidationReport found;
-    auto part = m_rowSparse  ? m_rowSparse->readRows(rows)
-                : m_coo      ? m_coo->readRows(rows)
-                : m_bands    ? m_bands->readRows(rows)
-                             : readTensor(m_file, m_path, &found, rows);
+    auto part = m_rowSparse ? m_rowSparse->readRows(rows)
+                : m_coo     ? m_coo->readRows(rows)
+                : m_bands   ? m_bands->readRows(rows)
+                            : readTensor(m_file, m_path, &found, rows);
     takeNotes(found, rows);
     m_storedRead += part.storedCount();
     return part;
