@@ -2,6 +2,7 @@
 
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/io/row_band_reader.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/csc_of_row_blocks.h"
 #include "core/pipeline/densified_rows.h"
@@ -23,11 +24,6 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // (value, int64 index), its conversion (value, up to two int64 coordinates), its positions and
 // the writer's copy of them (value, position, coordinates).
 constexpr std::int64_t kBytesPerStoredValue = 96;
-
-// The most bands a coo whose rows go back is converted in, each a scan of all of it: reading a
-// 78 MiB element 32 times (a counting pass, then the writing one) takes a couple of seconds
-// from the page cache; more is refused whole, and raising the budget is the way.
-constexpr std::int64_t kMostBands = 16;
 
 // Rows `span` of a csr element in blocks storing about `entries` values each (one row at least,
 // at most `maxRows` rows), cut from its indptr read a window at a time: rows whose values vary
@@ -279,33 +275,11 @@ std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputByt
 
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget)
 {
-    if ((e.layout != Layout::Coo && e.layout != Layout::Csc) || !convertStoredCan(e, target))
-        return false;
-    try {
-        // Its entries, the values each stores, and what the whole conversion reads of each.
-        const auto valueBytes = static_cast<std::int64_t>(dtypeSize(computeTypeFor(e.dtype)));
-        std::int64_t entries = 0, perEntry = 1, entryBytes = 8 + valueBytes;
-        if (e.layout == Layout::Csc) {
-            entries = readCompressedOutline(input, e.path).indptr.back(); // checked: else the whole read says what is wrong
-        } else {
-            const auto extent = describeCooEntries(input, e.path);
-            if (extent.sparseDims < 1)
-                return false;
-            entries = extent.entries;
-            perEntry =
-                numel(e.shape, static_cast<std::size_t>(std::min<int>(extent.sparseDims, static_cast<int>(e.shape.size()))),
-                      e.shape.size());
-            entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims) + perEntry * valueBytes;
-        }
-        // Each band is a scan of the whole element: past kMostBands scans, raising the budget
-        // is the way (a band takes half of it, kBytesPerStoredValue a value).
-        const auto bandBytes = std::max<std::int64_t>(1, budget / 2);
-        const auto bands = bytesFor(bytesFor(entries, static_cast<std::size_t>(perEntry)), kBytesPerStoredValue) / bandBytes + 1;
-        return bands <= kMostBands
-               && wholeConversionBytes(bytesFor(entries, static_cast<std::size_t>(entryBytes)), outputBytes) > budget;
-    } catch (const Error &) {
-        return false; // the whole read says what is wrong
-    }
+    const auto stored = convertStoredCan(e, target) ? storedEntriesOf(input, e) : std::nullopt;
+    // Each band is a scan of the whole element: past kMostBands scans, raising the budget is the
+    // way (a band takes half of it, kBytesPerStoredValue a value).
+    return stored && stored->bandsOf(budget / 2, kBytesPerStoredValue) <= kMostBands
+           && wholeConversionBytes(bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)), outputBytes) > budget;
 }
 
 ConvertedElement convertStored(const ConvertRequest &request,

@@ -5,6 +5,7 @@
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/coo_rows_exchange.h"
 #include "core/tensor/compressed_tensor.h"
+#include "core/tensor/dtype.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
@@ -25,6 +26,22 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
     return rowSparseReadableByRows(file, element) || readableByRows(file, element) || cooReadableByRows(file, element)
                ? RowRead::ByRows
                : RowRead::Whole;
+}
+
+RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget)
+{
+    const auto how = rowReadOf(file, element);
+    if (how != RowRead::Whole || element.masked || element.dtype == DType::Bool || !ranks().isSolo())
+        return how;
+    const auto stored = storedEntriesOf(file, element);
+    if (!stored)
+        return how;
+    // Held whole: it as read, and coalesced (a value and an 8-byte index each).
+    const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes));
+    const auto coalesced = bytesFor(bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry)),
+                                    dtypeSize(computeTypeFor(element.dtype)) + 8);
+    const bool fitsWhole = read <= budget && coalesced <= budget - read;
+    return !fitsWhole && stored->bandsOf(budget / 2, kBandBytesPerValue) <= kMostBands ? RowRead::ByBands : how;
 }
 
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)
@@ -101,15 +118,45 @@ void DensifiedRows<T>::coalesce(const Tensor &element, std::int64_t heldBefore)
 }
 
 template <class T>
+void DensifiedRows<T>::holdBands(std::int64_t bytes)
+{
+    if (m_how != RowRead::ByBands)
+        throw InternalError("DensifiedRows::holdBands: an element read by bands");
+    m_bandBytes = std::max<std::int64_t>(1, bytes);
+}
+
+template <class T>
+const UpdatePattern<T> &DensifiedRows<T>::coalescedHolding(RowRange rows)
+{
+    if (m_how == RowRead::Whole) {
+        if (!m_source)
+            throw InternalError("DensifiedRows: an element read whole is read (readWhole) before its rows");
+        return *m_source;
+    }
+    if (m_bandBytes == 0)
+        throw InternalError("DensifiedRows: an element read by bands is given their size (holdBands) before its rows");
+    if (!m_band || rows.begin < m_bandRows.begin || rows.end > m_bandRows.end) {
+        m_band.reset(); // one band held at a time
+        const auto entries = std::max<std::int64_t>(1, m_bandBytes / kBandBytesPerValue / m_bands->valuesPerEntry());
+        m_bandRows = m_bands->bandFrom(rows.begin, m_shape[0], entries, m_shape[0]);
+        m_bandRows.end = std::max(m_bandRows.end, rows.end);
+        // Coalesced as the whole element is: each row's entries summed in the order stored.
+        m_band = fillSource<T>(m_bands->readRows(m_bandRows), Semantics::Dense);
+    }
+    return *m_band;
+}
+
+template <class T>
 DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
 {
     Shape shape = m_shape;
     shape[0] = rows.count();
-    if (m_how == RowRead::Whole) {
-        if (!m_source)
-            throw InternalError("DensifiedRows: an element read whole is read (readWhole) before its rows");
+    if (m_how == RowRead::Whole || (m_how == RowRead::ByBands && m_bandBytes > 0)) {
+        const auto &coalesced = coalescedHolding(rows);
+        const auto first = m_how == RowRead::Whole ? 0 : m_bandRows.begin;
         // Its stored values added to 0 in stored order: the bits densifying the whole gives.
-        auto filled = filledPattern(patternInRows(*m_source, rows), Semantics::Dense, nullptr, numel(shape));
+        auto filled = filledPattern(patternInRows(coalesced, {rows.begin - first, rows.end - first}), Semantics::Dense,
+                                    nullptr, numel(shape));
         return {shape, std::move(filled.owned)};
     }
     reuse.resize(static_cast<std::size_t>(numel(shape)));
@@ -191,7 +238,7 @@ void DensifiedRows<T>::readRows(RowRange rows, T *into, std::uint8_t *specified)
         m_dense->readRows(rows.begin, rows.end, into);
         return;
     }
-    if (m_how == RowRead::Whole) {
+    if (m_how == RowRead::Whole || (m_how == RowRead::ByBands && m_bandBytes > 0)) {
         const auto block = this->rows(rows);
         std::copy(block.values.begin(), block.values.end(), into);
         return;
@@ -236,6 +283,8 @@ void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into, std::ui
 template <class T>
 std::int64_t DensifiedRows<T>::heldBytes() const
 {
+    if (m_how == RowRead::ByBands)
+        return m_bandBytes;
     if (!m_source)
         return 0;
     return static_cast<std::int64_t>(m_source->owned.size() * sizeof(T)

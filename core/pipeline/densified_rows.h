@@ -30,10 +30,16 @@ enum class RowRead {
              // block's rows as stored, then densified
     Whole,   // other coo, csc, other masked_tensors: read once (each rank its rows), coalesced
              // once, and each block filled from it
-    ByBands, // a coo whose entries' rows go back, or a csc, for `convert` alone, whose whole
-             // conversion does not fit: each read of rows scans all of it (RowBandReader), so its
-             // reads must be few and large
+    ByBands, // a coo whose entries' rows go back, or a csc, that Whole would hold past the
+             // budget (one process): each read of rows scans all of it (RowBandReader), so its
+             // reads must be few and large; densified, a band is held coalesced (holdBands)
+             // while the blocks within it are filled from it, as Whole fills them
 };
+
+// Held per stored value of a band read densified (RowRead::ByBands, holdBands): the band as
+// read (its value, and a coordinate or column index for each sparse dim) and coalesced (the
+// value and its element's index).
+constexpr std::int64_t kBandBytesPerValue = 48;
 
 // A dense dataset of a numeric type, not masked.
 bool plainDense(const ElementInfo &element);
@@ -43,6 +49,11 @@ bool plainDense(const ElementInfo &element);
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where);
 // How `element` of `file` is read by rows.
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
+// How a command that densifies `element` a block of rows at a time within `budget` reads it: as
+// rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
+// bands (RowRead::ByBands) when bands of half the budget take at most kMostBands scans and one
+// process reads it (across ranks it is read whole, and refused over the budget).
+RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget);
 
 template <class T>
 class DensifiedRows;
@@ -70,6 +81,10 @@ public:
     // RowRead::Whole, every row on every rank: for a reader whose ranks each need rows of
     // all (a csc output's column panels). Collective.
     void readWholeOnEveryRank(std::int64_t heldBefore);
+    // RowRead::ByBands, densified (rows(), readRows(), readBox()): each band read holds at most
+    // `bytes` (its entries as read and coalesced, kBandBytesPerValue a value; one row at least),
+    // one band at a time. Rows read in ascending order read each band once.
+    void holdBands(std::int64_t bytes);
     // Rows `rows`, densified. An element read by rows is read or densified into `reuse` (a
     // block's buffer written before), which keeps its pages: a fresh one is faulted in and
     // zeroed again.
@@ -100,7 +115,8 @@ public:
     // plain dense densifies the box's rows whole, as many at a time as the box holds values.
     // `specified` as readRows takes it.
     void readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified = nullptr);
-    // The bytes held from one block to the next: the coalesced element read whole.
+    // The bytes held from one block to the next: the coalesced element read whole, or the band
+    // held (at most holdBands' bytes).
     std::int64_t heldBytes() const;
     // Under sparsity-mpi, where each rank reads its own rows: the ranks' I7 notices (unsorted or
     // duplicated indices, repaired), each told for its rank's rows, told in the root's report
@@ -122,6 +138,9 @@ private:
     Tensor maskedPart(RowRange rows);
     // Holds `element` (read whole) coalesced as densifying sums it; refused over the budget.
     void coalesce(const Tensor &element, std::int64_t heldBefore);
+    // What rows `rows` are filled from: the element read whole, or the band that holds them
+    // (read, and coalesced as the whole is, when the band held does not).
+    const UpdatePattern<T> &coalescedHolding(RowRange rows);
     // The notes of a block of `rows`: the first block's all, and I7's of rows not read before
     // added into one notice (passes and column panels read rows again).
     void takeNotes(const ValidationReport &found, RowRange rows);
@@ -137,6 +156,11 @@ private:
     std::optional<CooRowReader> m_coo;
     std::unique_ptr<RowBandReader> m_bands;
     std::optional<UpdatePattern<T>> m_source; // Whole: its stored values, summed in stored order
+    // ByBands, densified: the band held (m_band's rows, numbered from its first) and its
+    // values as m_source holds them.
+    std::int64_t m_bandBytes = 0;
+    RowRange m_bandRows{0, 0};
+    std::optional<UpdatePattern<T>> m_band;
     std::int64_t m_storedRead = 0;
     // By rows: I7's notices (unsorted or duplicated indices, repaired: one for its data, one
     // for a mask), each told for every block read so far as a whole read tells it.

@@ -81,7 +81,7 @@ public:
                   ValidationReport &report,
                   std::int64_t budget)
         : m_config(request.configFor(e.path)), m_masked(request.masked), m_maskedInput(e.masked),
-          m_reader(openOnEveryRank<T>(input, e.path, rowReadOf(input, e), &report)), m_group(ranks())
+          m_reader(openOnEveryRank<T>(input, e.path, densifiedReadOf(input, e, budget), &report)), m_group(ranks())
     {
         m_shape = e.shape;
         m_rows = e.shape[0];
@@ -101,12 +101,16 @@ public:
         // its own range of whole blocks; every rank makes as many write calls as the rank with
         // the most blocks (collective writes), the others writing nothing in their last ones.
         m_division = divideRows(m_group, m_rows, blockRowsWithin(budget));
-        if (m_reader->how() == RowRead::Whole) {
+        if (m_reader->how() == RowRead::Whole || m_reader->how() == RowRead::ByBands) {
             // A coo or csc input is read once (each rank its rows' entries; every entry for a
             // csc output, whose panels take every row) and held coalesced, refused when that
-            // does not fit the budget; the blocks take what it leaves.
+            // does not fit the budget; else, where it is read by bands, a band held coalesced
+            // takes half the budget (a csc output's panels each read every band). The blocks
+            // take what it leaves.
             const auto start = Clock::now();
-            if (m_csc)
+            if (m_reader->how() == RowRead::ByBands)
+                m_reader->holdBands(budget / 2);
+            else if (m_csc)
                 m_reader->readWholeOnEveryRank(0);
             else
                 m_reader->readWhole(m_division.ofRanks, 0);

@@ -12,7 +12,7 @@ and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the
 masked_tensor of dense data and mask; convert
 to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense, and a coo with its
 entries shuffled to csr (in bands of rows) and to coo (a copy of its entries), and a csc to csr
-(in bands of rows); step (dense Adam, with a dense and
+(in bands of rows); sparsify of that csc and that shuffled coo (in bands too); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
@@ -198,6 +198,14 @@ def run_cases(cli, work, cgroup):
                                                "/x_coo_shuffled"], "{out}"))
     cases.append(("convert_coo_shuffled_csr", ["convert", data, "{out}", "--layout", "csr", "--dataset",
                                                "/x_coo_shuffled"], "{out}"))
+    # Sparsified, the csc and the shuffled coo are read in bands of rows as convert reads them, each
+    # band held coalesced while its blocks are densified (held whole, either would take more than
+    # the budget).
+    cases.append(("sparsify_csc_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold", "1.0",
+                                         "--dataset", "/x_csc", "--layout", "csr", "--json"], "{out}"))
+    cases.append(("sparsify_coo_shuffled_input", ["sparsify", data, "-o", "{out}", "--method", "row-norm", "--keep",
+                                                  "0.3", "--dataset", "/x_coo_shuffled", "--layout", "coo", "--json"],
+                  "{out}"))
     cases.append(("sparsify_coo_rows_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",
                                               "1.0", "--dataset", "/x_coo_rows", "--layout", "csr", "--json"], "{out}"))
     cases += [

@@ -254,10 +254,11 @@ def check_sparse_inputs(cli, work, rng, report_keys):
     for method in methods:
         for layout in ["dense", "masked", "csr", "csc"]:
             # 64K: every input's dense form (75 KiB) is over it, and a coo's or csc's ~1000
-            # entries, held coalesced, fit; 8K streams the csr and row_sparse ones alone (the
-            # row_sparse reader holds its 570 row numbers).
+            # entries, held coalesced, fit; under 16K they do not, and are read in bands of rows
+            # (6 of 8K each), each band coalesced; 8K streams the csr and row_sparse ones alone
+            # (the row_sparse reader holds its 570 row numbers).
             for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys,
-                                              budgets=("64K",), held_whole=("/t_coo", "/t_csc")):
+                                              budgets=("64K", "16K"), held_whole=("/t_coo", "/t_csc")):
                 for path in inputs:
                     same_element(fw, fb, path, f"sparse input {what}")
         r = run(cli, src, "-o", os.path.join(work, "sparse_64k.h5"), *method, *picks, "--memory-limit", "64K")
