@@ -33,8 +33,8 @@ std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementIn
             return std::nullopt;
         const auto &shape = element.shape;
         stored.entries = extent.entries;
-        stored.valuesPerEntry =
-            numel(shape, static_cast<std::size_t>(std::min<int>(extent.sparseDims, static_cast<int>(shape.size()))), shape.size());
+        stored.valuesPerEntry = numel(
+            shape, static_cast<std::size_t>(std::min<int>(extent.sparseDims, static_cast<int>(shape.size()))), shape.size());
         stored.entryBytes = 8 * static_cast<std::int64_t>(extent.sparseDims) + stored.valuesPerEntry * valueBytes;
         return stored;
     } catch (const Error &) {

@@ -7,8 +7,8 @@
 // the element B times (a conversion twice that, with its counting pass), so bands must be few
 // and large. Each row's entries are counted when the reader opens (8 bytes a row, outside the
 // budget) to cut the bands.
-#include "core/io/h5_handle.h"
 #include "core/io/h5_catalog.h"
+#include "core/io/h5_handle.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
 

@@ -155,8 +155,8 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
         const auto &coalesced = coalescedHolding(rows);
         const auto first = m_how == RowRead::Whole ? 0 : m_bandRows.begin;
         // Its stored values added to 0 in stored order: the bits densifying the whole gives.
-        auto filled = filledPattern(patternInRows(coalesced, {rows.begin - first, rows.end - first}), Semantics::Dense,
-                                    nullptr, numel(shape));
+        auto filled = filledPattern(patternInRows(coalesced, {rows.begin - first, rows.end - first}), Semantics::Dense, nullptr,
+                                    numel(shape));
         return {shape, std::move(filled.owned)};
     }
     reuse.resize(static_cast<std::size_t>(numel(shape)));
