@@ -11,8 +11,35 @@
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace sparsity::core {
+
+namespace {
+
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// Of a band (a csr, or a coo of its rows), the values its rows store, summed from its first
+// (one more than its rows): as its storedCount() counts them, a hybrid coo's entry a row of them.
+std::vector<std::int64_t> storedPerRowSummed(const Tensor &band)
+{
+    std::vector<std::int64_t> summed(at(band.shape()[0] + 1), 0);
+    band.visit([&](const auto &t) {
+        if constexpr (requires { t.indptr; }) {
+            std::copy(t.indptr.begin(), t.indptr.end(), summed.begin());
+        } else if constexpr (requires { t.sparseDims; }) {
+            const auto perEntry = t.nnz == 0 ? 0 : static_cast<std::int64_t>(t.values.size()) / t.nnz;
+            for (std::int64_t k = 0; k < t.nnz; ++k)
+                summed[at(t.index(0, k) + 1)] += perEntry;
+            std::partial_sum(summed.begin(), summed.end(), summed.begin());
+        } else {
+            throw InternalError("storedPerRowSummed: a band of a sparse element");
+        }
+    });
+    return summed;
+}
+
+} // namespace
 
 bool plainDense(const ElementInfo &element)
 {
@@ -28,12 +55,18 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
                : RowRead::Whole;
 }
 
+bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes)
+{
+    if (element.masked || element.dtype == DType::Bool || !ranks().isSolo() || rowReadOf(file, element) != RowRead::Whole)
+        return false;
+    const auto stored = storedEntriesOf(file, element);
+    return stored && stored->bandsOf(bandBytes, kBandBytesPerValue) <= kMostBands;
+}
+
 RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget)
 {
     const auto how = rowReadOf(file, element);
-    if (how != RowRead::Whole || element.masked || element.dtype == DType::Bool || !ranks().isSolo())
-        return how;
-    const auto stored = storedEntriesOf(file, element);
+    const auto stored = how == RowRead::Whole ? storedEntriesOf(file, element) : std::nullopt;
     if (!stored)
         return how;
     // Held whole: it as read, and coalesced (a value and an 8-byte index each).
@@ -41,7 +74,7 @@ RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int
     const auto coalesced = bytesFor(bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry)),
                                     dtypeSize(computeTypeFor(element.dtype)) + 8);
     const bool fitsWhole = read <= budget && coalesced <= budget - read;
-    return !fitsWhole && stored->bandsOf(budget / 2, kBandBytesPerValue) <= kMostBands ? RowRead::ByBands : how;
+    return !fitsWhole && readableByBands(file, element, budget / 2) ? RowRead::ByBands : how;
 }
 
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)
@@ -140,8 +173,10 @@ const UpdatePattern<T> &DensifiedRows<T>::coalescedHolding(RowRange rows)
         const auto entries = std::max<std::int64_t>(1, m_bandBytes / kBandBytesPerValue / m_bands->valuesPerEntry());
         m_bandRows = m_bands->bandFrom(rows.begin, m_shape[0], entries, m_shape[0]);
         m_bandRows.end = std::max(m_bandRows.end, rows.end);
+        const auto band = m_bands->readRows(m_bandRows);
+        m_bandStored = storedPerRowSummed(band);
         // Coalesced as the whole element is: each row's entries summed in the order stored.
-        m_band = fillSource<T>(m_bands->readRows(m_bandRows), Semantics::Dense);
+        m_band = fillSource<T>(band, Semantics::Dense);
     }
     return *m_band;
 }
@@ -154,6 +189,8 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
     if (m_how == RowRead::Whole || (m_how == RowRead::ByBands && m_bandBytes > 0)) {
         const auto &coalesced = coalescedHolding(rows);
         const auto first = m_how == RowRead::Whole ? 0 : m_bandRows.begin;
+        if (m_how == RowRead::ByBands)
+            m_storedRead += m_bandStored[at(rows.end - first)] - m_bandStored[at(rows.begin - first)];
         // Its stored values added to 0 in stored order: the bits densifying the whole gives.
         auto filled = filledPattern(patternInRows(coalesced, {rows.begin - first, rows.end - first}), Semantics::Dense, nullptr,
                                     numel(shape));

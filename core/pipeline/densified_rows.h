@@ -49,10 +49,13 @@ bool plainDense(const ElementInfo &element);
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where);
 // How `element` of `file` is read by rows.
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
+// Whether `element`, which rowReadOf reads whole (RowRead::Whole), can be read by bands
+// (RowRead::ByBands) of `bandBytes` each: a coo or csc, not masked, in at most kMostBands scans,
+// by one process (across ranks it is read whole, each rank its rows).
+bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
-// bands (RowRead::ByBands) when bands of half the budget take at most kMostBands scans and one
-// process reads it (across ranks it is read whole, and refused over the budget).
+// bands of half the budget where it can be (readableByBands).
 RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget);
 
 template <class T>
@@ -126,8 +129,8 @@ public:
     // From now on, rows read tell no I7 notice: each rank has told its own rows', and a later
     // pass reads others' (a csc output's column panels read every row).
     void stopTellingRepairs() { m_notedTo = m_shape.empty() ? 0 : m_shape[0]; }
-    // RowRead::ByRows: the values stored in the rows read so far (duplicates summed, as a whole
-    // read counts them: storedCount()), for a report of what the element stores.
+    // RowRead::ByRows, or ByBands densified: the values stored in the rows read so far (as a
+    // whole read counts them: storedCount()), for a report of what the element stores.
     std::int64_t storedRead() const { return m_storedRead; }
 
 private:
@@ -161,6 +164,7 @@ private:
     std::int64_t m_bandBytes = 0;
     RowRange m_bandRows{0, 0};
     std::optional<UpdatePattern<T>> m_band;
+    std::vector<std::int64_t> m_bandStored; // values its rows store, summed from its first (storedRead)
     std::int64_t m_storedRead = 0;
     // By rows: I7's notices (unsorted or duplicated indices, repaired: one for its data, one
     // for a mask), each told for every block read so far as a whole read tells it.

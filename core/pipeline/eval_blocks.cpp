@@ -638,11 +638,19 @@ EvalReport evalInBlocks(const EvalRequest &request,
         if (input.densifiesByRows) {
             // Densified in the evaluation's precision: its rows as stored, then densified, then
             // the evaluator's copy. Opened on every rank together: opening checks indices.
+            // Read by bands, each reader holds a band of a quarter of the budget (as
+            // describeBoundInputs judged them).
             const auto open = [&](auto zero) {
                 using T = decltype(zero);
-                const auto how = RowRead::ByRows;
-                return DensifiedSource<T>{openOnEveryRank<T>(files.back(), input.binding.path, how, &report),
-                                          openOnEveryRank<T>(files.back(), input.binding.path, how, nullptr)};
+                const auto how = input.densifiesByBands ? RowRead::ByBands : RowRead::ByRows;
+                DensifiedSource<T> readers{openOnEveryRank<T>(files.back(), input.binding.path, how, &report),
+                                           openOnEveryRank<T>(files.back(), input.binding.path, how, nullptr)};
+                for (auto *reader : {readers.told.get(), readers.quiet.get()})
+                    if (input.densifiesByBands) {
+                        reader->holdBands(budgetBytes / 4);
+                        heldBytes += reader->heldBytes();
+                    }
+                return readers;
             };
             if (inDouble)
                 source.densified = open(double{});

@@ -30,7 +30,8 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         // on the CPU (it is faster than holding the tensors: 0.63 s against 1.83 s for 256 MiB
         // elementwise), on the GPU when the inputs are over the budget.
         budget = resolveMemoryLimit(request.memoryLimit);
-        describeBoundInputs(result.inputs);
+        // A band of a csc or a coo whose rows go back, densified (two readers: evalInBlocks).
+        describeBoundInputs(result.inputs, std::min(budget, kEvalBlockBytes) / 4);
         const auto bytes = evalInputBytes(*expression, result.inputs);
         plan = planEvalInRows(*expression, result.inputs);
         const bool streams = plan.kind != EvalRowPlan::Kind::Whole && (result.device == Device::Cpu || bytes > budget)

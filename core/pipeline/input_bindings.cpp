@@ -45,13 +45,13 @@ std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
             throw errors::mustBe("input " + binding.name, "be bound once", "bound twice");
         if (!output.empty())
             refuseOverwritingInput(output, binding.file);
-        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0, false, false});
+        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0, false, false, false});
     }
     requireBound(expression, source, names);
     return inputs;
 }
 
-void describeBoundInputs(std::vector<BoundInput> &inputs)
+void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBytes)
 {
     for (auto &input : inputs) {
         const H5File file = H5File::openRead(input.binding.file);
@@ -62,8 +62,10 @@ void describeBoundInputs(std::vector<BoundInput> &inputs)
         input.masked = element.masked;
         input.specified = element.nnz.value_or(numel(element.shape));
         input.readsByRows = readableByRows(file, element);
-        input.densifiesByRows = !element.masked && element.layout != Layout::Dense && element.dtype != DType::Bool
-                                && rowReadOf(file, element) == RowRead::ByRows;
+        input.densifiesByBands = bandBytes > 0 && readableByBands(file, element, bandBytes);
+        input.densifiesByRows = (!element.masked && element.layout != Layout::Dense && element.dtype != DType::Bool
+                                 && rowReadOf(file, element) == RowRead::ByRows)
+                                || input.densifiesByBands;
     }
 }
 

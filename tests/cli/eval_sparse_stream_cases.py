@@ -12,10 +12,15 @@
   notes (I7's repair, told once over every block) are the whole-tensor evaluation's (--print
   holds the result);
 * a sparse input bound but unused is read by rows too, for its checks and its count;
+* a coo whose rows go back and a csc (its columns' rows unsorted, a duplicate) are densified
+  from bands of rows, each read once and held coalesced: by default (one band) and under 64K
+  (several), checked as above; under 4K they would take more than 16 bands and are read whole,
+  and refused;
 * where the expression sees a sparse input's pattern (softmax, sparse_mask, masked, mm or the
-  input itself as the result) or the input is read whole (a coo whose rows go back), it is
-  evaluated whole: within the budget the same file, over it refused (exit 2, no output);
-* a bad index in a later block is refused with the whole read's message, and no output."""
+  input itself as the result), it is evaluated whole: within the budget the same file, over it
+  refused (exit 2, no output);
+* a bad index in a later block (of a csr) or column (of a csc) is refused with the whole read's
+  message, and no output."""
 import json
 import os
 import shutil
@@ -84,8 +89,22 @@ def write_inputs(path, rng):
         coo = sparse_group(f, "c", "coo_tensor", table.shape)
         coo["indices"], coo["values"] = np.stack([r, c]).astype(np.int64), v
         shuffled = rng.permutation(len(r))
-        back = sparse_group(f, "cb", "coo_tensor", table.shape)  # rows going back: read whole
+        back = sparse_group(f, "cb", "coo_tensor", table.shape)  # rows going back: read in bands
         back["indices"], back["values"] = np.stack([r[shuffled], c[shuffled]]).astype(np.int64), v[shuffled]
+        # A csc, each column's rows shuffled and an entry of column 2 stored twice (I7: sorted,
+        # the duplicate summed in stored order).
+        by_column = np.lexsort((rng.random(len(rows_of)), cols_of))
+        cr, cc_, cv = rows_of[by_column], cols_of[by_column], table[rows_of[by_column], cols_of[by_column]]
+        first_of_2 = int(np.searchsorted(cc_, 2))
+        cr = np.insert(cr, first_of_2, cr[first_of_2])
+        cc_ = np.insert(cc_, first_of_2, 2)
+        cv = np.insert(cv, first_of_2, 1e8).astype(np.float32)
+        csc = sparse_group(f, "cc", "csc_matrix", table.shape)
+        csc["data"], csc["indices"] = cv, cr.astype(np.int64)
+        csc["indptr"] = np.searchsorted(cc_, np.arange(cols + 1)).astype(np.int64)
+        csc_bad = sparse_group(f, "ccbad", "csc_matrix", table.shape)
+        csc_bad["data"], csc_bad["indptr"] = cv, csc["indptr"][()]
+        csc_bad["indices"] = np.concatenate([cr[:-5], [rows], cr[-4:]]).astype(np.int64)  # out of range
         bad = write_csr(f, "sbad", table)
         bad_indices = bad["indices"][()]
         bad_indices[-3] = cols  # out of range, in the last rows
@@ -117,8 +136,20 @@ WHOLE = [
     ("sparse_mask(x, s)", "x s"),
     ("masked(x, s)", "x s"),
     ("mm(s, w)", "s w"),
-    ("cb * 2", "cb"),                                # a coo whose rows go back: read whole
 ]
+
+# A coo whose rows go back and a csc: densified from bands of rows, each read once and held
+# coalesced (one band by default; 7 under 64K, each reader's band 16K); under 4K they would
+# take more than 16 bands, and are read whole and refused (BANDS_REFUSED).
+BANDED = [
+    ("cb * 2", "cb"),
+    ("sum(cc * x, 1)", "cc x"),
+    ("cc - cb + s", "cc cb s"),
+    ("softmax(cc + 0, 0)", "cc"),                    # columns folded: every band read twice
+    ("mean(cb, 0)", "cb"),
+    ("x + 1", "x cc"),                               # bound but unused: read for its count
+]
+BANDS_REFUSED = [("cb * 2", "cb"), ("cc * 2", "cc")]
 
 
 def inputs_for(path, used):
@@ -137,11 +168,12 @@ def evaluated(cli, work, expr, used, path, extra, threads="2", code=0):
         return r, json.loads(r.stdout), element(f, "result")
 
 
-def check_streams(cli, work, path):
-    for expr, used in STREAMED:
+def check_streams(cli, work, path, cases=STREAMED, budget="4K"):
+    for expr, used in cases:
         whole_run, whole, result = evaluated(cli, work, expr, used, path, ["--print"])
         check(not whole["result"]["streamed"], f"eval {expr!r} (whole): streamed")
-        for name, extra, threads in [("auto", [], "2"), ("auto, one thread", [], "1"), ("4K", ["--memory-limit", "4K"], "2")]:
+        for name, extra, threads in [("auto", [], "2"), ("auto, one thread", [], "1"),
+                                     (budget, ["--memory-limit", budget], "2")]:
             r, report, ours = evaluated(cli, work, expr, used, path, extra, threads)
             check(report["result"]["streamed"], f"eval {expr!r} ({name}): not streamed")
             check(ours == result, f"eval {expr!r} ({name}): /result differs from the whole-tensor one")
@@ -161,6 +193,7 @@ def check_whole(cli, work, path):
         _, whole, result = evaluated(cli, work, expr, used, path, ["--print"])
         _, report, ours = evaluated(cli, work, expr, used, path, [])
         check(not report["result"]["streamed"] and ours == result, f"eval {expr!r}: not the whole evaluation")
+    for expr, used in WHOLE + BANDS_REFUSED:
         r, _, _ = evaluated(cli, work, expr, used, path, ["--memory-limit", "4K"], code=2)
         check(r.stderr.startswith("error: ") and r.stderr.count("\n") == 1 and "memory limit" in r.stderr,
               f"eval {expr!r} under 4K: {r.stderr!r}")
@@ -168,14 +201,16 @@ def check_whole(cli, work, path):
 
 
 def check_bad_index(cli, work, path):
-    messages = []
-    for extra in (["--print"], [], ["--memory-limit", "4K"]):
-        r, _, _ = evaluated(cli, work, "sbad * 2", "sbad", path, extra, code=2)
-        messages.append(r.stderr)
-        check(not os.path.exists(os.path.join(work, "out.h5")), f"a bad index {extra}: an output")
-        check(not [n for n in os.listdir(work) if n.startswith(".sw-tmp")], f"a bad index {extra}: a temporary file")
-    check(messages[0].startswith("error: ") and "sbad" in messages[0] and messages.count(messages[0]) == 3,
-          f"a bad index in a late block: {messages}")
+    for name, budgets in (("sbad", ([], ["--memory-limit", "4K"])), ("ccbad", ([], ["--memory-limit", "64K"]))):
+        messages = []
+        for extra in (["--print"], *budgets):
+            r, _, _ = evaluated(cli, work, f"{name} * 2", name, path, extra, code=2)
+            messages.append(r.stderr)
+            check(not os.path.exists(os.path.join(work, "out.h5")), f"a bad index of {name} {extra}: an output")
+            check(not [n for n in os.listdir(work) if n.startswith(".sw-tmp")],
+                  f"a bad index of {name} {extra}: a temporary file")
+        check(messages[0].startswith("error: ") and name in messages[0] and messages.count(messages[0]) == 3,
+              f"a bad index of {name} in a late block: {messages}")
 
 
 def main(cli, work):
@@ -184,6 +219,7 @@ def main(cli, work):
     path = os.path.join(work, "sparse_inputs.h5")
     write_inputs(path, np.random.default_rng(17))
     check_streams(cli, work, path)
+    check_streams(cli, work, path, BANDED, "64K")
     check_whole(cli, work, path)
     check_bad_index(cli, work, path)
     print("eval of sparse inputs streams: ok")

@@ -12,7 +12,7 @@ and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the
 masked_tensor of dense data and mask; convert
 to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense, and a coo with its
 entries shuffled to csr (in bands of rows) and to coo (a copy of its entries), and a csc to csr
-(in bands of rows); sparsify of that csc and that shuffled coo (in bands too); step (dense Adam, with a dense and
+(in bands of rows); sparsify and eval (a reduction) of that csc and that shuffled coo (in bands too); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
@@ -219,6 +219,11 @@ def run_cases(cli, work, cgroup):
                               "-o", "{out}", "--json"], "{out}"),
         ("eval_reduction", ["eval", "--expr", "sum(x * g, 1)", "--input", f"x={data}:/x", "--input", f"g={data}:/g",
                             "-o", "{out}", "--json"], "{out}"),
+        # A csc and a coo whose rows go back, densified from bands of their rows.
+        ("eval_csc_reduction", ["eval", "--expr", "sum(c * c, 1)", "--input", f"c={data}:/x_csc", "-o", "{out}",
+                                "--json"], "{out}"),
+        ("eval_coo_shuffled_reduction", ["eval", "--expr", "amax(o, 1)", "--input", f"o={data}:/x_coo_shuffled", "-o",
+                                         "{out}", "--json"], "{out}"),
         ("run", ["run", batch, "--json"], None),
     ]
     for name, template, output in cases:
