@@ -70,15 +70,28 @@ public:
                  const StepRowPlan &plan,
                  const std::vector<OptimizerOptions> &runs,
                  const StepSources &sources,
-                 ValidationReport &report)
+                 ValidationReport &report,
+                 std::int64_t bandBytes)
         : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
           m_steps(static_cast<std::int64_t>(request.grads.size())),
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
           m_paramWhere(sources.param().where(sources.paramPath))
     {
         // A plain dense parameter is read straight into the blocks; another is read as readTensor
-        // reads it (which notes a conversion), then densified.
-        m_param.emplace(sources.param(), sources.paramPath, plan.param, &report);
+        // reads it (which notes a conversion), then densified. One the plan reads whole (a coo
+        // whose rows go back, a csc) is read in bands of `bandBytes` where it can be: the blocks
+        // are read once, in order, so each band is read once, and the whole element is never held.
+        const auto banded = [&](const H5File &file, const std::string &path, RowRead planned) {
+            return planned == RowRead::Whole && bandBytes > 0 && readableByBands(file, requireElement(file, path), bandBytes)
+                       ? RowRead::ByBands
+                       : planned;
+        };
+        const auto holdBands = [&](auto &element) {
+            if (element.how() == RowRead::ByBands)
+                element.holdBands(bandBytes);
+        };
+        m_param.emplace(sources.param(), sources.paramPath, banded(sources.param(), sources.paramPath, plan.param), &report);
+        holdBands(*m_param);
         if (plan.maskReadWhole) // its notes come with its read (readWholeElements)
             m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &m_maskNotes);
         m_gradientRepairs.assign(request.grads.size(), RepairNotices(&report));
@@ -89,9 +102,14 @@ public:
         if (sources.previous) {
             const auto names = stateNames(m_runs[0]);
             m_states.reserve(names.size());
-            for (std::size_t s = 0; s < names.size(); ++s)
-                m_states.emplace_back(*sources.previous, "/state/" + names[s], plan.states[s], nullptr);
-            m_lastUpdate.emplace(*sources.previous, "/last_update", plan.lastUpdate, nullptr);
+            for (std::size_t s = 0; s < names.size(); ++s) {
+                const auto path = "/state/" + names[s];
+                holdBands(
+                    m_states.emplace_back(*sources.previous, path, banded(*sources.previous, path, plan.states[s]), nullptr));
+            }
+            m_lastUpdate.emplace(*sources.previous, "/last_update", banded(*sources.previous, "/last_update", plan.lastUpdate),
+                                 nullptr);
+            holdBands(*m_lastUpdate);
         }
     }
 
@@ -451,7 +469,10 @@ StepReport stepAs(const StepRequest &request,
     std::optional<BlockStepper<T>> stepper;
     agreeOn(group, [&] {
         sources.emplace(request);
-        stepper.emplace(request, plan, runs, *sources, report);
+        // Half the budget for the bands of the densified elements the plan reads whole, shared.
+        const auto wholeElements = (plan.param == RowRead::Whole ? 1 : 0) + (plan.lastUpdate == RowRead::Whole ? 1 : 0)
+                                   + std::count(plan.states.begin(), plan.states.end(), RowRead::Whole);
+        stepper.emplace(request, plan, runs, *sources, report, budgetBytes / 2 / std::max<std::int64_t>(1, wholeElements));
     });
     result.finalStep = stepper->firstStep() + result.stepsRun;
 

@@ -4,7 +4,8 @@
 // stored as each layout (dense, csr, row_sparse, coo with duplicates and a lone -0, csc, a
 // masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense
 // and as coo, the gradients as the golden file holds them and converted to csr and row_sparse
-// (a masked one stays masked), one row per block and the default budget; and resumed
+// (a masked one stays masked), one row per block, in several bands of rows (a coo whose rows go
+// back, a csc) and the default budget (one band); and resumed
 // (--state-from) from a previous step's output whose parameter, states and /last_update are
 // stored in each layout. The whole step reads its inputs from the same files. Where it fails,
 // the streamed one fails with the same message and writes nothing.
@@ -48,6 +49,22 @@ const std::pair<ParamLayout, const char *> kParamLayouts[] = {
     {ParamLayout::MaskedCsr, "masked_csr"},
     {ParamLayout::MaskedRowSparse, "masked_row_sparse"},
 };
+
+// Budgets (bytes; 0 the default): one row per block, and for a coo whose rows go back or a csc,
+// which are read in bands of rows (half the budget shared by the elements so read, at 48 bytes
+// a stored value), one small enough that a golden parameter takes several bands.
+constexpr int kDefaultBudget = 0;
+constexpr int kRowPerBlock = 1;
+constexpr int kSeveralBands = 2048;
+
+std::vector<int> budgetsFor(ParamLayout layout)
+{
+    if (layout == ParamLayout::CooWithDuplicates || layout == ParamLayout::Csc)
+        return {kRowPerBlock, kSeveralBands, kDefaultBudget};
+    return {kRowPerBlock, kDefaultBudget};
+}
+
+const char *budgetName(int budget) { return budget == kRowPerBlock ? "row" : budget == kSeveralBands ? "bands" : "default"; }
 
 // `sparse` as a masked_tensor whose mask leaves every third stored element unspecified.
 core::Tensor withEveryThirdUnspecified(core::Tensor sparse)
@@ -212,7 +229,7 @@ void TestStepStreamed::matchesWholeStep_data()
 {
     QTest::addColumn<QString>("name");
     QTest::addColumn<int>("layout");
-    QTest::addColumn<bool>("rowPerBlock");
+    QTest::addColumn<int>("budget");
     QTest::addColumn<bool>("sparseMask");
     // The gradients as the golden file holds them, or converted (their masks kept) to a layout
     // read by rows: csr, row_sparse (the parameter dense).
@@ -223,16 +240,15 @@ void TestStepStreamed::matchesWholeStep_data()
     for (const auto &name : names) {
         const bool hasMask = core::linkExists(golden.id(), "/" + name + "/mask");
         for (const auto &[layout, layoutName] : kParamLayouts)
-            for (const bool rowPerBlock : {true, false})
+            for (const auto budget : budgetsFor(layout))
                 for (const bool sparseMask : {false, true})
                     if (hasMask || !sparseMask)
-                        QTest::addRow("%s/%s/%s%s", name.c_str(), layoutName, rowPerBlock ? "row" : "default",
-                                      sparseMask ? "/coo mask" : "")
-                            << QString::fromStdString(name) << static_cast<int>(layout) << rowPerBlock << sparseMask << QString();
+                        QTest::addRow("%s/%s/%s%s", name.c_str(), layoutName, budgetName(budget), sparseMask ? "/coo mask" : "")
+                            << QString::fromStdString(name) << static_cast<int>(layout) << budget << sparseMask << QString();
         for (const char *gradLayout : {"csr", "row_sparse"})
-            for (const bool rowPerBlock : {true, false})
-                QTest::addRow("%s/dense/%s/grads %s", name.c_str(), rowPerBlock ? "row" : "default", gradLayout)
-                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << rowPerBlock << false
+            for (const auto budget : {kRowPerBlock, kDefaultBudget})
+                QTest::addRow("%s/dense/%s/grads %s", name.c_str(), budgetName(budget), gradLayout)
+                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << budget << false
                     << QString::fromLatin1(gradLayout);
     }
 }
@@ -241,7 +257,7 @@ void TestStepStreamed::matchesWholeStep()
 {
     QFETCH(QString, name);
     QFETCH(int, layout);
-    QFETCH(bool, rowPerBlock);
+    QFETCH(int, budget);
     QFETCH(bool, sparseMask);
     QFETCH(QString, gradLayout);
     const auto golden = test::loadGoldenCase(core::H5File::openRead(test::kOptimGolden), name.toStdString());
@@ -284,8 +300,8 @@ void TestStepStreamed::matchesWholeStep()
             // a rule's refusal (sparse Adagrad with weight decay, ...): not compared
         }
     }
-    if (rowPerBlock)
-        request.memoryLimit = 1;
+    if (budget != kDefaultBudget)
+        request.memoryLimit = budget;
 
     // The whole step, in memory, on the inputs as the file holds them.
     const auto in = core::H5File::openRead(input);
@@ -297,7 +313,7 @@ void TestStepStreamed::resumesFromStatesInEveryLayout_data()
 {
     QTest::addColumn<QString>("name");
     QTest::addColumn<int>("layout");
-    QTest::addColumn<bool>("rowPerBlock");
+    QTest::addColumn<int>("budget");
     // The parameter in the layout too, float32 as the states; or dense, the states float64 (read
     // converted to the parameter's float32; one read once is summed in float64 by the whole step,
     // which then runs instead).
@@ -305,11 +321,11 @@ void TestStepStreamed::resumesFromStatesInEveryLayout_data()
     const auto golden = core::H5File::openRead(test::kOptimGolden);
     for (const auto &name : test::goldenCaseNames(golden))
         for (const auto &[layout, layoutName] : kParamLayouts)
-            for (const bool rowPerBlock : {true, false})
+            for (const auto budget : budgetsFor(layout))
                 for (const bool float64States : {false, true})
-                    QTest::addRow("%s/%s/%s%s", name.c_str(), layoutName, rowPerBlock ? "row" : "default",
+                    QTest::addRow("%s/%s/%s%s", name.c_str(), layoutName, budgetName(budget),
                                   float64States ? "/float64 states" : "")
-                        << QString::fromStdString(name) << static_cast<int>(layout) << rowPerBlock << float64States;
+                        << QString::fromStdString(name) << static_cast<int>(layout) << budget << float64States;
 }
 
 // A first step writes PREV; its parameter, states and /last_update are stored again in `layout`
@@ -319,7 +335,7 @@ void TestStepStreamed::resumesFromStatesInEveryLayout()
 {
     QFETCH(QString, name);
     QFETCH(int, layout);
-    QFETCH(bool, rowPerBlock);
+    QFETCH(int, budget);
     QFETCH(bool, float64States);
     const auto golden = test::loadGoldenCase(core::H5File::openRead(test::kOptimGolden), name.toStdString());
     QTemporaryDir dir;
@@ -375,8 +391,8 @@ void TestStepStreamed::resumesFromStatesInEveryLayout()
     request.stateFrom = dir.filePath("prev_in_layout.h5").toStdString();
     request.output = dir.filePath("out.h5").toStdString();
     std::vector<core::OptimizerOptions> runs{options};
-    if (rowPerBlock)
-        request.memoryLimit = 1;
+    if (budget != kDefaultBudget)
+        request.memoryLimit = budget;
 
     const auto prev = core::H5File::openRead(*request.stateFrom);
     const auto param = core::toDenseAs<float>(core::readTensor(prev, "/param"));
