@@ -6,6 +6,7 @@
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace sparsity::core {
 
@@ -40,6 +41,11 @@ std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementIn
     } catch (const Error &) {
         return std::nullopt; // the whole read says what is wrong
     }
+}
+
+std::int64_t RowBandReader::entries() const
+{
+    return std::accumulate(m_entriesPerRow.begin(), m_entriesPerRow.end(), std::int64_t{0});
 }
 
 RowRange RowBandReader::bandFrom(std::int64_t first, std::int64_t end, std::int64_t entries, std::int64_t maxRows) const

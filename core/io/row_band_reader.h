@@ -41,6 +41,8 @@ public:
     virtual ~RowBandReader() = default;
     // Values an entry stores (a hybrid coo's entry is a row of them).
     virtual std::int64_t valuesPerEntry() const = 0;
+    // The entries it stores (duplicates too).
+    std::int64_t entries() const;
     // The band of rows from `first` (below `end`) of at most `entries` entries and `maxRows` rows
     // (one row at least).
     RowRange bandFrom(std::int64_t first, std::int64_t end, std::int64_t entries, std::int64_t maxRows) const;

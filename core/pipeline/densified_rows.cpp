@@ -155,7 +155,10 @@ void DensifiedRows<T>::holdBands(std::int64_t bytes)
 {
     if (m_how != RowRead::ByBands)
         throw InternalError("DensifiedRows::holdBands: an element read by bands");
-    m_bandBytes = std::max<std::int64_t>(1, bytes);
+    // No more than the whole element takes as one band: what is left is the blocks'.
+    const auto whole = bytesFor(bytesFor(m_bands->entries(), static_cast<std::size_t>(m_bands->valuesPerEntry())),
+                                static_cast<std::size_t>(kBandBytesPerValue));
+    m_bandBytes = std::max<std::int64_t>(1, std::min(bytes, whole));
 }
 
 template <class T>

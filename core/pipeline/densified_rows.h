@@ -86,7 +86,8 @@ public:
     void readWholeOnEveryRank(std::int64_t heldBefore);
     // RowRead::ByBands, densified (rows(), readRows(), readBox()): each band read holds at most
     // `bytes` (its entries as read and coalesced, kBandBytesPerValue a value; one row at least),
-    // one band at a time. Rows read in ascending order read each band once.
+    // one band at a time, and no more than the whole element as one band. Rows read in
+    // ascending order read each band once.
     void holdBands(std::int64_t bytes);
     // Rows `rows`, densified. An element read by rows is read or densified into `reuse` (a
     // block's buffer written before), which keeps its pages: a fresh one is faulted in and

@@ -71,7 +71,7 @@ public:
                  const std::vector<OptimizerOptions> &runs,
                  const StepSources &sources,
                  ValidationReport &report,
-                 std::int64_t bandBytes)
+                 std::int64_t share)
         : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
           m_steps(static_cast<std::int64_t>(request.grads.size())),
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
@@ -79,16 +79,15 @@ public:
     {
         // A plain dense parameter is read straight into the blocks; another is read as readTensor
         // reads it (which notes a conversion), then densified. One the plan reads whole (a coo
-        // whose rows go back, a csc) is read in bands of `bandBytes` where it can be: the blocks
-        // are read once, in order, so each band is read once, and the whole element is never held.
+        // whose rows go back, a csc) that held whole would not fit its `share` of the budget is
+        // read in bands of half that where it can be (densifiedReadOf): the blocks are read once,
+        // in order, so each band is read once.
         const auto banded = [&](const H5File &file, const std::string &path, RowRead planned) {
-            return planned == RowRead::Whole && bandBytes > 0 && readableByBands(file, requireElement(file, path), bandBytes)
-                       ? RowRead::ByBands
-                       : planned;
+            return planned == RowRead::Whole ? densifiedReadOf(file, requireElement(file, path), share) : planned;
         };
         const auto holdBands = [&](auto &element) {
             if (element.how() == RowRead::ByBands)
-                element.holdBands(bandBytes);
+                element.holdBands(share / 2);
         };
         m_param.emplace(sources.param(), sources.paramPath, banded(sources.param(), sources.paramPath, plan.param), &report);
         holdBands(*m_param);
@@ -469,10 +468,10 @@ StepReport stepAs(const StepRequest &request,
     std::optional<BlockStepper<T>> stepper;
     agreeOn(group, [&] {
         sources.emplace(request);
-        // Half the budget for the bands of the densified elements the plan reads whole, shared.
+        // The densified elements the plan reads whole share the budget: each its part of it.
         const auto wholeElements = (plan.param == RowRead::Whole ? 1 : 0) + (plan.lastUpdate == RowRead::Whole ? 1 : 0)
                                    + std::count(plan.states.begin(), plan.states.end(), RowRead::Whole);
-        stepper.emplace(request, plan, runs, *sources, report, budgetBytes / 2 / std::max<std::int64_t>(1, wholeElements));
+        stepper.emplace(request, plan, runs, *sources, report, budgetBytes / std::max<std::int64_t>(1, wholeElements));
     });
     result.finalStep = stepper->firstStep() + result.stepsRun;
 

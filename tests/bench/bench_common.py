@@ -25,11 +25,12 @@ def write_coo(group, name, rows, values, shape):
 def write_csr_input(path, rows, columns, density, seed=0, layout="csr"):
     """/x: a rows x columns float32 csr_matrix with round(columns * density) values a row, at
     random sorted columns (int64 indices); or (layout "coo") the same entries as a coo_tensor,
-    in row-major order, as torch's coalesce() and scipy's sum_duplicates() leave them. Written
+    in row-major order, as torch's coalesce() and scipy's sum_duplicates() leave them; or (layout
+    "csc") a csc_matrix of round(rows * density) values a column, at random sorted rows. Written
     by a child process: a later child's rusage (a script's peak memory) starts from a fork of
     this process, which must stay small; the slabs keep the child small too. Returns the values
     a row."""
-    per_row = max(1, int(round(columns * density)))
+    per_row = max(1, int(round((rows if layout == "csc" else columns) * density)))
     subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import bench_common; "
                     "bench_common.write_csr_slabs(sys.argv[2], *map(int, sys.argv[3:7]), sys.argv[7])",
                     os.path.dirname(os.path.abspath(__file__)), path, str(rows), str(columns), str(per_row), str(seed),
@@ -45,7 +46,7 @@ def csr_command_bench():
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--columns", type=int, default=4096)
     parser.add_argument("--density", type=float, default=0.01)
-    parser.add_argument("--input", choices=("csr", "coo"), default="csr", help="the input's layout")
+    parser.add_argument("--input", choices=("csr", "coo", "csc"), default="csr", help="the input's layout")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     src = os.path.join(args.workdir, "sparse.h5")
@@ -53,8 +54,24 @@ def csr_command_bench():
 
 
 def write_csr_slabs(path, rows, columns, per_row, seed, layout="csr"):
-    """write_csr_input's child: the matrix written 10,000 rows at a time."""
+    """write_csr_input's child: the matrix written 10,000 rows at a time (a csc: 64 columns at a
+    time, `per_row` values each)."""
     rng = np.random.default_rng(seed)
+    if layout == "csc":
+        with h5py.File(path, "w") as f:
+            g = f.create_group("x")
+            g.attrs["encoding-type"], g.attrs["encoding-version"] = "csc_matrix", "0.1.0"
+            g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
+            g["indptr"] = (np.arange(columns + 1) * per_row).astype(np.int64)
+            indices = g.create_dataset("indices", (columns * per_row,), dtype="int64")
+            data = g.create_dataset("data", (columns * per_row,), dtype="float32")
+            for first in range(0, columns, 64):
+                n = min(64, columns - first)
+                picked = np.sort(rng.random((n, rows)).argpartition(per_row, axis=1)[:, :per_row], axis=1)
+                entries = slice(first * per_row, (first + n) * per_row)
+                indices[entries] = picked.ravel()
+                data[entries] = rng.standard_normal(n * per_row, dtype=np.float32)
+        return
     nnz = rows * per_row
     with h5py.File(path, "w") as f:
         g = f.create_group("x")

@@ -7,7 +7,8 @@ the scripts a user would write instead and against the floor of moving the same 
 
 Workload: a ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 41 values a row: 1.53
 GiB dense, 48 MiB stored), expression `sum(s * s, 1)` (each row's sum of squares: a reduction
-over the values a sparse tensor stands for), file to file.
+over the values a sparse tensor stands for), file to file; with --input csc, a csc_matrix of the
+same size and density (densified from bands of its rows).
   ours           `sparsity eval --expr 'sum(s * s, 1)' --input s=sparse.h5:/x -o out.h5 --json`
                  (default budget: densified a block of rows at a time), and again under
                  --memory-limit 64M; the whole evaluation (`--print` holds the result, so the
@@ -42,8 +43,9 @@ torch.set_num_threads(threads)
 start = time.perf_counter()
 with h5py.File(src, "r") as f:
     g = f["x"]
-    s = torch.sparse_csr_tensor(torch.from_numpy(g["indptr"][()]), torch.from_numpy(g["indices"][()]),
-                                torch.from_numpy(g["data"][()]), tuple(g.attrs["shape"]))
+    compressed = torch.sparse_csc_tensor if g.attrs["encoding-type"] == "csc_matrix" else torch.sparse_csr_tensor
+    s = compressed(torch.from_numpy(g["indptr"][()]), torch.from_numpy(g["indices"][()]),
+                   torch.from_numpy(g["data"][()]), tuple(g.attrs["shape"]))
 op = time.perf_counter()
 c = s.to_sparse_coo()
 r = torch.sparse.sum(c * c, 1).to_dense()
@@ -60,7 +62,8 @@ src, dst = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 with h5py.File(src, "r") as f:
     g = f["x"]
-    s = sp.csr_matrix((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
+    compressed = sp.csc_matrix if g.attrs["encoding-type"] == "csc_matrix" else sp.csr_matrix
+    s = compressed((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
 op = time.perf_counter()
 r = np.asarray(s.multiply(s).sum(axis=1)).ravel()
 op = time.perf_counter() - op
@@ -98,7 +101,8 @@ def main():
 
     floor = {"wall": min(dd_wall(src, out("dd.bin")) for _ in range(args.runs)), "compute": None, "peak": None}
     os.remove(out("dd.bin"))
-    print(f"eval {EXPRESSION!r} over a {args.rows} x {args.columns} float32 csr ({per_row} values a row); "
+    along = "column" if args.input == "csc" else "row"
+    print(f"eval {EXPRESSION!r} over a {args.rows} x {args.columns} float32 {args.input} ({per_row} values a {along}); "
           f"threads {args.threads}; best of {args.runs}; {huge_pages()}")
     previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
     ours_default = best_run(args.runs, sparsity())

@@ -6,7 +6,9 @@ user would write instead and against the floor of moving the same bytes, in one 
                                   [--density F] [--threads N] [--previous OLD_SPARSITY]
 
 Workload: one ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 1% filled: 1.5 GiB
-dense, 47 MiB stored), threshold 0.5, written as csr, file to file.
+dense, 47 MiB stored), threshold 0.5, written as csr, file to file; with --input csc, a
+csc_matrix of the same size and density (under --memory-limit 64M, too large to hold
+coalesced: read in bands of rows).
   ours           `sparsity sparsify in.h5 -o out.h5 --method threshold --threshold 0.5
                  --layout csr --json` (default budget: the stored values fit, and are all it
                  works on), and under --memory-limit 64M, where they do not fit (streamed: the
@@ -46,7 +48,7 @@ def write(indptr, indices, data, shape):
 start = time.perf_counter()
 with h5py.File(src, "r") as f:
     g = f["x"]
-    shape = tuple(g.attrs["shape"])
+    shape, encoding = tuple(g.attrs["shape"]), g.attrs["encoding-type"]
     indptr, indices, data = g["indptr"][()], g["indices"][()], g["data"][()]
 """
 
@@ -54,7 +56,8 @@ TORCH_SCRIPT = READ_CSR + r"""
 import torch
 torch.set_num_threads(threads)
 op = time.perf_counter()
-x = torch.sparse_csr_tensor(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data), shape).to_dense()
+compressed = torch.sparse_csc_tensor if encoding == "csc_matrix" else torch.sparse_csr_tensor
+x = compressed(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data), shape).to_dense()
 s = (x * (x.abs() >= t)).to_sparse_csr()
 op = time.perf_counter() - op
 write(s.crow_indices().numpy(), s.col_indices().numpy(), s.values().numpy(), shape)
@@ -65,9 +68,11 @@ print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RU
 SCIPY_SCRIPT = READ_CSR + r"""
 import scipy.sparse
 op = time.perf_counter()
-m = scipy.sparse.csr_matrix((data, indices, indptr), shape=shape)
+compressed = scipy.sparse.csc_matrix if encoding == "csc_matrix" else scipy.sparse.csr_matrix
+m = compressed((data, indices, indptr), shape=shape)
 m.data[np.abs(m.data) < t] = 0
 m.eliminate_zeros()
+m = m.tocsr()  # a csc input's rows, columns ascending (canonical), as ours writes them
 op = time.perf_counter() - op
 write(m.indptr.astype(np.int64), m.indices.astype(np.int64), m.data, shape)
 wall = time.perf_counter() - start
@@ -112,8 +117,9 @@ def main():
             for other, what in ((b, "torch"), (c, "scipy")):
                 assert np.array_equal(ours_part, other["x/" + part][()]), f"ours and {what} differ in {part}"
 
-    print(f"threshold {t} of a {rows} x {columns} float32 csr ({per_row} values a row: "
-          f"{rows * columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), csr file to "
+    print(f"threshold {t} of a {rows} x {columns} float32 {args.input} ({per_row} values a "
+          f"{'column' if args.input == 'csc' else 'row'}: "
+          f"{rows * columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), {args.input} file to "
           f"csr file; threads {args.threads}; best of {args.runs}; {huge_pages()}")
     how = lambda r: "stored values only" if r["stored"] else "streamed" if r["streamed"] else "one block read"
     print_run_table([
