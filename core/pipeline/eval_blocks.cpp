@@ -638,18 +638,16 @@ EvalReport evalInBlocks(const EvalRequest &request,
         if (input.densifiesByRows) {
             // Densified in the evaluation's precision: its rows as stored, then densified, then
             // the evaluator's copy. Opened on every rank together: opening checks indices.
-            // Read by bands, each reader holds a band of a quarter of the budget (as
-            // describeBoundInputs judged them).
+            // Read by bands, each reader holds a band of the input's bandBytes, outside the
+            // blocks' budget (describeBoundInputs took them from the budget).
             const auto open = [&](auto zero) {
                 using T = decltype(zero);
-                const auto how = input.densifiesByBands ? RowRead::ByBands : RowRead::ByRows;
+                const auto how = input.bandBytes > 0 ? RowRead::ByBands : RowRead::ByRows;
                 DensifiedSource<T> readers{openOnEveryRank<T>(files.back(), input.binding.path, how, &report),
                                            openOnEveryRank<T>(files.back(), input.binding.path, how, nullptr)};
-                for (auto *reader : {readers.told.get(), readers.quiet.get()})
-                    if (input.densifiesByBands) {
-                        reader->holdBands(budgetBytes / 4);
-                        heldBytes += reader->heldBytes();
-                    }
+                if (input.bandBytes > 0)
+                    for (auto *reader : {readers.told.get(), readers.quiet.get()})
+                        reader->holdBands(input.bandBytes);
                 return readers;
             };
             if (inDouble)

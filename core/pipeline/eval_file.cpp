@@ -30,8 +30,9 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         // on the CPU (it is faster than holding the tensors: 0.63 s against 1.83 s for 256 MiB
         // elementwise), on the GPU when the inputs are over the budget.
         budget = resolveMemoryLimit(request.memoryLimit);
-        // A band of a csc or a coo whose rows go back, densified (two readers: evalInBlocks).
-        describeBoundInputs(result.inputs, std::min(budget, kEvalBlockBytes) / 4);
+        // Half the budget for the bands of the csc inputs and coo ones whose rows go back, where
+        // they densify by bands; the blocks take the rest.
+        describeBoundInputs(result.inputs, budget / 2);
         const auto bytes = evalInputBytes(*expression, result.inputs);
         plan = planEvalInRows(*expression, result.inputs);
         const bool streams = plan.kind != EvalRowPlan::Kind::Whole && (result.device == Device::Cpu || bytes > budget)
@@ -44,8 +45,9 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
     });
     const double deviceInit = agreeOn(group, [&] { return initDevice(result.device); });
     if (group.onEveryRank(plan.kind != EvalRowPlan::Kind::Whole)) {
+        const bool bands = std::any_of(result.inputs.begin(), result.inputs.end(), [](const auto &i) { return i.bandBytes > 0; });
         auto streamed = evalInBlocks(request, *expression, plan, std::move(result.inputs), result.device, report,
-                                     std::min(budget, kEvalBlockBytes));
+                                     std::min(bands ? budget / 2 : budget, kEvalBlockBytes));
         streamed.deviceInitSeconds = deviceInit;
         return streamed;
     }
@@ -59,7 +61,8 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         const std::string where = "expression '" + request.expression + "'";
         auto tensors = withAllocationContext(where, "reading its inputs", [&] { return readBoundInputs(result.inputs, report); });
         // Evaluation holds every operand densely: a sparse input may declare far more elements
-        // than it stores.
+        // than it stores. Under --memory-limit they must fit it, as reading them must.
+        requireWithinBudget(evalInputBytes(*expression, result.inputs), where, "holding its inputs densely");
         const auto used = expression->inputNames();
         for (const auto &input : result.inputs)
             if (std::find(used.begin(), used.end(), input.binding.name) != used.end())

@@ -45,14 +45,15 @@ std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
             throw errors::mustBe("input " + binding.name, "be bound once", "bound twice");
         if (!output.empty())
             refuseOverwritingInput(output, binding.file);
-        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0, false, false, false});
+        inputs.push_back({binding, {}, Layout::Dense, DType::Float32, false, 0, false, false, 0});
     }
     requireBound(expression, source, names);
     return inputs;
 }
 
-void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBytes)
+void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudget)
 {
+    std::vector<std::pair<BoundInput *, ElementInfo>> bandable; // read whole, unless by bands
     for (auto &input : inputs) {
         const H5File file = H5File::openRead(input.binding.file);
         const ElementInfo element = requireElement(file, input.binding.path);
@@ -62,10 +63,18 @@ void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBytes
         input.masked = element.masked;
         input.specified = element.nnz.value_or(numel(element.shape));
         input.readsByRows = readableByRows(file, element);
-        input.densifiesByBands = bandBytes > 0 && readableByBands(file, element, bandBytes);
-        input.densifiesByRows = (!element.masked && element.layout != Layout::Dense && element.dtype != DType::Bool
-                                 && rowReadOf(file, element) == RowRead::ByRows)
-                                || input.densifiesByBands;
+        input.densifiesByRows = !element.masked && element.layout != Layout::Dense && element.dtype != DType::Bool
+                                && rowReadOf(file, element) == RowRead::ByRows;
+        if ((element.layout == Layout::Csc || element.layout == Layout::Coo) && !input.densifiesByRows)
+            bandable.emplace_back(&input, element);
+    }
+    const auto share = bandBudget / 2 / std::max<std::int64_t>(1, static_cast<std::int64_t>(bandable.size()));
+    for (auto &[input, element] : bandable) {
+        const H5File file = H5File::openRead(input->binding.file);
+        if (share > 0 && readableByBands(file, element, share)) {
+            input->densifiesByRows = true;
+            input->bandBytes = share;
+        }
     }
 }
 

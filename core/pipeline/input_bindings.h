@@ -27,11 +27,11 @@ struct BoundInput {
     std::int64_t specified = 0;
     bool readsByRows = false; // readTensor reads it a range of rows at a time (readableByRows)
     // An unmasked csr, row_sparse or coo (entries' rows ascending) element, densified a block of
-    // rows at a time (core/pipeline/densified_rows.h, RowRead::ByRows); or, densifiesByBands, a
-    // csc or a coo whose rows go back, whose blocks are densified from bands of its rows, each
-    // read once and held coalesced (RowRead::ByBands).
+    // rows at a time (core/pipeline/densified_rows.h, RowRead::ByRows); or, bandBytes > 0, a csc
+    // or a coo whose rows go back, whose blocks are densified from bands of its rows of at most
+    // bandBytes each (a reader's), each band read once and held coalesced (RowRead::ByBands).
     bool densifiesByRows = false;
-    bool densifiesByBands = false;
+    std::int64_t bandBytes = 0;
 };
 
 // Refuses a name that is not an identifier, an empty file or path, duplicate names and an
@@ -44,9 +44,10 @@ std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
 
 // Fills in the inputs' shapes, layouts, dtypes and stored counts from their files' metadata,
 // reading no values (whether the evaluation can stream is decided on these). A csc or a coo whose
-// rows go back densifies by bands where bands of `bandBytes` can read it (readableByBands; 0:
-// none can).
-void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBytes = 0);
+// rows go back densifies by bands where bands of its share of `bandBudget` can read it
+// (readableByBands): the bands of every such input, two readers each, hold `bandBudget`
+// together (0: none is read by bands).
+void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudget = 0);
 
 // Reads the bound tensors (bool datasets become masks, without a conversion notice) and fills
 // in their shapes, layouts and dtypes.
