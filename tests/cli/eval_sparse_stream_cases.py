@@ -19,6 +19,7 @@
 * where the expression sees a sparse input's pattern (softmax, sparse_mask, masked, mm or the
   input itself as the result), it is evaluated whole: within the budget the same file, over it
   refused (exit 2, no output);
+* the whole evaluation (--print) refuses inputs whose dense forms exceed the budget;
 * a bad index in a later block (of a csr) or column (of a csc) is refused with the whole read's
   message, and no output."""
 import json
@@ -200,6 +201,16 @@ def check_whole(cli, work, path):
         check(not os.path.exists(os.path.join(work, "out.h5")), f"eval {expr!r} under 4K: an output")
 
 
+def check_whole_within_budget(cli, work, path):
+    """The whole evaluation holds its inputs densely: under a budget that reading each of their
+    datasets fits (/cc's 17 KiB indices under 32K) but their dense forms (82 KiB) do not, it is
+    refused, not run past the budget."""
+    r, _, _ = evaluated(cli, work, "cc * 2", "cc", path, ["--print", "--memory-limit", "32K"], code=2)
+    check(r.stderr.startswith("error: expression 'cc * 2': holding its inputs densely needs 82.0 KiB")
+          and r.stderr.count("\n") == 1, f"whole eval of /cc under 32K: {r.stderr!r}")
+    check(not os.path.exists(os.path.join(work, "out.h5")), "whole eval of /cc under 32K: an output")
+
+
 def check_bad_index(cli, work, path):
     for name, budgets in (("sbad", ([], ["--memory-limit", "4K"])), ("ccbad", ([], ["--memory-limit", "64K"]))):
         messages = []
@@ -221,6 +232,7 @@ def main(cli, work):
     check_streams(cli, work, path)
     check_streams(cli, work, path, BANDED, "64K")
     check_whole(cli, work, path)
+    check_whole_within_budget(cli, work, path)
     check_bad_index(cli, work, path)
     print("eval of sparse inputs streams: ok")
 
