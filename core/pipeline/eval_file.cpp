@@ -61,13 +61,14 @@ EvalReport evalFile(const EvalRequest &request, ValidationReport &report)
         const std::string where = "expression '" + request.expression + "'";
         auto tensors = withAllocationContext(where, "reading its inputs", [&] { return readBoundInputs(result.inputs, report); });
         // Evaluation holds every operand densely: a sparse input may declare far more elements
-        // than it stores. Under --memory-limit they must fit it, as reading them must.
-        requireWithinBudget(evalInputBytes(*expression, result.inputs), where, "holding its inputs densely");
+        // than it stores. Each must fit the machine (exit 3, naming it), and together they must
+        // fit --memory-limit, as reading them must (exit 2).
         const auto used = expression->inputNames();
         for (const auto &input : result.inputs)
             if (std::find(used.begin(), used.end(), input.binding.name) != used.end())
                 requireAllocatable(numel(input.shape), dtypeSize(computeTypeFor(input.dtype)),
                                    input.binding.file + ":" + input.binding.path);
+        requireWithinBudget(evalInputBytes(*expression, result.inputs), where, "holding its inputs densely");
         // The result's precision follows the inputs whose values the expression uses (torch's
         // type promotion): a float64 input bound but unused, or used only as a pattern, leaves
         // a float32 computation float32.
