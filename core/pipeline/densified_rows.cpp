@@ -57,7 +57,7 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
 
 bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes)
 {
-    if (element.masked || element.dtype == DType::Bool || !ranks().isSolo() || rowReadOf(file, element) != RowRead::Whole)
+    if (element.masked || element.dtype == DType::Bool || !ranks().isSolo())
         return false;
     const auto stored = storedEntriesOf(file, element);
     return stored && stored->bandsOf(bandBytes, kBandBytesPerValue) <= kMostBands;
@@ -151,6 +151,12 @@ void DensifiedRows<T>::coalesce(const Tensor &element, std::int64_t heldBefore)
 }
 
 template <class T>
+bool DensifiedRows<T>::filledFromCoalesced() const
+{
+    return m_how == RowRead::Whole || (m_how == RowRead::ByBands && m_bandBytes > 0);
+}
+
+template <class T>
 void DensifiedRows<T>::holdBands(std::int64_t bytes)
 {
     if (m_how != RowRead::ByBands)
@@ -189,7 +195,7 @@ DenseTensor<T> DensifiedRows<T>::rows(RowRange rows, Buffer<T> reuse)
 {
     Shape shape = m_shape;
     shape[0] = rows.count();
-    if (m_how == RowRead::Whole || (m_how == RowRead::ByBands && m_bandBytes > 0)) {
+    if (filledFromCoalesced()) {
         const auto &coalesced = coalescedHolding(rows);
         const auto first = m_how == RowRead::Whole ? 0 : m_bandRows.begin;
         if (m_how == RowRead::ByBands)
@@ -278,7 +284,7 @@ void DensifiedRows<T>::readRows(RowRange rows, T *into, std::uint8_t *specified)
         m_dense->readRows(rows.begin, rows.end, into);
         return;
     }
-    if (m_how == RowRead::Whole || (m_how == RowRead::ByBands && m_bandBytes > 0)) {
+    if (filledFromCoalesced()) {
         const auto block = this->rows(rows);
         std::copy(block.values.begin(), block.values.end(), into);
         return;

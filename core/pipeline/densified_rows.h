@@ -49,9 +49,10 @@ bool plainDense(const ElementInfo &element);
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where);
 // How `element` of `file` is read by rows.
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
-// Whether `element`, which rowReadOf reads whole (RowRead::Whole), can be read by bands
-// (RowRead::ByBands) of `bandBytes` each: a coo or csc, not masked, in at most kMostBands scans,
-// by one process (across ranks it is read whole, each rank its rows).
+// Whether `element`, which rowReadOf reads whole (RowRead::Whole: the caller knows, asking it
+// again would scan a coo's rows again), can be read by bands (RowRead::ByBands) of `bandBytes`
+// each: a coo or csc, not masked, in at most kMostBands scans, by one process (across ranks it
+// is read whole, each rank its rows).
 bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
@@ -142,6 +143,8 @@ private:
     Tensor maskedPart(RowRange rows);
     // Holds `element` (read whole) coalesced as densifying sums it; refused over the budget.
     void coalesce(const Tensor &element, std::int64_t heldBefore);
+    // Whether rows() fills blocks from a coalesced element: read whole, or by bands densified.
+    bool filledFromCoalesced() const;
     // What rows `rows` are filled from: the element read whole, or the band that holds them
     // (read, and coalesced as the whole is, when the band held does not).
     const UpdatePattern<T> &coalescedHolding(RowRange rows);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace sparsity::core {
 namespace {
@@ -53,9 +54,11 @@ std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
 
 void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudget)
 {
-    std::vector<std::pair<BoundInput *, ElementInfo>> bandable; // read whole, unless by bands
+    // Unmasked numeric coo and csc inputs not read by rows: rowReadOf reads them whole, unless
+    // they are read by bands. Their files stay open for readableByBands.
+    std::vector<std::tuple<BoundInput *, ElementInfo, H5File>> bandable;
     for (auto &input : inputs) {
-        const H5File file = H5File::openRead(input.binding.file);
+        H5File file = H5File::openRead(input.binding.file);
         const ElementInfo element = requireElement(file, input.binding.path);
         input.shape = element.shape;
         input.layout = element.layout;
@@ -63,19 +66,17 @@ void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudge
         input.masked = element.masked;
         input.specified = element.nnz.value_or(numel(element.shape));
         input.readsByRows = readableByRows(file, element);
-        input.densifiesByRows = !element.masked && element.layout != Layout::Dense && element.dtype != DType::Bool
-                                && rowReadOf(file, element) == RowRead::ByRows;
-        if ((element.layout == Layout::Csc || element.layout == Layout::Coo) && !input.densifiesByRows)
-            bandable.emplace_back(&input, element);
+        const bool numericSparse = !element.masked && element.layout != Layout::Dense && element.dtype != DType::Bool;
+        input.densifiesByRows = numericSparse && rowReadOf(file, element) == RowRead::ByRows;
+        if (numericSparse && !input.densifiesByRows && (element.layout == Layout::Csc || element.layout == Layout::Coo))
+            bandable.emplace_back(&input, element, std::move(file));
     }
     const auto share = bandBudget / 2 / std::max<std::int64_t>(1, static_cast<std::int64_t>(bandable.size()));
-    for (auto &[input, element] : bandable) {
-        const H5File file = H5File::openRead(input->binding.file);
+    for (auto &[input, element, file] : bandable)
         if (share > 0 && readableByBands(file, element, share)) {
             input->densifiesByRows = true;
             input->bandBytes = share;
         }
-    }
 }
 
 std::vector<NamedTensor> readBoundInputs(std::vector<BoundInput> &inputs, ValidationReport &report)
