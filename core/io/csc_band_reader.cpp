@@ -1,6 +1,6 @@
 #include "core/io/csc_band_reader.h"
 
-#include "core/io/coo_row_reader.h"
+#include "core/io/csc_entry_scan.h"
 #include "core/tensor/compressed_tensor.h"
 #include "core/util/errors.h"
 
@@ -11,9 +11,6 @@ namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
-// Entries read at a time (an index, and a value of up to 8 bytes).
-std::int64_t entriesPerRead() { return std::max<std::int64_t>(64, cooEntriesPerRead(16)); }
-
 } // namespace
 
 CscBandReader::CscBandReader(const H5File &file, const std::string &path, ValidationReport *report)
@@ -21,39 +18,9 @@ CscBandReader::CscBandReader(const H5File &file, const std::string &path, Valida
 {
     if (m_outline.axis != CompressedAxis::Column || m_outline.shape.size() != 2)
         throw InternalError("CscBandReader: a csc element");
-    const auto rows = m_outline.shape[0];
-    const auto &indptr = m_outline.indptr;
-    const auto entries = indptr.back();
-    m_entriesPerRow.assign(at(rows), 0);
-    // One scan of the indices: I6 (the first offender, in entry order, as validateCompressed
-    // names it), each row's entries, and what canonicalizing the element (I7) would find: a
-    // column whose rows do not strictly ascend, and its duplicates (a row met before in its
-    // column: seenIn[row] is the last column it was met in).
-    std::vector<std::int64_t> seenIn(at(rows), -1);
-    bool canonical = true;
-    std::int64_t duplicates = 0, column = 0, previous = -1;
-    const auto window = entriesPerRead();
-    for (std::int64_t first = 0; first < entries; first += window) {
-        const auto n = std::min(window, entries - first);
-        const auto indices = readCompressedIndices(file, path, {first, first + n});
-        for (std::int64_t k = 0; k < n; ++k) {
-            const auto entry = first + k;
-            while (indptr[at(column + 1)] <= entry) { // the column `entry` lies in (indptr ascends: I5)
-                ++column;
-                previous = -1;
-            }
-            const auto row = indices[at(k)];
-            if (row < 0 || row >= rows)
-                rethrowWithContext(compressedIndexOutOfRange(m_outline.tag, rows, entry, row), m_outline.where);
-            ++m_entriesPerRow[at(row)];
-            canonical = canonical && row > previous;
-            previous = row;
-            duplicates += seenIn[at(row)] == column;
-            seenIn[at(row)] = column;
-        }
-    }
-    if (!canonical)
-        noteCanonicalized(report, m_outline.tag, m_outline.where, duplicates);
+    // Each row's entries, counted in the scan that checks them (I6) and tells I7's notice.
+    m_entriesPerRow.assign(at(m_outline.shape[0]), 0);
+    scanCscEntries(file, path, m_outline, report, [&](std::int64_t row, std::int64_t, bool) { ++m_entriesPerRow[at(row)]; });
 }
 
 Tensor CscBandReader::readRows(RowRange rows) const
@@ -69,7 +36,7 @@ Tensor CscBandReader::readRows(RowRange rows) const
     start[0] = 0;
     for (auto row = rows.begin; row < rows.end; ++row)
         start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + m_entriesPerRow[at(row)];
-    const auto window = entriesPerRead();
+    const auto window = cscEntriesPerRead();
     auto band = readCompressedSlices(m_file, m_path, m_outline, {0, 0}); // an empty csc of the compute type
     std::visit(
         [&](auto &out) {

@@ -153,6 +153,8 @@ public:
                     const WriteOptions &options = {});
     // Where column `column`'s entries start (indptr[column]); columnStart(columns) is nnz.
     std::int64_t columnStart(std::int64_t column) const { return m_indptr[static_cast<std::size_t>(column)]; }
+    // Every column's start, and nnz last (its indptr).
+    std::span<const std::int64_t> columnStarts() const { return {m_indptr.data(), m_indptr.size()}; }
     // Entries [offset, offset + count): their values and row indices.
     template <class T>
     void writeEntries(std::int64_t offset, std::int64_t count, const T *values, const std::int64_t *rows);

@@ -4,6 +4,7 @@
 #include "core/io/h5_writer.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/convert_coo_entries.h"
+#include "core/pipeline/convert_csc_columns.h"
 #include "core/pipeline/convert_masked.h"
 #include "core/pipeline/convert_stored.h"
 #include "core/pipeline/csc_panels.h"
@@ -27,12 +28,18 @@ ConvertedElement convert(const ConvertRequest &request,
                          ValidationReport &report,
                          std::int64_t budget)
 {
-    // A dense dataset by hyperslab (HDF5 converts bool and integers); a csr or row_sparse one
-    // (to dense) densified by rows.
+    // A dense dataset by hyperslab (HDF5 converts bool and integers); a csr, row_sparse or coo
+    // one (to dense) densified by rows, or, a csc or a coo whose rows go back, from bands of
+    // half the budget (convertByBandsCan), the blocks taking the rest.
     const auto &group = ranks();
-    const auto opened = openOnEveryRank<T>(input, e.path, e.layout == Layout::Dense ? RowRead::Dense : RowRead::ByRows, &report);
+    const auto how = e.layout == Layout::Dense ? RowRead::Dense : storedReadOf(input, e);
+    const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const bool plain = reader.how() == RowRead::Dense;
+    if (how == RowRead::ByBands) {
+        reader.holdBands(budget / 2);
+        budget = std::max<std::int64_t>(1, budget - reader.heldBytes());
+    }
     const auto rows = e.shape[0];
     const auto width = numel(e.shape, 1, e.shape.size());
     const bool sparse = request.layout != Layout::Dense;
@@ -104,7 +111,7 @@ bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target
 {
     if (e.masked)
         return convertMaskedCan(input, e, target);
-    if (convertCooEntriesCan(e, target))
+    if (convertCooEntriesCan(e, target) || convertCscColumnsCan(e, target))
         return true;
     if (e.shape.empty())
         return false;
@@ -128,6 +135,8 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
         return convertMasked(request, input, e, output, report, budgetBytes);
     if (convertCooEntriesCan(e, request.layout))
         return convertCooEntries(request, input, e, output, report, budgetBytes);
+    if (convertCscColumnsCan(e, request.layout))
+        return convertCscColumns(request, input, e, output, report, budgetBytes);
     if (e.layout != Layout::Dense && request.layout != Layout::Dense)
         return convertStored(request, input, e, output, report, budgetBytes);
     return withComputeType(

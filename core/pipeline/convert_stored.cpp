@@ -131,13 +131,6 @@ std::vector<RowRange> blocksOf(
     return blocks;
 }
 
-// How convertStored reads `e`: by rows, or a csc, or a coo whose rows go back, by bands.
-RowRead readOf(const H5File &input, const ElementInfo &e)
-{
-    return e.layout == Layout::Csc || (e.layout == Layout::Coo && !cooReadableByRows(input, e)) ? RowRead::ByBands
-                                                                                                : RowRead::ByRows;
-}
-
 // Into csr, coo or row_sparse, whose conversions keep each row to itself: a first pass counts
 // what each row's conversion stores; the second writes the blocks.
 template <class T>
@@ -151,7 +144,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
     // writes as the rank with the most blocks; past its last block a rank writes none.
     const auto &group = ranks();
-    const auto opened = openOnEveryRank<T>(input, e.path, readOf(input, e), &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, storedReadOf(input, e), &report);
     auto &reader = *opened;
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
@@ -245,7 +238,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
                                   ValidationReport &report,
                                   std::int64_t budget)
 {
-    const auto opened = openOnEveryRank<T>(input, e.path, readOf(input, e), &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, storedReadOf(input, e), &report);
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
     const CscOfRowsSource<T> converted = [&](RowRange block) { return cscOfRows<T>(reader.storedRows(block)); };
@@ -253,6 +246,12 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
 }
 
 } // namespace
+
+RowRead storedReadOf(const H5File &input, const ElementInfo &e)
+{
+    return e.layout == Layout::Csc || (e.layout == Layout::Coo && !cooReadableByRows(input, e)) ? RowRead::ByBands
+                                                                                                : RowRead::ByRows;
+}
 
 bool convertStoredCan(const ElementInfo &e, Layout target)
 {
@@ -275,11 +274,16 @@ std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputByt
 
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget)
 {
-    const auto stored = convertStoredCan(e, target) ? storedEntriesOf(input, e) : std::nullopt;
+    // Into dense, densified from bands held coalesced (DensifiedRows::holdBands); into a row
+    // layout, each band converted as stored.
+    const bool densified = target == Layout::Dense && !e.shape.empty() && (e.layout == Layout::Csc || e.layout == Layout::Coo);
+    const auto stored = densified || convertStoredCan(e, target) ? storedEntriesOf(input, e) : std::nullopt;
+    if (!stored
+        || wholeConversionBytes(bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)), outputBytes) <= budget)
+        return false;
     // Each band is a scan of the whole element: past kMostBands scans, raising the budget is the
-    // way (a band takes half of it, kBytesPerStoredValue a value).
-    return stored && stored->bandsOf(budget / 2, kBytesPerStoredValue) <= kMostBands
-           && wholeConversionBytes(bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)), outputBytes) > budget;
+    // way (a band takes half of it).
+    return densified ? readableByBands(input, e, budget / 2) : stored->bandsOf(budget / 2, kBytesPerStoredValue) <= kMostBands;
 }
 
 ConvertedElement convertStored(const ConvertRequest &request,

@@ -62,10 +62,8 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
         if (maskWriter)
             maskWriter->writeEntries(offset, count, bits.data(), rowsOf.data());
     };
-    for (std::int64_t first = 0; first < columns;) {
-        auto end = first + 1;
-        while (end < columns && (writer.columnStart(end + 1) - writer.columnStart(first)) * entryBytes <= panelBytes)
-            ++end;
+    for (const auto panel : cscColumnPanels(writer.columnStarts(), {0, columns}, panelBytes / entryBytes)) {
+        const auto first = panel.begin, end = panel.end;
         const auto base = writer.columnStart(first), entries = writer.columnStart(end) - base;
         const bool gathered = entries * entryBytes <= panelBytes;
         std::vector<std::int64_t> next(at(end - first)); // each column's next entry, from base
@@ -113,7 +111,6 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
                 miscounted();
         if (gathered)
             writeRun(base, entries);
-        first = end;
     }
     converted.storedAfter = writer.columnStart(columns);
     return converted;

@@ -41,22 +41,15 @@ std::vector<Panel> planPanels(const CscStreamWriter &writer, const CscPanels &sh
     const auto columnStep = std::max<std::int64_t>(1, shape.columnAlignment);
     const auto rowStep = std::max<std::int64_t>(1, shape.rowAlignment);
     std::vector<Panel> panels;
-    for (std::int64_t first = 0; first < shape.columns;) {
-        // Whole groups of columns while their entries fit the panel's half of the budget.
-        auto end = std::min(shape.columns, first + columnStep);
-        while (end < shape.columns) {
-            const auto wider = std::min(shape.columns, end + columnStep);
-            if ((writer.columnStart(wider) - writer.columnStart(first)) * entryBytes > panelBudget)
-                break;
-            end = wider;
-        }
+    // Whole groups of columns while their entries fit the panel's half of the budget.
+    for (const auto columns : cscColumnPanels(writer.columnStarts(), {0, shape.columns}, panelBudget / entryBytes, columnStep)) {
+        const auto first = columns.begin, end = columns.end;
         Panel panel{first, end};
         panel.gathered = (writer.columnStart(end) - writer.columnStart(first)) * entryBytes <= panelBudget;
         panel.tileRows = std::clamp<std::int64_t>(tileBudget / (panel.width() * std::int64_t(sizeof(T))), 1,
                                                   std::max<std::int64_t>(shape.rows, 1));
         panel.tileRows = std::max(rowStep, panel.tileRows - panel.tileRows % rowStep);
         panels.push_back(panel);
-        first = end;
     }
     return panels;
 }
@@ -104,6 +97,25 @@ std::int64_t columnOfTile(const Panel &panel, const T *tile, RowRange rows, std:
 }
 
 } // namespace
+
+std::vector<RowRange>
+cscColumnPanels(std::span<const std::int64_t> columnStart, RowRange span, std::int64_t entries, std::int64_t step)
+{
+    step = std::max<std::int64_t>(1, step);
+    std::vector<RowRange> panels;
+    for (auto first = span.begin; first < span.end;) {
+        auto end = std::min(span.end, first + step);
+        while (end < span.end) {
+            const auto wider = std::min(span.end, end + step);
+            if (columnStart[at(wider)] - columnStart[at(first)] > entries)
+                break;
+            end = wider;
+        }
+        panels.push_back({first, end});
+        first = end;
+    }
+    return panels;
+}
 
 std::int64_t cscPanelBytes(std::int64_t outputBytes, std::int64_t budgetBytes)
 {

@@ -18,6 +18,7 @@
 #include "core/tensor/row_range.h"
 
 #include <functional>
+#include <span>
 #include <vector>
 
 namespace sparsity::core {
@@ -46,6 +47,13 @@ void writeCscInPanels(CscStreamWriter &writer,
                       std::int64_t budgetBytes,
                       const CscTileSource<T> &fill,
                       const RankGroup &group);
+
+// Columns `span` cut into panels, each whole groups of `step` columns (from span.begin; the last
+// group may be narrower) while the panel's entries stay within `entries`, one group at least:
+// `columnStart` is indptr-like (columnStart[j] where column j's entries begin, one past the
+// last column too). The one rule that cuts every csc output's panels.
+std::vector<RowRange>
+cscColumnPanels(std::span<const std::int64_t> columnStart, RowRange span, std::int64_t entries, std::int64_t step = 1);
 
 // The bytes a panel's gathered entries may take, for an output of `outputBytes` (values and
 // row indices): a quarter of it, or 64 MiB if more, within half the budget (one at least).

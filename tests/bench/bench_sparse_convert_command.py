@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""`sparsity convert` of a sparse (csr or coo) input into coo, csr and csc (issue 13): what a
+"""`sparsity convert` of a sparse (csr, coo or csc) input into coo, csr and csc (a csc input:
+into csc, csr and dense) (issue 13): what a
 user runs, against the scripts a user would write instead and against the floor of moving the
 same bytes, in one run.
 
     bench_sparse_convert_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--columns N]
-                                    [--density F] [--input csr|coo] [--threads N]
+                                    [--density F] [--input csr|coo|csc] [--threads N]
                                     [--previous OLD_SPARSITY]
 
 Workload: one ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 1% filled: 1.5 GiB
@@ -14,7 +15,11 @@ writer) and into csc (in column panels). With --input coo, the same entries as a
 row-major order (torch's coalesced order), converted into coo (a copy of its entries, a run at a
 time: the floor of reading and writing it through our coo reader and writer), csr and csc; the
 scripts build a torch.sparse_coo_tensor (coalesced, then written, `.to_sparse_csr()` or
-`.to_sparse_csc()`) or a scipy.sparse.coo_matrix (`.copy()`, `.tocsr()` or `.tocsc()`).
+`.to_sparse_csc()`) or a scipy.sparse.coo_matrix (`.copy()`, `.tocsr()` or `.tocsc()`). With
+--input csc, the same matrix as a csc_matrix (its rows sorted in each column), converted into
+csc (canonicalized a panel of columns at a time), csr and dense (bands of rows under 64M); the
+scripts build a torch.sparse_csc_tensor (`.clone()`, `.to_sparse_csr()`, `.to_dense()`) or a
+scipy.sparse.csc_matrix (`.copy()`, `.tocsr()`, then `sum_duplicates()`; `.toarray()`).
   ours           `sparsity convert in.h5 out.h5 --layout L` (default budget: a block of rows at
                  a time, each as stored), and again under --memory-limit 64M
   h5py + torch   read the csr with h5py, `torch.sparse_csr_tensor(...).to_sparse_coo()`
@@ -52,12 +57,32 @@ with h5py.File(src, "r") as f:
     g = f["x"]
     shape = tuple(int(n) for n in g.attrs["shape"])
     coo = g.attrs["encoding-type"] == "coo_tensor"
+    csc = g.attrs["encoding-type"] == "csc_matrix"
     if coo:
         indices, data = g["indices"][()], g["values"][()]
     else:
         indptr, indices, data = g["indptr"][()], g["indices"][()], g["data"][()]
 op = time.perf_counter()
-if library == "torch" and coo:
+if csc:
+    if library == "torch":
+        m = torch.sparse_csc_tensor(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data), shape)
+        if layout == "dense":
+            parts = m.to_dense().numpy()
+        elif layout == "csr":
+            s = m.to_sparse_csr()
+            parts = {"indptr": s.crow_indices().numpy(), "indices": s.col_indices().numpy(), "data": s.values().numpy()}
+        else:
+            s = m.clone()
+            parts = {"indptr": s.ccol_indices().numpy(), "indices": s.row_indices().numpy(), "data": s.values().numpy()}
+    else:
+        m = scipy.sparse.csc_matrix((data, indices, indptr), shape=shape)
+        if layout == "dense":
+            parts = m.toarray()
+        else:
+            s = m.tocsr() if layout == "csr" else m.copy()
+            s.sum_duplicates()
+            parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
+elif library == "torch" and coo:
     m = torch.sparse_coo_tensor(torch.from_numpy(indices), torch.from_numpy(data), shape).coalesce()
     if layout == "coo":
         parts = {"indices": m.indices().numpy(), "values": m.values().numpy()}
@@ -99,10 +124,14 @@ else:
         parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
 op = time.perf_counter() - op
 with h5py.File(dst, "w") as f:
-    g = f.create_group("x")
-    g.attrs["encoding-type"] = "coo_tensor" if layout == "coo" else layout + "_matrix"
-    g.attrs["encoding-version"] = "0.1.0"
-    g.attrs["shape"] = list(shape)
+    if layout == "dense":
+        f["x"] = parts
+        parts = {}
+    g = f["x"] if layout == "dense" else f.create_group("x")
+    if layout != "dense":
+        g.attrs["encoding-type"] = "coo_tensor" if layout == "coo" else layout + "_matrix"
+        g.attrs["encoding-version"] = "0.1.0"
+        g.attrs["shape"] = list(shape)
     for name, part in parts.items():
         g[name] = part
 wall = time.perf_counter() - start
@@ -137,18 +166,18 @@ def main():
           f"{args.rows * args.columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), "
           f"file to file; threads {args.threads}; best of {args.runs}; {huge_pages()}")
     floor = best_run(args.runs, lambda: {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None})
-    for layout in ("coo", "csr", "csc"):
+    for layout in ("csc", "csr", "dense") if args.input == "csc" else ("coo", "csr", "csc"):
         previous = best_run(args.runs, sparsity(layout, binary=args.previous)) if args.previous else None
         ours_default = best_run(args.runs, sparsity(layout))
         ours_bounded = best_run(args.runs, sparsity(layout, "--memory-limit", "64M"))
         torch_run = best_run(args.runs, script(layout, "torch"))
         scipy_run = best_run(args.runs, script(layout, "scipy"))
-        parts = ("indices", "values") if layout == "coo" else ("indptr", "indices", "data")
+        parts = ("",) if layout == "dense" else ("/indices", "/values") if layout == "coo" else ("/indptr", "/indices", "/data")
         with h5py.File(out("ours.h5")) as a:
             for library in ("torch", "scipy"):
                 with h5py.File(out(f"{library}.h5")) as b:
                     for part in parts:
-                        assert np.array_equal(a["x/" + part][()], b["x/" + part][()]), f"{layout}: ours and {library} differ in {part}"
+                        assert np.array_equal(a["x" + part][()], b["x" + part][()]), f"{layout}: ours and {library} differ in {part}"
         print(f"\ninto {layout}")
         print_run_table([
             ("sparsity convert (default budget)", ours_default),

@@ -11,8 +11,8 @@ and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the
 0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), and of a
 masked_tensor of dense data and mask; convert
 to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense, and a coo with its
-entries shuffled to csr (in bands of rows) and to coo (a copy of its entries), and a csc to csr
-(in bands of rows); sparsify and eval (a reduction) of that csc and that shuffled coo (in bands too); step (dense Adam, with a dense and
+entries shuffled to csr and dense (in bands of rows) and to coo (a copy of its entries), and a
+csc to csr and dense (in bands of rows) and to csc (a panel of columns at a time); sparsify and eval (a reduction) of that csc and that shuffled coo (in bands too); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
@@ -193,6 +193,12 @@ def run_cases(cli, work, cgroup):
         cases.append((f"convert_coo_rows_{layout}", ["convert", data, "{out}", "--layout", layout, "--dataset",
                                                      "/x_coo_rows"], "{out}"))
     cases.append(("convert_csc_csr", ["convert", data, "{out}", "--layout", "csr", "--dataset", "/x_csc"], "{out}"))
+    # Into dense, the csc and the shuffled coo are densified from bands of their rows (uncapped,
+    # converted whole); into csc, the csc is canonicalized a panel of columns at a time.
+    cases.append(("convert_csc_dense", ["convert", data, "{out}", "--layout", "dense", "--dataset", "/x_csc"], "{out}"))
+    cases.append(("convert_coo_shuffled_dense", ["convert", data, "{out}", "--layout", "dense", "--dataset",
+                                                 "/x_coo_shuffled"], "{out}"))
+    cases.append(("convert_csc_csc", ["convert", data, "{out}", "--layout", "csc", "--dataset", "/x_csc"], "{out}"))
     # Into coo a coo is copied a run of entries at a time, its rows going back or not.
     cases.append(("convert_coo_shuffled_coo", ["convert", data, "{out}", "--layout", "coo", "--dataset",
                                                "/x_coo_shuffled"], "{out}"))

@@ -288,11 +288,21 @@ def main(cli, work):
             element=r"previous_coo_state64\.h5:/param")
     # A coo converted whole (its rows going back) holds what it reads, its coalescing's copies and
     # the result at once, which 1K does not hold though each part read fits: into dense it is
-    # refused; into csr it converts in bands of rows (each a scan of it; 16 at most, which any
-    # 2-d coo whose parts each fit the budget needs no more than); its rows ascending, a block
-    # of rows at a time.
-    refused(cli, out("c_coo.h5"), "convert", data, out("c_coo.h5"), "--layout", "dense", "--dataset", "/p_coo",
-            "--memory-limit", "1K", element=r"data\.h5:/p_coo: converting it whole")
+    # densified from bands of rows (each a scan of it, held coalesced), and refused under 256
+    # bytes (its indices, read a window at a time, do not fit); into csr it converts in bands of rows (16 at most,
+    # which any 2-d coo whose parts each fit the budget needs no more than); its rows ascending,
+    # a block of rows at a time.
+    run(cli, "convert", data, out("c_coo.h5"), "--layout", "dense", "--dataset", "/p_coo", "--memory-limit", "1K")
+    run(cli, "convert", data, out("c_whole.h5"), "--layout", "dense", "--dataset", "/p_coo")
+    with h5py.File(out("c_coo.h5")) as a, h5py.File(out("c_whole.h5")) as b:
+        check(a["p_coo"][()].tobytes() == b["p_coo"][()].tobytes(), "convert /p_coo into dense under 1K: not the whole's")
+    os.remove(out("c_coo.h5"))
+    os.remove(out("c_whole.h5"))
+    r = run(cli, "convert", data, out("c_coo.h5"), "--layout", "dense", "--dataset", "/p_coo", "--memory-limit", "256",
+            code=2)
+    check(re.fullmatch(r"error: .*data\.h5:/p_coo.*needs .* in memory, more than the memory limit of 256 B .*\n",
+                       r.stderr), f"convert /p_coo into dense under 256 bytes: {r.stderr!r}")
+    check(not os.path.exists(out("c_coo.h5")), "convert /p_coo into dense under 256 bytes: left an output")
     for name in ("/p_coo", "/g_coo"):
         run(cli, "convert", data, out("c_coo.h5"), "--layout", "csr", "--dataset", name, "--memory-limit", "1K")
         run(cli, "convert", data, out("c_whole.h5"), "--layout", "csr", "--dataset", name)

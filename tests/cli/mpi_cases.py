@@ -301,6 +301,23 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
     picks = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows") for a in ("--dataset", p)]
     for layout in ("dense", "csr", "coo", "row_sparse"):
         by_rows_across_ranks(masked, layout, picks, "64K", "64K", f"convert of masked elements into {layout}")
+    # A csc into csc, a panel of columns at a time (under 16K, a few columns each): the root
+    # checks its indices and counts each column, each rank writes its own columns. /Scsc with each
+    # column's rows reversed and a row of column 5 stored twice: canonicalized (I7), the
+    # duplicate summed.
+    csc = os.path.join(work, "csc_in.h5")
+    with h5py.File(sparse) as src, h5py.File(csc, "w") as f:
+        indptr, indices, data = src["Scsc/indptr"][()], src["Scsc/indices"][()], src["Scsc/data"][()]
+        columns = [(indices[a:b][::-1], data[a:b][::-1]) for a, b in zip(indptr[:-1], indptr[1:])]
+        rows5, values5 = columns[5]
+        columns[5] = (np.append(rows5, rows5[0]), np.append(values5, np.float32(0.5)))
+        group = f.create_group("c")
+        group.attrs["encoding-type"], group.attrs["encoding-version"] = "csc_matrix", "0.1.0"
+        group.attrs["shape"] = src["Scsc"].attrs["shape"]
+        group["indptr"] = np.concatenate([[0], np.cumsum([len(r) for r, _ in columns])]).astype(np.int64)
+        group["indices"] = np.concatenate([r for r, _ in columns]).astype(np.int64)
+        group["data"] = np.concatenate([v for _, v in columns]).astype("float32")
+    by_rows_across_ranks(csc, "csc", [], "16K", "16K", "convert of a csc into csc by columns")
 
 
 def repair_notice_cases(cli, cli_mpi, mpi, work):

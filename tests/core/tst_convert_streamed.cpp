@@ -10,8 +10,10 @@
 // and 3 dims with a stored row of zeros and a -0; coo elements of the csr's entries (columns
 // shuffled within a row), the same coalesced, the same shuffled (rows going back: converted in
 // bands of rows, each a scan of it), and a hybrid one with duplicate entries; each of them, and an
-// empty one, into coo (copied a run of entries at a time). Budgets of a few rows a block
-// (under which a whole read is refused), of dozens, and the default (one block).
+// empty one, into coo (copied a run of entries at a time); csc elements (each column's rows
+// shuffled, with duplicates) into csr, coo, row_sparse and dense in bands of rows, and into csc a
+// panel of columns at a time. Budgets of a few rows a block (under which a whole read is
+// refused), of dozens, and the default (one block).
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/pipeline/convert_file.h"
@@ -293,11 +295,22 @@ void TestConvertStreamed::matchesWholeConversion_data()
                 << QStringLiteral("/coo_shuffled") << static_cast<int>(layout) << budget;
     // A csc, in bands of rows (each a scan of every column) when its whole conversion does not
     // fit: a canonical csr of each band's rows, its I7 repair told as a whole read tells it.
+    // Into dense, each band held coalesced as the whole element is, and the blocks within it
+    // densified from it.
     for (const char *element : {"/csc32", "/csc64"})
-        for (const auto layout : {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse})
+        for (const auto layout : {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Dense})
             for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}, qint64{0}})
                 QTest::addRow("%s into %s, budget %lld", element, core::layoutName(layout).data(), static_cast<long long>(budget))
                     << QString(element) << static_cast<int>(layout) << budget;
+    for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}})
+        QTest::addRow("/coo_shuffled into dense, budget %lld", static_cast<long long>(budget))
+            << QStringLiteral("/coo_shuffled") << static_cast<int>(core::Layout::Dense) << budget;
+    // A csc into csc, a panel of columns at a time (under 2K, a column each), each canonicalized
+    // as the whole read canonicalizes it.
+    for (const char *element : {"/csc32", "/csc64"})
+        for (const qint64 budget : {qint64{2048}, qint64{64 << 10}, qint64{0}})
+            QTest::addRow("%s into csc, budget %lld", element, static_cast<long long>(budget))
+                << QString(element) << static_cast<int>(core::Layout::Csc) << budget;
 }
 
 void TestConvertStreamed::matchesWholeConversion()
@@ -444,8 +457,8 @@ void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
     }
 }
 
-// A csc with two bad row indices, converted in bands under 64K: the whole read's error (the
-// first in entry order, I6), and no output.
+// A csc with two bad row indices, converted in bands or in column panels under 64K: the whole
+// read's error (the first in entry order, I6), and no output.
 void TestConvertStreamed::aBadCscIndexIsTheWholeReadsFirst()
 {
     QTemporaryDir dir;
@@ -464,7 +477,9 @@ void TestConvertStreamed::aBadCscIndexIsTheWholeReadsFirst()
         whole = QString::fromUtf8(error.what());
     }
     QVERIFY2(whole.contains(QStringLiteral("CSC I6")) && whole.contains(QStringLiteral("indices[500]=900")), qPrintable(whole));
-    for (const auto layout : {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse}) {
+    // In bands into a row layout or dense; into csc, a panel of columns at a time.
+    for (const auto layout :
+         {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Dense, core::Layout::Csc}) {
         core::ConvertRequest request;
         request.input = input;
         request.output = dir.filePath("out.h5").toStdString();
