@@ -7,8 +7,8 @@
 // and transposition leave them. When it opens it checks what a whole read checks, with its
 // messages (the parts and indptr, I1 to I5, then every index, I6, in entry order), counts each
 // row's entries and tells I7's notice (unsorted or duplicated indices: the duplicates summed)
-// as a whole read tells it (core/io/csc_entry_scan.h). Its indptr is held (8 bytes a column), and while it opens a marker
-// per row (8 bytes), outside the budget.
+// as a whole read tells it (core/io/csc_entry_scan.h). Its indptr is held (8 bytes a column),
+// and while it opens a marker per row (8 bytes), outside the budget.
 #include "core/io/h5_handle.h"
 #include "core/io/h5_reader.h"
 #include "core/io/row_band_reader.h"
