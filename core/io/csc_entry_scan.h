@@ -26,7 +26,8 @@ inline std::int64_t cscEntriesPerRead() { return std::max<std::int64_t>(64, cooE
 // order: `duplicate` when its row was met before in its column (summed into the first when the
 // element is canonicalized). `report` takes I7's notice.
 template <class Each>
-void scanCscEntries(const H5File &file, const std::string &path, const CompressedOutline &outline, ValidationReport *report, Each &&each)
+void scanCscEntries(
+    const H5File &file, const std::string &path, const CompressedOutline &outline, ValidationReport *report, Each &&each)
 {
     const auto rows = outline.shape[0];
     const auto &indptr = outline.indptr;

@@ -26,13 +26,14 @@ ConvertedElement convert(const ConvertRequest &request,
                          const ElementInfo &e,
                          H5File &output,
                          ValidationReport &report,
-                         std::int64_t budget)
+                         std::int64_t budget,
+                         RowRead sparseRead)
 {
     // A dense dataset by hyperslab (HDF5 converts bool and integers); a csr, row_sparse or coo
     // one (to dense) densified by rows, or, a csc or a coo whose rows go back, from bands of
     // half the budget (convertByBandsCan), the blocks taking the rest.
     const auto &group = ranks();
-    const auto how = e.layout == Layout::Dense ? RowRead::Dense : storedReadOf(input, e);
+    const auto how = e.layout == Layout::Dense ? RowRead::Dense : sparseRead;
     const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const bool plain = reader.how() == RowRead::Dense;
@@ -129,7 +130,8 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  const ElementInfo &e,
                                  H5File &output,
                                  ValidationReport &report,
-                                 std::int64_t budgetBytes)
+                                 std::int64_t budgetBytes,
+                                 RowRead sparseRead)
 {
     if (e.masked)
         return convertMasked(request, input, e, output, report, budgetBytes);
@@ -138,9 +140,10 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
     if (convertCscColumnsCan(e, request.layout))
         return convertCscColumns(request, input, e, output, report, budgetBytes);
     if (e.layout != Layout::Dense && request.layout != Layout::Dense)
-        return convertStored(request, input, e, output, report, budgetBytes);
-    return withComputeType(
-        e.dtype, [&](auto typeTag) { return convert<decltype(typeTag)>(request, input, e, output, report, budgetBytes); });
+        return convertStored(request, input, e, output, report, budgetBytes, sparseRead);
+    return withComputeType(e.dtype, [&](auto typeTag) {
+        return convert<decltype(typeTag)>(request, input, e, output, report, budgetBytes, sparseRead);
+    });
 }
 
 } // namespace sparsity::core

@@ -12,6 +12,7 @@
 // whole-tensor conversion writes.
 #include "core/io/h5_catalog.h"
 #include "core/pipeline/convert_file.h"
+#include "core/pipeline/densified_rows.h"
 
 namespace sparsity::core {
 
@@ -24,11 +25,14 @@ namespace sparsity::core {
 // takes the elements it leaves.
 bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target);
 
+// `sparseRead`: how a sparse element's rows are read, RowRead::ByRows where convertInBlocksCan
+// said yes, RowRead::ByBands where convertByBandsCan did (a csc, or a coo whose rows go back).
 ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  const H5File &input,
                                  const ElementInfo &e,
                                  H5File &output,
                                  ValidationReport &report,
-                                 std::int64_t budgetBytes);
+                                 std::int64_t budgetBytes,
+                                 RowRead sparseRead);
 
 } // namespace sparsity::core

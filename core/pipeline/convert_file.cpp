@@ -62,13 +62,14 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         // and 1.06 s in memory, 36 MiB and 0.63 s in blocks). Every rank takes the same path.
         // A coo whose rows go back, or a csc, whose whole conversion does not fit the budget: a
         // band of rows at a time, each band a scan of it.
-        const bool inBlocks = convertInBlocksCan(input, element, request.layout)
-                              || convertByBandsCan(input, element, request.layout, bytes, budget);
-        if (group.onEveryRank(inBlocks && fitsFreeSpaceOf(request.output, bytes))) {
+        const bool byRows = convertInBlocksCan(input, element, request.layout);
+        const bool byBands = !byRows && convertByBandsCan(input, element, request.layout, bytes, budget);
+        if (group.onEveryRank((byRows || byBands) && fitsFreeSpaceOf(request.output, bytes))) {
             // A budget larger than the memory the process may have runs out of it there too:
             // named, as a whole conversion's is.
             converted.push_back(withAllocationContext(input.where(element.path), "converting it", [&] {
-                return convertInBlocks(request, input, element, output.file(), report, budget);
+                return convertInBlocks(request, input, element, output.file(), report, budget,
+                                       byBands ? RowRead::ByBands : RowRead::ByRows);
             }));
             continue;
         }

@@ -139,12 +139,13 @@ ConvertedElement convertByRows(const ConvertRequest &request,
                                const ElementInfo &e,
                                H5File &output,
                                ValidationReport &report,
-                               std::int64_t budget)
+                               std::int64_t budget,
+                               RowRead how)
 {
     // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
     // writes as the rank with the most blocks; past its last block a rank writes none.
     const auto &group = ranks();
-    const auto opened = openOnEveryRank<T>(input, e.path, storedReadOf(input, e), &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
@@ -236,9 +237,10 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
                                   const ElementInfo &e,
                                   H5File &output,
                                   ValidationReport &report,
-                                  std::int64_t budget)
+                                  std::int64_t budget,
+                                  RowRead how)
 {
-    const auto opened = openOnEveryRank<T>(input, e.path, storedReadOf(input, e), &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
     const CscOfRowsSource<T> converted = [&](RowRange block) { return cscOfRows<T>(reader.storedRows(block)); };
@@ -246,12 +248,6 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
 }
 
 } // namespace
-
-RowRead storedReadOf(const H5File &input, const ElementInfo &e)
-{
-    return e.layout == Layout::Csc || (e.layout == Layout::Coo && !cooReadableByRows(input, e)) ? RowRead::ByBands
-                                                                                                : RowRead::ByRows;
-}
 
 bool convertStoredCan(const ElementInfo &e, Layout target)
 {
@@ -283,7 +279,7 @@ bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target,
         return false;
     // Each band is a scan of the whole element: past kMostBands scans, raising the budget is the
     // way (a band takes half of it).
-    return densified ? readableByBands(input, e, budget / 2) : stored->bandsOf(budget / 2, kBytesPerStoredValue) <= kMostBands;
+    return densified ? readableByBands(e, *stored, budget / 2) : stored->bandsOf(budget / 2, kBytesPerStoredValue) <= kMostBands;
 }
 
 ConvertedElement convertStored(const ConvertRequest &request,
@@ -291,13 +287,14 @@ ConvertedElement convertStored(const ConvertRequest &request,
                                const ElementInfo &e,
                                H5File &output,
                                ValidationReport &report,
-                               std::int64_t budgetBytes)
+                               std::int64_t budgetBytes,
+                               RowRead how)
 {
     return withComputeType(e.dtype, [&](auto typeTag) {
         using T = decltype(typeTag);
         if (request.layout == Layout::Csc)
-            return convertByColumns<T>(request, input, e, output, report, budgetBytes);
-        return convertByRows<T>(request, input, e, output, report, budgetBytes);
+            return convertByColumns<T>(request, input, e, output, report, budgetBytes, how);
+        return convertByRows<T>(request, input, e, output, report, budgetBytes, how);
     });
 }
 

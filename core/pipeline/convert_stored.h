@@ -41,21 +41,19 @@ bool convertStoredCan(const ElementInfo &e, Layout target);
 // (counted 312), 463 MiB with its rows shuffled.
 std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes);
 
-// How a block of `e`'s rows is read to be converted (a csr, row_sparse or coo element): by rows,
-// or, a csc or a coo whose rows go back, by bands.
-RowRead storedReadOf(const H5File &input, const ElementInfo &e);
-
 // Whether `e`, a coo element whose rows go back somewhere (not read by rows) or a csc, is
 // converted a band of rows at a time (core/io/row_band_reader.h): into a layout convertStoredCan
 // takes (by convertStored), or into dense (densified, by convertInBlocks), when converting it
 // whole (into `outputBytes`) does not fit `budget` and kMostBands bands, each a scan of it, do.
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget);
 
+// `how`: RowRead::ByRows, or RowRead::ByBands where convertByBandsCan chose bands.
 ConvertedElement convertStored(const ConvertRequest &request,
                                const H5File &input,
                                const ElementInfo &e,
                                H5File &output,
                                ValidationReport &report,
-                               std::int64_t budgetBytes);
+                               std::int64_t budgetBytes,
+                               RowRead how);
 
 } // namespace sparsity::core

@@ -39,6 +39,9 @@ std::vector<std::int64_t> storedPerRowSummed(const Tensor &band)
     return summed;
 }
 
+// Whether a band reader, densified, takes `element`: unmasked, numeric, in one process.
+bool bandReaderTakes(const ElementInfo &element) { return !element.masked && element.dtype != DType::Bool && ranks().isSolo(); }
+
 } // namespace
 
 bool plainDense(const ElementInfo &element)
@@ -57,10 +60,15 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
 
 bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes)
 {
-    if (element.masked || element.dtype == DType::Bool || !ranks().isSolo())
+    if (!bandReaderTakes(element)) // its outline is not read
         return false;
     const auto stored = storedEntriesOf(file, element);
-    return stored && stored->bandsOf(bandBytes, kBandBytesPerValue) <= kMostBands;
+    return stored && readableByBands(element, *stored, bandBytes);
+}
+
+bool readableByBands(const ElementInfo &element, const StoredEntries &stored, std::int64_t bandBytes)
+{
+    return bandReaderTakes(element) && stored.bandsOf(bandBytes, kBandBytesPerValue) <= kMostBands;
 }
 
 RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget)
@@ -74,7 +82,7 @@ RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int
     const auto coalesced = bytesFor(bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry)),
                                     dtypeSize(computeTypeFor(element.dtype)) + 8);
     const bool fitsWhole = read <= budget && coalesced <= budget - read;
-    return !fitsWhole && readableByBands(file, element, budget / 2) ? RowRead::ByBands : how;
+    return !fitsWhole && readableByBands(element, *stored, budget / 2) ? RowRead::ByBands : how;
 }
 
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)

@@ -54,6 +54,8 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // each: a coo or csc, not masked, in at most kMostBands scans, by one process (across ranks it
 // is read whole, each rank its rows).
 bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes);
+// The same, judged from what it stores (storedEntriesOf), read already.
+bool readableByBands(const ElementInfo &element, const StoredEntries &stored, std::int64_t bandBytes);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
 // bands of half the budget where it can be (readableByBands).

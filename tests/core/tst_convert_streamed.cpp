@@ -307,10 +307,10 @@ void TestConvertStreamed::matchesWholeConversion_data()
             << QStringLiteral("/coo_shuffled") << static_cast<int>(core::Layout::Dense) << budget;
     // A csc into csc, a panel of columns at a time (under 2K, a column each), each canonicalized
     // as the whole read canonicalizes it.
-    for (const char *element : {"/csc32", "/csc64"})
+    for (const auto &element : {QStringLiteral("/csc32"), QStringLiteral("/csc64")})
         for (const qint64 budget : {qint64{2048}, qint64{64 << 10}, qint64{0}})
-            QTest::addRow("%s into csc, budget %lld", element, static_cast<long long>(budget))
-                << QString(element) << static_cast<int>(core::Layout::Csc) << budget;
+            QTest::addRow("%s into csc, budget %lld", qPrintable(element), static_cast<long long>(budget))
+                << element << static_cast<int>(core::Layout::Csc) << budget;
 }
 
 void TestConvertStreamed::matchesWholeConversion()
