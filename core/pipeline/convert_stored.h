@@ -43,8 +43,9 @@ std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputByt
 
 // Whether `e`, a coo element whose rows go back somewhere (not read by rows) or a csc, is
 // converted a band of rows at a time (core/io/row_band_reader.h): into a layout convertStoredCan
-// takes (by convertStored), or into dense (densified, by convertInBlocks), when converting it
-// whole (into `outputBytes`) does not fit `budget` and kMostBands bands, each a scan of it, do.
+// takes (by convertStored) when converting it whole (into `outputBytes`) does not fit `budget`,
+// or into dense (densified, by convertInBlocks) whatever the budget; and kMostBands bands, each
+// a scan of it, of half the budget do.
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget);
 
 // `how`: RowRead::ByRows, or RowRead::ByBands where convertByBandsCan chose bands.
