@@ -60,8 +60,8 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         // A dense dataset streams whatever its size: a block of rows holds a few MiB where the
         // whole tensor and its conversion held seven times the dataset (256 MiB to csr: 1.8 GB
         // and 1.06 s in memory, 36 MiB and 0.63 s in blocks). Every rank takes the same path.
-        // A coo whose rows go back, or a csc, whose whole conversion does not fit the budget: a
-        // band of rows at a time, each band a scan of it.
+        // A coo whose rows go back, or a csc, into dense or where its whole conversion does not
+        // fit the budget: a band of rows at a time, each band a scan of it (convertByBandsCan).
         const bool byRows = convertInBlocksCan(input, element, request.layout);
         const bool byBands = !byRows && convertByBandsCan(input, element, request.layout, bytes, budget);
         if (group.onEveryRank((byRows || byBands) && fitsFreeSpaceOf(request.output, bytes))) {

@@ -252,12 +252,11 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
 bool convertStoredCan(const ElementInfo &e, Layout target)
 {
     // A coo into coo is the element as read: copied as entries (core/pipeline/convert_coo_entries.h).
-    // A csc (read by bands, one process) into a row layout.
+    // A csc (read by bands, each rank of its own rows) into a row layout.
     const bool rowLayout = target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
-    const bool source =
-        !e.masked
-        && (e.layout == Layout::Csr || e.layout == Layout::RowSparse || (e.layout == Layout::Coo && target != Layout::Coo)
-            || (e.layout == Layout::Csc && rowLayout && ranks().isSolo()));
+    const bool source = !e.masked
+                        && (e.layout == Layout::Csr || e.layout == Layout::RowSparse
+                            || (e.layout == Layout::Coo && target != Layout::Coo) || (e.layout == Layout::Csc && rowLayout));
     return source && numel(e.shape, 1, e.shape.size()) > 0 && (rowLayout || (target == Layout::Csc && ranks().isSolo()));
 }
 

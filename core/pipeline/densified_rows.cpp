@@ -39,8 +39,8 @@ std::vector<std::int64_t> storedPerRowSummed(const Tensor &band)
     return summed;
 }
 
-// Whether a band reader, densified, takes `element`: unmasked, numeric, in one process.
-bool bandReaderTakes(const ElementInfo &element) { return !element.masked && element.dtype != DType::Bool && ranks().isSolo(); }
+// Whether a band reader, densified, takes `element`: unmasked, numeric.
+bool bandReaderTakes(const ElementInfo &element) { return !element.masked && element.dtype != DType::Bool; }
 
 } // namespace
 
@@ -81,8 +81,10 @@ RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int
     const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes));
     const auto coalesced = bytesFor(bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry)),
                                     dtypeSize(computeTypeFor(element.dtype)) + 8);
+    // Across ranks it is read whole, each rank its rows (readOfOwnRows): bands would have every
+    // rank scan all of it for each of its bands.
     const bool fitsWhole = read <= budget && coalesced <= budget - read;
-    return !fitsWhole && readableByBands(element, *stored, budget / 2) ? RowRead::ByBands : how;
+    return !fitsWhole && ranks().isSolo() && readableByBands(element, *stored, budget / 2) ? RowRead::ByBands : how;
 }
 
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)

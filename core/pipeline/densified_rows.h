@@ -51,14 +51,16 @@ void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const st
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // Whether `element`, which rowReadOf reads whole (RowRead::Whole: the caller knows, asking it
 // again would scan a coo's rows again), can be read by bands (RowRead::ByBands) of `bandBytes`
-// each: a coo or csc, not masked, in at most kMostBands scans, by one process (across ranks it
-// is read whole, each rank its rows).
+// each: a coo or csc, not masked, numeric, in at most kMostBands scans. Across ranks each rank
+// reads bands of its own rows, each a scan of all of it: convert does so, where the whole
+// conversion has every rank read all of it; commands that densify in blocks read it whole there,
+// each rank its rows (densifiedReadOf).
 bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes);
 // The same, judged from what it stores (storedEntriesOf), read already.
 bool readableByBands(const ElementInfo &element, const StoredEntries &stored, std::int64_t bandBytes);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
-// bands of half the budget where it can be (readableByBands).
+// bands of half the budget where it can be (readableByBands), by one process.
 RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget);
 
 template <class T>

@@ -3,6 +3,7 @@
 #include "core/io/file_identity.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
+#include "core/parallel/rank_group.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
@@ -73,7 +74,7 @@ void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudge
     }
     const auto share = bandBudget / 2 / std::max<std::int64_t>(1, static_cast<std::int64_t>(bandable.size()));
     for (auto &[input, element, file] : bandable)
-        if (share > 0 && readableByBands(file, element, share)) {
+        if (share > 0 && ranks().isSolo() && readableByBands(file, element, share)) { // as densifiedReadOf
             input->densifiesByRows = true;
             input->bandBytes = share;
         }
