@@ -125,9 +125,9 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     return converted;
 }
 
-// Into csc (2-d, one process): each block converted into a masked csc of its rows, its data and
-// mask written in column panels (core/pipeline/csc_of_row_blocks.h), every block read again
-// for each panel.
+// Into csc (2-d): each block converted into a masked csc of its rows, its data and mask written
+// in column panels (core/pipeline/csc_of_row_blocks.h), every block read again for each panel
+// (across ranks, each rank's panels).
 template <class T>
 ConvertedElement convertByColumns(const ConvertRequest &request,
                                   const H5File &input,
@@ -143,9 +143,11 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     for (std::int64_t row = 0; row < e.shape[0]; row += blockRows)
         blocks.push_back({row, std::min(e.shape[0], row + blockRows)});
     const CscOfRowsSource<T> converted = [&](RowRange block) { return cscOfRows<T>(reader.storedRows(block)); };
-    auto written = writeCscOfRowBlocks<T>(output, e.path, e.shape, true, blocks, converted, request.writeOptions, budget);
-    reader.gatherRepairs();
-    return written;
+    return writeCscOfRowBlocks<T>(output, e.path, e.shape, true, blocks, converted, request.writeOptions, budget, [&] {
+        // Each rank told its own rows' notes; the panels read every row.
+        reader.gatherRepairs();
+        reader.stopTellingRepairs();
+    });
 }
 
 } // namespace
@@ -154,8 +156,8 @@ bool convertMaskedCan(const H5File &input, const ElementInfo &e, Layout target)
 {
     const bool rowLayout =
         target == Layout::Dense || target == Layout::Csr || target == Layout::Coo || target == Layout::RowSparse;
-    return e.masked && (rowLayout || (target == Layout::Csc && ranks().isSolo())) && !e.shape.empty()
-           && numel(e.shape, 1, e.shape.size()) > 0 && rowReadOf(input, e) == RowRead::ByRows;
+    return e.masked && (rowLayout || target == Layout::Csc) && !e.shape.empty() && numel(e.shape, 1, e.shape.size()) > 0
+           && rowReadOf(input, e) == RowRead::ByRows;
 }
 
 ConvertedElement convertMasked(const ConvertRequest &request,

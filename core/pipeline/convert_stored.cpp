@@ -244,7 +244,11 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
     const CscOfRowsSource<T> converted = [&](RowRange block) { return cscOfRows<T>(reader.storedRows(block)); };
-    return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget);
+    return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget, [&] {
+        // Each rank told its own rows' notes; the panels read every row.
+        reader.gatherRepairs();
+        reader.stopTellingRepairs();
+    });
 }
 
 } // namespace
@@ -257,7 +261,7 @@ bool convertStoredCan(const ElementInfo &e, Layout target)
     const bool source = !e.masked
                         && (e.layout == Layout::Csr || e.layout == Layout::RowSparse
                             || (e.layout == Layout::Coo && target != Layout::Coo) || (e.layout == Layout::Csc && rowLayout));
-    return source && numel(e.shape, 1, e.shape.size()) > 0 && (rowLayout || (target == Layout::Csc && ranks().isSolo()));
+    return source && numel(e.shape, 1, e.shape.size()) > 0 && (rowLayout || target == Layout::Csc);
 }
 
 std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes)

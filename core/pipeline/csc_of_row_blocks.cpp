@@ -1,9 +1,12 @@
 #include "core/pipeline/csc_of_row_blocks.h"
 
+#include "core/parallel/rank_group.h"
 #include "core/pipeline/csc_panels.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 
+#include <algorithm>
+#include <exception>
 #include <optional>
 
 namespace sparsity::core {
@@ -33,17 +36,28 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
                                      std::span<const RowRange> blocks,
                                      const CscOfRowsSource<T> &convert,
                                      const WriteOptions &options,
-                                     std::int64_t budget)
+                                     std::int64_t budget,
+                                     const std::function<void()> &counted)
 {
+    const auto &group = ranks();
     const auto columns = shape[1];
     std::vector<std::int64_t> storedPerColumn(at(columns));
     ConvertedElement converted{path, 0, 0};
-    for (const auto &block : blocks) {
-        const auto part = convert(block);
-        converted.storedBefore += part.storedRead;
-        for (std::int64_t j = 0; j < columns; ++j)
-            storedPerColumn[at(j)] += part.values.indptr[at(j + 1)] - part.values.indptr[at(j)];
-    }
+    // The counting pass: each rank its contiguous share of the blocks, so that each block is
+    // read (and its notes told) once over the ranks; any rank's bad block stops every rank.
+    const auto share = rowsOfRank(static_cast<std::int64_t>(blocks.size()), 1, group.rank(), group.size());
+    agreeOn(group, [&] {
+        for (auto k = share.begin; k < share.end; ++k) {
+            const auto part = convert(blocks[at(k)]);
+            converted.storedBefore += part.storedRead;
+            for (std::int64_t j = 0; j < columns; ++j)
+                storedPerColumn[at(j)] += part.values.indptr[at(j + 1)] - part.values.indptr[at(j)];
+        }
+    });
+    group.sum(storedPerColumn);
+    converted.storedBefore = group.sum(converted.storedBefore);
+    if (counted)
+        counted();
     if (masked)
         createEncodedGroup(output, path, "masked_tensor");
     CscStreamWriter writer(output, masked ? path + "/data" : path, shape, dtypeOf<T>(), storedPerColumn, options);
@@ -51,67 +65,116 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
     if (masked)
         maskWriter.emplace(output, path + "/mask", shape, DType::Bool, storedPerColumn, options);
     storedPerColumn = {};
+    // The same panels on every rank: from the summed counts and the smallest rank's budget.
+    double smallest[] = {static_cast<double>(budget)};
+    group.min(smallest);
     // A value and its row (and its mask's byte).
     const auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)) + (masked ? 1 : 0);
-    const auto panelBytes = std::max(entryBytes, cscPanelBytes(writer.columnStart(columns) * entryBytes, budget));
+    const auto panelBytes =
+        std::max(entryBytes, cscPanelBytes(writer.columnStart(columns) * entryBytes, static_cast<std::int64_t>(smallest[0])));
+    const auto panels = cscColumnPanels(writer.columnStarts(), {0, columns}, panelBytes / entryBytes);
+    const auto gathered = [&](RowRange panel) {
+        return (writer.columnStart(panel.end) - writer.columnStart(panel.begin)) * entryBytes <= panelBytes;
+    };
+    // Panel i is rank i mod size's, which reads every block for it. The writes are collective:
+    // a gathered panel is one, another (one column) one per block; every rank makes as many as
+    // the rank with the most, a failed rank going on to its next write without working, where
+    // every rank learns of it.
+    const auto size = static_cast<std::size_t>(group.size());
+    std::vector<std::int64_t> writesOf(size);
+    for (std::size_t i = 0; i < panels.size(); ++i)
+        writesOf[i % size] += gathered(panels[i]) ? 1 : static_cast<std::int64_t>(blocks.size());
+    const auto rounds = *std::max_element(writesOf.begin(), writesOf.end());
+    std::int64_t written = 0;
+    std::exception_ptr failure;
     Buffer<T> values;
     Buffer<std::uint8_t> bits;
     Buffer<std::int64_t> rowsOf;
     auto writeRun = [&](std::int64_t offset, std::int64_t count) {
+        agreeOn(group, [&] {
+            if (failure)
+                std::rethrow_exception(failure);
+        });
         writer.writeEntries(offset, count, values.data(), rowsOf.data());
         if (maskWriter)
             maskWriter->writeEntries(offset, count, bits.data(), rowsOf.data());
+        ++written;
     };
-    for (const auto panel : cscColumnPanels(writer.columnStarts(), {0, columns}, panelBytes / entryBytes)) {
-        const auto first = panel.begin, end = panel.end;
+    auto guarded = [&](auto &&work) {
+        if (failure)
+            return;
+        try {
+            work();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    };
+    for (auto i = static_cast<std::size_t>(group.rank()); i < panels.size(); i += size) {
+        const auto first = panels[i].begin, end = panels[i].end;
         const auto base = writer.columnStart(first), entries = writer.columnStart(end) - base;
-        const bool gathered = entries * entryBytes <= panelBytes;
+        const bool whole = gathered(panels[i]);
         std::vector<std::int64_t> next(at(end - first)); // each column's next entry, from base
         for (auto j = first; j < end; ++j)
             next[at(j - first)] = writer.columnStart(j) - base;
-        if (gathered) {
-            values.resize(at(entries));
-            rowsOf.resize(at(entries));
-            if (masked)
-                bits.resize(at(entries));
-        }
-        for (const auto &block : blocks) {
-            const auto part = convert(block);
-            const auto &csc = part.values;
-            if (masked && part.mask.size() != csc.values.size())
-                throw InternalError("writeCscOfRowBlocks: a masked block without a mask value per entry");
-            if (!gathered) { // one column: this block's run of it
-                const auto from = csc.indptr[at(first)], n = csc.indptr[at(first + 1)] - from;
-                values.assign(csc.values.begin() + from, csc.values.begin() + from + n);
+        guarded([&] {
+            if (whole) {
+                values.resize(at(entries));
+                rowsOf.resize(at(entries));
                 if (masked)
-                    bits.assign(part.mask.begin() + from, part.mask.begin() + from + n);
-                rowsOf.resize(at(n));
-                for (std::int64_t k = 0; k < n; ++k)
-                    rowsOf[at(k)] = block.begin + csc.indices[at(from + k)];
-                if (next.front() + n > entries)
-                    miscounted();
-                writeRun(base + next.front(), n);
-                next.front() += n;
-                continue;
+                    bits.resize(at(entries));
             }
-            for (auto j = first; j < end; ++j) {
-                auto &slot = next[at(j - first)];
-                for (auto k = csc.indptr[at(j)]; k < csc.indptr[at(j + 1)]; ++k, ++slot) {
-                    if (slot >= writer.columnStart(j + 1) - base)
-                        miscounted();
-                    values[at(slot)] = csc.values[at(k)];
-                    rowsOf[at(slot)] = block.begin + csc.indices[at(k)];
+        });
+        for (const auto &block : blocks) {
+            std::int64_t runAt = 0, run = 0; // of one column: this block's run of it
+            guarded([&] {
+                const auto part = convert(block);
+                const auto &csc = part.values;
+                if (masked && part.mask.size() != csc.values.size())
+                    throw InternalError("writeCscOfRowBlocks: a masked block without a mask value per entry");
+                if (!whole) {
+                    const auto from = csc.indptr[at(first)];
+                    run = csc.indptr[at(first + 1)] - from;
+                    values.assign(csc.values.begin() + from, csc.values.begin() + from + run);
                     if (masked)
-                        bits[at(slot)] = part.mask[at(k)];
+                        bits.assign(part.mask.begin() + from, part.mask.begin() + from + run);
+                    rowsOf.resize(at(run));
+                    for (std::int64_t k = 0; k < run; ++k)
+                        rowsOf[at(k)] = block.begin + csc.indices[at(from + k)];
+                    if (next.front() + run > entries)
+                        miscounted();
+                    runAt = base + next.front();
+                    next.front() += run;
+                    return;
                 }
-            }
+                for (auto j = first; j < end; ++j) {
+                    auto &slot = next[at(j - first)];
+                    for (auto k = csc.indptr[at(j)]; k < csc.indptr[at(j + 1)]; ++k, ++slot) {
+                        if (slot >= writer.columnStart(j + 1) - base)
+                            miscounted();
+                        values[at(slot)] = csc.values[at(k)];
+                        rowsOf[at(slot)] = block.begin + csc.indices[at(k)];
+                        if (masked)
+                            bits[at(slot)] = part.mask[at(k)];
+                    }
+                }
+            });
+            if (!whole)
+                writeRun(runAt, failure ? 0 : run);
         }
-        for (auto j = first; j < end; ++j)
-            if (next[at(j - first)] != writer.columnStart(j + 1) - base)
-                miscounted();
-        if (gathered)
-            writeRun(base, entries);
+        guarded([&] {
+            for (auto j = first; j < end; ++j)
+                if (next[at(j - first)] != writer.columnStart(j + 1) - base)
+                    miscounted();
+        });
+        if (whole)
+            writeRun(base, failure ? 0 : entries);
     }
+    while (written < rounds) // this rank's panels are written: empty writes for the others' rounds
+        writeRun(writer.columnStart(columns), 0);
+    agreeOn(group, [&] {
+        if (failure)
+            std::rethrow_exception(failure);
+    });
     converted.storedAfter = writer.columnStart(columns);
     return converted;
 }
@@ -120,7 +183,7 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
     template CscOfRows<T> cscOfRows<T>(const Tensor &);                                                                          \
     template ConvertedElement writeCscOfRowBlocks<T>(H5File &, const std::string &, const Shape &, bool,                         \
                                                      std::span<const RowRange>, const CscOfRowsSource<T> &,                      \
-                                                     const WriteOptions &, std::int64_t);
+                                                     const WriteOptions &, std::int64_t, const std::function<void()> &);
 SPARSITY_INSTANTIATE(float)
 SPARSITY_INSTANTIATE(double)
 #undef SPARSITY_INSTANTIATE

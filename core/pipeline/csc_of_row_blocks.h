@@ -8,7 +8,11 @@
 // their runs (blocks in row order: each column's rows ascend, as in the whole conversion) and
 // the panel written as one run. A column of more entries than a panel takes is a panel of its
 // own, written a block's run at a time. A masked element's mask (the same pattern, bool values)
-// is gathered and written beside its data. One process.
+// is gathered and written beside its data.
+//
+// Across ranks the counting pass divides the blocks (each rank its contiguous share) and the
+// counts are summed; the panels are dealt out in turn (panel i to rank i mod size), each rank
+// reading every block for its own, and the writes are collective (docs/SCALING.md).
 #include "core/io/h5_writer.h"
 #include "core/pipeline/convert_file.h"
 #include "core/tensor/compressed_tensor.h"
@@ -39,9 +43,12 @@ CscOfRows<T> cscOfRows(const Tensor &rows);
 
 // Writes the element of `shape` at `path` of `output` (`masked`: a masked_tensor of csc data
 // and mask) from `convert`'s csc of each of `blocks` (the rows in order, each once; a block is
-// asked for once per panel, and once to count). Returns what the blocks store as read (counted
-// once) and the entries written. Throws InternalError when a block's entries differ from what
-// the counting pass found.
+// asked for once per panel, and once to count, of one rank). `counted`, if given, is called on
+// every rank (collectively) once the counting pass has read every block: a reader's notes of
+// the rows it read are gathered there, and the panels, which read every row on every rank,
+// tell none. Returns what the blocks store as read (counted once) and the entries written.
+// Throws InternalError when a block's entries differ from what the counting pass found.
+// Collective.
 template <class T>
 ConvertedElement writeCscOfRowBlocks(H5File &output,
                                      const std::string &path,
@@ -50,6 +57,7 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
                                      std::span<const RowRange> blocks,
                                      const CscOfRowsSource<T> &convert,
                                      const WriteOptions &options,
-                                     std::int64_t budgetBytes);
+                                     std::int64_t budgetBytes,
+                                     const std::function<void()> &counted = {});
 
 } // namespace sparsity::core

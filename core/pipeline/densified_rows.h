@@ -31,9 +31,10 @@ enum class RowRead {
     Whole,   // other coo, csc, other masked_tensors: read once (each rank its rows), coalesced
              // once, and each block filled from it
     ByBands, // a coo whose entries' rows go back, or a csc, that Whole would hold past the
-             // budget (one process): each read of rows scans all of it (RowBandReader), so its
-             // reads must be few and large; densified, a band is held coalesced (holdBands)
-             // while the blocks within it are filled from it, as Whole fills them
+             // budget (one process; in convert, each rank its rows): each read of rows scans
+             // all of it (RowBandReader), so its reads must be few and large; densified, a band
+             // is held coalesced (holdBands) while the blocks within it are filled from it, as
+             // Whole fills them
 };
 
 // Held per stored value of a band read densified (RowRead::ByBands, holdBands): the band as

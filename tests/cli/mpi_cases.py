@@ -324,9 +324,16 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
     # stored; the I7 notice (csc_in's unsorted rows and duplicate) told once, as one process tells it.
     for layout in ("dense", "csr", "coo", "row_sparse"):
         by_rows_across_ranks(csc, layout, [], "64K", "64K", f"convert of a csc into {layout} by bands")
-    for layout in ("dense", "csr", "row_sparse"):
+    for layout in ("dense", "csr", "row_sparse", "csc"):
         by_rows_across_ranks(sparse, layout, ["--dataset", "/Scoo"], "64K", "64K",
                              f"convert of a coo whose rows go back into {layout} by bands")
+    # A csr, row_sparse or rows-ascending coo element, and a masked one, into csc under 16K: a
+    # counting pass over blocks of rows (each rank its share, I7's notes told once, summed over
+    # the ranks), then column panels dealt out to the ranks, each reading every block for its own.
+    picks = [a for p in ("/Scsr", "/Sunsorted", "/Srows", "/Ssorted") for a in ("--dataset", p)]
+    by_rows_across_ranks(sparse, "csc", picks, "16K", "16K", "convert of sparse elements into csc by column panels")
+    picks = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows") for a in ("--dataset", p)]
+    by_rows_across_ranks(masked, "csc", picks, "64K", "64K", "convert of masked elements into csc by column panels")
 
 
 def repair_notice_cases(cli, cli_mpi, mpi, work):
