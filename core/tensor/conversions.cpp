@@ -125,7 +125,7 @@ CooTensor<T> denseToCoo(const DenseTensor<T> &dense, int sparseDims)
 // Two passes over the rows, both parallel: count nonzeros per row, then fill. No sorting is
 // needed because each row is scanned in column order.
 template <class T>
-CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxis axis)
+CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxis axis, const std::uint8_t *kept)
 {
     if (dense.shape.size() != 2)
         throw errors::layoutCannotHold(axis == CompressedAxis::Row ? "csr" : "csc", "needs a 2-d tensor",
@@ -140,9 +140,10 @@ CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxi
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
         const T *row = dense.values.data() + i * cols;
+        const std::uint8_t *keptRow = kept ? kept + i * cols : nullptr;
         std::int64_t count = 0;
         for (std::int64_t j = 0; j < cols; ++j)
-            count += row[j] != T{};
+            count += keptRow ? keptRow[j] != 0 : row[j] != T{};
         csr.indptr[at(i + 1)] = count;
     }
     std::partial_sum(csr.indptr.begin(), csr.indptr.end(), csr.indptr.begin());
@@ -158,6 +159,15 @@ CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxi
         T *values = csr.values.data() + csr.indptr[at(i)];
         const std::int64_t end = csr.indptr[at(i + 1)] - csr.indptr[at(i)];
         std::int64_t out = 0;
+        if (kept) {
+            const std::uint8_t *keptRow = kept + i * cols;
+            for (std::int64_t j = 0; j < cols && out < end; ++j) {
+                indices[out] = j;
+                values[out] = row[j];
+                out += keptRow[j] != 0;
+            }
+            continue;
+        }
         for (std::int64_t j = 0; j < cols && out < end; ++j) {
             indices[out] = j;
             values[out] = row[j];
@@ -505,7 +515,7 @@ CooTensor<T> coalesce(const CooTensor<T> &tensor)
     template DenseTensor<T> compressedToDense<T>(const CompressedTensor<T> &);                                                   \
     template DenseTensor<T> rowSparseToDense<T>(const RowSparseTensor<T> &);                                                     \
     template CooTensor<T> denseToCoo<T>(const DenseTensor<T> &, int);                                                            \
-    template CompressedTensor<T> denseToCompressed<T>(const DenseTensor<T> &, CompressedAxis);                                   \
+    template CompressedTensor<T> denseToCompressed<T>(const DenseTensor<T> &, CompressedAxis, const std::uint8_t *);             \
     template RowSparseTensor<T> denseToRowSparse<T>(const DenseTensor<T> &);                                                     \
     template CooTensor<T> compressedToCoo<T>(const CompressedTensor<T> &);                                                       \
     template CooTensor<T> rowSparseToCoo<T>(const RowSparseTensor<T> &);                                                         \

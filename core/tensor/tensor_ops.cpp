@@ -5,6 +5,7 @@
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace sparsity::core {
 namespace {
@@ -125,6 +126,15 @@ template <class S>
 Tensor convertMasked(const S &data, const Mask &mask, Layout target)
 {
     using T = ValueOf<S>;
+    // Dense data's specified elements are row-major and unique already: compressed straight,
+    // each entry once, the mask all ones.
+    if constexpr (std::is_same_v<S, DenseTensor<T>>)
+        if ((target == Layout::Csr || target == Layout::Csc) && data.shape.size() == 2) {
+            auto converted =
+                denseToCompressed(data, target == Layout::Csr ? CompressedAxis::Row : CompressedAxis::Column, mask.data());
+            Mask ones(converted.values.size(), std::uint8_t{1});
+            return Tensor(Storage{std::move(converted)}, std::move(ones));
+        }
     const auto linear = storedLinearIndices(data);
     Buffer<std::int64_t> kept;
     Buffer<T> values;

@@ -7,6 +7,7 @@
 #include "test_tensors.h"
 
 #include <QTest>
+#include <cstring>
 
 using namespace sparsity;
 using core::DType;
@@ -25,6 +26,7 @@ private slots:
     void everyPair();
     void maskedEveryPair_data();
     void maskedEveryPair();
+    void maskedDenseCompressesAsItsCoo();
     void denseToSparseDropsZeros();
     void sparseToSparseKeepsExplicitZeros();
     void hybridCooToCsrExpandsDenseDims();
@@ -120,6 +122,29 @@ void TestConversions::maskedEveryPair()
     const auto mask = core::specifiedMaskDense(dense);
     for (std::size_t k = 0; k < mask.size(); ++k)
         QCOMPARE(actualValues.values[k], mask[k] ? expectedValues.values[k] : 0.0);
+}
+
+// A masked dense tensor into csr or csc is compressed straight from its mask: entry for entry
+// (order, bits, -0 and specified zeros) what its coalesced coo converts to.
+void TestConversions::maskedDenseCompressesAsItsCoo()
+{
+    auto dense = test::randomTensor(DType::Float32, {37, 23}, 0.5, 3);
+    dense.setMask(test::randomMask(37 * 23, 0.6, 4));
+    auto &values = std::get<core::DenseTensor<float>>(dense.storage()).values;
+    values[0] = -0.0f; // specified or not, its bits are kept where specified
+    values[1] = 0.0f;
+    for (const auto target : {Layout::Csr, Layout::Csc}) {
+        const auto straight = core::toLayout(dense, target);
+        const auto throughCoo = core::toLayout(core::toLayout(dense, Layout::Coo), target);
+        const auto &a = std::get<core::CompressedTensor<float>>(straight.storage());
+        const auto &b = std::get<core::CompressedTensor<float>>(throughCoo.storage());
+        QCOMPARE(a.axis, b.axis);
+        QVERIFY(a.indptr == b.indptr);
+        QVERIFY(a.indices == b.indices);
+        QCOMPARE(a.values.size(), b.values.size());
+        QCOMPARE(std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)), 0);
+        QVERIFY(*straight.mask() == *throughCoo.mask());
+    }
 }
 
 void TestConversions::denseToSparseDropsZeros()
