@@ -92,6 +92,29 @@ auto agreeOn(const RankGroup &group, Work &&work) -> decltype(work())
     }
 }
 
+// A rank's failure held back in a loop of collective calls (writes to a shared file), which a
+// rank that failed must go on making with the others: guard() skips work after a failure and
+// keeps the first, agree() (collective, before each such call) throws it on every rank.
+class DeferredFailure {
+public:
+    template <class Work>
+    void guard(Work &&work)
+    {
+        if (m_failure)
+            return;
+        try {
+            work();
+        } catch (...) {
+            m_failure = std::current_exception();
+        }
+    }
+    bool failed() const { return static_cast<bool>(m_failure); }
+    void agree(const RankGroup &group) const { group.agree(m_failure); }
+
+private:
+    std::exception_ptr m_failure;
+};
+
 // Every rank's `mine`, concatenated in rank order, on every rank (through exchange()).
 std::vector<std::byte> gatheredOnEveryRank(const RankGroup &group, std::span<const std::byte> mine);
 

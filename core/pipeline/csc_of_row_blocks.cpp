@@ -6,7 +6,6 @@
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <exception>
 #include <optional>
 
 namespace sparsity::core {
@@ -86,29 +85,18 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
         writesOf[i % size] += gathered(panels[i]) ? 1 : static_cast<std::int64_t>(blocks.size());
     const auto rounds = *std::max_element(writesOf.begin(), writesOf.end());
     std::int64_t written = 0;
-    std::exception_ptr failure;
+    DeferredFailure failure;
     Buffer<T> values;
     Buffer<std::uint8_t> bits;
     Buffer<std::int64_t> rowsOf;
     auto writeRun = [&](std::int64_t offset, std::int64_t count) {
-        agreeOn(group, [&] {
-            if (failure)
-                std::rethrow_exception(failure);
-        });
+        failure.agree(group);
         writer.writeEntries(offset, count, values.data(), rowsOf.data());
         if (maskWriter)
             maskWriter->writeEntries(offset, count, bits.data(), rowsOf.data());
         ++written;
     };
-    auto guarded = [&](auto &&work) {
-        if (failure)
-            return;
-        try {
-            work();
-        } catch (...) {
-            failure = std::current_exception();
-        }
-    };
+    const auto guarded = [&](auto &&work) { failure.guard(work); };
     for (auto i = static_cast<std::size_t>(group.rank()); i < panels.size(); i += size) {
         const auto first = panels[i].begin, end = panels[i].end;
         const auto base = writer.columnStart(first), entries = writer.columnStart(end) - base;
@@ -159,7 +147,7 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
                 }
             });
             if (!whole)
-                writeRun(runAt, failure ? 0 : run);
+                writeRun(runAt, failure.failed() ? 0 : run);
         }
         guarded([&] {
             for (auto j = first; j < end; ++j)
@@ -167,14 +155,11 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
                     miscounted();
         });
         if (whole)
-            writeRun(base, failure ? 0 : entries);
+            writeRun(base, failure.failed() ? 0 : entries);
     }
     while (written < rounds) // this rank's panels are written: empty writes for the others' rounds
         writeRun(writer.columnStart(columns), 0);
-    agreeOn(group, [&] {
-        if (failure)
-            std::rethrow_exception(failure);
-    });
+    failure.agree(group);
     converted.storedAfter = writer.columnStart(columns);
     return converted;
 }

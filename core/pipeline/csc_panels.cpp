@@ -140,24 +140,13 @@ void writeCscInPanels(CscStreamWriter &writer,
     std::int64_t written = 0;
     // A rank that failed goes on to its next write without working, where every rank learns of
     // it (the writes are collective on a shared file).
-    std::exception_ptr failure;
+    DeferredFailure failure;
     auto write = [&](std::int64_t offset, std::int64_t count, const T *values, const std::int64_t *rows) {
-        agreeOn(group, [&] {
-            if (failure)
-                std::rethrow_exception(failure);
-        });
+        failure.agree(group);
         writer.writeEntries(offset, count, values, rows);
         ++written;
     };
-    auto guarded = [&](auto &&work) {
-        if (failure)
-            return;
-        try {
-            work();
-        } catch (...) {
-            failure = std::current_exception();
-        }
-    };
+    const auto guarded = [&](auto &&work) { failure.guard(work); };
 
     Buffer<T> tile, values;
     Buffer<std::int64_t> rowsOf;
@@ -205,10 +194,7 @@ void writeCscInPanels(CscStreamWriter &writer,
     }
     while (written < rounds) // this rank's share is written: empty writes for the others' rounds
         write(0, 0, values.data(), rowsOf.data());
-    agreeOn(group, [&] {
-        if (failure)
-            std::rethrow_exception(failure);
-    });
+    failure.agree(group);
 }
 
 template void

@@ -905,6 +905,14 @@ def disk_fills_cases(cli_mpi, mpi, work):
         g = np.zeros((4096, 256), "float32")
         g[rng.integers(0, 4096, 500)] = 1
         f["g"] = g
+        # A csr of x's values over 0.5 (about 1.3 MiB stored), for csc's column panels.
+        kept = np.where(f["x"][()] > 0.5, f["x"][()], 0).astype("float32")
+        s = f.create_group("s")
+        s.attrs["encoding-type"], s.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        s.attrs["shape"] = np.array(kept.shape, dtype=np.int64)
+        s["indptr"] = np.concatenate([[0], np.cumsum((kept != 0).sum(axis=1))]).astype(np.int64)
+        s["indices"] = np.nonzero(kept)[1].astype(np.int64)
+        s["data"] = kept[kept != 0]
     folder = os.path.join(work, "filling")
     os.makedirs(folder, exist_ok=True)
     out = os.path.join(folder, "o.h5")
@@ -915,6 +923,7 @@ def disk_fills_cases(cli_mpi, mpi, work):
                 for layout in ("dense", "csr", "coo")]
     commands += [["sparsify", source, "-o", out, "--method", "data-norm", "--sparsity-level", "0.5", "--block", "4x4", *limit],
                  ["convert", source, out, "--layout", "csr", *limit],
+                 ["convert", source, out, "--layout", "csc", "--dataset", "/s", *limit],
                  ["eval", "--expr", "x * 2", "--input", f"x={source}:/x", "-o", out, *limit],
                  ["step", source, "-o", out, "--param", "/x", "--grad", "/g", "--optimizer", "adam", "--semantics", "lazy", *limit]]
     for ranks in (2, 3):
