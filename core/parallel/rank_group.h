@@ -108,7 +108,6 @@ public:
             m_failure = std::current_exception();
         }
     }
-    bool failed() const { return static_cast<bool>(m_failure); }
     void agree(const RankGroup &group) const { group.agree(m_failure); }
 
 private:

@@ -96,7 +96,6 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
             maskWriter->writeEntries(offset, count, bits.data(), rowsOf.data());
         ++written;
     };
-    const auto guarded = [&](auto &&work) { failure.guard(work); };
     for (auto i = static_cast<std::size_t>(group.rank()); i < panels.size(); i += size) {
         const auto first = panels[i].begin, end = panels[i].end;
         const auto base = writer.columnStart(first), entries = writer.columnStart(end) - base;
@@ -104,7 +103,7 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
         std::vector<std::int64_t> next(at(end - first)); // each column's next entry, from base
         for (auto j = first; j < end; ++j)
             next[at(j - first)] = writer.columnStart(j) - base;
-        guarded([&] {
+        failure.guard([&] {
             if (whole) {
                 values.resize(at(entries));
                 rowsOf.resize(at(entries));
@@ -114,7 +113,7 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
         });
         for (const auto &block : blocks) {
             std::int64_t runAt = 0, run = 0; // of one column: this block's run of it
-            guarded([&] {
+            failure.guard([&] {
                 const auto part = convert(block);
                 const auto &csc = part.values;
                 if (masked && part.mask.size() != csc.values.size())
@@ -147,15 +146,15 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
                 }
             });
             if (!whole)
-                writeRun(runAt, failure.failed() ? 0 : run);
+                writeRun(runAt, run);
         }
-        guarded([&] {
+        failure.guard([&] {
             for (auto j = first; j < end; ++j)
                 if (next[at(j - first)] != writer.columnStart(j + 1) - base)
                     miscounted();
         });
         if (whole)
-            writeRun(base, failure.failed() ? 0 : entries);
+            writeRun(base, entries);
     }
     while (written < rounds) // this rank's panels are written: empty writes for the others' rounds
         writeRun(writer.columnStart(columns), 0);

@@ -146,7 +146,6 @@ void writeCscInPanels(CscStreamWriter &writer,
         writer.writeEntries(offset, count, values, rows);
         ++written;
     };
-    const auto guarded = [&](auto &&work) { failure.guard(work); };
 
     Buffer<T> tile, values;
     Buffer<std::int64_t> rowsOf;
@@ -154,7 +153,7 @@ void writeCscInPanels(CscStreamWriter &writer,
     for (auto i = static_cast<std::size_t>(group.rank()); i < panels.size(); i += writesOf.size()) {
         const auto &panel = panels[i];
         const auto entries = writer.columnStart(panel.end) - writer.columnStart(panel.first);
-        guarded([&] {
+        failure.guard([&] {
             tile.resize(at(std::min(panel.tileRows, shape.rows) * panel.width()));
             // Gathered: the panel's entries in column order; else one column of one tile at a time.
             values.resize(at(panel.gathered ? entries : std::min(panel.tileRows, shape.rows)));
@@ -165,7 +164,7 @@ void writeCscInPanels(CscStreamWriter &writer,
         });
         for (std::int64_t top = 0; top < shape.rows; top += panel.tileRows) {
             const RowRange rows{top, std::min(shape.rows, top + panel.tileRows)};
-            guarded([&] {
+            failure.guard([&] {
                 fill(rows, RowRange{panel.first, panel.end}, tile.data());
                 if (panel.gathered)
                     gather(writer, panel, tile.data(), rows, next, values.data(), rowsOf.data());
@@ -174,7 +173,7 @@ void writeCscInPanels(CscStreamWriter &writer,
                 continue;
             for (std::int64_t j = 0; j < panel.width(); ++j) {
                 std::int64_t offset = 0, n = 0; // an empty write (agreeing on the failure) after one
-                guarded([&] {
+                failure.guard([&] {
                     offset = next[at(j)];
                     n = columnOfTile(panel, tile.data(), rows, j, values.data(), rowsOf.data());
                     if (offset + n > writer.columnStart(panel.first + j + 1))
@@ -184,7 +183,7 @@ void writeCscInPanels(CscStreamWriter &writer,
                 next[at(j)] += n;
             }
         }
-        guarded([&] {
+        failure.guard([&] {
             for (std::int64_t j = 0; j < panel.width(); ++j)
                 if (next[at(j)] != writer.columnStart(panel.first + j + 1))
                     miscounted();
