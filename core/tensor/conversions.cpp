@@ -122,14 +122,13 @@ CooTensor<T> denseToCoo(const DenseTensor<T> &dense, int sparseDims)
     return coo;
 }
 
-// Two passes over the rows, both parallel: count nonzeros per row, then fill. No sorting is
-// needed because each row is scanned in column order.
-template <class T>
-CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxis axis, const std::uint8_t *kept)
+namespace {
+
+// Two passes over the rows, both parallel: count the kept elements per row (`keeps(i, j)`: row
+// i's element j), then fill. No sorting is needed because each row is scanned in column order.
+template <class T, class Keeps>
+CompressedTensor<T> compressedRowsOf(const DenseTensor<T> &dense, const Keeps &keeps)
 {
-    if (dense.shape.size() != 2)
-        throw errors::layoutCannotHold(axis == CompressedAxis::Row ? "csr" : "csc", "needs a 2-d tensor",
-                                       "shape " + shapeToString(dense.shape));
     const auto rows = dense.shape[0];
     const auto cols = dense.shape[1];
     CompressedTensor<T> csr;
@@ -139,18 +138,16 @@ CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxi
     csr.indptr[0] = 0;
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
-        const T *row = dense.values.data() + i * cols;
-        const std::uint8_t *keptRow = kept ? kept + i * cols : nullptr;
         std::int64_t count = 0;
         for (std::int64_t j = 0; j < cols; ++j)
-            count += keptRow ? keptRow[j] != 0 : row[j] != T{};
+            count += keeps(i, j);
         csr.indptr[at(i + 1)] = count;
     }
     std::partial_sum(csr.indptr.begin(), csr.indptr.end(), csr.indptr.begin());
     const auto nnz = csr.indptr[at(rows)];
     csr.indices.resize(at(nnz));
     csr.values.resize(at(nnz));
-    // The fill writes every element and advances only past nonzeros: branch-free, because
+    // The fill writes every element and advances only past kept ones: branch-free, because
     // random sparsity patterns defeat the branch predictor. `out < end` bounds the writes.
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
@@ -159,21 +156,29 @@ CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxi
         T *values = csr.values.data() + csr.indptr[at(i)];
         const std::int64_t end = csr.indptr[at(i + 1)] - csr.indptr[at(i)];
         std::int64_t out = 0;
-        if (kept) {
-            const std::uint8_t *keptRow = kept + i * cols;
-            for (std::int64_t j = 0; j < cols && out < end; ++j) {
-                indices[out] = j;
-                values[out] = row[j];
-                out += keptRow[j] != 0;
-            }
-            continue;
-        }
         for (std::int64_t j = 0; j < cols && out < end; ++j) {
             indices[out] = j;
             values[out] = row[j];
-            out += row[j] != T{};
+            out += keeps(i, j);
         }
     }
+    return csr;
+}
+
+} // namespace
+
+template <class T>
+CompressedTensor<T> denseToCompressed(const DenseTensor<T> &dense, CompressedAxis axis, const std::uint8_t *kept)
+{
+    if (dense.shape.size() != 2)
+        throw errors::layoutCannotHold(axis == CompressedAxis::Row ? "csr" : "csc", "needs a 2-d tensor",
+                                       "shape " + shapeToString(dense.shape));
+    const auto cols = dense.shape[1];
+    const T *values = dense.values.data();
+    auto csr =
+        kept ? compressedRowsOf(dense, [&](std::int64_t i, std::int64_t j) -> std::int64_t { return kept[i * cols + j] != 0; })
+             : compressedRowsOf(dense,
+                                [&](std::int64_t i, std::int64_t j) -> std::int64_t { return values[i * cols + j] != T{}; });
     return axis == CompressedAxis::Row ? csr : compressedToAxis(csr, CompressedAxis::Column);
 }
 
