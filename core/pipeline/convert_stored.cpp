@@ -275,8 +275,8 @@ bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target,
 {
     // Into dense, densified from bands held coalesced (DensifiedRows::holdBands), whatever the
     // budget: one band when it fits half of it, which writes the dense result a block at a time
-    // where the whole conversion held all of it (a 100,000 x 4,096 csc of 47 MiB: 1.69 s in 48
-    // MiB by bands, 3.6 s in 1.6 GiB whole). Into a row layout, each band converted as stored,
+    // where the whole conversion held all of it (a 100,000 x 4,096 csc of 47 MiB: 0.81-1.3 s in
+    // 116 MiB as one band, 3.6 s in 1.6 GiB whole). Into a row layout, each band converted as stored,
     // only when the whole conversion does not fit (whole, it is read once, not twice).
     const bool densified = target == Layout::Dense && !e.shape.empty() && (e.layout == Layout::Csc || e.layout == Layout::Coo);
     const auto stored = densified || convertStoredCan(e, target) ? storedEntriesOf(input, e) : std::nullopt;
