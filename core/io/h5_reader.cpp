@@ -495,14 +495,19 @@ Tensor readMasked(const H5File &file, const ElementInfo &info, ValidationReport 
     return data;
 }
 
-// A masked_tensor's mask, described; none when it cannot be (the whole read says why).
-std::optional<ElementInfo> describedMask(const H5File &file, const ElementInfo &element)
+// A masked_tensor's part (its data or mask), described; none when it cannot be (the whole
+// read says why).
+std::optional<ElementInfo> describedPart(const H5File &file, const ElementInfo &element, const char *part)
 {
     try {
-        return describeElement(file, element.path + "/mask");
+        return describeElement(file, element.path + "/" + part);
     } catch (const Error &) {
         return std::nullopt;
     }
+}
+std::optional<ElementInfo> describedMask(const H5File &file, const ElementInfo &element)
+{
+    return describedPart(file, element, "mask");
 }
 
 } // namespace
@@ -779,6 +784,39 @@ template void DenseRowReader::readRows<float>(std::int64_t, std::int64_t, float 
 template void DenseRowReader::readRows<double>(std::int64_t, std::int64_t, double *) const;
 template void DenseRowReader::readBox<float>(RowRange, RowRange, float *) const;
 template void DenseRowReader::readBox<double>(RowRange, RowRange, double *) const;
+template void DenseRowReader::readBox<std::uint8_t>(RowRange, RowRange, std::uint8_t *) const;
+
+bool maskedReadableByBoxes(const H5File &file, const ElementInfo &element)
+{
+    if (!element.masked || element.layout != Layout::Dense || element.shape.size() != 2)
+        return false;
+    const auto data = describedPart(file, element, "data");
+    const auto mask = describedMask(file, element);
+    return data && data->layout == Layout::Dense && !data->masked && data->shape == element.shape && mask
+           && mask->layout == Layout::Dense && !mask->masked && mask->shape == element.shape
+           && (mask->dtype == DType::Bool || mask->dtype == DType::UInt8);
+}
+
+MaskedBoxReader::MaskedBoxReader(const H5File &file, const std::string &path)
+    : m_data(file, path + "/data"), m_mask(file, path + "/mask")
+{
+}
+
+template <class T>
+void MaskedBoxReader::readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified) const
+{
+    m_data.readBox(rows, columns, into);
+    m_mask.readBox(rows, columns, specified);
+    const auto count = rows.count() * columns.count();
+    for (std::int64_t k = 0; k < count; ++k) {
+        specified[k] = specified[k] != 0;
+        if (!specified[k])
+            into[k] = T{};
+    }
+}
+
+template void MaskedBoxReader::readBox<float>(RowRange, RowRange, float *, std::uint8_t *) const;
+template void MaskedBoxReader::readBox<double>(RowRange, RowRange, double *, std::uint8_t *) const;
 
 std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share)
 {

@@ -129,6 +129,27 @@ private:
     std::string m_where;
 };
 
+// Whether MaskedBoxReader reads `element`: a masked_tensor of 2-d dense data whose mask is a
+// dense bool or uint8 dataset of its shape (M1 and M4 hold; what a whole read would refuse is
+// not such an element).
+bool maskedReadableByBoxes(const H5File &file, const ElementInfo &element);
+
+// Boxes (rows x columns) of such a masked_tensor: its data's and its mask's by hyperslab, one
+// read each, without their rows' other columns: a column panel of a csc output. A box is what
+// densifying the whole masked element gives there: its values, 0 where unspecified, and its
+// specified elements as bits (a uint8 mask's nonzero bytes set, as a whole read sets them).
+// Notes (a conversion of the data's type) are a whole read's to tell: read rows first.
+class MaskedBoxReader {
+public:
+    MaskedBoxReader(const H5File &file, const std::string &path);
+    // `into` and `specified` hold rows.count() * columns.count() values, row-major.
+    template <class T>
+    void readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified) const;
+
+private:
+    DenseRowReader m_data, m_mask;
+};
+
 // The notice every read of a non-float dataset gives: "converted int64 to float64" (nothing
 // for float32 and float64, or without a report).
 void noteConversion(ValidationReport *report, const std::string &where, DType stored);

@@ -243,7 +243,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
-    const CscOfRowsSource<T> converted = [&](RowRange block) { return cscOfRows<T>(reader.storedRows(block)); };
+    const CscOfRowsSource<T> converted = [&](RowRange block, RowRange) { return cscOfRows<T>(reader.storedRows(block)); };
     return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget, [&] {
         // Each rank told its own rows' notes; the panels read every row.
         reader.gatherRepairs();

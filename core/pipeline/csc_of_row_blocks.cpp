@@ -15,6 +15,16 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 [[noreturn]] void miscounted() { throw InternalError("writeCscOfRowBlocks: a column's entries differ from its count"); }
 
+// The block's csc of `part`, asked for `columns`: its indptr from column columns.begin on.
+template <class T>
+const std::int64_t *indptrOf(const CscOfRows<T> &part, RowRange columns)
+{
+    const auto held = part.values.shape.size() == 2 ? part.values.shape[1] : 0;
+    if (columns.begin < part.firstColumn || columns.end > part.firstColumn + held)
+        throw InternalError("writeCscOfRowBlocks: a block without the columns asked for");
+    return part.values.indptr.data() + (columns.begin - part.firstColumn);
+}
+
 } // namespace
 
 template <class T>
@@ -47,10 +57,11 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
     const auto share = rowsOfRank(static_cast<std::int64_t>(blocks.size()), 1, group.rank(), group.size());
     agreeOn(group, [&] {
         for (auto k = share.begin; k < share.end; ++k) {
-            const auto part = convert(blocks[at(k)]);
+            const auto part = convert(blocks[at(k)], {0, columns});
+            const auto *indptr = indptrOf(part, {0, columns});
             converted.storedBefore += part.storedRead;
             for (std::int64_t j = 0; j < columns; ++j)
-                storedPerColumn[at(j)] += part.values.indptr[at(j + 1)] - part.values.indptr[at(j)];
+                storedPerColumn[at(j)] += indptr[j + 1] - indptr[j];
         }
     });
     group.sum(storedPerColumn);
@@ -114,13 +125,15 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
         for (const auto &block : blocks) {
             std::int64_t runAt = 0, run = 0; // of one column: this block's run of it
             failure.guard([&] {
-                const auto part = convert(block);
+                const auto part = convert(block, {first, end});
                 const auto &csc = part.values;
+                // Column j's entries lie at [indptr[j - first], indptr[j - first + 1]).
+                const auto *indptr = indptrOf(part, {first, end});
                 if (masked && part.mask.size() != csc.values.size())
                     throw InternalError("writeCscOfRowBlocks: a masked block without a mask value per entry");
                 if (!whole) {
-                    const auto from = csc.indptr[at(first)];
-                    run = csc.indptr[at(first + 1)] - from;
+                    const auto from = indptr[0];
+                    run = indptr[1] - from;
                     values.assign(csc.values.begin() + from, csc.values.begin() + from + run);
                     if (masked)
                         bits.assign(part.mask.begin() + from, part.mask.begin() + from + run);
@@ -135,7 +148,7 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
                 }
                 for (auto j = first; j < end; ++j) {
                     auto &slot = next[at(j - first)];
-                    for (auto k = csc.indptr[at(j)]; k < csc.indptr[at(j + 1)]; ++k, ++slot) {
+                    for (auto k = indptr[j - first]; k < indptr[j - first + 1]; ++k, ++slot) {
                         if (slot >= writer.columnStart(j + 1) - base)
                             miscounted();
                         values[at(slot)] = csc.values[at(k)];

@@ -26,15 +26,21 @@
 namespace sparsity::core {
 
 // A block of rows converted into csc: its values and, of a masked element, each entry's mask
-// value (empty otherwise); and what the block stores as read (Tensor::storedCount()).
+// value (empty otherwise); and what the block stores as read (Tensor::storedCount()). It holds
+// the element's columns [firstColumn, firstColumn + values.shape[1]): all of them, or those of
+// the panel it was asked for.
 template <class T>
 struct CscOfRows {
     CompressedTensor<T> values;
     Mask mask;
     std::int64_t storedRead = 0;
+    std::int64_t firstColumn = 0;
 };
+// The csc of the block `rows`, of at least its `columns` (all of them when the counting pass
+// asks): a source that can read a panel's columns alone (a box of a dense masked element)
+// converts only those, another converts the block's whole rows.
 template <class T>
-using CscOfRowsSource = std::function<CscOfRows<T>(RowRange rows)>;
+using CscOfRowsSource = std::function<CscOfRows<T>(RowRange rows, RowRange columns)>;
 
 // A block of rows as read (a csr, row_sparse, coo or masked tensor of those rows alone, values
 // of type T), converted into csc as the whole element is (toLayout), its mask's values beside.
@@ -47,7 +53,8 @@ CscOfRows<T> cscOfRows(const Tensor &rows);
 // every rank (collectively) once the counting pass has read every block: a reader's notes of
 // the rows it read are gathered there, and the panels, which read every row on every rank,
 // tell none. Returns what the blocks store as read (counted once) and the entries written.
-// Throws InternalError when a block's entries differ from what the counting pass found.
+// Throws InternalError when a block's entries differ from what the counting pass found, or
+// when it lacks columns asked for.
 // Collective.
 template <class T>
 ConvertedElement writeCscOfRowBlocks(H5File &output,

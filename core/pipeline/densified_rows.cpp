@@ -125,7 +125,9 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
     } else if (how == RowRead::ByRows && element.layout == Layout::Coo) {
         m_coo.emplace(file, m_path, report);
         m_report = nullptr;
-    } else if (how == RowRead::ByRows && !element.masked) { // a csr element
+    } else if (how == RowRead::ByRows && element.masked) {
+        m_maskedBoxes = maskedReadableByBoxes(file, element);
+    } else if (how == RowRead::ByRows) { // a csr element
         // Said before any block, as a whole read says it: a rank that reads no rows, or an
         // element of no rows, says it too.
         noteConversion(report, file.where(m_path), element.dtype);
@@ -315,6 +317,12 @@ void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into, std::ui
     }
     if (m_shape.size() != 2 || !columns.within(m_shape[1]))
         throw InternalError("DensifiedRows::readBox: columns of a 2-d element");
+    if (specified && m_maskedBoxes && !m_report) {
+        if (!m_maskedBoxReader)
+            m_maskedBoxReader.emplace(m_file, m_path);
+        m_maskedBoxReader->readBox(rows, columns, into, specified);
+        return;
+    }
     // Densified a few rows at a time, as many as the box holds values (one at least): the box
     // is sized to the budget, and its rows' whole width can be far wider than its columns.
     const auto width = m_shape[1];

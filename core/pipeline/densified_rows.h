@@ -121,10 +121,14 @@ public:
     // every other element.
     void readRows(RowRange rows, T *into, std::uint8_t *specified = nullptr);
     // Of a 2-d element, the box rows x columns into `into` (row-major, rows.count() rows of
-    // columns.count() values): a column panel, read for a csc output. An element that is not
-    // plain dense densifies the box's rows whole, as many at a time as the box holds values.
+    // columns.count() values): a column panel, read for a csc output. A plain dense element,
+    // and a masked_tensor of dense data and mask (maskedReadableByBoxes) once rows of it have
+    // been read (their notes told), are read by hyperslab, the box alone (readsBoxAlone); any
+    // other element densifies the box's rows whole, as many at a time as the box holds values.
     // `specified` as readRows takes it.
     void readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified = nullptr);
+    // Whether readBox reads the box's columns alone, not its rows' whole width.
+    bool readsBoxAlone() const { return m_dense.has_value() || m_maskedBoxes; }
     // The bytes held from one block to the next: the coalesced element read whole, or the band
     // held (at most holdBands' bytes).
     std::int64_t heldBytes() const;
@@ -164,6 +168,10 @@ private:
     Shape m_shape;
     bool m_masked = false;
     std::optional<DenseRowReader> m_dense;
+    // A masked_tensor read by boxes (maskedReadableByBoxes): its reader, opened by the first box
+    // read, after rows of it were read whole (their notes told, their checks made).
+    bool m_maskedBoxes = false;
+    std::optional<MaskedBoxReader> m_maskedBoxReader;
     std::optional<RowSparseRowReader> m_rowSparse;
     std::optional<CooRowReader> m_coo;
     std::unique_ptr<RowBandReader> m_bands;

@@ -159,9 +159,10 @@ def write_sparse_inputs(path, rng):
 
 
 def write_masked_inputs(path, rng):
-    """masked_tensors of dense data (float32, and float64 with NaN and +-inf), of csr data (stored
-    elements unspecified too) and of row_sparse data, each holding 7.0 where it is unspecified
-    (a value the mask would keep), and one of coo data (held whole)."""
+    """masked_tensors of dense data (float32, float64 with NaN and +-inf, and int32 with a uint8
+    mask of 0, 1, 2 and 255, whose every nonzero byte specifies), of csr data (stored elements
+    unspecified too) and of row_sparse data, each holding 7 where it is unspecified (a value the
+    mask would keep), and one of coo data (held whole)."""
     def group(f, name, encoding, shape=None):
         g = f.create_group(name)
         g.attrs["encoding-type"], g.attrs["encoding-version"] = encoding, "0.1.0"
@@ -199,9 +200,46 @@ def write_masked_inputs(path, rng):
         odd[::7, 3] = np.nan
         odd[5, :4] = [np.inf, -np.inf, 0.0, -0.0]
         masked(f, "m_odd", odd, rng.random(odd.shape) < 0.5, "dense")
+        g = group(f, "m_bytes", "masked_tensor")
+        g["mask"] = rng.choice(np.array([0, 1, 2, 255], dtype=np.uint8), (400, 24))
+        g["data"] = np.where(g["mask"][()] != 0, rng.integers(-3, 4, (400, 24)), 7).astype(np.int32)
         for name, layout in (("m_csr", "csr"), ("m_rows", "row_sparse"), ("m_coo", "coo")):
             values = rng.standard_normal((500, 16)).astype(np.float32)
             masked(f, name, values, rng.random(values.shape) < 0.4, layout)
+
+
+def check_masked_into_csc(cli, work, src):
+    """convert of a masked_tensor of dense data and mask into csc, in column panels whose boxes
+    (a panel's columns of a block of rows, data and mask) are read alone: each specified value
+    once, in column order, in its compute type (-0, NaN and infinities as stored), its mask the
+    same pattern, all true; the file the same under every budget. core.convert_streamed compares
+    the bytes with the whole conversion's."""
+    names = ["m_table", "m_odd", "m_bytes"]
+    picks = [a for n in names for a in ("--dataset", "/" + n)]
+    with h5py.File(src) as f:
+        expected = {n: (f[n]["data"][()], f[n]["mask"][()] != 0) for n in names}
+    files = {}
+    for limit in ("auto", "64K", "16K"):
+        out = os.path.join(work, f"masked_csc_{limit}.h5")
+        r = subprocess.run([cli, "convert", src, out, "--layout", "csc", *picks, "--memory-limit", limit],
+                           capture_output=True, text=True)
+        what = f"masked into csc under {limit}"
+        check(r.returncode == 0, f"{what}: {r.stderr}")
+        with h5py.File(out) as g:
+            for name, (data, specified) in expected.items():
+                columns, rows = np.nonzero(specified.T)  # column-major: each column's rows ascending
+                values = data.astype(np.float32 if data.dtype == np.float32 else np.float64)[rows, columns]
+                indptr = np.concatenate([[0], np.cumsum(specified.sum(axis=0))])
+                element = g[name]
+                check(element.attrs["encoding-type"] == "masked_tensor", f"{what} {name}: encoding")
+                for part, stored in (("data", values), ("mask", np.ones(len(rows), dtype=bool))):
+                    csc = element[part]
+                    check(csc.attrs["encoding-type"] == "csc_matrix", f"{what} {name}/{part}: encoding")
+                    same_bytes(csc["data"][()], stored, f"{what} {name}/{part}: values")
+                    check(np.array_equal(csc["indices"][()], rows) and np.array_equal(csc["indptr"][()], indptr),
+                          f"{what} {name}/{part}: pattern")
+            files[limit] = {n: {p: {k: g[n][p][k][()].tobytes() for k in g[n][p]} for p in g[n]} for n in names}
+    check(files["64K"] == files["auto"] and files["16K"] == files["auto"], "masked into csc: one file under every budget")
 
 
 def check_masked_inputs(cli, work, rng, report_keys):
@@ -211,7 +249,7 @@ def check_masked_inputs(cli, work, rng, report_keys):
     of coo data is held whole, and refused over the budget."""
     src = os.path.join(work, "masked_inputs.h5")
     write_masked_inputs(src, rng)
-    inputs = ["m_table", "m_odd", "m_csr", "m_rows"]
+    inputs = ["m_table", "m_odd", "m_bytes", "m_csr", "m_rows"]
     picks = [a for p in inputs for a in ("--dataset", "/" + p)]
     threshold = ["--method", "threshold", "--threshold", "0.7"]
     # Every layout for threshold, the masked and dense ones for a threshold of 0 (which keeps
@@ -229,6 +267,7 @@ def check_masked_inputs(cli, work, rng, report_keys):
                                               budgets):
                 for path in inputs:
                     same_element(fw, fb, path, f"masked input {what}")
+    check_masked_into_csc(cli, work, src)
     # Every element within the budget goes through the blocks as well, read once.
     r = run(cli, src, "-o", os.path.join(work, "masked_default.h5"), *threshold, *picks)
     check(all(not d["streamed"] for d in r["datasets"]), f"masked inputs by default: {r['datasets']}")
