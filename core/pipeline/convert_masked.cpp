@@ -155,11 +155,8 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
         part.firstColumn = columns.begin;
         return part;
     };
-    return writeCscOfRowBlocks<T>(output, e.path, e.shape, true, blocks, converted, request.writeOptions, budget, [&] {
-        // Each rank told its own rows' notes; the panels read every row.
-        reader.gatherRepairs();
-        reader.stopTellingRepairs();
-    });
+    return writeCscOfRowBlocks<T>(output, e.path, e.shape, true, blocks, converted, request.writeOptions, budget,
+                                  [&] { reader.finishTellingRepairs(); });
 }
 
 } // namespace

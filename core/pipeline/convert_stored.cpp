@@ -244,11 +244,8 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
     const CscOfRowsSource<T> converted = [&](RowRange block, RowRange) { return cscOfRows<T>(reader.storedRows(block)); };
-    return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget, [&] {
-        // Each rank told its own rows' notes; the panels read every row.
-        reader.gatherRepairs();
-        reader.stopTellingRepairs();
-    });
+    return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget,
+                                  [&] { reader.finishTellingRepairs(); });
 }
 
 } // namespace

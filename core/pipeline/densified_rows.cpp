@@ -39,8 +39,9 @@ std::vector<std::int64_t> storedPerRowSummed(const Tensor &band)
     return summed;
 }
 
-// Whether a band reader, densified, takes `element`: unmasked, numeric.
-bool bandReaderTakes(const ElementInfo &element) { return !element.masked && element.dtype != DType::Bool; }
+// Whether a band reader, densified, takes `element`: unmasked (a bool one is read in the compute
+// type, float32, as a whole read reads it).
+bool bandReaderTakes(const ElementInfo &element) { return !element.masked; }
 
 } // namespace
 

@@ -52,10 +52,10 @@ void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const st
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // Whether `element`, which rowReadOf reads whole (RowRead::Whole: the caller knows, asking it
 // again would scan a coo's rows again), can be read by bands (RowRead::ByBands) of `bandBytes`
-// each: a coo or csc, not masked, numeric, in at most kMostBands scans. Across ranks each rank
-// reads bands of its own rows, each a scan of all of it: convert does so, where the whole
-// conversion has every rank read all of it; commands that densify in blocks read it whole there,
-// each rank its rows (densifiedReadOf).
+// each: a coo or csc, not masked (of bool values too, read as float32 as a whole read reads
+// them), in at most kMostBands scans. Across ranks each rank reads bands of its own rows, each a
+// scan of all of it: convert does so, where the whole conversion has every rank read all of it;
+// commands that densify in blocks read it whole there, each rank its rows (densifiedReadOf).
 bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes);
 // The same, judged from what it stores (storedEntriesOf), read already.
 bool readableByBands(const ElementInfo &element, const StoredEntries &stored, std::int64_t bandBytes);
@@ -140,6 +140,13 @@ public:
     // From now on, rows read tell no I7 notice: each rank has told its own rows', and a later
     // pass reads others' (a csc output's column panels read every row).
     void stopTellingRepairs() { m_notedTo = m_shape.empty() ? 0 : m_shape[0]; }
+    // Both, once each rank has read its own rows: their notices told, and none by the passes
+    // that then read every row on every rank (a csc output's column panels). Collective.
+    void finishTellingRepairs()
+    {
+        gatherRepairs();
+        stopTellingRepairs();
+    }
     // RowRead::ByRows, or ByBands densified: the values stored in the rows read so far (as a
     // whole read counts them: storedCount()), for a report of what the element stores.
     std::int64_t storedRead() const { return m_storedRead; }

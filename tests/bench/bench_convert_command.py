@@ -36,57 +36,51 @@ import numpy as np
 
 from bench_common import PEAK_OF, best_run, dd_wall, huge_pages, timed
 
+# A plain table: torch's to_sparse_csr() / to_sparse_csc(). A masked_tensor ("masked"): its
+# specified elements' positions from mask.nonzero() (of mask.t() for csc), their values, indptr
+# from a bincount; data and mask (all true) written as two groups of that pattern.
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
 import h5py, torch
-src, dst, layout, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+src, dst, layout, threads, masked = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "masked"
 torch.set_num_threads(threads)
 start = time.perf_counter()
 with h5py.File(src, "r") as f:
-    x = torch.from_numpy(f["x"][()])
+    x = torch.from_numpy(f["x/data" if masked else "x"][()])
+    mask = torch.from_numpy(f["x/mask"][()]) if masked else None
 op = time.perf_counter()
-s = x.to_sparse_csr() if layout == "csr" else x.to_sparse_csc()
+if not masked:
+    s = x.to_sparse_csr() if layout == "csr" else x.to_sparse_csc()
+    values = s.values()
+    pointers, indices = (s.crow_indices(), s.col_indices()) if layout == "csr" else (s.ccol_indices(), s.row_indices())
+elif layout == "csr":
+    major, indices = mask.nonzero().unbind(1)
+    values = x[major, indices]
+else:
+    major, indices = mask.t().nonzero().unbind(1)
+    values = x[indices, major]
+if masked:
+    counts = torch.bincount(major, minlength=x.shape[0 if layout == "csr" else 1])
+    pointers = torch.cat([torch.zeros(1, dtype=torch.int64), counts.cumsum(0)])
 op = time.perf_counter() - op
-pointers, indices = (s.crow_indices(), s.col_indices()) if layout == "csr" else (s.ccol_indices(), s.row_indices())
-with h5py.File(dst, "w") as f:
-    g = f.create_group("x")
+
+
+def compressed(g, stored):
     g.attrs["encoding-type"], g.attrs["encoding-version"] = layout + "_matrix", "0.1.0"
     g.attrs["shape"] = list(x.shape)
-    g["data"] = s.values().numpy()
+    g["data"] = stored.numpy()
     g["indices"] = indices.numpy()
     g["indptr"] = pointers.numpy()
-wall = time.perf_counter() - start
-print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
-"""
 
-MASKED_TORCH_SCRIPT = r"""
-import json, resource, sys, time
-import h5py, torch
-src, dst, layout, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-torch.set_num_threads(threads)
-start = time.perf_counter()
-with h5py.File(src, "r") as f:
-    x = torch.from_numpy(f["x/data"][()])
-    mask = torch.from_numpy(f["x/mask"][()])
-op = time.perf_counter()
-if layout == "csr":
-    major, minor = mask.nonzero().unbind(1)
-    values = x[major, minor]
-else:
-    major, minor = mask.t().nonzero().unbind(1)
-    values = x[minor, major]
-indptr = torch.cat([torch.zeros(1, dtype=torch.int64), torch.bincount(major, minlength=x.shape[0 if layout == "csr" else 1]).cumsum(0)])
-op = time.perf_counter() - op
+
 with h5py.File(dst, "w") as f:
     g = f.create_group("x")
-    g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
-    for part, stored in (("data", values), ("mask", torch.ones(values.shape, dtype=torch.bool))):
-        h = g.create_group(part)
-        h.attrs["encoding-type"], h.attrs["encoding-version"] = layout + "_matrix", "0.1.0"
-        h.attrs["shape"] = list(x.shape)
-        h["data"] = stored.numpy()
-        h["indices"] = minor.numpy()
-        h["indptr"] = indptr.numpy()
+    if masked:
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        compressed(g.create_group("data"), values)
+        compressed(g.create_group("mask"), torch.ones(values.shape, dtype=torch.bool))
+    else:
+        compressed(g, values)
 wall = time.perf_counter() - start
 print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
@@ -136,8 +130,8 @@ def main():
         def once():
             if os.path.exists(out("torch.h5")):
                 os.remove(out("torch.h5"))
-            script = MASKED_TORCH_SCRIPT if args.masked else TORCH_SCRIPT
-            _, stdout, _ = timed([sys.executable, "-c", script, src, out("torch.h5"), layout, str(args.threads)])
+            _, stdout, _ = timed([sys.executable, "-c", TORCH_SCRIPT, src, out("torch.h5"), layout, str(args.threads),
+                                  "masked" if args.masked else "plain"])
             r = json.loads(stdout)
             return {"wall": r["wall"], "op": r["op"], "peak": r["peak"]}
         return once

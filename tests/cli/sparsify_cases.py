@@ -282,6 +282,49 @@ def check_masked_inputs(cli, work, rng, report_keys):
     check(not os.path.exists(os.path.join(work, "masked_coo_3k.h5")), "masked coo over the budget: no output")
 
 
+def check_bool_inputs(cli, work, rng, report_keys):
+    """A bool csc (each column's rows shuffled, a duplicate, stored False values) and a bool coo
+    whose rows go back (duplicates) are read in bands of rows where held whole they do not fit,
+    as numeric ones are: read as float32 (the whole read's conversion, its note told once),
+    duplicates summed (True + True = 2). sparsify writes the whole tensor's file and report under
+    16K; convert into dense writes each element's densified values, by default (one band) and
+    under 16K."""
+    src = os.path.join(work, "bool_in.h5")
+    shape = (600, 40)
+    expected = {}
+    with h5py.File(src, "w") as f:
+        rows, columns = np.nonzero(rng.random(shape) < 0.06)
+        values = rng.random(len(rows)) < 0.8
+        rows, columns, values = np.append(rows, rows[:15]), np.append(columns, columns[:15]), np.append(values, values[:15])
+        dense = np.zeros(shape, dtype=np.float32)
+        np.add.at(dense, (rows, columns), values.astype(np.float32))
+        order = np.lexsort((rng.random(len(rows)), columns))  # by column, rows shuffled within each
+        csc = sparse_group(f, "b_csc", "csc_matrix", shape)
+        csc["data"], csc["indices"] = values[order], rows[order].astype(np.int64)
+        csc["indptr"] = np.searchsorted(columns[order], np.arange(shape[1] + 1)).astype(np.int64)
+        shuffled = rng.permutation(len(rows))
+        coo = sparse_group(f, "b_coo", "coo_tensor", shape)
+        coo["indices"] = np.stack([rows[shuffled], columns[shuffled]]).astype(np.int64)
+        coo["values"] = values[shuffled]
+        expected = {"b_csc": dense, "b_coo": dense}
+    picks = [a for p in expected for a in ("--dataset", "/" + p)]
+    for method in (["--method", "threshold", "--threshold", "1.5"], ["--method", "row-norm", "--keep", "0.3"]):
+        for layout in ("dense", "csr"):
+            for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *picks], report_keys,
+                                              budgets=("16K",), held_whole=tuple("/" + p for p in expected)):
+                for path in expected:
+                    same_element(fw, fb, path, f"bool input {what}")
+    for limit in ("auto", "16K"):
+        out = os.path.join(work, f"bool_dense_{limit}.h5")
+        r = subprocess.run([cli, "convert", src, out, "--layout", "dense", *picks, "--memory-limit", limit],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"bool inputs into dense under {limit}: {r.stderr}")
+        check(r.stderr.count("converted bool to float32") == 2, f"bool inputs into dense under {limit}: notes {r.stderr!r}")
+        with h5py.File(out) as g:
+            for path, values in expected.items():
+                same_bytes(g[path][()], values, f"{path} into dense under {limit}")
+
+
 def check_sparse_inputs(cli, work, rng, report_keys):
     src = os.path.join(work, "sparse_in.h5")
     write_sparse_inputs(src, rng)
@@ -705,6 +748,7 @@ def main(cli, work):
     # fit), each block filled from it; files and reports are the whole tensor's. The coo's
     # entries are out of order, with duplicates (summed) and a stored zero; the csr stores a zero.
     check_sparse_inputs(cli, work, rng, report_keys)
+    check_bool_inputs(cli, work, rng, report_keys)
     check_masked_inputs(cli, work, rng, report_keys)
     check_stored_values(cli, work, rng, report_keys)
     check_notes_and_convert_by_rows(cli, work)
