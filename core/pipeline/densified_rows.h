@@ -122,9 +122,10 @@ public:
     void readRows(RowRange rows, T *into, std::uint8_t *specified = nullptr);
     // Of a 2-d element, the box rows x columns into `into` (row-major, rows.count() rows of
     // columns.count() values): a column panel, read for a csc output. A plain dense element,
-    // and a masked_tensor of dense data and mask (maskedReadableByBoxes) once rows of it have
-    // been read (their notes told), are read by hyperslab, the box alone (readsBoxAlone); any
-    // other element densifies the box's rows whole, as many at a time as the box holds values.
+    // and a masked_tensor of dense data and mask (maskedReadableByBoxes) once its notes are
+    // told (by its first rows read, or at once where none are wanted), are read by hyperslab,
+    // the box alone (readsBoxAlone); any other element densifies the box's rows whole, as many
+    // at a time as the box holds values.
     // `specified` as readRows takes it.
     void readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified = nullptr);
     // Whether readBox reads the box's columns alone, not its rows' whole width.
@@ -176,7 +177,7 @@ private:
     bool m_masked = false;
     std::optional<DenseRowReader> m_dense;
     // A masked_tensor read by boxes (maskedReadableByBoxes): its reader, opened by the first box
-    // read, after rows of it were read whole (their notes told, their checks made).
+    // read once its notes are told.
     bool m_maskedBoxes = false;
     std::optional<MaskedBoxReader> m_maskedBoxReader;
     std::optional<RowSparseRowReader> m_rowSparse;
