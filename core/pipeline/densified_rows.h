@@ -128,7 +128,8 @@ public:
     // at a time as the box holds values.
     // `specified` as readRows takes it.
     void readBox(RowRange rows, RowRange columns, T *into, std::uint8_t *specified = nullptr);
-    // Whether readBox reads the box's columns alone, not its rows' whole width.
+    // Whether readBox reads the box's columns alone, not its rows' whole width (a masked_tensor's
+    // once its notes are told: before, it densifies whole rows and keeps the box of them).
     bool readsBoxAlone() const { return m_dense.has_value() || m_maskedBoxes; }
     // The bytes held from one block to the next: the coalesced element read whole, or the band
     // held (at most holdBands' bytes).
