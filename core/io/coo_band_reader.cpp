@@ -4,10 +4,12 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/coo_tensor.h"
+#include "core/tensor/dtype.h"
 #include "core/tensor/sorting.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace sparsity::core {
 namespace {
@@ -28,19 +30,47 @@ CooBandReader::CooBandReader(const H5File &file, const std::string &path, Valida
             if (row >= 0 && row < m_coo.shape[0])
                 ++m_entriesPerRow[at(row)];
     });
+    m_valueBytes = static_cast<std::int64_t>(dtypeSize(emptyBand().dtype()));
 }
 
-Tensor CooBandReader::readRows(RowRange rows) const
+Tensor CooBandReader::emptyBand() const { return readCooEntries(m_file, m_coo.path, {0, 0}); }
+
+std::int64_t CooBandReader::recordBytes() const { return 8 * (m_coo.sparseDims - 1) + m_coo.valuesPerEntry() * m_valueBytes; }
+
+void CooBandReader::scanRecords(const RecordSink &take) const
 {
-    if (!rows.within(m_coo.shape[0]))
-        throw InternalError("CooBandReader::readRows: rows within the element's");
-    // Its entries counted when it opened: the band is sized once and filled dim-major in place.
-    std::int64_t nnz = 0;
-    for (auto row = rows.begin; row < rows.end; ++row)
-        nnz += m_entriesPerRow[at(row)];
     const auto perEntry = m_coo.valuesPerEntry();
+    const auto bytes = recordBytes();
     const auto window = cooEntriesPerRead(m_coo.sparseDims * 8 + perEntry * 8);
-    auto band = readCooEntries(m_file, m_coo.path, {0, 0}); // an empty coo of the element's compute type
+    std::vector<std::byte> records;
+    for (std::int64_t first = 0; first < m_coo.entries; first += window) {
+        const auto part = readCooEntries(m_file, m_coo.path, {first, std::min(m_coo.entries, first + window)});
+        part.visit([&](const auto &t) {
+            if constexpr (requires { t.sparseDims; }) {
+                using T = ValueOf<std::decay_t<decltype(t)>>;
+                records.resize(at(t.nnz * bytes));
+                for (std::int64_t k = 0; k < t.nnz; ++k) {
+                    auto *record = records.data() + k * bytes;
+                    for (int d = 1; d < m_coo.sparseDims; ++d) {
+                        const auto index = t.index(d, k);
+                        std::memcpy(record + 8 * (d - 1), &index, 8);
+                    }
+                    std::memcpy(record + 8 * (m_coo.sparseDims - 1), t.values.data() + k * perEntry, at(perEntry) * sizeof(T));
+                }
+                take({t.indices.data(), at(t.nnz)}, records.data()); // dim 0's indices: the rows
+            } else {
+                throw InternalError("CooBandReader::scanRecords: a coo tensor");
+            }
+        });
+    }
+}
+
+Tensor CooBandReader::bandOfRecords(RowRange rows, std::span<const std::byte> records) const
+{
+    const auto perEntry = m_coo.valuesPerEntry();
+    const auto bytes = recordBytes();
+    const auto nnz = std::ssize(records) / bytes;
+    auto band = emptyBand();
     std::visit(
         [&](auto &out) {
             using T = ValueOf<std::decay_t<decltype(out)>>;
@@ -49,29 +79,22 @@ Tensor CooBandReader::readRows(RowRange rows) const
                 out.nnz = nnz;
                 out.indices.resize(at(m_coo.sparseDims * nnz));
                 out.values.resize(at(nnz * perEntry));
-                std::int64_t next = 0;
-                for (std::int64_t first = 0; first < m_coo.entries; first += window) {
-                    const auto part = readCooEntries(m_file, m_coo.path, {first, std::min(m_coo.entries, first + window)});
-                    const auto &t = std::get<CooTensor<T>>(part.storage());
-                    for (std::int64_t k = 0; k < t.nnz; ++k) {
-                        const auto row = t.index(0, k);
-                        if (row < rows.begin || row >= rows.end)
-                            continue;
-                        if (next >= nnz)
-                            throw InputError(m_coo.where + ": its entries changed while it was read");
-                        out.indices[at(next)] = row - rows.begin;
+                std::int64_t k = 0;
+                for (auto row = rows.begin; row < rows.end; ++row)
+                    for (auto n = m_entriesPerRow[at(row)]; n > 0; --n, ++k) {
+                        const auto *record = records.data() + k * bytes;
+                        out.indices[at(k)] = row - rows.begin;
                         for (int d = 1; d < m_coo.sparseDims; ++d)
-                            out.indices[at(d * nnz + next)] = t.index(d, k);
-                        std::copy_n(t.values.begin() + k * perEntry, perEntry, out.values.begin() + next * perEntry);
-                        ++next;
+                            std::memcpy(&out.indices[at(d * nnz + k)], record + 8 * (d - 1), 8);
+                        std::memcpy(out.values.data() + k * perEntry, record + 8 * (m_coo.sparseDims - 1),
+                                    at(perEntry) * sizeof(T));
                     }
-                }
-                if (next != nnz)
-                    throw InputError(m_coo.where + ": its entries changed while it was read");
+                if (k != nnz)
+                    throw InternalError("CooBandReader::bandOfRecords: the records of its rows");
                 // Its indices were checked when it opened: only whether it is coalesced is left.
                 out.coalesced = cooIsSortedUnique(out);
             } else {
-                throw InternalError("CooBandReader::readRows: a coo tensor");
+                throw InternalError("CooBandReader::bandOfRecords: a coo tensor");
             }
         },
         band.storage());

@@ -2,9 +2,11 @@
 
 #include "core/io/csc_entry_scan.h"
 #include "core/tensor/compressed_tensor.h"
+#include "core/tensor/dtype.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace sparsity::core {
 namespace {
@@ -21,69 +23,73 @@ CscBandReader::CscBandReader(const H5File &file, const std::string &path, Valida
     // Each row's entries, counted in the scan that checks them (I6) and tells I7's notice.
     m_entriesPerRow.assign(at(m_outline.shape[0]), 0);
     scanCscEntries(file, path, m_outline, report, [&](std::int64_t row, std::int64_t, bool) { ++m_entriesPerRow[at(row)]; });
+    m_valueBytes = static_cast<std::int64_t>(dtypeSize(emptyBand().dtype()));
 }
 
-Tensor CscBandReader::readRows(RowRange rows) const
+Tensor CscBandReader::emptyBand() const { return readCompressedSlices(m_file, m_path, m_outline, {0, 0}); }
+
+void CscBandReader::scanRecords(const RecordSink &take) const
 {
-    if (!rows.within(m_outline.shape[0]))
-        throw InternalError("CscBandReader::readRows: rows within the element's");
     const auto columns = m_outline.shape[1];
     const auto &indptr = m_outline.indptr;
-    // The band's raw entries (duplicates too), counted when it opened: its rows' runs are sized
-    // once and filled in column order, each row's entries then in column order and, within a
-    // column, in stored order.
-    Buffer<std::int64_t> start(at(rows.count() + 1));
-    start[0] = 0;
-    for (auto row = rows.begin; row < rows.end; ++row)
-        start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + m_entriesPerRow[at(row)];
+    const auto bytes = recordBytes();
     const auto window = cscEntriesPerRead();
-    auto band = readCompressedSlices(m_file, m_path, m_outline, {0, 0}); // an empty csc of the compute type
+    std::vector<std::byte> records;
+    for (std::int64_t first = 0; first < columns;) {
+        // Columns whose entries fill a read (one column at least).
+        auto end = first + 1;
+        while (end < columns && indptr[at(end + 1)] - indptr[at(first)] <= window)
+            ++end;
+        const auto part = readCompressedSlices(m_file, m_path, m_outline, {first, end});
+        part.visit([&](const auto &slices) {
+            if constexpr (requires { slices.indptr; }) {
+                using T = ValueOf<std::decay_t<decltype(slices)>>;
+                const auto count = slices.indptr[at(end - first)];
+                records.resize(at(count * bytes));
+                for (auto j = first; j < end; ++j)
+                    for (auto k = slices.indptr[at(j - first)]; k < slices.indptr[at(j - first + 1)]; ++k) {
+                        std::memcpy(records.data() + k * bytes, &j, 8);
+                        std::memcpy(records.data() + k * bytes + 8, &slices.values[at(k)], sizeof(T));
+                    }
+                take({slices.indices.data(), at(count)}, records.data()); // the entries' rows
+            } else {
+                throw InternalError("CscBandReader::scanRecords: a compressed tensor");
+            }
+        });
+        first = end;
+    }
+}
+
+Tensor CscBandReader::bandOfRecords(RowRange rows, std::span<const std::byte> records) const
+{
+    const auto bytes = recordBytes();
+    auto band = emptyBand();
     std::visit(
         [&](auto &out) {
             using T = ValueOf<std::decay_t<decltype(out)>>;
             if constexpr (requires { out.indptr; }) {
-                const auto raw = start[at(rows.count())];
-                Buffer<std::int64_t> next(start.begin(), start.end() - 1);
-                out.indices.resize(at(raw));
-                out.values.resize(at(raw));
-                for (std::int64_t first = 0; first < columns;) {
-                    // Columns whose entries fill a read (one column at least).
-                    auto end = first + 1;
-                    while (end < columns && indptr[at(end + 1)] - indptr[at(first)] <= window)
-                        ++end;
-                    const auto part = readCompressedSlices(m_file, m_path, m_outline, {first, end});
-                    const auto &slices = std::get<CompressedTensor<T>>(part.storage());
-                    for (auto j = first; j < end; ++j)
-                        for (auto k = slices.indptr[at(j - first)]; k < slices.indptr[at(j - first + 1)]; ++k) {
-                            const auto row = slices.indices[at(k)];
-                            if (row < rows.begin || row >= rows.end)
-                                continue;
-                            auto &slot = next[at(row - rows.begin)];
-                            if (slot >= start[at(row - rows.begin + 1)])
-                                throw InputError(m_outline.where + ": its entries changed while it was read");
-                            out.indices[at(slot)] = j;
-                            out.values[at(slot)] = slices.values[at(k)];
-                            ++slot;
-                        }
-                    first = end;
-                }
-                // Each row's duplicates (adjacent: its columns ascend) summed in stored order,
-                // the first kept as it is, as canonicalizeCompressed sums them.
-                out.shape = {rows.count(), columns};
+                // Each row's records come in column order (a scan's order) and, within a column,
+                // in stored order: its duplicates (adjacent) are summed in stored order, the first
+                // kept as it is, as canonicalizeCompressed sums them.
+                out.shape = {rows.count(), m_outline.shape[1]};
                 out.axis = CompressedAxis::Row;
                 out.indptr.assign(at(rows.count() + 1), 0);
-                std::int64_t kept = 0;
+                out.indices.resize(records.size() / at(bytes));
+                out.values.resize(records.size() / at(bytes));
+                std::int64_t k = 0, kept = 0;
                 for (std::int64_t r = 0; r < rows.count(); ++r) {
-                    if (next[at(r)] != start[at(r + 1)])
-                        throw InputError(m_outline.where + ": its entries changed while it was read");
                     const auto rowStart = kept;
-                    for (auto k = start[at(r)]; k < start[at(r + 1)]; ++k) {
-                        if (kept > rowStart && out.indices[at(kept - 1)] == out.indices[at(k)]) {
-                            out.values[at(kept - 1)] += out.values[at(k)];
+                    for (auto n = m_entriesPerRow[at(rows.begin + r)]; n > 0; --n, ++k) {
+                        std::int64_t column;
+                        T value;
+                        std::memcpy(&column, records.data() + k * bytes, 8);
+                        std::memcpy(&value, records.data() + k * bytes + 8, sizeof(T));
+                        if (kept > rowStart && out.indices[at(kept - 1)] == column) {
+                            out.values[at(kept - 1)] += value;
                             continue;
                         }
-                        out.indices[at(kept)] = out.indices[at(k)];
-                        out.values[at(kept)] = out.values[at(k)];
+                        out.indices[at(kept)] = column;
+                        out.values[at(kept)] = value;
                         ++kept;
                     }
                     out.indptr[at(r + 1)] = kept;
@@ -91,7 +97,7 @@ Tensor CscBandReader::readRows(RowRange rows) const
                 out.indices.resize(at(kept));
                 out.values.resize(at(kept));
             } else {
-                throw InternalError("CscBandReader::readRows: a compressed tensor");
+                throw InternalError("CscBandReader::bandOfRecords: a compressed tensor");
             }
         },
         band.storage());

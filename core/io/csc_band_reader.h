@@ -23,12 +23,19 @@ public:
     // `report` takes the notes a whole read gives (the conversion of its values, I7).
     CscBandReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
     std::int64_t valuesPerEntry() const override { return 1; }
-    Tensor readRows(RowRange rows) const override;
 
 private:
+    std::int64_t recordBytes() const override { return 8 + m_valueBytes; }
+    void scanRecords(const RecordSink &take) const override;
+    Tensor bandOfRecords(RowRange rows, std::span<const std::byte> records) const override;
+    const std::string &where() const override { return m_outline.where; }
+    // An empty csc of the element's compute type.
+    Tensor emptyBand() const;
+
     const H5File &m_file;
     std::string m_path;
     CompressedOutline m_outline;
+    std::int64_t m_valueBytes = 0; // of the compute type
 };
 
 } // namespace sparsity::core

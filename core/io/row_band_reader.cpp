@@ -6,16 +6,15 @@
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace sparsity::core {
+namespace {
 
-std::int64_t StoredEntries::bandsOf(std::int64_t bandBytes, std::int64_t bytesPerValue) const
-{
-    return bytesFor(bytesFor(entries, static_cast<std::size_t>(valuesPerEntry)), static_cast<std::size_t>(bytesPerValue))
-               / std::max<std::int64_t>(1, bandBytes)
-           + 1;
-}
+inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+} // namespace
 
 std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementInfo &element)
 {
@@ -66,6 +65,50 @@ std::vector<RowRange> RowBandReader::bandsOfEntries(RowRange span, std::int64_t 
     for (auto first = span.begin; first < span.end; first = bands.back().end)
         bands.push_back(bandFrom(first, span.end, entries, maxRows));
     return bands;
+}
+
+void RowBandReader::planReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes)
+{
+    if (reads <= kMostBands || m_spill || span.count() == 0)
+        return;
+    auto spill = std::make_unique<RowSpill>(m_entriesPerRow, span, recordBytes(), memoryBytes, where());
+    scanRecords([&](std::span<const std::int64_t> rows, const std::byte *records) { spill->add(rows, records); });
+    spill->finish();
+    m_spill = std::move(spill);
+}
+
+Tensor RowBandReader::readRows(RowRange rows) const
+{
+    if (!rows.within(static_cast<std::int64_t>(m_entriesPerRow.size())))
+        throw InternalError("RowBandReader::readRows: rows within the element's");
+    // Its entries counted when it opened: each row's records are placed from its first slot.
+    std::vector<std::int64_t> start(at(rows.count() + 1), 0);
+    for (auto row = rows.begin; row < rows.end; ++row)
+        start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + m_entriesPerRow[at(row)];
+    const auto bytes = recordBytes();
+    std::vector<std::byte> records(at(start.back() * bytes));
+    if (m_spill && m_spill->span().begin <= rows.begin && rows.end <= m_spill->span().end) {
+        m_spill->read(rows, records.data());
+        return bandOfRecords(rows, records);
+    }
+    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
+    const auto changed = [&] { return InputError(where() + ": its entries changed while it was read"); };
+    scanRecords([&](std::span<const std::int64_t> entryRows, const std::byte *from) {
+        for (std::size_t i = 0; i < entryRows.size(); ++i) {
+            const auto row = entryRows[i];
+            if (row < rows.begin || row >= rows.end)
+                continue;
+            auto &slot = next[at(row - rows.begin)];
+            if (slot >= start[at(row - rows.begin + 1)])
+                throw changed();
+            std::memcpy(records.data() + slot * bytes, from + static_cast<std::int64_t>(i) * bytes, at(bytes));
+            ++slot;
+        }
+    });
+    for (std::int64_t r = 0; r < rows.count(); ++r)
+        if (next[at(r)] != start[at(r + 1)])
+            throw changed();
+    return bandOfRecords(rows, records);
 }
 
 } // namespace sparsity::core

@@ -1,36 +1,42 @@
 #pragma once
-// A sparse element whose rows are read a band at a time, each band a scan of every entry that
-// keeps those in its rows: a coo whose entries' rows go back (core/io/coo_band_reader.h) or a
-// csc (core/io/csc_band_reader.h), read so when holding it whole does not fit the budget (by
-// `convert`, and by the commands that densify it a block of rows at a time:
-// core/pipeline/densified_rows.h). Bounded memory bought with reads, with no sort: B bands read
-// the element B times (a conversion twice that, with its counting pass), so bands must be few
-// and large. Each row's entries are counted when the reader opens (8 bytes a row, outside the
-// budget) to cut the bands.
+// A sparse element whose rows are read a band at a time: a coo whose entries' rows go back
+// (core/io/coo_band_reader.h) or a csc (core/io/csc_band_reader.h), read so when holding it whole
+// does not fit the budget (by `convert`, and by the commands that densify it a block of rows at a
+// time: core/pipeline/densified_rows.h). Each row's entries are counted when the reader opens (8
+// bytes a row, outside the budget) to cut the bands. A band is read by a scan of every entry that
+// keeps those in its rows, so B bands read the element B times (a conversion twice that, with its
+// counting pass); where the rows are to be read in more than kMostBands bands (planReads), the
+// entries are first sorted by row into a scratch file (core/io/row_spill.h) by one more scan, and
+// each band is then one read of that file. Either way a band's entries come grouped by row, each
+// row's in stored order.
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_handle.h"
+#include "core/io/row_spill.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
 
+#include <cstddef>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace sparsity::core {
 
-// The most bands an element is read in, each a scan of all of it: reading a 78 MiB element 32
-// times (a counting pass, then the writing one) takes a couple of seconds from the page cache;
-// more is refused (it is read whole, which the budget refuses), and raising the budget is the way.
+// The most bands an element is read in by scans of all of it: reading a 78 MiB element 32 times
+// (a counting pass, then the writing one) takes a couple of seconds from the page cache; more
+// bands spill it sorted by row first (RowSpill), which costs about four scans' worth of reads
+// and writes of it.
 constexpr std::int64_t kMostBands = 16;
 
 // What a coo (with a sparse dim) or csc element stores, from its outline, before a band reader
-// opens it: to judge whether holding it whole fits a budget, and how many bands reading it
-// takes.
+// opens it: to judge whether holding it whole fits a budget.
 struct StoredEntries {
     std::int64_t entries = 0;
     std::int64_t valuesPerEntry = 1; // a hybrid coo's entry is a row of them
     std::int64_t entryBytes = 0;     // as read: its indices, and its values in the compute type
-    // The bands of at most `bandBytes` each it is read in, at `bytesPerValue` a stored value.
-    std::int64_t bandsOf(std::int64_t bandBytes, std::int64_t bytesPerValue) const;
 };
 // Of `element` of `file`; none for another element, or one whose outline is unusable (a whole
 // read says what is wrong with it).
@@ -48,12 +54,33 @@ public:
     RowRange bandFrom(std::int64_t first, std::int64_t end, std::int64_t entries, std::int64_t maxRows) const;
     // Rows `span` in such bands.
     std::vector<RowRange> bandsOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const;
+    // Rows `span` are to be read in `reads` bands (reading one twice counts twice): past
+    // kMostBands, its entries in those rows are spilled sorted by row now, holding at most
+    // `memoryBytes` while they are, and each band within `span` is then one read of the spill.
+    void planReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes);
+    // Whether planReads spilled it.
+    bool spilled() const { return m_spill != nullptr; }
     // Rows `rows` as a sparse tensor of those rows alone, numbered from the first, whose
     // conversion gives those rows of the whole element's conversion.
-    virtual Tensor readRows(RowRange rows) const = 0;
+    Tensor readRows(RowRange rows) const;
 
 protected:
+    // Bytes of an entry's record: what a band is built from, less its row.
+    virtual std::int64_t recordBytes() const = 0;
+    // `take(rows, records)` for each window of a scan of every entry in stored order: entry i's
+    // row `rows[i]` and its record at `records + i * recordBytes()`.
+    using RecordSink = std::function<void(std::span<const std::int64_t> rows, const std::byte *records)>;
+    virtual void scanRecords(const RecordSink &take) const = 0;
+    // The band of rows `rows` from the records of its entries, by row (m_entriesPerRow of each),
+    // each row's in stored order.
+    virtual Tensor bandOfRecords(RowRange rows, std::span<const std::byte> records) const = 0;
+    // The element, as messages name it.
+    virtual const std::string &where() const = 0;
+
     std::vector<std::int64_t> m_entriesPerRow; // filled by the reader when it opens
+
+private:
+    std::unique_ptr<RowSpill> m_spill;
 };
 
 } // namespace sparsity::core

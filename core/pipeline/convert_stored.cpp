@@ -158,6 +158,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     // block's from its conversion (its duplicates are summed there).
     agreeOn(group, [&] {
         blocks = blocksOf(input, e, reader, request.layout, mine, budget);
+        reader.planBandReads(blocks, budget / 2); // a band's share, held by nothing yet
         if (e.layout == Layout::RowSparse) {
             for (const auto row : reader.storedRowNumbers())
                 if (row >= mine.begin && row < mine.end) {
@@ -243,6 +244,7 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
+    reader.planBandReads(blocks, budget / 2);
     const CscOfRowsSource<T> converted = [&](RowRange block, RowRange) { return cscOfRows<T>(reader.storedRows(block)); };
     return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget,
                                   [&] { reader.finishTellingRepairs(); });
@@ -282,9 +284,8 @@ bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target,
             && wholeConversionBytes(bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)), outputBytes)
                    <= budget))
         return false;
-    // Each band is a scan of the whole element: past kMostBands scans, raising the budget is the
-    // way (a band takes half of it).
-    return densified ? readableByBands(e, *stored, budget / 2) : stored->bandsOf(budget / 2, kBytesPerStoredValue) <= kMostBands;
+    // Past kMostBands bands (of half the budget) the reader spills it sorted by row first.
+    return !densified || readableByBands(input, e);
 }
 
 ConvertedElement convertStored(const ConvertRequest &request,

@@ -59,17 +59,9 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element)
                : RowRead::Whole;
 }
 
-bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes)
+bool readableByBands(const H5File &file, const ElementInfo &element)
 {
-    if (!bandReaderTakes(element)) // its outline is not read
-        return false;
-    const auto stored = storedEntriesOf(file, element);
-    return stored && readableByBands(element, *stored, bandBytes);
-}
-
-bool readableByBands(const ElementInfo &element, const StoredEntries &stored, std::int64_t bandBytes)
-{
-    return bandReaderTakes(element) && stored.bandsOf(bandBytes, kBandBytesPerValue) <= kMostBands;
+    return bandReaderTakes(element) && storedEntriesOf(file, element).has_value();
 }
 
 RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget)
@@ -85,7 +77,7 @@ RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int
     // Across ranks it is read whole, each rank its rows (readOfOwnRows): bands would have every
     // rank scan all of it for each of its bands.
     const bool fitsWhole = read <= budget && coalesced <= budget - read;
-    return !fitsWhole && ranks().isSolo() && readableByBands(element, *stored, budget / 2) ? RowRead::ByBands : how;
+    return !fitsWhole && ranks().isSolo() && bandReaderTakes(element) ? RowRead::ByBands : how;
 }
 
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)
@@ -178,6 +170,24 @@ void DensifiedRows<T>::holdBands(std::int64_t bytes)
     const auto whole = bytesFor(bytesFor(m_bands->entries(), static_cast<std::size_t>(m_bands->valuesPerEntry())),
                                 static_cast<std::size_t>(kBandBytesPerValue));
     m_bandBytes = std::max<std::int64_t>(1, std::min(bytes, whole));
+    // Rows read in ascending order read each band once: past kMostBands of them, spilled sorted
+    // by row first, in the band's memory (nothing is held yet).
+    const RowRange all{0, m_shape[0]};
+    planBandReads(m_bands->bandsOfEntries(all, bandEntries(), all.count()), m_bandBytes);
+}
+
+template <class T>
+std::int64_t DensifiedRows<T>::bandEntries() const
+{
+    return std::max<std::int64_t>(1, m_bandBytes / kBandBytesPerValue / m_bands->valuesPerEntry());
+}
+
+template <class T>
+void DensifiedRows<T>::planBandReads(std::span<const RowRange> bands, std::int64_t memoryBytes)
+{
+    if (m_how != RowRead::ByBands || bands.empty())
+        return;
+    m_bands->planReads({bands.front().begin, bands.back().end}, std::ssize(bands), memoryBytes);
 }
 
 template <class T>
@@ -192,8 +202,7 @@ const UpdatePattern<T> &DensifiedRows<T>::coalescedHolding(RowRange rows)
         throw InternalError("DensifiedRows: an element read by bands is given their size (holdBands) before its rows");
     if (!m_band || rows.begin < m_bandRows.begin || rows.end > m_bandRows.end) {
         m_band.reset(); // one band held at a time
-        const auto entries = std::max<std::int64_t>(1, m_bandBytes / kBandBytesPerValue / m_bands->valuesPerEntry());
-        m_bandRows = m_bands->bandFrom(rows.begin, m_shape[0], entries, m_shape[0]);
+        m_bandRows = m_bands->bandFrom(rows.begin, m_shape[0], bandEntries(), m_shape[0]);
         m_bandRows.end = std::max(m_bandRows.end, rows.end);
         const auto band = m_bands->readRows(m_bandRows);
         m_bandStored = storedPerRowSummed(band);

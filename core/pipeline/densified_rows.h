@@ -51,17 +51,16 @@ void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const st
 // How `element` of `file` is read by rows.
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // Whether `element`, which rowReadOf reads whole (RowRead::Whole: the caller knows, asking it
-// again would scan a coo's rows again), can be read by bands (RowRead::ByBands) of `bandBytes`
-// each: a coo or csc, not masked (of bool values too, read as float32 as a whole read reads
-// them), in at most kMostBands scans. Across ranks each rank reads bands of its own rows, each a
-// scan of all of it: convert does so, where the whole conversion has every rank read all of it;
-// commands that densify in blocks read it whole there, each rank its rows (densifiedReadOf).
-bool readableByBands(const H5File &file, const ElementInfo &element, std::int64_t bandBytes);
-// The same, judged from what it stores (storedEntriesOf), read already.
-bool readableByBands(const ElementInfo &element, const StoredEntries &stored, std::int64_t bandBytes);
+// again would scan a coo's rows again), can be read by bands (RowRead::ByBands): a coo or csc
+// whose outline reads, not masked (of bool values too, read as float32 as a whole read reads
+// them). Bands past kMostBands spill it sorted by row first (RowBandReader::planReads). Across
+// ranks each rank reads bands of its own rows, each a scan of all of it: convert does so, where
+// the whole conversion has every rank read all of it; commands that densify in blocks read it
+// whole there, each rank its rows (densifiedReadOf).
+bool readableByBands(const H5File &file, const ElementInfo &element);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
-// bands of half the budget where it can be (readableByBands), by one process.
+// bands of half the budget where it can be (not masked: readableByBands), by one process.
 RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int64_t budget);
 
 template <class T>
@@ -94,7 +93,13 @@ public:
     // `bytes` (its entries as read and coalesced, kBandBytesPerValue a value; one row at least),
     // one band at a time, and no more than the whole element as one band. Rows read in
     // ascending order read each band once.
+    // Past kMostBands bands it spills the element sorted by row first, in those bytes
+    // (planBandReads).
     void holdBands(std::int64_t bytes);
+    // RowRead::ByBands: its rows are to be read in `bands` (ascending; one read each): past
+    // kMostBands of them the element's entries in their rows are spilled sorted by row first,
+    // holding at most `memoryBytes` (RowBandReader::planReads). Nothing otherwise.
+    void planBandReads(std::span<const RowRange> bands, std::int64_t memoryBytes);
     // Rows `rows`, densified. An element read by rows is read or densified into `reuse` (a
     // block's buffer written before), which keeps its pages: a fresh one is faulted in and
     // zeroed again.
@@ -166,6 +171,8 @@ private:
     // What rows `rows` are filled from: the element read whole, or the band that holds them
     // (read, and coalesced as the whole is, when the band held does not).
     const UpdatePattern<T> &coalescedHolding(RowRange rows);
+    // RowRead::ByBands, once holdBands sized them: the entries a band holds at most.
+    std::int64_t bandEntries() const;
     // The notes of a block of `rows`: the first block's all, and I7's of rows not read before
     // added into one notice (passes and column panels read rows again).
     void takeNotes(const ValidationReport &found, RowRange rows);

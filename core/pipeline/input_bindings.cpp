@@ -74,7 +74,7 @@ void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudge
     }
     const auto share = bandBudget / 2 / std::max<std::int64_t>(1, static_cast<std::int64_t>(bandable.size()));
     for (auto &[input, element, file] : bandable)
-        if (share > 0 && ranks().isSolo() && readableByBands(file, element, share)) { // as densifiedReadOf
+        if (share > 0 && ranks().isSolo() && readableByBands(file, element)) { // as densifiedReadOf
             input->densifiesByRows = true;
             input->bandBytes = share;
         }

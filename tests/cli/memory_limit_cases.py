@@ -335,12 +335,14 @@ def main(cli, work):
     check(r["streamed"], f"step with a coo mask under 1K streams: {r}")
     # What an element read whole holds while it is coalesced must fit too: refused, not over it;
     # a coo parameter whose rows go back is read in bands of rows instead (4 under 1K), and refused
-    # where even bands would take more than 16 scans (under 256 bytes).
+    # where even a window of its entries does not fit (under 256 bytes), naming it.
     r = report(cli, "step", data, "-o", out("st7.h5"), "--optimizer", "sgd", "--semantics", "dense",
                "--param", "/p_coo", "--grad", "/x", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"], f"step of a coo parameter whose rows go back under 1K: {r}")
-    run(cli, "step", data, "-o", out("st7_256.h5"), "--optimizer", "sgd", "--semantics", "dense",
-        "--param", "/p_coo", "--grad", "/x", "--lr", "0.1", "--memory-limit", "256", code=2)
+    r = run(cli, "step", data, "-o", out("st7_256.h5"), "--optimizer", "sgd", "--semantics", "dense",
+            "--param", "/p_coo", "--grad", "/x", "--lr", "0.1", "--memory-limit", "256", code=2)
+    check(re.search(r"^error: .*data\.h5:/p_coo/indices: reading it needs .* more than the memory limit of 256 B", r.stderr),
+          f"step of /p_coo under 256 bytes: {r.stderr!r}")
     check(not os.path.exists(out("st7_256.h5")), "step of /p_coo under 256 bytes: left an output")
     # A coo parameter streams: its rows ascending, read a block of rows at a time.
     r = report(cli, "step", data, "-o", out("st5.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/g_coo",

@@ -13,7 +13,12 @@
 // empty one, into coo (copied a run of entries at a time); csc elements (each column's rows
 // shuffled, with duplicates) into csr, coo, row_sparse and dense in bands of rows, and into csc a
 // panel of columns at a time. Budgets of a few rows a block (under which a whole read is
-// refused), of dozens, and the default (one block).
+// refused), of dozens, and the default (one block); under 4K and 2K the coo whose rows go back
+// (a hybrid one, and one with a row heavier than a band) and the csc take more than 16 bands and
+// are spilled sorted by row first (core/io/row_spill.h), and a spilled band reader's bands are
+// compared bit for bit with its scans' (and a spill that cannot be made is an IoError).
+#include "core/io/coo_band_reader.h"
+#include "core/io/csc_band_reader.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/pipeline/convert_file.h"
@@ -25,6 +30,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <hdf5.h>
 #include <limits>
 #include <map>
@@ -39,6 +46,9 @@ class TestConvertStreamed : public QObject {
 private slots:
     void matchesWholeConversion_data();
     void matchesWholeConversion();
+    void spilledBandsAreTheScannedOnes_data();
+    void spilledBandsAreTheScannedOnes();
+    void aSpillThatCannotBeMadeIsAnIoError();
     void aBadIndexIsTheWholeReadsFirst_data();
     void aBadIndexIsTheWholeReadsFirst();
     void aBadCscIndexIsTheWholeReadsFirst();
@@ -133,6 +143,7 @@ core::Tensor awkwardCoo(std::int64_t rows, std::int64_t columns, unsigned seed)
 core::Tensor shuffledEntries(const core::Tensor &coo, unsigned seed)
 {
     auto t = std::get<core::CooTensor<float>>(coo.storage());
+    const auto slot = static_cast<std::size_t>(t.denseSize()); // values an entry stores
     std::vector<std::int64_t> order(static_cast<std::size_t>(t.nnz));
     std::iota(order.begin(), order.end(), std::int64_t{0});
     std::shuffle(order.begin(), order.end(), std::mt19937(seed));
@@ -141,10 +152,39 @@ core::Tensor shuffledEntries(const core::Tensor &coo, unsigned seed)
         const auto from = order[static_cast<std::size_t>(k)];
         for (int d = 0; d < t.sparseDims; ++d)
             shuffled.indices[static_cast<std::size_t>(d * t.nnz + k)] = t.indices[static_cast<std::size_t>(d * t.nnz + from)];
-        shuffled.values[static_cast<std::size_t>(k)] = t.values[static_cast<std::size_t>(from)];
+        std::copy_n(t.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(from) * slot), slot,
+                    shuffled.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * slot));
     }
     shuffled.coalesced = false;
     return core::Tensor(core::Storage{std::move(shuffled)});
+}
+
+// A coo of rows x columns whose row `heavy` stores `copies` entries (duplicates of a few places,
+// 1e8 + 1 - 1e8 among them) beside a few in every other row, shuffled: a row that takes more
+// than a band, and more than a spill's bucket.
+core::Tensor heavyRowCoo(std::int64_t rows, std::int64_t columns, std::int64_t heavy, std::int64_t copies, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    core::CooTensor<float> coo;
+    coo.shape = {rows, columns};
+    coo.sparseDims = 2;
+    std::vector<std::int64_t> r, c;
+    for (std::int64_t row = 0; row < rows; ++row)
+        for (std::int64_t n = row == heavy ? copies : 3; n > 0; --n) {
+            r.push_back(row);
+            c.push_back(static_cast<std::int64_t>(rng() % static_cast<unsigned>(row == heavy ? 5 : columns)));
+            coo.values.push_back(uniform(rng));
+        }
+    for (const float v : {1e8f, 1.0f, -1e8f}) {
+        r.push_back(heavy);
+        c.push_back(columns - 1);
+        coo.values.push_back(v);
+    }
+    coo.nnz = static_cast<std::int64_t>(r.size());
+    coo.indices.assign(r.begin(), r.end());
+    coo.indices.insert(coo.indices.end(), c.begin(), c.end());
+    return shuffledEntries(core::Tensor(core::Storage{std::move(coo)}), seed + 1);
 }
 
 // A hybrid coo of `shape` (3-d, its first two dims sparse, a row of shape[2] values per entry):
@@ -251,6 +291,61 @@ std::map<std::string, std::string> rawElement(const core::H5File &file, const st
     return out;
 }
 
+// Whether `a` and `b` are the same coo or compressed tensor, bit for bit (NaN and -0 too).
+bool sameBits(const core::Tensor &a, const core::Tensor &b)
+{
+    return std::visit(
+        [&](const auto &x) {
+            using X = std::decay_t<decltype(x)>;
+            const auto *y = std::get_if<X>(&b.storage());
+            if (!y || x.shape != y->shape || x.values.size() != y->values.size()
+                || std::memcmp(x.values.data(), y->values.data(), x.values.size() * sizeof(x.values[0])) != 0)
+                return false;
+            if constexpr (requires { x.sparseDims; })
+                return x.nnz == y->nnz && x.sparseDims == y->sparseDims && x.indices == y->indices && x.coalesced == y->coalesced;
+            else if constexpr (requires { x.indptr; })
+                return x.axis == y->axis && x.indptr == y->indptr && x.indices == y->indices;
+            else
+                return false;
+        },
+        a.storage());
+}
+
+// The elements every case converts, into `input`.
+void writeInputs(const std::string &input)
+{
+    auto file = core::H5File::create(input);
+    core::writeTensor(file, "/csr32", awkwardCsr<float>(700, 37, 1));
+    core::writeTensor(file, "/csr64", awkwardCsr<double>(300, 90, 2));
+    core::writeTensor(file, "/rows", awkwardRowSparse({500, 9}, 3));
+    core::writeTensor(file, "/cube_rows", awkwardRowSparse({60, 4, 3}, 4));
+    core::writeTensor(file, "/coo32", awkwardCoo<float>(700, 37, 5));
+    core::writeTensor(file, "/coo64", awkwardCoo<double>(300, 90, 6));
+    // Sorted and unique (stored zeros, -0 and specials kept): written into csr as read.
+    core::writeTensor(
+        file, "/coo_coalesced",
+        core::Tensor(core::Storage{core::coalesce(std::get<core::CooTensor<float>>(awkwardCoo<float>(400, 50, 8).storage()))}));
+    core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
+    core::writeTensor(file, "/coo_shuffled", shuffledEntries(awkwardCoo<float>(700, 37, 9), 10));
+    core::writeTensor(file, "/coo_hybrid_shuffled", shuffledEntries(hybridCoo({80, 6, 4}, 21), 22));
+    core::writeTensor(file, "/coo_heavy_row", heavyRowCoo(300, 20, 117, 2000, 23));
+    core::writeTensor(file, "/csc32", awkwardCsc<float>(700, 37, 19));
+    core::writeTensor(file, "/csc64", awkwardCsc<double>(300, 90, 20));
+    core::CooTensor<double> empty;
+    empty.shape = {5, 3};
+    empty.sparseDims = 2;
+    core::writeTensor(file, "/coo_empty", core::Tensor(core::Storage{std::move(empty)}));
+    // Masked: dense data holding NaN, infinities, -0 and stored zeros, of 2 and 3 dims; csr
+    // data (sorted: a masked csr's data and mask share one pattern); row_sparse data.
+    core::writeTensor(file, "/masked32",
+                      maskedOf(core::Tensor(core::Storage{core::toDenseAs<float>(awkwardCsr<float>(700, 37, 11))}), 12));
+    auto cube = core::toDenseAs<double>(awkwardCsr<double>(60, 12, 13));
+    cube.shape = {60, 4, 3};
+    core::writeTensor(file, "/masked_cube", maskedOf(core::Tensor(core::Storage{std::move(cube)}), 14));
+    core::writeTensor(file, "/masked_csr", maskedOf(core::toLayout(awkwardCsr<float>(500, 40, 15), core::Layout::Csr), 16));
+    core::writeTensor(file, "/masked_rows", maskedOf(awkwardRowSparse({500, 9}, 17), 18));
+}
+
 std::vector<std::string> notesOf(const core::ValidationReport &report)
 {
     std::vector<std::string> notes;
@@ -305,6 +400,22 @@ void TestConvertStreamed::matchesWholeConversion_data()
     for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}})
         QTest::addRow("/coo_shuffled into dense, budget %lld", static_cast<long long>(budget))
             << QStringLiteral("/coo_shuffled") << static_cast<int>(core::Layout::Dense) << budget;
+    // Past 16 bands (under 4K and 2K: each band about 20 and 10 values), sorted by row into a spill file first
+    // (core/io/row_spill.h), each band then one read of it: a coo whose rows go back (a hybrid
+    // one, and one whose heavy row fills buckets of its own), and a csc.
+    const std::pair<const char *, std::vector<core::Layout>> spilled[] = {
+        {"/coo_shuffled", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc, core::Layout::Dense}},
+        {"/coo_hybrid_shuffled", {core::Layout::RowSparse, core::Layout::Dense}},
+        {"/coo_heavy_row", {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Dense}},
+        {"/csc32", {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Dense}},
+        {"/csc64", {core::Layout::Csr, core::Layout::Dense}},
+    };
+    for (const auto &[element, layouts] : spilled)
+        for (const auto layout : layouts)
+            for (const qint64 budget : {qint64{4096}, qint64{2048}})
+                QTest::addRow("%s into %s, budget %lld (spilled)", element, core::layoutName(layout).data(),
+                              static_cast<long long>(budget))
+                    << QString(element) << static_cast<int>(layout) << budget;
     // A csc into csc, a panel of columns at a time (under 2K, a column each), each canonicalized
     // as the whole read canonicalizes it.
     for (const auto &element : {QStringLiteral("/csc32"), QStringLiteral("/csc64")})
@@ -322,36 +433,7 @@ void TestConvertStreamed::matchesWholeConversion()
     const auto target = static_cast<core::Layout>(layout);
     QTemporaryDir dir;
     const auto input = dir.filePath("in.h5").toStdString();
-    {
-        auto file = core::H5File::create(input);
-        core::writeTensor(file, "/csr32", awkwardCsr<float>(700, 37, 1));
-        core::writeTensor(file, "/csr64", awkwardCsr<double>(300, 90, 2));
-        core::writeTensor(file, "/rows", awkwardRowSparse({500, 9}, 3));
-        core::writeTensor(file, "/cube_rows", awkwardRowSparse({60, 4, 3}, 4));
-        core::writeTensor(file, "/coo32", awkwardCoo<float>(700, 37, 5));
-        core::writeTensor(file, "/coo64", awkwardCoo<double>(300, 90, 6));
-        // Sorted and unique (stored zeros, -0 and specials kept): written into csr as read.
-        core::writeTensor(file, "/coo_coalesced",
-                          core::Tensor(core::Storage{
-                              core::coalesce(std::get<core::CooTensor<float>>(awkwardCoo<float>(400, 50, 8).storage()))}));
-        core::writeTensor(file, "/coo_hybrid", hybridCoo({80, 6, 4}, 7));
-        core::writeTensor(file, "/coo_shuffled", shuffledEntries(awkwardCoo<float>(700, 37, 9), 10));
-        core::writeTensor(file, "/csc32", awkwardCsc<float>(700, 37, 19));
-        core::writeTensor(file, "/csc64", awkwardCsc<double>(300, 90, 20));
-        core::CooTensor<double> empty;
-        empty.shape = {5, 3};
-        empty.sparseDims = 2;
-        core::writeTensor(file, "/coo_empty", core::Tensor(core::Storage{std::move(empty)}));
-        // Masked: dense data holding NaN, infinities, -0 and stored zeros, of 2 and 3 dims; csr
-        // data (sorted: a masked csr's data and mask share one pattern); row_sparse data.
-        core::writeTensor(file, "/masked32",
-                          maskedOf(core::Tensor(core::Storage{core::toDenseAs<float>(awkwardCsr<float>(700, 37, 11))}), 12));
-        auto cube = core::toDenseAs<double>(awkwardCsr<double>(60, 12, 13));
-        cube.shape = {60, 4, 3};
-        core::writeTensor(file, "/masked_cube", maskedOf(core::Tensor(core::Storage{std::move(cube)}), 14));
-        core::writeTensor(file, "/masked_csr", maskedOf(core::toLayout(awkwardCsr<float>(500, 40, 15), core::Layout::Csr), 16));
-        core::writeTensor(file, "/masked_rows", maskedOf(awkwardRowSparse({500, 9}, 17), 18));
-    }
+    writeInputs(input);
     // The whole conversion: the element read whole, converted, written.
     core::ValidationReport wholeNotes;
     const auto wholeOutput = dir.filePath("whole.h5").toStdString();
@@ -384,6 +466,85 @@ void TestConvertStreamed::matchesWholeConversion()
         QVERIFY2(actual.at(name) == bytes, name.c_str());
     }
     QCOMPARE(actual.size(), expected.size());
+}
+
+void TestConvertStreamed::spilledBandsAreTheScannedOnes_data()
+{
+    QTest::addColumn<QString>("element");
+    QTest::addColumn<qint64>("memory"); // what the spill holds while it is built
+    for (const char *element : {"/coo_shuffled", "/coo_hybrid_shuffled", "/coo_heavy_row", "/csc32", "/csc64"})
+        for (const qint64 memory : {qint64{1}, qint64{4096}, qint64{1 << 20}}) // a record a bucket, a few, one bucket
+            QTest::addRow("%s, %lld bytes", element, static_cast<long long>(memory)) << QString(element) << memory;
+}
+
+// A band reader spilled (RowBandReader::planReads past kMostBands) gives, for any rows, the
+// tensor its scans give, bit for bit: each row's entries in stored order, duplicates and the
+// order-dependent sum 1e8 + 1 - 1e8 included. Bands of one row, of the heavy row alone, across
+// buckets, empty, and all rows; and a spill of some rows only, past which the reader scans.
+void TestConvertStreamed::spilledBandsAreTheScannedOnes()
+{
+    QFETCH(QString, element);
+    QFETCH(qint64, memory);
+    const auto path = element.toStdString();
+    QTemporaryDir dir;
+    const auto input = dir.filePath("in.h5").toStdString();
+    writeInputs(input);
+    const auto file = core::H5File::openRead(input);
+    const auto open = [&]() -> std::unique_ptr<core::RowBandReader> {
+        if (path.starts_with("/csc"))
+            return std::make_unique<core::CscBandReader>(file, path);
+        return std::make_unique<core::CooBandReader>(file, path);
+    };
+    const auto scanned = open();
+    auto spilled = open();
+    const auto rows = core::requireElement(file, path).shape[0];
+    spilled->planReads({0, rows}, core::kMostBands, memory);
+    QVERIFY(!spilled->spilled()); // up to kMostBands bands, each a scan
+    spilled->planReads({0, rows}, core::kMostBands + 1, memory);
+    QVERIFY(spilled->spilled());
+    std::vector<core::RowRange> bands = {{0, rows}, {0, 1}, {rows - 1, rows}, {rows / 2, rows / 2}, {3, rows - 3}};
+    for (const auto &band : spilled->bandsOfEntries({0, rows}, 37, rows))
+        bands.push_back(band);
+    if (path == "/coo_heavy_row")
+        bands.insert(bands.end(), {{117, 118}, {116, 119}});
+    for (const auto &band : bands)
+        QVERIFY2(sameBits(spilled->readRows(band), scanned->readRows(band)),
+                 qPrintable(QStringLiteral("rows %1 to %2").arg(band.begin).arg(band.end)));
+    // Some rows spilled: a band outside them is scanned.
+    auto part = open();
+    part->planReads({rows / 4, rows / 2}, core::kMostBands + 1, memory);
+    for (const core::RowRange band : {core::RowRange{rows / 4, rows / 2}, core::RowRange{rows / 4 + 1, rows / 3},
+                                      core::RowRange{0, rows}, core::RowRange{rows / 2, rows}})
+        QVERIFY(sameBits(part->readRows(band), scanned->readRows(band)));
+}
+
+// A spill file that cannot be made (TMPDIR a folder that does not exist) is an IoError (exit 3)
+// naming the element and the folder, raised by planReads, before any band is read.
+void TestConvertStreamed::aSpillThatCannotBeMadeIsAnIoError()
+{
+    QTemporaryDir dir;
+    const auto input = dir.filePath("in.h5").toStdString();
+    writeInputs(input);
+    const auto file = core::H5File::openRead(input);
+    core::CooBandReader reader(file, "/coo_shuffled");
+    const auto missing = dir.filePath("no-such-folder").toStdString();
+    const char *before = std::getenv("TMPDIR");
+    const std::string kept = before ? before : "";
+    ::setenv("TMPDIR", missing.c_str(), 1);
+    try {
+        reader.planReads({0, 700}, core::kMostBands + 1, 4096);
+        QFAIL("a spill into a missing folder was made");
+    } catch (const core::IoError &error) {
+        const std::string message = error.what();
+        QVERIFY2(message.find("in.h5:/coo_shuffled") != std::string::npos && message.find(missing) != std::string::npos
+                     && message.find("No such file or directory") != std::string::npos,
+                 error.what());
+    }
+    if (before)
+        ::setenv("TMPDIR", kept.c_str(), 1);
+    else
+        ::unsetenv("TMPDIR");
+    QVERIFY(!reader.spilled());
 }
 
 void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst_data()

@@ -1,0 +1,81 @@
+#pragma once
+// RowSpill: the entries of a sparse element's rows, sorted by row into a scratch file, so that
+// any band of rows is one read. It is what a band reader (core/io/row_band_reader.h) builds
+// when its rows are to be read in more bands than scans of the element are worth (kMostBands):
+// an external counting sort, in bounded memory, of records of a fixed size.
+//
+// It is built in two passes. The reader's one scan of the element, in stored order, deals each
+// entry's record (with its row) to the bucket of its rows: a range of rows whose records fit
+// half the memory given, whose region of the file is known from each row's count of entries.
+// Each bucket gathers its records in a buffer of its share of the other half, written to its
+// region when full. Then each bucket is read back, sorted by row (a stable counting sort, so
+// each row's entries keep their stored order) and written back without the rows, so a band's
+// records are the file's bytes from its first row's first entry to its last row's last.
+//
+// The file is in TMPDIR (/tmp when unset), opened with no name (O_TMPFILE; or named and
+// unlinked at once where the file system cannot), so no end of the process, a crash or a kill
+// included, leaves it behind; it must be on a disk, not a tmpfs whose pages the memory limit
+// counts. It holds (8 + record bytes) an entry until the sort pass, then is cut to the record
+// bytes an entry. A file that cannot be made or written (a full disk) is an IoError naming the
+// element, the folder and the reason (exit 3).
+#include "core/tensor/row_range.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sparsity::core {
+
+class RowSpill {
+public:
+    // For the entries of rows `span` (each row's count in `entriesPerRow`, indexed by row),
+    // `recordBytes` each, holding at most `memoryBytes` (one record a bucket at least) while
+    // it is built. `where` names the element in messages.
+    RowSpill(std::span<const std::int64_t> entriesPerRow,
+             RowRange span,
+             std::int64_t recordBytes,
+             std::int64_t memoryBytes,
+             std::string where);
+    RowSpill(const RowSpill &) = delete;
+    RowSpill &operator=(const RowSpill &) = delete;
+    ~RowSpill();
+
+    // One window of the scan, in stored order: entry i's row `rows[i]` and its record at
+    // `records + i * recordBytes`. Entries outside the span are left out.
+    void add(std::span<const std::int64_t> rows, const std::byte *records);
+    // Once every entry is added: sorts each bucket by row. An entry more or fewer than counted
+    // is refused (the element changed while it was read).
+    void finish();
+
+    RowRange span() const { return m_span; }
+    // The records of rows `rows` (within the span), by row, each row's in stored order, into
+    // `into` (their count times the record bytes).
+    void read(RowRange rows, std::byte *into) const;
+
+private:
+    struct Bucket {
+        RowRange rows;
+        std::int64_t written = 0; // records written to its region
+        std::vector<std::byte> pending;
+    };
+    std::int64_t firstEntryOf(std::int64_t row) const { return m_start[static_cast<std::size_t>(row - m_span.begin)]; }
+    void flush(Bucket &bucket);
+    void sortBucket(const Bucket &bucket);
+    void readAt(std::int64_t offset, std::byte *into, std::int64_t bytes) const;
+    void writeAt(std::int64_t offset, const std::byte *from, std::int64_t bytes);
+    [[noreturn]] void fail(const std::string &what) const;
+
+    RowRange m_span;
+    std::int64_t m_recordBytes;
+    std::string m_where, m_folder;
+    std::vector<std::int64_t> m_start; // each span row's first entry, and the span's end
+    std::vector<Bucket> m_buckets;
+    std::int64_t m_bucketRecords = 1;  // records (with their rows) a bucket sorted in memory holds
+    std::int64_t m_pendingRecords = 1; // records a bucket gathers before it is written
+    int m_fd = -1;
+    bool m_finished = false;
+};
+
+} // namespace sparsity::core
