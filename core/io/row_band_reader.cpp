@@ -69,7 +69,7 @@ std::vector<RowRange> RowBandReader::bandsOfEntries(RowRange span, std::int64_t 
 
 void RowBandReader::planReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes)
 {
-    if (reads <= kMostBands || m_spill || span.count() == 0)
+    if (reads <= kMostScannedBands || m_spill || span.count() == 0)
         return;
     auto spill = std::make_unique<RowSpill>(m_entriesPerRow, span, recordBytes(), memoryBytes, where());
     scanRecords([&](std::span<const std::int64_t> rows, const std::byte *records) { spill->add(rows, records); });

@@ -5,7 +5,7 @@
 // time: core/pipeline/densified_rows.h). Each row's entries are counted when the reader opens (8
 // bytes a row, outside the budget) to cut the bands. A band is read by a scan of every entry that
 // keeps those in its rows, so B bands read the element B times (a conversion twice that, with its
-// counting pass); where the rows are to be read in more than kMostBands bands (planReads), the
+// counting pass); where the rows are to be read in more than kMostScannedBands bands (planReads), the
 // entries are first sorted by row into a scratch file (core/io/row_spill.h) by one more scan, and
 // each band is then one read of that file. Either way a band's entries come grouped by row, each
 // row's in stored order.
@@ -25,11 +25,11 @@
 
 namespace sparsity::core {
 
-// The most bands an element is read in by scans of all of it: reading a 78 MiB element 32 times
-// (a counting pass, then the writing one) takes a couple of seconds from the page cache; more
-// bands spill it sorted by row first (RowSpill), which costs about four scans' worth of reads
-// and writes of it.
-constexpr std::int64_t kMostBands = 16;
+// The most bands an element is read in by scans of all of it; more spill it sorted by row first
+// (RowSpill), which costs about four scans' worth of reads and writes of it and makes each band
+// one read. Measured on a shuffled 78 MiB coo into csr (PERFORMANCE.md, stop 52): 6 bands by
+// scans 1.70 s, spilled 0.91 s; into dense, 3 bands 2.05 s, spilled 1.80 s.
+constexpr std::int64_t kMostScannedBands = 2;
 
 // What a coo (with a sparse dim) or csc element stores, from its outline, before a band reader
 // opens it: to judge whether holding it whole fits a budget.
@@ -55,7 +55,7 @@ public:
     // Rows `span` in such bands.
     std::vector<RowRange> bandsOfEntries(RowRange span, std::int64_t entries, std::int64_t maxRows) const;
     // Rows `span` are to be read in `reads` bands (reading one twice counts twice): past
-    // kMostBands, its entries in those rows are spilled sorted by row now, holding at most
+    // kMostScannedBands, its entries in those rows are spilled sorted by row now, holding at most
     // `memoryBytes` while they are, and each band within `span` is then one read of the spill.
     void planReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes);
     // Whether planReads spilled it.

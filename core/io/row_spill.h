@@ -1,7 +1,7 @@
 #pragma once
 // RowSpill: the entries of a sparse element's rows, sorted by row into a scratch file, so that
 // any band of rows is one read. It is what a band reader (core/io/row_band_reader.h) builds
-// when its rows are to be read in more bands than scans of the element are worth (kMostBands):
+// when its rows are to be read in more bands than scans of the element are worth (kMostScannedBands):
 // an external counting sort, in bounded memory, of records of a fixed size.
 //
 // It is built in two passes. The reader's one scan of the element, in stored order, deals each

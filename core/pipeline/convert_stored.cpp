@@ -284,7 +284,7 @@ bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target,
             && wholeConversionBytes(bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)), outputBytes)
                    <= budget))
         return false;
-    // Past kMostBands bands (of half the budget) the reader spills it sorted by row first.
+    // Past kMostScannedBands bands (of half the budget) the reader spills it sorted by row first.
     return !densified || readableByBands(input, e);
 }
 

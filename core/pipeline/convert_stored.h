@@ -44,8 +44,8 @@ std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputByt
 // Whether `e`, a coo element whose rows go back somewhere (not read by rows) or a csc, is
 // converted a band of rows at a time (core/io/row_band_reader.h): into a layout convertStoredCan
 // takes (by convertStored) when converting it whole (into `outputBytes`) does not fit `budget`,
-// or into dense (densified, by convertInBlocks) whatever the budget; and kMostBands bands, each
-// a scan of it, of half the budget do.
+// or into dense (densified, by convertInBlocks) whatever the budget: bands of half the budget,
+// each a scan of it, or past kMostScannedBands one read each of the spill it is first sorted into.
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget);
 
 // `how`: RowRead::ByRows, or RowRead::ByBands where convertByBandsCan chose bands.

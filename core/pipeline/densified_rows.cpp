@@ -170,7 +170,7 @@ void DensifiedRows<T>::holdBands(std::int64_t bytes)
     const auto whole = bytesFor(bytesFor(m_bands->entries(), static_cast<std::size_t>(m_bands->valuesPerEntry())),
                                 static_cast<std::size_t>(kBandBytesPerValue));
     m_bandBytes = std::max<std::int64_t>(1, std::min(bytes, whole));
-    // Rows read in ascending order read each band once: past kMostBands of them, spilled sorted
+    // Rows read in ascending order read each band once: past kMostScannedBands of them, spilled sorted
     // by row first, in the band's memory (nothing is held yet).
     const RowRange all{0, m_shape[0]};
     planBandReads(m_bands->bandsOfEntries(all, bandEntries(), all.count()), m_bandBytes);

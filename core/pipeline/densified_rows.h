@@ -53,7 +53,7 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // Whether `element`, which rowReadOf reads whole (RowRead::Whole: the caller knows, asking it
 // again would scan a coo's rows again), can be read by bands (RowRead::ByBands): a coo or csc
 // whose outline reads, not masked (of bool values too, read as float32 as a whole read reads
-// them). Bands past kMostBands spill it sorted by row first (RowBandReader::planReads). Across
+// them). Bands past kMostScannedBands spill it sorted by row first (RowBandReader::planReads). Across
 // ranks each rank reads bands of its own rows, each a scan of all of it: convert does so, where
 // the whole conversion has every rank read all of it; commands that densify in blocks read it
 // whole there, each rank its rows (densifiedReadOf).
@@ -93,11 +93,11 @@ public:
     // `bytes` (its entries as read and coalesced, kBandBytesPerValue a value; one row at least),
     // one band at a time, and no more than the whole element as one band. Rows read in
     // ascending order read each band once.
-    // Past kMostBands bands it spills the element sorted by row first, in those bytes
+    // Past kMostScannedBands bands it spills the element sorted by row first, in those bytes
     // (planBandReads).
     void holdBands(std::int64_t bytes);
     // RowRead::ByBands: its rows are to be read in `bands` (ascending; one read each): past
-    // kMostBands of them the element's entries in their rows are spilled sorted by row first,
+    // kMostScannedBands of them the element's entries in their rows are spilled sorted by row first,
     // holding at most `memoryBytes` (RowBandReader::planReads). Nothing otherwise.
     void planBandReads(std::span<const RowRange> bands, std::int64_t memoryBytes);
     // Rows `rows`, densified. An element read by rows is read or densified into `reuse` (a

@@ -26,7 +26,8 @@ def write_csr_input(path, rows, columns, density, seed=0, layout="csr"):
     """/x: a rows x columns float32 csr_matrix with round(columns * density) values a row, at
     random sorted columns (int64 indices); or (layout "coo") the same entries as a coo_tensor,
     in row-major order, as torch's coalesce() and scipy's sum_duplicates() leave them; or (layout
-    "csc") a csc_matrix of round(rows * density) values a column, at random sorted rows. Written
+    "coo_shuffled") those entries in a random order, rows going back (a coo_matrix as built,
+    before sum_duplicates()); or (layout "csc") a csc_matrix of round(rows * density) values a column, at random sorted rows. Written
     by a child process: a later child's rusage (a script's peak memory) starts from a fork of
     this process, which must stay small; the slabs keep the child small too. Returns the values
     a row."""
@@ -46,7 +47,10 @@ def csr_command_bench():
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--columns", type=int, default=4096)
     parser.add_argument("--density", type=float, default=0.01)
-    parser.add_argument("--input", choices=("csr", "coo", "csc"), default="csr", help="the input's layout")
+    parser.add_argument("--input", choices=("csr", "coo", "coo_shuffled", "csc"), default="csr",
+                        help="the input's layout (coo_shuffled: a coo whose entries' rows go back)")
+    parser.add_argument("--limits", default="64M", help="the budgets the command runs under besides the default "
+                        "(comma-separated --memory-limit values)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     src = os.path.join(args.workdir, "sparse.h5")
@@ -76,6 +80,12 @@ def write_csr_slabs(path, rows, columns, per_row, seed, layout="csr"):
     with h5py.File(path, "w") as f:
         g = f.create_group("x")
         g.attrs["encoding-type"] = "csr_matrix" if layout == "csr" else "coo_tensor"
+        # Shuffled, the entries are drawn a slab at a time as below, then written in a random
+        # order: the child holds them all once (4.1M entries: 82 MB).
+        order = rng.permutation(nnz) if layout == "coo_shuffled" else None
+        if order is not None:
+            rows_of, columns_of, values_of = (np.empty(nnz, np.int64), np.empty(nnz, np.int64),
+                                              np.empty(nnz, np.float32))
         g.attrs["encoding-version"] = "0.1.0"
         g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
         if layout == "csr":
@@ -89,12 +99,19 @@ def write_csr_slabs(path, rows, columns, per_row, seed, layout="csr"):
             n = min(10_000, rows - first)
             picked = np.sort(rng.random((n, columns)).argpartition(per_row, axis=1)[:, :per_row], axis=1)
             entries = slice(first * per_row, (first + n) * per_row)
+            values = rng.standard_normal(n * per_row, dtype=np.float32)
+            if order is not None:
+                rows_of[entries] = np.repeat(np.arange(first, first + n), per_row)
+                columns_of[entries], values_of[entries] = picked.ravel(), values
+                continue
             if layout == "csr":
                 indices[entries] = picked.ravel()
             else:
                 indices[0, entries] = np.repeat(np.arange(first, first + n), per_row)
                 indices[1, entries] = picked.ravel()
-            data[entries] = rng.standard_normal(n * per_row, dtype=np.float32)
+            data[entries] = values
+        if order is not None:
+            indices[0, :], indices[1, :], data[:] = rows_of[order], columns_of[order], values_of[order]
 
 
 # Put before a command, /usr/bin/time (Debian's `time`) reports its peak from a small fork: a

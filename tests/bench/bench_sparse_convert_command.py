@@ -5,8 +5,8 @@ user runs, against the scripts a user would write instead and against the floor 
 same bytes, in one run.
 
     bench_sparse_convert_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--columns N]
-                                    [--density F] [--input csr|coo|csc] [--threads N]
-                                    [--previous OLD_SPARSITY]
+                                    [--density F] [--input csr|coo|coo_shuffled|csc] [--threads N]
+                                    [--limits 64M,16M] [--previous OLD_SPARSITY]
 
 Workload: one ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 1% filled: 1.5 GiB
 dense, 47 MiB stored), converted file to file into coo (what a torch.sparse_coo_tensor is
@@ -19,17 +19,23 @@ scripts build a torch.sparse_coo_tensor (coalesced, then written, `.to_sparse_cs
 --input csc, the same matrix as a csc_matrix (its rows sorted in each column), converted into
 csc (canonicalized a panel of columns at a time), csr and dense (bands of rows under 64M); the
 scripts build a torch.sparse_csc_tensor (`.clone()`, `.to_sparse_csr()`, `.to_dense()`) or a
-scipy.sparse.csc_matrix (`.copy()`, `.tocsr()`, then `sum_duplicates()`; `.toarray()`).
+scipy.sparse.csc_matrix (`.copy()`, `.tocsr()`, then `sum_duplicates()`; `.toarray()`). With
+--input coo_shuffled, those coo entries in a random order (rows going back), converted into csr,
+dense and csc: in bands of rows, each a scan of it, and past 16 bands (`--limits 16M`) spilled
+sorted by row to a scratch file in TMPDIR first, each band then one read of it; the scripts are
+the coo ones.
   ours           `sparsity convert in.h5 out.h5 --layout L` (default budget: a block of rows at
-                 a time, each as stored), and again under --memory-limit 64M
+                 a time, each as stored), and again under each --memory-limit of --limits
+                 (default 64M)
   h5py + torch   read the csr with h5py, `torch.sparse_csr_tensor(...).to_sparse_coo()`
                  (`.clone()` for csr, `.to_sparse_csc()` for csc), written with h5py
                  (torch.set_num_threads(THREADS))
   h5py + scipy   read into scipy.sparse.csr_matrix, `.tocoo()` (`.copy()` for csr, `.tocsc()`
                  for csc), written with h5py
   dd             `dd if=in.h5 of=copy bs=4M`: the input's bytes read and written
-  previous       optionally, the same command (default budget) from another build: one from
-                 before 2026-11-28 converts the element whole
+  previous       optionally, the same commands from another build: one from before 2026-11-28
+                 converts the element whole, one from before 2026-12-06 (stop 52) refuses a
+                 coo whose rows go back past 16 bands (shown as "refused")
 Columns: wall seconds (process start to exit for ours and dd, its peak from /usr/bin/time; open
 to close for the scripts, imports excluded, their own rusage), the scripts' op seconds
 (`convert` has no --json), peak resident memory. Best of N runs; the file is in the page cache
@@ -84,7 +90,9 @@ if csc:
             parts = {"indptr": s.indptr.astype(np.int64), "indices": s.indices.astype(np.int64), "data": s.data}
 elif library == "torch" and coo:
     m = torch.sparse_coo_tensor(torch.from_numpy(indices), torch.from_numpy(data), shape).coalesce()
-    if layout == "coo":
+    if layout == "dense":
+        parts = m.to_dense().numpy()
+    elif layout == "coo":
         parts = {"indices": m.indices().numpy(), "values": m.values().numpy()}
     else:
         s = m.to_sparse_csr() if layout == "csr" else m.to_sparse_csc()
@@ -93,7 +101,9 @@ elif library == "torch" and coo:
                  {"indptr": s.ccol_indices().numpy(), "indices": s.row_indices().numpy(), "data": s.values().numpy()})
 elif coo:
     m = scipy.sparse.coo_matrix((data, (indices[0], indices[1])), shape=shape)
-    if layout == "coo":
+    if layout == "dense":
+        parts = m.toarray()
+    elif layout == "coo":
         s = m.copy()
         parts = {"indices": np.stack([s.row.astype(np.int64), s.col.astype(np.int64)]), "values": s.data}
     else:
@@ -152,6 +162,15 @@ def main():
             return {"wall": wall, "compute": None, "peak": peak}
         return once
 
+    def previous_build(layout, *extra):
+        """The previous build's run, or None where it refuses (exit 2)."""
+        try:
+            return best_run(args.runs, sparsity(layout, *extra, binary=args.previous))
+        except SystemExit as refusal:
+            if ": exit 2:" not in str(refusal):
+                raise
+            return None
+
     def script(layout, library):
         def once():
             name = out(f"{library}.h5")
@@ -166,10 +185,16 @@ def main():
           f"{args.rows * args.columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), "
           f"file to file; threads {args.threads}; best of {args.runs}; {huge_pages()}")
     floor = best_run(args.runs, lambda: {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None})
-    for layout in ("csc", "csr", "dense") if args.input == "csc" else ("coo", "csr", "csc"):
-        previous = best_run(args.runs, sparsity(layout, binary=args.previous)) if args.previous else None
+    limits = [limit for limit in args.limits.split(",") if limit]
+    refused = {"wall": None, "compute": None, "peak": None}
+    layouts = {"csc": ("csc", "csr", "dense"), "coo_shuffled": ("csr", "dense", "csc")}.get(args.input, ("coo", "csr", "csc"))
+    for layout in layouts:
+        previous = [(f"previous build, {limit or 'default budget'}" + ("" if run else ": refused"), run or refused)
+                    for limit in ["", *limits] if args.previous
+                    for run in [previous_build(layout, *(["--memory-limit", limit] if limit else []))]]
         ours_default = best_run(args.runs, sparsity(layout))
-        ours_bounded = best_run(args.runs, sparsity(layout, "--memory-limit", "64M"))
+        ours_bounded = [(f"sparsity convert --memory-limit {limit}", best_run(args.runs, sparsity(layout, "--memory-limit", limit)))
+                        for limit in limits]
         torch_run = best_run(args.runs, script(layout, "torch"))
         scipy_run = best_run(args.runs, script(layout, "scipy"))
         parts = ("",) if layout == "dense" else ("/indices", "/values") if layout == "coo" else ("/indptr", "/indices", "/data")
@@ -181,8 +206,8 @@ def main():
         print(f"\ninto {layout}")
         print_run_table([
             ("sparsity convert (default budget)", ours_default),
-            ("sparsity convert --memory-limit 64M", ours_bounded),
-            *([("previous build, default budget", previous)] if previous else []),
+            *ours_bounded,
+            *previous,
             ("h5py + torch script", torch_run),
             ("h5py + scipy script", scipy_run),
             ("dd bs=4M, the input read + written", floor)])

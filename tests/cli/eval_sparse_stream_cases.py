@@ -13,9 +13,9 @@
   holds the result);
 * a sparse input bound but unused is read by rows too, for its checks and its count;
 * a coo whose rows go back and a csc (its columns' rows unsorted, a duplicate) are densified
-  from bands of rows, each read once and held coalesced: by default (one band), under 64K
-  (several) and under 4K (more than 16: spilled sorted by row to a scratch file first, each band
-  one read of it), checked as above;
+  from bands of rows, each read once and held coalesced: by default (one band, a scan), under
+  64K (several) and under 4K (dozens; past two bands spilled sorted by row to a scratch file
+  first, each band one read of it), checked as above;
 * where the expression sees a sparse input's pattern (softmax, sparse_mask, masked, mm or the
   input itself as the result), it is evaluated whole: within the budget the same file, over it
   refused (exit 2, no output);
@@ -140,8 +140,8 @@ WHOLE = [
 ]
 
 # A coo whose rows go back and a csc: densified from bands of rows, each read once and held
-# coalesced (one band by default; 7 under 64K, each reader's band 16K; past 16 under 4K, spilled
-# sorted by row first).
+# coalesced (one band by default, a scan; 7 under 64K, each reader's band 16K, and dozens under
+# 4K, spilled sorted by row first).
 BANDED = [
     ("cb * 2", "cb"),
     ("sum(cc * x, 1)", "cc x"),

@@ -538,7 +538,61 @@ def implausible_attributes(cli, work):
     check(digest(path) == before, "the input was modified")
 
 
-CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, killed, long_name, disk_full, disk_fills_mid_write, file_lock, run_reports,
+def spill_faults(cli, work):
+    """A coo whose rows go back, read under a budget that takes more than two bands, is spilled
+    sorted by row to a scratch file in TMPDIR first. A TMPDIR that does not exist, and one on a
+    full disk (a 256 KiB tmpfs; root only), give exit 3 and one error naming the element, the
+    folder and the reason, for convert, sparsify and eval; no output, no temporary file, and the
+    full disk holds nothing afterwards (the spill has no name: nothing to leave behind)."""
+    source = os.path.join(work, "shuffled.h5")
+    rng = np.random.default_rng(3)
+    rows, columns, entries = 2000, 200, 40000
+    with h5py.File(source, "w") as f:
+        g = f.create_group("c")
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
+        g["indices"] = np.stack([rng.integers(0, rows, entries), rng.integers(0, columns, entries)]).astype(np.int64)
+        g["values"] = rng.standard_normal(entries).astype(np.float32)
+    before = digest(source)
+    out = os.path.join(work, "out.h5")
+    commands = [["convert", source, out, "--layout", "csr", "--memory-limit", "16K"],
+                ["convert", source, out, "--layout", "dense", "--memory-limit", "16K"],
+                ["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5", "--memory-limit", "16K"],
+                ["eval", "--expr", "sum(c, 1)", "--input", f"c={source}:/c", "-o", out, "--memory-limit", "16K"]]
+
+    def refused(folder, reason):
+        for args in commands:
+            r = subprocess.run([cli, *args], capture_output=True, text=True, timeout=60, env=dict(os.environ, TMPDIR=folder))
+            check(r.returncode == 3, f"{args[0]} with TMPDIR {folder}: exit {r.returncode}, expected 3: {r.stderr}")
+            one_error(r, "shuffled\\.h5:/c: cannot spill its entries, sorted by row, to " + re.escape(folder)
+                      + " \\(TMPDIR\\): " + reason + "$")
+            check(not os.path.exists(out), f"{args[0]} with TMPDIR {folder}: an output")
+        check(digest(source) == before, "the input changed")
+
+    # Within the default budget nothing spills: TMPDIR is not looked at.
+    r = subprocess.run([cli, "convert", source, out, "--layout", "csr"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, TMPDIR=os.path.join(work, "missing")))
+    check(r.returncode == 0, f"convert by default with TMPDIR missing: {r.stderr}")
+    os.remove(out)
+    refused(os.path.join(work, "missing"), "No such file or directory")
+    if os.geteuid() != 0:
+        print("full-disk spill skipped: mounting a tmpfs needs root")
+        return
+    full = os.path.join(work, "full")
+    os.makedirs(full)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", full], capture_output=True).returncode != 0:
+        print("full-disk spill skipped: cannot mount a tmpfs here")
+        return
+    try:
+        refused(full, "No space left on device")
+        check(not os.listdir(full), f"files left in TMPDIR: {os.listdir(full)}")
+        usage = os.statvfs(full)
+        check(usage.f_bfree == usage.f_blocks, "the spill's blocks were not given back")
+    finally:
+        subprocess.run(["umount", full])
+
+
+CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, killed, long_name, disk_full, disk_fills_mid_write, file_lock, run_reports, spill_faults,
                                  implausible_attributes]}
 
 

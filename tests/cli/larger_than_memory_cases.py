@@ -11,7 +11,9 @@ and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the
 0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), and of a
 masked_tensor of dense data and mask; convert
 to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense, and a coo with its
-entries shuffled to csr and dense (in bands of rows) and to coo (a copy of its entries), and a
+entries shuffled to csr and dense (in bands of rows) and to coo (a copy of its entries), a coo
+of random entries that stores 192 MiB to csr, and sparsified (spilled sorted by row to TMPDIR
+first, then read in bands), and a
 csc to csr and dense (in bands of rows) and to csc (a panel of columns at a time); sparsify and eval (a reduction) of that csc and that shuffled coo (in bands too); step (dense Adam, with a dense and
 with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
@@ -149,6 +151,20 @@ def run_cases(cli, work, cgroup):
             csc_rows[entries] = np.concatenate([rng.choice(rows, per_column, replace=False) for _ in range(1024)])
             csc_values[entries] = rng.standard_normal(1024 * per_column, dtype=np.float32)
         csc["indptr"] = (np.arange(width + 1) * per_column).astype(np.int64)
+        # A coo of 10,000,000 entries at random places (rows going back, some duplicated): it
+        # stores 192 MiB, four times the cap. Its bands (of 12 MiB) are far more than two: it is
+        # first sorted by row into a scratch file in TMPDIR, each band then one read of it.
+        big = f.create_group("x_coo_big")
+        big.attrs["encoding-type"], big.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        big.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        entries = 10_000_000
+        big_indices = big.create_dataset("indices", (2, entries), dtype="int64")
+        big_values = big.create_dataset("values", (entries,), dtype="float32")
+        for first in range(0, entries, 1_000_000):
+            part = slice(first, first + 1_000_000)
+            big_indices[0, part] = rng.integers(0, rows, 1_000_000)
+            big_indices[1, part] = rng.integers(0, width, 1_000_000)
+            big_values[part] = rng.standard_normal(1_000_000, dtype=np.float32)
         # A masked_tensor of /x's values (a hard link) and a mask specifying about 60% of them:
         # its values and specified elements are read by rows.
         masked = f.create_group("x_masked")
@@ -207,6 +223,9 @@ def run_cases(cli, work, cgroup):
     # Sparsified, the csc and the shuffled coo are read in bands of rows as convert reads them, each
     # band held coalesced while its blocks are densified (held whole, either would take more than
     # the budget).
+    cases.append(("convert_coo_big_csr", ["convert", data, "{out}", "--layout", "csr", "--dataset", "/x_coo_big"], "{out}"))
+    cases.append(("sparsify_coo_big_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold", "1.0",
+                                             "--dataset", "/x_coo_big", "--layout", "csr", "--json"], "{out}"))
     cases.append(("sparsify_csc_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold", "1.0",
                                          "--dataset", "/x_csc", "--layout", "csr", "--json"], "{out}"))
     cases.append(("sparsify_coo_shuffled_input", ["sparsify", data, "-o", "{out}", "--method", "row-norm", "--keep",

@@ -319,8 +319,9 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
         group["data"] = np.concatenate([v for _, v in columns]).astype("float32")
     by_rows_across_ranks(csc, "csc", [], "16K", "16K", "convert of a csc into csc by columns")
     # The same csc, and /Scoo (entries shuffled, one duplicated), into dense and the row layouts
-    # under 64K, where neither's whole conversion fits: in bands of rows (8 or so, each a scan of
-    # all of it), each rank its own rows' bands, its blocks densified (into dense) or converted as
+    # under 64K, where neither's whole conversion fits: in bands of rows (8 or so), each rank its
+    # own rows' bands, read from a scratch file of its own that it first sorts its rows' entries
+    # into (more than two bands: no name, in TMPDIR), its blocks densified (into dense) or converted as
     # stored; the I7 notice (csc_in's unsorted rows and duplicate) told once, as one process tells it.
     for layout in ("dense", "csr", "coo", "row_sparse"):
         by_rows_across_ranks(csc, layout, [], "64K", "64K", f"convert of a csc into {layout} by bands")

@@ -8,8 +8,9 @@
   and the report (counts and histograms) are bit for bit those of the whole-tensor path
   (--save-state takes it), for float32, float64 with NaN/Inf and int32 inputs, and --json
   says whether an element streamed and gives memory_limit_bytes and peak_memory_bytes;
-* sparse inputs (csr, csc, coo, row_sparse) stream, and a threshold of one into a sparse layout
-  works on its stored values alone, to the same file and report (check_stored_values);
+* sparse inputs (csr, csc, coo, row_sparse) stream (a coo whose rows go back and a csc in bands of
+  rows, spilled sorted by row past two bands), and a threshold of one into a sparse layout works
+  on its stored values alone, to the same file and report (check_stored_values);
 * masked_tensor inputs of dense, csr or row_sparse data stream, to the same file and report
   (check_masked_inputs);
 * every output layout is readable by h5py/anndata and equals the input times the mask;
@@ -355,6 +356,15 @@ def check_sparse_inputs(cli, work, rng, report_keys):
         with h5py.File(whole) as fw, h5py.File(out) as fb:
             for path in ("t_csr", "t_rows"):
                 same_bytes(fw[path][()], fb[path][()], f"{method} {path} under 8K")
+    # Under 4K the coo's and the csc's bands (2K each) are dozens (under 16K, 6: spilled too): each is
+    # spilled sorted by row to a scratch file first (TMPDIR), and each band is one read of it.
+    spilled = [a for p in ("t_coo", "t_csc") for a in ("--dataset", "/" + p)]
+    for method in methods:
+        for layout in ["dense", "masked", "csr", "csc"]:
+            for what, fw, fb in streamed_runs(cli, src, work, [*method, "--layout", layout, *spilled], report_keys,
+                                              budgets=("4K",), held_whole=("/t_coo", "/t_csc")):
+                for path in ("t_coo", "t_csc"):
+                    same_element(fw, fb, path, f"spilled sparse input {what}")
     # A defect in a later block of rows is refused with the whole read's message: entries and
     # indptr numbered in the element, not in the block (an index out of range, indptr decreasing
     # inside a block and where a block ends (544 under 8K) past the entries, indptr[0] not 0,
@@ -397,15 +407,22 @@ def check_sparse_inputs(cli, work, rng, report_keys):
             with h5py.File(whole) as fw, h5py.File(out) as fb:
                 same_element(fw, fb, dataset[1:], what)
 
-    # What a coo stores must fit: under 3K it is refused, naming it, and nothing is written.
+    # A window of a coo's entries must fit: under 512 bytes it is refused, naming it, and nothing
+    # is written (under 1K it streams, spilled sorted by row: the same file as the whole path's).
     out = os.path.join(work, "sparse_refused.h5")
     r = subprocess.run([cli, "sparsify", src, "-o", out, "--method", "threshold", "--threshold", "0.7", "--dataset",
-                        "/t_coo", "--memory-limit", "3K"], capture_output=True, text=True)
+                        "/t_coo", "--memory-limit", "512"], capture_output=True, text=True)
     check(r.returncode == 2 and "sparse_in.h5:/t_coo" in r.stderr and "memory limit" in r.stderr
-          and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(out), f"coo over 3K: {r.returncode} {r.stderr}")
-    # The place is said once: "sparse_in.h5:/t_coo/values: reading it needs ...", not behind
+          and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(out),
+          f"coo under 512 bytes: {r.returncode} {r.stderr}")
+    whole = os.path.join(work, "sparse_coo_whole.h5")
+    run(cli, src, "-o", whole, "--method", "threshold", "--threshold", "0.7", "--dataset", "/t_coo", "--save-state")
+    run(cli, src, "-o", out, "--method", "threshold", "--threshold", "0.7", "--dataset", "/t_coo", "--memory-limit", "1K")
+    with h5py.File(whole) as fw, h5py.File(out) as fb:
+        same_element(fw, fb, "t_coo", "coo under 1K")
+    # The place is said once: "sparse_in.h5:/t_coo/indices: reading it needs ...", not behind
     # "sparse_in.h5:/t_coo: " again.
-    check(r.stderr.count("sparse_in.h5") == 1, f"coo over 3K names its place twice: {r.stderr}")
+    check(r.stderr.count("sparse_in.h5") == 1, f"coo under 512 bytes names its place twice: {r.stderr}")
 
 
 def write_compressed(f, name, encoding, dense, order=None, extra=()):

@@ -14,7 +14,7 @@
 // shuffled, with duplicates) into csr, coo, row_sparse and dense in bands of rows, and into csc a
 // panel of columns at a time. Budgets of a few rows a block (under which a whole read is
 // refused), of dozens, and the default (one block); under 4K and 2K the coo whose rows go back
-// (a hybrid one, and one with a row heavier than a band) and the csc take more than 16 bands and
+// (a hybrid one, and one with a row heavier than a band) and the csc take dozens of bands and
 // are spilled sorted by row first (core/io/row_spill.h), and a spilled band reader's bands are
 // compared bit for bit with its scans' (and a spill that cannot be made is an IoError).
 #include "core/io/coo_band_reader.h"
@@ -382,13 +382,14 @@ void TestConvertStreamed::matchesWholeConversion_data()
             for (const qint64 budget : {qint64{2048}, qint64{64 << 10}, qint64{0}})
                 QTest::addRow("%s into %s, budget %lld", element, core::layoutName(layout).data(), static_cast<long long>(budget))
                     << QString(element) << static_cast<int>(layout) << budget;
-    // A coo whose rows go back, in bands of rows (each a scan of it): under 64K its whole
-    // conversion (about 240K) does not fit and 5 to 9 bands do; under 96K, a few more rows each.
+    // A coo whose rows go back, in bands of rows: under 64K its whole conversion (about 240K) does
+    // not fit and 5 to 9 bands do (past two, each one read of the spill it is first sorted into);
+    // under 96K, a few more rows each.
     for (const auto layout : {core::Layout::Csr, core::Layout::RowSparse, core::Layout::Csc})
         for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}, qint64{0}})
             QTest::addRow("/coo_shuffled into %s, budget %lld", core::layoutName(layout).data(), static_cast<long long>(budget))
                 << QStringLiteral("/coo_shuffled") << static_cast<int>(layout) << budget;
-    // A csc, in bands of rows (each a scan of every column) when its whole conversion does not
+    // A csc, in bands of rows (spilled, as above) when its whole conversion does not
     // fit: a canonical csr of each band's rows, its I7 repair told as a whole read tells it.
     // Into dense, each band held coalesced as the whole element is, and the blocks within it
     // densified from it.
@@ -400,7 +401,7 @@ void TestConvertStreamed::matchesWholeConversion_data()
     for (const qint64 budget : {qint64{64 << 10}, qint64{96 << 10}})
         QTest::addRow("/coo_shuffled into dense, budget %lld", static_cast<long long>(budget))
             << QStringLiteral("/coo_shuffled") << static_cast<int>(core::Layout::Dense) << budget;
-    // Past 16 bands (under 4K and 2K: each band about 20 and 10 values), sorted by row into a spill file first
+    // Dozens of bands (under 4K and 2K: each about 20 and 10 values), sorted by row into a spill file first
     // (core/io/row_spill.h), each band then one read of it: a coo whose rows go back (a hybrid
     // one, and one whose heavy row fills buckets of its own), and a csc.
     const std::pair<const char *, std::vector<core::Layout>> spilled[] = {
@@ -477,7 +478,7 @@ void TestConvertStreamed::spilledBandsAreTheScannedOnes_data()
             QTest::addRow("%s, %lld bytes", element, static_cast<long long>(memory)) << QString(element) << memory;
 }
 
-// A band reader spilled (RowBandReader::planReads past kMostBands) gives, for any rows, the
+// A band reader spilled (RowBandReader::planReads past kMostScannedBands) gives, for any rows, the
 // tensor its scans give, bit for bit: each row's entries in stored order, duplicates and the
 // order-dependent sum 1e8 + 1 - 1e8 included. Bands of one row, of the heavy row alone, across
 // buckets, empty, and all rows; and a spill of some rows only, past which the reader scans.
@@ -498,9 +499,9 @@ void TestConvertStreamed::spilledBandsAreTheScannedOnes()
     const auto scanned = open();
     auto spilled = open();
     const auto rows = core::requireElement(file, path).shape[0];
-    spilled->planReads({0, rows}, core::kMostBands, memory);
-    QVERIFY(!spilled->spilled()); // up to kMostBands bands, each a scan
-    spilled->planReads({0, rows}, core::kMostBands + 1, memory);
+    spilled->planReads({0, rows}, core::kMostScannedBands, memory);
+    QVERIFY(!spilled->spilled()); // up to kMostScannedBands bands, each a scan
+    spilled->planReads({0, rows}, core::kMostScannedBands + 1, memory);
     QVERIFY(spilled->spilled());
     std::vector<core::RowRange> bands = {{0, rows}, {0, 1}, {rows - 1, rows}, {rows / 2, rows / 2}, {3, rows - 3}};
     for (const auto &band : spilled->bandsOfEntries({0, rows}, 37, rows))
@@ -512,7 +513,7 @@ void TestConvertStreamed::spilledBandsAreTheScannedOnes()
                  qPrintable(QStringLiteral("rows %1 to %2").arg(band.begin).arg(band.end)));
     // Some rows spilled: a band outside them is scanned.
     auto part = open();
-    part->planReads({rows / 4, rows / 2}, core::kMostBands + 1, memory);
+    part->planReads({rows / 4, rows / 2}, core::kMostScannedBands + 1, memory);
     for (const core::RowRange band : {core::RowRange{rows / 4, rows / 2}, core::RowRange{rows / 4 + 1, rows / 3},
                                       core::RowRange{0, rows}, core::RowRange{rows / 2, rows}})
         QVERIFY(sameBits(part->readRows(band), scanned->readRows(band)));
@@ -532,7 +533,7 @@ void TestConvertStreamed::aSpillThatCannotBeMadeIsAnIoError()
     const std::string kept = before ? before : "";
     ::setenv("TMPDIR", missing.c_str(), 1);
     try {
-        reader.planReads({0, 700}, core::kMostBands + 1, 4096);
+        reader.planReads({0, 700}, core::kMostScannedBands + 1, 4096);
         QFAIL("a spill into a missing folder was made");
     } catch (const core::IoError &error) {
         const std::string message = error.what();
