@@ -407,10 +407,7 @@ CooTensor<T> cooFromLinear(const Shape &shape, std::span<const std::int64_t> lin
         keys.assign(linear.begin(), linear.end());
         summed.assign(values.begin(), values.end());
     } else {
-        std::vector<std::int64_t> order(linear.size());
-        std::iota(order.begin(), order.end(), std::int64_t{0});
-        std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return linear[at(a)] < linear[at(b)]; });
-        for (auto k : order) {
+        for (const auto k : stableOrderByKey(linear)) {
             if (!keys.empty() && keys.back() == linear[at(k)]) {
                 summed.back() += values[at(k)];
                 continue;
@@ -484,12 +481,9 @@ CooTensor<T> coalesce(const CooTensor<T> &tensor)
     std::vector<std::int64_t> keys(at(tensor.nnz));
     for (std::int64_t k = 0; k < tensor.nnz; ++k)
         keys[at(k)] = cooLinearIndex(tensor, k);
-    std::vector<std::int64_t> order(keys.size());
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keys[at(a)] < keys[at(b)]; });
     std::vector<std::int64_t> firstOf; // source entry that starts each output entry
     Buffer<T> values;
-    for (auto k : order) {
+    for (const auto k : stableOrderByKey(keys)) {
         const bool duplicate = !firstOf.empty() && keys[at(firstOf.back())] == keys[at(k)];
         if (!duplicate) {
             firstOf.push_back(k);

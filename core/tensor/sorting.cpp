@@ -2,9 +2,48 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 namespace sparsity::core {
+
+std::vector<std::int64_t> stableOrderByKey(std::span<const std::int64_t> keys)
+{
+    std::vector<std::int64_t> order(keys.size());
+    if (std::is_sorted(keys.begin(), keys.end())) {
+        std::iota(order.begin(), order.end(), std::int64_t{0});
+        return order;
+    }
+    // The (key, position) pairs dealt by the key's high bits into about one bucket per 32 keys
+    // (a counting sort: each bucket's pairs in position order), then each bucket sorted alone,
+    // in cache. Positions are unique, so ties between keys go by position: the stable order.
+    const auto [low, high] = std::minmax_element(keys.begin(), keys.end());
+    const auto range = static_cast<std::uint64_t>(*high) - static_cast<std::uint64_t>(*low);
+    const auto wanted = std::max<std::uint64_t>(1, keys.size() / 32);
+    int shift = 0;
+    while (shift < 63 && (range >> shift) >= wanted)
+        ++shift;
+    const auto bucketOf = [&, low = *low](std::int64_t key) {
+        return static_cast<std::size_t>((static_cast<std::uint64_t>(key) - static_cast<std::uint64_t>(low)) >> shift);
+    };
+    std::vector<std::size_t> start(static_cast<std::size_t>(range >> shift) + 2, 0);
+    for (const auto key : keys)
+        ++start[bucketOf(key) + 1];
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    std::vector<std::pair<std::int64_t, std::int64_t>> keyed(keys.size());
+    {
+        auto next = start;
+        for (std::size_t k = 0; k < keys.size(); ++k)
+            keyed[next[bucketOf(keys[k])]++] = {keys[k], static_cast<std::int64_t>(k)};
+    }
+    for (std::size_t b = 0; b + 1 < start.size(); ++b)
+        if (start[b + 1] - start[b] > 1)
+            std::sort(keyed.begin() + static_cast<std::ptrdiff_t>(start[b]),
+                      keyed.begin() + static_cast<std::ptrdiff_t>(start[b + 1]));
+    for (std::size_t k = 0; k < keyed.size(); ++k)
+        order[k] = keyed[k].second;
+    return order;
+}
 
 template <class T>
 bool compressedIsCanonical(const CompressedTensor<T> &tensor)

@@ -2,12 +2,17 @@
 // through; the cast_storage pattern rules; coalesce, sparse_mask and retain.
 #include "core/tensor/conversions.h"
 #include "core/tensor/slice_rows.h"
+#include "core/tensor/sorting.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "test_tensors.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
 
 using namespace sparsity;
 using core::DType;
@@ -31,6 +36,8 @@ private slots:
     void sparseToSparseKeepsExplicitZeros();
     void hybridCooToCsrExpandsDenseDims();
     void coalesceSumsDuplicates();
+    void stableOrderByKeyIsAStableSort_data();
+    void stableOrderByKeyIsAStableSort();
     void uncoalescedCooConvertsWithSums();
     void castStorageFollowsMxnet();
     void sparseMaskGathersAtPattern();
@@ -181,6 +188,53 @@ void TestConversions::hybridCooToCsrExpandsDenseDims()
     QCOMPARE(csr.nnz(), 6); // every dense slot is stored, zeros included
     QCOMPARE((std::vector<std::int64_t>(csr.indptr.begin(), csr.indptr.end())), (std::vector<std::int64_t>{0, 0, 3, 3, 6}));
     QCOMPARE((std::vector<float>(csr.values.begin(), csr.values.end())), (std::vector<float>{4, 5, 0, 1, 0, 2}));
+}
+
+void TestConversions::stableOrderByKeyIsAStableSort_data()
+{
+    QTest::addColumn<QString>("keys");
+    for (const char *keys : {"shuffled with duplicates", "a few values", "sorted", "descending", "one key", "the int64 extremes",
+                             "empty", "clustered"})
+        QTest::newRow(keys) << QString(keys);
+}
+
+// stableOrderByKey (which coalescing sums duplicates in the order of) is the order a stable
+// sort of the positions by key gives, whatever the keys: equal keys by position, keys spread
+// over the whole int64 range or bunched in one of its buckets.
+void TestConversions::stableOrderByKeyIsAStableSort()
+{
+    QFETCH(QString, keys);
+    std::mt19937_64 rng(7);
+    std::vector<std::int64_t> k(5000);
+    const auto name = keys.toStdString();
+    for (std::size_t i = 0; i < k.size(); ++i) {
+        if (name == "shuffled with duplicates")
+            k[i] = static_cast<std::int64_t>(rng() % 3000);
+        else if (name == "a few values")
+            k[i] = static_cast<std::int64_t>(rng() % 3) - 1;
+        else if (name == "sorted")
+            k[i] = static_cast<std::int64_t>(i / 3);
+        else if (name == "descending")
+            k[i] = 10'000 - static_cast<std::int64_t>(i);
+        else if (name == "one key")
+            k[i] = 42;
+        else if (name == "the int64 extremes")
+            k[i] = i % 3 == 0   ? std::numeric_limits<std::int64_t>::min()
+                   : i % 3 == 1 ? std::numeric_limits<std::int64_t>::max()
+                                : static_cast<std::int64_t>(rng());
+        else if (name == "clustered") // most in a narrow run, a few far out
+            k[i] = i % 100 == 0 ? static_cast<std::int64_t>(rng() >> 1) : static_cast<std::int64_t>(rng() % 50);
+    }
+    if (name == "empty")
+        k.clear();
+    if (name == "the int64 extremes") // fewer keys than a bucket: the widest shift
+        k.resize(20);
+    std::vector<std::int64_t> expected(k.size());
+    std::iota(expected.begin(), expected.end(), std::int64_t{0});
+    std::stable_sort(expected.begin(), expected.end(), [&](std::int64_t a, std::int64_t b) {
+        return k[static_cast<std::size_t>(a)] < k[static_cast<std::size_t>(b)];
+    });
+    QCOMPARE(core::stableOrderByKey(k), expected);
 }
 
 void TestConversions::coalesceSumsDuplicates()
