@@ -410,6 +410,8 @@ def check_sparse_inputs(cli, work, rng, report_keys):
     # A window of a coo's entries must fit: under 512 bytes it is refused, naming it, and nothing
     # is written (under 1K it streams, spilled sorted by row: the same file as the whole path's).
     out = os.path.join(work, "sparse_refused.h5")
+    if os.path.exists(out):  # a run before this one wrote it below
+        os.remove(out)
     r = subprocess.run([cli, "sparsify", src, "-o", out, "--method", "threshold", "--threshold", "0.7", "--dataset",
                         "/t_coo", "--memory-limit", "512"], capture_output=True, text=True)
     check(r.returncode == 2 and "sparse_in.h5:/t_coo" in r.stderr and "memory limit" in r.stderr
