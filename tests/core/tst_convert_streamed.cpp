@@ -299,7 +299,8 @@ bool sameBits(const core::Tensor &a, const core::Tensor &b)
             using X = std::decay_t<decltype(x)>;
             const auto *y = std::get_if<X>(&b.storage());
             if (!y || x.shape != y->shape || x.values.size() != y->values.size()
-                || std::memcmp(x.values.data(), y->values.data(), x.values.size() * sizeof(x.values[0])) != 0)
+                || (!x.values.empty() // an empty vector's data() may be null, which memcmp must not get
+                    && std::memcmp(x.values.data(), y->values.data(), x.values.size() * sizeof(x.values[0])) != 0))
                 return false;
             if constexpr (requires { x.sparseDims; })
                 return x.nnz == y->nnz && x.sparseDims == y->sparseDims && x.indices == y->indices && x.coalesced == y->coalesced;
