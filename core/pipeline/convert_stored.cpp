@@ -244,7 +244,9 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
     const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget);
-    reader.planBandReads(blocks, budget / 2);
+    // Every rank reads every block for its own panels, so each spills all of it; a spill that
+    // fails on one rank stops them all (the panels' writes are collective).
+    agreeOn(ranks(), [&] { reader.planBandReads(blocks, budget / 2); });
     const CscOfRowsSource<T> converted = [&](RowRange block, RowRange) { return cscOfRows<T>(reader.storedRows(block)); };
     return writeCscOfRowBlocks<T>(output, e.path, e.shape, false, blocks, converted, request.writeOptions, budget,
                                   [&] { reader.finishTellingRepairs(); });
