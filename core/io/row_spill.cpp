@@ -55,10 +55,9 @@ RowSpill::RowSpill(std::span<const std::int64_t> entriesPerRow,
     // no sort.
     const auto gathered = kRowBytes + recordBytes;
     m_bucketRecords = std::max<std::int64_t>(1, memoryBytes / 2 / gathered);
-    const auto bucketRecords = m_bucketRecords;
     for (auto first = span.begin; first < span.end;) {
         auto end = first + 1;
-        while (end < span.end && firstEntryOf(end + 1) - firstEntryOf(first) <= bucketRecords)
+        while (end < span.end && firstEntryOf(end + 1) - firstEntryOf(first) <= m_bucketRecords)
             ++end;
         m_buckets.push_back({{first, end}, 0, {}});
         first = end;

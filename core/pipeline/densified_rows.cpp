@@ -75,7 +75,7 @@ RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int
     const auto coalesced = bytesFor(bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry)),
                                     dtypeSize(computeTypeFor(element.dtype)) + 8);
     // Across ranks it is read whole, each rank its rows (readOfOwnRows): bands would have every
-    // rank scan all of it for each of its bands.
+    // rank scan all of it for each of its bands, or once to spill its rows.
     const bool fitsWhole = read <= budget && coalesced <= budget - read;
     return !fitsWhole && ranks().isSolo() && bandReaderTakes(element) ? RowRead::ByBands : how;
 }

@@ -32,7 +32,8 @@ enum class RowRead {
              // once, and each block filled from it
     ByBands, // a coo whose entries' rows go back, or a csc, that Whole would hold past the
              // budget (one process; in convert, each rank its rows): each read of rows scans
-             // all of it (RowBandReader), so its reads must be few and large; densified, a band
+             // all of it, or, past kMostScannedBands reads, is one read of the spill it is first
+             // sorted into by row (RowBandReader::planReads); densified, a band
              // is held coalesced (holdBands) while the blocks within it are filled from it, as
              // Whole fills them
 };
@@ -54,7 +55,8 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // again would scan a coo's rows again), can be read by bands (RowRead::ByBands): a coo or csc
 // whose outline reads, not masked (of bool values too, read as float32 as a whole read reads
 // them). Bands past kMostScannedBands spill it sorted by row first (RowBandReader::planReads). Across
-// ranks each rank reads bands of its own rows, each a scan of all of it: convert does so, where
+// ranks each rank reads bands of its own rows (each a scan of all of it, or its own spill, made by
+// one): convert does so, where
 // the whole conversion has every rank read all of it; commands that densify in blocks read it
 // whole there, each rank its rows (densifiedReadOf).
 bool readableByBands(const H5File &file, const ElementInfo &element);
