@@ -81,7 +81,7 @@ Tensor CooBandReader::bandOfRecords(RowRange rows, std::span<const std::byte> re
                 out.values.resize(at(nnz * perEntry));
                 std::int64_t k = 0;
                 for (auto row = rows.begin; row < rows.end; ++row)
-                    for (auto n = m_entriesPerRow[at(row)]; n > 0; --n, ++k) {
+                    for (auto n = entriesOfRow(row); n > 0; --n, ++k) {
                         const auto *record = records.data() + k * bytes;
                         out.indices[at(k)] = row - rows.begin;
                         for (int d = 1; d < m_coo.sparseDims; ++d)

@@ -79,7 +79,7 @@ Tensor CscBandReader::bandOfRecords(RowRange rows, std::span<const std::byte> re
                 std::int64_t k = 0, kept = 0;
                 for (std::int64_t r = 0; r < rows.count(); ++r) {
                     const auto rowStart = kept;
-                    for (auto n = m_entriesPerRow[at(rows.begin + r)]; n > 0; --n, ++k) {
+                    for (auto n = entriesOfRow(rows.begin + r); n > 0; --n, ++k) {
                         std::int64_t column;
                         T value;
                         std::memcpy(&column, records.data() + k * bytes, 8);

@@ -24,8 +24,10 @@ std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementIn
         const auto valueBytes = static_cast<std::int64_t>(dtypeSize(computeTypeFor(element.dtype)));
         StoredEntries stored;
         if (element.layout == Layout::Csc) {
-            stored.entries = readCompressedOutline(file, element.path).indptr.back();
+            const auto indptr = readCompressedOutline(file, element.path).indptr;
+            stored.entries = indptr.back();
             stored.entryBytes = 8 + valueBytes;
+            stored.outlineBytes = 8 * static_cast<std::int64_t>(indptr.size());
             return stored;
         }
         const auto extent = describeCooEntries(file, element.path);
@@ -44,14 +46,22 @@ std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementIn
 
 std::int64_t RowBandReader::entries() const
 {
-    return std::accumulate(m_entriesPerRow.begin(), m_entriesPerRow.end(), std::int64_t{0});
+    std::int64_t total = 0;
+    for (std::int64_t row = 0; row < rowCount(); ++row)
+        total += entriesOfRow(row);
+    return total;
+}
+
+std::int64_t RowBandReader::heldBytes() const
+{
+    return static_cast<std::int64_t>(m_entriesPerRow.capacity() * sizeof(std::int64_t)) + (m_spill ? m_spill->heldBytes() : 0);
 }
 
 RowRange RowBandReader::bandFrom(std::int64_t first, std::int64_t end, std::int64_t entries, std::int64_t maxRows) const
 {
     std::int64_t held = 0;
     for (auto row = first; row < end; ++row) {
-        const auto here = m_entriesPerRow[static_cast<std::size_t>(row)];
+        const auto here = entriesOfRow(row);
         if (row > first && (held + here > entries || row - first >= maxRows))
             return {first, row};
         held += here;
@@ -75,16 +85,19 @@ void RowBandReader::planReads(RowRange span, std::int64_t reads, std::int64_t me
     scanRecords([&](std::span<const std::int64_t> rows, const std::byte *records) { spill->add(rows, records); });
     spill->finish();
     m_spill = std::move(spill);
+    // Spilled for every row, its offsets count each row's entries: the counts can go.
+    if (span.begin == 0 && span.end == std::ssize(m_entriesPerRow))
+        std::vector<std::int64_t>().swap(m_entriesPerRow);
 }
 
 Tensor RowBandReader::readRows(RowRange rows) const
 {
-    if (!rows.within(static_cast<std::int64_t>(m_entriesPerRow.size())))
+    if (!rows.within(rowCount()))
         throw InternalError("RowBandReader::readRows: rows within the element's");
     // Its entries counted when it opened: each row's records are placed from its first slot.
     std::vector<std::int64_t> start(at(rows.count() + 1), 0);
     for (auto row = rows.begin; row < rows.end; ++row)
-        start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + m_entriesPerRow[at(row)];
+        start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + entriesOfRow(row);
     const auto bytes = recordBytes();
     std::vector<std::byte> records(at(start.back() * bytes));
     if (m_spill && m_spill->span().begin <= rows.begin && rows.end <= m_spill->span().end) {

@@ -37,6 +37,7 @@ struct StoredEntries {
     std::int64_t entries = 0;
     std::int64_t valuesPerEntry = 1; // a hybrid coo's entry is a row of them
     std::int64_t entryBytes = 0;     // as read: its indices, and its values in the compute type
+    std::int64_t outlineBytes = 0;   // held beside its entries read whole: a csc's column pointers
 };
 // Of `element` of `file`; none for another element, or one whose outline is unusable (a whole
 // read says what is wrong with it).
@@ -60,6 +61,9 @@ public:
     void planReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes);
     // Whether planReads spilled it.
     bool spilled() const { return m_spill != nullptr; }
+    // What it holds in memory from one read to the next: each row's count of entries (8 bytes
+    // a row), or, spilled for every row, the spill's offsets in their place (as many).
+    std::int64_t heldBytes() const;
     // Rows `rows` as a sparse tensor of those rows alone, numbered from the first, whose
     // conversion gives those rows of the whole element's conversion.
     Tensor readRows(RowRange rows) const;
@@ -76,10 +80,23 @@ protected:
     virtual Tensor bandOfRecords(RowRange rows, std::span<const std::byte> records) const = 0;
     // The element, as messages name it.
     virtual const std::string &where() const = 0;
+    // The entries row `row` stores.
+    std::int64_t entriesOfRow(std::int64_t row) const
+    {
+        return m_entriesPerRow.empty() && m_spill ? m_spill->entriesOf(row) : m_entriesPerRow[static_cast<std::size_t>(row)];
+    }
 
-    std::vector<std::int64_t> m_entriesPerRow; // filled by the reader when it opens
+    // Filled by the reader when it opens; given back once a spill of every row holds the same
+    // counts (entriesOfRow).
+    std::vector<std::int64_t> m_entriesPerRow;
 
 private:
+    // The rows of the element.
+    std::int64_t rowCount() const
+    {
+        return m_entriesPerRow.empty() && m_spill ? m_spill->span().end : static_cast<std::int64_t>(m_entriesPerRow.size());
+    }
+
     std::unique_ptr<RowSpill> m_spill;
 };
 

@@ -50,6 +50,13 @@ public:
     void finish();
 
     RowRange span() const { return m_span; }
+    // The entries row `row` (within the span) stores.
+    std::int64_t entriesOf(std::int64_t row) const { return firstEntryOf(row + 1) - firstEntryOf(row); }
+    // What it holds in memory once finished: each row's first entry (8 bytes a row).
+    std::int64_t heldBytes() const
+    {
+        return static_cast<std::int64_t>(m_start.capacity() * sizeof(std::int64_t) + m_buckets.capacity() * sizeof(Bucket));
+    }
     // The records of rows `rows` (within the span), by row, each row's in stored order, into
     // `into` (their count times the record bytes).
     void read(RowRange rows, std::byte *into) const;

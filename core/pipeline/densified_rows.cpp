@@ -71,13 +71,20 @@ RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int
     if (!stored)
         return how;
     // Held whole: it as read, and coalesced (a value and an 8-byte index each).
-    const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes));
+    const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)) + stored->outlineBytes;
     const auto coalesced = bytesFor(bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry)),
                                     dtypeSize(computeTypeFor(element.dtype)) + 8);
     // Across ranks it is read whole, each rank its rows (readOfOwnRows): bands would have every
     // rank scan all of it for each of its bands, or once to spill its rows.
     const bool fitsWhole = read <= budget && coalesced <= budget - read;
     return !fitsWhole && ranks().isSolo() && bandReaderTakes(element) ? RowRead::ByBands : how;
+}
+
+std::unique_ptr<RowBandReader> openBandReader(const H5File &file, const std::string &path, ValidationReport *report)
+{
+    if (requireElement(file, path).layout == Layout::Csc)
+        return std::make_unique<CscBandReader>(file, path, report);
+    return std::make_unique<CooBandReader>(file, path, report);
 }
 
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)
@@ -110,10 +117,7 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
         m_rowSparse.emplace(file, m_path, report);
         m_report = nullptr;
     } else if (how == RowRead::ByBands) {
-        if (element.layout == Layout::Csc)
-            m_bands = std::make_unique<CscBandReader>(file, m_path, report);
-        else
-            m_bands = std::make_unique<CooBandReader>(file, m_path, report);
+        m_bands = openBandReader(file, m_path, report);
         m_report = nullptr;
     } else if (how == RowRead::ByRows && element.layout == Layout::Coo) {
         m_coo.emplace(file, m_path, report);

@@ -60,6 +60,9 @@ RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // the whole conversion has every rank read all of it; commands that densify in blocks read it
 // whole there, each rank its rows (densifiedReadOf).
 bool readableByBands(const H5File &file, const ElementInfo &element);
+// The band reader of a coo or csc element (readableByBands), which notes in `report` what a
+// whole read of it notes when it opens (a conversion).
+std::unique_ptr<RowBandReader> openBandReader(const H5File &file, const std::string &path, ValidationReport *report);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
 // bands of half the budget where it can be (not masked: readableByBands), by one process.

@@ -14,6 +14,7 @@
 #include "core/tensor/tensor_ops.h"
 #include "core/util/elapsed.h"
 #include "core/util/errors.h"
+#include "core/util/memory_budget.h"
 
 #include <algorithm>
 #include <limits>
@@ -71,8 +72,9 @@ public:
                  const std::vector<OptimizerOptions> &runs,
                  const StepSources &sources,
                  ValidationReport &report,
+                 std::int64_t budget,
                  std::int64_t share)
-        : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report),
+        : m_request(request), m_plan(plan), m_runs(runs), m_sources(sources), m_report(report), m_budget(budget),
           m_steps(static_cast<std::int64_t>(request.grads.size())),
           m_firstStep(sources.previous ? readPreviousStep(*sources.previous) : 0),
           m_paramWhere(sources.param().where(sources.paramPath))
@@ -117,7 +119,10 @@ public:
     // of COO or CSC data and mask, are exchanged between the ranks; the other layouts are read whole by
     // every rank), and coalesces them once (the gradients once per run's semantics); blocks take
     // their rows. The parameter, the mask, the gradients with their patterns and the states
-    // must fit the budget together, in that order: the first that does not is refused. Collective.
+    // must fit the budget together, in that order: the first that does not is refused. A coo or
+    // csc gradient that would not fit beside those before it is read by bands instead, by one
+    // process (readsByBands): each block then reads its rows of it, as a gradient read by rows.
+    // Collective.
     void readWholeElements(std::span<const RowRange> rowsOfRanks)
     {
         const auto &group = ranks();
@@ -132,18 +137,37 @@ public:
             appendAllButConversions(m_report, m_maskNotes); // as the whole step gives them (no conversion)
         }
         const auto &grads = m_request.grads;
+        // Held by the gradients so far: those read whole, once coalesced; the readers of those read by bands.
+        std::int64_t wholeGradientsHeld = 0;
         for (std::size_t g = 0; g < grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
             // A gradient given for several steps is read and coalesced once: its patterns serve
             // each of them (a failure in it stops its run at the first).
             m_readAs.push_back(static_cast<std::size_t>(std::find(grads.begin(), grads.end(), grads[g]) - grads.begin()));
-            if (!m_plan.gradientByRows[g] && m_readAs[g] == g)
-                m_wholeGradients.back().tensor = readOfOwnRows(group, m_sources.input, grads[g], rowsOfRanks, &m_report);
+            if (m_plan.gradientByRows[g] || m_readAs[g] != g)
+                continue;
+            if (readsByBands(g, held + wholeGradientsHeld)) {
+                // Its reader holds a count of entries for each row (8 bytes), until the next run.
+                const auto counts = bytesFor(m_plan.paramShape[0], sizeof(std::int64_t));
+                requireWithinBudget(held + wholeGradientsHeld + counts, gradientName(g),
+                                    held + wholeGradientsHeld > 0
+                                        ? "counting its rows' entries beside the elements held before it"
+                                        : "counting its rows' entries");
+                // Notes what a whole read notes when it opens (a conversion), where that read notes it.
+                m_bandReaders.emplace(g, openBandReader(m_sources.input, grads[g], &m_report));
+                wholeGradientsHeld += m_bandReaders.at(g)->heldBytes();
+                continue;
+            }
+            m_wholeGradients.back().tensor = readOfOwnRows(group, m_sources.input, grads[g], rowsOfRanks, &m_report);
+            wholeGradientsHeld += gradientBytes(m_wholeGradients.back().tensor);
         }
-        const auto coalescedHere = [&](std::size_t g) { return !m_plan.gradientByRows[g] && m_readAs[g] == g; };
+        const auto coalescedHere = [&](std::size_t g) { return !readByRows(g) && m_readAs[g] == g; };
         agreeOn(group, [&] {
-            // Every gradient read whole is held until all are coalesced, with its patterns.
+            // Every gradient read whole is held until all are coalesced, with its patterns, beside
+            // the readers of those read by bands.
             std::int64_t gradientsHeld = 0;
+            for (const auto &[g, reader] : m_bandReaders)
+                gradientsHeld += reader->heldBytes();
             for (std::size_t g = 0; g < grads.size(); ++g)
                 if (coalescedHere(g))
                     gradientsHeld += requireRoomForGradient(m_wholeGradients[g], held + gradientsHeld);
@@ -188,16 +212,67 @@ public:
     // it holds.
     std::int64_t requireRoomForGradient(const NamedGradient &gradient, std::int64_t heldBefore) const
     {
-        std::int64_t bytes = core::heldBytes(gradient.tensor);
-        std::set<Semantics> filled;
-        for (std::size_t run = 0; run < m_runs.size(); ++run)
-            if (!fillsEveryBlock(run) || filled.insert(m_runs[run].semantics).second)
-                bytes += coalescedBytes(gradient.tensor, m_runs[run].semantics, sizeof(T));
+        const auto bytes = gradientBytes(gradient.tensor);
         requireRoomToCoalesce(heldBefore, bytes, gradient.name);
         return bytes;
     }
 
-    // The bytes the patterns of the elements read whole hold for the whole run.
+    // What a gradient read whole holds once coalesced: it, and its patterns.
+    std::int64_t gradientBytes(const Tensor &gradient) const
+    {
+        std::int64_t bytes = core::heldBytes(gradient);
+        for (const auto semantics : patternSemantics())
+            bytes += coalescedBytes(gradient, semantics, sizeof(T));
+        return bytes;
+    }
+
+    // The semantics of each pattern a gradient read whole is coalesced into: one for each run,
+    // but one for each semantics among the runs that fill every block from it.
+    std::vector<Semantics> patternSemantics() const
+    {
+        std::vector<Semantics> patterns;
+        std::set<Semantics> filled;
+        for (std::size_t run = 0; run < m_runs.size(); ++run)
+            if (!fillsEveryBlock(run) || filled.insert(m_runs[run].semantics).second)
+                patterns.push_back(m_runs[run].semantics);
+        return patterns;
+    }
+
+    // Whether gradient `g`, which the plan reads whole, is read by bands instead: a coo or csc
+    // (not masked: readableByBands) that, read whole and coalesced, would not fit the budget
+    // beside `heldBefore`, by one process (across ranks each reads its own rows of it whole).
+    // Judged from its outline before reading it: its entries as read, and each pattern at most a
+    // value and an index per stored value (gradientBytes, at most).
+    bool readsByBands(std::size_t g, std::int64_t heldBefore) const
+    {
+        if (!ranks().isSolo())
+            return false;
+        const auto element = requireElement(m_sources.input, m_request.grads[g]);
+        const auto stored = element.masked ? std::nullopt : storedEntriesOf(m_sources.input, element);
+        if (!stored)
+            return false;
+        const auto values = bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry));
+        const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)) + stored->outlineBytes;
+        const auto patterns = static_cast<std::int64_t>(patternSemantics().size());
+        return heldBefore + read + patterns * bytesFor(values, sizeof(T) + 8) > m_budget;
+    }
+
+    // Whether gradient `g` is read a block of rows at a time: by hyperslab or RowSparseRowReader
+    // (the plan's), or by bands (readsByBands, its first path's reader).
+    bool readByRows(std::size_t g) const { return m_plan.gradientByRows[g] || m_bandReaders.contains(m_readAs[g]); }
+    // The gradients read by bands (one reader for each path given).
+    std::int64_t gradientsReadByBands() const { return static_cast<std::int64_t>(m_bandReaders.size()); }
+    // Each gradient read by bands is to be read in `reads` blocks of rows `span`, in order: past
+    // kMostScannedBands its entries are spilled sorted by row first, in `memoryBytes` with the
+    // spill's offsets (as many bytes as the reader's counts, which they replace).
+    void planBandReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes)
+    {
+        for (auto &[g, reader] : m_bandReaders)
+            reader->planReads(span, reads, std::max<std::int64_t>(1, memoryBytes - reader->heldBytes()));
+    }
+
+    // The bytes the elements read whole hold for the whole run (their patterns), and the readers
+    // of the gradients read by bands (their rows' counts).
     std::int64_t heldBytes() const
     {
         const auto bytesOf = [](const UpdatePattern<T> &p) {
@@ -211,6 +286,8 @@ public:
             bytes += bytesOf(p);
         for (const auto &gradient : m_wholeGradients)
             bytes += core::heldBytes(gradient.tensor); // what a pattern still views
+        for (const auto &[g, reader] : m_bandReaders)
+            bytes += reader->heldBytes();
         bytes +=
             m_param->heldBytes() + (m_maskWhole ? m_maskWhole->heldBytes() : 0) + (m_lastUpdate ? m_lastUpdate->heldBytes() : 0);
         for (const auto &state : m_states)
@@ -295,7 +372,7 @@ public:
                 if (!bufferRows.empty())
                     pattern = torchSparseSgdPattern(std::move(pattern), bufferRows);
                 applyStep(param, state, options, pattern);
-                if (fillsEveryBlock(run) && !m_plan.gradientByRows[k]) { // its buffers fill the next such pattern
+                if (fillsEveryBlock(run) && !readByRows(k)) { // its buffers fill the next such pattern
                     m_spare = std::move(pattern);
                     m_spare.values = {};
                 }
@@ -321,27 +398,32 @@ public:
         return Tensor(Storage{m_maskWhole->rows(rows)});
     }
 
-    // The rows of every gradient read by rows, before the first failed step (patterns may
-    // view them: keep them while the block is stepped).
+    // The rows of every gradient read by rows or by bands, before the first failed step
+    // (patterns may view them: keep them while the block is stepped).
     std::vector<NamedGradient> readGradientRows(RowRange rows, bool first)
     {
         std::vector<NamedGradient> gradients(m_request.grads.size());
-        for (std::size_t g = 0; g < gradients.size(); ++g)
-            if (m_plan.gradientByRows[g] && static_cast<std::int64_t>(g) < m_failure.at) {
-                const auto rowSparse = m_rowSparseReaders.find(g);
-                if (rowSparse != m_rowSparseReaders.end()) {
-                    gradients[g] = {gradientName(g), rowSparse->second.readRows(rows)};
-                    continue;
-                }
-                // The first block's notes, and I7's of every block told as a whole read tells it.
-                ValidationReport found;
-                gradients[g] = {gradientName(g), readTensor(m_sources.input, m_request.grads[g], &found, rows)};
-                for (const auto &finding : found.findings())
-                    if (RepairNotices::isRepair(finding))
-                        m_gradientRepairs[g].tell(finding);
-                    else if (first)
-                        m_report.add(finding);
+        for (std::size_t g = 0; g < gradients.size() && static_cast<std::int64_t>(g) < m_failure.at; ++g) {
+            if (const auto banded = m_bandReaders.find(g); banded != m_bandReaders.end()) {
+                gradients[g] = {gradientName(g), banded->second->readRows(rows)};
+                continue;
             }
+            if (!m_plan.gradientByRows[g])
+                continue;
+            const auto rowSparse = m_rowSparseReaders.find(g);
+            if (rowSparse != m_rowSparseReaders.end()) {
+                gradients[g] = {gradientName(g), rowSparse->second.readRows(rows)};
+                continue;
+            }
+            // The first block's notes, and I7's of every block told as a whole read tells it.
+            ValidationReport found;
+            gradients[g] = {gradientName(g), readTensor(m_sources.input, m_request.grads[g], &found, rows)};
+            for (const auto &finding : found.findings())
+                if (RepairNotices::isRepair(finding))
+                    m_gradientRepairs[g].tell(finding);
+                else if (first)
+                    m_report.add(finding);
+        }
         return gradients;
     }
 
@@ -364,6 +446,8 @@ private:
         const auto &options = m_runs[run];
         if (m_plan.gradientByRows[g])
             return checkedPattern<T>(rowGradients[g], options, mask, step, rows.begin);
+        if (readByRows(g)) // by bands: read once for every step that gives its path
+            return checkedPattern<T>(rowGradients[m_readAs[g]], options, mask, step, rows.begin);
         if (fillsEveryBlock(run))
             return checkedPatternInRows(m_fillSources.at({m_readAs[g], options.semantics}), gradientName(g), options, mask, step,
                                         rows, std::move(m_spare));
@@ -397,6 +481,7 @@ private:
     const std::vector<OptimizerOptions> &m_runs; // the step's, then each compared semantics'
     const StepSources &m_sources;
     ValidationReport &m_report;
+    std::int64_t m_budget;
     std::int64_t m_steps;
     std::int64_t m_firstStep;
     std::string m_paramWhere;
@@ -405,9 +490,10 @@ private:
     std::optional<DensifiedRows<T>> m_maskWhole; // a sparse --mask, read once
     std::vector<DensifiedRows<T>> m_states;      // resuming: each state of the run's optimizer
     std::optional<DensifiedRows<double>> m_lastUpdate;
-    bool m_paramNoted = false;                                    // "densified" said (by the first block)
-    std::vector<Buffer<T>> m_spareBuffers;                        // the last block written's (recycle())
-    std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders; // row_sparse gradients read by rows
+    bool m_paramNoted = false;                                           // "densified" said (by the first block)
+    std::vector<Buffer<T>> m_spareBuffers;                               // the last block written's (recycle())
+    std::map<std::size_t, RowSparseRowReader> m_rowSparseReaders;        // row_sparse gradients read by rows
+    std::map<std::size_t, std::unique_ptr<RowBandReader>> m_bandReaders; // gradients read by bands, by first index
     // Per gradient (one given twice is read, and told, twice, as the whole step tells it): of
     // the csr ones read by rows.
     std::vector<RepairNotices> m_gradientRepairs;
@@ -471,36 +557,43 @@ StepReport stepAs(const StepRequest &request,
         // The densified elements the plan reads whole share the budget: each its part of it.
         const auto wholeElements = (plan.param == RowRead::Whole ? 1 : 0) + (plan.lastUpdate == RowRead::Whole ? 1 : 0)
                                    + std::count(plan.states.begin(), plan.states.end(), RowRead::Whole);
-        stepper.emplace(request, plan, runs, *sources, report, budgetBytes / std::max<std::int64_t>(1, wholeElements));
+        stepper.emplace(request, plan, runs, *sources, report, budgetBytes,
+                        budgetBytes / std::max<std::int64_t>(1, wholeElements));
     });
     result.finalStep = stepper->firstStep() + result.stepsRun;
 
-    // Per element of a block: the parameter and every state of each run (and the originals the
-    // compared runs start from), the gradients read by rows (as read and as a pattern), the mask
-    // (as read, and as a pattern's doubles), one pattern filled from a gradient read whole, a
-    // parameter and states that are not plain dense as read.
-    const auto rows = plan.paramShape[0];
-    const auto width = numel(plan.paramShape, 1, plan.paramShape.size());
-    const auto copies = static_cast<std::int64_t>(runs.size() + (compared.empty() ? 0 : 1));
-    const auto tensorsPerRun = static_cast<std::int64_t>(1 + stateNames(options).size());
-    const auto byRows = std::count(plan.gradientByRows.begin(), plan.gradientByRows.end(), char{1});
-    const bool readWhole = byRows < static_cast<std::int64_t>(plan.gradientByRows.size());
-    const auto notPlainDense =
-        (plan.param == RowRead::Dense ? 0 : 1)
-        + std::count_if(plan.states.begin(), plan.states.end(), [](RowRead how) { return how != RowRead::Dense; });
-    const auto perRow =
-        std::max<std::int64_t>(1, width
-                                          * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16
-                                             + (request.mask ? 16 : 0) + (readWhole ? 16 : 0) + 16 * notPlainDense)
-                                      + copies * 8 + (plan.lastUpdate == RowRead::Dense ? 0 : 16));
     // The rows are divided among the ranks first (a coo gradient's entries go to their rows'
     // ranks), then cut into blocks of what the gradients read whole leave of the budget (at
     // least a row, at most kStepBlockBytes: a budget larger than the gradients and one block
     // leaves the blocks their size).
+    const auto rows = plan.paramShape[0];
     auto blocks = divideRows(group, rows, 1);
     stepper->readWholeElements(blocks.ofRanks);
+
+    // Per element of a block: the parameter and every state of each run (and the originals the
+    // compared runs start from), the gradients read by rows (as read and as a pattern), those
+    // read by bands (an entry an element at most: as read and as a pattern, kBandBytesPerValue),
+    // the mask (as read, and as a pattern's doubles), one pattern filled from a gradient read
+    // whole, a parameter and states that are not plain dense as read.
+    const auto width = numel(plan.paramShape, 1, plan.paramShape.size());
+    const auto copies = static_cast<std::int64_t>(runs.size() + (compared.empty() ? 0 : 1));
+    const auto tensorsPerRun = static_cast<std::int64_t>(1 + stateNames(options).size());
+    const auto byRows = std::count(plan.gradientByRows.begin(), plan.gradientByRows.end(), char{1});
+    const auto byBands = stepper->gradientsReadByBands();
+    const bool readWhole = byRows < static_cast<std::int64_t>(plan.gradientByRows.size());
+    const auto notPlainDense =
+        (plan.param == RowRead::Dense ? 0 : 1)
+        + std::count_if(plan.states.begin(), plan.states.end(), [](RowRead how) { return how != RowRead::Dense; });
+    const auto perRow = std::max<std::int64_t>(
+        1, width
+                   * (copies * tensorsPerRun * static_cast<std::int64_t>(sizeof(T)) + byRows * 16 + byBands * kBandBytesPerValue
+                      + (request.mask ? 16 : 0) + (readWhole ? 16 : 0) + 16 * notPlainDense)
+               + copies * 8 + (plan.lastUpdate == RowRead::Dense ? 0 : 16));
     const auto blockBudget = std::clamp<std::int64_t>(budgetBytes - stepper->heldBytes(), 0, kStepBlockBytes);
     blocks = recutBlocks(group, std::move(blocks), std::clamp<std::int64_t>(blockBudget / perRow, 1, rows));
+    // Before any block is held, the spill (if any) of the gradients read by bands, by one
+    // process: its rows are all of them.
+    stepper->planBandReads({0, rows}, blocks.rounds, std::max<std::int64_t>(1, budgetBytes - stepper->heldBytes()));
 
     AtomicOutput output(request.output);
     StepWriters writers;

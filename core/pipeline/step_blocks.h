@@ -9,12 +9,15 @@
 // masked_tensor of dense, csr or row_sparse data with a mask of its layout) are read a block at a
 // time; the others (coo, csc, other sparse masked ones) are read once (a coo or csc gradient's
 // entries, and a masked one's of coo or csc data and mask, divided among the ranks by row,
-// coo_rows_exchange.h) and coalesced once. A lazy or mask-less masked run takes each block's rows
-// of the coalesced pattern, so a block that no gradient touches is copied through without
-// computing; a dense run, or a masked one with --mask, fills each block's pattern from them (zeros,
-// or the mask's elements) and never holds one at the parameter's size. The file written holds
-// exactly what stepping the whole tensors would (tests compare the two), in memory bounded by the
-// budget (the elements read whole must fit it with their coalesced patterns).
+// coo_rows_exchange.h) and coalesced once, but for a coo or csc gradient that so held would not
+// fit the budget, which one process reads a block of rows at a time by bands (RowBandReader:
+// past two blocks, from the spill it first sorts it into by row). A lazy or mask-less masked run
+// takes each block's rows of the coalesced pattern, so a block that no gradient touches is
+// copied through without computing; a dense run, or a masked one with --mask, fills each block's
+// pattern from them (zeros, or the mask's elements) and never holds one at the parameter's size.
+// The file written holds exactly what stepping the whole tensors would (tests compare the two),
+// in memory bounded by the budget (the elements read whole must fit it with their coalesced
+// patterns; a block of a gradient read by bands is counted an entry an element).
 #include "core/pipeline/densified_rows.h"
 #include "core/pipeline/step_file.h"
 

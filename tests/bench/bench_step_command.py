@@ -2,14 +2,17 @@
 """The whole `sparsity step` command (issue 13): what a user runs, against the script a user
 would write instead and against the floor of moving the same bytes, in one run.
 
-    bench_step_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--threads N] [--previous OLD_SPARSITY]
+    bench_step_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--batch N] [--limit SIZE] [--threads N]
+                          [--previous OLD_SPARSITY]
 
 Workload: lazy Adagrad (torch rule) on a ROWS x 64 float32 table (default 1,000,000: 244 MiB),
 resumed from a previous step's output (--state-from: the parameter and its `sum` state), 5
-steps of 10,000 rows each with about 10% repeated ids, file to file.
+steps of BATCH rows each (default 10,000; hybrid coo gradients, ids shuffled) with about 10%
+repeated ids, file to file.
   ours           `sparsity step table.h5 -o out.h5 --state-from prev.h5 --grad /grads/0 ...
                  --optimizer adagrad --semantics lazy --json` (default budget), and again under
-                 --memory-limit 64M (streamed in more blocks)
+                 --memory-limit LIMIT (default 64M: streamed in more blocks; gradients that held
+                 whole would not fit it are read a block of rows at a time, spilled sorted by row)
   h5py + torch   read the parameter and `sum` with h5py, build torch.optim.Adagrad and load the
                  state, 5 steps with sparse COO gradients, write both with h5py;
                  torch.set_num_threads(THREADS)
@@ -32,7 +35,7 @@ import numpy as np
 
 from bench_common import best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed, write_coo
 
-WIDTH, STEPS, BATCH = 64, 5, 10_000
+WIDTH, STEPS = 64, 5
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -66,7 +69,10 @@ print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RU
 def main():
     parser = command_bench_parser()
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--batch", type=int, default=10_000, help="rows of each step's gradient")
+    parser.add_argument("--limit", default="64M", help="the streamed run's --memory-limit")
     args = parser.parse_args()
+    batch = args.batch
     os.makedirs(args.workdir, exist_ok=True)
     out = lambda name: os.path.join(args.workdir, name)
     rows = args.rows
@@ -75,10 +81,10 @@ def main():
         f["param"] = rng.standard_normal((rows, WIDTH), dtype=np.float32)
         g = f.create_group("grads")
         for k in range(STEPS + 1):  # the last one makes prev.h5
-            unique = rng.choice(rows, BATCH - BATCH // 10, replace=False)
-            ids = np.concatenate([unique, rng.choice(unique, BATCH // 10)])  # ~10% repeated ids
+            unique = rng.choice(rows, batch - batch // 10, replace=False)
+            ids = np.concatenate([unique, rng.choice(unique, batch // 10)])  # ~10% repeated ids
             rng.shuffle(ids)
-            write_coo(g, str(k), ids, rng.standard_normal((BATCH, WIDTH), dtype=np.float32), (rows, WIDTH))
+            write_coo(g, str(k), ids, rng.standard_normal((batch, WIDTH), dtype=np.float32), (rows, WIDTH))
     common = ["--optimizer", "adagrad", "--semantics", "lazy"]
     subprocess.run([args.sparsity, "step", out("table.h5"), "-o", out("prev.h5"), "--param", "/param",
                     "--grad", f"/grads/{STEPS}", *common], check=True, capture_output=True)
@@ -108,7 +114,7 @@ def main():
 
     previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
     ours_default = best_run(args.runs, sparsity())
-    ours_streamed = best_run(args.runs, sparsity("--memory-limit", "64M"))
+    ours_streamed = best_run(args.runs, sparsity("--memory-limit", args.limit))
     theirs = best_run(args.runs, torch_script)
     floor = best_run(args.runs, dd)
     with h5py.File(out("ours.h5")) as o, h5py.File(out("torch.h5")) as t:
@@ -116,21 +122,22 @@ def main():
             assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
 
     print(f"lazy adagrad resumed, {rows} x {WIDTH} float32 ({rows * WIDTH * 4 / 2**20:.0f} MiB) + state, {STEPS} steps x "
-          f"{BATCH} rows; torch threads {args.threads}; best of {args.runs}; {huge_pages()}")
+          f"{batch} rows; torch threads {args.threads}; best of {args.runs}; {huge_pages()}")
     table = [("sparsity step (default budget" + (", streamed)" if ours_default["streamed"] else ")"), ours_default),
-             ("sparsity step --memory-limit 64M" + (" (streamed)" if ours_streamed["streamed"] else ""), ours_streamed),
+             (f"sparsity step --memory-limit {args.limit}" + (" (streamed)" if ours_streamed["streamed"] else ""),
+              ours_streamed),
              *([("previous build, same command", previous)] if previous else []),
              ("h5py + torch script (import excluded)", theirs),
              ("dd bs=4M of the state file (read + written)", floor)]
     print_run_table(table)
     print(f"whole command vs h5py + torch: {theirs['wall'] / ours_default['wall']:.2f}x faster; "
-          f"under 64M {theirs['wall'] / ours_streamed['wall']:.2f}x")
+          f"under {args.limit} {theirs['wall'] / ours_streamed['wall']:.2f}x")
     print(f"whole command vs dd: {ours_default['wall'] / floor['wall']:.2f}x dd's time; "
-          f"under 64M {ours_streamed['wall'] / floor['wall']:.2f}x")
+          f"under {args.limit} {ours_streamed['wall'] / floor['wall']:.2f}x")
     print(f"compute_seconds vs torch's 5 steps: {theirs['compute'] / ours_default['compute']:.1f}x (goal >= 10x); "
-          f"under 64M {theirs['compute'] / ours_streamed['compute']:.1f}x")
+          f"under {args.limit} {theirs['compute'] / ours_streamed['compute']:.1f}x")
     print(f"peak memory: default {ours_default['peak'] / 2**20:.0f} MiB under a budget of "
-          f"{ours_default['limit'] / 2**20:.0f} MiB; under 64M {ours_streamed['peak'] / 2**20:.0f} MiB")
+          f"{ours_default['limit'] / 2**20:.0f} MiB; under {args.limit} {ours_streamed['peak'] / 2**20:.0f} MiB")
 
 
 if __name__ == "__main__":

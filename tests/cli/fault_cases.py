@@ -542,8 +542,9 @@ def spill_faults(cli, work):
     """A coo whose rows go back, read under a budget that takes more than two bands, is spilled
     sorted by row to a scratch file in TMPDIR first. A TMPDIR that does not exist, and one on a
     full disk (a 256 KiB tmpfs; root only), give exit 3 and one error naming the element, the
-    folder and the reason, for convert, sparsify and eval; no output, no temporary file, and the
-    full disk holds nothing afterwards (the spill has no name: nothing to leave behind)."""
+    folder and the reason, for convert, sparsify, eval and step (of it as a gradient); no output,
+    no temporary file, and the full disk holds nothing afterwards (the spill has no name: nothing
+    to leave behind)."""
     source = os.path.join(work, "shuffled.h5")
     rng = np.random.default_rng(3)
     rows, columns, entries = 2000, 200, 40000
@@ -553,12 +554,15 @@ def spill_faults(cli, work):
         g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
         g["indices"] = np.stack([rng.integers(0, rows, entries), rng.integers(0, columns, entries)]).astype(np.int64)
         g["values"] = rng.standard_normal(entries).astype(np.float32)
+        f["p"] = rng.standard_normal((rows, columns)).astype(np.float32)
     before = digest(source)
     out = os.path.join(work, "out.h5")
     commands = [["convert", source, out, "--layout", "csr", "--memory-limit", "16K"],
                 ["convert", source, out, "--layout", "dense", "--memory-limit", "16K"],
                 ["sparsify", source, "-o", out, "--method", "threshold", "--threshold", "0.5", "--memory-limit", "16K"],
-                ["eval", "--expr", "sum(c, 1)", "--input", f"c={source}:/c", "-o", out, "--memory-limit", "16K"]]
+                ["eval", "--expr", "sum(c, 1)", "--input", f"c={source}:/c", "-o", out, "--memory-limit", "16K"],
+                ["step", source, "-o", out, "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/p", "--grad", "/c",
+                 "--memory-limit", "16K"]]
 
     def refused(folder, reason):
         for args in commands:

@@ -15,7 +15,8 @@ entries shuffled to csr and dense (in bands of rows) and to coo (a copy of its e
 of random entries that stores 192 MiB to csr, and sparsified (spilled sorted by row to TMPDIR
 first, then read in bands), and a
 csc to csr and dense (in bands of rows) and to csc (a panel of columns at a time); sparsify and eval (a reduction) of that csc and that shuffled coo (in bands too); step (dense Adam, with a dense and
-with a coo gradient; lazy Adagrad with a coo gradient, resumed); eval (elementwise, and a
+with a coo gradient; lazy Adagrad with a coo gradient, resumed, and with that 192 MiB coo as
+its gradient, read a block of rows at a time from its spill); eval (elementwise, and a
 reduction); run (a batch that sparsifies and steps). csc reads the input once per column
 panel, a panel being half the budget of output: its case keeps 1% of the values (one panel),
 and convert to csc (every value kept: 30 panels, 30 reads of 192 MiB) is tested at a small
@@ -240,6 +241,10 @@ def run_cases(cli, work, cgroup):
                             "--grad", "/g_coo", "--grad", "/g", "--json"], "{out}"),
         ("step_lazy", ["step", data, "-o", "{out}", "--optimizer", "adagrad", "--semantics", "lazy", "--param", "/x",
                        "--grad", "/g_coo", "--grad", "/g_coo", "--json"], "{out}"),
+        # A coo gradient four times the cap, its rows going back: read a block of rows at a time
+        # from the scratch file it is first sorted into by row (uncapped: read whole).
+        ("step_lazy_coo_big", ["step", data, "-o", "{out}", "--optimizer", "adagrad", "--semantics", "lazy", "--param",
+                               "/x", "--grad", "/x_coo_big", "--json"], "{out}"),
         ("eval_elementwise", ["eval", "--expr", "x * 2 - g", "--input", f"x={data}:/x", "--input", f"g={data}:/g",
                               "-o", "{out}", "--json"], "{out}"),
         ("eval_reduction", ["eval", "--expr", "sum(x * g, 1)", "--input", f"x={data}:/x", "--input", f"g={data}:/g",

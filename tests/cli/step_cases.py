@@ -178,6 +178,22 @@ def same_however_stored(cli, golden, work, cases):
         g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
         g["indices"] = np.array([[36, 4, 20, 3], [1, 0, 5, 2]], dtype=np.int64)
         g["values"] = np.array([np.inf, 1.0, -2.0, np.nan])
+        # A coo gradient with a row index past the parameter's rows among its entries: the same
+        # error however it is read (whole, or by bands).
+        g = extra.create_group("coo_oob")
+        tag(g, "coo_tensor")
+        g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
+        oob = np.stack([picks // 6, picks % 6]).astype(np.int64)
+        oob[0, 23] = 40
+        g["indices"] = oob
+        g["values"] = rng.standard_normal(picks.size)
+        # A csc gradient, its row indices unsorted in a column (read whole, or by bands).
+        g = extra.create_group("grad_csc")
+        tag(g, "csc_matrix")
+        g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
+        g["indptr"] = np.array([0, 3, 3, 5, 9, 10, 12], dtype=np.int64)
+        g["indices"] = np.array([38, 2, 17, 0, 39, 21, 4, 33, 8, 11, 30, 1], dtype=np.int64)
+        g["data"] = rng.standard_normal(12)
         g = extra.create_group("rsp")
         tag(g, "row_sparse")
         g.attrs["shape"] = np.array([40, 6], dtype=np.int64)
@@ -200,7 +216,7 @@ def same_however_stored(cli, golden, work, cases):
         "extra_bad_gradients": ({"optimizer": "adagrad", "semantics": "dense", "rule": "torch"},
                                 ["/extra/bad0", "/extra/bad1"], False),
         "extra_adagrad_lazy_coo": ({"optimizer": "adagrad", "semantics": "lazy", "rule": "torch"},
-                                   ["/extra/coo_elements", "/extra/coo_rows", "/extra/rsp"], False),
+                                   ["/extra/coo_elements", "/extra/coo_rows", "/extra/rsp", "/extra/grad_csc"], False),
         "extra_adam_masked_gradient": ({"optimizer": "adam", "semantics": "masked", "rule": "mxnet"},
                                        ["/extra/masked_grad", "/extra/grad_csr", "/extra/masked_grad"], False),
         # row_sparse is read by rows: even the dense semantics streams it.
@@ -213,13 +229,15 @@ def same_however_stored(cli, golden, work, cases):
         "extra_adam_dense_coo": ({"optimizer": "adam", "semantics": "dense", "rule": "torch"},
                                  ["/extra/coo_elements", "/extra/grad_csr", "/extra/coo_rows", "/extra/coo_elements"], False),
         "extra_sgd_dense_coo_momentum": ({"optimizer": "sgd", "semantics": "dense", "rule": "mxnet", "lr": 0.1,
-                                          "momentum": 0.9}, ["/extra/coo_rows", "/extra/coo_rows"], False),
+                                          "momentum": 0.9}, ["/extra/coo_rows", "/extra/grad_csc", "/extra/coo_rows"], False),
         "extra_adagrad_masked_coo_mask": ({"optimizer": "adagrad", "semantics": "masked", "rule": "torch"},
                                           ["/extra/coo_elements", "/extra/grad_dense32", "/extra/coo_rows"], True),
         "extra_adam_dense_masked_coo": ({"optimizer": "adam", "semantics": "dense", "rule": "mxnet"},
                                         ["/extra/masked_coo", "/extra/coo_elements"], False),
         "extra_bad_coo_dense": ({"optimizer": "adagrad", "semantics": "dense", "rule": "torch"},
                                 ["/extra/coo_rows", "/extra/coo_bad"], False),
+        "extra_oob_coo_lazy": ({"optimizer": "adagrad", "semantics": "lazy", "rule": "torch"},
+                               ["/extra/coo_rows", "/extra/coo_oob"], False),
         "extra_sgd_lazy_momentum_coo": ({"optimizer": "sgd", "semantics": "lazy", "rule": "torch", "lr": 0.1,
                                          "momentum": 0.9, "dampening": 0.2},
                                         ["/extra/coo_rows", "/extra/coo_elements", "/extra/grad_dense32"], False),
@@ -230,11 +248,16 @@ def same_however_stored(cli, golden, work, cases):
     compared = 0
     with h5py.File(source) as f:
         encodings = {path: f[path].attrs.get("encoding-type", "array") for _, grads, _, _ in runs.values() for path in grads}
-    # Read by rows: dense, csr, row_sparse, and masked_tensor (every one here is dense with a dense mask).
+        for path, encoding in encodings.items():
+            if encoding == "masked_tensor" and isinstance(f[path + "/data"], h5py.Group):
+                encodings[path] = "masked_sparse"
+    # Read by rows: dense, csr, row_sparse, and masked_tensor of dense data and mask.
     read_whole = {path for path, encoding in encodings.items()
                   if encoding not in ("array", "csr_matrix", "row_sparse", "masked_tensor")}
     # What a streamed step holds beside its blocks: gradients read whole, row_sparse indices.
     held = read_whole | {path for path, encoding in encodings.items() if encoding == "row_sparse"}
+    # Read by bands (a block's rows at a time) where, held whole, they would not fit: coo and csc.
+    banded = {path for path, encoding in encodings.items() if encoding in ("coo_tensor", "csc_matrix")}
     for name, (options, grads, has_mask, base) in runs.items():
         others = [s for s in ["dense", "lazy", "masked"] if s != options["semantics"] and (has_mask or s != "masked")]
         common = sum([["--grad", g] for g in grads], []) + (["--mask", base + "/mask"] if has_mask else []) \
@@ -246,6 +269,11 @@ def same_however_stored(cli, golden, work, cases):
                     ("rows", ["--param", base + "/param", "--memory-limit", budget]),
                     # A coo parameter read once holds its entries: several rows a block then.
                     ("coo", ["--param", base + "/param_coo", "--memory-limit", "16K"])]
+        # Under 1K the coo and csc gradients (but the golden cases' smallest) are read
+        # by bands, each block's rows of them from their spill, sorted by row; a masked one
+        # would be refused.
+        if read_whole.intersection(grads) and read_whole.intersection(grads) <= banded:
+            variants.append(("bands", ["--param", base + "/param", "--memory-limit", "1K"]))
         # A row_sparse parameter's indices are held too, beside those gradients.
         budget_rsp = "4K" if budget == "1" else "12K"
         variants += [(f"rows of {layout}", ["--param", f"{base}/param_{layout}", "--memory-limit",
@@ -254,16 +282,18 @@ def same_however_stored(cli, golden, work, cases):
         for variant, extra_args in variants:
             out = os.path.join(work, f"{name}.{variant}.h5")
             run = subprocess.run([cli, "step", source, "-o", out] + extra_args + common, capture_output=True, text=True)
-            outputs[variant] = (out, step_report(run))
+            outputs[variant] = (out, step_report(run), run.stderr)
             if run.returncode == 0:
                 check(json.loads(run.stdout)["streamed"], f"{name} {variant}: streamed?")
                 # A bool --mask is what --mask takes: no "converted bool to float32" for it.
                 check(not has_mask or "/mask: converted" not in run.stdout + run.stderr,
                       f"{name} {variant}: a conversion notice for the mask: {run.stdout}")
-        ref_out, ref_report = outputs["default"]
+        ref_out, ref_report, ref_notes = outputs["default"]
         for variant, _ in variants[1:]:
-            out, report = outputs[variant]
+            out, report, notes = outputs[variant]
             check(report == ref_report, f"{name} {variant}: {report} != default {ref_report}")
+            # The parameter as stored by default: the notes too (another layout's add its own).
+            check(variant not in ("rows", "bands") or notes == ref_notes, f"{name} {variant}: notes {notes!r} != {ref_notes!r}")
             if ref_report[0] == 0:
                 same_outputs(out, ref_out, f"{name} {variant}")
             else:
@@ -273,6 +303,10 @@ def same_however_stored(cli, golden, work, cases):
             code, message = ref_report
             check(code == 2 and "/extra/bad0: gradient must be finite, but element (37, 2) is nan at step 1" in message,
                   f"bad gradients: {ref_report}")
+        if name == "extra_oob_coo_lazy":
+            code, message = ref_report
+            check(code == 2 and "/extra/coo_oob: COO C4: indices[0, k] must be in [0, 40), but indices[0, 23]=40" in message,
+                  f"coo gradient out of range: {ref_report}")
         if name == "extra_bad_coo_dense":
             code, message = ref_report
             check(code == 2 and "/extra/coo_bad: gradient must be finite, but element (3, 2) is nan at step 2" in message,

@@ -4,8 +4,9 @@
 // stored as each layout (dense, csr, row_sparse, coo with duplicates and a lone -0, csc, a
 // masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense
 // and as coo, the gradients as the golden file holds them and converted to csr and row_sparse
-// (a masked one stays masked), one row per block, in several bands of rows (a coo whose rows go
-// back, a csc) and the default budget (one band); and resumed
+// (a masked one stays masked) and to coo and csc (read by bands under the small budgets), one
+// row per block, in several bands of rows (a coo whose rows go back, a csc) and the default
+// budget (one band); and resumed
 // (--state-from) from a previous step's output whose parameter, states and /last_update are
 // stored in each layout. The whole step reads its inputs from the same files. Where it fails,
 // the streamed one fails with the same message and writes nothing.
@@ -249,6 +250,14 @@ void TestStepStreamed::matchesWholeStep_data()
                             << QString::fromStdString(name) << static_cast<int>(layout) << budget << sparseMask << QString();
         for (const char *gradLayout : {"csr", "row_sparse"})
             for (const auto budget : {kRowPerBlock, kDefaultBudget})
+                QTest::addRow("%s/dense/%s/grads %s", name.c_str(), budgetName(budget), gradLayout)
+                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << budget << false
+                    << QString::fromLatin1(gradLayout);
+        // Read by bands where held whole they would not fit the budget: under one row a block,
+        // spilled sorted by row (a read per block), and under kSeveralBands (a few blocks, scanned
+        // or spilled as they number).
+        for (const char *gradLayout : {"coo", "csc"})
+            for (const auto budget : {kRowPerBlock, kSeveralBands, kDefaultBudget})
                 QTest::addRow("%s/dense/%s/grads %s", name.c_str(), budgetName(budget), gradLayout)
                     << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << budget << false
                     << QString::fromLatin1(gradLayout);
