@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace sparsity::core {
@@ -21,6 +23,19 @@ std::string spillFolder()
     const char *folder = std::getenv("TMPDIR");
     return folder && *folder ? folder : "/tmp";
 }
+
+} // namespace
+
+bool spillFolderHolds(std::int64_t bytes)
+{
+    struct statfs fs {};
+    if (::statfs(spillFolder().c_str(), &fs) != 0 || fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)
+        return false;
+    const auto free = static_cast<long double>(fs.f_bavail) * static_cast<long double>(fs.f_bsize);
+    return free >= static_cast<long double>(bytes);
+}
+
+namespace {
 
 // A file of no name in `folder`: O_TMPFILE, or a name unlinked at once where the file system
 // has no O_TMPFILE. -1 with errno set when neither can be made.

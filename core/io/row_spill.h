@@ -28,6 +28,12 @@
 
 namespace sparsity::core {
 
+// Where a spill would go now (TMPDIR, /tmp when unset), and whether it could hold `bytes` on a
+// disk: false where its file system lacks that much free space, where it is a tmpfs or ramfs
+// (its pages are memory), or where it cannot be looked at. For commands that may spill without
+// having to (an element that fits the budget), so that choosing to never fails or fills memory.
+bool spillFolderHolds(std::int64_t bytes);
+
 class RowSpill {
 public:
     // For the entries of rows `span` (each row's count in `entriesPerRow`, indexed by row),

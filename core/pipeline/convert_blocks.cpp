@@ -38,7 +38,7 @@ ConvertedElement convert(const ConvertRequest &request,
     auto &reader = *opened;
     const bool plain = reader.how() == RowRead::Dense;
     if (how == RowRead::ByBands) {
-        agreeOn(group, [&] { reader.holdBands(budget / 2); }); // it may spill the element, which may fail
+        agreeOn(group, [&] { reader.holdBands(convertBandBytes(input, e, budget)); }); // it may spill, which may fail
         budget = std::max<std::int64_t>(1, budget - reader.heldBytes());
     }
     const auto rows = e.shape[0];

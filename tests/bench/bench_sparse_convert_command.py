@@ -21,9 +21,9 @@ csc (canonicalized a panel of columns at a time), csr and dense (bands of rows u
 scripts build a torch.sparse_csc_tensor (`.clone()`, `.to_sparse_csr()`, `.to_dense()`) or a
 scipy.sparse.csc_matrix (`.copy()`, `.tocsr()`, then `sum_duplicates()`; `.toarray()`). With
 --input coo_shuffled, those coo entries in a random order (rows going back), converted into csr,
-dense and csc: in bands of rows, each a scan of it, and past 16 bands (`--limits 16M`) spilled
-sorted by row to a scratch file in TMPDIR first, each band then one read of it; the scripts are
-the coo ones.
+dense and csc: in bands of rows, past two of them spilled sorted by row to a scratch file in
+TMPDIR first, each band then one read of it (by default too, in bands of 8 MiB, where TMPDIR
+is on a disk; since stop 53); the scripts are the coo ones.
   ours           `sparsity convert in.h5 out.h5 --layout L` (default budget: a block of rows at
                  a time, each as stored), and again under each --memory-limit of --limits
                  (default 64M)

@@ -544,7 +544,10 @@ def spill_faults(cli, work):
     full disk (a 256 KiB tmpfs; root only), give exit 3 and one error naming the element, the
     folder and the reason, for convert, sparsify, eval and step (of it as a gradient); no output,
     no temporary file, and the full disk holds nothing afterwards (the spill has no name: nothing
-    to leave behind)."""
+    to leave behind). By default a coo too large to scan in two bands is spilled too, where
+    TMPDIR has room on a disk; where it is missing or a tmpfs (the full one, or /dev/shm),
+    convert takes the whole conversion instead, and succeeds: the same csr either way, the
+    spilled run's peak memory lower by more than 48 MiB."""
     source = os.path.join(work, "shuffled.h5")
     rng = np.random.default_rng(3)
     rows, columns, entries = 2000, 200, 40000
@@ -579,6 +582,39 @@ def spill_faults(cli, work):
     check(r.returncode == 0, f"convert by default with TMPDIR missing: {r.stderr}")
     os.remove(out)
     refused(os.path.join(work, "missing"), "No such file or directory")
+
+    # 1.5 M shuffled entries (36 MiB as read, more than three 8 MiB bands): spilled by default
+    # where it can be, else converted whole.
+    large = os.path.join(work, "large_shuffled.h5")
+    entries = 1_500_000
+    with h5py.File(large, "w") as f:
+        g = f.create_group("c")
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        g.attrs["shape"] = np.array([100_000, 4096], dtype=np.int64)
+        g["indices"] = np.stack([rng.integers(0, 100_000, entries), rng.integers(0, 4096, entries)]).astype(np.int64)
+        g["values"] = rng.standard_normal(entries).astype(np.float32)
+    converted = {}
+    for name, folder in [("spilled", work), ("missing", os.path.join(work, "missing")), ("tmpfs", "/dev/shm")]:
+        if not os.path.isdir(folder) and name == "tmpfs":
+            continue
+        result = os.path.join(work, f"large_{name}.h5")
+        # Its peak resident memory from wait4 (convert reports none). It counts this script's pages
+        # too (the child shares them until it execs): compared by difference, not ratio.
+        p = subprocess.Popen([cli, "convert", large, result, "--layout", "csr"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=folder))
+        errors = p.stderr.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        check(p.returncode == 0, f"convert by default with TMPDIR {folder}: {errors}")
+        with h5py.File(result) as f:
+            converted[name] = ([f[f"c/{part}"][()] for part in ("data", "indices", "indptr")], usage.ru_maxrss * 1024)
+        os.remove(result)
+    for name, (arrays, peak) in converted.items():
+        check(all(np.array_equal(a, b) for a, b in zip(arrays, converted["spilled"][0])), f"{name}: another csr")
+        # Whole, the conversion holds three times the 36 MiB it reads and its result; spilled, 45 MiB.
+        check(name == "spilled" or peak > converted["spilled"][1] + 48 * 2**20,
+              f"{name}: peak {peak} bytes, spilled {converted['spilled'][1]}: not converted whole?")
+    os.remove(large)
     if os.geteuid() != 0:
         print("full-disk spill skipped: mounting a tmpfs needs root")
         return
