@@ -593,6 +593,8 @@ def spill_faults(cli, work):
         g.attrs["shape"] = np.array([100_000, 4096], dtype=np.int64)
         g["indices"] = np.stack([rng.integers(0, 100_000, entries), rng.integers(0, 4096, entries)]).astype(np.int64)
         g["values"] = rng.standard_normal(entries).astype(np.float32)
+    with open(cli, "rb") as f:
+        sanitized = b"__asan_init" in f.read()  # AddressSanitizer's allocator: peaks not comparable
     converted = {}
     for name, folder in [("spilled", work), ("missing", os.path.join(work, "missing")), ("tmpfs", "/dev/shm")]:
         if not os.path.isdir(folder) and name == "tmpfs":
@@ -612,7 +614,7 @@ def spill_faults(cli, work):
     for name, (arrays, peak) in converted.items():
         check(all(np.array_equal(a, b) for a, b in zip(arrays, converted["spilled"][0])), f"{name}: another csr")
         # Whole, the conversion holds three times the 36 MiB it reads and its result; spilled, 45 MiB.
-        check(name == "spilled" or peak > converted["spilled"][1] + 48 * 2**20,
+        check(sanitized or name == "spilled" or peak > converted["spilled"][1] + 48 * 2**20,
               f"{name}: peak {peak} bytes, spilled {converted['spilled'][1]}: not converted whole?")
     os.remove(large)
     if os.geteuid() != 0:
