@@ -280,21 +280,6 @@ std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputByt
                                                                          : held + outputBytes;
 }
 
-std::int64_t convertBandBytes(const H5File &input, const ElementInfo &e, std::int64_t budget)
-{
-    const auto half = std::max<std::int64_t>(1, budget / 2);
-    if (half <= kSpilledBandBytes || !ranks().isSolo())
-        return half;
-    const auto stored = storedEntriesOf(input, e);
-    if (!stored || !readableByBands(input, e))
-        return half;
-    // Read in more than kMostScannedBands bands of kSpilledBandBytes (at about an entry's bytes
-    // as read a value, fewer than the bands count): spilled sorted by row, where the spill
-    // (about its bytes as read) has room on a disk.
-    const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes));
-    return read > (kMostScannedBands + 1) * kSpilledBandBytes && spillFolderHolds(read + read / 8) ? kSpilledBandBytes : half;
-}
-
 bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget)
 {
     // Into dense, densified from bands held coalesced (DensifiedRows::holdBands), whatever the

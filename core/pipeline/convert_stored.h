@@ -41,18 +41,12 @@ bool convertStoredCan(const ElementInfo &e, Layout target);
 // (counted 312), 463 MiB with its rows shuffled.
 std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes);
 
-// The most a band of `convert` holds where the element it reads is spilled sorted by row anyway:
-// reading the spill in bands of 8 MiB is as fast as in larger ones (a 78 MiB shuffled coo into
-// csr: 0.74 s under 16M, 0.79 s under 64M; PERFORMANCE.md, stop 52).
-inline constexpr std::int64_t kSpilledBandBytes = std::int64_t{8} << 20;
-
-// The bytes a band of `e` (a coo or csc read by bands) holds under `budget`: half of it, or,
-// where that is more than kSpilledBandBytes and bands of kSpilledBandBytes would number more
-// than kMostScannedBands, kSpilledBandBytes, so that it is spilled sorted by row and read in
-// small bands, in one process where the spill's folder has room for it on a disk
-// (spillFolderHolds). Whole, such an element took 1.00 s and 462 MiB; spilled, 0.74 s and
-// 42 MiB (a 78 MiB shuffled coo into csr).
-std::int64_t convertBandBytes(const H5File &input, const ElementInfo &e, std::int64_t budget);
+// The bytes a band of `e` (a coo or csc read by bands) holds under `budget`: half of it, or
+// less where it is spilled (bandBytesFor).
+inline std::int64_t convertBandBytes(const H5File &input, const ElementInfo &e, std::int64_t budget)
+{
+    return bandBytesFor(input, e, std::max<std::int64_t>(1, budget / 2));
+}
 
 // Whether `e`, a coo element whose rows go back somewhere (not read by rows) or a csc, is
 // converted a band of rows at a time (core/io/row_band_reader.h): into a layout convertStoredCan

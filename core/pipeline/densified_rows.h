@@ -63,6 +63,19 @@ bool readableByBands(const H5File &file, const ElementInfo &element);
 // The band reader of a coo or csc element (readableByBands), which notes in `report` what a
 // whole read of it notes when it opens (a conversion).
 std::unique_ptr<RowBandReader> openBandReader(const H5File &file, const std::string &path, ValidationReport *report);
+// The most a band holds where the element it is read from is spilled sorted by row anyway:
+// reading the spill in bands of 8 MiB is as fast as in larger ones (a 78 MiB shuffled coo into
+// csr: 0.74 s under 16M, 0.79 s under 64M; PERFORMANCE.md, stop 52).
+inline constexpr std::int64_t kSpilledBandBytes = std::int64_t{8} << 20;
+
+// The bytes a band of `element` (a coo or csc read by bands) holds where it may hold `most`:
+// `most`, or kSpilledBandBytes where that is less and bands of kSpilledBandBytes would number
+// more than kMostScannedBands (it then stores more than about 24 MiB as read), so that it is
+// spilled sorted by row and read in small bands, in one process, where the spill's folder has
+// room for it on a disk (spillFolderHolds: never where the spill could fail or fill memory).
+// One band of a 78 MiB shuffled coo converted into csr took 1.00 s and 462 MiB; spilled, 0.74 s
+// and 42 MiB (PERFORMANCE.md, stops 52 and 53).
+std::int64_t bandBytesFor(const H5File &file, const ElementInfo &element, std::int64_t most);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
 // bands of half the budget where it can be (not masked: readableByBands), by one process.

@@ -76,7 +76,7 @@ void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudge
     for (auto &[input, element, file] : bandable)
         if (share > 0 && ranks().isSolo() && readableByBands(file, element)) { // as densifiedReadOf
             input->densifiesByRows = true;
-            input->bandBytes = share;
+            input->bandBytes = bandBytesFor(file, element, share); // less where it is spilled
         }
 }
 

@@ -544,10 +544,10 @@ def spill_faults(cli, work):
     full disk (a 256 KiB tmpfs; root only), give exit 3 and one error naming the element, the
     folder and the reason, for convert, sparsify, eval and step (of it as a gradient); no output,
     no temporary file, and the full disk holds nothing afterwards (the spill has no name: nothing
-    to leave behind). By default a coo too large to scan in two bands is spilled too, where
-    TMPDIR has room on a disk; where it is missing or a tmpfs (the full one, or /dev/shm),
-    convert takes the whole conversion instead, and succeeds: the same csr either way, the
-    spilled run's peak memory lower by more than 48 MiB."""
+    to leave behind). By default a coo too large to scan in two bands is spilled too, by convert
+    and eval, where TMPDIR has room on a disk; where it is missing or a tmpfs (/dev/shm), they
+    read it whole (in one band) instead, and succeed: the same file either way, the spilled
+    run's peak memory lower by more than 32 MiB."""
     source = os.path.join(work, "shuffled.h5")
     rng = np.random.default_rng(3)
     rows, columns, entries = 2000, 200, 40000
@@ -595,27 +595,31 @@ def spill_faults(cli, work):
         g["values"] = rng.standard_normal(entries).astype(np.float32)
     with open(cli, "rb") as f:
         sanitized = b"__asan_init" in f.read()  # AddressSanitizer's allocator: peaks not comparable
-    converted = {}
-    for name, folder in [("spilled", work), ("missing", os.path.join(work, "missing")), ("tmpfs", "/dev/shm")]:
-        if not os.path.isdir(folder) and name == "tmpfs":
-            continue
-        result = os.path.join(work, f"large_{name}.h5")
-        # Its peak resident memory from wait4 (convert reports none). It counts this script's pages
-        # too (the child shares them until it execs): compared by difference, not ratio.
-        p = subprocess.Popen([cli, "convert", large, result, "--layout", "csr"], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=folder))
-        errors = p.stderr.read()
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        check(p.returncode == 0, f"convert by default with TMPDIR {folder}: {errors}")
-        with h5py.File(result) as f:
-            converted[name] = ([f[f"c/{part}"][()] for part in ("data", "indices", "indptr")], usage.ru_maxrss * 1024)
-        os.remove(result)
-    for name, (arrays, peak) in converted.items():
-        check(all(np.array_equal(a, b) for a, b in zip(arrays, converted["spilled"][0])), f"{name}: another csr")
-        # Whole, the conversion holds three times the 36 MiB it reads and its result; spilled, 45 MiB.
-        check(sanitized or name == "spilled" or peak > converted["spilled"][1] + 48 * 2**20,
-              f"{name}: peak {peak} bytes, spilled {converted['spilled'][1]}: not converted whole?")
+    # Into csr, and `amax(c, 1)` of it (whose one band of its share would hold it all).
+    by_default = {"convert": (["convert", large, "{out}", "--layout", "csr"], ("c/data", "c/indices", "c/indptr")),
+                  "eval": (["eval", "--expr", "amax(c, 1)", "--input", f"c={large}:/c", "-o", "{out}"], ("result",))}
+    for command, (args, datasets) in by_default.items():
+        results = {}
+        for name, folder in [("spilled", work), ("missing", os.path.join(work, "missing")), ("tmpfs", "/dev/shm")]:
+            if not os.path.isdir(folder) and name == "tmpfs":
+                continue
+            result = os.path.join(work, f"large_{name}.h5")
+            # Its peak resident memory from wait4 (convert reports none). It counts this script's
+            # pages too (the child shares them until it execs): compared by difference, not ratio.
+            p = subprocess.Popen([cli, *[a.replace("{out}", result) for a in args]], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=folder))
+            errors = p.stderr.read()
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            check(p.returncode == 0, f"{command} by default with TMPDIR {folder}: {errors}")
+            with h5py.File(result) as f:
+                results[name] = ([f[d][()] for d in datasets], usage.ru_maxrss * 1024)
+            os.remove(result)
+        for name, (arrays, peak) in results.items():
+            check(all(np.array_equal(a, b) for a, b in zip(arrays, results["spilled"][0])), f"{command} {name}: differs")
+            # Whole (or one band), it holds two to three times the 36 MiB it reads; spilled, 30-45 MiB.
+            check(sanitized or name == "spilled" or peak > results["spilled"][1] + 32 * 2**20,
+                  f"{command} {name}: peak {peak} bytes, spilled {results['spilled'][1]}: not read whole?")
     os.remove(large)
     if os.geteuid() != 0:
         print("full-disk spill skipped: mounting a tmpfs needs root")
