@@ -8,7 +8,9 @@ the scripts a user would write instead and against the floor of moving the same 
 Workload: a ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 41 values a row: 1.53
 GiB dense, 48 MiB stored), expression `sum(s * s, 1)` (each row's sum of squares: a reduction
 over the values a sparse tensor stands for), file to file; with --input csc, a csc_matrix of the
-same size and density (densified from bands of its rows).
+same size and density (densified from bands of its rows); with --input coo_shuffled, a coo_tensor
+of those entries in a random order (bands of 8 MiB, spilled sorted by row, since stop 53; the
+scripts coalesce it, `coalesce()` or `tocsr()`, inside their op).
   ours           `sparsity eval --expr 'sum(s * s, 1)' --input s=sparse.h5:/x -o out.h5 --json`
                  (default budget: densified a block of rows at a time), and again under
                  --memory-limit 64M; the whole evaluation (`--print` holds the result, so the
@@ -43,11 +45,15 @@ torch.set_num_threads(threads)
 start = time.perf_counter()
 with h5py.File(src, "r") as f:
     g = f["x"]
-    compressed = torch.sparse_csc_tensor if g.attrs["encoding-type"] == "csc_matrix" else torch.sparse_csr_tensor
-    s = compressed(torch.from_numpy(g["indptr"][()]), torch.from_numpy(g["indices"][()]),
-                   torch.from_numpy(g["data"][()]), tuple(g.attrs["shape"]))
+    if g.attrs["encoding-type"] == "coo_tensor":
+        s = torch.sparse_coo_tensor(torch.from_numpy(g["indices"][()]), torch.from_numpy(g["values"][()]),
+                                    tuple(g.attrs["shape"]))
+    else:
+        compressed = torch.sparse_csc_tensor if g.attrs["encoding-type"] == "csc_matrix" else torch.sparse_csr_tensor
+        s = compressed(torch.from_numpy(g["indptr"][()]), torch.from_numpy(g["indices"][()]),
+                       torch.from_numpy(g["data"][()]), tuple(g.attrs["shape"]))
 op = time.perf_counter()
-c = s.to_sparse_coo()
+c = s.coalesce() if s.layout == torch.sparse_coo else s.to_sparse_coo()
 r = torch.sparse.sum(c * c, 1).to_dense()
 op = time.perf_counter() - op
 with h5py.File(dst, "w") as f:
@@ -62,9 +68,14 @@ src, dst = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 with h5py.File(src, "r") as f:
     g = f["x"]
-    compressed = sp.csc_matrix if g.attrs["encoding-type"] == "csc_matrix" else sp.csr_matrix
-    s = compressed((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
+    if g.attrs["encoding-type"] == "coo_tensor":
+        indices = g["indices"][()]
+        s = sp.coo_matrix((g["values"][()], (indices[0], indices[1])), shape=tuple(g.attrs["shape"]))
+    else:
+        compressed = sp.csc_matrix if g.attrs["encoding-type"] == "csc_matrix" else sp.csr_matrix
+        s = compressed((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
 op = time.perf_counter()
+s = s.tocsr() if s.format == "coo" else s  # its duplicates summed
 r = np.asarray(s.multiply(s).sum(axis=1)).ravel()
 op = time.perf_counter() - op
 with h5py.File(dst, "w") as f:
