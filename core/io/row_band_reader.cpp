@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 
 namespace sparsity::core {
 namespace {
