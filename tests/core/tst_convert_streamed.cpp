@@ -476,7 +476,9 @@ void TestConvertStreamed::spilledBandsAreTheScannedOnes_data()
     QTest::addColumn<qint64>("memory"); // what the spill holds while it is built
     for (const char *element : {"/coo_shuffled", "/coo_hybrid_shuffled", "/coo_heavy_row", "/csc32", "/csc64"})
         for (const qint64 memory : {qint64{1}, qint64{4096}, qint64{1 << 20}}) // a record a bucket, a few, one bucket
-            QTest::addRow("%s, %lld bytes", element, static_cast<long long>(memory)) << QString(element) << memory;
+            // newRow, not addRow: GCC's format check took `element` for a possible null.
+            QTest::newRow((QByteArray(element) + ", " + QByteArray::number(memory) + " bytes").constData())
+                << QString(element) << memory;
 }
 
 // A band reader spilled (RowBandReader::planReads past kMostScannedBands) gives, for any rows, the
