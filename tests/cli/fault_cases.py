@@ -584,7 +584,10 @@ def spill_faults(cli, work):
     refused(os.path.join(work, "missing"), "No such file or directory")
 
     # 1.5 M shuffled entries (36 MiB as read, more than three 8 MiB bands): spilled by default
-    # where it can be, else converted whole.
+    # where it can be, else converted whole. Not under AddressSanitizer: its allocator's peaks
+    # are not comparable, and its spill is the one above (25 s there for six runs).
+    with open(cli, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
     large = os.path.join(work, "large_shuffled.h5")
     entries = 1_500_000
     with h5py.File(large, "w") as f:
@@ -593,11 +596,12 @@ def spill_faults(cli, work):
         g.attrs["shape"] = np.array([100_000, 4096], dtype=np.int64)
         g["indices"] = np.stack([rng.integers(0, 100_000, entries), rng.integers(0, 4096, entries)]).astype(np.int64)
         g["values"] = rng.standard_normal(entries).astype(np.float32)
-    with open(cli, "rb") as f:
-        sanitized = b"__asan_init" in f.read()  # AddressSanitizer's allocator: peaks not comparable
     # Into csr, and `amax(c, 1)` of it (whose one band of its share would hold it all).
     by_default = {"convert": (["convert", large, "{out}", "--layout", "csr"], ("c/data", "c/indices", "c/indptr")),
                   "eval": (["eval", "--expr", "amax(c, 1)", "--input", f"c={large}:/c", "-o", "{out}"], ("result",))}
+    if sanitized:
+        print("default spill part skipped under AddressSanitizer")
+        by_default = {}
     for command, (args, datasets) in by_default.items():
         results = {}
         for name, folder in [("spilled", work), ("missing", os.path.join(work, "missing")), ("tmpfs", "/dev/shm")]:
@@ -618,7 +622,7 @@ def spill_faults(cli, work):
         for name, (arrays, peak) in results.items():
             check(all(np.array_equal(a, b) for a, b in zip(arrays, results["spilled"][0])), f"{command} {name}: differs")
             # Whole (or one band), it holds two to three times the 36 MiB it reads; spilled, 30-45 MiB.
-            check(sanitized or name == "spilled" or peak > results["spilled"][1] + 32 * 2**20,
+            check(name == "spilled" or peak > results["spilled"][1] + 32 * 2**20,
                   f"{command} {name}: peak {peak} bytes, spilled {results['spilled'][1]}: not read whole?")
     os.remove(large)
     if os.geteuid() != 0:
