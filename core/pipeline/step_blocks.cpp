@@ -147,7 +147,7 @@ public:
             if (m_plan.gradientByRows[g] || m_readAs[g] != g)
                 continue;
             if (readsByBands(g, held + wholeGradientsHeld)) {
-                // Its reader holds a count of entries for each row (8 bytes), until the next run.
+                // Its reader holds a count of entries for each row (8 bytes) for the whole step.
                 const auto counts = bytesFor(m_plan.paramShape[0], sizeof(std::int64_t));
                 requireWithinBudget(held + wholeGradientsHeld + counts, gradientName(g),
                                     held + wholeGradientsHeld > 0
