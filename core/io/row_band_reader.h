@@ -14,6 +14,7 @@
 #include "core/io/row_spill.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
+#include "core/util/memory_budget.h"
 
 #include <cstddef>
 #include <functional>
@@ -38,6 +39,14 @@ struct StoredEntries {
     std::int64_t valuesPerEntry = 1; // a hybrid coo's entry is a row of them
     std::int64_t entryBytes = 0;     // as read: its indices, and its values in the compute type
     std::int64_t outlineBytes = 0;   // held beside its entries read whole: a csc's column pointers
+
+    // What it holds read whole: its entries as read, and its outline.
+    std::int64_t readBytes() const { return bytesFor(entries, static_cast<std::size_t>(entryBytes)) + outlineBytes; }
+    // What it holds coalesced, its values of `valueBytes` each: a value and an 8-byte index each.
+    std::int64_t coalescedBytes(std::size_t valueBytes) const
+    {
+        return bytesFor(bytesFor(entries, static_cast<std::size_t>(valuesPerEntry)), valueBytes + 8);
+    }
 };
 // Of `element` of `file`; none for another element, or one whose outline is unusable (a whole
 // read says what is wrong with it).

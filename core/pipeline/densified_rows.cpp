@@ -71,9 +71,8 @@ RowRead densifiedReadOf(const H5File &file, const ElementInfo &element, std::int
     if (!stored)
         return how;
     // Held whole: it as read, and coalesced (a value and an 8-byte index each).
-    const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)) + stored->outlineBytes;
-    const auto coalesced = bytesFor(bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry)),
-                                    dtypeSize(computeTypeFor(element.dtype)) + 8);
+    const auto read = stored->readBytes();
+    const auto coalesced = stored->coalescedBytes(dtypeSize(computeTypeFor(element.dtype)));
     // Across ranks it is read whole, each rank its rows (readOfOwnRows): bands would have every
     // rank scan all of it for each of its bands, or once to spill its rows.
     const bool fitsWhole = read <= budget && coalesced <= budget - read;

@@ -251,10 +251,8 @@ public:
         const auto stored = element.masked ? std::nullopt : storedEntriesOf(m_sources.input, element);
         if (!stored)
             return false;
-        const auto values = bytesFor(stored->entries, static_cast<std::size_t>(stored->valuesPerEntry));
-        const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)) + stored->outlineBytes;
         const auto patterns = static_cast<std::int64_t>(patternSemantics().size());
-        return heldBefore + read + patterns * bytesFor(values, sizeof(T) + 8) > m_budget;
+        return heldBefore + stored->readBytes() + patterns * stored->coalescedBytes(sizeof(T)) > m_budget;
     }
 
     // Whether gradient `g` is read a block of rows at a time: by hyperslab or RowSparseRowReader

@@ -538,6 +538,51 @@ def implausible_attributes(cli, work):
     check(digest(path) == before, "the input was modified")
 
 
+def default_spills(cli, work, rng):
+    """1.5 M shuffled entries (36 MiB as read, more than three 8 MiB bands): spilled by default
+    where TMPDIR has room on a disk, else read whole (one band); convert into csr and eval
+    `amax(c, 1)` (whose one band of its share would hold it all) write the same either way.
+    Not under AddressSanitizer: its allocator's peaks are not comparable, and its spill is the
+    one spill_faults' capped cases exercise (25 s there for six runs)."""
+    with open(cli, "rb") as f:
+        if b"__asan_init" in f.read():
+            print("default spill part skipped under AddressSanitizer")
+            return
+    large = os.path.join(work, "large_shuffled.h5")
+    entries = 1_500_000
+    with h5py.File(large, "w") as f:
+        g = f.create_group("c")
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        g.attrs["shape"] = np.array([100_000, 4096], dtype=np.int64)
+        g["indices"] = np.stack([rng.integers(0, 100_000, entries), rng.integers(0, 4096, entries)]).astype(np.int64)
+        g["values"] = rng.standard_normal(entries).astype(np.float32)
+    by_default = {"convert": (["convert", large, "{out}", "--layout", "csr"], ("c/data", "c/indices", "c/indptr")),
+                  "eval": (["eval", "--expr", "amax(c, 1)", "--input", f"c={large}:/c", "-o", "{out}"], ("result",))}
+    for command, (args, datasets) in by_default.items():
+        results = {}
+        for name, folder in [("spilled", work), ("missing", os.path.join(work, "missing")), ("tmpfs", "/dev/shm")]:
+            if not os.path.isdir(folder) and name == "tmpfs":
+                continue
+            result = os.path.join(work, f"large_{name}.h5")
+            # Its peak resident memory from wait4 (convert reports none). It counts this script's
+            # pages too (the child shares them until it execs): compared by difference, not ratio.
+            p = subprocess.Popen([cli, *[a.replace("{out}", result) for a in args]], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=folder))
+            errors = p.stderr.read()
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            check(p.returncode == 0, f"{command} by default with TMPDIR {folder}: {errors}")
+            with h5py.File(result) as f:
+                results[name] = ([f[d][()] for d in datasets], usage.ru_maxrss * 1024)
+            os.remove(result)
+        for name, (arrays, peak) in results.items():
+            check(all(np.array_equal(a, b) for a, b in zip(arrays, results["spilled"][0])), f"{command} {name}: differs")
+            # Whole (or one band), it holds two to three times the 36 MiB it reads; spilled, 30-45 MiB.
+            check(name == "spilled" or peak > results["spilled"][1] + 32 * 2**20,
+                  f"{command} {name}: peak {peak} bytes, spilled {results['spilled'][1]}: not read whole?")
+    os.remove(large)
+
+
 def spill_faults(cli, work):
     """A coo whose rows go back, read under a budget that takes more than two bands, is spilled
     sorted by row to a scratch file in TMPDIR first. A TMPDIR that does not exist, and one on a
@@ -546,8 +591,8 @@ def spill_faults(cli, work):
     no temporary file, and the full disk holds nothing afterwards (the spill has no name: nothing
     to leave behind). By default a coo too large to scan in two bands is spilled too, by convert
     and eval, where TMPDIR has room on a disk; where it is missing or a tmpfs (/dev/shm), they
-    read it whole (in one band) instead, and succeed: the same file either way, the spilled
-    run's peak memory lower by more than 32 MiB."""
+    read it whole (in one band) instead, and succeed (default_spills): the same file either way,
+    the spilled run's peak memory lower by more than 32 MiB."""
     source = os.path.join(work, "shuffled.h5")
     rng = np.random.default_rng(3)
     rows, columns, entries = 2000, 200, 40000
@@ -583,48 +628,7 @@ def spill_faults(cli, work):
     os.remove(out)
     refused(os.path.join(work, "missing"), "No such file or directory")
 
-    # 1.5 M shuffled entries (36 MiB as read, more than three 8 MiB bands): spilled by default
-    # where it can be, else converted whole. Not under AddressSanitizer: its allocator's peaks
-    # are not comparable, and its spill is the one above (25 s there for six runs).
-    with open(cli, "rb") as f:
-        sanitized = b"__asan_init" in f.read()
-    large = os.path.join(work, "large_shuffled.h5")
-    entries = 1_500_000
-    with h5py.File(large, "w") as f:
-        g = f.create_group("c")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
-        g.attrs["shape"] = np.array([100_000, 4096], dtype=np.int64)
-        g["indices"] = np.stack([rng.integers(0, 100_000, entries), rng.integers(0, 4096, entries)]).astype(np.int64)
-        g["values"] = rng.standard_normal(entries).astype(np.float32)
-    # Into csr, and `amax(c, 1)` of it (whose one band of its share would hold it all).
-    by_default = {"convert": (["convert", large, "{out}", "--layout", "csr"], ("c/data", "c/indices", "c/indptr")),
-                  "eval": (["eval", "--expr", "amax(c, 1)", "--input", f"c={large}:/c", "-o", "{out}"], ("result",))}
-    if sanitized:
-        print("default spill part skipped under AddressSanitizer")
-        by_default = {}
-    for command, (args, datasets) in by_default.items():
-        results = {}
-        for name, folder in [("spilled", work), ("missing", os.path.join(work, "missing")), ("tmpfs", "/dev/shm")]:
-            if not os.path.isdir(folder) and name == "tmpfs":
-                continue
-            result = os.path.join(work, f"large_{name}.h5")
-            # Its peak resident memory from wait4 (convert reports none). It counts this script's
-            # pages too (the child shares them until it execs): compared by difference, not ratio.
-            p = subprocess.Popen([cli, *[a.replace("{out}", result) for a in args]], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=folder))
-            errors = p.stderr.read()
-            _, status, usage = os.wait4(p.pid, 0)
-            p.returncode = os.waitstatus_to_exitcode(status)
-            check(p.returncode == 0, f"{command} by default with TMPDIR {folder}: {errors}")
-            with h5py.File(result) as f:
-                results[name] = ([f[d][()] for d in datasets], usage.ru_maxrss * 1024)
-            os.remove(result)
-        for name, (arrays, peak) in results.items():
-            check(all(np.array_equal(a, b) for a, b in zip(arrays, results["spilled"][0])), f"{command} {name}: differs")
-            # Whole (or one band), it holds two to three times the 36 MiB it reads; spilled, 30-45 MiB.
-            check(name == "spilled" or peak > results["spilled"][1] + 32 * 2**20,
-                  f"{command} {name}: peak {peak} bytes, spilled {results['spilled'][1]}: not read whole?")
-    os.remove(large)
+    default_spills(cli, work, rng)
     if os.geteuid() != 0:
         print("full-disk spill skipped: mounting a tmpfs needs root")
         return
