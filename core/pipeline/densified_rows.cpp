@@ -116,6 +116,13 @@ openOnEveryRank(const H5File &file, const std::string &path, RowRead how, Valida
 
 template <class T>
 DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report)
+    : DensifiedRows(file, std::move(path), how, report, nullptr)
+{
+}
+
+template <class T>
+DensifiedRows<T>::DensifiedRows(
+    const H5File &file, std::string path, RowRead how, ValidationReport *report, std::shared_ptr<RowBandReader> sharedBands)
     : m_file(file), m_path(std::move(path)), m_how(how), m_report(report), m_repairs(report)
 {
     const auto element = requireElement(file, m_path);
@@ -128,7 +135,15 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
     } else if (how == RowRead::ByRows && element.layout == Layout::RowSparse) {
         m_rowSparse.emplace(file, m_path, report);
         m_report = nullptr;
+    } else if (how == RowRead::ByBands && sharedBands) {
+        m_bands = std::move(sharedBands);
+        m_twin = true;
+        m_report = nullptr;
     } else if (how == RowRead::ByBands) {
+        // Its reader counts each row's entries when it opens, for the whole command: refused
+        // where those counts alone do not fit the budget.
+        requireWithinBudget(bytesFor(m_shape.empty() ? 0 : m_shape[0], sizeof(std::int64_t)), file.where(m_path),
+                            "counting its rows' entries");
         m_bands = openBandReader(file, m_path, report);
         m_report = nullptr;
     } else if (how == RowRead::ByRows && element.layout == Layout::Coo) {
@@ -142,6 +157,18 @@ DensifiedRows<T>::DensifiedRows(const H5File &file, std::string path, RowRead ho
         noteConversion(report, file.where(m_path), element.dtype);
         m_conversionSaid = true;
     }
+}
+
+template <class T>
+std::unique_ptr<DensifiedRows<T>> DensifiedRows<T>::quietTwin() const
+{
+    if (m_how != RowRead::ByBands)
+        return openOnEveryRank<T>(m_file, m_path, m_how, nullptr);
+    // Private constructor: not through make_unique. Read by bands in one process (densifiedReadOf).
+    std::unique_ptr<DensifiedRows<T>> twin(new DensifiedRows<T>(m_file, m_path, m_how, nullptr, m_bands));
+    if (m_bandBytes > 0)
+        twin->holdBands(m_bandBytes);
+    return twin;
 }
 
 template <class T>
@@ -374,7 +401,7 @@ template <class T>
 std::int64_t DensifiedRows<T>::heldBytes() const
 {
     if (m_how == RowRead::ByBands)
-        return m_bandBytes;
+        return m_bandBytes + (m_twin ? 0 : m_bands->heldBytes());
     if (!m_source)
         return 0;
     return static_cast<std::int64_t>(m_source->owned.size() * sizeof(T)

@@ -99,6 +99,11 @@ public:
     DensifiedRows(const H5File &file, std::string path, RowRead how, ValidationReport *report);
 
     RowRead how() const { return m_how; }
+    // A reader of the same element, read the same way, that tells nothing: for passes that read
+    // its rows again (eval's look-ahead and folding). Read by bands, it shares this one's band
+    // reader (its rows' counts, and its spill, made once) and holds a band of its own of the
+    // same size (holdBands). Collective.
+    std::unique_ptr<DensifiedRows> quietTwin() const;
     // RowRead::Whole: reads the element, each rank only its rows of it where its layout lets
     // them be sent (readOfOwnRows), and coalesces it as densifying sums it. Refused when it and
     // its coalesced entries do not fit the budget beside `heldBefore` (what the elements read
@@ -155,7 +160,8 @@ public:
     // once its notes are told: before, it densifies whole rows and keeps the box of them).
     bool readsBoxAlone() const { return m_dense.has_value() || m_maskedBoxes; }
     // The bytes held from one block to the next: the coalesced element read whole, or the band
-    // held (at most holdBands' bytes).
+    // held (at most holdBands' bytes) with its band reader's rows' counts or spill offsets (a
+    // twin's: counted by the reader it shares them with).
     std::int64_t heldBytes() const;
     // Under sparsity-mpi, where each rank reads its own rows: the ranks' I7 notices (unsorted or
     // duplicated indices, repaired), each told for its rank's rows, told in the root's report
@@ -177,6 +183,9 @@ public:
     std::int64_t storedRead() const { return m_storedRead; }
 
 private:
+    // Read by bands from `sharedBands` where it is given (a quietTwin), else opened here.
+    DensifiedRows(
+        const H5File &file, std::string path, RowRead how, ValidationReport *report, std::shared_ptr<RowBandReader> sharedBands);
     // Rows `rows` of a coo element densified into `into`.
     void cooRowsInto(RowRange rows, T *into);
     // Rows `rows` of a masked_tensor as stored (storedRows), for their values and which of
@@ -208,7 +217,8 @@ private:
     std::optional<MaskedBoxReader> m_maskedBoxReader;
     std::optional<RowSparseRowReader> m_rowSparse;
     std::optional<CooRowReader> m_coo;
-    std::unique_ptr<RowBandReader> m_bands;
+    std::shared_ptr<RowBandReader> m_bands;
+    bool m_twin = false;                      // its m_bands shared with (and counted by) the reader it is the twin of
     std::optional<UpdatePattern<T>> m_source; // Whole: its stored values, summed in stored order
     // ByBands, densified: the band held (m_band's rows, numbered from its first) and its
     // values as m_source holds them.

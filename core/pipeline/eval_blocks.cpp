@@ -638,17 +638,17 @@ EvalReport evalInBlocks(const EvalRequest &request,
         if (input.densifiesByRows) {
             // Densified in the evaluation's precision: its rows as stored, then densified, then
             // the evaluator's copy. Opened on every rank together: opening checks indices.
-            // Read by bands, each reader holds a band of the input's bandBytes, outside the
-            // blocks' budget (describeBoundInputs took them from the budget).
+            // Read by bands, each reader holds a band of the input's bandBytes, and the two share
+            // one band reader (its counts and its spill), outside the blocks' budget
+            // (describeBoundInputs took them from the budget).
             const auto open = [&](auto zero) {
                 using T = decltype(zero);
                 const auto how = input.bandBytes > 0 ? RowRead::ByBands : RowRead::ByRows;
-                DensifiedSource<T> readers{openOnEveryRank<T>(files.back(), input.binding.path, how, &report),
-                                           openOnEveryRank<T>(files.back(), input.binding.path, how, nullptr)};
+                auto told = openOnEveryRank<T>(files.back(), input.binding.path, how, &report);
                 if (input.bandBytes > 0)
-                    for (auto *reader : {readers.told.get(), readers.quiet.get()})
-                        reader->holdBands(input.bandBytes);
-                return readers;
+                    told->holdBands(input.bandBytes);
+                auto quiet = told->quietTwin();
+                return DensifiedSource<T>{std::move(told), std::move(quiet)};
             };
             if (inDouble)
                 source.densified = open(double{});

@@ -45,9 +45,10 @@ std::vector<BoundInput> bindInputs(const std::vector<InputBinding> &bindings,
 // Fills in the inputs' shapes, layouts, dtypes and stored counts from their files' metadata,
 // reading no values (whether the evaluation can stream is decided on these). A csc or a coo whose
 // rows go back densifies by bands of its share of `bandBudget` where it can (readableByBands;
-// past kMostScannedBands bands each reader spills it sorted by row first; bands of less where
+// past kMostScannedBands bands it is spilled sorted by row first, once; bands of less where
 // it is worth spilling anyway, bandBytesFor): the bands of every such input, two readers each,
-// hold `bandBudget` together at most (0: none is read by bands).
+// and their shared counts of each row's entries hold `bandBudget` together at most (0: none is
+// read by bands).
 void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudget = 0);
 
 // Reads the bound tensors (bool datasets become masks, without a conversion notice) and fills
