@@ -27,18 +27,18 @@ ConvertedElement convert(const ConvertRequest &request,
                          H5File &output,
                          ValidationReport &report,
                          std::int64_t budget,
-                         RowRead sparseRead)
+                         std::int64_t bandBytes)
 {
     // A dense dataset by hyperslab (HDF5 converts bool and integers); a csr, row_sparse or coo
     // one (to dense) densified by rows, or, a csc or a coo whose rows go back, from bands of
-    // half the budget (convertByBandsCan), the blocks taking the rest.
+    // `bandBytes` (convertBandBytes), the blocks taking the rest.
     const auto &group = ranks();
-    const auto how = e.layout == Layout::Dense ? RowRead::Dense : sparseRead;
+    const auto how = e.layout == Layout::Dense ? RowRead::Dense : bandBytes > 0 ? RowRead::ByBands : RowRead::ByRows;
     const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
     auto &reader = *opened;
     const bool plain = reader.how() == RowRead::Dense;
     if (how == RowRead::ByBands) {
-        agreeOn(group, [&] { reader.holdBands(convertBandBytes(input, e, budget)); }); // it may spill, which may fail
+        agreeOn(group, [&] { reader.holdBands(bandBytes); }); // it may spill, which may fail
         budget = std::max<std::int64_t>(1, budget - reader.heldBytes());
     }
     const auto rows = e.shape[0];
@@ -131,7 +131,7 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  H5File &output,
                                  ValidationReport &report,
                                  std::int64_t budgetBytes,
-                                 RowRead sparseRead)
+                                 std::int64_t bandBytes)
 {
     if (e.masked)
         return convertMasked(request, input, e, output, report, budgetBytes);
@@ -140,9 +140,9 @@ ConvertedElement convertInBlocks(const ConvertRequest &request,
     if (convertCscColumnsCan(e, request.layout))
         return convertCscColumns(request, input, e, output, report, budgetBytes);
     if (e.layout != Layout::Dense && request.layout != Layout::Dense)
-        return convertStored(request, input, e, output, report, budgetBytes, sparseRead);
+        return convertStored(request, input, e, output, report, budgetBytes, bandBytes);
     return withComputeType(e.dtype, [&](auto typeTag) {
-        return convert<decltype(typeTag)>(request, input, e, output, report, budgetBytes, sparseRead);
+        return convert<decltype(typeTag)>(request, input, e, output, report, budgetBytes, bandBytes);
     });
 }
 

@@ -7,7 +7,7 @@
 // time (core/pipeline/densified_rows.h), into csr, coo or row_sparse each block as stored,
 // converted as the whole element is, and written by the same row writer (its entries, stored
 // zeros kept). A csc element, or a coo whose rows go back, is densified from bands of its rows
-// when its whole conversion does not fit (convertByBandsCan); a csc into csc is canonicalized a
+// when its whole conversion does not fit (convertBandBytes); a csc into csc is canonicalized a
 // panel of columns at a time (core/pipeline/convert_csc_columns.h). The file holds what the
 // whole-tensor conversion writes.
 #include "core/io/h5_catalog.h"
@@ -21,18 +21,19 @@ namespace sparsity::core {
 // coo or row_sparse (core/pipeline/convert_stored.h; a coo into coo, whatever its rows' order,
 // copied a run of entries at a time: core/pipeline/convert_coo_entries.h; a csc into csc, a
 // panel of columns at a time: core/pipeline/convert_csc_columns.h), or a masked_tensor read by
-// rows to the same (core/pipeline/convert_masked.h). Asked before convertByBandsCan, which
+// rows to the same (core/pipeline/convert_masked.h). Asked before convertBandBytes, which
 // takes the elements it leaves.
 bool convertInBlocksCan(const H5File &input, const ElementInfo &e, Layout target);
 
-// `sparseRead`: how a sparse element's rows are read, RowRead::ByRows where convertInBlocksCan
-// said yes, RowRead::ByBands where convertByBandsCan did (a csc, or a coo whose rows go back).
+// `bandBytes`: how a sparse element's rows are read: 0, as stored (RowRead::ByRows), where
+// convertInBlocksCan said yes; in bands of that many bytes (RowRead::ByBands) where
+// convertBandBytes chose them (a csc, or a coo whose rows go back).
 ConvertedElement convertInBlocks(const ConvertRequest &request,
                                  const H5File &input,
                                  const ElementInfo &e,
                                  H5File &output,
                                  ValidationReport &report,
                                  std::int64_t budgetBytes,
-                                 RowRead sparseRead);
+                                 std::int64_t bandBytes);
 
 } // namespace sparsity::core

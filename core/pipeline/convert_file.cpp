@@ -61,15 +61,14 @@ convertFile(const ConvertRequest &request, ValidationReport &report, const Progr
         // whole tensor and its conversion held seven times the dataset (256 MiB to csr: 1.8 GB
         // and 1.06 s in memory, 36 MiB and 0.63 s in blocks). Every rank takes the same path.
         // A coo whose rows go back, or a csc, into dense or where its whole conversion does not
-        // fit the budget: a band of rows at a time, each band a scan of it (convertByBandsCan).
+        // fit the budget: a band of rows at a time, each band a scan of it (convertBandBytes).
         const bool byRows = convertInBlocksCan(input, element, request.layout);
-        const bool byBands = !byRows && convertByBandsCan(input, element, request.layout, bytes, budget);
-        if (group.onEveryRank((byRows || byBands) && fitsFreeSpaceOf(request.output, bytes))) {
+        const auto bandBytes = byRows ? 0 : convertBandBytes(input, element, request.layout, bytes, budget);
+        if (group.onEveryRank((byRows || bandBytes > 0) && fitsFreeSpaceOf(request.output, bytes))) {
             // A budget larger than the memory the process may have runs out of it there too:
             // named, as a whole conversion's is.
             converted.push_back(withAllocationContext(input.where(element.path), "converting it", [&] {
-                return convertInBlocks(request, input, element, output.file(), report, budget,
-                                       byBands ? RowRead::ByBands : RowRead::ByRows);
+                return convertInBlocks(request, input, element, output.file(), report, budget, bandBytes);
             }));
             continue;
         }

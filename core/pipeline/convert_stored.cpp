@@ -105,7 +105,7 @@ void countCooRows(const Tensor &part, Layout target, std::int64_t width, std::in
 
 // The blocks of a csr, coo or row_sparse element's rows `span` (a csc's: its bands): each holds about
 // min(budget, 8 MiB) of stored values at kBytesPerStoredValue each (a row_sparse row, or one a
-// row_sparse output keeps, held whole; one row at least); a band `bandBytes` (convertBandBytes).
+// row_sparse output keeps, held whole; one row at least); a band `bandBytes` (convertBandBytes's).
 template <class T>
 std::vector<RowRange> blocksOf(const H5File &input,
                                const ElementInfo &e,
@@ -146,12 +146,12 @@ ConvertedElement convertByRows(const ConvertRequest &request,
                                H5File &output,
                                ValidationReport &report,
                                std::int64_t budget,
-                               RowRead how)
+                               std::int64_t bandBytes)
 {
     // Across ranks each converts its own contiguous rows, in as many rounds of (collective)
     // writes as the rank with the most blocks; past its last block a rank writes none.
     const auto &group = ranks();
-    const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, bandBytes > 0 ? RowRead::ByBands : RowRead::ByRows, &report);
     auto &reader = *opened;
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
@@ -163,7 +163,6 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     // either side) every value. Counted from the rows' structure, before any conversion; a coo
     // block's from its conversion (its duplicates are summed there).
     agreeOn(group, [&] {
-        const auto bandBytes = convertBandBytes(input, e, budget);
         blocks = blocksOf(input, e, reader, request.layout, mine, budget, bandBytes);
         reader.planBandReads(blocks, bandBytes); // a band's share, held by nothing yet
         if (e.layout == Layout::RowSparse) {
@@ -246,11 +245,10 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
                                   H5File &output,
                                   ValidationReport &report,
                                   std::int64_t budget,
-                                  RowRead how)
+                                  std::int64_t bandBytes)
 {
-    const auto opened = openOnEveryRank<T>(input, e.path, how, &report);
+    const auto opened = openOnEveryRank<T>(input, e.path, bandBytes > 0 ? RowRead::ByBands : RowRead::ByRows, &report);
     auto &reader = *opened;
-    const auto bandBytes = convertBandBytes(input, e, budget);
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget, bandBytes);
     // Every rank reads every block for its own panels, so each spills all of it; a spill that
     // fails on one rank stops them all (the panels' writes are collective).
@@ -280,26 +278,29 @@ std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputByt
                                                                          : held + outputBytes;
 }
 
-bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget)
+std::int64_t
+convertBandBytes(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget)
 {
     // Into dense, densified from bands held coalesced (DensifiedRows::holdBands), whatever the
     // budget: one band when it fits half of it, which writes the dense result a block at a time
     // where the whole conversion held all of it (a 100,000 x 4,096 csc of 47 MiB: 0.81-1.3 s in
     // 116 MiB as one band, 3.6 s in 1.6 GiB whole). Into a row layout, each band converted as stored,
     // only when the whole conversion does not fit (whole, it is read once, not twice).
+    // A masked one is not read by bands (readableByBands).
     const bool densified = target == Layout::Dense && !e.shape.empty() && (e.layout == Layout::Csc || e.layout == Layout::Coo);
-    const auto stored = densified || convertStoredCan(e, target) ? storedEntriesOf(input, e) : std::nullopt;
+    const auto stored = (densified || convertStoredCan(e, target)) && !e.masked ? storedEntriesOf(input, e) : std::nullopt;
+    if (!stored)
+        return 0;
+    const auto bandBytes = bandBytesFor(*stored, std::max<std::int64_t>(1, budget / 2));
     // Into a row layout or csc, also where the whole conversion fits but its bands would be
-    // spilled (convertBandBytes): sorted on disk and read in small bands it takes less time and
+    // spilled (bandBytesFor): sorted on disk and read in small bands it takes less time and
     // a tenth of the memory (PERFORMANCE.md, stop 53).
-    if (!stored
-        || (!densified
-            && wholeConversionBytes(bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)), outputBytes)
-                   <= budget
-            && convertBandBytes(input, e, budget) >= budget / 2))
-        return false;
-    // Past kMostScannedBands bands (of half the budget) the reader spills it sorted by row first.
-    return !densified || readableByBands(input, e);
+    const bool fitsWhole =
+        wholeConversionBytes(bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes)), outputBytes) <= budget;
+    if (!densified && fitsWhole && bandBytes >= budget / 2)
+        return 0;
+    // Past kMostScannedBands bands the reader spills it sorted by row first.
+    return bandBytes;
 }
 
 ConvertedElement convertStored(const ConvertRequest &request,
@@ -308,13 +309,13 @@ ConvertedElement convertStored(const ConvertRequest &request,
                                H5File &output,
                                ValidationReport &report,
                                std::int64_t budgetBytes,
-                               RowRead how)
+                               std::int64_t bandBytes)
 {
     return withComputeType(e.dtype, [&](auto typeTag) {
         using T = decltype(typeTag);
         if (request.layout == Layout::Csc)
-            return convertByColumns<T>(request, input, e, output, report, budgetBytes, how);
-        return convertByRows<T>(request, input, e, output, report, budgetBytes, how);
+            return convertByColumns<T>(request, input, e, output, report, budgetBytes, bandBytes);
+        return convertByRows<T>(request, input, e, output, report, budgetBytes, bandBytes);
     });
 }
 

@@ -41,28 +41,25 @@ bool convertStoredCan(const ElementInfo &e, Layout target);
 // (counted 312), 463 MiB with its rows shuffled.
 std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes);
 
-// The bytes a band of `e` (a coo or csc read by bands) holds under `budget`: half of it, or
-// less where it is spilled (bandBytesFor).
-inline std::int64_t convertBandBytes(const H5File &input, const ElementInfo &e, std::int64_t budget)
-{
-    return bandBytesFor(input, e, std::max<std::int64_t>(1, budget / 2));
-}
+// Where `e`, a coo element whose rows go back somewhere (not read by rows) or a csc, is
+// converted a band of rows at a time (core/io/row_band_reader.h), the bytes a band holds; 0
+// where it is not. Into a layout convertStoredCan takes (by convertStored) when converting it
+// whole (into `outputBytes`) does not fit `budget` or its bands would be spilled, or into dense
+// (densified, by convertInBlocks) whatever the budget: bands of half the budget, or of less where
+// it is spilled (bandBytesFor), each a scan of it, or past kMostScannedBands one read each of the
+// spill it is first sorted into. Decided once: its outline is described, and the spill's folder
+// looked at, here alone.
+std::int64_t
+convertBandBytes(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget);
 
-// Whether `e`, a coo element whose rows go back somewhere (not read by rows) or a csc, is
-// converted a band of rows at a time (core/io/row_band_reader.h): into a layout convertStoredCan
-// takes (by convertStored) when converting it whole (into `outputBytes`) does not fit `budget`
-// or its bands would be spilled (convertBandBytes), or into dense (densified, by
-// convertInBlocks) whatever the budget: bands of convertBandBytes, each a scan of it, or past
-// kMostScannedBands one read each of the spill it is first sorted into.
-bool convertByBandsCan(const H5File &input, const ElementInfo &e, Layout target, std::int64_t outputBytes, std::int64_t budget);
-
-// `how`: RowRead::ByRows, or RowRead::ByBands where convertByBandsCan chose bands.
+// `bandBytes`: 0, its rows read as stored (RowRead::ByRows), or what convertBandBytes chose,
+// read in bands of that (RowRead::ByBands).
 ConvertedElement convertStored(const ConvertRequest &request,
                                const H5File &input,
                                const ElementInfo &e,
                                H5File &output,
                                ValidationReport &report,
                                std::int64_t budgetBytes,
-                               RowRead how);
+                               std::int64_t bandBytes);
 
 } // namespace sparsity::core

@@ -91,11 +91,16 @@ std::int64_t bandBytesFor(const H5File &file, const ElementInfo &element, std::i
     if (most <= kSpilledBandBytes || !ranks().isSolo())
         return most;
     const auto stored = bandReaderTakes(element) ? storedEntriesOf(file, element) : std::nullopt;
-    if (!stored)
+    return stored ? bandBytesFor(*stored, most) : most;
+}
+
+std::int64_t bandBytesFor(const StoredEntries &stored, std::int64_t most)
+{
+    if (most <= kSpilledBandBytes || !ranks().isSolo())
         return most;
     // In more than kMostScannedBands bands of kSpilledBandBytes (an entry's bytes as read a value
     // at least: fewer bands than there will be), where the spill (about its bytes as read) fits.
-    const auto read = bytesFor(stored->entries, static_cast<std::size_t>(stored->entryBytes));
+    const auto read = bytesFor(stored.entries, static_cast<std::size_t>(stored.entryBytes));
     return read > (kMostScannedBands + 1) * kSpilledBandBytes && spillFolderHolds(read + read / 8) ? kSpilledBandBytes : most;
 }
 

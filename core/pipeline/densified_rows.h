@@ -76,6 +76,9 @@ inline constexpr std::int64_t kSpilledBandBytes = std::int64_t{8} << 20;
 // One band of a 78 MiB shuffled coo converted into csr took 1.00 s and 462 MiB; spilled, 0.74 s
 // and 42 MiB (PERFORMANCE.md, stops 52 and 53).
 std::int64_t bandBytesFor(const H5File &file, const ElementInfo &element, std::int64_t most);
+// The same of an element that a band reader takes, whose outline is `stored` (storedEntriesOf):
+// not described again.
+std::int64_t bandBytesFor(const StoredEntries &stored, std::int64_t most);
 // How a command that densifies `element` a block of rows at a time within `budget` reads it: as
 // rowReadOf, except that a coo or csc whose whole read and coalescing do not fit is read by
 // bands of half the budget where it can be (not masked: readableByBands), by one process.
