@@ -7,8 +7,8 @@
 // by a scan of every entry that keeps those in its rows, so B bands read the element B times (a
 // conversion twice that, with its counting pass); where the rows are to be read in more than
 // kMostScannedBands bands (planReads), the entries are first sorted by row into a scratch file
-// (core/io/row_spill.h) by one more scan, and each band is then one read of that file. Either way a band's entries come grouped by row, each
-// row's in stored order.
+// (core/io/row_spill.h) by one more scan, and each band is then one read of that file. Either
+// way a band's entries come grouped by row, each row's in stored order.
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_handle.h"
 #include "core/io/row_spill.h"
