@@ -43,10 +43,12 @@ std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementIn
     }
 }
 
-std::int64_t RowBandReader::entries() const
+std::int64_t RowBandReader::entries() const { return entriesIn({0, rowCount()}); }
+
+std::int64_t RowBandReader::entriesIn(RowRange rows) const
 {
     std::int64_t total = 0;
-    for (std::int64_t row = 0; row < rowCount(); ++row)
+    for (auto row = rows.begin; row < rows.end; ++row)
         total += entriesOfRow(row);
     return total;
 }

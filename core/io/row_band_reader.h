@@ -59,6 +59,8 @@ public:
     virtual std::int64_t valuesPerEntry() const = 0;
     // The entries it stores (duplicates too).
     std::int64_t entries() const;
+    // The entries rows `rows` store (duplicates too).
+    std::int64_t entriesIn(RowRange rows) const;
     // The band of rows from `first` (below `end`) of at most `entries` entries and `maxRows` rows
     // (one row at least).
     RowRange bandFrom(std::int64_t first, std::int64_t end, std::int64_t entries, std::int64_t maxRows) const;

@@ -1,5 +1,7 @@
 #include "core/parallel/rank_group.h"
 
+#include "core/util/errors.h"
+
 #include <algorithm>
 #include <atomic>
 #include <omp.h>
@@ -90,8 +92,18 @@ namespace sparsity::core {
 
 RowRange RankBlocks::block(std::int64_t k) const
 {
+    if (!m_cut.empty())
+        return k < std::ssize(m_cut) ? m_cut[static_cast<std::size_t>(k)] : RowRange{mine.end, mine.end};
     const auto first = std::min(mine.end, mine.begin + k * blockRows);
     return {first, std::min(mine.end, first + blockRows)};
+}
+
+void RankBlocks::cutInto(std::vector<RowRange> blocks)
+{
+    if (ofRanks.size() != 1 || (!blocks.empty() && (blocks.front().begin != mine.begin || blocks.back().end != mine.end)))
+        throw InternalError("RankBlocks::cutInto: one process's rows, all of them");
+    m_cut = std::move(blocks);
+    count = rounds = std::ssize(m_cut);
 }
 
 RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t blockRows)
@@ -111,6 +123,7 @@ RankBlocks recutBlocks(const RankGroup &group, RankBlocks division, std::int64_t
     double smallest[] = {static_cast<double>(std::max<std::int64_t>(1, blockRows))};
     group.min(smallest);
     division.blockRows = static_cast<std::int64_t>(smallest[0]);
+    division.m_cut.clear();
     division.count = (division.mine.count() + division.blockRows - 1) / division.blockRows;
     double most[] = {static_cast<double>(division.count)};
     group.max(most);

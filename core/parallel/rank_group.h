@@ -139,6 +139,13 @@ struct RankBlocks {
     std::int64_t rounds = 0;
     // Block k of this rank's rows: empty at and past `count`.
     RowRange block(std::int64_t k) const;
+    // One process's rows cut into blocks of different sizes, `blocks` (ascending, covering its
+    // rows): blockRows then says no block's size.
+    void cutInto(std::vector<RowRange> blocks);
+
+private:
+    friend RankBlocks recutBlocks(const RankGroup &group, RankBlocks division, std::int64_t blockRows);
+    std::vector<RowRange> m_cut; // cutInto's blocks, where it cut them (recutBlocks cuts evenly again)
 };
 RankBlocks divideRows(const RankGroup &group, std::int64_t rows, std::int64_t blockRows); // collective
 // The same ranks' rows cut into blocks of (the smallest asked for) `blockRows`: when what a
