@@ -2,13 +2,14 @@
 """The whole `sparsity step` command (issue 13): what a user runs, against the script a user
 would write instead and against the floor of moving the same bytes, in one run.
 
-    bench_step_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--batch N] [--limit SIZE] [--threads N]
-                          [--previous OLD_SPARSITY]
+    bench_step_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--batch N] [--hot-rows N] [--limit SIZE]
+                          [--threads N] [--previous OLD_SPARSITY]
 
 Workload: lazy Adagrad (torch rule) on a ROWS x 64 float32 table (default 1,000,000: 244 MiB),
 resumed from a previous step's output (--state-from: the parameter and its `sum` state), 5
 steps of BATCH rows each (default 10,000; hybrid coo gradients, ids shuffled) with about 10%
-repeated ids, file to file.
+repeated ids, file to file. With --hot-rows N every id is drawn from the first N rows instead (a
+frequency-sorted vocabulary's hot ids: BATCH / N repeats of each, on average).
   ours           `sparsity step table.h5 -o out.h5 --state-from prev.h5 --grad /grads/0 ...
                  --optimizer adagrad --semantics lazy --json` (default budget), and again under
                  --memory-limit LIMIT (default 64M: streamed in more blocks; gradients that held
@@ -70,6 +71,7 @@ def main():
     parser = command_bench_parser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--batch", type=int, default=10_000, help="rows of each step's gradient")
+    parser.add_argument("--hot-rows", type=int, default=0, help="draw every id from the first N rows")
     parser.add_argument("--limit", default="64M", help="the streamed run's --memory-limit")
     args = parser.parse_args()
     batch = args.batch
@@ -81,8 +83,11 @@ def main():
         f["param"] = rng.standard_normal((rows, WIDTH), dtype=np.float32)
         g = f.create_group("grads")
         for k in range(STEPS + 1):  # the last one makes prev.h5
-            unique = rng.choice(rows, batch - batch // 10, replace=False)
-            ids = np.concatenate([unique, rng.choice(unique, batch // 10)])  # ~10% repeated ids
+            if args.hot_rows:
+                ids = rng.integers(0, args.hot_rows, batch)
+            else:
+                unique = rng.choice(rows, batch - batch // 10, replace=False)
+                ids = np.concatenate([unique, rng.choice(unique, batch // 10)])  # ~10% repeated ids
             rng.shuffle(ids)
             write_coo(g, str(k), ids, rng.standard_normal((batch, WIDTH), dtype=np.float32), (rows, WIDTH))
     common = ["--optimizer", "adagrad", "--semantics", "lazy"]
@@ -122,7 +127,7 @@ def main():
             assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
 
     print(f"lazy adagrad resumed, {rows} x {WIDTH} float32 ({rows * WIDTH * 4 / 2**20:.0f} MiB) + state, {STEPS} steps x "
-          f"{batch} rows; torch threads {args.threads}; best of {args.runs}; {huge_pages()}")
+          f"{batch} rows" + (f" on the first {args.hot_rows} rows" if args.hot_rows else "") + f"; torch threads {args.threads}; best of {args.runs}; {huge_pages()}")
     table = [("sparsity step (default budget" + (", streamed)" if ours_default["streamed"] else ")"), ours_default),
              (f"sparsity step --memory-limit {args.limit}" + (" (streamed)" if ours_streamed["streamed"] else ""),
               ours_streamed),
