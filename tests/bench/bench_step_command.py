@@ -127,7 +127,8 @@ def main():
             assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
 
     print(f"lazy adagrad resumed, {rows} x {WIDTH} float32 ({rows * WIDTH * 4 / 2**20:.0f} MiB) + state, {STEPS} steps x "
-          f"{batch} rows" + (f" on the first {args.hot_rows} rows" if args.hot_rows else "") + f"; torch threads {args.threads}; best of {args.runs}; {huge_pages()}")
+          f"{batch} rows" + (f" on the first {args.hot_rows} rows" if args.hot_rows else "")
+          + f"; torch threads {args.threads}; best of {args.runs}; {huge_pages()}")
     table = [("sparsity step (default budget" + (", streamed)" if ours_default["streamed"] else ")"), ours_default),
              (f"sparsity step --memory-limit {args.limit}" + (" (streamed)" if ours_streamed["streamed"] else ""),
               ours_streamed),
