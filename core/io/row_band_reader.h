@@ -52,6 +52,10 @@ struct StoredEntries {
 // read says what is wrong with it).
 std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementInfo &element);
 
+// What a band reader of an element of `rows` rows holds to count each row's entries (8 bytes a
+// row), from when it opens: its heldBytes() before any spill.
+inline std::int64_t rowCountBytes(std::int64_t rows) { return bytesFor(rows, sizeof(std::int64_t)); }
+
 class RowBandReader {
 public:
     virtual ~RowBandReader() = default;

@@ -110,6 +110,13 @@ void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const st
                         heldBefore > 0 ? "coalescing it beside the elements read whole before it" : "coalescing it");
 }
 
+void requireRoomToCountRows(std::int64_t heldBefore, std::int64_t rows, const std::string &where)
+{
+    requireWithinBudget(heldBefore + rowCountBytes(rows), where,
+                        heldBefore > 0 ? "counting its rows' entries beside the elements held before it"
+                                       : "counting its rows' entries");
+}
+
 template <class T>
 std::unique_ptr<DensifiedRows<T>>
 openOnEveryRank(const H5File &file, const std::string &path, RowRead how, ValidationReport *report)
@@ -145,10 +152,7 @@ DensifiedRows<T>::DensifiedRows(
         m_twin = true;
         m_report = nullptr;
     } else if (how == RowRead::ByBands) {
-        // Its reader counts each row's entries when it opens, for the whole command: refused
-        // where those counts alone do not fit the budget.
-        requireWithinBudget(bytesFor(m_shape.empty() ? 0 : m_shape[0], sizeof(std::int64_t)), file.where(m_path),
-                            "counting its rows' entries");
+        requireRoomToCountRows(0, m_shape.empty() ? 0 : m_shape[0], file.where(m_path));
         m_bands = openBandReader(file, m_path, report);
         m_report = nullptr;
     } else if (how == RowRead::ByRows && element.layout == Layout::Coo) {

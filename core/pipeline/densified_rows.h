@@ -49,6 +49,9 @@ bool plainDense(const ElementInfo &element);
 // `heldBefore` (what the elements read whole before it hold): refused over the budget, naming
 // it, as reading it over the budget is.
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where);
+// A band reader of the element `where`, of `rows` rows, counts each row's entries for the whole
+// command (rowCountBytes) beside `heldBefore`: refused where they do not fit the budget, naming it.
+void requireRoomToCountRows(std::int64_t heldBefore, std::int64_t rows, const std::string &where);
 // How `element` of `file` is read by rows.
 RowRead rowReadOf(const H5File &file, const ElementInfo &element);
 // Whether `element`, which rowReadOf reads whole (RowRead::Whole: the caller knows, asking it

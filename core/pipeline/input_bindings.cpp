@@ -78,7 +78,7 @@ void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudge
             input->densifiesByRows = true;
             // Its two readers each hold a band, beside the count of each row's entries (8 bytes
             // a row) that they share: half of that from each one's share.
-            const auto counts = bytesFor(element.shape[0], sizeof(std::int64_t)) / 2;
+            const auto counts = rowCountBytes(element.shape[0]) / 2;
             input->bandBytes = bandBytesFor(file, element, std::max<std::int64_t>(1, share - counts)); // less where it is spilled
         }
 }

@@ -147,12 +147,7 @@ public:
             if (m_plan.gradientByRows[g] || m_readAs[g] != g)
                 continue;
             if (readsByBands(g, held + wholeGradientsHeld)) {
-                // Its reader holds a count of entries for each row (8 bytes) for the whole step.
-                const auto counts = bytesFor(m_plan.paramShape[0], sizeof(std::int64_t));
-                requireWithinBudget(held + wholeGradientsHeld + counts, gradientName(g),
-                                    held + wholeGradientsHeld > 0
-                                        ? "counting its rows' entries beside the elements held before it"
-                                        : "counting its rows' entries");
+                requireRoomToCountRows(held + wholeGradientsHeld, m_plan.paramShape[0], gradientName(g));
                 // Notes what a whole read notes when it opens (a conversion), where that read notes it.
                 m_bandReaders.emplace(g, openBandReader(m_sources.input, grads[g], &m_report));
                 wholeGradientsHeld += m_bandReaders.at(g)->heldBytes();
