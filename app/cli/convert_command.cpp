@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 namespace sparsity::cli {
 namespace {
@@ -16,6 +17,7 @@ struct ConvertOptions {
     std::string layout;
     std::string indexWidth = "auto";
     std::string memoryLimit;
+    bool json = false;
 };
 
 void runConvert(ConvertOptions &options)
@@ -24,10 +26,26 @@ void runConvert(ConvertOptions &options)
     static const std::map<std::string, core::IndexWidth> widths{
         {"auto", core::IndexWidth::Auto}, {"int32", core::IndexWidth::Int32}, {"int64", core::IndexWidth::Int64}};
     options.request.writeOptions.indexWidth = widths.at(options.indexWidth);
-    options.request.memoryLimit = applyMemoryLimit(options.memoryLimit);
+    const auto budget = applyMemoryLimit(options.memoryLimit);
+    options.request.memoryLimit = budget;
     core::ValidationReport report;
     const auto converted = core::convertFile(options.request, report, terminalProgress("converting"));
     printNotes(report);
+    if (options.json) {
+        auto elements = nlohmann::ordered_json::array();
+        for (const auto &element : converted) {
+            nlohmann::ordered_json entry{{"path", element.path}, {"copied", element.copied}};
+            if (!element.copied) { // a copied element was not read: its counts are not known
+                entry["stored_before"] = element.storedBefore;
+                entry["stored_after"] = element.storedAfter;
+            }
+            elements.push_back(entry);
+        }
+        nlohmann::ordered_json json{{"output", options.request.output}, {"layout", options.layout}, {"elements", elements}};
+        addMemoryReport(json, budget);
+        std::cout << json.dump(2) << '\n';
+        return;
+    }
     for (const auto &element : converted) {
         if (element.copied)
             std::cout << element.path << ": copied unchanged\n";
@@ -54,6 +72,7 @@ void addConvertCommand(CLI::App &app)
     command->add_option("--index-width", options->indexWidth, "csr/csc index type (auto: int32 when it fits)")
         ->check(CLI::IsMember({"auto", "int32", "int64"}));
     addMemoryLimitOption(command, options->memoryLimit);
+    command->add_flag("--json", options->json, "Print a JSON report on stdout");
     command->callback([options] { runConvert(*options); });
 }
 

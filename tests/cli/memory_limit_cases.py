@@ -308,6 +308,16 @@ def main(cli, work):
     check(r["memory_limit_bytes"] >= 16 * MIB, f"auto budget {r['memory_limit_bytes']}")
     r = report(cli, "eval", "--expr", "x * 2", "--input", f"x={data}:/x", "-o", out("e.h5"), "--memory-limit", "64M")
     check(r["memory_limit_bytes"] == 64 * MIB, "eval: memory_limit_bytes")
+    r = report(cli, "convert", data, out("c.h5"), "--layout", "csr", "--dataset", "/x", "--dataset", "/p_coo",
+               "--memory-limit", "64M")
+    with h5py.File(data) as f:
+        stored = {"/x": int(np.count_nonzero(f["x"][()])), "/p_coo": len(f["p_coo/values"])}
+    check(r["memory_limit_bytes"] == 64 * MIB
+          and [(e["path"], e["copied"], e["stored_before"]) for e in r["elements"]]
+          == [("/x", False, stored["/x"]), ("/p_coo", False, stored["/p_coo"])], f"convert --json: {r}")
+    with h5py.File(out("c.h5")) as f:
+        check([e["stored_after"] for e in r["elements"]] == [len(f["x/data"]), len(f["p_coo/data"])],
+              f"convert --json: stored_after is not what it wrote: {r}")
     r = report(cli, "gradcheck", "--expr", "x * x", "--input", f"x={data}:/small", "--memory-limit", "64M")
     check(r["memory_limit_bytes"] == 64 * MIB, "gradcheck: memory_limit_bytes")
     r = report(cli, "step", data, "-o", out("st.h5"), "--optimizer", "sgd", "--semantics", "dense", "--param", "/x",
