@@ -19,7 +19,7 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 } // namespace
 
 CooBandReader::CooBandReader(const H5File &file, const std::string &path, ValidationReport *report)
-    : m_file(file), m_coo(openCooParts(file, path, report))
+    : RowBandReader(report), m_file(file), m_coo(openCooParts(file, path, report))
 {
     if (m_coo.shape.empty() || m_coo.sparseDims < 1)
         throw InternalError("CooBandReader: a coo element with a sparse first dim");

@@ -16,7 +16,7 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 } // namespace
 
 CscBandReader::CscBandReader(const H5File &file, const std::string &path, ValidationReport *report)
-    : m_file(file), m_path(path), m_outline(readCompressedOutline(file, path, report))
+    : RowBandReader(report), m_file(file), m_path(path), m_outline(readCompressedOutline(file, path, report))
 {
     if (m_outline.axis != CompressedAxis::Column || m_outline.shape.size() != 2)
         throw InternalError("CscBandReader: a csc element");

@@ -82,6 +82,16 @@ void RowBandReader::planReads(RowRange span, std::int64_t reads, std::int64_t me
 {
     if (reads <= kMostScannedBands || m_spill || span.count() == 0)
         return;
+    if (spillFolderIsMemory()) {
+        if (m_report && !m_scansNoted)
+            m_report->add(Severity::Notice, "", where(),
+                          "read in " + std::to_string(reads)
+                              + " bands of rows, each by a scan of it: not spilled sorted by row to " + spillFolder()
+                              + ", a tmpfs, whose pages would be memory beyond the limit (a TMPDIR on a disk makes each band one "
+                                "read)");
+        m_scansNoted = true;
+        return;
+    }
     auto spill = std::make_unique<RowSpill>(m_entriesPerRow, span, recordBytes(), memoryBytes, where());
     scanRecords([&](std::span<const std::int64_t> rows, const std::byte *records) { spill->add(rows, records); });
     spill->finish();

@@ -7,14 +7,17 @@
 // by a scan of every entry that keeps those in its rows, so B bands read the element B times (a
 // conversion twice that, with its counting pass); where the rows are to be read in more than
 // kMostScannedBands bands (planReads), the entries are first sorted by row into a scratch file
-// (core/io/row_spill.h) by one more scan, and each band is then one read of that file. Either
-// way a band's entries come grouped by row, each row's in stored order.
+// (core/io/row_spill.h) by one more scan, and each band is then one read of that file; unless
+// that file would be in memory (TMPDIR on a tmpfs), which the budget does not see: the bands are
+// then read by scans, with a note saying why. Either way a band's entries come grouped by row,
+// each row's in stored order.
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_handle.h"
 #include "core/io/row_spill.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
 #include "core/util/memory_budget.h"
+#include "core/util/validation_report.h"
 
 #include <cstddef>
 #include <functional>
@@ -73,6 +76,8 @@ public:
     // Rows `span` are to be read in `reads` bands (reading one twice counts twice): past
     // kMostScannedBands, its entries in those rows are spilled sorted by row now, holding at most
     // `memoryBytes` while they are, and each band within `span` is then one read of the spill.
+    // Where the spill folder is memory (spillFolderIsMemory), nothing is spilled: each band is
+    // read by a scan, and the report given when it opened notes it once.
     void planReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes);
     // Whether planReads spilled it.
     bool spilled() const { return m_spill != nullptr; }
@@ -84,6 +89,9 @@ public:
     Tensor readRows(RowRange rows) const;
 
 protected:
+    // `report` takes the notes of its reads (null: none).
+    explicit RowBandReader(ValidationReport *report) : m_report(report) {}
+
     // Bytes of an entry's record: what a band is built from, less its row.
     virtual std::int64_t recordBytes() const = 0;
     // `take(rows, records)` for each window of a scan of every entry in stored order: entry i's
@@ -113,6 +121,8 @@ private:
     }
 
     std::unique_ptr<RowSpill> m_spill;
+    ValidationReport *m_report;
+    bool m_scansNoted = false; // planReads said why it scans rather than spills
 };
 
 } // namespace sparsity::core

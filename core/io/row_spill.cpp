@@ -18,18 +18,26 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 constexpr std::int64_t kRowBytes = 8; // a record's row while the buckets gather it
 
+bool isMemory(const struct statfs &fs) { return fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC; }
+
+} // namespace
+
 std::string spillFolder()
 {
     const char *folder = std::getenv("TMPDIR");
     return folder && *folder ? folder : "/tmp";
 }
 
-} // namespace
+bool spillFolderIsMemory()
+{
+    struct statfs fs {};
+    return ::statfs(spillFolder().c_str(), &fs) == 0 && isMemory(fs);
+}
 
 bool spillFolderHolds(std::int64_t bytes)
 {
     struct statfs fs {};
-    if (::statfs(spillFolder().c_str(), &fs) != 0 || fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)
+    if (::statfs(spillFolder().c_str(), &fs) != 0 || isMemory(fs))
         return false;
     const auto free = static_cast<long double>(fs.f_bavail) * static_cast<long double>(fs.f_bsize);
     return free >= static_cast<long double>(bytes);

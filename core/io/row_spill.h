@@ -14,9 +14,9 @@
 //
 // The file is in TMPDIR (/tmp when unset), opened with no name (O_TMPFILE; or named and
 // unlinked at once where the file system cannot), so no end of the process, a crash or a kill
-// included, leaves it behind; it must be on a disk, not a tmpfs whose pages the memory limit
-// counts. It holds (8 + record bytes) an entry until the sort pass, then is cut to the record
-// bytes an entry. A file that cannot be made or written (a full disk) is an IoError naming the
+// included, leaves it behind. It is only made on a disk: a tmpfs's pages are memory beyond the
+// budget, so there a band reader scans instead (RowBandReader::planReads). It holds (8 + record bytes) an entry until the sort
+// pass, then is cut to the record bytes an entry. A file that cannot be made or written (a full disk) is an IoError naming the
 // element, the folder and the reason (exit 3).
 #include "core/tensor/row_range.h"
 
@@ -28,10 +28,15 @@
 
 namespace sparsity::core {
 
-// Where a spill would go now (TMPDIR, /tmp when unset), and whether it could hold `bytes` on a
-// disk: false where its file system lacks that much free space, where it is a tmpfs or ramfs
-// (its pages are memory), or where it cannot be looked at. For commands that may spill without
-// having to (an element that fits the budget), so that choosing to never fails or fills memory.
+// Where a spill goes: TMPDIR, /tmp when unset.
+std::string spillFolder();
+// Whether the spill folder is a tmpfs or ramfs: its pages are memory, which a memory limit does
+// not see, so band readers read their bands by scans instead of spilling there.
+bool spillFolderIsMemory();
+// Whether the spill folder could hold `bytes` on a disk: false where its file system lacks that
+// much free space, where it is memory (spillFolderIsMemory), or where it cannot be looked at.
+// For commands that may spill without having to (an element that fits the budget), so that
+// choosing to never fails or fills memory.
 bool spillFolderHolds(std::int64_t bytes);
 
 class RowSpill {

@@ -20,6 +20,8 @@ import time
 import h5py
 import numpy as np
 
+from scratch_disks import mounted, small_disk, unmount_under
+
 SKIP = 77
 
 
@@ -583,10 +585,11 @@ def default_spills(cli, work, rng):
 def spill_faults(cli, work):
     """A coo whose rows go back, read under a budget that takes more than two bands, is spilled
     sorted by row to a scratch file in TMPDIR first. A TMPDIR that does not exist, and one on a
-    full disk (a 256 KiB tmpfs; root only), give exit 3 and one error naming the element, the
+    full disk (a 256 KiB ext4 image; root only), give exit 3 and one error naming the element, the
     folder and the reason, for convert, sparsify, eval and step (of it as a gradient); no output,
     no temporary file, and the full disk holds nothing afterwards (the spill has no name: nothing
-    to leave behind). By default a coo too large to scan in two bands is spilled too, by convert
+    to leave behind). A TMPDIR on a tmpfs is not spilled to (its pages are memory): each band is
+    read by a scan, with a note, and the outputs are the spilled runs'. By default a coo too large to scan in two bands is spilled too, by convert
     and eval, where TMPDIR has room on a disk; where it is missing or a tmpfs (/dev/shm), they
     read it whole (in one band) instead, and succeed (default_spills): the same file either way,
     the spilled run's peak memory lower by more than 32 MiB. eval's two passes over the coo share
@@ -628,41 +631,62 @@ def spill_faults(cli, work):
 
     default_spills(cli, work, rng)
     if os.geteuid() != 0:
-        print("full-disk spill skipped: mounting a tmpfs needs root")
+        print("full-disk and tmpfs spill cases skipped: mounting a file system needs root")
         return
+    # TMPDIR on a tmpfs: its pages would be memory beyond the limit, so nothing spills there (this
+    # one would be full: 256 KiB). Each band is read by a scan instead, with a note saying so,
+    # and the outputs are those of the spilled runs (TMPDIR on a disk) byte for byte.
+    tmpfs = os.path.join(work, "tmpfs")
+    with mounted(["-t", "tmpfs", "-o", "size=256k", "tmpfs"], tmpfs) as ready:
+        if ready:
+            # Under 128K, not 16K: 15 to 286 bands, each a scan (under 16K, a scan of tiny
+            # windows each, the five took 87 s here).
+            for args in ([a.replace("16K", "128K") for a in command] for command in commands):
+                spilled = subprocess.run([cli, *args], capture_output=True, text=True, timeout=60,
+                                         env=dict(os.environ, TMPDIR=work))
+                check(spilled.returncode == 0, f"{args[0]} spilled: {spilled.stderr}")
+                expected = datasets_of(out)
+                r = subprocess.run([cli, *args], capture_output=True, text=True, timeout=60,
+                                   env=dict(os.environ, TMPDIR=tmpfs))
+                check(r.returncode == 0, f"{args[0]} with TMPDIR on a tmpfs: exit {r.returncode}: {r.stderr}")
+                check(re.search("note: .*shuffled\\.h5:/c: read in [0-9]+ bands of rows, each by a scan of it: not spilled "
+                                "sorted by row to " + re.escape(tmpfs) + ", a tmpfs", r.stderr),
+                      f"{args[0]} with TMPDIR on a tmpfs: no note saying why it scans: {r.stderr}")
+                check(datasets_of(out) == expected, f"{args[0]} with TMPDIR on a tmpfs: not the spilled run's output")
+                os.remove(out)
+            check(not os.listdir(tmpfs), f"files left in the tmpfs TMPDIR: {os.listdir(tmpfs)}")
+    # A full disk: a 256 KiB ext4 file system (of an image, mounted by a loop device).
     full = os.path.join(work, "full")
-    os.makedirs(full)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", full], capture_output=True).returncode != 0:
-        print("full-disk spill skipped: cannot mount a tmpfs here")
-        return
-    try:
-        refused(full, "No space left on device")
-        check(not os.listdir(full), f"files left in TMPDIR: {os.listdir(full)}")
-        usage = os.statvfs(full)
-        check(usage.f_bfree == usage.f_blocks, "the spill's blocks were not given back")
-    finally:
-        subprocess.run(["umount", full])
+    with small_disk(work, "256K", full) as ready:
+        if ready:
+            free = os.statvfs(full).f_bfree
+            refused(full, "No space left on device")
+            check(not os.listdir(full) or os.listdir(full) == ["lost+found"], f"files left in TMPDIR: {os.listdir(full)}")
+            check(os.statvfs(full).f_bfree == free, "the spill's blocks were not given back")
     # eval reads the coo twice (the result's pass, and a look-ahead) from one spill: a TMPDIR of
-    # 1 MiB holds it (about 800 KiB), not two of it.
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", full], capture_output=True).returncode != 0:
-        print("one-spill eval skipped: cannot mount a tmpfs here")
-        return
-    try:
-        evaluated = {}
-        for limit in ("16K", None):
-            target = os.path.join(work, f"eval_{limit}.h5")
-            r = subprocess.run([cli, "eval", "--expr", "sum(c, 1)", "--input", f"c={source}:/c", "-o", target,
-                                *(["--memory-limit", limit] if limit else [])],
-                               capture_output=True, text=True, timeout=60, env=dict(os.environ, TMPDIR=full))
-            check(r.returncode == 0, f"eval under {limit} with a 1 MiB TMPDIR: exit {r.returncode}: {r.stderr}")
-            with h5py.File(target) as f:
-                evaluated[limit] = f["result"][()].tobytes()
-            os.remove(target)
-        check(evaluated["16K"] == evaluated[None], "eval spilled under 16K: not the default run's result")
-        check(not os.listdir(full), f"files left in TMPDIR: {os.listdir(full)}")
-    finally:
-        subprocess.run(["umount", full])
+    # 1 MiB (946 KiB free) holds it (about 800 KiB), not two of it.
+    with small_disk(work, "1M", full) as ready:
+        if ready:
+            evaluated = {}
+            for limit in ("16K", None):
+                target = os.path.join(work, f"eval_{limit}.h5")
+                r = subprocess.run([cli, "eval", "--expr", "sum(c, 1)", "--input", f"c={source}:/c", "-o", target,
+                                    *(["--memory-limit", limit] if limit else [])],
+                                   capture_output=True, text=True, timeout=60, env=dict(os.environ, TMPDIR=full))
+                check(r.returncode == 0, f"eval under {limit} with a 1 MiB TMPDIR: exit {r.returncode}: {r.stderr}")
+                with h5py.File(target) as f:
+                    evaluated[limit] = f["result"][()].tobytes()
+                os.remove(target)
+            check(evaluated["16K"] == evaluated[None], "eval spilled under 16K: not the default run's result")
+            check(os.listdir(full) == ["lost+found"], f"files left in TMPDIR: {os.listdir(full)}")
 
+
+def datasets_of(path):
+    """Every dataset of an HDF5 file, by name, as bytes."""
+    found = {}
+    with h5py.File(path) as f:
+        f.visititems(lambda name, node: found.__setitem__(name, node[()].tobytes()) if isinstance(node, h5py.Dataset) else None)
+    return found
 
 CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, killed, long_name, disk_full, disk_fills_mid_write, file_lock, run_reports, spill_faults,
                                  implausible_attributes]}
@@ -671,6 +695,7 @@ CASES = {f.__name__: f for f in [link_cycle, huge_dataset, batch_json, signals, 
 def main():
     cli, workdir, case = sys.argv[1:4]
     work = os.path.join(workdir, case)
+    unmount_under(work)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     CASES[case](cli, work)

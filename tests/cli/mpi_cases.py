@@ -49,6 +49,7 @@ import time
 import h5py
 import numpy as np
 
+from scratch_disks import small_disk, unmount_under
 from sparsify_cases import write_masked_inputs
 
 
@@ -854,8 +855,9 @@ def failure_cases(cli_mpi, mpi, work):
 def disk_full_cases(cli_mpi, mpi, work):
     """A full disk (a 3 MB tmpfs; root only): every subcommand that writes, on 2 and 3 ranks,
     exits 3 with one error line naming the dataset and the free space, no output and no
-    temporary file; so does a scratch file (TMPDIR) that fills. (A full disk failed inside MPI-IO's collective writes, where the ranks
-    parted ways: it hung, crashed in MPI_Finalize or printed an error per rank.)"""
+    temporary file; so does a scratch file (TMPDIR, a 1 MiB ext4 disk) that fills. (A full disk
+    failed inside MPI-IO's collective writes, where the ranks parted ways: it hung, crashed in
+    MPI_Finalize or printed an error per rank.)"""
     if os.geteuid() != 0:
         print("disk-full cases skipped: mounting a tmpfs needs root")
         return
@@ -887,21 +889,26 @@ def disk_full_cases(cli_mpi, mpi, work):
                 check("free on the output's file system" in r.stderr, f"full disk: {r.stderr[-500:]}")
                 check(not os.listdir(full), f"full disk -np {ranks}: left {os.listdir(full)}")
         # A coo whose rows go back, into csc under 1M: every rank sorts all of it by row into a
-        # scratch file in TMPDIR (the full disk here; Open MPI's session folder stays in /tmp),
-        # which fills. One agreed error naming the element and the folder, exit 3, no output.
+        # scratch file in TMPDIR (a 1 MiB ext4 disk: a tmpfs is not spilled to; Open MPI's
+        # session folder stays in /tmp), which fills. One agreed error naming the element and the
+        # folder, exit 3, no output.
         rng = np.random.default_rng(13)
         with h5py.File(source, "a") as f:
             write_coo(f, "shuffled", (4096, 512), np.stack([rng.integers(0, 4096, 400_000), rng.integers(0, 512, 400_000)]),
                       rng.standard_normal(400_000).astype("float32"))
         elsewhere = os.path.join(work, "spill_out.h5")
-        env = dict(os.environ, TMPDIR=full, OMPI_MCA_orte_tmpdir_base="/tmp")
-        for ranks in (2, 3):
-            r = subprocess.run(mpirun(mpi, ranks, cli_mpi, "convert", source, elsewhere, "--layout", "csc", "--dataset",
-                                      "/shuffled", "--memory-limit", "1M"), capture_output=True, text=True, timeout=300, env=env)
-            check(r.returncode == 3, f"spill to a full TMPDIR -np {ranks}: exit {r.returncode}: {r.stderr[-1000:]}")
-            one_error_line(r, f"full_source.h5:/shuffled: cannot spill its entries, sorted by row, to {full} (TMPDIR): "
-                           "No space left on device", f"spill to a full TMPDIR -np {ranks}")
-            check(not os.path.exists(elsewhere) and not os.listdir(full), f"spill to a full TMPDIR -np {ranks}: left files")
+        scratch = os.path.join(work, "scratch")
+        with small_disk(work, "1M", scratch) as ready:
+            env = dict(os.environ, TMPDIR=scratch, OMPI_MCA_orte_tmpdir_base="/tmp")
+            for ranks in (2, 3) if ready else ():
+                r = subprocess.run(mpirun(mpi, ranks, cli_mpi, "convert", source, elsewhere, "--layout", "csc", "--dataset",
+                                          "/shuffled", "--memory-limit", "1M"), capture_output=True, text=True, timeout=300,
+                                   env=env)
+                check(r.returncode == 3, f"spill to a full TMPDIR -np {ranks}: exit {r.returncode}: {r.stderr[-1000:]}")
+                one_error_line(r, f"full_source.h5:/shuffled: cannot spill its entries, sorted by row, to {scratch} "
+                               "(TMPDIR): No space left on device", f"spill to a full TMPDIR -np {ranks}")
+                check(not os.path.exists(elsewhere) and os.listdir(scratch) == ["lost+found"],
+                      f"spill to a full TMPDIR -np {ranks}: left files")
     finally:
         subprocess.run(["umount", full])
 
@@ -1098,6 +1105,7 @@ PARTS = {
 
 def main():
     cli, cli_mpi, mpi, work, part = sys.argv[1:6]
+    unmount_under(work)
     os.makedirs(work, exist_ok=True)
     PARTS[part](cli, cli_mpi, mpi, work, make_inputs(work))
     print("ok")

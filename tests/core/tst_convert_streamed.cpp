@@ -34,9 +34,12 @@
 #include <cstring>
 #include <hdf5.h>
 #include <limits>
+#include <linux/magic.h>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <sys/statfs.h>
 
 using namespace sparsity;
 
@@ -49,12 +52,36 @@ private slots:
     void spilledBandsAreTheScannedOnes_data();
     void spilledBandsAreTheScannedOnes();
     void aSpillThatCannotBeMadeIsAnIoError();
+    void aTmpdirInMemoryIsScannedNotSpilled();
     void aBadIndexIsTheWholeReadsFirst_data();
     void aBadIndexIsTheWholeReadsFirst();
     void aBadCscIndexIsTheWholeReadsFirst();
 };
 
 namespace {
+
+// TMPDIR set to `folder` for its lifetime, then restored (or unset, as it was).
+class TmpdirScope {
+public:
+    explicit TmpdirScope(const std::string &folder)
+    {
+        if (const char *before = std::getenv("TMPDIR"))
+            m_before = before;
+        ::setenv("TMPDIR", folder.c_str(), 1);
+    }
+    TmpdirScope(const TmpdirScope &) = delete;
+    TmpdirScope &operator=(const TmpdirScope &) = delete;
+    ~TmpdirScope()
+    {
+        if (m_before)
+            ::setenv("TMPDIR", m_before->c_str(), 1);
+        else
+            ::unsetenv("TMPDIR");
+    }
+
+private:
+    std::optional<std::string> m_before;
+};
 
 // A csr of `rows` x `columns`: each row's entries in shuffled order, about a tenth of its
 // columns, with what a repair or a block boundary could change.
@@ -532,9 +559,7 @@ void TestConvertStreamed::aSpillThatCannotBeMadeIsAnIoError()
     const auto file = core::H5File::openRead(input);
     core::CooBandReader reader(file, "/coo_shuffled");
     const auto missing = dir.filePath("no-such-folder").toStdString();
-    const char *before = std::getenv("TMPDIR");
-    const std::string kept = before ? before : "";
-    ::setenv("TMPDIR", missing.c_str(), 1);
+    const TmpdirScope scope(missing);
     try {
         reader.planReads({0, 700}, core::kMostScannedBands + 1, 4096);
         QFAIL("a spill into a missing folder was made");
@@ -544,11 +569,36 @@ void TestConvertStreamed::aSpillThatCannotBeMadeIsAnIoError()
                      && message.find("No such file or directory") != std::string::npos,
                  error.what());
     }
-    if (before)
-        ::setenv("TMPDIR", kept.c_str(), 1);
-    else
-        ::unsetenv("TMPDIR");
     QVERIFY(!reader.spilled());
+}
+
+// TMPDIR on a tmpfs (/dev/shm): a spill there would be memory the budget does not see, so the
+// reader reads its bands by scans instead, the same tensors, and notes why once in its report.
+void TestConvertStreamed::aTmpdirInMemoryIsScannedNotSpilled()
+{
+    struct statfs fs {};
+    if (::statfs("/dev/shm", &fs) != 0 || fs.f_type != TMPFS_MAGIC)
+        QSKIP("no tmpfs at /dev/shm here");
+    QTemporaryDir dir;
+    const auto input = dir.filePath("in.h5").toStdString();
+    writeInputs(input);
+    const auto file = core::H5File::openRead(input);
+    core::ValidationReport report;
+    core::CooBandReader reader(file, "/coo_shuffled", &report);
+    const core::CooBandReader scanned(file, "/coo_shuffled");
+    const TmpdirScope scope("/dev/shm");
+    reader.planReads({0, 700}, core::kMostScannedBands + 1, 4096);
+    reader.planReads({0, 700}, core::kMostScannedBands + 5, 4096); // said once
+    QVERIFY(!reader.spilled());
+    QCOMPARE(report.findings().size(), std::size_t{1});
+    const auto &note = report.findings().front();
+    QVERIFY2(
+        note.location.find("in.h5:/coo_shuffled") != std::string::npos
+            && note.detail.find("read in 3 bands of rows, each by a scan of it: not spilled sorted by row to /dev/shm, a tmpfs")
+                   != std::string::npos,
+        note.detail.c_str());
+    for (const auto &band : reader.bandsOfEntries({0, 700}, 37, 700))
+        QVERIFY(sameBits(reader.readRows(band), scanned.readRows(band)));
 }
 
 void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst_data()
