@@ -23,13 +23,14 @@ CooBandReader::CooBandReader(const H5File &file, const std::string &path, Valida
 {
     if (m_coo.shape.empty() || m_coo.sparseDims < 1)
         throw InternalError("CooBandReader: a coo element with a sparse first dim");
-    m_entriesPerRow.assign(at(m_coo.shape[0]), 0);
+    m_counts = RowCounts(m_coo.shape[0]);
     // Each row's entries, counted in the scan that checks every index.
     checkCooIndices(file, m_coo, [&](std::int64_t, std::span<const std::int64_t> rows) {
         for (const auto row : rows)
             if (row >= 0 && row < m_coo.shape[0])
-                ++m_entriesPerRow[at(row)];
+                m_counts.add(row);
     });
+    m_counts.finish();
     m_valueBytes = static_cast<std::int64_t>(dtypeSize(emptyBand().dtype()));
 }
 

@@ -21,8 +21,9 @@ CscBandReader::CscBandReader(const H5File &file, const std::string &path, Valida
     if (m_outline.axis != CompressedAxis::Column || m_outline.shape.size() != 2)
         throw InternalError("CscBandReader: a csc element");
     // Each row's entries, counted in the scan that checks them (I6) and tells I7's notice.
-    m_entriesPerRow.assign(at(m_outline.shape[0]), 0);
-    scanCscEntries(file, path, m_outline, report, [&](std::int64_t row, std::int64_t, bool) { ++m_entriesPerRow[at(row)]; });
+    m_counts = RowCounts(m_outline.shape[0]);
+    scanCscEntries(file, path, m_outline, report, [&](std::int64_t row, std::int64_t, bool) { m_counts.add(row); });
+    m_counts.finish();
     m_valueBytes = static_cast<std::int64_t>(dtypeSize(emptyBand().dtype()));
 }
 

@@ -45,18 +45,9 @@ std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementIn
 
 std::int64_t RowBandReader::entries() const { return entriesIn({0, rowCount()}); }
 
-std::int64_t RowBandReader::entriesIn(RowRange rows) const
-{
-    std::int64_t total = 0;
-    for (auto row = rows.begin; row < rows.end; ++row)
-        total += entriesOfRow(row);
-    return total;
-}
+std::int64_t RowBandReader::entriesIn(RowRange rows) const { return m_counts.in(rows); }
 
-std::int64_t RowBandReader::heldBytes() const
-{
-    return static_cast<std::int64_t>(m_entriesPerRow.capacity() * sizeof(std::int64_t)) + (m_spill ? m_spill->heldBytes() : 0);
-}
+std::int64_t RowBandReader::heldBytes() const { return m_counts.heldBytes() + (m_spill ? m_spill->heldBytes() : 0); }
 
 RowRange RowBandReader::bandFrom(std::int64_t first, std::int64_t end, std::int64_t entries, std::int64_t maxRows) const
 {
@@ -92,29 +83,26 @@ void RowBandReader::planReads(RowRange span, std::int64_t reads, std::int64_t me
         m_scansNoted = true;
         return;
     }
-    auto spill = std::make_unique<RowSpill>(m_entriesPerRow, span, recordBytes(), memoryBytes, where());
+    auto spill = std::make_unique<RowSpill>(m_counts, span, recordBytes(), memoryBytes, where());
     scanRecords([&](std::span<const std::int64_t> rows, const std::byte *records) { spill->add(rows, records); });
     spill->finish();
     m_spill = std::move(spill);
-    // Spilled for every row, its offsets count each row's entries: the counts can go.
-    if (span.begin == 0 && span.end == std::ssize(m_entriesPerRow))
-        std::vector<std::int64_t>().swap(m_entriesPerRow);
 }
 
 Tensor RowBandReader::readRows(RowRange rows) const
 {
     if (!rows.within(rowCount()))
         throw InternalError("RowBandReader::readRows: rows within the element's");
-    // Its entries counted when it opened: each row's records are placed from its first slot.
-    std::vector<std::int64_t> start(at(rows.count() + 1), 0);
-    for (auto row = rows.begin; row < rows.end; ++row)
-        start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + entriesOfRow(row);
     const auto bytes = recordBytes();
-    std::vector<std::byte> records(at(start.back() * bytes));
+    std::vector<std::byte> records(at(m_counts.in(rows)*bytes));
     if (m_spill && m_spill->span().begin <= rows.begin && rows.end <= m_spill->span().end) {
         m_spill->read(rows, records.data());
         return bandOfRecords(rows, records);
     }
+    // Its entries counted when it opened: each row's records are placed from its first slot.
+    std::vector<std::int64_t> start(at(rows.count() + 1), 0);
+    for (auto row = rows.begin; row < rows.end; ++row)
+        start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + entriesOfRow(row);
     std::vector<std::int64_t> next(start.begin(), start.end() - 1);
     const auto changed = [&] { return InputError(where() + ": its entries changed while it was read"); };
     scanRecords([&](std::span<const std::int64_t> entryRows, const std::byte *from) {

@@ -2,8 +2,9 @@
 // A sparse element whose rows are read a band at a time: a coo whose entries' rows go back
 // (core/io/coo_band_reader.h) or a csc (core/io/csc_band_reader.h), read so when holding it whole
 // does not fit the budget (by `convert`, and by the commands that densify it a block of rows at a
-// time: core/pipeline/densified_rows.h). Each row's entries are counted when the reader opens (8
-// bytes a row, which its users count in the budget: heldBytes) to cut the bands. A band is read
+// time: core/pipeline/densified_rows.h). Each row's entries are counted when the reader opens
+// (core/io/row_counts.h: about a byte and an eighth a row, which its users count in the budget:
+// heldBytes) to cut the bands. A band is read
 // by a scan of every entry that keeps those in its rows, so B bands read the element B times (a
 // conversion twice that, with its counting pass); where the rows are to be read in more than
 // kMostScannedBands bands (planReads), the entries are first sorted by row into a scratch file
@@ -13,6 +14,7 @@
 // each row's in stored order.
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_handle.h"
+#include "core/io/row_counts.h"
 #include "core/io/row_spill.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
@@ -55,9 +57,9 @@ struct StoredEntries {
 // read says what is wrong with it).
 std::optional<StoredEntries> storedEntriesOf(const H5File &file, const ElementInfo &element);
 
-// What a band reader of an element of `rows` rows holds to count each row's entries (8 bytes a
-// row), from when it opens: its heldBytes() before any spill.
-inline std::int64_t rowCountBytes(std::int64_t rows) { return bytesFor(rows, sizeof(std::int64_t)); }
+// What a band reader of an element of `rows` rows holds to count each row's entries, from when
+// it opens: its heldBytes() before any spill (more where rows store 255 entries or more).
+inline std::int64_t rowCountBytes(std::int64_t rows) { return RowCounts::bytesFor(rows); }
 
 class RowBandReader {
 public:
@@ -81,8 +83,8 @@ public:
     void planReads(RowRange span, std::int64_t reads, std::int64_t memoryBytes);
     // Whether planReads spilled it.
     bool spilled() const { return m_spill != nullptr; }
-    // What it holds in memory from one read to the next: each row's count of entries (8 bytes
-    // a row), or, spilled for every row, the spill's offsets in their place (as many).
+    // What it holds in memory from one read to the next: each row's count of entries
+    // (RowCounts), and a spill's buckets.
     std::int64_t heldBytes() const;
     // Rows `rows` as a sparse tensor of those rows alone, numbered from the first, whose
     // conversion gives those rows of the whole element's conversion.
@@ -104,21 +106,14 @@ protected:
     // The element, as messages name it.
     virtual const std::string &where() const = 0;
     // The entries row `row` stores.
-    std::int64_t entriesOfRow(std::int64_t row) const
-    {
-        return m_entriesPerRow.empty() && m_spill ? m_spill->entriesOf(row) : m_entriesPerRow[static_cast<std::size_t>(row)];
-    }
+    std::int64_t entriesOfRow(std::int64_t row) const { return m_counts.of(row); }
 
-    // Filled by the reader when it opens; given back once a spill of every row holds the same
-    // counts (entriesOfRow).
-    std::vector<std::int64_t> m_entriesPerRow;
+    // Each row's entries, counted (and finished) by the reader when it opens.
+    RowCounts m_counts;
 
 private:
     // The rows of the element.
-    std::int64_t rowCount() const
-    {
-        return m_entriesPerRow.empty() && m_spill ? m_spill->span().end : static_cast<std::int64_t>(m_entriesPerRow.size());
-    }
+    std::int64_t rowCount() const { return m_counts.rows(); }
 
     std::unique_ptr<RowSpill> m_spill;
     ValidationReport *m_report;

@@ -17,6 +17,7 @@ namespace {
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 constexpr std::int64_t kRowBytes = 8; // a record's row while the buckets gather it
+constexpr std::int64_t kBucketRowsAtLeast = 1 << 16;
 
 bool isMemory(const struct statfs &fs) { return fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC; }
 
@@ -61,28 +62,27 @@ int openNamelessFile(const std::string &folder)
 
 } // namespace
 
-RowSpill::RowSpill(std::span<const std::int64_t> entriesPerRow,
-                   RowRange span,
-                   std::int64_t recordBytes,
-                   std::int64_t memoryBytes,
-                   std::string where)
-    : m_span(span), m_recordBytes(recordBytes), m_where(std::move(where)), m_folder(spillFolder())
+RowSpill::RowSpill(const RowCounts &counts, RowRange span, std::int64_t recordBytes, std::int64_t memoryBytes, std::string where)
+    : m_counts(counts), m_span(span), m_recordBytes(recordBytes), m_where(std::move(where)), m_folder(spillFolder())
 {
-    if (recordBytes < 1 || !span.within(static_cast<std::int64_t>(entriesPerRow.size())))
+    if (recordBytes < 1 || !span.within(counts.rows()))
         throw InternalError("RowSpill: records of a byte or more, of rows the element has");
-    m_start.assign(at(span.count() + 1), 0);
-    for (auto row = span.begin; row < span.end; ++row)
-        m_start[at(row - span.begin + 1)] = m_start[at(row - span.begin)] + entriesPerRow[at(row)];
-    // Buckets of rows whose records (with their rows) fit half the memory: one is sorted at a
-    // time, read whole beside its sorted copy. A row storing more is a bucket alone, which needs
-    // no sort.
+    m_spanFirst = counts.firstEntryOf(span.begin);
+    // Buckets of rows whose records (with their rows) fit half the memory, and as many rows at
+    // most, or kBucketRowsAtLeast (each row's next slot while a bucket is sorted, 8 bytes; the
+    // floor keeps the buckets' table small where the memory is): one is sorted at a time, read
+    // whole beside its sorted copy. A row storing more is a bucket alone, which needs no sort.
     const auto gathered = kRowBytes + recordBytes;
     m_bucketRecords = std::max<std::int64_t>(1, memoryBytes / 2 / gathered);
-    for (auto first = span.begin; first < span.end;) {
+    const auto bucketRows = std::max(m_bucketRecords, kBucketRowsAtLeast);
+    std::int64_t first = span.begin, entry = 0;
+    while (first < span.end) {
         auto end = first + 1;
-        while (end < span.end && firstEntryOf(end + 1) - firstEntryOf(first) <= m_bucketRecords)
-            ++end;
-        m_buckets.push_back({{first, end}, 0, {}});
+        auto held = counts.of(first);
+        while (end < span.end && held + counts.of(end) <= m_bucketRecords && end - first < bucketRows)
+            held += counts.of(end++);
+        m_buckets.push_back({{first, end}, entry, held, 0, {}});
+        entry += held;
         first = end;
     }
     // The other half is the buckets' buffers while the scan deals the records out.
@@ -161,10 +161,9 @@ void RowSpill::flush(Bucket &bucket)
 {
     const auto gathered = kRowBytes + m_recordBytes;
     const auto count = std::ssize(bucket.pending) / gathered;
-    const auto first = firstEntryOf(bucket.rows.begin);
-    if (bucket.written + count > firstEntryOf(bucket.rows.end) - first)
+    if (bucket.written + count > bucket.entries)
         throw InputError(m_where + ": its entries changed while it was read");
-    writeAt((first + bucket.written) * gathered, bucket.pending.data(), std::ssize(bucket.pending));
+    writeAt((bucket.first + bucket.written) * gathered, bucket.pending.data(), std::ssize(bucket.pending));
     bucket.written += count;
     bucket.pending.clear();
 }
@@ -174,7 +173,7 @@ void RowSpill::finish()
     for (auto &bucket : m_buckets) {
         flush(bucket);
         bucket.pending.shrink_to_fit();
-        if (bucket.written != firstEntryOf(bucket.rows.end) - firstEntryOf(bucket.rows.begin))
+        if (bucket.written != bucket.entries)
             throw InputError(m_where + ": its entries changed while it was read");
     }
     // In ascending order: a bucket's sorted records land at or before its gathered ones, past
@@ -189,8 +188,8 @@ void RowSpill::finish()
 void RowSpill::sortBucket(const Bucket &bucket)
 {
     const auto gathered = kRowBytes + m_recordBytes;
-    const auto first = firstEntryOf(bucket.rows.begin);
-    const auto count = firstEntryOf(bucket.rows.end) - first;
+    const auto first = bucket.first;
+    const auto count = bucket.entries;
     if (bucket.rows.count() == 1) {
         // One row: its records are in stored order already, and only lose their row, a bucket's
         // worth at a time (each piece written at or before where it was read, past what is
@@ -208,8 +207,9 @@ void RowSpill::sortBucket(const Bucket &bucket)
     std::vector<std::byte> records(at(count * gathered));
     readAt(first * gathered, records.data(), count * gathered);
     // A stable counting sort by row: each row's next slot, from its first entry.
-    std::vector<std::int64_t> next(m_start.begin() + (bucket.rows.begin - m_span.begin),
-                                   m_start.begin() + (bucket.rows.end - m_span.begin));
+    std::vector<std::int64_t> next(at(bucket.rows.count()), first);
+    for (std::int64_t r = 1; r < bucket.rows.count(); ++r)
+        next[at(r)] = next[at(r - 1)] + m_counts.of(bucket.rows.begin + r - 1);
     std::vector<std::byte> sorted(at(count * m_recordBytes));
     for (std::int64_t i = 0; i < count; ++i) {
         std::int64_t row;

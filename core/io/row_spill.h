@@ -5,8 +5,9 @@
 // an external counting sort, in bounded memory, of records of a fixed size.
 //
 // It is built in two passes. The reader's one scan of the element, in stored order, deals each
-// entry's record (with its row) to the bucket of its rows: a range of rows whose records fit
-// half the memory given, whose region of the file is known from each row's count of entries.
+// entry's record (with its row) to the bucket of its rows: a range of rows whose records, and
+// whose rows' slots, fit half the memory given, whose region of the file is known from each
+// row's count of entries (the reader's RowCounts, which the spill reads and does not copy).
 // Each bucket gathers its records in a buffer of its share of the other half, written to its
 // region when full. Then each bucket is read back, sorted by row (a stable counting sort, so
 // each row's entries keep their stored order) and written back without the rows, so a band's
@@ -18,6 +19,7 @@
 // budget, so there a band reader scans instead (RowBandReader::planReads). It holds (8 + record bytes) an entry until the sort
 // pass, then is cut to the record bytes an entry. A file that cannot be made or written (a full disk) is an IoError naming the
 // element, the folder and the reason (exit 3).
+#include "core/io/row_counts.h"
 #include "core/tensor/row_range.h"
 
 #include <cstddef>
@@ -41,14 +43,10 @@ bool spillFolderHolds(std::int64_t bytes);
 
 class RowSpill {
 public:
-    // For the entries of rows `span` (each row's count in `entriesPerRow`, indexed by row),
+    // For the entries of rows `span` (each row's count in `counts`, which must outlive it),
     // `recordBytes` each, holding at most `memoryBytes` (one record a bucket at least) while
     // it is built. `where` names the element in messages.
-    RowSpill(std::span<const std::int64_t> entriesPerRow,
-             RowRange span,
-             std::int64_t recordBytes,
-             std::int64_t memoryBytes,
-             std::string where);
+    RowSpill(const RowCounts &counts, RowRange span, std::int64_t recordBytes, std::int64_t memoryBytes, std::string where);
     RowSpill(const RowSpill &) = delete;
     RowSpill &operator=(const RowSpill &) = delete;
     ~RowSpill();
@@ -61,13 +59,8 @@ public:
     void finish();
 
     RowRange span() const { return m_span; }
-    // The entries row `row` (within the span) stores.
-    std::int64_t entriesOf(std::int64_t row) const { return firstEntryOf(row + 1) - firstEntryOf(row); }
-    // What it holds in memory once finished: each row's first entry (8 bytes a row).
-    std::int64_t heldBytes() const
-    {
-        return static_cast<std::int64_t>(m_start.capacity() * sizeof(std::int64_t) + m_buckets.capacity() * sizeof(Bucket));
-    }
+    // What it holds in memory once finished: its buckets' bounds.
+    std::int64_t heldBytes() const { return static_cast<std::int64_t>(m_buckets.capacity() * sizeof(Bucket)); }
     // The records of rows `rows` (within the span), by row, each row's in stored order, into
     // `into` (their count times the record bytes).
     void read(RowRange rows, std::byte *into) const;
@@ -75,20 +68,24 @@ public:
 private:
     struct Bucket {
         RowRange rows;
+        std::int64_t first = 0;   // its first entry, from the span's first
+        std::int64_t entries = 0; // its rows' entries
         std::int64_t written = 0; // records written to its region
         std::vector<std::byte> pending;
     };
-    std::int64_t firstEntryOf(std::int64_t row) const { return m_start[static_cast<std::size_t>(row - m_span.begin)]; }
+    // Row `row`'s first entry (within the span, or its end), from the span's first.
+    std::int64_t firstEntryOf(std::int64_t row) const { return m_counts.firstEntryOf(row) - m_spanFirst; }
     void flush(Bucket &bucket);
     void sortBucket(const Bucket &bucket);
     void readAt(std::int64_t offset, std::byte *into, std::int64_t bytes) const;
     void writeAt(std::int64_t offset, const std::byte *from, std::int64_t bytes);
     [[noreturn]] void fail(const std::string &what) const;
 
+    const RowCounts &m_counts;
     RowRange m_span;
+    std::int64_t m_spanFirst = 0; // the span's first entry, in the element
     std::int64_t m_recordBytes;
     std::string m_where, m_folder;
-    std::vector<std::int64_t> m_start; // each span row's first entry, and the span's end
     std::vector<Bucket> m_buckets;
     std::int64_t m_bucketRecords = 1;  // records (with their rows) a bucket sorted in memory holds
     std::int64_t m_pendingRecords = 1; // records a bucket gathers before it is written

@@ -21,6 +21,7 @@
 #include "core/io/csc_band_reader.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/io/row_counts.h"
 #include "core/pipeline/convert_file.h"
 #include "core/tensor/compressed_tensor.h"
 #include "core/tensor/coo_tensor.h"
@@ -53,6 +54,7 @@ private slots:
     void spilledBandsAreTheScannedOnes();
     void aSpillThatCannotBeMadeIsAnIoError();
     void aTmpdirInMemoryIsScannedNotSpilled();
+    void rowCountsAreAVectorOfCounts();
     void aBadIndexIsTheWholeReadsFirst_data();
     void aBadIndexIsTheWholeReadsFirst();
     void aBadCscIndexIsTheWholeReadsFirst();
@@ -570,6 +572,50 @@ void TestConvertStreamed::aSpillThatCannotBeMadeIsAnIoError()
                  error.what());
     }
     QVERIFY(!reader.spilled());
+}
+
+// RowCounts gives each row's count, first entry and range sums as a plain vector of counts
+// does: rows of 254, 255 and 256 entries (the byte's edge), thousands (its table of large rows),
+// empty groups and a last group cut short; and it holds about a byte and an eighth a row.
+void TestConvertStreamed::rowCountsAreAVectorOfCounts()
+{
+    for (const std::int64_t rows : {std::int64_t{0}, std::int64_t{1}, std::int64_t{64}, std::int64_t{1000}, std::int64_t{4099}}) {
+        std::vector<std::int64_t> expected(static_cast<std::size_t>(rows), 0);
+        std::mt19937_64 random(static_cast<std::uint64_t>(rows));
+        core::RowCounts counts(rows);
+        const auto add = [&](std::int64_t row, std::int64_t n) {
+            for (std::int64_t i = 0; i < n; ++i)
+                counts.add(row);
+            expected[static_cast<std::size_t>(row)] += n;
+        };
+        if (rows > 0) {
+            for (int i = 0; i < 5000; ++i) // most rows a few, in random order
+                add(static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(std::min<std::int64_t>(rows, 700))), 1);
+            add(rows - 1, 254);
+        }
+        if (rows >= 1000) {
+            add(3, 255);
+            add(130, 256);
+            add(700, 4000);
+        }
+        counts.finish();
+        QCOMPARE(counts.rows(), rows);
+        std::int64_t first = 0;
+        for (std::int64_t row = 0; row < rows; ++row) {
+            QCOMPARE(counts.firstEntryOf(row), first);
+            QCOMPARE(counts.of(row), expected[static_cast<std::size_t>(row)]);
+            first += expected[static_cast<std::size_t>(row)];
+        }
+        QCOMPARE(counts.firstEntryOf(rows), first);
+        for (int i = 0; i < 200 && rows > 0; ++i) {
+            const auto a = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(rows + 1));
+            const auto b = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(rows + 1));
+            const core::RowRange range{std::min(a, b), std::max(a, b)};
+            QCOMPARE(counts.in(range),
+                     std::accumulate(expected.begin() + range.begin, expected.begin() + range.end, std::int64_t{0}));
+        }
+        QVERIFY(counts.heldBytes() <= core::RowCounts::bytesFor(rows) + 3 * 16 + 64);
+    }
 }
 
 // TMPDIR on a tmpfs (/dev/shm): a spill there would be memory the budget does not see, so the
