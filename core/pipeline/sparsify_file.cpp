@@ -42,6 +42,11 @@ std::int64_t elementBytes(const ElementInfo &e) { return bytesFor(numel(e.shape)
 
 bool overBudget(const ElementInfo &e, std::int64_t budget) { return elementBytes(e) > budget; }
 
+// In memory the element is held densely about three times: data, squashed copy, mask.
+constexpr std::int64_t kInMemoryCopies = 3;
+
+bool inMemoryOverBudget(const ElementInfo &e, std::int64_t budget) { return kInMemoryCopies * elementBytes(e) > budget; }
+
 // Over the budget and writable at all: streamed block by block (else held whole, and refused
 // by the allocation check when even that cannot be).
 bool streams(const SparsifyRequest &request, const ElementInfo &e, std::int64_t budget)
@@ -94,9 +99,8 @@ void checkElement(const SparsifyRequest &request, const H5File &input, const Ele
     // what stops it, say so (held whole, the budget would refuse it).
     if (overBudget(e, budget) && !refusal)
         requireRoomToStream(request.output, elementBytes(e), where);
-    // In memory the element is held densely (about three copies: data, squashed, mask).
     if (!streams(request, e, budget))
-        requireAllocatable(numel(e.shape), 3 * dtypeSize(computeTypeFor(e.dtype)), where);
+        requireAllocatable(numel(e.shape), kInMemoryCopies * dtypeSize(computeTypeFor(e.dtype)), where);
 }
 
 // The method's mask for `original`, with `dense` (a copy of it) squashed in place. Threshold
@@ -237,15 +241,18 @@ sparsifyFile(const SparsifyRequest &request, ValidationReport &report, const Pro
         // they fit (on the CPU, even with the GPU asked for: a pass over what it stores costs
         // less than moving its dense form there; docs/PERFORMANCE.md).
         const bool storedValues = ranks().onEveryRank(storedValuesPathCan(request, e, budget));
-        // A coo or csc element within the budget is held whole: blocks would hold its entries
-        // and their coalesced copy beside them, which may not fit where its dense form does.
+        // A coo or csc element whose in-memory copies fit the budget is held whole: blocks would
+        // hold its entries and their coalesced copy beside them, which may not fit where its
+        // dense form does. Past that it streams (read by bands where its entries do not fit):
+        // a 2-million-row coo of 64 MB dense took 222 MiB whole under a 64M budget.
         // A csr or row_sparse one is read by rows as a dense one is (in memory, held densely,
         // 3.6 GB and 7.8 s for a 1.5 GiB csr; in blocks, 1.6 GB and 2.1 s).
         const bool heldWhole = rowReadOf(input, e) == RowRead::Whole;
-        const bool inBlocks = !storedValues
-                              && ranks().onEveryRank(blockPipelineCan(request, input, e)
-                                                     && (heldWhole ? overBudget(e, budget) : !onGpu || overBudget(e, budget))
-                                                     && fitsFreeSpaceOf(request.output, elementBytes(e)));
+        const bool inBlocks =
+            !storedValues
+            && ranks().onEveryRank(blockPipelineCan(request, input, e)
+                                   && (heldWhole ? inMemoryOverBudget(e, budget) : !onGpu || overBudget(e, budget))
+                                   && fitsFreeSpaceOf(request.output, elementBytes(e)));
         SparsifierStateEntry entry;
         SparsifierStateEntry *stateEntry = request.saveState ? &entry : nullptr;
         const Device device = onGpu && !inBlocks && !storedValues ? Device::Cuda : Device::Cpu;
