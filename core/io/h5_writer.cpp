@@ -347,12 +347,13 @@ void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const 
     writeBox(m_file, m_path, m_dataset.id(), memType, start, count, values, "rows");
 }
 
-SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, std::vector<std::int64_t> storedPerRow)
+SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, RowCounts storedPerRow)
 {
     SparseRowCounts counts;
     counts.firstRow = firstRow;
-    const auto entries = std::accumulate(storedPerRow.begin(), storedPerRow.end(), std::int64_t{0});
-    const auto storedRows = std::count_if(storedPerRow.begin(), storedPerRow.end(), [](auto n) { return n > 0; });
+    storedPerRow.finish();
+    const auto entries = storedPerRow.total();
+    const auto storedRows = storedPerRow.nonEmptyRows();
     counts.storedPerRow = std::move(storedPerRow);
     const auto &group = ranks();
     counts.entriesBefore = group.exclusiveScan(entries);
@@ -376,10 +377,10 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
       m_wholeRows(layout == Layout::RowSparse || (layout == Layout::Coo && cooIndex == CooIndex::Rows)), m_shape(shape),
       m_width(numel(shape, 1, shape.size())), m_nextEntry(counted.entriesBefore), m_nextRow(counted.firstRow),
       m_nextStoredRow(counted.storedRowsBefore), m_counts(std::move(counted)),
-      m_endRow(m_counts.firstRow + static_cast<std::int64_t>(m_counts.storedPerRow.size()))
+      m_endRow(m_counts.firstRow + m_counts.storedPerRow.rows())
 {
     const auto &counts = m_counts;
-    const auto localRows = static_cast<std::int64_t>(counts.storedPerRow.size());
+    const auto localRows = counts.storedPerRow.rows();
     if (shape.empty() || (type != DType::Float32 && type != DType::Float64 && type != DType::Bool)
         || (layout != Layout::Csr && layout != Layout::Coo && layout != Layout::RowSparse)
         || (layout == Layout::Csr && shape.size() != 2) || counts.firstRow < 0 || counts.firstRow + localRows > shape[0])
@@ -409,8 +410,8 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
         if (withZero)
             indptr.push_back(0);
         auto running = counts.entriesBefore;
-        for (const auto stored : counts.storedPerRow)
-            indptr.push_back(running += stored);
+        for (std::int64_t row = 0; row < localRows; ++row)
+            indptr.push_back(running += counts.storedPerRow.of(row));
         const auto first = static_cast<hsize_t>(counts.firstRow + (withZero ? 0 : 1));
         const auto n = static_cast<hsize_t>(indptr.size());
         const Shape indptrShape{shape[0] + 1};

@@ -3,6 +3,7 @@
 // encoding-version; csr/csc exactly as anndata writes them. Datasets are chunked (about 1 MiB
 // per chunk along dim 0) with optional shuffle+gzip.
 #include "core/io/h5_handle.h"
+#include "core/io/row_counts.h"
 #include "core/tensor/buffer.h"
 #include "core/tensor/by_precision.h"
 #include "core/tensor/tensor.h"
@@ -45,19 +46,19 @@ private:
     H5Handle m_dataset;
 };
 
-// What one rank writes of a sparse element streamed by rows, and where: storedPerRow[i] is
-// the number of nonzeros of row firstRow + i; the "before" counts are what the ranks below
-// this one write, the totals the whole element's. In a group of one, firstRow and the "before"
-// counts are 0 and storedPerRow covers every row.
+// What one rank writes of a sparse element streamed by rows, and where: storedPerRow.of(i) is
+// the number of nonzeros of row firstRow + i (about a byte and an eighth a row: RowCounts); the
+// "before" counts are what the ranks below this one write, the totals the whole element's. In
+// a group of one, firstRow and the "before" counts are 0 and storedPerRow covers every row.
 struct SparseRowCounts {
     std::int64_t firstRow = 0;
-    std::vector<std::int64_t> storedPerRow;
+    RowCounts storedPerRow;
     std::int64_t entriesBefore = 0, entriesTotal = 0;       // nonzeros
     std::int64_t storedRowsBefore = 0, storedRowsTotal = 0; // rows with a nonzero (row_sparse)
 };
-// This rank's counts of rows [firstRow, firstRow + storedPerRow.size()), completed by an
-// exclusive scan and a sum over ranks() (collective).
-SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, std::vector<std::int64_t> storedPerRow);
+// This rank's counts of rows [firstRow, firstRow + storedPerRow.rows()), finished and completed
+// by an exclusive scan and a sum over ranks() (collective).
+SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, RowCounts storedPerRow);
 
 // A csr, coo or row_sparse element written a block of rows at a time, in row order, holding
 // what writeTensor() writes for the same tensor converted with toLayout() (zeros dropped,
@@ -105,10 +106,7 @@ private:
     template <class T>
     void writeEntriesGathered(std::int64_t firstRow, const T *values); // csr, coo: m_positions and `values`
     [[noreturn]] void miscounted(std::int64_t row, std::int64_t found) const;
-    std::int64_t counted(std::int64_t row) const
-    {
-        return m_counts.storedPerRow[static_cast<std::size_t>(row - m_counts.firstRow)];
-    }
+    std::int64_t counted(std::int64_t row) const { return m_counts.storedPerRow.of(row - m_counts.firstRow); }
 
     H5File &m_file;
     std::string m_path;

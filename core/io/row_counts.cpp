@@ -13,8 +13,31 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 RowCounts::RowCounts(std::int64_t rows) : m_small(at(rows), 0) {}
 
+RowCounts RowCounts::fromCounts(std::span<const std::int64_t> counts)
+{
+    RowCounts made(static_cast<std::int64_t>(counts.size()));
+    made.setRows(0, counts);
+    made.finish();
+    return made;
+}
+
+void RowCounts::set(std::int64_t row, std::int64_t n)
+{
+    if (!m_groupFirst.empty() || n < 0)
+        throw InternalError("RowCounts::set: a count of no entries or more, before finish");
+    auto &small = m_small[at(row)];
+    if (small == kSmallMost)
+        m_counting.erase(row);
+    small = static_cast<std::uint8_t>(std::min<std::int64_t>(n, kSmallMost));
+    if (n > kSmallMost)
+        m_counting[row] = n - kSmallMost;
+}
+
 void RowCounts::finish()
 {
+    if (!m_groupFirst.empty())
+        return;
+    m_nonEmptyRows = static_cast<std::int64_t>(std::count_if(m_small.begin(), m_small.end(), [](auto n) { return n > 0; }));
     m_excess.assign(m_counting.begin(), m_counting.end());
     std::sort(m_excess.begin(), m_excess.end());
     std::unordered_map<std::int64_t, std::int64_t>().swap(m_counting);

@@ -2,8 +2,9 @@
 // RowCounts: each row's count of entries of a sparse element, in about a byte and an eighth a
 // row where a vector of them took eight. A band reader (core/io/row_band_reader.h) holds one for
 // as long as it reads bands: to cut the bands, to place a band's entries, and to find a band in
-// its spill (core/io/row_spill.h), so its size bounds the rows of a table that fit a budget
-// (a 100-million-row table: 113 MB, where it was 800 MB).
+// its spill (core/io/row_spill.h); a sparse element written a block of rows at a time
+// (SparseRowStreamWriter, core/io/h5_writer.h) holds one of what each row stores. Its size bounds
+// the rows of a table that fit a budget (a 100-million-row table: 113 MB, where it was 800 MB).
 //
 // A count below 255 is a byte; a larger one is 255 there and its excess in a table of such rows
 // beside (16 bytes each; a row that stores 255 entries or more stores at least 2 KiB, so the
@@ -13,6 +14,7 @@
 #include "core/tensor/row_range.h"
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -27,6 +29,9 @@ public:
     // `rows` rows of no entries, to count (add) and then finish.
     explicit RowCounts(std::int64_t rows);
 
+    // The counts of rows [0, counts.size()), finished.
+    static RowCounts fromCounts(std::span<const std::int64_t> counts);
+
     // One more entry in `row` (within the rows), before finish.
     void add(std::int64_t row)
     {
@@ -36,7 +41,16 @@ public:
         else
             ++m_counting[row];
     }
-    // Once every entry is added: the groups' first entries, and the large rows sorted.
+    // Row `row` (within the rows) stores `n` entries (n >= 0), before finish.
+    void set(std::int64_t row, std::int64_t n);
+    // Rows from `first` store `counts`, before finish.
+    void setRows(std::int64_t first, std::span<const std::int64_t> counts)
+    {
+        for (std::size_t i = 0; i < counts.size(); ++i)
+            set(first + static_cast<std::int64_t>(i), counts[i]);
+    }
+    // Once every entry is added: the groups' first entries, and the large rows sorted. Once only:
+    // a second call does nothing.
     void finish();
 
     std::int64_t rows() const { return static_cast<std::int64_t>(m_small.size()); }
@@ -50,6 +64,9 @@ public:
     std::int64_t firstEntryOf(std::int64_t row) const;
     // The entries rows `rows` store.
     std::int64_t in(RowRange rows) const { return firstEntryOf(rows.end) - firstEntryOf(rows.begin); }
+    // The entries of every row, and the rows that store one or more.
+    std::int64_t total() const { return firstEntryOf(rows()); }
+    std::int64_t nonEmptyRows() const { return m_nonEmptyRows; }
     // What it holds, the large rows' table included.
     std::int64_t heldBytes() const;
     // What counting `rows` rows holds at least (before any row of 255 entries or more).
@@ -63,6 +80,7 @@ private:
     std::vector<std::int64_t> m_groupFirst;                      // each group's first entry, and the end
     std::vector<std::pair<std::int64_t, std::int64_t>> m_excess; // (row, count - 255), by row
     std::unordered_map<std::int64_t, std::int64_t> m_counting;   // the excesses while counting
+    std::int64_t m_nonEmptyRows = 0;
 };
 
 } // namespace sparsity::core

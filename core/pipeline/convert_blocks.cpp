@@ -91,12 +91,15 @@ ConvertedElement convert(const ConvertRequest &request,
         }
         return converted;
     }
-    std::vector<std::int64_t> storedPerRow(at(mine.count()));
+    RowCounts storedPerRow(mine.count());
+    std::vector<std::int64_t> blockCounts;
     forEachBlock([&](std::int64_t first, std::int64_t count) {
+        blockCounts.assign(at(count), 0);
 #pragma omp parallel for schedule(static) if (count * width >= (1 << 15))
         for (std::int64_t r = 0; r < count; ++r)
-            storedPerRow[at(first - mine.begin + r)] =
+            blockCounts[at(r)] =
                 std::count_if(block.data() + r * width, block.data() + (r + 1) * width, [](T x) { return x != T{}; });
+        storedPerRow.setRows(first - mine.begin, blockCounts);
     });
     SparseRowStreamWriter writer(output, e.path, request.layout, e.shape, dtypeOf<T>(),
                                  sparseRowCountsAcrossRanks(mine.begin, std::move(storedPerRow)), request.writeOptions);

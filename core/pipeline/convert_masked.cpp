@@ -73,18 +73,20 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     }
 
     // What each row's conversion stores, counted from the conversion of its block.
-    std::vector<std::int64_t> storedPerRow(at(mine.count()));
+    RowCounts storedPerRow(mine.count());
     std::int64_t rounds = 0;
     agreeOn(group, [&] {
+        std::vector<std::int64_t> counts;
         for (std::int64_t k = 0; k < blocks.count; ++k) {
             const auto block = blocks.block(k);
             const auto part = reader.storedRows(block);
             converted.storedBefore += part.storedCount();
-            auto *counts = storedPerRow.data() + (block.begin - mine.begin);
+            counts.assign(at(block.count()), 0);
             toLayout(part, request.layout).visit([&](const auto &t) {
                 for (const auto position : storedLinearIndices(t))
-                    ++counts[position / width];
+                    ++counts[at(position / width)];
             });
+            storedPerRow.setRows(block.begin - mine.begin, counts);
         }
         rounds = blocks.rounds;
     });

@@ -156,7 +156,7 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
     std::vector<RowRange> blocks;
-    std::vector<std::int64_t> storedPerRow(at(mine.count()));
+    RowCounts storedPerRow(mine.count());
     ConvertedElement result{e.path, 0, 0};
     // What each row's conversion stores, from what the element stores in it: a csr row its
     // entries (duplicates summed), a row_sparse row every value; a row stored whole (row_sparse
@@ -168,28 +168,30 @@ ConvertedElement convertByRows(const ConvertRequest &request,
         if (e.layout == Layout::RowSparse) {
             for (const auto row : reader.storedRowNumbers())
                 if (row >= mine.begin && row < mine.end) {
-                    storedPerRow[at(row - mine.begin)] = width;
+                    storedPerRow.set(row - mine.begin, width);
                     result.storedBefore += width;
                 }
             return;
         }
+        std::vector<std::int64_t> counts; // the block's rows'
         for (const auto &block : blocks) {
             const auto part = reader.storedRows(block);
             result.storedBefore += part.storedCount();
-            auto *counts = storedPerRow.data() + (block.begin - mine.begin);
+            counts.assign(at(block.count()), 0);
             if (e.layout == Layout::Coo) {
-                countCooRows(part, request.layout, width, counts);
-                continue;
+                countCooRows(part, request.layout, width, counts.data());
+            } else {
+                part.visit([&](const auto &t) {
+                    if constexpr (requires { t.indptr; })
+                        for (std::int64_t r = 0; r < block.count(); ++r) {
+                            const auto stored = t.indptr[at(r + 1)] - t.indptr[at(r)];
+                            counts[at(r)] = request.layout == Layout::RowSparse && stored > 0 ? width : stored;
+                        }
+                    else
+                        throw InternalError("convertStored: a csr block");
+                });
             }
-            part.visit([&](const auto &t) {
-                if constexpr (requires { t.indptr; })
-                    for (std::int64_t r = 0; r < block.count(); ++r) {
-                        const auto stored = t.indptr[at(r + 1)] - t.indptr[at(r)];
-                        counts[r] = request.layout == Layout::RowSparse && stored > 0 ? width : stored;
-                    }
-                else
-                    throw InternalError("convertStored: a csr block");
-            });
+            storedPerRow.setRows(block.begin - mine.begin, counts);
         }
     });
     result.storedBefore = group.sum(result.storedBefore);

@@ -145,7 +145,7 @@ public:
         if (m_csc)
             m_storedPerColumn.assign(at(m_width), 0);
         else if (m_sparse)
-            m_storedPerRow.assign(at(m_division.mine.count()), 0);
+            m_storedPerRow = RowCounts(m_division.mine.count());
         if (m_csc && m_config.method == SparsifierMethod::DataNorm) {
             // Every rank holds every block's bit for its panels.
             const auto bytes = blocksInRows(m_rows) / 8;
@@ -334,8 +334,9 @@ private:
             const auto t0 = Clock::now();
             m_keepRow = rowsKeptAcrossRanks(m_group, m_norms, m_config.keep);
             if (m_sparse)
-                for (std::size_t row = 0; row < m_storedPerRow.size(); ++row)
-                    m_storedPerRow[row] *= m_keepRow[row];
+                for (std::int64_t row = 0; row < m_storedPerRow.rows(); ++row)
+                    if (m_keepRow[at(row)] == 0)
+                        m_storedPerRow.set(row, 0);
             computeSeconds += secondsSince(t0);
             if (m_csc) // a column's count needs the kept rows: the blocks once more
                 agreeOn(m_group, [&] { countingPass(io, computeSeconds); });
@@ -556,7 +557,8 @@ private:
             addStoredPerColumn(rows, width, m_storedPerColumn.data(), stored);
             return;
         }
-        std::int64_t *perRow = m_storedPerRow.data() + (firstRow(k) - m_division.mine.begin);
+        m_blockCounts.assign(at(rows), 0);
+        std::int64_t *perRow = m_blockCounts.data();
 #pragma omp parallel for schedule(static) if (rows * width >= (1 << 15))
         for (std::int64_t r = 0; r < rows; ++r) {
             std::int64_t n = 0;
@@ -564,6 +566,7 @@ private:
                 n += stored(j);
             perRow[r] = n;
         }
+        m_storedPerRow.setRows(firstRow(k) - m_division.mine.begin, m_blockCounts);
     }
 
     void computeBlock(std::int64_t k, SparsifyTally &tally)
@@ -617,7 +620,8 @@ private:
     std::optional<RowStreamWriter> m_data, m_maskWriter;
     std::optional<SparseRowStreamWriter> m_sparseWriter; // csr, coo, row_sparse
     bool m_sparse = false;
-    std::vector<std::int64_t> m_storedPerRow;
+    RowCounts m_storedPerRow;                // what each row of a sparse output stores
+    std::vector<std::int64_t> m_blockCounts; // a block's rows' share of it, as counted
     bool m_csc = false;
     std::vector<std::int64_t> m_storedPerColumn; // csc: the nonzeros each column keeps
     std::vector<bool> m_cscFlags;                // csc, data-norm: whether each block is sparsified, row-major

@@ -347,7 +347,7 @@ void TestH5Io::sparseRowStreamsWriteWhatWriteTensorWrites()
     for (std::int64_t i = 0; i < rows * columns; ++i)
         stored[static_cast<std::size_t>(i / columns)] += values[static_cast<std::size_t>(i)] != 0.0f;
     const auto writeInBlocks = [&](core::H5File &file, const std::string &path, std::vector<std::int64_t> counted) {
-        const auto counts = core::sparseRowCountsAcrossRanks(0, std::move(counted));
+        const auto counts = core::sparseRowCountsAcrossRanks(0, core::RowCounts::fromCounts(counted));
         core::SparseRowStreamWriter writer(file, path, layout, {rows, columns}, DType::Float32, counts);
         for (std::int64_t first = 0; first < rows; first += blockRows)
             writer.writeRows(first, std::min(blockRows, rows - first), values.data() + first * columns);
@@ -384,7 +384,8 @@ void TestH5Io::sparseRowStreamsWriteWhatWriteTensorWrites()
     }
     // Rows past those counted, too.
     auto bad = core::H5File::create(path("past.h5"));
-    const auto fewerRows = core::sparseRowCountsAcrossRanks(0, std::vector<std::int64_t>(stored.begin(), stored.end() - 1));
+    const auto fewerRows = core::sparseRowCountsAcrossRanks(
+        0, core::RowCounts::fromCounts(std::vector<std::int64_t>(stored.begin(), stored.end() - 1)));
     core::SparseRowStreamWriter writer(bad, "/m", layout, {rows, columns}, DType::Float32, fewerRows);
     QVERIFY_THROWS_EXCEPTION(core::InternalError, writer.writeRows(0, rows, values.data()));
 }
