@@ -20,6 +20,7 @@ import time
 import h5py
 import numpy as np
 
+from coo_files import write_shuffled_coo
 from scratch_disks import mounted, small_disk, unmount_under
 
 SKIP = 77
@@ -553,11 +554,7 @@ def default_spills(cli, work, rng):
     large = os.path.join(work, "large_shuffled.h5")
     entries = 1_500_000
     with h5py.File(large, "w") as f:
-        g = f.create_group("c")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
-        g.attrs["shape"] = np.array([100_000, 4096], dtype=np.int64)
-        g["indices"] = np.stack([rng.integers(0, 100_000, entries), rng.integers(0, 4096, entries)]).astype(np.int64)
-        g["values"] = rng.standard_normal(entries).astype(np.float32)
+        write_shuffled_coo(f, "c", (100_000, 4096), entries, rng)
     by_default = {"convert": (["convert", large, "{out}", "--layout", "csr"], ("c/data", "c/indices", "c/indptr")),
                   "eval": (["eval", "--expr", "amax(c, 1)", "--input", f"c={large}:/c", "-o", "{out}"], ("result",))}
     for command, (args, datasets) in by_default.items():
@@ -598,11 +595,7 @@ def spill_faults(cli, work):
     rng = np.random.default_rng(3)
     rows, columns, entries = 2000, 200, 40000
     with h5py.File(source, "w") as f:
-        g = f.create_group("c")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
-        g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
-        g["indices"] = np.stack([rng.integers(0, rows, entries), rng.integers(0, columns, entries)]).astype(np.int64)
-        g["values"] = rng.standard_normal(entries).astype(np.float32)
+        write_shuffled_coo(f, "c", (rows, columns), entries, rng)
         f["p"] = rng.standard_normal((rows, columns)).astype(np.float32)
     before = digest(source)
     out = os.path.join(work, "out.h5")

@@ -31,6 +31,8 @@ import sys
 import h5py
 import numpy as np
 
+from coo_files import write_shuffled_coo
+
 MIB = 1 << 20
 
 
@@ -224,11 +226,7 @@ def check_tall_banded_table(cli, work, rng):
     data = os.path.join(work, "tall.h5")
     rows, width, entries = 2_000_000, 8, 60_000
     with h5py.File(data, "w") as f:
-        g = f.create_group("c")
-        g.attrs["encoding-type"], g.attrs["encoding-version"] = "coo_tensor", "0.1.0"
-        g.attrs["shape"] = np.array([rows, width], dtype=np.int64)
-        g["indices"] = np.stack([rng.integers(0, rows, entries), rng.integers(0, width, entries)]).astype(np.int64)
-        g["values"] = rng.standard_normal(entries).astype(np.float32)
+        write_shuffled_coo(f, "c", (rows, width), entries, rng)
     with open(cli, "rb") as f:
         sanitized = b"__asan_init" in f.read()
     commands = {"sparsify": (["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold", "0.5"], "c"),
