@@ -4,14 +4,13 @@
 // does not fit the budget (by `convert`, and by the commands that densify it a block of rows at a
 // time: core/pipeline/densified_rows.h). Each row's entries are counted when the reader opens
 // (core/io/row_counts.h: about a byte and an eighth a row, which its users count in the budget:
-// heldBytes) to cut the bands. A band is read
-// by a scan of every entry that keeps those in its rows, so B bands read the element B times (a
-// conversion twice that, with its counting pass); where the rows are to be read in more than
-// kMostScannedBands bands (planReads), the entries are first sorted by row into a scratch file
-// (core/io/row_spill.h) by one more scan, and each band is then one read of that file; unless
-// that file would be in memory (TMPDIR on a tmpfs), which the budget does not see: the bands are
-// then read by scans, with a note saying why. Either way a band's entries come grouped by row,
-// each row's in stored order.
+// heldBytes) to cut the bands. A band is read by a scan of every entry that keeps those in its
+// rows, so B bands read the element B times (a conversion twice that, with its counting pass);
+// where the rows are to be read in more than kMostScannedBands bands (planReads), the entries
+// are first sorted by row into a scratch file (core/io/row_spill.h) by one more scan, and each
+// band is then one read of that file; unless that file would be in memory (TMPDIR on a tmpfs),
+// which the budget does not see: the bands are then read by scans, with a note saying why.
+// Either way a band's entries come grouped by row, each row's in stored order.
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_handle.h"
 #include "core/io/row_counts.h"

@@ -5,9 +5,10 @@
 // an external counting sort, in bounded memory, of records of a fixed size.
 //
 // It is built in two passes. The reader's one scan of the element, in stored order, deals each
-// entry's record (with its row) to the bucket of its rows: a range of rows whose records, and
-// whose rows' slots, fit half the memory given, whose region of the file is known from each
-// row's count of entries (the reader's RowCounts, which the spill reads and does not copy).
+// entry's record (with its row) to the bucket of its rows: a range of rows whose records fit
+// half the memory given, of as many rows at most or 65,536 (a sort's slot a row), whose region
+// of the file is known from each row's count of entries (the reader's RowCounts, which the
+// spill reads and does not copy).
 // Each bucket gathers its records in a buffer of its share of the other half, written to its
 // region when full. Then each bucket is read back, sorted by row (a stable counting sort, so
 // each row's entries keep their stored order) and written back without the rows, so a band's
@@ -16,9 +17,10 @@
 // The file is in TMPDIR (/tmp when unset), opened with no name (O_TMPFILE; or named and
 // unlinked at once where the file system cannot), so no end of the process, a crash or a kill
 // included, leaves it behind. It is only made on a disk: a tmpfs's pages are memory beyond the
-// budget, so there a band reader scans instead (RowBandReader::planReads). It holds (8 + record bytes) an entry until the sort
-// pass, then is cut to the record bytes an entry. A file that cannot be made or written (a full disk) is an IoError naming the
-// element, the folder and the reason (exit 3).
+// budget, so there a band reader scans instead (RowBandReader::planReads). It holds (8 + record
+// bytes) an entry until the sort pass, then is cut to the record bytes an entry. A file that
+// cannot be made or written (a full disk) is an IoError naming the element, the folder and the
+// reason (exit 3).
 #include "core/io/row_counts.h"
 #include "core/tensor/row_range.h"
 
