@@ -98,6 +98,8 @@ public:
     void writeEntries(std::int64_t firstRow, std::int64_t rows, Buffer<std::int64_t> positions, std::span<const T> values);
 
 private:
+    // Into `dataset`, a csr's indptr: this rank's part of it, from the counts.
+    void writeIndptr(hid_t dataset);
     void takeRows(std::int64_t firstRow, std::int64_t rows);
     // m_positions hold the rows' counts of entries, in order.
     void requireCounted(std::int64_t firstRow, std::int64_t rows) const;

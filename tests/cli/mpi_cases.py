@@ -256,6 +256,15 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
         f["d40"] = np.zeros((4, 0), dtype="float32")
         f["d04"] = np.zeros((0, 4), dtype="float32")
     variants += [(empty, layout, "64K", []) for layout in ("dense", "csr", "coo", "row_sparse", "csc")]
+    # A csr's indptr is written from the counts 131,072 values at a time, every rank making as
+    # many writes as the rank with the most: of 524,288 rows on 2 ranks the root writes three
+    # pieces (its rows and indptr[0]), the other two and an empty third.
+    tall = os.path.join(work, "tall_rows.h5")
+    with h5py.File(tall, "w") as f:
+        rows = np.random.default_rng(21).random((524_288, 2))
+        rows[rows < 0.7] = 0
+        f["t"] = rows.astype("float32")
+    variants.append((tall, "csr", "auto", []))
     for input_file, layout, limit, keep in variants:
         args = [input_file, "--layout", layout, "--memory-limit", limit, *keep]
         if layout in ("csr", "csc") and input_file == source:
