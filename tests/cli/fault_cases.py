@@ -582,15 +582,16 @@ def default_spills(cli, work, rng):
 def spill_faults(cli, work):
     """A coo whose rows go back, read under a budget that takes more than two bands, is spilled
     sorted by row to a scratch file in TMPDIR first. A TMPDIR that does not exist, and one on a
-    full disk (a 256 KiB ext4 image; root only), give exit 3 and one error naming the element, the
-    folder and the reason, for convert, sparsify, eval and step (of it as a gradient); no output,
-    no temporary file, and the full disk holds nothing afterwards (the spill has no name: nothing
-    to leave behind). A TMPDIR on a tmpfs is not spilled to (its pages are memory): each band is
-    read by a scan, with a note, and the outputs are the spilled runs'. By default a coo too large to scan in two bands is spilled too, by convert
-    and eval, where TMPDIR has room on a disk; where it is missing or a tmpfs (/dev/shm), they
-    read it whole (in one band) instead, and succeed (default_spills): the same file either way,
-    the spilled run's peak memory lower by more than 32 MiB. eval's two passes over the coo share
-    one spill: a TMPDIR with room for one succeeds."""
+    full disk (a 256 KiB ext4 image; root only), give exit 3 and one error naming the element,
+    the folder and the reason, for convert, sparsify, eval and step (of it as a gradient); no
+    output, no temporary file, and the full disk holds nothing afterwards (the spill has no name:
+    nothing to leave behind). A TMPDIR on a tmpfs is not spilled to (its pages are memory): each band is
+    read by a scan, with a note, and the outputs are the spilled runs'. By default a coo too
+    large to scan in two bands is spilled too, by convert and eval, where TMPDIR has room on a
+    disk; where it is missing or a tmpfs (/dev/shm), they read it whole (in one band) instead,
+    and succeed (default_spills): the same file either way, the spilled run's peak memory lower
+    by more than 32 MiB. eval's two passes over the coo share one spill: a TMPDIR with room for
+    one succeeds."""
     source = os.path.join(work, "shuffled.h5")
     rng = np.random.default_rng(3)
     rows, columns, entries = 2000, 200, 40000
