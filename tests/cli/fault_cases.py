@@ -301,11 +301,9 @@ def disk_full(cli, work):
         print("skipped: mounting a tmpfs needs root")
         sys.exit(SKIP)
     full = os.path.join(work, "full")
-    os.makedirs(full)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", full], capture_output=True).returncode != 0:
-        print("skipped: cannot mount a tmpfs here")
-        sys.exit(SKIP)
-    try:
+    with mounted(["-t", "tmpfs", "-o", "size=2m", "tmpfs"], full) as ready:
+        if not ready:
+            sys.exit(SKIP)
         source = os.path.join(work, "mid.h5")
         with h5py.File(source, "w") as f:
             f["x"] = np.random.default_rng(0).standard_normal((1000, 1000))
@@ -344,8 +342,6 @@ def disk_full(cli, work):
         r = run(cli, "run", batch, code=1)
         one_error(r, "mid\\.h5:/x[/a-z]*: cannot write values \\(disk full\\?\\)")
         check(not os.listdir(full), f"run: files left on the full disk: {os.listdir(full)}")
-    finally:
-        subprocess.run(["umount", full])
 
 
 def preloading_disk_fills(folder, capacity):

@@ -49,7 +49,7 @@ import time
 import h5py
 import numpy as np
 
-from scratch_disks import small_disk, unmount_under
+from scratch_disks import mounted, small_disk, unmount_under
 from sparsify_cases import write_masked_inputs
 
 
@@ -871,11 +871,9 @@ def disk_full_cases(cli_mpi, mpi, work):
         print("disk-full cases skipped: mounting a tmpfs needs root")
         return
     full = os.path.join(work, "full")
-    os.makedirs(full, exist_ok=True)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", full], capture_output=True).returncode != 0:
-        print("disk-full cases skipped: cannot mount a tmpfs here")
-        return
-    try:
+    with mounted(["-t", "tmpfs", "-o", "size=3m", "tmpfs"], full) as ready:
+        if not ready:
+            return
         source = os.path.join(work, "full_source.h5")
         with h5py.File(source, "w") as f:
             f["x"] = np.random.default_rng(9).standard_normal((2048, 2048)).astype("float32")  # 16 MiB
@@ -918,8 +916,6 @@ def disk_full_cases(cli_mpi, mpi, work):
                                "(TMPDIR): No space left on device", f"spill to a full TMPDIR -np {ranks}")
                 check(not os.path.exists(elsewhere) and os.listdir(scratch) == ["lost+found"],
                       f"spill to a full TMPDIR -np {ranks}: left files")
-    finally:
-        subprocess.run(["umount", full])
 
 
 def disk_fills_cases(cli_mpi, mpi, work):
