@@ -365,15 +365,18 @@ reduce(const ElementwiseProgram<T> &program, const Shape &shape, const Mask *mas
     const bool parallel = numel(shape) >= kParallelThreshold;
     const int threads = parallel ? omp_get_max_threads() : 1;
     if (outer >= threads) {
-        // Enough slabs to keep every thread busy: one slab per task, its tiles in order.
+        // Enough slabs to keep every thread busy: each task a run of whole slabs, its tiles in
+        // order, of kReductionTile elements or more: one slab a task, a narrow table's rows
+        // (`sum(x, 1)` of 10 million rows of 4) spent 1.7 s taking tasks, 0.1 s reducing.
+        const auto slabsPerTask = std::max<std::int64_t>(1, kReductionTile / std::max<std::int64_t>(1, slab));
 #pragma omp parallel if (parallel)
         {
             auto scratch = program.makeScratch();
             std::vector<T> selected(kBlock);
-            Accumulators partial(inner, op);
-#pragma omp for schedule(dynamic, 1)
+            Accumulators partial(inner, op), running(inner, op);
+#pragma omp for schedule(dynamic, slabsPerTask)
             for (std::int64_t o = 0; o < outer; ++o) {
-                Accumulators running(inner, op);
+                running.reset(op);
                 for (std::int64_t begin = 0; begin < slab;) {
                     const std::int64_t end = grid.tileEnd(begin, slab);
                     partial.reset(op);

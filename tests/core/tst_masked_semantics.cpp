@@ -73,11 +73,18 @@ void TestMaskedSemantics::fusedReductionsEqualNaiveOracle_data()
     QTest::addColumn<QString>("op");
     QTest::addColumn<int>("dim"); // -1: all dims
     QTest::addColumn<bool>("isMasked");
+    QTest::addColumn<bool>("tall"); // 50000 x 3 x 1: many slabs of 3, shared by the threads in runs
     for (const char *op : {"sum", "mean", "amax", "amin", "norm"})
         for (int dim : {-1, 0, 1, 2})
             for (bool isMasked : {false, true})
-                QTest::newRow(qPrintable(QStringLiteral("%1 dim %2 %3").arg(op).arg(dim).arg(isMasked ? "masked" : "plain")))
-                    << QString(op) << dim << isMasked;
+                for (bool tall : {false, true})
+                    if (!tall || dim == 1)
+                        QTest::newRow(qPrintable(QStringLiteral("%1 dim %2 %3%4")
+                                                     .arg(op)
+                                                     .arg(dim)
+                                                     .arg(isMasked ? "masked" : "plain")
+                                                     .arg(tall ? " tall" : "")))
+                            << QString(op) << dim << isMasked << tall;
 }
 
 void TestMaskedSemantics::fusedReductionsEqualNaiveOracle()
@@ -85,8 +92,9 @@ void TestMaskedSemantics::fusedReductionsEqualNaiveOracle()
     QFETCH(QString, op);
     QFETCH(int, dim);
     QFETCH(bool, isMasked);
+    QFETCH(bool, tall);
     // 3 x 1500 x 7: slabs span several 1024-element blocks and blocks wrap the inner dim.
-    const core::Shape shape{3, 1500, 7};
+    const core::Shape shape = tall ? core::Shape{50000, 3, 1} : core::Shape{3, 1500, 7};
     const auto x = test::randomDense<float>(shape, 0.9, 7);
     const auto mask = test::randomMask(x.values.size(), 0.3, 8);
     const core::Tensor input = isMasked ? masked(x, mask) : core::Tensor(core::Storage{x});
