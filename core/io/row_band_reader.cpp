@@ -99,27 +99,36 @@ Tensor RowBandReader::readRows(RowRange rows) const
         m_spill->read(rows, records.data());
         return bandOfRecords(rows, records);
     }
-    // Its entries counted when it opened: each row's records are placed from its first slot.
-    std::vector<std::int64_t> start(at(rows.count() + 1), 0);
-    for (auto row = rows.begin; row < rows.end; ++row)
-        start[at(row - rows.begin + 1)] = start[at(row - rows.begin)] + entriesOfRow(row);
-    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
+    // Its entries counted when it opened: each row's records are placed from its first slot
+    // on, the next slot of each row kept (kReadBytesPerRow).
+    std::vector<std::int64_t> next(at(rows.count()));
+    std::int64_t slots = 0;
+    for (auto row = rows.begin; row < rows.end; ++row) {
+        next[at(row - rows.begin)] = slots;
+        slots += entriesOfRow(row);
+    }
     const auto changed = [&] { return InputError(where() + ": its entries changed while it was read"); };
     scanRecords([&](std::span<const std::int64_t> entryRows, const std::byte *from) {
         for (std::size_t i = 0; i < entryRows.size(); ++i) {
             const auto row = entryRows[i];
             if (row < rows.begin || row >= rows.end)
                 continue;
+            // A row given more entries than counted runs into the next row's slots (found
+            // below) or, the last, past the band's.
             auto &slot = next[at(row - rows.begin)];
-            if (slot >= start[at(row - rows.begin + 1)])
+            if (slot >= slots)
                 throw changed();
             std::memcpy(records.data() + slot * bytes, from + static_cast<std::int64_t>(i) * bytes, at(bytes));
             ++slot;
         }
     });
-    for (std::int64_t r = 0; r < rows.count(); ++r)
-        if (next[at(r)] != start[at(r + 1)])
+    // Each row's slots filled, none beyond: its next slot is the following row's first.
+    std::int64_t end = 0;
+    for (auto row = rows.begin; row < rows.end; ++row) {
+        end += entriesOfRow(row);
+        if (next[at(row - rows.begin)] != end)
             throw changed();
+    }
     return bandOfRecords(rows, records);
 }
 

@@ -36,6 +36,12 @@ namespace sparsity::core {
 // scans 1.70 s, spilled 0.91 s; into dense, 3 bands 2.05 s, spilled 1.80 s.
 constexpr std::int64_t kMostScannedBands = 2;
 
+// What reading a band holds per row of it beyond its entries' records: readRows' next slot of
+// each row (8 bytes) and, of a csc, the band's indptr (8). A band's rows are bounded by its
+// budget through it: a 40-million-row coo of 60,000 entries read as one band held 640 MB for
+// its rows under a 64M limit.
+constexpr std::int64_t kReadBytesPerRow = 16;
+
 // What a coo (with a sparse dim) or csc element stores, from its outline, before a band reader
 // opens it: to judge whether holding it whole fits a budget.
 struct StoredEntries {

@@ -38,7 +38,8 @@ ConvertedElement convert(const ConvertRequest &request,
     auto &reader = *opened;
     const bool plain = reader.how() == RowRead::Dense;
     if (how == RowRead::ByBands) {
-        agreeOn(group, [&] { reader.holdBands(bandBytes); }); // it may spill, which may fail
+        // it may spill, which may fail
+        agreeOn(group, [&] { reader.holdBands(bandShareLeft(budget, reader.heldBytes(), bandBytes)); });
         budget = std::max<std::int64_t>(1, budget - reader.heldBytes());
     }
     const auto rows = e.shape[0];

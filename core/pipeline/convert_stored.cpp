@@ -12,7 +12,6 @@
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 namespace sparsity::core {
@@ -24,6 +23,9 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // (value, int64 index), its conversion (value, up to two int64 coordinates), its positions and
 // the writer's copy of them (value, position, coordinates).
 constexpr std::int64_t kBytesPerStoredValue = 96;
+// Held per row of a band so converted: the read's (kReadBytesPerRow), the counting pass's
+// count of the row, and a csr conversion's indptr.
+constexpr std::int64_t kBytesPerBandRow = kReadBytesPerRow + 16;
 
 // Rows `span` of a csr element in blocks storing about `entries` values each (one row at least,
 // at most `maxRows` rows), cut from its indptr read a window at a time: rows whose values vary
@@ -124,12 +126,13 @@ std::vector<RowRange> blocksOf(const H5File &input,
     if (const auto *coo = reader.cooReader()) // an entry holds numel(shape[sparse dims:]) values
         return coo->blocksOfEntries(span, std::max<std::int64_t>(1, entries / coo->parts().valuesPerEntry()), maxRows);
     // Each band a scan of the whole element, or a read of its spill: as few as the band's bytes
-    // hold (not 8 MiB's).
+    // hold (not 8 MiB's), in values and in rows.
     if (const auto *bands = reader.bands()) {
         const auto values = std::max<std::int64_t>(1, bandBytes / kBytesPerStoredValue);
-        return bands->bandsOfEntries(span, std::max<std::int64_t>(1, values / bands->valuesPerEntry()),
-                                     wholeRows ? std::max<std::int64_t>(1, values / std::max<std::int64_t>(1, width))
-                                               : span.count());
+        const auto rows = std::max<std::int64_t>(1, bandBytes / kBytesPerBandRow);
+        return bands->bandsOfEntries(
+            span, std::max<std::int64_t>(1, values / bands->valuesPerEntry()),
+            wholeRows ? std::min(rows, std::max<std::int64_t>(1, values / std::max<std::int64_t>(1, width))) : rows);
     }
     std::vector<RowRange> blocks;
     for (std::int64_t row = span.begin; row < span.end; row += maxRows)
@@ -153,6 +156,8 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     const auto &group = ranks();
     const auto opened = openOnEveryRank<T>(input, e.path, bandBytes > 0 ? RowRead::ByBands : RowRead::ByRows, &report);
     auto &reader = *opened;
+    if (bandBytes > 0) // beside the counts of its rows, which the reader holds now
+        bandBytes = bandShareLeft(budget, reader.heldBytes(), bandBytes);
     const auto width = numel(e.shape, 1, e.shape.size());
     const auto mine = rowsOfRank(e.shape[0], 1, group.rank(), group.size());
     std::vector<RowRange> blocks;
@@ -251,6 +256,8 @@ ConvertedElement convertByColumns(const ConvertRequest &request,
 {
     const auto opened = openOnEveryRank<T>(input, e.path, bandBytes > 0 ? RowRead::ByBands : RowRead::ByRows, &report);
     auto &reader = *opened;
+    if (bandBytes > 0) // beside the counts of its rows, which the reader holds now
+        bandBytes = bandShareLeft(budget, reader.heldBytes(), bandBytes);
     const auto blocks = blocksOf(input, e, reader, Layout::Csc, {0, e.shape[0]}, budget, bandBytes);
     // Every rank reads every block for its own panels, so each spills all of it; a spill that
     // fails on one rank stops them all (the panels' writes are collective).
@@ -275,9 +282,7 @@ bool convertStoredCan(const ElementInfo &e, Layout target)
 
 std::int64_t wholeConversionBytes(std::int64_t readBytes, std::int64_t outputBytes)
 {
-    const auto held = bytesFor(readBytes, 3);
-    return held > std::numeric_limits<std::int64_t>::max() - outputBytes ? std::numeric_limits<std::int64_t>::max()
-                                                                         : held + outputBytes;
+    return saturatedSum(bytesFor(readBytes, 3), outputBytes);
 }
 
 std::int64_t

@@ -104,6 +104,11 @@ std::int64_t bandBytesFor(const StoredEntries &stored, std::int64_t most)
     return read > (kMostScannedBands + 1) * kSpilledBandBytes && spillFolderHolds(read + read / 8) ? kSpilledBandBytes : most;
 }
 
+std::int64_t bandShareLeft(std::int64_t bytes, std::int64_t counts, std::int64_t most)
+{
+    return std::min(most, std::max((bytes - counts) / 2, kLeastBandBytes));
+}
+
 void requireRoomToCoalesce(std::int64_t heldBefore, std::int64_t bytes, const std::string &where)
 {
     requireWithinBudget(heldBefore + bytes, where,
@@ -219,19 +224,26 @@ void DensifiedRows<T>::holdBands(std::int64_t bytes)
     if (m_how != RowRead::ByBands)
         throw InternalError("DensifiedRows::holdBands: an element read by bands");
     // No more than the whole element takes as one band: what is left is the blocks'.
-    const auto whole = bytesFor(bytesFor(m_bands->entries(), static_cast<std::size_t>(m_bands->valuesPerEntry())),
-                                static_cast<std::size_t>(kBandBytesPerValue));
+    const auto values = bytesFor(m_bands->entries(), static_cast<std::size_t>(m_bands->valuesPerEntry()));
+    const auto whole = saturatedSum(bytesFor(values, static_cast<std::size_t>(kBandBytesPerValue)),
+                                    bytesFor(m_shape[0], static_cast<std::size_t>(kBandBytesPerRow)));
     m_bandBytes = std::max<std::int64_t>(1, std::min(bytes, whole));
     // Rows read in ascending order read each band once: past kMostScannedBands of them, spilled sorted
     // by row first, in the band's memory (nothing is held yet).
     const RowRange all{0, m_shape[0]};
-    planBandReads(m_bands->bandsOfEntries(all, bandEntries(), all.count()), m_bandBytes);
+    planBandReads(m_bands->bandsOfEntries(all, bandEntries(), bandRows()), m_bandBytes);
 }
 
 template <class T>
 std::int64_t DensifiedRows<T>::bandEntries() const
 {
     return std::max<std::int64_t>(1, m_bandBytes / kBandBytesPerValue / m_bands->valuesPerEntry());
+}
+
+template <class T>
+std::int64_t DensifiedRows<T>::bandRows() const
+{
+    return std::max<std::int64_t>(1, m_bandBytes / kBandBytesPerRow);
 }
 
 template <class T>
@@ -254,7 +266,7 @@ const UpdatePattern<T> &DensifiedRows<T>::coalescedHolding(RowRange rows)
         throw InternalError("DensifiedRows: an element read by bands is given their size (holdBands) before its rows");
     if (!m_band || rows.begin < m_bandRows.begin || rows.end > m_bandRows.end) {
         m_band.reset(); // one band held at a time
-        m_bandRows = m_bands->bandFrom(rows.begin, m_shape[0], bandEntries(), m_shape[0]);
+        m_bandRows = m_bands->bandFrom(rows.begin, m_shape[0], bandEntries(), bandRows());
         m_bandRows.end = std::max(m_bandRows.end, rows.end);
         const auto band = m_bands->readRows(m_bandRows);
         m_bandStored = storedPerRowSummed(band);

@@ -42,6 +42,9 @@ enum class RowRead {
 // read (its value, and a coordinate or column index for each sparse dim) and coalesced (the
 // value and its element's index).
 constexpr std::int64_t kBandBytesPerValue = 48;
+// Held per row of such a band: the read's (kReadBytesPerRow) and its stored values summed by
+// row (8 bytes).
+constexpr std::int64_t kBandBytesPerRow = kReadBytesPerRow + 8;
 
 // A dense dataset of a numeric type, not masked.
 bool plainDense(const ElementInfo &element);
@@ -70,6 +73,15 @@ std::unique_ptr<RowBandReader> openBandReader(const H5File &file, const std::str
 // reading the spill in bands of 8 MiB is as fast as in larger ones (a 78 MiB shuffled coo into
 // csr: 0.74 s under 16M, 0.79 s under 64M; PERFORMANCE.md, stop 52).
 inline constexpr std::int64_t kSpilledBandBytes = std::int64_t{8} << 20;
+
+// The least a band holds where the counts of its element's rows leave less (bandShareLeft).
+inline constexpr std::int64_t kLeastBandBytes = std::int64_t{1} << 20;
+// What a band may hold, at most `most`, where `bytes` are for its reader (the counts of its
+// element's rows, which hold `counts` already), its band and the blocks beside it: half what
+// the counts leave, the blocks taking the other half; where they leave less than
+// kLeastBandBytes, that (or `most`, if less). A 40-million-row coo's counts took 45 MB of a 64M
+// limit, where half of the limit went to the bands: the blocks were left a row each (75 s).
+std::int64_t bandShareLeft(std::int64_t bytes, std::int64_t counts, std::int64_t most);
 
 // The bytes a band of `element` (a coo or csc read by bands) holds where it may hold `most`:
 // `most`, or kSpilledBandBytes where that is less and bands of kSpilledBandBytes would number
@@ -119,8 +131,9 @@ public:
     // all (a csc output's column panels). Collective.
     void readWholeOnEveryRank(std::int64_t heldBefore);
     // RowRead::ByBands, densified (rows(), readRows(), readBox()): each band read holds at most
-    // `bytes` (its entries as read and coalesced, kBandBytesPerValue a value; one row at least),
-    // one band at a time, and no more than the whole element as one band. Rows read in
+    // `bytes` (its entries as read and coalesced, kBandBytesPerValue a value, and its rows,
+    // kBandBytesPerRow each; one row at least), one band at a time, and no more than the whole
+    // element as one band. Rows read in
     // ascending order read each band once.
     // Past kMostScannedBands bands it spills the element sorted by row first, in those bytes
     // (planBandReads).
@@ -206,6 +219,8 @@ private:
     const UpdatePattern<T> &coalescedHolding(RowRange rows);
     // RowRead::ByBands, once holdBands sized them: the entries a band holds at most.
     std::int64_t bandEntries() const;
+    // The rows a band holds at most (kBandBytesPerRow each).
+    std::int64_t bandRows() const;
     // The notes of a block of `rows`: the first block's all, and I7's of rows not read before
     // added into one notice (passes and column panels read rows again).
     void takeNotes(const ValidationReport &found, RowRange rows);

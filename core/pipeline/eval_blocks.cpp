@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <variant>
 
@@ -575,9 +574,7 @@ std::int64_t evalInputBytes(const Expression &expression, const std::vector<Boun
     std::int64_t bytes = 0;
     for (const auto &input : inputs)
         if (isUsed(used, input))
-            bytes = std::min(std::numeric_limits<std::int64_t>::max() - bytes,
-                             bytesFor(numel(input.shape), dtypeSize(computeTypeFor(input.dtype))))
-                    + bytes; // saturating: a declared size may not fit
+            bytes = saturatedSum(bytes, bytesFor(numel(input.shape), dtypeSize(computeTypeFor(input.dtype))));
     return bytes;
 }
 

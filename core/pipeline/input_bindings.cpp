@@ -76,10 +76,10 @@ void describeBoundInputs(std::vector<BoundInput> &inputs, std::int64_t bandBudge
     for (auto &[input, element, file] : bandable)
         if (share > 0 && ranks().isSolo() && readableByBands(file, element)) { // as densifiedReadOf
             input->densifiesByRows = true;
-            // Its two readers each hold a band, beside the count of each row's entries (8 bytes
-            // a row) that they share: half of that from each one's share.
-            const auto counts = rowCountBytes(element.shape[0]) / 2;
-            input->bandBytes = bandBytesFor(file, element, std::max<std::int64_t>(1, share - counts)); // less where it is spilled
+            // Its two readers each hold a band, beside the count of each row's entries that they
+            // share: half of that from each one's share (less where it is spilled).
+            const auto counts = rowCountBytes(element.shape[0]);
+            input->bandBytes = bandBytesFor(file, element, bandShareLeft(2 * share, counts, share));
         }
 }
 

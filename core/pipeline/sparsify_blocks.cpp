@@ -109,7 +109,7 @@ public:
             // take what it leaves.
             const auto start = Clock::now();
             if (m_reader->how() == RowRead::ByBands)
-                m_reader->holdBands(budget / 2);
+                m_reader->holdBands(bandShareLeft(budget, m_reader->heldBytes(), budget / 2));
             else if (m_csc)
                 m_reader->readWholeOnEveryRank(0);
             else

@@ -89,7 +89,7 @@ public:
         };
         const auto holdBands = [&](auto &element) {
             if (element.how() == RowRead::ByBands)
-                element.holdBands(share / 2);
+                element.holdBands(bandShareLeft(share, element.heldBytes(), share / 2));
         };
         m_param.emplace(sources.param(), sources.paramPath, banded(sources.param(), sources.paramPath, plan.param), &report);
         holdBands(*m_param);

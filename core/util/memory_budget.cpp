@@ -184,6 +184,11 @@ std::int64_t bytesFor(std::int64_t count, std::size_t elementSize)
     return count > std::numeric_limits<std::int64_t>::max() / size ? std::numeric_limits<std::int64_t>::max() : count * size;
 }
 
+std::int64_t saturatedSum(std::int64_t a, std::int64_t b)
+{
+    return a > std::numeric_limits<std::int64_t>::max() - b ? std::numeric_limits<std::int64_t>::max() : a + b;
+}
+
 std::string formatBytes(double bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};

@@ -48,11 +48,13 @@ void requireWithinBudget(std::int64_t bytes, const std::string &where, const std
 // The peak resident memory of this process so far (VmHWM; getrusage as a fallback), bytes.
 std::int64_t peakResidentBytes();
 
-// "1.5 GiB", "64 KiB", "12 B".
 // count * elementSize, saturated at INT64_MAX: a file may declare 2^62 elements, whose bytes
 // do not fit 64 bits (a budget comparison must not overflow).
 std::int64_t bytesFor(std::int64_t count, std::size_t elementSize);
+// a + b of two such sizes (not negative), saturated at INT64_MAX.
+std::int64_t saturatedSum(std::int64_t a, std::int64_t b);
 
+// "1.5 GiB", "64 KiB", "12 B".
 std::string formatBytes(double bytes); // in double: a declared size may not fit 64 bits
 
 } // namespace sparsity::core
