@@ -166,7 +166,11 @@ public:
         // no fill value is ever read.
         if (m_file.isShared())
             H5Pset_fill_time(dcpl.id(), H5D_FILL_TIME_NEVER);
-        if (!shape.empty() && count > 0) {
+        // Compressed datasets are chunked (HDF5 filters chunks). Uncompressed ones are contiguous,
+        // h5py's default: a block of rows is then one write of its bytes, where 1 MiB chunks took
+        // 80 % longer to write (256 MiB in blocks of 8 MiB: 0.063 s chunked, 0.035 s contiguous;
+        // PERFORMANCE.md, stop 56).
+        if (!shape.empty() && count > 0 && m_options.gzipLevel > 0) {
             // Chunks of about 1 MiB: whole trailing slices when they are smaller, so row ranges read
             // few chunks; else pieces of one (a coo `indices` of shape (2, nnz), a very long row).
             // HDF5 holds a whole chunk in memory to write part of it, so a chunk is never larger.
@@ -180,10 +184,8 @@ public:
                 room = std::max<std::int64_t>(1, room / static_cast<std::int64_t>(chunk[d]));
             }
             H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data());
-            if (m_options.gzipLevel > 0) {
-                H5Pset_shuffle(dcpl.id());
-                H5Pset_deflate(dcpl.id(), static_cast<unsigned>(m_options.gzipLevel));
-            }
+            H5Pset_shuffle(dcpl.id());
+            H5Pset_deflate(dcpl.id(), static_cast<unsigned>(m_options.gzipLevel));
         }
         // Streamed writes fill a chunk in several pieces (a block boundary inside it; both rows of
         // a coo `indices`). A cache of a few chunks keeps them until they are whole, so each is

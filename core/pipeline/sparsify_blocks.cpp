@@ -194,8 +194,9 @@ public:
 
 private:
     // The rows of a block under `budget` (kSlots blocks and a spare): whole output chunks per
-    // block (h5_writer's ~1 MiB chunks), so no chunk is written twice, and whole bands of
-    // data-norm's blocks and whole groups of n-m's, which never straddle two row blocks.
+    // block (h5_writer's ~1 MiB chunks of a compressed output), so no chunk is written twice,
+    // and whole bands of data-norm's blocks and whole groups of n-m's, which never straddle two
+    // row blocks.
     std::int64_t blockRowsWithin(std::int64_t budget) const
     {
         const auto blockBytes = std::min(kBlockBytes, std::max<std::int64_t>(1, budget / (kSlots + 1)));
