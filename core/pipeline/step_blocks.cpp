@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace sparsity::core {
@@ -139,14 +140,21 @@ public:
         const auto &grads = m_request.grads;
         // Held by the gradients so far: those read whole, once coalesced; the readers of those read by bands.
         std::int64_t wholeGradientsHeld = 0;
+        // A gradient given for several steps is read and coalesced once: its patterns serve each
+        // of them (a failure in it stops its run at the first).
+        for (std::size_t g = 0; g < grads.size(); ++g)
+            m_readAs.push_back(static_cast<std::size_t>(std::find(grads.begin(), grads.end(), grads[g]) - grads.begin()));
+        // What the gradients after each one hold at least: one is read whole only where that
+        // leaves them room (two coo gradients under 900 bytes were refused where the first was
+        // read whole, while both read by bands fit).
+        std::vector<std::int64_t> leastAfter(grads.size() + 1, 0);
+        for (auto g = grads.size(); g-- > 0;)
+            leastAfter[g] = saturatedSum(leastAfter[g + 1], leastGradientBytes(g));
         for (std::size_t g = 0; g < grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
-            // A gradient given for several steps is read and coalesced once: its patterns serve
-            // each of them (a failure in it stops its run at the first).
-            m_readAs.push_back(static_cast<std::size_t>(std::find(grads.begin(), grads.end(), grads[g]) - grads.begin()));
             if (m_plan.gradientByRows[g] || m_readAs[g] != g)
                 continue;
-            if (readsByBands(g, held + wholeGradientsHeld)) {
+            if (readsByBands(g, saturatedSum(held + wholeGradientsHeld, leastAfter[g + 1]))) {
                 requireRoomToCountRows(held + wholeGradientsHeld, m_plan.paramShape[0], gradientName(g));
                 // Notes what a whole read notes when it opens (a conversion), where that read notes it.
                 m_bandReaders.emplace(g, openBandReader(m_sources.input, grads[g], &m_report));
@@ -242,12 +250,33 @@ public:
     {
         if (!ranks().isSolo())
             return false;
+        const auto whole = wholeGradientBytes(g);
+        return whole && saturatedSum(heldBefore, *whole) > m_budget;
+    }
+
+    // What gradient `g` (a coo or csc, not masked) holds read whole and coalesced, from its
+    // outline: none for another.
+    std::optional<std::int64_t> wholeGradientBytes(std::size_t g) const
+    {
         const auto element = requireElement(m_sources.input, m_request.grads[g]);
         const auto stored = element.masked ? std::nullopt : storedEntriesOf(m_sources.input, element);
         if (!stored)
-            return false;
+            return std::nullopt;
         const auto patterns = static_cast<std::int64_t>(patternSemantics().size());
-        return heldBefore + stored->readBytes() + patterns * stored->coalescedBytes(sizeof(T)) > m_budget;
+        return saturatedSum(stored->readBytes(), bytesFor(patterns, static_cast<std::size_t>(stored->coalescedBytes(sizeof(T)))));
+    }
+
+    // The least gradient `g` holds before the blocks: nothing read by rows or given before, else
+    // what it holds read whole or, by one process, its band reader's counts where less (0 where
+    // its outline does not say: it is refused when read, if it does not fit).
+    std::int64_t leastGradientBytes(std::size_t g) const
+    {
+        if (m_plan.gradientByRows[g] || m_readAs[g] != g)
+            return 0;
+        const auto whole = wholeGradientBytes(g);
+        if (!whole)
+            return 0;
+        return ranks().isSolo() ? std::min(*whole, rowCountBytes(m_plan.paramShape[0])) : *whole;
     }
 
     // Whether gradient `g` is read a block of rows at a time: by hyperslab or RowSparseRowReader

@@ -443,21 +443,24 @@ def main(cli, work):
     # The gradients read whole are held together for their steps, so they must fit together:
     # each alone streams read whole. Of both under 1K, the second is read by bands (a block's
     # rows at a time: tested in step_cases.py and larger_than_memory_cases.py), its reader's count
-    # of its 200 rows' entries (240 bytes) beside the first: the default run's file. Under 400
-    # bytes, where both are read by bands, the second's counts do not fit beside the first's:
-    # refused, naming it. A masked one, which has no bands, is refused beside the first, naming
-    # it. Under dense semantics (each block filled from them) and lazy (patterns coalesced once).
+    # of its 200 rows' entries (240 bytes) beside the first: the default run's file. Under 900
+    # bytes the first read whole (768 bytes) would leave the second's counts no room: both are read
+    # by bands (the first was read whole and the step refused until stop 56). Under 400 bytes, the
+    # second's counts do not fit beside the first's: refused, naming it. A masked one, which has no
+    # bands, is refused beside the first, naming it. Under dense semantics (each block filled from
+    # them) and lazy (patterns coalesced once).
     for semantics in ("dense", "lazy"):
         common = ["--optimizer", "sgd", "--semantics", semantics, "--param", "/x", "--lr", "0.1"]
         for grad in ("/gc_a", "/gc_b"):
             r = report(cli, "step", two_grads, "-o", out("st8.h5"), "--grad", grad, "--memory-limit", "1K", *common)
             check(r["streamed"], f"step of the coo gradient {grad} alone under 1K streams: {r}")
-        for limit, name in (("1K", "st9_1K.h5"), (None, "st9_whole.h5")):
+        for limit, name in (("1K", "st9_1K.h5"), ("900", "st9_900.h5"), (None, "st9_whole.h5")):
             run(cli, "step", two_grads, "-o", out(name), "--grad", "/gc_a", "--grad", "/gc_b", *common,
                 *(["--memory-limit", limit] if limit else []))
-        with h5py.File(out("st9_1K.h5")) as a, h5py.File(out("st9_whole.h5")) as b:
-            check(all(a[n][()].tobytes() == b[n][()].tobytes() for n in ("param", "last_update")),
-                  f"step of both gradients under 1K ({semantics}): differs")
+        for limit in ("1K", "900"):
+            with h5py.File(out(f"st9_{limit}.h5")) as a, h5py.File(out("st9_whole.h5")) as b:
+                check(all(a[n][()].tobytes() == b[n][()].tobytes() for n in ("param", "last_update")),
+                      f"step of both gradients under {limit} ({semantics}): differs")
         refused(cli, out("st9.h5"), "step", two_grads, "-o", out("st9.h5"), "--grad", "/gc_a", "--grad", "/gc_b",
                 "--memory-limit", "400", *common, limit="400 B",
                 element=r"two_grads\.h5:/gc_b: counting its rows' entries beside the elements held before it")
