@@ -144,17 +144,22 @@ public:
         // of them (a failure in it stops its run at the first).
         for (std::size_t g = 0; g < grads.size(); ++g)
             m_readAs.push_back(static_cast<std::size_t>(std::find(grads.begin(), grads.end(), grads[g]) - grads.begin()));
-        // What the gradients after each one hold at least: one is read whole only where that
-        // leaves them room (two coo gradients under 900 bytes were refused where the first was
-        // read whole, while both read by bands fit).
+        // What each gradient read here holds read whole, from its outline (once), and what the
+        // gradients after each one hold at least: one is read whole only where that leaves them
+        // room (two coo gradients under 900 bytes were refused where the first was read whole,
+        // while both read by bands fit).
+        std::vector<std::optional<std::int64_t>> whole(grads.size());
         std::vector<std::int64_t> leastAfter(grads.size() + 1, 0);
-        for (auto g = grads.size(); g-- > 0;)
-            leastAfter[g] = saturatedSum(leastAfter[g + 1], leastGradientBytes(g));
+        for (auto g = grads.size(); g-- > 0;) {
+            if (!m_plan.gradientByRows[g] && m_readAs[g] == g)
+                whole[g] = wholeGradientBytes(g);
+            leastAfter[g] = saturatedSum(leastAfter[g + 1], leastGradientBytes(whole[g]));
+        }
         for (std::size_t g = 0; g < grads.size(); ++g) {
             m_wholeGradients.push_back({gradientName(g), {}});
             if (m_plan.gradientByRows[g] || m_readAs[g] != g)
                 continue;
-            if (readsByBands(g, saturatedSum(held + wholeGradientsHeld, leastAfter[g + 1]))) {
+            if (readsByBands(whole[g], saturatedSum(held + wholeGradientsHeld, leastAfter[g + 1]))) {
                 requireRoomToCountRows(held + wholeGradientsHeld, m_plan.paramShape[0], gradientName(g));
                 // Notes what a whole read notes when it opens (a conversion), where that read notes it.
                 m_bandReaders.emplace(g, openBandReader(m_sources.input, grads[g], &m_report));
@@ -241,21 +246,17 @@ public:
         return patterns;
     }
 
-    // Whether gradient `g`, which the plan reads whole, is read by bands instead: a coo or csc
-    // (not masked: readableByBands) that, read whole and coalesced, would not fit the budget
+    // Whether a gradient the plan reads whole, holding `whole` so (wholeGradientBytes), is read by
+    // bands instead: a coo or csc (not masked: readableByBands) that would not fit the budget
     // beside `heldBefore`, by one process (across ranks each reads its own rows of it whole).
-    // Judged from its outline before reading it: its entries as read, and each pattern at most a
-    // value and an index per stored value (gradientBytes, at most).
-    bool readsByBands(std::size_t g, std::int64_t heldBefore) const
+    bool readsByBands(std::optional<std::int64_t> whole, std::int64_t heldBefore) const
     {
-        if (!ranks().isSolo())
-            return false;
-        const auto whole = wholeGradientBytes(g);
-        return whole && saturatedSum(heldBefore, *whole) > m_budget;
+        return ranks().isSolo() && whole && saturatedSum(heldBefore, *whole) > m_budget;
     }
 
-    // What gradient `g` (a coo or csc, not masked) holds read whole and coalesced, from its
-    // outline: none for another.
+    // What gradient `g` (a coo or csc, not masked) holds read whole and coalesced, judged from
+    // its outline before reading it: its entries as read, and each pattern at most a value and an
+    // index per stored value (gradientBytes, at most). None for another.
     std::optional<std::int64_t> wholeGradientBytes(std::size_t g) const
     {
         const auto element = requireElement(m_sources.input, m_request.grads[g]);
@@ -266,14 +267,11 @@ public:
         return saturatedSum(stored->readBytes(), bytesFor(patterns, static_cast<std::size_t>(stored->coalescedBytes(sizeof(T)))));
     }
 
-    // The least gradient `g` holds before the blocks: nothing read by rows or given before, else
-    // what it holds read whole or, by one process, its band reader's counts where less (0 where
-    // its outline does not say: it is refused when read, if it does not fit).
-    std::int64_t leastGradientBytes(std::size_t g) const
+    // The least a gradient holds before the blocks, `whole` read whole (wholeGradientBytes; none
+    // for one read by rows or given before, or whose outline does not say, which is refused when
+    // read if it does not fit): that, or by one process its band reader's counts where less.
+    std::int64_t leastGradientBytes(std::optional<std::int64_t> whole) const
     {
-        if (m_plan.gradientByRows[g] || m_readAs[g] != g)
-            return 0;
-        const auto whole = wholeGradientBytes(g);
         if (!whole)
             return 0;
         return ranks().isSolo() ? std::min(*whole, rowCountBytes(m_plan.paramShape[0])) : *whole;
