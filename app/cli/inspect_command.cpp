@@ -1,6 +1,7 @@
 #include "app/cli/inspect_command.h"
 
 #include "app/cli/cli_output.h"
+#include "core/io/element_count.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/parallel/rank_group.h"

@@ -59,15 +59,19 @@ void checkCooIndices(const H5File &file,
         }
 }
 
-bool cooReadableByRows(const H5File &file, const ElementInfo &element)
+namespace {
+
+// Whether the unmasked coo `element` reads by rows: its parts as a whole read accepts them,
+// its first dim sparse, its entries' rows never decreasing. Its parts (none if not).
+std::optional<CooParts> rowsAscendingParts(const H5File &file, const ElementInfo &element)
 {
     if (element.layout != Layout::Coo || element.masked || element.shape.empty())
-        return false;
+        return std::nullopt;
     try {
         // C1 to C3 and the parts' types, as a whole read checks them first.
-        const auto parts = openCooParts(file, element.path, nullptr);
+        auto parts = openCooParts(file, element.path, nullptr);
         if (parts.sparseDims < 1)
-            return false;
+            return std::nullopt;
         bool ascending = true;
         std::int64_t last = 0;
         scanRows(file, element.path, parts.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
@@ -76,7 +80,28 @@ bool cooReadableByRows(const H5File &file, const ElementInfo &element)
             last = rows.back();
             return ascending;
         });
-        return ascending;
+        return ascending ? std::optional(std::move(parts)) : std::nullopt;
+    } catch (const Error &) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+bool cooReadableByRows(const H5File &file, const ElementInfo &element)
+{
+    if (!element.masked)
+        return rowsAscendingParts(file, element).has_value();
+    if (element.layout != Layout::Coo)
+        return false;
+    try {
+        const auto data = describeElement(file, element.path + "/data");
+        const auto mask = describeElement(file, element.path + "/mask");
+        if (!data || !mask || mask->shape != element.shape || (mask->dtype != DType::Bool && mask->dtype != DType::UInt8))
+            return false;
+        const auto dataParts = rowsAscendingParts(file, *data);
+        const auto maskParts = dataParts ? rowsAscendingParts(file, *mask) : std::nullopt;
+        return maskParts && maskParts->sparseDims == dataParts->sparseDims && maskParts->entries == dataParts->entries;
     } catch (const Error &) {
         return false;
     }
@@ -92,8 +117,34 @@ CooParts openCooParts(const H5File &file, const std::string &path, ValidationRep
     return parts;
 }
 
+namespace {
+
+// The coo that holds `path`'s entries: itself, or a masked_tensor's data.
+std::string entriesPathOf(const H5File &file, const std::string &path)
+{
+    return requireElement(file, path).masked ? path + "/data" : path;
+}
+
+// Whether coo elements `a` and `b` store the same indices, entry for entry (M2 of a masked_tensor
+// of coo data and mask), compared a window at a time.
+bool sameIndices(const H5File &file, const CooParts &a, const CooParts &b)
+{
+    if (a.sparseDims != b.sparseDims || a.entries != b.entries)
+        return false;
+    const auto window = std::max<std::int64_t>(64, cooEntriesPerRead(2 * a.sparseDims * 8));
+    for (std::int64_t first = 0; first < a.entries; first += window) {
+        const RowRange entries{first, std::min(a.entries, first + window)};
+        if (readCooIndices(file, a.path, entries, a.sparseDims) != readCooIndices(file, b.path, entries, b.sparseDims))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 CooRowReader::CooRowReader(const H5File &file, const std::string &path, ValidationReport *report)
-    : m_file(file), m_coo(openCooParts(file, path, report)), m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
+    : m_file(file), m_coo(openCooParts(file, entriesPathOf(file, path), report)),
+      m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
 {
     m_sampledRows.reserve(at(m_coo.entries / m_sampleStride + 1));
     // (A negative first row is C4's to report, after the scan, as a whole read reports it.)
@@ -110,6 +161,23 @@ CooRowReader::CooRowReader(const H5File &file, const std::string &path, Validati
                 m_sampledRows.push_back(row);
         }
     });
+    if (m_coo.path != path)
+        openMask(path);
+}
+
+void CooRowReader::openMask(const std::string &path)
+{
+    const auto maskInfo = requireMaskOf(m_file, requireElement(m_file, path), false);
+    const CooRowReader mask(m_file, maskInfo.path); // its own checks, named by its path
+    try {
+        if (mask.m_coo.shape != m_coo.shape) // what a whole read's alignMask says of the whole tensors
+            throw maskShapeMisfit(m_coo.shape, mask.m_coo.shape);
+        if (!sameIndices(m_file, m_coo, mask.m_coo))
+            throw maskPatternMisfit(Layout::Coo);
+    } catch (const Error &error) {
+        rethrowWithContext(error, m_file.where(path));
+    }
+    m_mask = mask.m_coo;
 }
 
 std::int64_t CooRowReader::rowOfEntry(std::int64_t entry) const
@@ -181,7 +249,17 @@ Tensor CooRowReader::readRows(RowRange rows) const
             }
         },
         part.storage());
-    return part;
+    if (!m_mask)
+        return part;
+    // The mask's values of the same entries (its indices are the data's, checked once): a byte
+    // each, 0 or 1 as a whole read's alignMask makes them.
+    const auto maskPart = readCooEntries(m_file, m_mask->path, entries);
+    auto bits = maskPart.visit([](const auto &t) {
+        Mask specified(t.values.size());
+        std::transform(t.values.begin(), t.values.end(), specified.begin(), [](auto v) { return v != 0 ? 1 : 0; });
+        return specified;
+    });
+    return Tensor(std::move(part.storage()), std::move(bits));
 }
 
 } // namespace sparsity::core

@@ -4,7 +4,9 @@
 // is then a run of entries, found by binary search on the rows of the entries, read by
 // hyperslab and checked as a whole read checks them (docs/HDF5_ENCODINGS.md, `coo_tensor`). A coo
 // element whose rows go back somewhere is read whole, as before: its rows' entries can lie
-// anywhere.
+// anywhere. A masked_tensor of such coo data with a coo mask of the same entries (what
+// torch.masked makes of coalesced sparse data and mask) is read the same way, the mask's values
+// of the same run of entries beside the data's.
 #include "core/io/h5_handle.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/row_range.h"
@@ -12,16 +14,18 @@
 #include "core/util/validation_report.h"
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace sparsity::core {
 
-// Whether CooRowReader reads `element`: an unmasked coo element with a sparse first dim, whose
-// parts a whole read accepts by their shapes and types (C1 to C3), and whose entries' rows
-// never decrease (read a window at a time). False otherwise: a whole read then says what is
-// wrong, if anything.
+// Whether CooRowReader reads `element`: a coo element with a sparse first dim, whose parts a
+// whole read accepts by their shapes and types (C1 to C3), and whose entries' rows never
+// decrease (read a window at a time); or a masked_tensor of such data whose mask is such a coo
+// of bool or uint8 values, of the data's shape, sparse dims and entry count. False otherwise: a
+// whole read then says what is wrong, if anything.
 bool cooReadableByRows(const H5File &file, const ElementInfo &element);
 
 // The entries of `bytesPerEntry` each that one read may take: a quarter of the budget, 8 MiB
@@ -52,7 +56,9 @@ class CooRowReader {
 public:
     // Checks what a whole read checks before the rows are read (the parts' shapes and types,
     // and every index: checkCooIndices), and notes the conversion of its values as a whole
-    // read notes it.
+    // read notes it. Of a masked_tensor, its data's, then the mask's own checks, then the
+    // mask against the data (M1, and M2: the same indices, compared a window at a time), in a
+    // whole read's order.
     CooRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
     const CooParts &parts() const { return m_coo; }
     // The first entry of row `row` or a later one: the entries of rows [a, b) are
@@ -64,12 +70,17 @@ public:
     // The entries a read of rows may hold with their coordinates (cooEntriesPerRead).
     std::int64_t entriesPerRead() const;
     // Rows `rows` as a coo tensor of those rows alone, numbered from the first: their entries
-    // in stored order (every index was checked when it opened).
+    // in stored order (every index was checked when it opened), with the mask's values of the
+    // same entries, a byte each (0 or 1), of a masked_tensor.
     Tensor readRows(RowRange rows) const;
 
 private:
+    // Of a masked_tensor at `path`: the mask opened and checked against the data.
+    void openMask(const std::string &path);
+
     const H5File &m_file;
-    CooParts m_coo;
+    CooParts m_coo; // of a masked_tensor, its data's
+    std::optional<CooParts> m_mask;
     // One entry's row in this many is kept: a block's first entry is then found by one read of
     // as many rows (32 KiB; fewer under a smaller budget), and a billion entries' samples take
     // 2 MiB.

@@ -1,9 +1,7 @@
 #include "core/io/h5_reader.h"
 
 #include "core/io/h5_attributes.h"
-#include "core/io/h5_chunk_count.h"
 #include "core/io/h5_types.h"
-#include "core/parallel/rank_group.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
@@ -18,7 +16,6 @@ namespace sparsity::core {
 namespace {
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
-constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
 
 struct DatasetView {
     H5Handle dataset;
@@ -817,41 +814,6 @@ void MaskedBoxReader::readBox(RowRange rows, RowRange columns, T *into, std::uin
 
 template void MaskedBoxReader::readBox<float>(RowRange, RowRange, float *, std::uint8_t *) const;
 template void MaskedBoxReader::readBox<double>(RowRange, RowRange, double *, std::uint8_t *) const;
-
-std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share)
-{
-    // A dense dataset, and a masked_tensor of dense or csr data with a mask of its layout, are
-    // counted by rows (each rank its own); the others by rank 0: a masked one read whole, a
-    // sparse one from its metadata.
-    const bool byRows =
-        !element.shape.empty() && (element.layout == Layout::Dense || element.masked) && readableByRows(file, element);
-    if (!byRows && share.rank != 0)
-        return 0;
-    if (element.masked && !byRows)
-        return readTensor(file, element.path).specifiedCount();
-    if (element.layout != Layout::Dense && !element.masked)
-        return element.nnz.value_or(0);
-    if (element.shape.empty())
-        return toDenseDouble(readTensor(file, element.path)).values[0] != 0.0;
-    if (const auto count = element.masked ? std::nullopt : countNonzerosByChunk(file, element, share))
-        return *count;
-    // About 16 MiB of rows per read, less under a smaller memory budget.
-    const auto rowElements = std::max<std::int64_t>(1, numel(element.shape, 1, element.shape.size()));
-    const auto chunkBytes = std::min<std::int64_t>(std::int64_t{16} << 20, wholeTensorBudget().value_or(kUnbounded) / 2);
-    const auto chunkRows = std::max<std::int64_t>(1, chunkBytes / (8 * rowElements));
-    const auto mine = rowsOfRank(element.shape[0], chunkRows, share.rank, share.size);
-    std::int64_t count = 0;
-    for (std::int64_t begin = mine.begin; begin < mine.end; begin += chunkRows) {
-        const auto end = std::min(mine.end, begin + chunkRows);
-        const auto chunk = readTensor(file, element.path, nullptr, RowRange{begin, end});
-        if (element.masked)
-            count += chunk.specifiedCount();
-        else
-            chunk.visit(
-                [&](const auto &t) { count += std::count_if(t.values.begin(), t.values.end(), [](auto v) { return v != 0; }); });
-    }
-    return count;
-}
 
 namespace {
 constexpr std::string_view kConverted = "converted "; // how a conversion notice begins

@@ -164,10 +164,5 @@ struct CountShare {
     int size = 1;
 };
 
-// Number of nonzero (unmasked) or specified (masked) elements, read in row chunks so memory
-// stays bounded; for `inspect --count`. With a `share`, this rank's part of it: its range of
-// rows, or of allocated chunks (sparse and 0-d elements, and masked ones not read by rows, are
-// counted by rank 0).
-std::int64_t countNonzeros(const H5File &file, const ElementInfo &element, CountShare share = {});
 
 } // namespace sparsity::core

@@ -26,8 +26,8 @@ namespace sparsity::core {
 enum class RowRead {
     Dense,   // a plain dense dataset: its rows straight into the block (HDF5 converts the type)
     ByRows,  // csr, row_sparse, a coo whose entries' rows never decrease (cooReadableByRows), a
-             // masked_tensor of dense, csr or row_sparse data with a mask of its layout: the
-             // block's rows as stored, then densified
+             // masked_tensor of dense, csr, row_sparse or such coo data with a mask of its
+             // layout (a coo one of the same entries): the block's rows as stored, then densified
     Whole,   // other coo, csc, other masked_tensors: read once (each rank its rows), coalesced
              // once, and each block filled from it
     ByBands, // a coo whose entries' rows go back, or a csc, that Whole would hold past the

@@ -62,7 +62,8 @@ streamRefusal(const SparsifyRequest &request, const H5File &input, const Element
         return errors::mustBe("an input larger than memory_limit", "be of rank >= 1 to stream", "a 0-d element");
     if (e.masked && rowReadOf(input, e) != RowRead::ByRows)
         return errors::mustBe("a masked_tensor larger than memory_limit",
-                              "hold dense, csr or row_sparse data and a mask of its layout to stream",
+                              "hold dense, csr, row_sparse or coo (rows ascending) data and a mask of its "
+                              "layout to stream",
                               std::string("one of ") + std::string(layoutName(e.layout)) + " data");
     if (c.method == SparsifierMethod::DataNorm && !blockPipelineCan(request, input, e) && !request.saveState)
         return errors::mustBe("data-norm input", "fit memory_limit (block ranking needs the whole tensor unless it is 2-d)",

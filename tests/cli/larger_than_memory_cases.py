@@ -8,9 +8,11 @@ on a 192 MiB float32 dataset, with the default budget (auto: half of the cap). I
 (not be killed), report a peak resident memory within the budget and 64 MiB, and write the
 file it writes uncapped, value for value: inspect --count; sparsify with each method to dense,
 and to csr, coo, row_sparse, masked and csc, and of a csr and a coo input of the same shape,
-0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), and of a
-masked_tensor of dense data and mask; convert
-to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense, and a coo with its
+0.5% filled, of a coo that stores more than the cap (8% filled, rows ascending), of a
+masked_tensor of dense data and mask, and of a masked_tensor of that coo and a coo mask of its
+entries; convert
+to dense, csr, coo and row_sparse, that coo to dense, csr and coo, that masked_tensor to dense,
+the masked coo to csr, and a coo with its
 entries shuffled to csr and dense (in bands of rows) and to coo (a copy of its entries), a coo
 of random entries that stores 192 MiB to csr, and sparsified (spilled sorted by row to TMPDIR
 first, then read in bands), and a
@@ -174,6 +176,16 @@ def run_cases(cli, work, cgroup):
         mask = masked.create_dataset("mask", (rows, width), dtype=bool)
         for first in range(0, rows, 512):
             mask[first:first + 512] = rng.random((512, width), dtype=np.float32) < 0.6
+        # A masked_tensor of /x_coo_rows (hard links: 80 MiB, rows ascending) and a coo mask of
+        # its entries specifying about 60% of them: data and mask read a block of rows at a time.
+        masked_coo = f.create_group("x_masked_coo")
+        masked_coo.attrs["encoding-type"], masked_coo.attrs["encoding-version"] = "masked_tensor", "0.1.0"
+        masked_coo["data"] = f["x_coo_rows"]
+        coo_mask = masked_coo.create_group("mask")
+        coo_mask.attrs["encoding-type"], coo_mask.attrs["encoding-version"] = "coo_tensor", "0.1.0"
+        coo_mask.attrs["shape"] = np.array([rows, width], dtype=np.int64)
+        coo_mask["indices"] = f["x_coo_rows/indices"]
+        coo_mask["values"] = rng.random(f["x_coo_rows/values"].shape[0], dtype=np.float32) < 0.6
     batch = os.path.join(work, "batch.json")
     with open(batch, "w") as f:
         json.dump({"version": 1, "inputs": [data], "datasets": ["/x"], "device": "cpu",
@@ -198,6 +210,12 @@ def run_cases(cli, work, cgroup):
     cases.append(("sparsify_masked_input", ["sparsify", data, "-o", "{out}", "--method", "row-norm", "--keep", "0.3",
                                             "--dataset", "/x_masked", "--layout", "masked", "--json"], "{out}"))
     cases.append(("convert_masked_dense", ["convert", data, "{out}", "--layout", "dense", "--dataset", "/x_masked"], "{out}"))
+    # A masked_tensor of coo data and mask whose rows ascend, storing more than the cap.
+    cases.append(("convert_masked_coo_csr", ["convert", data, "{out}", "--layout", "csr", "--dataset", "/x_masked_coo"],
+                  "{out}"))
+    cases.append(("sparsify_masked_coo_input", ["sparsify", data, "-o", "{out}", "--method", "threshold", "--threshold",
+                                                "1.0", "--dataset", "/x_masked_coo", "--layout", "masked", "--json"],
+                  "{out}"))
     # Sparse inputs: a csr's rows densified a block at a time, a coo held coalesced.
     cases.append(("sparsify_csr_input", ["sparsify", data, "-o", "{out}", "--method", "n-m", "--dataset", "/x_csr",
                                          "--json"], "{out}"))

@@ -169,11 +169,11 @@ def sparsify_cases(cli, cli_mpi, mpi, work, source):
             check(all(d["stored_values_only"] == stored(d) and (d["streamed"] or stored(d)) for d in report["datasets"]),
                   f"sparse inputs {name} {layout}: not streamed, or not on stored values where it could: "
                   f"{[(d['path'], d['streamed'], d['stored_values_only']) for d in report['datasets']]}")
-    # masked_tensors of dense, csr and row_sparse data stream across ranks too: each rank reads its
-    # rows' values and specified elements.
+    # masked_tensors of dense, csr, row_sparse and coo (rows ascending) data stream across ranks
+    # too: each rank reads its rows' values and specified elements.
     masked = os.path.join(work, "masked_in.h5")
     write_masked_inputs(masked, np.random.default_rng(13))
-    datasets = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows") for a in ("--dataset", p)]
+    datasets = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows", "/m_coo") for a in ("--dataset", p)]
     for name, method in METHODS.items():
         for layout in ("dense", "masked", "csr", "csc"):
             args = ["sparsify", masked, *method, "--layout", layout, "--memory-limit", "64K", *datasets, "--json"]
@@ -304,11 +304,12 @@ def convert_cases(cli, cli_mpi, mpi, work, source):
         picks = [a for p in ("/Scsr", "/Sunsorted", "/Srows", "/Ssorted") + (("/Scoo",) if layout == "coo" else ())
                  for a in ("--dataset", p)]
         by_rows_across_ranks(sparse, layout, picks, "16K", "1M", f"convert of sparse elements into {layout} by rows")
-    # A masked_tensor of dense, csr or row_sparse data into dense, csr, coo and row_sparse: each
-    # rank converts its rows, data and mask written as the serial tool writes them.
+    # A masked_tensor of dense, csr, row_sparse or coo (rows ascending) data into dense, csr, coo
+    # and row_sparse: each rank converts its rows, data and mask written as the serial tool writes
+    # them.
     masked = os.path.join(work, "masked_in.h5")
     write_masked_inputs(masked, np.random.default_rng(19))
-    picks = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows") for a in ("--dataset", p)]
+    picks = [a for p in ("/m_table", "/m_odd", "/m_csr", "/m_rows", "/m_coo") for a in ("--dataset", p)]
     for layout in ("dense", "csr", "coo", "row_sparse"):
         by_rows_across_ranks(masked, layout, picks, "64K", "64K", f"convert of masked elements into {layout}")
     # A csc into csc, a panel of columns at a time (under 16K, a few columns each): the root

@@ -11,8 +11,8 @@
 * sparse inputs (csr, csc, coo, row_sparse) stream (a coo whose rows go back and a csc in bands of
   rows, spilled sorted by row past two bands), and a threshold of one into a sparse layout works
   on its stored values alone, to the same file and report (check_stored_values);
-* masked_tensor inputs of dense, csr or row_sparse data stream, to the same file and report
-  (check_masked_inputs);
+* masked_tensor inputs of dense, csr, row_sparse or coo (rows ascending) data stream, to the same
+  file and report (check_masked_inputs);
 * every output layout is readable by h5py/anndata and equals the input times the mask;
 * --save-state writes a data_sparsifier_state group;
 * the JSON report has the per-dataset fields of the issue."""
@@ -162,8 +162,9 @@ def write_sparse_inputs(path, rng):
 def write_masked_inputs(path, rng):
     """masked_tensors of dense data (float32, float64 with NaN and +-inf, and int32 with a uint8
     mask of 0, 1, 2 and 255, whose every nonzero byte specifies), of csr data (stored elements
-    unspecified too) and of row_sparse data, each holding 7 where it is unspecified (a value the
-    mask would keep), and one of coo data (held whole)."""
+    unspecified too), of row_sparse data and of coo data whose rows ascend, each holding 7 where it
+    is unspecified (a value the mask would keep), and one of coo data whose entries go back (held
+    whole)."""
     def group(f, name, encoding, shape=None):
         g = f.create_group(name)
         g.attrs["encoding-type"], g.attrs["encoding-version"] = encoding, "0.1.0"
@@ -185,6 +186,9 @@ def write_masked_inputs(path, rng):
             return
         stored = specified | (rng.random(data.shape) < 0.2)
         rows, cols = np.nonzero(stored)
+        if layout == "coo_back":  # the same entries, shuffled: rows go back
+            order = rng.permutation(len(rows))
+            rows, cols = rows[order], cols[order]
         for part, values in (("data", held[rows, cols]), ("mask", specified[rows, cols])):
             if layout == "csr":
                 h = group(g, part, "csr_matrix", data.shape)
@@ -204,7 +208,7 @@ def write_masked_inputs(path, rng):
         g = group(f, "m_bytes", "masked_tensor")
         g["mask"] = rng.choice(np.array([0, 1, 2, 255], dtype=np.uint8), (400, 24))
         g["data"] = np.where(g["mask"][()] != 0, rng.integers(-3, 4, (400, 24)), 7).astype(np.int32)
-        for name, layout in (("m_csr", "csr"), ("m_rows", "row_sparse"), ("m_coo", "coo")):
+        for name, layout in (("m_csr", "csr"), ("m_rows", "row_sparse"), ("m_coo", "coo"), ("m_coo_back", "coo_back")):
             values = rng.standard_normal((500, 16)).astype(np.float32)
             masked(f, name, values, rng.random(values.shape) < 0.4, layout)
 
@@ -244,13 +248,14 @@ def check_masked_into_csc(cli, work, src):
 
 
 def check_masked_inputs(cli, work, rng, report_keys):
-    """A masked_tensor of dense, csr or row_sparse data streams: its specified elements are read
-    beside its values, and the file and report (its unspecified elements neither held, pruned nor
-    binned) are the whole tensor's, under budgets that force many blocks and in every layout. One
-    of coo data is held whole, and refused over the budget."""
+    """A masked_tensor of dense, csr, row_sparse or coo (rows ascending) data streams: its
+    specified elements are read beside its values, and the file and report (its unspecified
+    elements neither held, pruned nor binned) are the whole tensor's, under budgets that force
+    many blocks and in every layout. One of coo data whose rows go back is held whole, and
+    refused over the budget."""
     src = os.path.join(work, "masked_inputs.h5")
     write_masked_inputs(src, rng)
-    inputs = ["m_table", "m_odd", "m_bytes", "m_csr", "m_rows"]
+    inputs = ["m_table", "m_odd", "m_bytes", "m_csr", "m_rows", "m_coo"]
     picks = [a for p in inputs for a in ("--dataset", "/" + p)]
     threshold = ["--method", "threshold", "--threshold", "0.7"]
     # Every layout for threshold, the masked and dense ones for a threshold of 0 (which keeps
@@ -272,13 +277,17 @@ def check_masked_inputs(cli, work, rng, report_keys):
     # Every element within the budget goes through the blocks as well, read once.
     r = run(cli, src, "-o", os.path.join(work, "masked_default.h5"), *threshold, *picks)
     check(all(not d["streamed"] for d in r["datasets"]), f"masked inputs by default: {r['datasets']}")
-    # One of coo data is read whole: within the budget it is, over it it is refused.
+    # One of coo data whose rows go back is read whole: within the budget it is, over it it is
+    # refused.
     whole = os.path.join(work, "masked_coo.h5")
-    d = run(cli, src, "-o", whole, *threshold, "--dataset", "/m_coo")["datasets"][0]
+    d = run(cli, src, "-o", whole, *threshold, "--dataset", "/m_coo_back")["datasets"][0]
     check(not d["streamed"], f"masked coo within the budget: {d}")
+    if os.path.exists(os.path.join(work, "masked_coo_3k.h5")):  # a run before this one's
+        os.remove(os.path.join(work, "masked_coo_3k.h5"))
     refused = subprocess.run([cli, "sparsify", src, "-o", os.path.join(work, "masked_coo_3k.h5"), *threshold,
-                              "--dataset", "/m_coo", "--memory-limit", "3K"], capture_output=True, text=True)
-    check(refused.returncode == 2 and "m_coo" in refused.stderr and "hold dense, csr or row_sparse data" in refused.stderr
+                              "--dataset", "/m_coo_back", "--memory-limit", "3K"], capture_output=True, text=True)
+    check(refused.returncode == 2 and "m_coo_back" in refused.stderr
+          and "hold dense, csr, row_sparse or coo (rows ascending) data" in refused.stderr
           and len(refused.stderr.strip().splitlines()) == 1, f"masked coo over the budget: {refused.returncode} {refused.stderr}")
     check(not os.path.exists(os.path.join(work, "masked_coo_3k.h5")), "masked coo over the budget: no output")
 

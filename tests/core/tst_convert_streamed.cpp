@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <hdf5.h>
 #include <limits>
 #include <linux/magic.h>
@@ -58,6 +59,8 @@ private slots:
     void aBadIndexIsTheWholeReadsFirst_data();
     void aBadIndexIsTheWholeReadsFirst();
     void aBadCscIndexIsTheWholeReadsFirst();
+    void aBadMaskedCooIsTheWholeReadsRefusal_data();
+    void aBadMaskedCooIsTheWholeReadsRefusal();
 };
 
 namespace {
@@ -320,6 +323,29 @@ std::map<std::string, std::string> rawElement(const core::H5File &file, const st
     return out;
 }
 
+// Dataset `name` of `file` replaced by what `edit` makes of its bytes and dims (its type kept).
+void rewriteDataset(core::H5File &file,
+                    const std::string &name,
+                    const std::function<void(std::string &, std::vector<hsize_t> &)> &edit)
+{
+    const hid_t dataset = H5Dopen2(file.id(), name.c_str(), H5P_DEFAULT);
+    const hid_t type = H5Dget_type(dataset), space = H5Dget_space(dataset);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    std::string bytes(H5Tget_size(type) * static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)), '\0');
+    H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+    H5Sclose(space);
+    H5Dclose(dataset);
+    H5Ldelete(file.id(), name.c_str(), H5P_DEFAULT);
+    edit(bytes, dims);
+    const hid_t newSpace = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    const hid_t rewritten = H5Dcreate2(file.id(), name.c_str(), type, newSpace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(rewritten, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+    H5Dclose(rewritten);
+    H5Sclose(newSpace);
+    H5Tclose(type);
+}
+
 // Whether `a` and `b` are the same coo or compressed tensor, bit for bit (NaN and -0 too).
 bool sameBits(const core::Tensor &a, const core::Tensor &b)
 {
@@ -374,6 +400,11 @@ void writeInputs(const std::string &input)
     core::writeTensor(file, "/masked_cube", maskedOf(core::Tensor(core::Storage{std::move(cube)}), 14));
     core::writeTensor(file, "/masked_csr", maskedOf(core::toLayout(awkwardCsr<float>(500, 40, 15), core::Layout::Csr), 16));
     core::writeTensor(file, "/masked_rows", maskedOf(awkwardRowSparse({500, 9}, 17), 18));
+    // coo data whose rows ascend (columns shuffled within a row, duplicates, specials), and a
+    // hybrid one, with a coo mask of the same entries: read by rows, the mask's values of each
+    // run of entries beside the data's.
+    core::writeTensor(file, "/masked_coo", maskedOf(awkwardCoo<float>(700, 37, 24), 25));
+    core::writeTensor(file, "/masked_coo_hybrid", maskedOf(hybridCoo({80, 6, 4}, 26), 27));
 }
 
 std::vector<std::string> notesOf(const core::ValidationReport &report)
@@ -406,12 +437,18 @@ void TestConvertStreamed::matchesWholeConversion_data()
         {"/masked_cube", {core::Layout::Dense, core::Layout::Coo, core::Layout::RowSparse}},
         {"/masked_csr", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
         {"/masked_rows", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
+        {"/masked_coo", {core::Layout::Dense, core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Csc}},
+        {"/masked_coo_hybrid", {core::Layout::Dense, core::Layout::Coo, core::Layout::RowSparse}},
     };
     for (const auto &[element, layouts] : elements)
         for (const auto layout : layouts)
             for (const qint64 budget : {qint64{2048}, qint64{64 << 10}, qint64{0}})
-                QTest::addRow("%s into %s, budget %lld", element, core::layoutName(layout).data(), static_cast<long long>(budget))
-                    << QString(element) << static_cast<int>(layout) << budget;
+                // A masked coo into csc under 2K reads each block of two rows again for each of
+                // 37 panels (12 s); under 64K its whole read does not fit either.
+                if (std::string_view(element) != "/masked_coo" || layout != core::Layout::Csc || budget != 2048)
+                    QTest::addRow("%s into %s, budget %lld", element, core::layoutName(layout).data(),
+                                  static_cast<long long>(budget))
+                        << QString(element) << static_cast<int>(layout) << budget;
     // A coo whose rows go back, in bands of rows: under 64K its whole conversion (about 240K) does
     // not fit and 5 to 9 bands do (past two, each one read of the spill it is first sorted into);
     // under 96K, a few more rows each.
@@ -750,6 +787,78 @@ void TestConvertStreamed::aBadCscIndexIsTheWholeReadsFirst()
         try {
             core::convertFile(request, notes);
             QFAIL("a csc with bad indices converted");
+        } catch (const core::InputError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
+    }
+}
+
+void TestConvertStreamed::aBadMaskedCooIsTheWholeReadsRefusal_data()
+{
+    QTest::addColumn<QString>("defect");
+    QTest::addColumn<QString>("expected"); // in the whole read's message
+    QTest::newRow("the mask's column differs late") << QStringLiteral("mask column") << QStringLiteral("masked_tensor M2");
+    QTest::newRow("the mask's column out of range") << QStringLiteral("mask index") << QStringLiteral("/m/mask: ");
+    QTest::newRow("the data's column out of range") << QStringLiteral("data index") << QStringLiteral("/m/data: ");
+    QTest::newRow("the mask one entry short") << QStringLiteral("mask short") << QStringLiteral("masked_tensor M2");
+}
+
+// A masked_tensor of coo data and mask whose rows ascend, with one defect: a whole read's
+// refusal (the data's checks, then the mask's own, then M2: the same indices), and the same one
+// from a conversion by rows under 64K, into csr and dense, with no output.
+void TestConvertStreamed::aBadMaskedCooIsTheWholeReadsRefusal()
+{
+    QFETCH(QString, defect);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const auto input = dir.filePath("bad.h5").toStdString();
+    {
+        auto file = core::H5File::create(input);
+        core::writeTensor(file, "/m", maskedOf(awkwardCoo<float>(700, 37, 28), 29));
+        // A column index late in the data or mask changed, or the mask's last entry dropped.
+        const auto part = defect.startsWith("mask") ? std::string("/m/mask") : std::string("/m/data");
+        rewriteDataset(file, part + "/indices", [&](std::string &bytes, std::vector<hsize_t> &dims) {
+            auto *indices = reinterpret_cast<std::int64_t *>(bytes.data());
+            const auto entries = static_cast<std::int64_t>(dims[1]);
+            auto &column = indices[entries + entries * 9 / 10];
+            if (defect == "mask column")
+                column = (column + 1) % 37;
+            else if (defect == "mask index")
+                column = 37;
+            else if (defect == "data index")
+                column = 40;
+            if (defect != "mask short")
+                return;
+            std::string shorter;
+            for (std::int64_t d = 0; d < 2; ++d)
+                shorter.append(bytes, static_cast<std::size_t>(d * entries * 8), static_cast<std::size_t>((entries - 1) * 8));
+            bytes = std::move(shorter);
+            dims[1] -= 1;
+        });
+        if (defect == "mask short")
+            rewriteDataset(file, "/m/mask/values", [](std::string &bytes, std::vector<hsize_t> &dims) {
+                bytes.resize(bytes.size() / dims[0] * (dims[0] - 1));
+                dims[0] -= 1;
+            });
+    }
+    QString whole;
+    try {
+        core::readTensor(core::H5File::openRead(input), "/m");
+    } catch (const core::InputError &error) {
+        whole = QString::fromUtf8(error.what());
+    }
+    QVERIFY2(whole.contains(expected), qPrintable(whole));
+    for (const auto layout : {core::Layout::Csr, core::Layout::Dense}) {
+        core::ConvertRequest request;
+        request.input = input;
+        request.output = dir.filePath("out.h5").toStdString();
+        request.layout = layout;
+        request.memoryLimit = 64 << 10;
+        core::ValidationReport notes;
+        try {
+            core::convertFile(request, notes);
+            QFAIL("a masked coo with a defect converted");
         } catch (const core::InputError &error) {
             QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
         }

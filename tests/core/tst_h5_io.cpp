@@ -1,6 +1,7 @@
 // HDF5 write -> read round trips over layout x dtype x index width (and masks, 0-d, empty),
 // metadata listing, hyperslab row ranges, atomic output and file-level errors.
 #include "core/io/atomic_output.h"
+#include "core/io/element_count.h"
 #include "core/io/element_rows.h"
 #include "core/io/file_identity.h"
 #include "core/io/h5_attributes.h"
@@ -175,7 +176,8 @@ void TestH5Io::rowRangesReadByHyperslab()
 }
 
 // readElementRows gives, for every layout, masked or not, sliceRows of the whole element (the
-// layout kept, the rows' stored values and mask), whichever way it reads them.
+// layout kept, the rows' stored values and mask), whichever way it reads them; countNonzeros
+// counts a masked one's specified elements as the whole element has them.
 void TestH5Io::elementRowsOfEveryLayout()
 {
     auto dense = test::randomTensor(DType::Float32, {40, 5}, 0.4, 8);
@@ -205,6 +207,9 @@ void TestH5Io::elementRowsOfEveryLayout()
                 test::compareDense(read, expected);
             }
             QVERIFY_THROWS_EXCEPTION(core::InputError, core::readElementRows(file, element, {30, 41}));
+            // inspect --count: a masked one's specified elements, by rows where it reads by rows.
+            if (whole.isMasked())
+                QCOMPARE(core::countNonzeros(file, core::requireElement(file, element)), whole.specifiedCount());
         }
 }
 

@@ -147,7 +147,7 @@ core::Tensor storedAs(const core::DenseTensor<T> &dense, ParamLayout layout)
             add(n - 1, -T(0));
         return cooAsListed<T>(dense.shape, linear, values);
     }
-    case ParamLayout::MaskedCoo:
+    case ParamLayout::MaskedCoo: // coalesced, its rows ascending: read by rows, data and mask
         return withEveryThirdUnspecified(core::Tensor(core::Storage{core::denseToCoo(dense)}));
     case ParamLayout::MaskedCsr: // read by rows, data and mask
         return withEveryThirdUnspecified(core::Tensor(core::Storage{core::denseToCompressed(dense, core::CompressedAxis::Row)}));
@@ -407,10 +407,9 @@ void TestStepStreamed::resumesFromStatesInEveryLayout()
 
     const auto prev = core::H5File::openRead(*request.stateFrom);
     const auto param = core::toDenseAs<float>(core::readTensor(prev, "/param"));
-    // Read once, and so summed in its own float64 (a coo whose rows ascend is densified a block
-    // of rows at a time, in float64, as the whole step densifies it).
-    const bool readOnce =
-        stored == ParamLayout::CooWithDuplicates || stored == ParamLayout::Csc || stored == ParamLayout::MaskedCoo;
+    // Read once, and so summed in its own float64 (a coo whose rows ascend, masked or not, is
+    // densified a block of rows at a time, in float64, as the whole step densifies it).
+    const bool readOnce = stored == ParamLayout::CooWithDuplicates || stored == ParamLayout::Csc;
     expectWholeStepsBytes(request, runs, param, core::readPreviousState<float>(prev, options, param.shape),
                           !(float64States && readOnce && !core::stateNames(options).empty()));
 }

@@ -1,5 +1,6 @@
 #include "tests/fuzz/decoder_workload.h"
 
+#include "core/io/element_count.h"
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/tensor/tensor_ops.h"
