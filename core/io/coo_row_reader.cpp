@@ -168,16 +168,22 @@ CooRowReader::CooRowReader(const H5File &file, const std::string &path, Validati
 void CooRowReader::openMask(const std::string &path)
 {
     const auto maskInfo = requireMaskOf(m_file, requireElement(m_file, path), false);
-    const CooRowReader mask(m_file, maskInfo.path); // its own checks, named by its path
+    auto mask = openCooParts(m_file, maskInfo.path, nullptr); // C1 to C3, named by its path
+    // The data's indices are checked (C4): a mask of the same shape and indices passes the
+    // mask's own checks too. Any other is refused as a whole read refuses it: for its own
+    // indices first (checked by a reader of it), then M1 or M2.
+    if (mask.shape == m_coo.shape && sameIndices(m_file, m_coo, mask)) {
+        m_mask = std::move(mask);
+        return;
+    }
+    const CooRowReader maskReader(m_file, maskInfo.path);
     try {
-        if (mask.m_coo.shape != m_coo.shape) // what a whole read's alignMask says of the whole tensors
-            throw maskShapeMisfit(m_coo.shape, mask.m_coo.shape);
-        if (!sameIndices(m_file, m_coo, mask.m_coo))
-            throw maskPatternMisfit(Layout::Coo);
+        if (mask.shape != m_coo.shape) // what a whole read's alignMask says of the whole tensors
+            throw maskShapeMisfit(m_coo.shape, mask.shape);
+        throw maskPatternMisfit(Layout::Coo);
     } catch (const Error &error) {
         rethrowWithContext(error, m_file.where(path));
     }
-    m_mask = mask.m_coo;
 }
 
 std::int64_t CooRowReader::rowOfEntry(std::int64_t entry) const
