@@ -164,5 +164,4 @@ struct CountShare {
     int size = 1;
 };
 
-
 } // namespace sparsity::core

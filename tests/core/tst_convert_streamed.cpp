@@ -407,6 +407,43 @@ void writeInputs(const std::string &input)
     core::writeTensor(file, "/masked_coo_hybrid", maskedOf(hybridCoo({80, 6, 4}, 26), 27));
 }
 
+// The message a whole read of element `path` of `input` refuses it with (empty where it reads).
+QString wholeReadRefusal(const std::string &input, const std::string &path)
+{
+    try {
+        core::readTensor(core::H5File::openRead(input), path);
+    } catch (const core::InputError &error) {
+        return QString::fromUtf8(error.what());
+    }
+    return {};
+}
+
+// Converting all of `input` into each of `layouts` under `budget` (0: auto) is refused with a
+// message that ends in `whole` (the whole read's), and leaves no `output`.
+void expectConvertRefused(const std::string &input,
+                          const std::string &output,
+                          std::initializer_list<core::Layout> layouts,
+                          qint64 budget,
+                          const QString &whole)
+{
+    for (const auto layout : layouts) {
+        core::ConvertRequest request;
+        request.input = input;
+        request.output = output;
+        request.layout = layout;
+        if (budget > 0)
+            request.memoryLimit = budget;
+        core::ValidationReport notes;
+        try {
+            core::convertFile(request, notes);
+            QFAIL(qPrintable(QStringLiteral("converted into %1").arg(core::layoutName(layout).data())));
+        } catch (const core::InputError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(output)));
+    }
+}
+
 std::vector<std::string> notesOf(const core::ValidationReport &report)
 {
     std::vector<std::string> notes;
@@ -728,31 +765,12 @@ void TestConvertStreamed::aBadIndexIsTheWholeReadsFirst()
         auto file = core::H5File::create(input);
         core::writeTensor(file, "/a", core::Tensor(core::Storage{std::move(coo)}));
     }
-    QString whole;
-    try {
-        core::readTensor(core::H5File::openRead(input), "/a");
-    } catch (const core::InputError &error) {
-        whole = QString::fromUtf8(error.what());
-    }
+    const auto whole = wholeReadRefusal(input, "/a");
     QVERIFY2(whole.contains(negativeFirstRow ? QStringLiteral("indices[0, 0]=-1") : QStringLiteral("indices[1, 15000]=6")),
              qPrintable(whole));
     // Into row_sparse by rows or bands; into coo copied a run of entries at a time.
-    for (const auto layout : {core::Layout::RowSparse, core::Layout::Coo}) {
-        core::ConvertRequest request;
-        request.input = input;
-        request.output = dir.filePath("out.h5").toStdString();
-        request.layout = layout;
-        if (budget > 0)
-            request.memoryLimit = budget;
-        core::ValidationReport notes;
-        try {
-            core::convertFile(request, notes);
-            QFAIL("a coo with bad indices converted");
-        } catch (const core::InputError &error) {
-            QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
-        }
-        QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
-    }
+    expectConvertRefused(input, dir.filePath("out.h5").toStdString(), {core::Layout::RowSparse, core::Layout::Coo}, budget,
+                         whole);
 }
 
 // A csc with two bad row indices, converted in bands or in column panels under 64K: the whole
@@ -768,30 +786,12 @@ void TestConvertStreamed::aBadCscIndexIsTheWholeReadsFirst()
         auto file = core::H5File::create(input);
         core::writeTensor(file, "/c", core::Tensor(core::Storage{std::move(csc)}));
     }
-    QString whole;
-    try {
-        core::readTensor(core::H5File::openRead(input), "/c");
-    } catch (const core::InputError &error) {
-        whole = QString::fromUtf8(error.what());
-    }
+    const auto whole = wholeReadRefusal(input, "/c");
     QVERIFY2(whole.contains(QStringLiteral("CSC I6")) && whole.contains(QStringLiteral("indices[500]=900")), qPrintable(whole));
     // In bands into a row layout or dense; into csc, a panel of columns at a time.
-    for (const auto layout :
-         {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Dense, core::Layout::Csc}) {
-        core::ConvertRequest request;
-        request.input = input;
-        request.output = dir.filePath("out.h5").toStdString();
-        request.layout = layout;
-        request.memoryLimit = 64 << 10;
-        core::ValidationReport notes;
-        try {
-            core::convertFile(request, notes);
-            QFAIL("a csc with bad indices converted");
-        } catch (const core::InputError &error) {
-            QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
-        }
-        QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
-    }
+    expectConvertRefused(input, dir.filePath("out.h5").toStdString(),
+                         {core::Layout::Csr, core::Layout::Coo, core::Layout::RowSparse, core::Layout::Dense, core::Layout::Csc},
+                         64 << 10, whole);
 }
 
 void TestConvertStreamed::aBadMaskedCooIsTheWholeReadsRefusal_data()
@@ -842,28 +842,9 @@ void TestConvertStreamed::aBadMaskedCooIsTheWholeReadsRefusal()
                 dims[0] -= 1;
             });
     }
-    QString whole;
-    try {
-        core::readTensor(core::H5File::openRead(input), "/m");
-    } catch (const core::InputError &error) {
-        whole = QString::fromUtf8(error.what());
-    }
+    const auto whole = wholeReadRefusal(input, "/m");
     QVERIFY2(whole.contains(expected), qPrintable(whole));
-    for (const auto layout : {core::Layout::Csr, core::Layout::Dense}) {
-        core::ConvertRequest request;
-        request.input = input;
-        request.output = dir.filePath("out.h5").toStdString();
-        request.layout = layout;
-        request.memoryLimit = 64 << 10;
-        core::ValidationReport notes;
-        try {
-            core::convertFile(request, notes);
-            QFAIL("a masked coo with a defect converted");
-        } catch (const core::InputError &error) {
-            QVERIFY2(QString::fromUtf8(error.what()).endsWith(whole), error.what());
-        }
-        QVERIFY(!QFile::exists(QString::fromStdString(request.output)));
-    }
+    expectConvertRefused(input, dir.filePath("out.h5").toStdString(), {core::Layout::Csr, core::Layout::Dense}, 64 << 10, whole);
 }
 
 QTEST_GUILESS_MAIN(TestConvertStreamed)
