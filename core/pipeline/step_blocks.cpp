@@ -94,8 +94,8 @@ public:
         };
         m_param.emplace(sources.param(), sources.paramPath, banded(sources.param(), sources.paramPath, plan.param), &report);
         holdBands(*m_param);
-        if (plan.maskReadWhole) // its notes come with its read (readWholeElements)
-            m_maskWhole.emplace(sources.input, *request.mask, RowRead::Whole, &m_maskNotes);
+        if (plan.maskDensified) // its notes come with its read (readWholeElements, or its first rows)
+            m_maskDensified.emplace(sources.input, *request.mask, *plan.maskDensified, &m_maskNotes);
         m_gradientRepairs.assign(request.grads.size(), RepairNotices(&report));
         for (std::size_t g = 0; g < request.grads.size(); ++g)
             if (plan.gradientByRows[g] && requireElement(sources.input, request.grads[g]).layout == Layout::RowSparse)
@@ -133,9 +133,9 @@ public:
             held += element.heldBytes();
         };
         readWhole(*m_param);
-        if (m_maskWhole) {
-            readWhole(*m_maskWhole);
-            appendAllButConversions(m_report, m_maskNotes); // as the whole step gives them (no conversion)
+        if (m_maskDensified && m_maskDensified->how() == RowRead::Whole) {
+            readWhole(*m_maskDensified);
+            tellMaskNotes();
         }
         const auto &grads = m_request.grads;
         // Held by the gradients so far: those read whole, once coalesced; the readers of those read by bands.
@@ -317,8 +317,8 @@ public:
             bytes += core::heldBytes(gradient.tensor); // what a pattern still views
         for (const auto &[g, reader] : m_bandReaders)
             bytes += reader->heldBytes();
-        bytes +=
-            m_param->heldBytes() + (m_maskWhole ? m_maskWhole->heldBytes() : 0) + (m_lastUpdate ? m_lastUpdate->heldBytes() : 0);
+        bytes += m_param->heldBytes() + (m_maskDensified ? m_maskDensified->heldBytes() : 0)
+                 + (m_lastUpdate ? m_lastUpdate->heldBytes() : 0);
         for (const auto &state : m_states)
             bytes += state.heldBytes();
         return bytes;
@@ -411,20 +411,29 @@ public:
         }
     }
 
-    // The rows `rows` of --mask (none without one): read, or filled from the mask read once (its
-    // stored values summed from 0, so an element is in the mask where densifying the whole
-    // mask gives a nonzero).
+    // The rows `rows` of --mask (none without one): read, or densified (by rows, or filled from
+    // the mask read once: its stored values summed from 0, so an element is in the mask where
+    // densifying the whole mask gives a nonzero).
     std::optional<Tensor> readMaskRows(RowRange rows, bool first)
     {
         if (!m_request.mask)
             return std::nullopt;
-        if (!m_maskWhole) {
+        if (!m_maskDensified) {
             ValidationReport maskNotes; // the first block's, as for the gradients (no conversion)
             auto mask = readTensor(m_sources.input, *m_request.mask, first ? &maskNotes : nullptr, rows);
             appendAllButConversions(m_report, maskNotes);
             return mask;
         }
-        return Tensor(Storage{m_maskWhole->rows(rows)});
+        Tensor mask(Storage{m_maskDensified->rows(rows)});
+        tellMaskNotes();
+        return mask;
+    }
+
+    // What reading --mask densified noted, told once, as the whole step tells it (no conversion).
+    void tellMaskNotes()
+    {
+        appendAllButConversions(m_report, m_maskNotes);
+        m_maskNotes = ValidationReport();
     }
 
     // The rows of every gradient read by rows or by bands, before the first failed step
@@ -515,9 +524,9 @@ private:
     std::int64_t m_firstStep;
     std::string m_paramWhere;
     std::optional<DensifiedRows<T>> m_param;
-    ValidationReport m_maskNotes;                // what reading m_maskWhole notes, until it is read
-    std::optional<DensifiedRows<T>> m_maskWhole; // a sparse --mask, read once
-    std::vector<DensifiedRows<T>> m_states;      // resuming: each state of the run's optimizer
+    ValidationReport m_maskNotes;                    // what reading m_maskDensified notes, until told
+    std::optional<DensifiedRows<T>> m_maskDensified; // a sparse --mask (StepRowPlan::maskDensified)
+    std::vector<DensifiedRows<T>> m_states;          // resuming: each state of the run's optimizer
     std::optional<DensifiedRows<double>> m_lastUpdate;
     bool m_paramNoted = false;                                           // "densified" said (by the first block)
     std::vector<Buffer<T>> m_spareBuffers;                               // the last block written's (recycle())
@@ -815,7 +824,10 @@ StepRowPlan planStepInRows(const StepRequest &request, const OptimizerOptions &o
         requirePreviousStates(*sources->previous, options, param->shape);
     if (mask && mask->shape != param->shape)
         return plan;
-    plan.maskReadWhole = mask && !readableByRows(sources->input, *mask);
+    if (mask && !readableByRows(sources->input, *mask))
+        // A sparse masked_tensor is read once, as the whole step reads it.
+        plan.maskDensified =
+            !mask->masked && rowReadOf(sources->input, *mask) == RowRead::ByRows ? RowRead::ByRows : RowRead::Whole;
     for (const auto &grad : grads)
         // By hyperslab or RowSparseRowReader (readGradientRows); a coo gradient, even one whose
         // rows ascend, is coalesced once and bucketed by block.

@@ -36,7 +36,10 @@ struct StepRowPlan {
     std::vector<RowRead> states;       // resuming: each of the optimizer's states, in order
     RowRead lastUpdate = RowRead::Dense;
     std::vector<char> gradientByRows; // per --grad: read a block at a time, else whole
-    bool maskReadWhole = false;       // --mask is sparse: read once, each block filled from it
+    // --mask, where it is not read by hyperslab (dense, csr): densified a block at a time, read
+    // by rows (RowRead::ByRows: an unmasked row_sparse, or coo whose entries' rows ascend) or
+    // read once, each block filled from it (Whole: another coo, a csc, a sparse masked_tensor)
+    std::optional<RowRead> maskDensified;
 };
 
 // By rows on the CPU when the parameter has rows (a plain dense dataset; csr, row_sparse or a

@@ -307,7 +307,7 @@ def main(cli, work):
         param.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         param["indices"] = np.stack([np.arange(80)[::-1] * 2, np.arange(80)]).astype(np.int64)
         param["values"] = rng.standard_normal(80).astype(np.float32)
-        mask = f.create_group("m_coo")  # a sparse --mask: read once, its rows fill each block
+        mask = f.create_group("m_coo")  # a sparse --mask, rows ascending: read a block of rows at a time
         mask.attrs["encoding-type"], mask.attrs["encoding-version"] = "coo_tensor", "0.1.0"
         mask.attrs["shape"] = np.array([200, 100], dtype=np.int64)
         mask["indices"] = np.array([[3, 150], [7, 42]], dtype=np.int64)
@@ -470,7 +470,7 @@ def main(cli, work):
         refused(cli, out("st9.h5"), "step", two_grads, "-o", out("st9.h5"), "--grad", "/gc_a", "--grad", "/gm",
                 "--memory-limit", "1K", *common,
                 element=r"two_grads\.h5:/gm: coalescing it beside the elements read whole before it")
-    # A sparse --mask streams: read once, each block's rows of it filled.
+    # A sparse --mask streams: its rows read and densified a block at a time.
     r = report(cli, "step", data, "-o", out("st6.h5"), "--optimizer", "sgd", "--semantics", "masked", "--param", "/x",
                "--grad", "/g", "--mask", "/m_coo", "--lr", "0.1", "--memory-limit", "1K")
     check(r["streamed"], f"step with a coo mask under 1K streams: {r}")

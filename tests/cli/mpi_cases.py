@@ -551,6 +551,8 @@ def step_cases(cli, cli_mpi, mpi, work):
         f["M"] = rng.random((1003, 16)) < 0.4
         mask_rows, mask_cols = np.nonzero(f["M"][()])
         write_coo(f, "Mcoo", [1003, 16], np.stack([mask_rows, mask_cols]), np.ones(mask_rows.size, dtype=bool))
+        write_coo(f, "Mcoo_back", [1003, 16], np.stack([mask_rows[::-1], mask_cols[::-1]]),
+                  np.ones(mask_rows.size, dtype=bool))
         write_coo(f, "Gcoo", [1003, 16], np.stack([rng.integers(0, 1003, 300), rng.integers(0, 16, 300)]),
                   rng.standard_normal(300).astype("float32"))
         f["tiny"] = rng.standard_normal((3, 8)).astype("float32")
@@ -644,8 +646,11 @@ def step_cases(cli, cli_mpi, mpi, work):
         ["--optimizer", "adam", "--semantics", "lazy", "--param", "/P", "--grad", "/Gcsc", "--grad", "/Gcsc_dup",
          "--compare", "dense"],
         ["--optimizer", "adagrad", "--semantics", "dense", "--param", "/Gcsc", "--grad", "/Gcoo", "--grad", "/Gcsc"],
-        # A coo --mask, read once (each rank its rows).
+        # A coo --mask whose rows ascend, each rank reading its rows a block at a time; one whose
+        # rows go back, read once (each rank its rows).
         ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo",
+         "--compare", "dense"],
+        ["--optimizer", "adagrad", "--semantics", "masked", "--param", "/P", "--grad", "/G", "--mask", "/Mcoo_back",
          "--compare", "dense"],
         # Masked csc gradients and parameter: data and mask each divided by columns, canonical per rank.
         ["--optimizer", "adam", "--semantics", "masked", "--param", "/P", "--grad", "/Gmcsc", "--grad", "/Gmcsc_sorted",
@@ -668,9 +673,9 @@ def step_cases(cli, cli_mpi, mpi, work):
                       "--grad", "/G64", "--compare", "dense"])
     for case in cases:
         # 16K: many blocks, and /Gcoo fits, read and coalesced (about 10K); /Gemb's 2000 entries
-        # (136 bytes each), /Mcoo's 6400 (17 bytes each, then 12 coalesced), /Gmcoo's 3000 and
+        # (136 bytes each), /Mcoo_back's 6400 (17 bytes each, then 12 coalesced), /Gmcoo's 3000 and
         # the coo states need 600K; the three masked csc gradients, held together, 690K.
-        for limit in ("1M" if {"/Gemb", "/Mcoo", "/Gmcoo", "/Gcsc", "/Gmcsc", *sparse_states} & set(case) else "16K",
+        for limit in ("1M" if {"/Gemb", "/Mcoo_back", "/Gmcoo", "/Gcsc", "/Gmcsc", *sparse_states} & set(case) else "16K",
                       "auto"):
             args = ["step", source, *case, "--memory-limit", limit, "--json"]
             expected = matches_serial(cli, cli_mpi, mpi, work, args, (2, 3, 4), f"step {' '.join(case)} {limit}")

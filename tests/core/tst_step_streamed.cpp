@@ -2,14 +2,14 @@
 // replaces (stepEachRun on the densified parameter, in memory), byte for byte: every golden case
 // of tests/data/golden/optim.h5, with every other semantics that can run compared, the parameter
 // stored as each layout (dense, csr, row_sparse, coo with duplicates and a lone -0, csc, a
-// masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense
-// and as coo, the gradients as the golden file holds them and converted to csr and row_sparse
-// (a masked one stays masked) and to coo and csc (read by bands under the small budgets), one
-// row per block, in several bands of rows (a coo whose rows go back, a csc) and the default
-// budget (one band); and resumed
-// (--state-from) from a previous step's output whose parameter, states and /last_update are
-// stored in each layout. The whole step reads its inputs from the same files. Where it fails,
-// the streamed one fails with the same message and writes nothing.
+// masked_tensor of coo, csr or row_sparse data), the mask (where a case has one) stored dense,
+// as coo (rows ascending, and reversed) and as row_sparse, the gradients as the golden file
+// holds them and converted to csr and row_sparse (a masked one stays masked) and to coo and csc
+// (read by bands under the small budgets), one row per block, in several bands of rows (a coo
+// whose rows go back, a csc) and the default budget (one band); and resumed (--state-from)
+// from a previous step's output whose parameter, states and /last_update are stored in each
+// layout. The whole step reads its inputs from the same files. Where it fails, the streamed one
+// fails with the same message and writes nothing.
 #include "core/io/h5_writer.h"
 #include "core/optim/semantics_comparison.h"
 #include "core/pipeline/step_file.h"
@@ -20,6 +20,7 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -226,6 +227,28 @@ void expectWholeStepsBytes(const core::StepRequest &request,
         }
 }
 
+// `mask` stored as `layout` (matchesWholeStep's maskLayout column).
+core::Tensor maskStoredAs(const core::Tensor &mask, const QString &layout)
+{
+    if (layout.isEmpty())
+        return mask;
+    if (layout == "row_sparse")
+        return core::toLayout(mask, core::Layout::RowSparse);
+    auto coo = core::toLayout(mask, core::Layout::Coo);
+    if (layout == "coo reversed")
+        std::visit(
+            [](auto &t) {
+                if constexpr (requires { t.sparseDims; }) {
+                    for (int d = 0; d < t.sparseDims; ++d)
+                        std::reverse(t.indices.begin() + d * t.nnz, t.indices.begin() + (d + 1) * t.nnz);
+                    std::reverse(t.values.begin(), t.values.end());
+                    t.coalesced = false;
+                }
+            },
+            coo.storage());
+    return coo;
+}
+
 } // namespace
 
 void TestStepStreamed::matchesWholeStep_data()
@@ -233,7 +256,10 @@ void TestStepStreamed::matchesWholeStep_data()
     QTest::addColumn<QString>("name");
     QTest::addColumn<int>("layout");
     QTest::addColumn<int>("budget");
-    QTest::addColumn<bool>("sparseMask");
+    // The mask as the golden file holds it (dense), or stored sparse: as coo (coalesced, read by
+    // rows), as coo with its entries reversed (rows going back: read once) and as row_sparse
+    // (read by rows).
+    QTest::addColumn<QString>("maskLayout");
     // The gradients as the golden file holds them, or converted (their masks kept) to a layout
     // read by rows: csr, row_sparse (the parameter dense).
     QTest::addColumn<QString>("gradLayout");
@@ -244,14 +270,16 @@ void TestStepStreamed::matchesWholeStep_data()
         const bool hasMask = core::linkExists(golden.id(), "/" + name + "/mask");
         for (const auto &[layout, layoutName] : kParamLayouts)
             for (const auto budget : budgetsFor(layout))
-                for (const bool sparseMask : {false, true})
-                    if (hasMask || !sparseMask)
-                        QTest::addRow("%s/%s/%s%s", name.c_str(), layoutName, budgetName(budget), sparseMask ? "/coo mask" : "")
-                            << QString::fromStdString(name) << static_cast<int>(layout) << budget << sparseMask << QString();
+                for (const char *maskLayout : {"", "coo", "coo reversed", "row_sparse"})
+                    if (hasMask || !*maskLayout)
+                        QTest::addRow("%s/%s/%s%s%s", name.c_str(), layoutName, budgetName(budget), *maskLayout ? "/mask " : "",
+                                      maskLayout)
+                            << QString::fromStdString(name) << static_cast<int>(layout) << budget
+                            << QString::fromLatin1(maskLayout) << QString();
         for (const char *gradLayout : {"csr", "row_sparse"})
             for (const auto budget : {kRowPerBlock, kDefaultBudget})
                 QTest::addRow("%s/dense/%s/grads %s", name.c_str(), budgetName(budget), gradLayout)
-                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << budget << false
+                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << budget << QString()
                     << QString::fromLatin1(gradLayout);
         // Read by bands where held whole they would not fit the budget: under one row a block,
         // spilled sorted by row (a read per block), and under kSeveralBands (a few blocks, scanned
@@ -259,7 +287,7 @@ void TestStepStreamed::matchesWholeStep_data()
         for (const char *gradLayout : {"coo", "csc"})
             for (const auto budget : {kRowPerBlock, kSeveralBands, kDefaultBudget})
                 QTest::addRow("%s/dense/%s/grads %s", name.c_str(), budgetName(budget), gradLayout)
-                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << budget << false
+                    << QString::fromStdString(name) << static_cast<int>(ParamLayout::Dense) << budget << QString()
                     << QString::fromLatin1(gradLayout);
     }
 }
@@ -269,7 +297,7 @@ void TestStepStreamed::matchesWholeStep()
     QFETCH(QString, name);
     QFETCH(int, layout);
     QFETCH(int, budget);
-    QFETCH(bool, sparseMask);
+    QFETCH(QString, maskLayout);
     QFETCH(QString, gradLayout);
     const auto golden = test::loadGoldenCase(core::H5File::openRead(test::kOptimGolden), name.toStdString());
     QTemporaryDir dir;
@@ -294,7 +322,7 @@ void TestStepStreamed::matchesWholeStep()
         }
         if (golden.mask) {
             request.mask = "/mask";
-            core::writeTensor(file, "/mask", sparseMask ? core::toLayout(*golden.mask, core::Layout::Coo) : *golden.mask);
+            core::writeTensor(file, "/mask", maskStoredAs(*golden.mask, maskLayout));
         }
         file.close();
     }
