@@ -173,7 +173,7 @@ void CooRowReader::openMask(const std::string &path)
     // mask's own checks too. Any other is refused as a whole read refuses it: for its own
     // indices first (checked by a reader of it), then M1 or M2.
     if (mask.shape == m_coo.shape && sameIndices(m_file, m_coo, mask)) {
-        m_mask = std::move(mask);
+        m_maskValues.emplace(m_file, mask.path + "/values");
         return;
     }
     const CooRowReader maskReader(m_file, maskInfo.path);
@@ -255,17 +255,15 @@ Tensor CooRowReader::readRows(RowRange rows) const
             }
         },
         part.storage());
-    if (!m_mask)
+    if (!m_maskValues)
         return part;
-    // The mask's values of the same entries (its indices are the data's, checked once): a byte
-    // each, 0 or 1 as a whole read's alignMask makes them.
-    const auto maskPart = readCooEntries(m_file, m_mask->path, entries);
-    auto bits = maskPart.visit([](const auto &t) {
-        Mask specified(t.values.size());
-        std::transform(t.values.begin(), t.values.end(), specified.begin(), [](auto v) { return v != 0 ? 1 : 0; });
-        return specified;
-    });
-    return Tensor(std::move(part.storage()), std::move(bits));
+    // The mask's values of the same entries: a byte each, 0 or 1 as a whole read's alignMask
+    // makes them.
+    Mask specified(at(entries.count() * m_coo.valuesPerEntry()));
+    m_maskValues->readRows(entries.begin, entries.end, specified.data());
+    for (auto &bit : specified)
+        bit = bit != 0;
+    return Tensor(std::move(part.storage()), std::move(specified));
 }
 
 } // namespace sparsity::core

@@ -80,7 +80,9 @@ private:
 
     const H5File &m_file;
     CooParts m_coo; // of a masked_tensor, its data's
-    std::optional<CooParts> m_mask;
+    // Of a masked_tensor, its mask's values (its indices are the data's, checked once): read
+    // alone, a run of entries at a time, as bytes.
+    std::optional<DenseRowReader> m_maskValues;
     // One entry's row in this many is kept: a block's first entry is then found by one read of
     // as many rows (32 KiB; fewer under a smaller budget), and a billion entries' samples take
     // 2 MiB.

@@ -34,6 +34,8 @@ public:
     ElementRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
     // Rows `rows`, as readElementRows reads them.
     Tensor readRows(RowRange rows);
+    // Whether it reads rows without reading the rest of the element (elementReadableByRows).
+    bool readsByRows() const { return m_byHyperslab || m_rowSparse || m_coo; }
 
 private:
     const H5File &m_file;

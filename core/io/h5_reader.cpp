@@ -779,6 +779,7 @@ void DenseRowReader::readBox(RowRange rows, RowRange columns, T *into) const
 
 template void DenseRowReader::readRows<float>(std::int64_t, std::int64_t, float *) const;
 template void DenseRowReader::readRows<double>(std::int64_t, std::int64_t, double *) const;
+template void DenseRowReader::readRows<std::uint8_t>(std::int64_t, std::int64_t, std::uint8_t *) const;
 template void DenseRowReader::readBox<float>(RowRange, RowRange, float *) const;
 template void DenseRowReader::readBox<double>(RowRange, RowRange, double *) const;
 template void DenseRowReader::readBox<std::uint8_t>(RowRange, RowRange, std::uint8_t *) const;

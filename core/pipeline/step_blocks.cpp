@@ -425,7 +425,8 @@ public:
             return mask;
         }
         Tensor mask(Storage{m_maskDensified->rows(rows)});
-        tellMaskNotes();
+        if (first) // read by rows, its notes come with its first rows
+            tellMaskNotes();
         return mask;
     }
 
