@@ -25,8 +25,8 @@ CooBandReader::CooBandReader(const H5File &file, const std::string &path, Valida
         throw InternalError("CooBandReader: a coo element with a sparse first dim");
     m_counts = RowCounts(m_coo.shape[0]);
     // Each row's entries, counted in the scan that checks every index.
-    checkCooIndices(file, m_coo, [&](std::int64_t, std::span<const std::int64_t> rows) {
-        for (const auto row : rows)
+    checkCooIndices(file, m_coo, [&](std::int64_t, std::span<const std::int64_t> indices) {
+        for (const auto row : indices.first(indices.size() / at(m_coo.sparseDims)))
             if (row >= 0 && row < m_coo.shape[0])
                 m_counts.add(row);
     });

@@ -34,19 +34,20 @@ void scanRows(const H5File &file, const std::string &path, std::int64_t entries,
 
 void checkCooIndices(const H5File &file,
                      const CooParts &coo,
-                     const std::function<void(std::int64_t, std::span<const std::int64_t>)> &rows)
+                     const std::function<void(std::int64_t, std::span<const std::int64_t>)> &window,
+                     int indexSetsHeld)
 {
     // C4's first offender of each dim, found in one scan; the lowest dim's is the whole read's.
     std::vector<std::optional<std::int64_t>> firstBad(at(coo.sparseDims));
-    const auto window = std::max<std::int64_t>(64, cooEntriesPerRead(coo.sparseDims * 8));
-    for (std::int64_t first = 0; first < coo.entries; first += window) {
-        const auto n = std::min(window, coo.entries - first);
+    const auto entries = std::max<std::int64_t>(64, cooEntriesPerRead(std::max(1, indexSetsHeld) * coo.sparseDims * 8));
+    for (std::int64_t first = 0; first < coo.entries; first += entries) {
+        const auto n = std::min(entries, coo.entries - first);
         const auto indices = readCooIndices(file, coo.path, {first, first + n}, coo.sparseDims);
         for (int d = 0; d < coo.sparseDims; ++d)
             for (std::int64_t k = 0; k < n && !firstBad[at(d)]; ++k)
                 if (const auto i = indices[at(d * n + k)]; i < 0 || i >= coo.shape[at(d)])
                     firstBad[at(d)] = first + k;
-        rows(first, std::span<const std::int64_t>(indices.data(), at(n)));
+        window(first, indices);
     }
     for (int d = 0; d < coo.sparseDims; ++d)
         if (const auto bad = firstBad[at(d)]) {
@@ -72,6 +73,8 @@ std::optional<CooParts> rowsAscendingParts(const H5File &file, const ElementInfo
         auto parts = openCooParts(file, element.path, nullptr);
         if (parts.sparseDims < 1)
             return std::nullopt;
+        if (const auto known = file.scanVerdict(element.path))
+            return *known ? std::optional(std::move(parts)) : std::nullopt;
         bool ascending = true;
         std::int64_t last = 0;
         scanRows(file, element.path, parts.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
@@ -80,6 +83,7 @@ std::optional<CooParts> rowsAscendingParts(const H5File &file, const ElementInfo
             last = rows.back();
             return ascending;
         });
+        file.keepScanVerdict(element.path, ascending);
         return ascending ? std::optional(std::move(parts)) : std::nullopt;
     } catch (const Error &) {
         return std::nullopt;
@@ -125,19 +129,21 @@ std::string entriesPathOf(const H5File &file, const std::string &path)
     return requireElement(file, path).masked ? path + "/data" : path;
 }
 
-// Whether coo elements `a` and `b` store the same indices, entry for entry (M2 of a masked_tensor
-// of coo data and mask), compared a window at a time.
-bool sameIndices(const H5File &file, const CooParts &a, const CooParts &b)
+// Of a masked_tensor at `path` whose data is `data`: its mask's parts where they can be
+// compared with the data's entry for entry (a coo of the same shape, sparse dims and entries);
+// none otherwise, and none where its parts are refused (the mask's own checks then say why,
+// after the data's, as a whole read's order has it).
+std::optional<CooParts> maskComparableWith(const H5File &file, const std::string &path, const CooParts &data)
 {
-    if (a.sparseDims != b.sparseDims || a.entries != b.entries)
-        return false;
-    const auto window = std::max<std::int64_t>(64, cooEntriesPerRead(2 * a.sparseDims * 8));
-    for (std::int64_t first = 0; first < a.entries; first += window) {
-        const RowRange entries{first, std::min(a.entries, first + window)};
-        if (readCooIndices(file, a.path, entries, a.sparseDims) != readCooIndices(file, b.path, entries, b.sparseDims))
-            return false;
+    if (data.path == path)
+        return std::nullopt;
+    try {
+        auto mask = openCooParts(file, requireMaskOf(file, requireElement(file, path), false).path, nullptr);
+        if (mask.shape == data.shape && mask.sparseDims == data.sparseDims && mask.entries == data.entries)
+            return mask;
+    } catch (const Error &) {
     }
-    return true;
+    return std::nullopt;
 }
 
 } // namespace
@@ -147,35 +153,50 @@ CooRowReader::CooRowReader(const H5File &file, const std::string &path, Validati
       m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
 {
     m_sampledRows.reserve(at(m_coo.entries / m_sampleStride + 1));
+    // A masked_tensor's mask is compared with the data (M2) in the scan that checks the data's
+    // indices: its indices are read once, the data's not again.
+    auto sameMask = maskComparableWith(file, path, m_coo);
     // (A negative first row is C4's to report, after the scan, as a whole read reports it.)
     auto last = std::numeric_limits<std::int64_t>::min();
-    checkCooIndices(file, m_coo, [&](std::int64_t first, std::span<const std::int64_t> rows) {
-        for (std::size_t k = 0; k < rows.size(); ++k) {
-            const auto entry = first + static_cast<std::int64_t>(k), row = rows[k];
-            // Read again after cooReadableByRows said they ascend: the file changed since.
-            if (row < last)
-                throw InputError(m_coo.where + ": the rows of its entries changed while it was read (indices[0, "
-                                 + std::to_string(entry) + "]=" + std::to_string(row) + " after " + std::to_string(last) + ")");
-            last = row;
-            if (entry % m_sampleStride == 0)
-                m_sampledRows.push_back(row);
-        }
-    });
+    const auto sets = sameMask ? 2 : 1;
+    checkCooIndices(
+        file, m_coo,
+        [&](std::int64_t first, std::span<const std::int64_t> indices) {
+            const auto rows = indices.first(indices.size() / at(m_coo.sparseDims));
+            if (sameMask) {
+                const RowRange entries{first, first + std::ssize(rows)};
+                const auto maskIndices = readCooIndices(file, sameMask->path, entries, sameMask->sparseDims);
+                if (!std::ranges::equal(maskIndices, indices))
+                    sameMask.reset();
+            }
+            for (std::size_t k = 0; k < rows.size(); ++k) {
+                const auto entry = first + static_cast<std::int64_t>(k), row = rows[k];
+                // Read again after cooReadableByRows said they ascend: the file changed since.
+                if (row < last)
+                    throw InputError(m_coo.where + ": the rows of its entries changed while it was read (indices[0, "
+                                     + std::to_string(entry) + "]=" + std::to_string(row) + " after " + std::to_string(last)
+                                     + ")");
+                last = row;
+                if (entry % m_sampleStride == 0)
+                    m_sampledRows.push_back(row);
+            }
+        },
+        sets);
     if (m_coo.path != path)
-        openMask(path);
+        openMask(path, sameMask);
 }
 
-void CooRowReader::openMask(const std::string &path)
+void CooRowReader::openMask(const std::string &path, const std::optional<CooParts> &same)
 {
-    const auto maskInfo = requireMaskOf(m_file, requireElement(m_file, path), false);
-    auto mask = openCooParts(m_file, maskInfo.path, nullptr); // C1 to C3, named by its path
     // The data's indices are checked (C4): a mask of the same shape and indices passes the
-    // mask's own checks too. Any other is refused as a whole read refuses it: for its own
-    // indices first (checked by a reader of it), then M1 or M2.
-    if (mask.shape == m_coo.shape && sameIndices(m_file, m_coo, mask)) {
-        m_maskValues.emplace(m_file, mask.path + "/values");
+    // mask's own checks too. Any other is refused as a whole read refuses it: for its parts
+    // and its own indices first (checked by a reader of it), then M1 or M2.
+    if (same) {
+        m_maskValues.emplace(m_file, same->path + "/values");
         return;
     }
+    const auto maskInfo = requireMaskOf(m_file, requireElement(m_file, path), false);
+    auto mask = openCooParts(m_file, maskInfo.path, nullptr); // C1 to C3, named by its path
     const CooRowReader maskReader(m_file, maskInfo.path);
     try {
         if (mask.shape != m_coo.shape) // what a whole read's alignMask says of the whole tensors

@@ -46,11 +46,14 @@ struct CooParts {
 CooParts openCooParts(const H5File &file, const std::string &path, ValidationReport *report);
 
 // Checks every index of `coo` as a whole read checks them (C4: dim by dim, each in entry order,
-// the first offender reported), in one scan a window at a time, calling `rows(firstEntry,
-// rows)` with each window's entries' rows (dim 0's indices) before the report.
+// the first offender reported), in one scan a window at a time, calling `window(firstEntry,
+// indices)` with each window's indices before the report: dim-major, its entries' rows (dim
+// 0's) first. Windows are sized for `indexSetsHeld` such sets at once (a caller that reads
+// another coo's window beside each, to compare them, holds two).
 void checkCooIndices(const H5File &file,
                      const CooParts &coo,
-                     const std::function<void(std::int64_t, std::span<const std::int64_t>)> &rows);
+                     const std::function<void(std::int64_t, std::span<const std::int64_t>)> &window,
+                     int indexSetsHeld = 1);
 
 class CooRowReader {
 public:
@@ -75,8 +78,10 @@ public:
     Tensor readRows(RowRange rows) const;
 
 private:
-    // Of a masked_tensor at `path`: the mask opened and checked against the data.
-    void openMask(const std::string &path);
+    // Of a masked_tensor at `path`: the mask checked against the data, where the scan that
+    // checked the data's indices (C4) did not find it the same (`same`: its parts, and its
+    // indices compared window by window in that scan; none where it could not be compared).
+    void openMask(const std::string &path, const std::optional<CooParts> &same);
 
     const H5File &m_file;
     CooParts m_coo; // of a masked_tensor, its data's

@@ -135,6 +135,33 @@ void silenceHdf5Errors()
     silenced = true;
 }
 
+struct H5File::ScanVerdicts {
+    std::mutex lock;
+    std::map<std::string, bool> verdicts;
+};
+
+H5File::H5File(H5Handle handle, std::string path, H5Handle transfer)
+    : m_handle(std::move(handle)), m_path(std::move(path)), m_transfer(std::move(transfer))
+{
+}
+
+std::optional<bool> H5File::scanVerdict(const std::string &element) const
+{
+    if (!m_scanVerdicts)
+        return std::nullopt;
+    const std::lock_guard held(m_scanVerdicts->lock);
+    const auto found = m_scanVerdicts->verdicts.find(element);
+    return found == m_scanVerdicts->verdicts.end() ? std::nullopt : std::optional(found->second);
+}
+
+void H5File::keepScanVerdict(const std::string &element, bool verdict) const
+{
+    if (!m_scanVerdicts)
+        return;
+    const std::lock_guard held(m_scanVerdicts->lock);
+    m_scanVerdicts->verdicts[element] = verdict;
+}
+
 H5File H5File::openRead(const std::string &path)
 {
     silenceHdf5Errors();
@@ -153,7 +180,9 @@ H5File H5File::openRead(const std::string &path)
                         " for writing)");
     if (id < 0)
         throw IoError(path + ": cannot open: HDF5 file is truncated or corrupt");
-    return H5File(H5Handle(id, H5Fclose), path);
+    H5File file(H5Handle(id, H5Fclose), path);
+    file.m_scanVerdicts = std::make_shared<ScanVerdicts>();
+    return file;
 }
 
 H5File H5File::openImage(std::span<const std::byte> image, const std::string &name)
@@ -170,7 +199,9 @@ H5File H5File::openImage(std::span<const std::byte> image, const std::string &na
     hid_t id = H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl.id());
     if (id < 0)
         throw IoError(name + ": cannot open: HDF5 file is truncated or corrupt");
-    return H5File(H5Handle(id, H5Fclose), name);
+    H5File file(H5Handle(id, H5Fclose), name);
+    file.m_scanVerdicts = std::make_shared<ScanVerdicts>();
+    return file;
 }
 
 H5File H5File::create(const std::string &path, const std::string &label)

@@ -4,6 +4,8 @@
 // opened: users see only our one-line messages.
 #include <cstddef>
 #include <hdf5.h>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -96,15 +98,24 @@ public:
     // The transfer property list of writes: collective on a shared file, else the default.
     hid_t transferList() const { return isShared() ? m_transfer.id() : H5P_DEFAULT; }
 
+    // What a scan of all of element `element` found (whether a coo's entries' rows never
+    // decrease: core/io/coo_row_reader.h), kept while a file opened for reading stays open. A
+    // command asks it of an input several times (which read to take, then each reader as it
+    // opens), and each asking read every entry's row again: four times a sparsify. Whoever
+    // relies on a verdict checks it again as it reads, since the file can change under it.
+    // None kept of a file opened for writing. Safe from any thread.
+    std::optional<bool> scanVerdict(const std::string &element) const;
+    void keepScanVerdict(const std::string &element, bool verdict) const;
+
 private:
-    H5File(H5Handle handle, std::string path, H5Handle transfer = {})
-        : m_handle(std::move(handle)), m_path(std::move(path)), m_transfer(std::move(transfer))
-    {
-    }
+    struct ScanVerdicts;
+    H5File(H5Handle handle, std::string path, H5Handle transfer = {});
+
     H5Handle m_handle;
     std::string m_path;
     H5Handle m_transfer; // valid only on a shared file
     std::string m_lostWrite;
+    std::shared_ptr<ScanVerdicts> m_scanVerdicts; // of a file opened for reading
 };
 
 // Opening children; each throws InputError "<file>:<path>: dataset not found" when absent.

@@ -361,9 +361,7 @@ template <class T>
 void DensifiedRows<T>::readRows(RowRange rows, T *into, std::uint8_t *specified)
 {
     if (specified) {
-        const auto part = maskedPart(rows);
-        toDenseInto(part, into);
-        specifiedMaskInto(part, specified);
+        toDenseWithSpecifiedInto(maskedPart(rows), into, specified);
         return;
     }
     if (m_dense) {
@@ -409,9 +407,12 @@ void DensifiedRows<T>::readBox(RowRange rows, RowRange columns, T *into, std::ui
                 std::copy_n(from.begin() + r * width + columns.begin, columns.count(), to + at + r * columns.count());
         };
         if (specified) {
-            const auto masked = maskedPart(part);
-            copyColumns(toDenseAs<T>(masked).values, into);
-            copyColumns(specifiedMaskDense(masked), specified);
+            const auto values = static_cast<std::size_t>(part.count() * width);
+            Buffer<T> dense(values);
+            Mask mask(values);
+            toDenseWithSpecifiedInto(maskedPart(part), dense.data(), mask.data());
+            copyColumns(dense, into);
+            copyColumns(mask, specified);
         } else {
             copyColumns(this->rows(part).values, into);
         }

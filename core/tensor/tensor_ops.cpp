@@ -1,6 +1,7 @@
 #include "core/tensor/tensor_ops.h"
 
 #include "core/tensor/conversions.h"
+#include "core/tensor/sorting.h"
 #include "core/tensor/storage_rebind.h"
 #include "core/util/errors.h"
 
@@ -347,5 +348,39 @@ void specifiedMaskInto(const Tensor &tensor, std::uint8_t *out)
         std::copy_n(dense.mask()->begin(), n, out);
     }
 }
+
+template <class T>
+void toDenseWithSpecifiedInto(const Tensor &tensor, T *values, std::uint8_t *specified)
+{
+    const auto n = numel(tensor.shape());
+    const bool scattered = tensor.isMasked() && tensor.visit([&](const auto &t) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(t)>, CooTensor<T>>) {
+            // (0 + a) + b has the bits of 0 + (a + b) for every a and b, NaNs and zeros' signs
+            // included: the order of the additions is what matters, and it is the stored one.
+            const Mask &mask = *tensor.mask();
+            std::fill_n(values, n, T{});
+            std::fill_n(specified, n, std::uint8_t{0});
+            const auto slot = t.denseSize();
+            for (std::int64_t k = 0; k < t.nnz; ++k) {
+                const auto base = cooLinearIndex(t, k) * slot;
+                for (std::int64_t j = 0; j < slot; ++j)
+                    if (mask[at(k * slot + j)] != 0) {
+                        values[base + j] += t.values[at(k * slot + j)];
+                        specified[base + j] = 1;
+                    }
+            }
+            return true;
+        }
+        return false;
+    });
+    if (scattered)
+        return;
+    const Tensor dense = tensor.isMasked() && tensor.layout() != Layout::Dense ? toLayout(tensor, Layout::Dense) : tensor;
+    toDenseInto(dense, values);
+    specifiedMaskInto(dense, specified);
+}
+
+template void toDenseWithSpecifiedInto<float>(const Tensor &, float *, std::uint8_t *);
+template void toDenseWithSpecifiedInto<double>(const Tensor &, double *, std::uint8_t *);
 
 } // namespace sparsity::core

@@ -37,6 +37,14 @@ void toDenseInto(const Tensor &tensor, T *out);
 Mask specifiedMaskDense(const Tensor &tensor);
 // The same into `out` (numel(shape) bytes).
 void specifiedMaskInto(const Tensor &tensor, std::uint8_t *out);
+// Both at once, toDenseInto's values into `values` and specifiedMaskInto's bytes into
+// `specified`: a block of a masked_tensor read by rows. A masked coo of values of type T is
+// densified in one pass over its entries, each specified value added into its element in stored
+// order: the bits its coalescing (duplicates summed in stored order, by a stable sort) and
+// densifying (each sum added to a zero) give, without the sort. Another masked sparse tensor is
+// converted to dense once for both, not once each.
+template <class T>
+void toDenseWithSpecifiedInto(const Tensor &tensor, T *values, std::uint8_t *specified);
 // The values it stores, and the bytes it holds (values, indices, mask).
 std::int64_t storedValueCount(const Tensor &tensor);
 std::int64_t heldBytes(const Tensor &tensor);

@@ -9,6 +9,7 @@
 
 #include <QTest>
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -46,6 +47,7 @@ private slots:
     void sliceRowsKeepsLayoutAndRows();
     void sliceRowsOfUncoalescedCooKeepsDuplicates();
     void sliceRowsOfHybridCoo();
+    void denseWithSpecifiedIsBothConversions();
 };
 
 namespace {
@@ -390,6 +392,63 @@ void TestConversions::sliceRowsOfHybridCoo()
                 QVERIFY2(mask[static_cast<std::size_t>(k)] == specified[static_cast<std::size_t>(rows.begin * 3 + k)],
                          qPrintable(label));
             }
+        }
+    }
+}
+
+// toDenseWithSpecifiedInto (a masked coo densified in one pass, without the sort) writes the
+// bits of toDenseInto and specifiedMaskInto: random masked coo tensors of 2, 1 (hybrid) and 0
+// sparse dims, their entries shuffled with many duplicates (some specified, some not), of
+// values whose sums test the order of additions: -0 and +0, NaNs of two payloads, infinities,
+// overflow; and masked csr and dense ones, which convert once for both.
+void TestConversions::denseWithSpecifiedIsBothConversions()
+{
+    const auto check = [](const core::Tensor &tensor, const QString &label) {
+        const auto n = static_cast<std::size_t>(core::numel(tensor.shape()));
+        std::vector<float> values(n, 7.0f), expected(n);
+        core::Mask specified(n, 7), expectedSpecified(n);
+        core::toDenseWithSpecifiedInto(tensor, values.data(), specified.data());
+        core::toDenseInto(tensor, expected.data());
+        core::specifiedMaskInto(tensor, expectedSpecified.data());
+        QVERIFY2(std::memcmp(values.data(), expected.data(), n * sizeof(float)) == 0, qPrintable(label));
+        QVERIFY2(specified == expectedSpecified, qPrintable(label));
+    };
+    const float nanA = std::bit_cast<float>(0x7fc00001u), nanB = std::bit_cast<float>(0xffc00002u);
+    const std::vector<float> pool{-0.0f,
+                                  0.0f,
+                                  1.5f,
+                                  -1.5f,
+                                  3e38f,
+                                  -3e38f,
+                                  nanA,
+                                  nanB,
+                                  std::numeric_limits<float>::infinity(),
+                                  -std::numeric_limits<float>::infinity()};
+    std::mt19937 random(5);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int sparseDims = trial % 3 == 2 ? 0 : 2 - trial % 3; // 2, 1 (hybrid), 0
+        const Shape shape{3, 4};
+        const std::int64_t entries = sparseDims == 0 ? 1 : 1 + static_cast<std::int64_t>(random() % 24);
+        const auto slot = sparseDims == 2 ? 1 : sparseDims == 1 ? 4 : 12;
+        core::CooTensor<float> coo;
+        coo.shape = shape;
+        coo.sparseDims = sparseDims;
+        coo.nnz = entries;
+        coo.coalesced = false;
+        for (int d = 0; d < sparseDims; ++d)
+            for (std::int64_t k = 0; k < entries; ++k)
+                coo.indices.push_back(
+                    static_cast<std::int64_t>(random() % static_cast<unsigned>(shape[static_cast<std::size_t>(d)])));
+        for (std::int64_t k = 0; k < entries * slot; ++k)
+            coo.values.push_back(pool[random() % pool.size()]);
+        core::Mask mask(coo.values.size());
+        for (auto &bit : mask)
+            bit = static_cast<std::uint8_t>(random() % 3 == 0 ? 0 : 1 + random() % 2); // 0, 1 or 2
+        const core::Tensor tensor(core::Storage{coo}, mask);
+        check(tensor, QStringLiteral("coo, %1 sparse dims, trial %2").arg(sparseDims).arg(trial));
+        if (sparseDims == 2) {
+            check(core::toLayout(tensor, Layout::Csr), QStringLiteral("csr, trial %1").arg(trial));
+            check(core::toLayout(tensor, Layout::Dense), QStringLiteral("dense, trial %1").arg(trial));
         }
     }
 }
