@@ -151,7 +151,15 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
         const auto tensor = readTensor(input, e.path, &report);
         r.ioSeconds += secondsSince(start);
         start = Clock::now();
-        auto dense = toDenseAs<T>(tensor); // a masked input's unspecified elements 0
+        // A masked input's unspecified elements 0, and which are specified: one conversion.
+        std::optional<Mask> specified;
+        auto dense = tensor.isMasked()
+                         ? DenseTensor<T>{tensor.shape(), Buffer<T>(static_cast<std::size_t>(numel(tensor.shape())))}
+                         : toDenseAs<T>(tensor);
+        if (tensor.isMasked()) {
+            specified.emplace(dense.values.size());
+            toDenseWithSpecifiedInto(tensor, dense.values.data(), specified->data());
+        }
         original.emplace(Storage{dense});
         r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
         try {
@@ -161,7 +169,6 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
         }
         // A masked input's unspecified elements are never kept: a threshold of 0 made them
         // specified zeros of the output, and counted them as pruned above it.
-        const auto specified = tensor.isMasked() ? std::optional<Mask>(specifiedMaskDense(tensor)) : std::nullopt;
         if (specified)
             for (std::size_t i = 0; i < mask.size(); ++i)
                 mask[i] = mask[i] && (*specified)[i];
