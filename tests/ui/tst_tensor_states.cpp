@@ -2,6 +2,7 @@
 // (0 x 5) one, a 0-d one, an all-NaN one and a 1 x 1 one; non-finite values with their own
 // colours and legend entries; unspecified elements read "unspecified", never "Value 0".
 #include "../core/test_tensors.h"
+#include "core/tensor/tensor_ops.h"
 #include "ui/document/optimizer_run.h"
 #include "ui/document/tensor_document.h"
 #include "ui/panels/inspector_panel.h"
@@ -28,6 +29,7 @@ private slots:
     void oneByOneIsDrawn();
     void nonFiniteValuesHaveTheirOwnColours();
     void unspecifiedReadsUnspecified();
+    void maskedCooShowsItsSpecifiedSums();
     void optimizerStatesBelongToTheirTensor();
 
 private:
@@ -119,6 +121,37 @@ void TestTensorStates::unspecifiedReadsUnspecified()
     QCOMPARE(m_inspector->selectionText(), QStringLiteral("1 element, not specified"));
     m_document->setSelection(ui::ElementSelection::rectangle(0, 1, 1, 1));
     QVERIFY2(m_inspector->selectionText().startsWith(QStringLiteral("1 element:")), qPrintable(m_inspector->selectionText()));
+}
+
+// A masked coo with duplicates, of float and of double values: the document holds the values
+// and specified elements densifying it gives (one conversion for both, not one each), a
+// duplicate's specified values summed and its unspecified one left out.
+void TestTensorStates::maskedCooShowsItsSpecifiedSums()
+{
+    const auto check = [this](const core::Tensor &tensor) {
+        m_document->setTensor(QStringLiteral("masked coo"), tensor, 3);
+        const auto expected = core::toDenseDouble(tensor);
+        QCOMPARE(m_document->values().shape, expected.shape);
+        QCOMPARE(m_document->values().values, expected.values);
+        QVERIFY(m_document->specified());
+        QCOMPARE(*m_document->specified(), core::specifiedMaskDense(tensor));
+        // [0, 1] stored three times, specified twice: 2 + 0.5; [1, 2] stored, unspecified.
+        QCOMPARE(m_document->values().values[1], 2.5);
+        QCOMPARE((*m_document->specified())[1], std::uint8_t{1});
+        QCOMPARE((*m_document->specified())[5], std::uint8_t{0});
+        QCOMPARE((*m_document->specified())[0], std::uint8_t{0}); // not stored
+        m_document->setHover(5);
+        QVERIFY2(m_inspector->elementText().contains(QStringLiteral("unspecified")), qPrintable(m_inspector->elementText()));
+        m_document->setHover(1);
+        QVERIFY2(m_inspector->elementText().contains(QStringLiteral("2.5")), qPrintable(m_inspector->elementText()));
+    };
+    const core::Mask mask{1, 0, 0, 1, 1};
+    check(core::Tensor(core::Storage{core::CooTensor<float>{
+                           {2, 3}, 2, 5, {0, 0, 1, 0, 1, 1, 1, 2, 1, 0}, {2.0f, 9.0f, 7.0f, 0.5f, 4.0f}, false}},
+                       mask));
+    check(core::Tensor(
+        core::Storage{core::CooTensor<double>{{2, 3}, 2, 5, {0, 0, 1, 0, 1, 1, 1, 2, 1, 0}, {2.0, 9.0, 7.0, 0.5, 4.0}, false}},
+        mask));
 }
 
 // The Inspector's Optimizer row shows a run's states only on the tensor the run stepped: on

@@ -256,10 +256,19 @@ void TensorDocument::clear()
 void TensorDocument::setValues(const core::Tensor &tensor)
 {
     m_tensor = tensor;
-    m_values = core::toDenseDouble(tensor);
     m_specified.reset();
-    if (tensor.isMasked())
-        m_specified = core::specifiedMaskDense(tensor);
+    if (tensor.isMasked()) {
+        // Values and specified elements from one conversion: a masked sparse tensor densified
+        // once, not once for each.
+        const auto n = static_cast<std::size_t>(core::numel(tensor.shape()));
+        core::DenseTensor<double> values{tensor.shape(), core::Buffer<double>(n)};
+        core::Mask specified(n);
+        core::toDenseWithSpecifiedInto(tensor, values.values.data(), specified.data());
+        m_values = std::move(values);
+        m_specified = std::move(specified);
+    } else {
+        m_values = core::toDenseDouble(tensor);
+    }
     updatePruned();
     updateSelected();
     // The preview was recomputed too: views of the preview listen to tensorChanged as well.
