@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the build (and, with --test, the test suite, the format check
-# and the fuzzers) needs, and only those that are missing. Runs apt-get as root, or through sudo.
+# and the fuzzers; with --bench, the benchmarks and the golden files' scripts, which run PyTorch
+# beside our commands) needs, and only those that are missing. Runs apt-get as root, or through sudo.
 # --print lists the packages instead (scripts/check-deps-closure.py reads it).
 #
 # Every package whose headers, libraries or CMake config the build uses must be named here or
@@ -16,18 +17,23 @@ build=(build-essential cmake ninja-build pkg-config file dpkg-dev
        libhdf5-openmpi-dev openmpi-bin)
 test=(python3 python3-h5py python3-numpy python3-scipy python3-anndata xvfb xauth xfonts-base imagemagick
       desktop-file-utils appstream man-db clang-format clang-14 libclang-rt-14-dev libomp-14-dev e2fsprogs)
+# Not for the suite (its golden files are committed): PyTorch 1.13, the reference the
+# benchmarks (tests/bench) time and tests/reference/make_*_golden.py compute with.
+bench=(python3 python3-h5py python3-numpy python3-scipy python3-torch)
 
-print=false with_test=false
+print=false with_test=false with_bench=false
 for arg in "$@"; do
     case "$arg" in
         --print) print=true ;;
         --test) with_test=true ;;
-        *) echo "usage: $0 [--test] [--print]" >&2; exit 2 ;;
+        --bench) with_bench=true ;;
+        *) echo "usage: $0 [--test] [--bench] [--print]" >&2; exit 2 ;;
     esac
 done
 
 wanted=("${build[@]}")
 $with_test && wanted+=("${test[@]}")
+$with_bench && wanted+=("${bench[@]}")
 if $print; then
     printf '%s\n' "${wanted[@]}"
     exit 0
