@@ -153,12 +153,13 @@ SparsifiedElement inMemory(const SparsifyRequest &request,
         start = Clock::now();
         // A masked input's unspecified elements 0, and which are specified: one conversion.
         std::optional<Mask> specified;
-        auto dense = tensor.isMasked()
-                         ? DenseTensor<T>{tensor.shape(), Buffer<T>(static_cast<std::size_t>(numel(tensor.shape())))}
-                         : toDenseAs<T>(tensor);
+        DenseTensor<T> dense;
         if (tensor.isMasked()) {
+            dense = {tensor.shape(), Buffer<T>(static_cast<std::size_t>(numel(tensor.shape())))};
             specified.emplace(dense.values.size());
             toDenseWithSpecifiedInto(tensor, dense.values.data(), specified->data());
+        } else {
+            dense = toDenseAs<T>(tensor);
         }
         original.emplace(Storage{dense});
         r.nnzBefore = nonzeros(dense.values.data(), dense.numel());
