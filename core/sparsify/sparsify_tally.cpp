@@ -1,5 +1,6 @@
 #include "core/sparsify/sparsify_tally.h"
 
+#include "core/util/cpu_clones.h"
 #include "core/util/ordered_bits.h"
 
 #include <algorithm>
@@ -129,11 +130,9 @@ constexpr std::int64_t kChunk = 2048;
 struct LocalTally {
     std::int64_t nnzBefore = 0, nnzAfter = 0, pruned = 0, held = 0;
     // Each bin b counts pruned values at 2b and kept ones at 2b + 1: one increment per value.
-    // A masked input's unspecified values go to kUncounted, added nowhere. Four copies, for
-    // i mod 4: consecutive values in the same bin would otherwise wait on each other's
-    // increment.
+    // A masked input's unspecified values go to kUncounted, added nowhere.
     static constexpr std::size_t kUncounted = 2 * SparsifyTally::kBins;
-    std::array<std::array<std::int64_t, kUncounted + 1>, 4> counts{};
+    std::array<std::int64_t, kUncounted + 1> counts{};
 
     void addTo(SparsifyTally &t) const
     {
@@ -141,108 +140,193 @@ struct LocalTally {
         t.nnzAfter += nnzAfter;
         t.pruned += pruned;
         t.held += held;
-        for (const auto &copy : counts)
-            for (std::size_t b = 0; b < SparsifyTally::kBins; ++b) {
-                t.before[b] += copy[2 * b] + copy[2 * b + 1];
-                t.after[b] += copy[2 * b + 1];
-            }
+        for (std::size_t b = 0; b < SparsifyTally::kBins; ++b) {
+            t.before[b] += counts[2 * b] + counts[2 * b + 1];
+            t.after[b] += counts[2 * b + 1];
+        }
     }
 };
 
-// One pass over values[0, count): keepOf(i, x) decides (branch-free), then the pass counts,
-// bins, squashes and, when `maskOut` is given, stores the decisions there. Each chunk is two
-// stages: a branch-free loop that decides, counts and finds each value's key region (the
-// compiler vectorises it), then a loop that looks the regions' bins up and counts them; a
-// third, vectorised, squashes. `Gated`: `specified` says which elements are tallied and may
-// be kept (a masked input's); a template argument, so the plain pass keeps its loops as they
-// were.
+// One chunk of a pass, chunk[0, n) with n <= kChunk: keepOf(i, x) decides (branch-free), then
+// the chunk is counted, binned, squashed and, when `maskOut` is given, its decisions stored
+// there. Two stages: a branch-free loop that decides, counts and finds each value's key region
+// (the compiler vectorises it), then a loop that looks the regions' bins up and counts them; a
+// third, vectorised, squashes. `Gated`: `gate` says which elements are tallied and may be kept
+// (a masked input's); a template argument, so the plain pass keeps its loops as they were.
 template <bool Gated, class T, class KeepOf>
-void tallyPass(T *values,
-               std::uint8_t *maskOut,
-               const std::uint8_t *specified,
-               std::int64_t count,
-               bool squash,
-               SparsifyTally &tally,
-               KeepOf keepOf)
+SPARSITY_ALWAYS_INLINE void tallyChunk(T *chunk,
+                                       std::uint8_t *maskOut,
+                                       const std::uint8_t *gate,
+                                       std::int64_t n,
+                                       bool squash,
+                                       const Binning<T> &binning,
+                                       LocalTally &local,
+                                       KeepOf keepOf)
 {
     using Binner = Binning<T>;
-    const Binner binning(tally, count);
+    std::array<std::uint8_t, kChunk> keeps;
+    std::array<typename Binner::Region, kChunk> regions;
+    std::int32_t nonzero = 0, keptNonzero = 0, kept = 0, held = 0; // narrow lanes vectorise better
+    for (std::int64_t i = 0; i < n; ++i) {
+        const T x = chunk[i];
+        bool keep = keepOf(i, x);
+        if constexpr (Gated) {
+            const bool isSpecified = gate[i] != 0;
+            keep = keep & isSpecified;
+            held += isSpecified;
+        }
+        const bool isNonzero = x != T(0);
+        nonzero += isNonzero;
+        keptNonzero += keep & isNonzero;
+        kept += keep;
+        keeps[static_cast<std::size_t>(i)] = keep;
+        regions[static_cast<std::size_t>(i)] = Binner::regionOf(x);
+    }
+    if constexpr (!Gated)
+        held = static_cast<std::int32_t>(n);
+    local.nnzBefore += nonzero;
+    local.nnzAfter += keptNonzero;
+    local.held += held;
+    local.pruned += held - kept;
+    if (maskOut)
+        std::copy_n(keeps.begin(), n, maskOut);
+    // Four copies of the counts, value i counted in copy i mod 4 (unrolled, so each copy is a
+    // fixed address): consecutive values in one bin would otherwise wait on each other's
+    // increment. 32 bits hold a chunk's counts and halve the counters' cache lines.
+    std::uint32_t counts[4][LocalTally::kUncounted + 1] = {};
+    const auto count = [&](std::int64_t i, std::uint32_t *copy) {
+        const auto at = static_cast<std::size_t>(i);
+        std::uint8_t bin = binning.binOfRegion(regions[at]);
+        if (bin >= Binner::kNotCounted) [[unlikely]] {
+            if (bin == Binner::kNotCounted)
+                return;
+            bin = binning.exactBin(chunk[i]);
+            if (bin == Binner::kNotCounted)
+                return;
+        }
+        auto slot = 2 * std::size_t{bin} + keeps[at];
+        if constexpr (Gated)
+            slot = gate[i] != 0 ? slot : LocalTally::kUncounted;
+        ++copy[slot];
+    };
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        count(i, counts[0]);
+        count(i + 1, counts[1]);
+        count(i + 2, counts[2]);
+        count(i + 3, counts[3]);
+    }
+    for (; i < n; ++i)
+        count(i, counts[0]);
+    for (const auto &copy : counts)
+        for (std::size_t slot = 0; slot < LocalTally::kUncounted; ++slot)
+            local.counts[slot] += copy[slot];
+    // A loop of its own: as a branch in the loop above, a mask as random as a threshold's (40%
+    // pruned) mispredicted half the time, the most costly step.
+    if (squash)
+        for (std::int64_t k = 0; k < n; ++k)
+            chunk[k] = keeps[static_cast<std::size_t>(k)] ? chunk[k] : T(0);
+}
+
+// The chunks of each kind of pass, compiled for AVX2 and for baseline x86-64 (a quarter less
+// time for the pass where AVX2 exists, docs/PERFORMANCE.md): non-template functions, as
+// core/util/cpu_clones.h asks. `mask`: the chunk's decisions made before (n-m, row-norm,
+// data-norm).
+template <class T>
+SPARSITY_ALWAYS_INLINE void thresholdChunkOf(T *chunk,
+                                             std::uint8_t *maskOut,
+                                             const std::uint8_t *gate,
+                                             std::int64_t n,
+                                             T threshold,
+                                             bool squash,
+                                             const Binning<T> &binning,
+                                             LocalTally &local)
+{
+    // NaN compares false: kept.
+    const auto keepOf = [threshold](std::int64_t, T x) { return !(std::abs(x) < threshold); };
+    if (gate)
+        tallyChunk<true>(chunk, maskOut, gate, n, squash, binning, local, keepOf);
+    else
+        tallyChunk<false>(chunk, maskOut, gate, n, squash, binning, local, keepOf);
+}
+template <class T>
+SPARSITY_ALWAYS_INLINE void maskChunkOf(T *chunk,
+                                        const std::uint8_t *mask,
+                                        const std::uint8_t *gate,
+                                        std::int64_t n,
+                                        bool squash,
+                                        const Binning<T> &binning,
+                                        LocalTally &local)
+{
+    const auto keepOf = [mask](std::int64_t i, T) { return mask[i] != 0; };
+    if (gate)
+        tallyChunk<true>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
+    else
+        tallyChunk<false>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
+}
+SPARSITY_CPU_CLONES void thresholdChunk(float *chunk,
+                                        std::uint8_t *maskOut,
+                                        const std::uint8_t *gate,
+                                        std::int64_t n,
+                                        float threshold,
+                                        bool squash,
+                                        const Binning<float> &binning,
+                                        LocalTally &local)
+{
+    thresholdChunkOf(chunk, maskOut, gate, n, threshold, squash, binning, local);
+}
+SPARSITY_CPU_CLONES void thresholdChunk(double *chunk,
+                                        std::uint8_t *maskOut,
+                                        const std::uint8_t *gate,
+                                        std::int64_t n,
+                                        double threshold,
+                                        bool squash,
+                                        const Binning<double> &binning,
+                                        LocalTally &local)
+{
+    thresholdChunkOf(chunk, maskOut, gate, n, threshold, squash, binning, local);
+}
+SPARSITY_CPU_CLONES void maskChunk(float *chunk,
+                                   const std::uint8_t *mask,
+                                   const std::uint8_t *gate,
+                                   std::int64_t n,
+                                   bool squash,
+                                   const Binning<float> &binning,
+                                   LocalTally &local)
+{
+    maskChunkOf(chunk, mask, gate, n, squash, binning, local);
+}
+SPARSITY_CPU_CLONES void maskChunk(double *chunk,
+                                   const std::uint8_t *mask,
+                                   const std::uint8_t *gate,
+                                   std::int64_t n,
+                                   bool squash,
+                                   const Binning<double> &binning,
+                                   LocalTally &local)
+{
+    maskChunkOf(chunk, mask, gate, n, squash, binning, local);
+}
+
+// One pass over `count` values in chunks: chunkAt(first, n, binning, local) tallies the chunk
+// of n values from `first` into this thread's `local`.
+template <class T, class ChunkAt>
+void tallyPass(std::int64_t count, SparsifyTally &tally, ChunkAt chunkAt)
+{
+    const Binning<T> binning(tally, count);
     const std::int64_t chunks = (count + kChunk - 1) / kChunk;
 #pragma omp parallel if (count >= kParallelFrom)
     {
         LocalTally local;
-        std::array<std::uint8_t, kChunk> keeps;
-        std::array<typename Binner::Region, kChunk> regions;
         // Dynamic: on a machine whose cores the I/O thread shares, a static share would wait for
         // the thread that shares its core.
 #pragma omp for schedule(dynamic, 8) nowait
         for (std::int64_t c = 0; c < chunks; ++c) {
-            const std::int64_t first = c * kChunk, n = std::min(kChunk, count - first);
-            T *chunk = values + first;
-            const std::uint8_t *gate = Gated ? specified + first : nullptr;
-            std::int32_t nonzero = 0, keptNonzero = 0, kept = 0, held = 0; // narrow lanes vectorise better
-            for (std::int64_t i = 0; i < n; ++i) {
-                const T x = chunk[i];
-                bool keep = keepOf(first + i, x);
-                if constexpr (Gated) {
-                    const bool isSpecified = gate[i] != 0;
-                    keep = keep & isSpecified;
-                    held += isSpecified;
-                }
-                const bool isNonzero = x != T(0);
-                nonzero += isNonzero;
-                keptNonzero += keep & isNonzero;
-                kept += keep;
-                keeps[static_cast<std::size_t>(i)] = keep;
-                regions[static_cast<std::size_t>(i)] = Binner::regionOf(x);
-            }
-            if constexpr (!Gated)
-                held = static_cast<std::int32_t>(n);
-            local.nnzBefore += nonzero;
-            local.nnzAfter += keptNonzero;
-            local.held += held;
-            local.pruned += held - kept;
-            if (maskOut)
-                std::copy_n(keeps.begin(), n, maskOut + first);
-            for (std::int64_t i = 0; i < n; ++i) {
-                const auto at = static_cast<std::size_t>(i);
-                std::uint8_t bin = binning.binOfRegion(regions[at]);
-                if (bin >= Binner::kNotCounted) [[unlikely]] {
-                    if (bin == Binner::kNotCounted)
-                        continue;
-                    bin = binning.exactBin(chunk[i]);
-                    if (bin == Binner::kNotCounted)
-                        continue;
-                }
-                auto slot = 2 * std::size_t{bin} + keeps[at];
-                if constexpr (Gated)
-                    slot = gate[i] != 0 ? slot : LocalTally::kUncounted;
-                ++local.counts[at & 3][slot];
-            }
-            // A loop of its own: as a branch in the loop above, a mask as random as a
-            // threshold's (40% pruned) mispredicted half the time, the most costly step.
-            if (squash)
-                for (std::int64_t i = 0; i < n; ++i)
-                    chunk[i] = keeps[static_cast<std::size_t>(i)] ? chunk[i] : T(0);
+            const std::int64_t first = c * kChunk;
+            chunkAt(first, std::min(kChunk, count - first), binning, local);
         }
 #pragma omp critical(sparsity_tally)
         local.addTo(tally);
     }
-}
-
-template <class T, class KeepOf>
-void tallyPass(T *values,
-               std::uint8_t *maskOut,
-               const std::uint8_t *specified,
-               std::int64_t count,
-               bool squash,
-               SparsifyTally &tally,
-               KeepOf keepOf)
-{
-    if (specified)
-        tallyPass<true>(values, maskOut, specified, count, squash, tally, keepOf);
-    else
-        tallyPass<false>(values, maskOut, specified, count, squash, tally, keepOf);
 }
 
 } // namespace
@@ -284,9 +368,10 @@ void thresholdAndTally(T *values,
                        SparsifyTally &tally,
                        const std::uint8_t *specified)
 {
-    // NaN compares false: kept.
-    tallyPass(values, mask, specified, count, squash, tally,
-              [threshold](std::int64_t, T x) { return !(std::abs(x) < threshold); });
+    const auto at = [](auto *p, std::int64_t first) { return p ? p + first : p; };
+    tallyPass<T>(count, tally, [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
+        thresholdChunk(values + first, at(mask, first), at(specified, first), n, threshold, squash, binning, local);
+    });
 }
 
 template <class T>
@@ -307,7 +392,9 @@ template <class T>
 void applyMaskAndTally(
     T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally, const std::uint8_t *specified)
 {
-    tallyPass(values, nullptr, specified, count, squash, tally, [mask](std::int64_t i, T) { return mask[i] != 0; });
+    tallyPass<T>(count, tally, [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
+        maskChunk(values + first, mask + first, specified ? specified + first : nullptr, n, squash, binning, local);
+    });
 }
 
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \
