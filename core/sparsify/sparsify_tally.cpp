@@ -264,48 +264,21 @@ SPARSITY_ALWAYS_INLINE void maskChunkOf(T *chunk,
     else
         tallyChunk<false>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
 }
-SPARSITY_CPU_CLONES void thresholdChunk(float *chunk,
-                                        std::uint8_t *maskOut,
-                                        const std::uint8_t *gate,
-                                        std::int64_t n,
-                                        float threshold,
-                                        bool squash,
-                                        const Binning<float> &binning,
-                                        LocalTally &local)
-{
-    thresholdChunkOf(chunk, maskOut, gate, n, threshold, squash, binning, local);
-}
-SPARSITY_CPU_CLONES void thresholdChunk(double *chunk,
-                                        std::uint8_t *maskOut,
-                                        const std::uint8_t *gate,
-                                        std::int64_t n,
-                                        double threshold,
-                                        bool squash,
-                                        const Binning<double> &binning,
-                                        LocalTally &local)
-{
-    thresholdChunkOf(chunk, maskOut, gate, n, threshold, squash, binning, local);
-}
-SPARSITY_CPU_CLONES void maskChunk(float *chunk,
-                                   const std::uint8_t *mask,
-                                   const std::uint8_t *gate,
-                                   std::int64_t n,
-                                   bool squash,
-                                   const Binning<float> &binning,
-                                   LocalTally &local)
-{
-    maskChunkOf(chunk, mask, gate, n, squash, binning, local);
-}
-SPARSITY_CPU_CLONES void maskChunk(double *chunk,
-                                   const std::uint8_t *mask,
-                                   const std::uint8_t *gate,
-                                   std::int64_t n,
-                                   bool squash,
-                                   const Binning<double> &binning,
-                                   LocalTally &local)
-{
-    maskChunkOf(chunk, mask, gate, n, squash, binning, local);
-}
+// The two entry points of one element type.
+#define SPARSITY_CHUNK_CLONES(T)                                                                                                 \
+    SPARSITY_CPU_CLONES void thresholdChunk(T *chunk, std::uint8_t *maskOut, const std::uint8_t *gate, std::int64_t n,           \
+                                            T threshold, bool squash, const Binning<T> &binning, LocalTally &local)              \
+    {                                                                                                                            \
+        thresholdChunkOf(chunk, maskOut, gate, n, threshold, squash, binning, local);                                            \
+    }                                                                                                                            \
+    SPARSITY_CPU_CLONES void maskChunk(T *chunk, const std::uint8_t *mask, const std::uint8_t *gate, std::int64_t n,             \
+                                       bool squash, const Binning<T> &binning, LocalTally &local)                                \
+    {                                                                                                                            \
+        maskChunkOf(chunk, mask, gate, n, squash, binning, local);                                                               \
+    }
+SPARSITY_CHUNK_CLONES(float)
+SPARSITY_CHUNK_CLONES(double)
+#undef SPARSITY_CHUNK_CLONES
 
 // One pass over `count` values in chunks: chunkAt(first, n, binning, local) tallies the chunk
 // of n values from `first` into this thread's `local`.
