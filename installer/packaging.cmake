@@ -43,6 +43,9 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+# Plugins of the filters other tools compress HDF5 datasets with (docs/HDF5_ENCODINGS.md,
+# "Compression"): without them such datasets are refused, saying which plugin is missing.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "hdf5-filter-plugin, hdf5-filter-plugin-blosc-serial, hdf5-filter-plugin-zfp-serial")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/sparsity-workbench/sparsity-workbench")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 include(CPack)

@@ -1,5 +1,6 @@
 #include "core/io/h5_chunk_count.h"
 
+#include "core/io/h5_filters.h"
 #include "core/io/h5_types.h"
 #include "core/util/errors.h"
 #include "core/util/memory_bound.h"
@@ -94,7 +95,7 @@ std::optional<std::int64_t> countNonzerosByChunk(const H5File &file, const Eleme
             count += std::count_if(values.begin(), values.end(), [](double v) { return v != 0.0; });
         }
         if (read < 0)
-            throw IoError(where + ": cannot read values (file truncated or corrupt)");
+            throw valuesUnreadable(dataset.id(), where);
         written += elements;
     }
     // The elements no chunk holds read as the fill value.

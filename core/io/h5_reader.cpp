@@ -1,6 +1,7 @@
 #include "core/io/h5_reader.h"
 
 #include "core/io/h5_attributes.h"
+#include "core/io/h5_filters.h"
 #include "core/io/h5_types.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
@@ -99,7 +100,7 @@ void readValuesInto(hid_t dataset,
         status = H5Dread(dataset, nativeH5Type<T>(), mem, fileSel, H5P_DEFAULT, out);
     }
     if (status < 0)
-        throw IoError(where + ": cannot read values (file truncated or corrupt)");
+        throw valuesUnreadable(dataset, where);
 }
 
 // Reads the whole dataset, or rows [begin, end) of dim 0, converting to T, within the
@@ -268,7 +269,7 @@ Buffer<std::int64_t> readIndexColumns(const DatasetView &view, RowRange columns,
     H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start, nullptr, count, nullptr);
     H5Handle memSpace(H5Screate_simple(2, count, nullptr), H5Sclose);
     if (H5Dread(view.dataset.id(), H5T_NATIVE_INT64, memSpace.id(), fileSpace.id(), H5P_DEFAULT, out.data()) < 0)
-        throw IoError(view.where + ": cannot read values (file truncated or corrupt)");
+        throw valuesUnreadable(view.dataset.id(), view.where);
     return out;
 }
 

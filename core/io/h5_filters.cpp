@@ -1,0 +1,65 @@
+#include "core/io/h5_filters.h"
+
+#include "core/io/h5_handle.h"
+
+#include <array>
+
+namespace sparsity::core {
+namespace {
+
+#ifndef H5_HAVE_PARALLEL
+// Filters registered with The HDF Group whose plugins Debian packages (bookworm) for its serial
+// HDF5, for the hint of a message; others are named by id and stored name alone, as every one
+// is under sparsity-mpi (Debian packages few plugins for its OpenMPI HDF5).
+struct KnownFilter {
+    H5Z_filter_t id;
+    const char *debianPackage;
+};
+constexpr std::array kKnownFilters{
+    KnownFilter{307, "hdf5-filter-plugin"},                // bzip2
+    KnownFilter{32000, "hdf5-plugin-lzf"},                 // lzf (h5py's)
+    KnownFilter{32001, "hdf5-filter-plugin-blosc-serial"}, // blosc
+    KnownFilter{32004, "hdf5-filter-plugin"},              // lz4
+    KnownFilter{32013, "hdf5-filter-plugin-zfp-serial"},   // zfp
+};
+#endif
+
+} // namespace
+
+std::string unavailableFilter(hid_t dataset)
+{
+    H5Handle plist(H5Dget_create_plist(dataset), H5Pclose);
+    if (plist.id() < 0)
+        return {};
+    const int filters = H5Pget_nfilters(plist.id());
+    for (int i = 0; i < filters; ++i) {
+        unsigned flags = 0;
+        std::size_t values = 0;
+        std::array<char, 256> name{};
+        const H5Z_filter_t id =
+            H5Pget_filter2(plist.id(), static_cast<unsigned>(i), &flags, &values, nullptr, name.size(), name.data(), nullptr);
+        // H5Zfilter_avail loads the filter's plugin when no filter of that id is registered.
+        if (id < 0 || H5Zfilter_avail(id) > 0)
+            continue;
+        std::string described = "filter " + std::to_string(id);
+        std::string details = name[0] != '\0' ? "\"" + std::string(name.data()) + "\"" : std::string();
+#ifndef H5_HAVE_PARALLEL
+        for (const auto &known : kKnownFilters)
+            if (known.id == id)
+                details += (details.empty() ? "" : "; ") + std::string("Debian: ") + known.debianPackage;
+#endif
+        return details.empty() ? described : described + " (" + details + ")";
+    }
+    return {};
+}
+
+IoError valuesUnreadable(hid_t dataset, const std::string &where)
+{
+    if (const auto filter = unavailableFilter(dataset); !filter.empty())
+        return IoError(where + ": cannot read values: they are compressed with HDF5 " + filter
+                       + ", which this HDF5 cannot load; install that filter's plugin, or set HDF5_PLUGIN_PATH to "
+                         "the folder that holds it");
+    return IoError(where + ": cannot read values (file truncated or corrupt)");
+}
+
+} // namespace sparsity::core
