@@ -2,6 +2,7 @@
 
 #include "core/io/h5_handle.h"
 
+#include <algorithm>
 #include <array>
 
 namespace sparsity::core {
@@ -41,8 +42,12 @@ std::string unavailableFilter(hid_t dataset)
         // H5Zfilter_avail loads the filter's plugin when no filter of that id is registered.
         if (id < 0 || H5Zfilter_avail(id) > 0)
             continue;
-        std::string described = "filter " + std::to_string(id);
-        std::string details = name[0] != '\0' ? "\"" + std::string(name.data()) + "\"" : std::string();
+        const std::string described = "filter " + std::to_string(id);
+        // The name the file stores: a corrupt one must not break the message's one line.
+        std::string stored(name.data());
+        std::replace_if(
+            stored.begin(), stored.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, '?');
+        std::string details = stored.empty() ? std::string() : "\"" + stored + "\"";
 #ifndef H5_HAVE_PARALLEL
         for (const auto &known : kKnownFilters)
             if (known.id == id)
