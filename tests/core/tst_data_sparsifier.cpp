@@ -4,13 +4,17 @@
 #include "core/io/h5_handle.h"
 #include "core/io/sparsifier_state_io.h"
 #include "core/sparsify/data_sparsifier.h"
+#include "core/sparsify/mask_kernels.h"
 #include "core/sparsify/scheduler.h"
 #include "core/util/errors.h"
 #include "test_tensors.h"
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <bit>
+#include <cmath>
 #include <functional>
+#include <random>
 
 using namespace sparsity;
 using core::SparsifierConfig;
@@ -27,6 +31,8 @@ private slots:
     void stateDictRoundTripsThroughHdf5();
     void stateOfEncoding010IsRead();
     void tiesAndNan();
+    void nmMatchesTheRankRuleFloat();
+    void nmMatchesTheRankRuleDouble();
     void refusals_data();
     void refusals();
     void schedulers();
@@ -183,6 +189,65 @@ void TestDataSparsifier::tiesAndNan()
     rows.keep = 0.5;
     QCOMPARE(bits(core::computeMask(tensor({4, 1}, {1, 3, -3, 2}), rows)), (std::vector<int>{0, 1, 1, 0}));
 }
+
+namespace {
+
+// n-m's rule written out: element i of a group of m is kept when fewer than n elements beat it,
+// j beating i when |x_j| > |x_i| with NaN largest (NaNs equal), or when they are equal and j < i.
+template <class T>
+std::vector<std::uint8_t> nmByTheRule(const std::vector<T> &x, std::int64_t n, std::int64_t m)
+{
+    const auto less = [](T a, T b) { return !std::isnan(a) && (std::isnan(b) || a < b); };
+    std::vector<std::uint8_t> mask(x.size());
+    for (std::size_t g = 0; g < x.size(); g += static_cast<std::size_t>(m))
+        for (std::int64_t i = 0; i < m; ++i) {
+            const T a = std::abs(x[g + static_cast<std::size_t>(i)]);
+            std::int64_t beaten = 0;
+            for (std::int64_t j = 0; j < m; ++j) {
+                const T b = std::abs(x[g + static_cast<std::size_t>(j)]);
+                beaten += less(a, b) || (j < i && !less(b, a));
+            }
+            mask[g + static_cast<std::size_t>(i)] = beaten < n;
+        }
+    return mask;
+}
+
+// nmMask against the rule, for the unrolled group sizes (4, 8, 16) and others (1, 5, 70), on
+// groups of few distinct magnitudes (many ties), +-0, +-inf and NaNs of several payloads and
+// both signs; enough groups for the kernel's parallel path.
+template <class T>
+void nmMatchesTheRankRule()
+{
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    std::mt19937_64 rng(11);
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const std::vector<T> specials{T(0),
+                                  -T(0),
+                                  std::numeric_limits<T>::infinity(),
+                                  -std::numeric_limits<T>::infinity(),
+                                  nan,
+                                  -nan,
+                                  std::bit_cast<T>(std::bit_cast<Bits>(nan) | Bits{5}),
+                                  T(1),
+                                  T(-1),
+                                  T(2),
+                                  T(0.5)};
+    for (const std::int64_t m : {1, 4, 5, 8, 16, 70})
+        for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, m / 2, m - 1, m}) {
+            const std::int64_t groups = 40000 / m + 1;
+            std::vector<T> x(static_cast<std::size_t>(groups * m));
+            for (auto &v : x)
+                v = rng() % 3 == 0 ? specials[rng() % specials.size()] : static_cast<T>(static_cast<int>(rng() % 7) - 3);
+            std::vector<std::uint8_t> mask(x.size(), 2);
+            core::nmMask(x.data(), mask.data(), groups, n, m);
+            QVERIFY2(mask == nmByTheRule(x, n, m), qPrintable(QString("%1:%2").arg(n).arg(m)));
+        }
+}
+
+} // namespace
+
+void TestDataSparsifier::nmMatchesTheRankRuleFloat() { nmMatchesTheRankRule<float>(); }
+void TestDataSparsifier::nmMatchesTheRankRuleDouble() { nmMatchesTheRankRule<double>(); }
 
 void TestDataSparsifier::refusals_data()
 {
