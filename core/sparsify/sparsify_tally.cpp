@@ -280,6 +280,13 @@ SPARSITY_CHUNK_CLONES(float)
 SPARSITY_CHUNK_CLONES(double)
 #undef SPARSITY_CHUNK_CLONES
 
+// An optional array (null: none) from element `first` on.
+template <class P>
+P *from(P *array, std::int64_t first)
+{
+    return array ? array + first : nullptr;
+}
+
 // One pass over `count` values in chunks: chunkAt(first, n, binning, local) tallies the chunk
 // of n values from `first` into this thread's `local`.
 template <class T, class ChunkAt>
@@ -341,9 +348,8 @@ void thresholdAndTally(T *values,
                        SparsifyTally &tally,
                        const std::uint8_t *specified)
 {
-    const auto at = [](auto *p, std::int64_t first) { return p ? p + first : p; };
     tallyPass<T>(count, tally, [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
-        thresholdChunk(values + first, at(mask, first), at(specified, first), n, threshold, squash, binning, local);
+        thresholdChunk(values + first, from(mask, first), from(specified, first), n, threshold, squash, binning, local);
     });
 }
 
@@ -366,7 +372,7 @@ void applyMaskAndTally(
     T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally, const std::uint8_t *specified)
 {
     tallyPass<T>(count, tally, [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
-        maskChunk(values + first, mask + first, specified ? specified + first : nullptr, n, squash, binning, local);
+        maskChunk(values + first, mask + first, from(specified, first), n, squash, binning, local);
     });
 }
 
