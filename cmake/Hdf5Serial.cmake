@@ -1,5 +1,5 @@
 # sparsity_hdf5_serial: the serial HDF5 that sparsity_core links (core/CMakeLists.txt), after
-# find_package(HDF5).
+# find_package(HDF5); SPARSITY_HDF5_STATIC says which library it is.
 #
 # HDF5's static library where it exists (Debian's libhdf5-dev ships libhdf5.a beside the
 # shared one). The shared libhdf5_serial needs libcurl and libcrypto, for a read-only S3
@@ -47,7 +47,9 @@ if(_sparsity_hdf5_static)
   target_link_options(sparsity_hdf5_serial INTERFACE
                       "LINKER:--dynamic-list=${CMAKE_CURRENT_LIST_DIR}/hdf5_exports.list")
   message(STATUS "HDF5 (serial): ${_sparsity_hdf5_static}, linked statically")
+  set(SPARSITY_HDF5_STATIC ON) # tests/package checks the package's Depends by it
 else()
+  set(SPARSITY_HDF5_STATIC OFF)
   target_link_libraries(sparsity_hdf5_serial INTERFACE hdf5::hdf5)
   message(STATUS "HDF5 (serial): ${HDF5_C_LIBRARY_hdf5}, shared")
 endif()
