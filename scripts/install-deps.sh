@@ -17,7 +17,7 @@ build=(build-essential cmake ninja-build pkg-config file dpkg-dev
        libhdf5-openmpi-dev openmpi-bin)
 test=(python3 python3-h5py python3-numpy python3-scipy python3-anndata xvfb xauth xfonts-base imagemagick
       desktop-file-utils appstream man-db clang-format clang-14 libclang-rt-14-dev libomp-14-dev e2fsprogs
-      hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf)
+      hdf5-filter-plugin hdf5-filter-plugin-blosc-serial)
 # Not for the suite (its golden files are committed): PyTorch 1.13, the reference the
 # benchmarks (tests/bench) time and tests/reference/make_*_golden.py compute with.
 bench=(python3 python3-h5py python3-numpy python3-scipy python3-torch)

@@ -11,14 +11,14 @@ namespace {
 #ifndef H5_HAVE_PARALLEL
 // Filters registered with The HDF Group whose plugins Debian packages (bookworm) for its serial
 // HDF5, for the hint of a message; others are named by id and stored name alone, as every one
-// is under sparsity-mpi (Debian packages few plugins for its OpenMPI HDF5).
+// is under sparsity-mpi (Debian packages few plugins for its OpenMPI HDF5). Not lzf (32000):
+// Debian 12's hdf5-plugin-lzf reads no chunk h5py compressed (docs/HDF5_ENCODINGS.md).
 struct KnownFilter {
     H5Z_filter_t id;
     const char *debianPackage;
 };
 constexpr std::array kKnownFilters{
     KnownFilter{307, "hdf5-filter-plugin"},                // bzip2
-    KnownFilter{32000, "hdf5-plugin-lzf"},                 // lzf (h5py's)
     KnownFilter{32001, "hdf5-filter-plugin-blosc-serial"}, // blosc
     KnownFilter{32004, "hdf5-filter-plugin"},              // lz4
     KnownFilter{32013, "hdf5-filter-plugin-zfp-serial"},   // zfp
