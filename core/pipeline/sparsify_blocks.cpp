@@ -278,14 +278,23 @@ private:
     // combine what needs every row: the range, data-norm's k lowest blocks, row-norm's kept rows.
     void firstPass(SerialWorker &io, FiniteRange &range, double &computeSeconds)
     {
+        // A resident element's blocks are fresh memory, which the kernel zeroes at its first
+        // touch: the compute threads, idle while the I/O thread reads, map block k + 2 while
+        // block k + 1 is read, so the reads copy into mapped pages (docs/PERFORMANCE.md, stop 61).
+        const auto populate = [this](std::int64_t k) {
+            if (m_resident && k < m_division.count)
+                populateForWrite(valuesOf(k), static_cast<std::size_t>(countOf(k)) * sizeof(T));
+        };
         agreeOn(m_group, [&] {
             std::future<void> pending[kSlots];
             try {
                 if (m_division.count > 0)
                     pending[0] = read(io, 0);
+                populate(1);
                 for (std::int64_t k = 0; k < m_division.count; ++k) {
                     if (k + 1 < m_division.count)
                         pending[(k + 1) % kSlots] = read(io, k + 1);
+                    populate(k + 2);
                     pending[k % kSlots].get();
                     const auto t0 = Clock::now();
                     finiteRangeOf(valuesOf(k), countOf(k), range);

@@ -16,9 +16,17 @@ namespace sparsity::core {
 
 namespace detail {
 inline constexpr std::size_t kLargeBlock = std::size_t{1} << 20;
+inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
 void *allocateLarge(std::size_t bytes); // zero-filled; throws std::bad_alloc
 void freeLarge(void *block, std::size_t bytes) noexcept;
 } // namespace detail
+
+// Maps the pages under [data, data + bytes) that are not mapped yet, keeping what every page
+// holds (MADV_POPULATE_WRITE, Linux 5.14+; a no-op on an older kernel), on the OpenMP threads.
+// The kernel zeroes a fresh page at its first touch, and on the VMs this runs on that costs as
+// much as copying the page from the page cache: threads that would otherwise wait take that
+// cost off the one that will write the pages (an HDF5 read on the I/O thread).
+void populateForWrite(void *data, std::size_t bytes) noexcept;
 
 template <class T, class Base = std::allocator<T>>
 class DefaultInitAllocator : public Base {
