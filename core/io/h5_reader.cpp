@@ -757,6 +757,7 @@ DenseRowReader::DenseRowReader(const H5File &file, const std::string &path)
     m_where = std::move(view.where);
     if (m_shape.empty())
         throw errors::mustBe(m_where, "have rank >= 1 to be read by rows", "a 0-d dataset");
+    m_raw = rawValuesOf(m_dataset.id());
 }
 
 template <class T>
@@ -766,6 +767,11 @@ void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) con
     const RowRange rows{begin, end};
     if (!rows.within(m_shape[0]))
         throw errors::mustBe(m_where + " row range", "lie within the dataset's rows", rows.text());
+    if (readsWithoutHdf5<T>()) {
+        const auto rowBytes = numel(m_shape, 1, m_shape.size()) * static_cast<std::int64_t>(sizeof(T));
+        readRawValues(*m_raw, begin * rowBytes, rows.count() * rowBytes, into, m_where);
+        return;
+    }
     readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, rows, into);
 }
 

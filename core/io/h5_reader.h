@@ -5,6 +5,7 @@
 // that converts. Every sparse element is validated against its layout's invariants; an error
 // names "file:/dataset" and the invariant.
 #include "core/io/h5_catalog.h"
+#include "core/io/raw_values.h"
 #include "core/tensor/compressed_tensor.h"
 #include "core/tensor/row_range.h"
 #include "core/tensor/tensor.h"
@@ -13,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
 
 namespace sparsity::core {
 
@@ -121,12 +123,23 @@ public:
     // columns.count() values): a column panel, read for a csc output.
     template <class T>
     void readBox(RowRange rows, RowRange columns, T *into) const;
+    // Whether readRows<T> reads without calling HDF5 (core/io/raw_values.h): with pread, on the
+    // OpenMP threads, from any thread (HDF5 may be busy on another).
+    template <class T>
+    bool readsWithoutHdf5() const
+    {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+            return m_raw && m_raw->dtype == dtypeOf<T>();
+        else
+            return false;
+    }
 
 private:
     H5Handle m_dataset;
     Shape m_shape;
     std::optional<DType> m_dtype;
     std::string m_where;
+    std::optional<RawValues> m_raw; // where the values can be read without HDF5
 };
 
 // Whether MaskedBoxReader reads `element`: a masked_tensor of 2-d dense data whose mask is a

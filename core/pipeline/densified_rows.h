@@ -167,6 +167,9 @@ public:
     // unspecified ones holding 0 in `into` as densifying the whole gives them; null for
     // every other element.
     void readRows(RowRange rows, T *into, std::uint8_t *specified = nullptr);
+    // Whether readRows (without `specified`) reads without calling HDF5, on the OpenMP threads:
+    // a plain dense element whose values lie in the file as in memory (core/io/raw_values.h).
+    bool readsWithoutHdf5() const { return m_dense && m_dense->readsWithoutHdf5<T>(); }
     // Of a 2-d element, the box rows x columns into `into` (row-major, rows.count() rows of
     // columns.count() values): a column panel, read for a csc output. A plain dense element,
     // and a masked_tensor of dense data and mask (maskedReadableByBoxes) once its notes are

@@ -119,6 +119,7 @@ public:
             m_division = recutBlocks(m_group, std::move(m_division), blockRowsWithin(budget));
         }
         m_budget = budget;
+        m_readsHere = !m_maskedInput && m_reader->readsWithoutHdf5();
         m_blockRows = m_division.blockRows;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
@@ -226,7 +227,7 @@ private:
         r.streamed = counts[4] > 0;
         for (auto *h : {&*r.histogramBefore, &*r.histogramAfter})
             m_group.sum(h->counts);
-        double seconds[] = {r.computeSeconds, m_ioSeconds};
+        double seconds[] = {r.computeSeconds, m_ioSeconds + m_readHereSeconds};
         m_group.max(seconds);
         r.computeSeconds = seconds[0];
         r.ioSeconds = seconds[1];
@@ -250,14 +251,28 @@ private:
         return m_maskedInput ? m_specified.data() + (valuesOf(k) - m_values.data()) : nullptr;
     }
 
-    // Runs on the I/O thread; its time is the I/O time of the report.
+    // Runs on the I/O thread; its time is the I/O time of the report. Where the compute threads
+    // read (m_readsHere), nothing: readHere() reads the block when it is needed.
     std::future<void> read(SerialWorker &io, std::int64_t k)
     {
+        if (m_readsHere)
+            return {};
         return io.submit([this, k] {
             const auto t0 = Clock::now();
             m_reader->readRows({firstRow(k), endRow(k)}, valuesOf(k), specifiedOf(k));
             m_ioSeconds += secondsSince(t0);
         });
+    }
+    // Where the reader reads without HDF5 (a plain dense contiguous input: core/io/raw_values.h),
+    // block k read here, on the compute threads at once, when it is needed: one I/O thread's
+    // reads were a first pass's bottleneck (docs/PERFORMANCE.md, stop 61).
+    void readHere(std::int64_t k)
+    {
+        if (!m_readsHere)
+            return;
+        const auto t0 = Clock::now();
+        m_reader->readRows({firstRow(k), endRow(k)}, valuesOf(k));
+        m_readHereSeconds += secondsSince(t0);
     }
     std::future<void> write(SerialWorker &io, std::int64_t k)
     {
@@ -282,7 +297,7 @@ private:
         // touch: the compute threads, idle while the I/O thread reads, map block k + 2 while
         // block k + 1 is read, so the reads copy into mapped pages (docs/PERFORMANCE.md, stop 61).
         const auto populate = [this](std::int64_t k) {
-            if (m_resident && k < m_division.count)
+            if (m_resident && !m_readsHere && k < m_division.count)
                 populateForWrite(valuesOf(k), static_cast<std::size_t>(countOf(k)) * sizeof(T));
         };
         agreeOn(m_group, [&] {
@@ -295,7 +310,8 @@ private:
                     if (k + 1 < m_division.count)
                         pending[(k + 1) % kSlots] = read(io, k + 1);
                     populate(k + 2);
-                    pending[k % kSlots].get();
+                    wait(pending[k % kSlots]);
+                    readHere(k);
                     const auto t0 = Clock::now();
                     finiteRangeOf(valuesOf(k), countOf(k), range);
                     if (m_config.method == SparsifierMethod::RowNorm)
@@ -369,8 +385,10 @@ private:
                         wait(pending[(k + 1) % kSlots]); // block k-2's write: its slot is read into next
                         pending[(k + 1) % kSlots] = read(io, k + 1);
                     }
-                    wait(pending[k % kSlots]); // this block's read, or the write of the block that had its mask slot
+                    wait(pending[k % kSlots]); // this block's read, or the write of the block that had its slots
                     if (k < m_division.count) {
+                        if (!m_resident)
+                            readHere(k);
                         const auto t0 = Clock::now();
                         computeBlock(k, tally);
                         r.computeSeconds += secondsSince(t0);
@@ -481,6 +499,8 @@ private:
                 if (!m_resident && k + 1 < m_division.count)
                     pending[(k + 1) % kSlots] = read(io, k + 1);
                 wait(pending[k % kSlots]);
+                if (!m_resident)
+                    readHere(k);
                 const auto t0 = Clock::now();
                 visit(k);
                 computeSeconds += secondsSince(t0);
@@ -646,6 +666,7 @@ private:
     std::int64_t m_rows = 0, m_width = 0, m_blockRows = 1, m_rowBytes = 1;
     RankBlocks m_division; // this rank's rows and blocks, and the write rounds every rank makes
     bool m_needMask = false, m_resident = false;
+    bool m_readsHere = false; // the compute threads read the blocks (readHere), not the I/O thread
     Buffer<T> m_values;
     Buffer<std::uint8_t> m_mask;
     Buffer<std::uint8_t> m_specified; // a masked input's, laid out as m_values (a csc tile's alone in the panels)
@@ -662,7 +683,8 @@ private:
     std::vector<std::uint8_t> m_flags;
     std::vector<T> m_blockScores;
     std::int64_t m_blocksRemoved = 0;
-    double m_ioSeconds = 0.0; // written on the I/O thread, read after its futures are waited for
+    double m_ioSeconds = 0.0;       // written on the I/O thread, read after its futures are waited for
+    double m_readHereSeconds = 0.0; // readHere's, on this thread
 };
 
 } // namespace

@@ -42,6 +42,8 @@ private slots:
     void listingReadsMetadata();
     void rowRangesReadByHyperslab();
     void rowRangeOfAHugeDeclaredCsrIsRefused();
+    void rawRowsReadWhatHdf5Reads();
+    void rawRowsOfAFileCutShortAreAnIoError();
     void elementRowsOfEveryLayout();
     void maskedRowsAreCheckedAsAWholeRead_data();
     void maskedRowsAreCheckedAsAWholeRead();
@@ -173,6 +175,112 @@ void TestH5Io::rowRangesReadByHyperslab()
     QCOMPARE(csrRows.layout(), Layout::Csr);
     test::compareDense(csrRows, expected);
     QVERIFY_THROWS_EXCEPTION(core::InputError, core::readTensor(file, "/d", nullptr, core::RowRange{30, 41}));
+}
+
+namespace {
+
+// A float dataset written through the C API, so that its file type, layout and the file's
+// user block are chosen here: rows*cols values i * 0.25 - 3, stored as `fileType`.
+void writeRawCase(
+    hid_t file, const char *name, hid_t fileType, hid_t dcpl, std::int64_t rows, std::int64_t cols, bool write = true)
+{
+    const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+    const core::H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
+    const core::H5Handle dataset(H5Dcreate2(file, name, fileType, space.id(), H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
+    QVERIFY(dataset.isValid());
+    std::vector<double> values(static_cast<std::size_t>(rows * cols));
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<double>(i) * 0.25 - 3.0;
+    if (write)
+        QVERIFY(H5Dwrite(dataset.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+}
+
+template <class T>
+std::vector<T> rowsRead(const core::DenseRowReader &reader, std::int64_t begin, std::int64_t end)
+{
+    std::vector<T> out(static_cast<std::size_t>((end - begin) * reader.shape()[1]), T(-99));
+    reader.readRows(begin, end, out.data());
+    return out;
+}
+
+} // namespace
+
+// DenseRowReader reads a dataset stored as it lies in memory (contiguous, allocated, no filter,
+// the machine's float or double) with pread, without HDF5 (core/io/raw_values.h), and every
+// other one through H5Dread: both give what H5Dread gives, a user block before the data
+// included. Only the first kind is read concurrently.
+void TestH5Io::rawRowsReadWhatHdf5Reads()
+{
+    const auto name = path("raw.h5");
+    {
+        const core::H5Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+        QVERIFY(H5Pset_userblock(fcpl.id(), 4096) >= 0);
+        const core::H5Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, fcpl.id(), H5P_DEFAULT), H5Fclose);
+        const core::H5Handle contiguous(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        const core::H5Handle chunked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        const hsize_t chunk[2] = {7, 5};
+        QVERIFY(H5Pset_chunk(chunked.id(), 2, chunk) >= 0);
+        writeRawCase(file.id(), "f32", H5T_IEEE_F32LE, contiguous.id(), 40, 5);
+        writeRawCase(file.id(), "f64", H5T_IEEE_F64LE, contiguous.id(), 33, 7);
+        writeRawCase(file.id(), "f32be", H5T_IEEE_F32BE, contiguous.id(), 40, 5);
+        writeRawCase(file.id(), "f32chunked", H5T_IEEE_F32LE, chunked.id(), 40, 5);
+        writeRawCase(file.id(), "i32", H5T_STD_I32LE, contiguous.id(), 40, 5);
+        writeRawCase(file.id(), "unwritten", H5T_IEEE_F32LE, contiguous.id(), 40, 5, false);
+    }
+    const auto file = core::H5File::openRead(name);
+    struct Case {
+        const char *path;
+        bool raw; // read without HDF5, as float (f32) or double (f64)
+    };
+    for (const auto &c : {Case{"/f32", true}, Case{"/f64", true}, Case{"/f32be", false}, Case{"/f32chunked", false},
+                          Case{"/i32", false}, Case{"/unwritten", false}}) {
+        const core::DenseRowReader reader(file, c.path);
+        const bool isDouble = std::string(c.path) == "/f64";
+        QCOMPARE(reader.readsWithoutHdf5<float>(), c.raw && !isDouble);
+        QCOMPARE(reader.readsWithoutHdf5<double>(), c.raw && isDouble);
+        // The same rows through H5Dread (readTensor's hyperslab), in the reader's compute type.
+        const auto expected = core::readTensor(file, c.path, nullptr, core::RowRange{13, 29});
+        const auto compare = [&](auto tag) {
+            using T = decltype(tag);
+            const auto got = rowsRead<T>(reader, 13, 29);
+            std::vector<double> want;
+            expected.visit([&](const auto &storage) {
+                if constexpr (requires { storage.values; })
+                    for (const auto v : storage.values)
+                        want.push_back(static_cast<double>(v));
+            });
+            QCOMPARE(got.size(), want.size());
+            for (std::size_t i = 0; i < got.size(); ++i)
+                QCOMPARE(static_cast<double>(got[i]), static_cast<T>(want[i]) + 0.0);
+        };
+        compare(float{});
+        compare(double{});
+    }
+}
+
+// A file cut short while it is open: a raw read past its new end is a clear IoError naming
+// the dataset, not a crash and not stale bytes.
+void TestH5Io::rawRowsOfAFileCutShortAreAnIoError()
+{
+    const auto name = path("raw_cut.h5");
+    {
+        const core::H5Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        const core::H5Handle contiguous(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        writeRawCase(file.id(), "x", H5T_IEEE_F32LE, contiguous.id(), 1000, 100);
+    }
+    const auto file = core::H5File::openRead(name);
+    const core::DenseRowReader reader(file, "/x");
+    QVERIFY(reader.readsWithoutHdf5<float>());
+    QCOMPARE(rowsRead<float>(reader, 999, 1000).back(), 99999 * 0.25f - 3.0f);
+    std::filesystem::resize_file(name, std::filesystem::file_size(name) / 2);
+    try {
+        rowsRead<float>(reader, 900, 1000);
+        QFAIL("a read past the end of the file was not refused");
+    } catch (const core::IoError &error) {
+        const std::string message = error.what();
+        QVERIFY2(message.find("raw_cut.h5:/x: cannot read values: the file ends before them") != std::string::npos,
+                 message.c_str());
+    }
 }
 
 // readElementRows gives, for every layout, masked or not, sliceRows of the whole element (the
