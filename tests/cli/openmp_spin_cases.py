@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The programs' OpenMP spin default (app/openmp_spin_default.cpp, docs/CLI.md "Environment"):
+"""The programs' OpenMP spin default (app/openmp_spin_default.cpp; docs/CLI.md, "threads"):
 
     openmp_spin_cases.py static|shared PROGRAM...
 
