@@ -1,14 +1,12 @@
 #include "core/io/raw_values.h"
 
 #include "core/io/h5_handle.h"
+#include "core/io/positioned_io.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <omp.h>
-#include <unistd.h>
 
 namespace sparsity::core {
 
@@ -40,26 +38,6 @@ std::optional<RawValues> rawValuesOf(hid_t dataset)
     return RawValues{*static_cast<int *>(handle), static_cast<std::int64_t>(offset), static_cast<std::int64_t>(bytes), *dtype};
 }
 
-namespace {
-
-// One piece, on one thread: pread until it is all read.
-void readPiece(const RawValues &raw, std::int64_t first, std::int64_t count, char *out, const std::string &where)
-{
-    while (count > 0) {
-        const ssize_t got = ::pread(raw.fd, out, static_cast<std::size_t>(count), static_cast<off_t>(raw.offset + first));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            throw IoError(where + ": cannot read values: "
-                          + (got == 0 ? std::string("the file ends before them (truncated while read?)") : std::strerror(errno)));
-        out += got;
-        first += got;
-        count -= got;
-    }
-}
-
-} // namespace
-
 void readRawValues(const RawValues &raw, std::int64_t first, std::int64_t count, void *into, const std::string &where)
 {
     if (first < 0 || count < 0 || first + count > raw.bytes)
@@ -71,7 +49,10 @@ void readRawValues(const RawValues &raw, std::int64_t first, std::int64_t count,
 #pragma omp parallel for schedule(dynamic, 1) if (pieces > 1 && !omp_in_parallel())
     for (std::int64_t p = 0; p < pieces; ++p) {
         try {
-            readPiece(raw, first + p * kPiece, std::min(kPiece, count - p * kPiece), out + p * kPiece, where);
+            if (const auto problem =
+                    readAtOffset(raw.fd, raw.offset + first + p * kPiece, out + p * kPiece, std::min(kPiece, count - p * kPiece),
+                                 "the file ends before them (truncated while read?)"))
+                throw IoError(where + ": cannot read values: " + *problem);
         } catch (...) {
 #pragma omp critical(sparsity_raw_values)
             if (!failure)

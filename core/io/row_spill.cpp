@@ -1,5 +1,6 @@
 #include "core/io/row_spill.h"
 
+#include "core/io/positioned_io.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
@@ -105,30 +106,14 @@ void RowSpill::fail(const std::string &what) const
 
 void RowSpill::readAt(std::int64_t offset, std::byte *into, std::int64_t bytes) const
 {
-    while (bytes > 0) {
-        const auto got = ::pread(m_fd, into, at(bytes), offset);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            fail(got < 0 ? std::strerror(errno) : "the file ended early");
-        into += got;
-        offset += got;
-        bytes -= got;
-    }
+    if (const auto failure = readAtOffset(m_fd, offset, into, bytes, "the file ended early"))
+        fail(*failure);
 }
 
 void RowSpill::writeAt(std::int64_t offset, const std::byte *from, std::int64_t bytes)
 {
-    while (bytes > 0) {
-        const auto put = ::pwrite(m_fd, from, at(bytes), offset);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0)
-            fail(put < 0 ? std::strerror(errno) : "nothing was written");
-        from += put;
-        offset += put;
-        bytes -= put;
-    }
+    if (const auto failure = writeAtOffset(m_fd, offset, from, bytes, "nothing was written"))
+        fail(*failure);
 }
 
 void RowSpill::add(std::span<const std::int64_t> rows, const std::byte *records)
