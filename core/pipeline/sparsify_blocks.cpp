@@ -7,6 +7,7 @@
 #include "core/pipeline/csc_panels.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/sparsify/mask_kernels.h"
+#include "core/sparsify/sparsifier_methods.h"
 #include "core/sparsify/sparsify_tally.h"
 #include "core/tensor/buffer.h"
 #include "core/util/elapsed.h"
@@ -123,9 +124,16 @@ public:
         m_blockRows = m_division.blockRows;
         const auto blockValues = m_blockRows * m_width;
         const auto maskBytes = m_needMask ? kSlots * blockValues : 0;
-        // csc reads its column panels from the file: its first pass streams too.
+        // An element that fits the budget is held, so that the passes after the first take it
+        // from memory. Not where the compute threads read a plain dense input themselves and the
+        // method reads it at most twice: that second read is a parallel copy from the page cache,
+        // cheaper than faulting in a buffer of the element's size, and the peak stays a few
+        // blocks (docs/PERFORMANCE.md, stop 62). csc reads its column panels from the file: its
+        // first pass streams too.
         const auto residentValueBytes = sizeof(T) + (m_maskedInput ? 1 : 0);
-        m_resident = !m_csc && bytesFor(m_division.mine.count() * m_width, residentValueBytes) <= budget - maskBytes;
+        const bool heldWhenItFits = !m_readsHere || factsOf(m_config.method).choosesInRounds;
+        m_resident =
+            !m_csc && heldWhenItFits && bytesFor(m_division.mine.count() * m_width, residentValueBytes) <= budget - maskBytes;
         if (m_config.method == SparsifierMethod::DataNorm) {
             // Each round of the selection computes this rank's block scores again from its rows:
             // from memory when the element is resident (faster than holding the scores: 0.56 s

@@ -264,8 +264,34 @@ SPARSITY_ALWAYS_INLINE void maskChunkOf(T *chunk,
     else
         tallyChunk<false>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
 }
-// The two entry points of one element type.
+// The finite minimum and maximum of a chunk, folded into lo and hi. In T and branch-free: a
+// value that is not finite (NaN compares false) stands in as +inf for the minimum and -inf for
+// the maximum. GCC does not vectorise a min/max reduction of floats by itself (it may not
+// reorder them); `omp simd` allows it, and the order cannot change the result: no NaN enters,
+// and bounds() makes a zero +0.
+template <class T>
+SPARSITY_ALWAYS_INLINE void finiteRangeChunkOf(const T *chunk, std::int64_t n, T &lo, T &hi)
+{
+    constexpr T kInf = std::numeric_limits<T>::infinity();
+    T chunkLo = lo, chunkHi = hi;
+#pragma omp simd reduction(min : chunkLo) reduction(max : chunkHi)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const T v = chunk[i];
+        const bool finite = std::abs(v) <= std::numeric_limits<T>::max();
+        chunkLo = std::min(chunkLo, finite ? v : kInf);
+        chunkHi = std::max(chunkHi, finite ? v : -kInf);
+    }
+    lo = chunkLo;
+    hi = chunkHi;
+}
+// The three entry points of one element type. The range's AVX2 clone takes 0.040 s where the
+// baseline took 0.068 s to read and range 256 MiB from the page cache (docs/PERFORMANCE.md,
+// stop 62).
 #define SPARSITY_CHUNK_CLONES(T)                                                                                                 \
+    SPARSITY_CPU_CLONES void finiteRangeChunk(const T *chunk, std::int64_t n, T &lo, T &hi)                                      \
+    {                                                                                                                            \
+        finiteRangeChunkOf(chunk, n, lo, hi);                                                                                    \
+    }                                                                                                                            \
     SPARSITY_CPU_CLONES void thresholdChunk(T *chunk, std::uint8_t *maskOut, const std::uint8_t *gate, std::int64_t n,           \
                                             T threshold, bool squash, const Binning<T> &binning, LocalTally &local)              \
     {                                                                                                                            \
@@ -316,25 +342,12 @@ std::pair<double, double> FiniteRange::bounds() const { return finiteBounds(lo, 
 template <class T>
 void finiteRangeOf(const T *values, std::int64_t count, FiniteRange &range)
 {
-    // In T and branch-free: a value that is not finite (NaN compares false) stands in as +inf
-    // for the minimum and -inf for the maximum. GCC does not vectorise a min/max reduction of
-    // floats by itself (it may not reorder them); `omp simd` allows it, and the order cannot
-    // change the result: no NaN enters, and bounds() makes a zero +0.
     constexpr T kInf = std::numeric_limits<T>::infinity();
     T lo = kInf, hi = -kInf;
     const std::int64_t chunks = (count + kChunk - 1) / kChunk;
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(dynamic, 32) if (count >= kParallelFrom)
-    for (std::int64_t c = 0; c < chunks; ++c) {
-        const T *chunk = values + c * kChunk;
-        const std::int64_t n = std::min(kChunk, count - c * kChunk);
-#pragma omp simd reduction(min : lo) reduction(max : hi)
-        for (std::int64_t i = 0; i < n; ++i) {
-            const T v = chunk[i];
-            const bool finite = std::abs(v) <= std::numeric_limits<T>::max();
-            lo = std::min(lo, finite ? v : kInf);
-            hi = std::max(hi, finite ? v : -kInf);
-        }
-    }
+    for (std::int64_t c = 0; c < chunks; ++c)
+        finiteRangeChunk(values + c * kChunk, std::min(kChunk, count - c * kChunk), lo, hi);
     range.lo = std::min(range.lo, static_cast<double>(lo));
     range.hi = std::max(range.hi, static_cast<double>(hi));
 }

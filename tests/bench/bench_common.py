@@ -4,6 +4,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -176,6 +177,33 @@ def best_run(runs, f):
         return f()
 
     return min((synced() for _ in range(runs)), key=lambda r: r["wall"])
+
+
+def interleaved_best_runs(runs, variants):
+    """best_run of each of `variants` ({name: f}), taken in rounds: each round calls every
+    variant once, in order, each after os.sync(). The machine's speed drifts within a benchmark
+    (dd of the same 256 MiB took 0.055 to 0.26 s in one stop), so variants timed one after
+    another, runs apart, were compared across that drift; in rounds each variant meets the same
+    drift. Each best run gets "median_wall", the median of its variant's walls."""
+    walls = {name: [] for name in variants}
+    best = {}
+    for _ in range(runs):
+        for name, f in variants.items():
+            os.sync()
+            r = f()
+            walls[name].append(r["wall"])
+            if name not in best or r["wall"] < best[name]["wall"]:
+                best[name] = r
+    for name, r in best.items():
+        r["median_wall"] = statistics.median(walls[name])
+        r["walls"] = walls[name]
+    return best
+
+
+def print_rounds(best):
+    """One line per variant of interleaved_best_runs: its walls, round by round."""
+    for name, r in best.items():
+        print(f"  rounds, {name}: " + " ".join(f"{w:.3f}" for w in r["walls"]) + f" (median {r['median_wall']:.3f})")
 
 
 def best_of(runs, f):

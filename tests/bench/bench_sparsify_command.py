@@ -17,8 +17,9 @@ report; torch: the op), peak resident memory (ours: its VmHWM; the script: its o
 torch's ~250 MiB included; a build without the report field: its rusage). Kernel-only figures (ours: bench_sparsify's
 in-memory mask + squash; torch: the op on a tensor in memory; and ours with the report, bench_sparsify's threshold-report:
 what the command computes) are the second table. Best of
-N runs; the file is in the page cache for every run after the first (all sides alike). The
-outputs must hold the same values."""
+N runs taken in rounds (each round runs every side once: interleaved_best_runs), with the
+medians' ratio to dd's printed too; the file is in the page cache for every run after the
+first (all sides alike). The outputs must hold the same values."""
 import argparse
 import json
 import os
@@ -29,7 +30,7 @@ import time
 import h5py
 import numpy as np
 
-from bench_common import best_run, dd_wall, huge_pages, timed
+from bench_common import dd_wall, huge_pages, interleaved_best_runs, print_rounds, timed
 
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
@@ -91,13 +92,14 @@ def main():
         # No peak: its rusage would count this script's fork.
         return {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None}
 
-    previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
-    ours_default = best_run(args.runs, sparsity())
-    ours_streamed = best_run(args.runs, sparsity("--memory-limit", "64M"))
+    # The previous build first: the outputs compared below are this build's.
+    variants = {"previous": sparsity(binary=args.previous)} if args.previous else {}
+    variants |= {"default": sparsity(), "streamed": sparsity("--memory-limit", "64M"), "torch": torch_script, "dd": dd}
+    best = interleaved_best_runs(args.runs, variants)
+    ours_default, ours_streamed, theirs, floor = best["default"], best["streamed"], best["torch"], best["dd"]
+    previous = best.get("previous")
     with h5py.File(out("ours.h5")) as f:
         ours_values = f["x"][()]
-    theirs = best_run(args.runs, torch_script)
-    floor = best_run(args.runs, dd)
     with h5py.File(out("torch.h5")) as f:
         assert np.array_equal(f["x"][()], ours_values), "ours and torch differ"
 
@@ -128,10 +130,12 @@ def main():
             ("dd bs=4M, same bytes read + written", floor)]
     for name, r in rows:
         print(f"{name:44} {sec(r['wall']):>8} {sec(r['compute']):>9} {mib(r['peak']):>8}")
+    print_rounds(best)
     print(f"whole command vs h5py + torch: {theirs['wall'] / ours_default['wall']:.2f}x faster (goal >= 3x); "
           f"streamed {theirs['wall'] / ours_streamed['wall']:.2f}x")
     print(f"whole command vs dd: {ours_default['wall'] / floor['wall']:.2f}x dd's time (goal <= 2x); "
-          f"streamed {ours_streamed['wall'] / floor['wall']:.2f}x")
+          f"streamed {ours_streamed['wall'] / floor['wall']:.2f}x; medians "
+          f"{ours_default['median_wall'] / floor['median_wall']:.2f}x, streamed {ours_streamed['median_wall'] / floor['median_wall']:.2f}x")
     print(f"compute_seconds vs torch's op: {theirs['compute'] / ours_default['compute']:.1f}x (goal >= 10x); "
           f"streamed {theirs['compute'] / ours_streamed['compute']:.1f}x")
     print(f"peak memory: default {ours_default['peak'] / 2**20:.0f} MiB under a budget of "

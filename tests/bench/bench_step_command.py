@@ -24,7 +24,8 @@ Columns: wall seconds of the whole run (process start to exit for ours and dd; o
 for the script, its `import torch` excluded), compute seconds (ours: compute_seconds of the
 report; torch: its 5 steps, the optimizer built and its state loaded before the clock), peak
 resident memory (ours: its VmHWM; the script: its own rusage, torch's ~250 MiB included).
-Best of N runs; the files are in the page cache after the first run (all sides alike). The
+Best of N runs taken in rounds (interleaved_best_runs); the files are in the page cache after
+the first run (all sides alike). The
 outputs must agree to float rounding."""
 import json
 import os
@@ -34,7 +35,7 @@ import sys
 import h5py
 import numpy as np
 
-from bench_common import best_run, command_bench_parser, dd_wall, huge_pages, print_run_table, timed, write_coo
+from bench_common import command_bench_parser, dd_wall, huge_pages, interleaved_best_runs, print_rounds, print_run_table, timed, write_coo
 
 WIDTH, STEPS = 64, 5
 
@@ -117,11 +118,12 @@ def main():
     def dd():
         return {"wall": dd_wall(out("prev.h5"), out("dd.bin")), "compute": None, "peak": None}
 
-    previous = best_run(args.runs, sparsity(binary=args.previous)) if args.previous else None
-    ours_default = best_run(args.runs, sparsity())
-    ours_streamed = best_run(args.runs, sparsity("--memory-limit", args.limit))
-    theirs = best_run(args.runs, torch_script)
-    floor = best_run(args.runs, dd)
+    # The previous build first: the outputs compared below are this build's.
+    variants = {"previous": sparsity(binary=args.previous)} if args.previous else {}
+    variants |= {"default": sparsity(), "streamed": sparsity("--memory-limit", args.limit), "torch": torch_script, "dd": dd}
+    best = interleaved_best_runs(args.runs, variants)
+    ours_default, ours_streamed, theirs, floor = best["default"], best["streamed"], best["torch"], best["dd"]
+    previous = best.get("previous")
     with h5py.File(out("ours.h5")) as o, h5py.File(out("torch.h5")) as t:
         for name in ["param", "state/sum"]:
             assert np.allclose(o[name][()], t[name][()], rtol=1e-5, atol=1e-6), f"ours and torch differ on {name}"
@@ -136,10 +138,13 @@ def main():
              ("h5py + torch script (import excluded)", theirs),
              ("dd bs=4M of the state file (read + written)", floor)]
     print_run_table(table)
+    print_rounds(best)
     print(f"whole command vs h5py + torch: {theirs['wall'] / ours_default['wall']:.2f}x faster; "
           f"under {args.limit} {theirs['wall'] / ours_streamed['wall']:.2f}x")
     print(f"whole command vs dd: {ours_default['wall'] / floor['wall']:.2f}x dd's time; "
-          f"under {args.limit} {ours_streamed['wall'] / floor['wall']:.2f}x")
+          f"under {args.limit} {ours_streamed['wall'] / floor['wall']:.2f}x; medians "
+          f"{ours_default['median_wall'] / floor['median_wall']:.2f}x, under {args.limit} "
+          f"{ours_streamed['median_wall'] / floor['median_wall']:.2f}x")
     print(f"compute_seconds vs torch's 5 steps: {theirs['compute'] / ours_default['compute']:.1f}x (goal >= 10x); "
           f"under {args.limit} {theirs['compute'] / ours_streamed['compute']:.1f}x")
     print(f"peak memory: default {ours_default['peak'] / 2**20:.0f} MiB under a budget of "
