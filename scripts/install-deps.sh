@@ -13,7 +13,7 @@ set -euo pipefail
 
 build=(build-essential cmake ninja-build pkg-config file dpkg-dev
        qt6-base-dev libqt6opengl6-dev qt6-charts-dev libxkbcommon-dev libgl-dev
-       libhdf5-dev hdf5-tools libeigen3-dev libcli11-dev nlohmann-json3-dev
+       libhdf5-dev hdf5-tools zlib1g-dev libeigen3-dev libcli11-dev nlohmann-json3-dev
        libhdf5-openmpi-dev openmpi-bin)
 test=(python3 python3-h5py python3-numpy python3-scipy python3-anndata xvfb xauth xfonts-base imagemagick
       desktop-file-utils appstream man-db clang-format clang-14 libclang-rt-14-dev libomp-14-dev e2fsprogs

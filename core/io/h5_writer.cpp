@@ -2,6 +2,7 @@
 
 #include "core/io/h5_attributes.h"
 #include "core/io/h5_types.h"
+#include "core/io/parallel_deflate.h"
 #include "core/parallel/rank_group.h"
 #include "core/parallel/rank_session.h"
 #include "core/tensor/storage_rebind.h"
@@ -10,6 +11,7 @@
 #include "core/util/memory_budget.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <span>
@@ -85,6 +87,32 @@ void writeBox(const H5File &file,
     if (empty && !file.isShared())
         return;
     silenceHdf5Errors(); // it may run on a pipeline's I/O thread
+    // A compressed dataset's whole chunks in the box are filtered on every core
+    // (core/io/parallel_deflate.h); the rows of chunks it cuts, before and after them, go
+    // through H5Dwrite. One process: a shared file's ranks write collectively.
+    if (!empty && !count.empty() && !file.isShared())
+        if (const auto layout = deflatedChunksOf(dataset, memType)) {
+            const bool wholeRows = std::equal(count.begin() + 1, count.end(), layout->dims.begin() + 1)
+                                   && std::all_of(start.begin() + 1, start.end(), [](hsize_t s) { return s == 0; });
+            const auto whole = wholeRows ? wholeChunkRows(*layout, start[0], count[0]) : ChunkRowSpan{};
+            if (whole.end > whole.begin) {
+                const hsize_t rowBytes =
+                    std::accumulate(count.begin() + 1, count.end(), hsize_t{layout->elementSize}, std::multiplies<>());
+                const auto rowsFrom = [&](hsize_t row) {
+                    return static_cast<const char *>(values) + (row - start[0]) * rowBytes;
+                };
+                const auto plainRows = [&](hsize_t first, hsize_t last) {
+                    auto from = start, rows = count;
+                    from[0] = first;
+                    rows[0] = last - first;
+                    writeBox(file, path, dataset, memType, from, rows, rowsFrom(first), what);
+                };
+                plainRows(start[0], whole.begin);
+                writeDeflatedRows(dataset, *layout, whole, start[0], values, file.where(path), what);
+                plainRows(whole.end, start[0] + count[0]);
+                return;
+            }
+        }
     H5Handle fileSpace = datasetSpace(dataset);
     // A dataset of no elements (4 x 0) has nothing to write, on any rank (all see its extent, so
     // all skip the collective write together): across ranks its write failed ("disk full?").

@@ -598,6 +598,30 @@ def check_stored_values(cli, work, rng, report_keys):
           f"T=0 keeps every zero: {d}")
 
 
+def check_gzip_outputs(cli, work, src):
+    """--gzip: the compressed output's whole chunks are filtered on every core
+    (core/io/parallel_deflate.h), the chunks that a block cuts by HDF5. Whole (--save-state),
+    by default and under 3K (blocks of a few rows, most chunks cut), every layout holds the
+    uncompressed run's arrays, value for value, each a shuffled, deflated dataset of level 4."""
+    picks = ["--dataset", "/table", "--dataset", "/odd", "--dataset", "/counts"]
+    method = ["--method", "threshold", "--threshold", "0.7"]
+    for layout in ["dense", "masked", "csr", "coo", "row_sparse"]:
+        plain = os.path.join(work, "gzip_plain.h5")
+        run(cli, src, "-o", plain, *method, "--layout", layout, *picks)
+        for extra in (["--save-state"], [], ["--memory-limit", "3K"]):
+            out = os.path.join(work, "gzip_run.h5")
+            run(cli, src, "-o", out, *method, "--layout", layout, *picks, "--gzip", "4", *extra)
+            with h5py.File(plain) as fp, h5py.File(out) as fg:
+                arrays = []
+                fp.visititems(lambda name, node: arrays.append(name) if isinstance(node, h5py.Dataset) else None)
+                check(arrays, f"gzip {layout} {extra}: no arrays")
+                for name in arrays:
+                    same_bytes(fp[name][()], fg[name][()], f"gzip {layout} {extra} {name}")
+                    d = fg[name]
+                    check(d.size == 0 or (d.compression == "gzip" and d.compression_opts == 4 and d.shuffle),
+                          f"gzip {layout} {extra} {name}: {d.compression} {d.compression_opts} {d.shuffle}")
+
+
 def check_notes_and_convert_by_rows(cli, work):
     """A csr read by rows tells I7's notice (unsorted or duplicated indices, repaired) as a whole
     read does: the duplicates of every block, counted once however many passes read them (it
@@ -797,6 +821,7 @@ def main(cli, work):
     check_stored_values(cli, work, rng, report_keys)
     check_notes_and_convert_by_rows(cli, work)
     check_convert_stored(cli, work)
+    check_gzip_outputs(cli, work, src)
 
     # Layouts: the squashed tensor in each layout, readable by other tools.
     with h5py.File(src) as f:

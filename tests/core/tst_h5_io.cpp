@@ -8,6 +8,7 @@
 #include "core/io/h5_catalog.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
+#include "core/io/parallel_deflate.h"
 #include "core/parallel/rank_group.h"
 #include "core/pipeline/csc_panels.h"
 #include "core/tensor/slice_rows.h"
@@ -16,8 +17,12 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
+#include <random>
 
 using namespace sparsity;
 using core::DType;
@@ -53,6 +58,8 @@ private slots:
     void cscPanelsWriteWhatWriteTensorWrites();
     void int32IndicesAreCheckedBeforeNarrowing();
     void gzipWritesChunkedCompressed();
+    void compressedRowsHoldTheChunksHdf5Writes_data();
+    void compressedRowsHoldTheChunksHdf5Writes();
     void atomicOutputLeavesNothingOnFailure();
     void refusesOutputEqualToInput();
     void fileErrors();
@@ -603,6 +610,117 @@ void TestH5Io::gzipWritesChunkedCompressed()
     }
     QVERIFY(std::filesystem::file_size(path("gz.h5")) < 512 * 512 * 8 / 20);
     test::compareDense(core::readTensor(core::H5File::openRead(path("gz.h5")), "/z"), zeros);
+}
+
+void TestH5Io::compressedRowsHoldTheChunksHdf5Writes_data()
+{
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<Shape>("shape");
+    QTest::addColumn<std::vector<std::int64_t>>("blockEnds"); // the row blocks written, in turn
+    // Chunks of ~1 MiB (h5_writer): (6, 40000) rows of 160 KB, blocks cut chunks at both ends
+    // and end on a part chunk; (1, 262144) of rows of 1.2 MB, an edge chunk in dim 1; a 3-d
+    // float64 element; int64 random bits, which deflate cannot shrink (stored larger, as HDF5
+    // stores them); bool; a 1-d element in blocks.
+    QTest::newRow("f32 rows") << DType::Float32 << Shape{301, 40000} << std::vector<std::int64_t>{12, 17, 40, 41, 301};
+    QTest::newRow("f32 wide rows") << DType::Float32 << Shape{3, 300000} << std::vector<std::int64_t>{1, 3};
+    QTest::newRow("f64 3d") << DType::Float64 << Shape{50, 70, 90} << std::vector<std::int64_t>{3, 50};
+    QTest::newRow("i64 incompressible") << DType::Int64 << Shape{64, 40000} << std::vector<std::int64_t>{64};
+    QTest::newRow("bool") << DType::Bool << Shape{1000, 3000} << std::vector<std::int64_t>{349, 1000};
+    QTest::newRow("f32 1d") << DType::Float32 << Shape{1000000} << std::vector<std::int64_t>{262144, 300000, 1000000};
+}
+
+// A compressed dataset written a block of rows at a time, its whole chunks filtered on the
+// OpenMP threads (core/io/parallel_deflate.h), holds what HDF5's own filters write: the same
+// values, and chunk for chunk the same stored bytes and filter mask as one H5Dwrite of the
+// whole array into a dataset of the same creation properties.
+void TestH5Io::compressedRowsHoldTheChunksHdf5Writes()
+{
+    QFETCH(DType, dtype);
+    QFETCH(Shape, shape);
+    QFETCH(std::vector<std::int64_t>, blockEnds);
+    const auto count = core::numel(shape);
+    const auto size = static_cast<std::int64_t>(core::dtypeSize(dtype));
+    std::vector<unsigned char> values(static_cast<std::size_t>(count * size));
+    std::mt19937_64 random(7);
+    if (dtype == DType::Int64) {
+        for (auto &byte : values)
+            byte = static_cast<unsigned char>(random());
+    } else if (dtype == DType::Bool) {
+        for (auto &byte : values)
+            byte = random() % 3 == 0;
+    } else {
+        // Normal values rounded to a few bits: compressible, as a sparsified tensor is.
+        std::normal_distribution<double> normal;
+        for (std::int64_t i = 0; i < count; ++i) {
+            const double v = random() % 3 == 0 ? 0.0 : std::round(normal(random) * 64) / 64;
+            if (dtype == DType::Float32) {
+                const auto f = static_cast<float>(v);
+                std::memcpy(values.data() + i * size, &f, sizeof f);
+            } else {
+                std::memcpy(values.data() + i * size, &v, sizeof v);
+            }
+        }
+    }
+    const auto rowBytes = count / shape[0] * size;
+    {
+        auto file = core::H5File::create(path("deflated.h5"));
+        core::RowStreamWriter writer(file, "/x", shape, dtype, {4, IndexWidth::Auto});
+        std::int64_t first = 0;
+        for (const auto end : blockEnds) {
+            writer.writeRows(first, end - first, values.data() + first * rowBytes);
+            first = end;
+        }
+        file.close();
+    }
+    const core::H5Handle written(H5Fopen(path("deflated.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    const core::H5Handle ours(H5Dopen2(written.id(), "/x", H5P_DEFAULT), H5Dclose);
+    QVERIFY(ours.isValid());
+    const core::H5Handle type(H5Dget_type(ours.id()), H5Tclose);
+    const core::H5Handle dcpl(H5Dget_create_plist(ours.id()), H5Pclose);
+    QCOMPARE(H5Pget_nfilters(dcpl.id()), 2);
+    // Its whole chunks took the parallel path, not H5Dwrite's filters.
+    const auto layout = core::deflatedChunksOf(ours.id(), type.id());
+    QVERIFY(layout && layout->shuffled && layout->level == 4);
+    const core::H5Handle reference(H5Fcreate(path("hdf5_filtered.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                                   H5Fclose);
+    std::vector<hsize_t> dims(shape.begin(), shape.end());
+    const core::H5Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+    const core::H5Handle theirs(H5Dcreate2(reference.id(), "x", type.id(), space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT),
+                                H5Dclose);
+    QVERIFY(H5Dwrite(theirs.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    QVERIFY(H5Fflush(reference.id(), H5F_SCOPE_GLOBAL) >= 0);
+
+    std::vector<unsigned char> back(values.size());
+    QVERIFY(H5Dread(ours.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, back.data()) >= 0);
+    QVERIFY(back == values);
+    hsize_t chunks = 0, theirChunks = 0;
+    const core::H5Handle ourSpace(H5Dget_space(ours.id()), H5Sclose);
+    QVERIFY(H5Dget_num_chunks(ours.id(), ourSpace.id(), &chunks) >= 0);
+    QVERIFY(H5Dget_num_chunks(theirs.id(), space.id(), &theirChunks) >= 0);
+    QCOMPARE(chunks, theirChunks);
+    std::vector<hsize_t> chunk(dims.size());
+    QCOMPARE(H5Pget_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data()), static_cast<int>(chunk.size()));
+    const auto chunkBytes = std::accumulate(chunk.begin(), chunk.end(), hsize_t(size), std::multiplies<>());
+    for (hsize_t i = 0; i < chunks; ++i) {
+        std::vector<hsize_t> offset(dims.size());
+        unsigned mask = 0;
+        haddr_t address = 0;
+        hsize_t stored = 0;
+        QVERIFY(H5Dget_chunk_info(ours.id(), ourSpace.id(), i, offset.data(), &mask, &address, &stored) >= 0);
+        hsize_t theirStored = 0;
+        QVERIFY(H5Dget_chunk_storage_size(theirs.id(), offset.data(), &theirStored) >= 0);
+        QCOMPARE(stored, theirStored);
+        std::vector<unsigned char> mine(stored), theirBytes(theirStored);
+        std::uint32_t myMask = 0, theirMask = 0;
+        QVERIFY(H5Dread_chunk(ours.id(), H5P_DEFAULT, offset.data(), &myMask, mine.data()) >= 0);
+        QVERIFY(H5Dread_chunk(theirs.id(), H5P_DEFAULT, offset.data(), &theirMask, theirBytes.data()) >= 0);
+        QCOMPARE(myMask, theirMask);
+        QVERIFY2(mine == theirBytes, ("chunk " + std::to_string(i) + " differs").c_str());
+        // Random bits do not deflate: stored larger than they are, as HDF5 stores them (but the
+        // edge chunk, whose rows past the end are zeros).
+        if (dtype == DType::Int64 && offset[0] + chunk[0] <= dims[0])
+            QVERIFY(stored > static_cast<hsize_t>(chunkBytes));
+    }
 }
 
 void TestH5Io::atomicOutputLeavesNothingOnFailure()
