@@ -758,6 +758,9 @@ DenseRowReader::DenseRowReader(const H5File &file, const std::string &path)
     if (m_shape.empty())
         throw errors::mustBe(m_where, "have rank >= 1 to be read by rows", "a 0-d dataset");
     m_raw = rawValuesOf(m_dataset.id());
+    // One process: a shared file's ranks read through MPI-IO.
+    if (!file.isShared() && (m_dtype == DType::Float32 || m_dtype == DType::Float64))
+        m_deflated = deflatedChunksOf(m_dataset.id(), m_dtype == DType::Float32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
 }
 
 template <class T>
@@ -772,6 +775,10 @@ void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) con
         readRawValues(*m_raw, begin * rowBytes, rows.count() * rowBytes, into, m_where);
         return;
     }
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+        if (m_deflated && m_dtype == dtypeOf<T>()
+            && readDeflatedRows(m_dataset.id(), *m_deflated, static_cast<hsize_t>(begin), static_cast<hsize_t>(end), into))
+            return;
     readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, rows, into);
 }
 

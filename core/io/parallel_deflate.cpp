@@ -37,45 +37,82 @@ std::vector<hsize_t> chunkOrigin(const DeflatedChunks &layout, hsize_t firstRowC
     return origin;
 }
 
-// The chunk at `origin` copied out of `values` (rows [firstRow, ...), every other dim whole)
-// into `chunk`, laid out as the chunk's full shape; the part past the dataset's edge is zero,
-// as HDF5 fills it (the default fill value) before filtering an edge chunk.
+// Each line along the last dim of the chunk at `origin` whose row lies in [rowBegin, rowEnd)
+// (clipped to the dataset): line(chunk offset, offset from row `firstRow` of the rows held in
+// memory, every other dim whole, elements), in elements. An odometer walks the dims before the
+// last.
+template <class Line>
+void forEachLine(const DeflatedChunks &layout,
+                 const std::vector<hsize_t> &origin,
+                 hsize_t rowBegin,
+                 hsize_t rowEnd,
+                 hsize_t firstRow,
+                 Line line)
+{
+    const auto rank = layout.dims.size();
+    std::vector<hsize_t> begin(rank, 0), extent(rank), chunkStride(rank, 1), dataStride(rank, 1);
+    for (std::size_t d = 0; d < rank; ++d)
+        extent[d] = std::min(layout.chunk[d], layout.dims[d] - origin[d]);
+    begin[0] = rowBegin > origin[0] ? rowBegin - origin[0] : 0;
+    extent[0] = std::min(extent[0], rowEnd - origin[0]);
+    if (begin[0] >= extent[0])
+        return;
+    for (std::size_t d = rank - 1; d-- > 0;) {
+        chunkStride[d] = chunkStride[d + 1] * layout.chunk[d + 1];
+        dataStride[d] = dataStride[d + 1] * layout.dims[d + 1];
+    }
+    std::vector<hsize_t> at = begin;
+    while (true) {
+        hsize_t inChunk = 0, inData = (origin[0] + at[0] - firstRow) * dataStride[0];
+        for (std::size_t d = 0; d < rank; ++d)
+            inChunk += at[d] * chunkStride[d];
+        for (std::size_t d = 1; d < rank; ++d)
+            inData += (origin[d] + at[d]) * dataStride[d];
+        line(inChunk, inData, extent[rank - 1] - begin[rank - 1]);
+        std::size_t d = rank - 1;
+        while (d-- > 0) {
+            if (++at[d] < extent[d])
+                break;
+            at[d] = begin[d];
+        }
+        if (d == static_cast<std::size_t>(-1))
+            return;
+    }
+}
+
+// The chunk at `origin` copied out of `values` (rows [firstRow, ...)) into `chunk`, laid out as
+// the chunk's full shape; the part past the dataset's edge is zero, as HDF5 fills an edge
+// chunk (the default fill value) before filtering it.
 void gatherChunk(const DeflatedChunks &layout,
                  const std::vector<hsize_t> &origin,
                  hsize_t firstRow,
                  const unsigned char *values,
                  unsigned char *chunk)
 {
-    const auto rank = layout.dims.size();
     const auto size = layout.elementSize;
-    std::vector<hsize_t> extent(rank), chunkStride(rank, 1), dataStride(rank, 1);
-    for (std::size_t d = 0; d < rank; ++d)
-        extent[d] = std::min(layout.chunk[d], layout.dims[d] - origin[d]);
-    for (std::size_t d = rank - 1; d-- > 0;) {
-        chunkStride[d] = chunkStride[d + 1] * layout.chunk[d + 1];
-        dataStride[d] = dataStride[d + 1] * layout.dims[d + 1];
-    }
-    if (!std::equal(extent.begin(), extent.end(), layout.chunk.begin()))
+    bool edge = false;
+    for (std::size_t d = 0; d < layout.dims.size(); ++d)
+        edge |= origin[d] + layout.chunk[d] > layout.dims[d];
+    if (edge)
         std::memset(chunk, 0, product(layout.chunk) * size);
-    // Each line along the last dim is one copy; an odometer walks the dims before it.
-    std::vector<hsize_t> at(rank, 0);
-    const auto line = extent[rank - 1] * size;
-    while (true) {
-        hsize_t to = 0, from = (origin[0] + at[0] - firstRow) * dataStride[0];
-        for (std::size_t d = 0; d < rank; ++d)
-            to += at[d] * chunkStride[d];
-        for (std::size_t d = 1; d < rank; ++d)
-            from += (origin[d] + at[d]) * dataStride[d];
-        std::memcpy(chunk + to * size, values + from * size, line);
-        std::size_t d = rank - 1;
-        while (d-- > 0) {
-            if (++at[d] < extent[d])
-                break;
-            at[d] = 0;
-        }
-        if (d == static_cast<std::size_t>(-1))
-            return;
-    }
+    forEachLine(layout, origin, origin[0], layout.dims[0], firstRow, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
+        std::memcpy(chunk + inChunk * size, values + inData * size, n * size);
+    });
+}
+
+// The rows [begin, end) of the chunk at `origin` (its full shape in `chunk`) into `values`,
+// which hold rows [begin, ...).
+void scatterChunk(const DeflatedChunks &layout,
+                  const std::vector<hsize_t> &origin,
+                  hsize_t begin,
+                  hsize_t end,
+                  const unsigned char *chunk,
+                  unsigned char *values)
+{
+    const auto size = layout.elementSize;
+    forEachLine(layout, origin, begin, end, begin, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
+        std::memcpy(values + inData * size, chunk + inChunk * size, n * size);
+    });
 }
 
 // HDF5's shuffle filter: byte j of element i goes to j * n + i.
@@ -86,6 +123,39 @@ void shuffle(const unsigned char *in, unsigned char *out, std::size_t n, std::si
             out[j * n + i] = in[i * size + j];
 }
 
+// Its inverse: byte i * size + j from j * n + i.
+void unshuffle(const unsigned char *in, unsigned char *out, std::size_t n, std::size_t size)
+{
+    for (std::size_t j = 0; j < size; ++j)
+        for (std::size_t i = 0; i < n; ++i)
+            out[i * size + j] = in[j * n + i];
+}
+
+// A stored chunk back through the filters it went through (`mask`: those skipped), into
+// `plain`; false where it does not inflate to the chunk's size.
+bool unfilterChunk(const DeflatedChunks &layout,
+                   const std::vector<unsigned char> &stored,
+                   std::uint32_t mask,
+                   std::vector<unsigned char> &inflated,
+                   std::vector<unsigned char> &plain)
+{
+    const auto n = product(layout.chunk), bytes = n * layout.elementSize;
+    const unsigned char *unpacked = stored.data();
+    if ((mask & layout.deflateBit) == 0) {
+        uLongf length = static_cast<uLongf>(bytes);
+        if (uncompress(inflated.data(), &length, stored.data(), static_cast<uLong>(stored.size())) != Z_OK || length != bytes)
+            return false;
+        unpacked = inflated.data();
+    } else if (stored.size() != bytes) {
+        return false;
+    }
+    if (layout.shuffleBit != 0 && (mask & layout.shuffleBit) == 0 && layout.elementSize > 1 && n > 1)
+        unshuffle(unpacked, plain.data(), n, layout.elementSize);
+    else
+        std::memcpy(plain.data(), unpacked, bytes);
+    return true;
+}
+
 // A gathered chunk through the dataset's filters. HDF5 1.10's deflate filter compresses into a
 // buffer of compressBound() bytes, so a chunk that does not shrink is stored deflated all the
 // same, a little larger (960,301 bytes for 960,000 of random bits: the test's case).
@@ -94,7 +164,7 @@ filterChunk(const DeflatedChunks &layout, const unsigned char *gathered, std::ve
 {
     const auto n = product(layout.chunk), bytes = n * layout.elementSize;
     const unsigned char *input = gathered;
-    if (layout.shuffled && layout.elementSize > 1 && n > 1) {
+    if (layout.shuffleBit != 0 && layout.elementSize > 1 && n > 1) {
         shuffle(gathered, shuffled.data(), n, layout.elementSize);
         input = shuffled.data();
     }
@@ -107,6 +177,13 @@ filterChunk(const DeflatedChunks &layout, const unsigned char *gathered, std::ve
         throw InternalError("compress2 failed with status " + std::to_string(status));
     out.resize(compressed);
     return out;
+}
+
+// How many chunks are filtered at once, between HDF5's calls: every thread busy, and the chunks
+// held no more than about 8 MiB, or one per thread.
+hsize_t chunksAtOnce(hsize_t chunkBytes)
+{
+    return std::max<hsize_t>(static_cast<hsize_t>(omp_get_max_threads()), std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes));
 }
 
 } // namespace
@@ -126,13 +203,13 @@ std::optional<DeflatedChunks> deflatedChunksOf(hid_t dataset, hid_t memType)
         std::size_t count = 8;
         const H5Z_filter_t id = H5Pget_filter2(dcpl.id(), static_cast<unsigned>(i), &flags, &count, values, 0, nullptr, &config);
         if (id == H5Z_FILTER_SHUFFLE && i == 0 && filters == 2)
-            layout.shuffled = true;
+            layout.shuffleBit = 1u << i;
         else if (id == H5Z_FILTER_DEFLATE && i == filters - 1 && count >= 1 && values[0] <= 9)
-            layout.level = values[0], layout.deflated = true;
+            layout.level = values[0], layout.deflateBit = 1u << i;
         else
             return std::nullopt;
     }
-    if (!layout.deflated)
+    if (layout.deflateBit == 0)
         return std::nullopt;
     const H5Handle type(H5Dget_type(dataset), H5Tclose);
     if (!type.isValid() || H5Tequal(type.id(), memType) <= 0)
@@ -175,10 +252,7 @@ void writeDeflatedRows(hid_t dataset,
         perRowChunk *= (layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d];
     const hsize_t chunks = rowChunks * perRowChunk;
     const auto chunkBytes = product(layout.chunk) * layout.elementSize;
-    // A group of chunks is filtered at once, then written: every thread busy, and the filtered
-    // chunks held (at most their raw size each) no more than about 8 MiB, or one per thread.
-    const hsize_t group =
-        std::max<hsize_t>(static_cast<hsize_t>(omp_get_max_threads()), std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes));
+    const hsize_t group = chunksAtOnce(chunkBytes);
     const auto *source = static_cast<const unsigned char *>(values);
     std::vector<std::vector<unsigned char>> filtered;
     for (hsize_t first = 0; first < chunks; first += group) {
@@ -190,7 +264,7 @@ void writeDeflatedRows(hid_t dataset,
             std::vector<unsigned char> gathered, shuffled;
             try {
                 gathered.resize(chunkBytes);
-                shuffled.resize(layout.shuffled ? chunkBytes : 0);
+                shuffled.resize(layout.shuffleBit != 0 ? chunkBytes : 0);
             } catch (...) {
 #pragma omp critical(sparsity_parallel_deflate)
                 if (!failure)
@@ -221,6 +295,73 @@ void writeDeflatedRows(hid_t dataset,
             filtered[i] = {};
         }
     }
+}
+
+bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin, hsize_t end, void *into)
+{
+    if (end <= begin)
+        return true;
+    const auto c = layout.chunk[0];
+    const hsize_t firstRowChunk = begin / c, rowChunks = (end - 1) / c + 1 - firstRowChunk;
+    hsize_t perRowChunk = 1;
+    for (std::size_t d = 1; d < layout.dims.size(); ++d)
+        perRowChunk *= (layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d];
+    const hsize_t chunks = rowChunks * perRowChunk;
+    const auto chunkBytes = product(layout.chunk) * layout.elementSize;
+    const hsize_t group = chunksAtOnce(chunkBytes);
+    auto *target = static_cast<unsigned char *>(into);
+    std::vector<std::vector<unsigned char>> stored;
+    std::vector<std::uint32_t> masks;
+    for (hsize_t first = 0; first < chunks; first += group) {
+        const hsize_t count = std::min(group, chunks - first);
+        stored.assign(count, {});
+        masks.assign(count, 0);
+        // Read as stored, in order, on this thread: the one that calls HDF5.
+        for (hsize_t i = 0; i < count; ++i) {
+            const auto origin = chunkOrigin(layout, firstRowChunk, first + i);
+            hsize_t size = 0;
+            if (H5Dget_chunk_storage_size(dataset, origin.data(), &size) < 0 || size == 0)
+                return false; // never written: its fill value is H5Dread's to give
+            stored[i].resize(size);
+            if (H5Dread_chunk(dataset, H5P_DEFAULT, origin.data(), &masks[i], stored[i].data()) < 0)
+                return false;
+        }
+        bool inflated = true;
+        std::exception_ptr failure;
+#pragma omp parallel if (count > 1) reduction(&& : inflated)
+        {
+            std::vector<unsigned char> scratch, plain;
+            try {
+                scratch.resize(chunkBytes);
+                plain.resize(chunkBytes);
+            } catch (...) {
+#pragma omp critical(sparsity_parallel_deflate)
+                if (!failure)
+                    failure = std::current_exception();
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (hsize_t i = 0; i < count; ++i) {
+                if (plain.size() != chunkBytes)
+                    continue;
+                try {
+                    const auto origin = chunkOrigin(layout, firstRowChunk, first + i);
+                    if (unfilterChunk(layout, stored[i], masks[i], scratch, plain))
+                        scatterChunk(layout, origin, begin, end, plain.data(), target);
+                    else
+                        inflated = false;
+                } catch (...) {
+#pragma omp critical(sparsity_parallel_deflate)
+                    if (!failure)
+                        failure = std::current_exception();
+                }
+            }
+        }
+        if (failure)
+            std::rethrow_exception(failure);
+        if (!inflated)
+            return false;
+    }
+    return true;
 }
 
 } // namespace sparsity::core

@@ -1,7 +1,7 @@
 #pragma once
-// Writes of a dataset compressed the way h5_writer compresses (chunked, HDF5's shuffle filter
-// then its deflate filter) with its chunks filtered on the OpenMP threads. HDF5 runs a
-// dataset's filters on the one thread that calls H5Dwrite: a threshold of 256 MiB into
+// Reads and writes of a dataset compressed the way h5_writer and h5py compress (chunked, HDF5's
+// deflate filter, after its shuffle filter or alone) with its chunks filtered on the OpenMP
+// threads. HDF5 runs a dataset's filters on the one thread that calls H5Dread or H5Dwrite: a threshold of 256 MiB into
 // `--gzip 4` spent 8.4 of its 8.5 s there (docs/PERFORMANCE.md, stop 62). Here each whole chunk
 // is gathered (zeros past the dataset's edge, as HDF5 fills an edge chunk), shuffled and
 // compressed by zlib exactly as HDF5's filters do it (compress2 at the dataset's level), and
@@ -20,9 +20,9 @@ struct DeflatedChunks {
     std::vector<hsize_t> dims;  // the dataset's
     std::vector<hsize_t> chunk; // its chunk's
     std::size_t elementSize = 0;
-    unsigned level = 0;    // deflate's
-    bool shuffled = false; // the shuffle filter first
-    bool deflated = false; // the deflate filter last
+    unsigned level = 0;      // deflate's
+    unsigned shuffleBit = 0; // the shuffle filter's bit in a chunk's filter mask; 0: no shuffle
+    unsigned deflateBit = 0; // the deflate filter's
 };
 
 // The dataset's layout if its values, in `memType`, may be written chunk by chunk here: a
@@ -48,5 +48,13 @@ void writeDeflatedRows(hid_t dataset,
                        const void *values,
                        const std::string &where,
                        const char *what);
+
+// Rows [begin, end) of the dataset (every other dim whole, row-major) into `into`: each chunk
+// they touch read as stored with H5Dread_chunk, in order on this thread, then inflated and
+// unshuffled (as its filter mask says) on the OpenMP threads, which copy out its rows in the
+// range. False, with `into` partly written, where a chunk was never written (its fill value is
+// H5Dread's to give) or does not inflate to its size: the caller reads with H5Dread then, which
+// says what is wrong.
+bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin, hsize_t end, void *into);
 
 } // namespace sparsity::core

@@ -60,6 +60,7 @@ private slots:
     void gzipWritesChunkedCompressed();
     void compressedRowsHoldTheChunksHdf5Writes_data();
     void compressedRowsHoldTheChunksHdf5Writes();
+    void deflatedRowsReadWhatHdf5Reads();
     void atomicOutputLeavesNothingOnFailure();
     void refusesOutputEqualToInput();
     void fileErrors();
@@ -680,7 +681,7 @@ void TestH5Io::compressedRowsHoldTheChunksHdf5Writes()
     QCOMPARE(H5Pget_nfilters(dcpl.id()), 2);
     // Its whole chunks took the parallel path, not H5Dwrite's filters.
     const auto layout = core::deflatedChunksOf(ours.id(), type.id());
-    QVERIFY(layout && layout->shuffled && layout->level == 4);
+    QVERIFY(layout && layout->shuffleBit != 0 && layout->level == 4);
     const core::H5Handle reference(H5Fcreate(path("hdf5_filtered.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
                                    H5Fclose);
     std::vector<hsize_t> dims(shape.begin(), shape.end());
@@ -721,6 +722,118 @@ void TestH5Io::compressedRowsHoldTheChunksHdf5Writes()
         if (dtype == DType::Int64 && offset[0] + chunk[0] <= dims[0])
             QVERIFY(stored > static_cast<hsize_t>(chunkBytes));
     }
+}
+
+// Rows of a deflated dataset (h5py's gzip, with or without shuffle) read by DenseRowReader,
+// their chunks inflated on the OpenMP threads (core/io/parallel_deflate.h), are H5Dread's rows,
+// for row ranges that cut chunks, edge chunks in every dim, float and double, 1-d to 3-d.
+// Where a chunk was never written (its fill value), a filter other than these, or a type read
+// converted, HDF5 reads them; a chunk whose bytes were damaged is an IoError, as it was.
+void TestH5Io::deflatedRowsReadWhatHdf5Reads()
+{
+    const auto name = path("deflated_in.h5");
+    struct Case {
+        const char *name;
+        hid_t type;
+        std::vector<hsize_t> dims, chunk;
+        bool shuffle, fletcher, partly;
+        bool parallel; // read by readDeflatedRows
+    };
+    const Case cases[] = {
+        {"gzip", H5T_IEEE_F32LE, {301, 50}, {7, 16}, false, false, false, true},
+        {"shuffled", H5T_IEEE_F64LE, {97, 13}, {10, 13}, true, false, false, true},
+        {"cube", H5T_IEEE_F32LE, {20, 9, 11}, {3, 4, 5}, true, false, false, true},
+        {"line", H5T_IEEE_F64LE, {1000}, {64}, true, false, false, true},
+        {"partly", H5T_IEEE_F32LE, {100, 8}, {10, 8}, false, false, true, true},
+        {"fletcher", H5T_IEEE_F32LE, {60, 8}, {10, 8}, true, true, false, false},
+        {"big_endian", H5T_IEEE_F32BE, {60, 8}, {10, 8}, false, false, false, false},
+    };
+    std::mt19937 random(3);
+    std::normal_distribution<double> normal;
+    {
+        const core::H5Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        for (const auto &c : cases) {
+            const core::H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+            QVERIFY(H5Pset_chunk(dcpl.id(), static_cast<int>(c.chunk.size()), c.chunk.data()) >= 0);
+            if (c.fletcher)
+                QVERIFY(H5Pset_fletcher32(dcpl.id()) >= 0);
+            if (c.shuffle)
+                QVERIFY(H5Pset_shuffle(dcpl.id()) >= 0);
+            QVERIFY(H5Pset_deflate(dcpl.id(), 5) >= 0);
+            const core::H5Handle space(H5Screate_simple(static_cast<int>(c.dims.size()), c.dims.data(), nullptr), H5Sclose);
+            const core::H5Handle dataset(H5Dcreate2(file.id(), c.name, c.type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT),
+                                         H5Dclose);
+            const auto count = std::accumulate(c.dims.begin(), c.dims.end(), hsize_t{1}, std::multiplies<>());
+            std::vector<double> values(count);
+            for (auto &v : values)
+                v = std::round(normal(random) * 16) / 16;
+            if (c.partly) { // rows 20-49 only: the other chunks are never written
+                std::vector<hsize_t> start(c.dims.size(), 0), rows = c.dims;
+                start[0] = 20;
+                rows[0] = 30;
+                const core::H5Handle box(H5Screate_simple(static_cast<int>(rows.size()), rows.data(), nullptr), H5Sclose);
+                const core::H5Handle fileBox(H5Dget_space(dataset.id()), H5Sclose);
+                H5Sselect_hyperslab(fileBox.id(), H5S_SELECT_SET, start.data(), nullptr, rows.data(), nullptr);
+                QVERIFY(H5Dwrite(dataset.id(), H5T_NATIVE_DOUBLE, box.id(), fileBox.id(), H5P_DEFAULT, values.data()) >= 0);
+            } else {
+                QVERIFY(H5Dwrite(dataset.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+            }
+        }
+    }
+    const auto file = core::H5File::openRead(name);
+    const auto readAll = [&](const char *dataset, auto zero) {
+        using T = decltype(zero);
+        const core::H5Handle d(H5Dopen2(file.id(), dataset, H5P_DEFAULT), H5Dclose);
+        const core::H5Handle space(H5Dget_space(d.id()), H5Sclose);
+        std::vector<T> all(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id())));
+        H5Dread(d.id(), std::is_same_v<T, float> ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                all.data());
+        return all;
+    };
+    for (const auto &c : cases) {
+        const bool isDouble = H5Tget_size(c.type) == 8;
+        const core::H5Handle d(H5Dopen2(file.id(), c.name, H5P_DEFAULT), H5Dclose);
+        QCOMPARE(core::deflatedChunksOf(d.id(), isDouble ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT).has_value(), c.parallel);
+        const core::DenseRowReader reader(file, std::string("/") + c.name);
+        const auto rows = static_cast<std::int64_t>(c.dims[0]);
+        const auto width =
+            static_cast<std::int64_t>(std::accumulate(c.dims.begin() + 1, c.dims.end(), hsize_t{1}, std::multiplies<>()));
+        const auto check = [&](auto zero) {
+            using T = decltype(zero);
+            const auto all = readAll(c.name, zero);
+            for (const auto &[begin, end] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+                     {0, rows}, {1, rows - 1}, {rows - 1, rows}, {rows / 3, rows / 2 + 1}, {0, 1}}) {
+                std::vector<T> got(static_cast<std::size_t>((end - begin) * width));
+                reader.readRows(begin, end, got.data());
+                QVERIFY2(std::equal(got.begin(), got.end(), all.begin() + begin * width),
+                         (std::string(c.name) + " rows " + std::to_string(begin) + "-" + std::to_string(end)).c_str());
+            }
+        };
+        // The type read converted (double as float) is HDF5's conversion, unchanged.
+        check(float{});
+        check(double{});
+    }
+    // A damaged chunk: inflate fails, and HDF5's read tells it as before.
+    haddr_t address = 0;
+    {
+        const core::H5Handle d(H5Dopen2(file.id(), "gzip", H5P_DEFAULT), H5Dclose);
+        const core::H5Handle space(H5Dget_space(d.id()), H5Sclose);
+        hsize_t offset[2] = {};
+        unsigned mask = 0;
+        hsize_t size = 0;
+        QVERIFY(H5Dget_chunk_info(d.id(), space.id(), 3, offset, &mask, &address, &size) >= 0);
+    }
+    const auto damaged = path("deflated_damaged.h5");
+    std::filesystem::copy_file(name, damaged);
+    {
+        std::fstream bytes(damaged, std::ios::in | std::ios::out | std::ios::binary);
+        bytes.seekp(static_cast<std::streamoff>(address) + 4);
+        bytes.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+    }
+    const auto broken = core::H5File::openRead(damaged);
+    const core::DenseRowReader reader(broken, "/gzip");
+    std::vector<float> rows(301 * 50);
+    QVERIFY_THROWS_EXCEPTION(core::IoError, reader.readRows(0, 301, rows.data()));
 }
 
 void TestH5Io::atomicOutputLeavesNothingOnFailure()
