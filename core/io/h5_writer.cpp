@@ -377,6 +377,77 @@ void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const 
     writeBox(m_file, m_path, m_dataset.id(), memType, start, count, values, "rows");
 }
 
+AppendedRows::AppendedRows(const H5File &file, std::string path, hid_t dataset)
+    : m_file(&file), m_path(std::move(path)), m_dataset(dataset)
+{
+}
+
+void AppendedRows::write(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values) const
+{
+    std::vector<hsize_t> start{firstRow}, count{rows};
+    start.resize(1 + m_otherDims.size(), 0);
+    count.insert(count.end(), m_otherDims.begin(), m_otherDims.end());
+    writeBox(*m_file, m_path, m_dataset, memType, start, count, values);
+}
+
+void AppendedRows::append(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values)
+{
+    if (!m_probed) {
+        m_probed = true;
+        const H5Handle space = datasetSpace(m_dataset);
+        const int rank = H5Sget_simple_extent_ndims(space.id());
+        std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
+        H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
+        if (!dims.empty()) {
+            m_rows = dims[0];
+            m_otherDims.assign(dims.begin() + 1, dims.end());
+        }
+        if (const auto layout = m_file->isShared() ? std::nullopt : deflatedChunksOf(m_dataset, memType)) {
+            m_chunkRows = layout->chunk[0];
+            m_rowBytes =
+                std::accumulate(m_otherDims.begin(), m_otherDims.end(), hsize_t{layout->elementSize}, std::multiplies<>());
+            const auto chunkBytes =
+                std::accumulate(layout->chunk.begin(), layout->chunk.end(), hsize_t{layout->elementSize}, std::multiplies<>());
+            m_batchRows = m_chunkRows * chunksAtOnce(chunkBytes);
+        }
+    }
+    if (m_chunkRows == 0 || rows == 0) {
+        write(firstRow, rows, memType, values);
+        return;
+    }
+    const auto heldRows = [&] { return static_cast<hsize_t>(m_held.size()) / m_rowBytes; };
+    // The whole chunks of rows [first, first + count), the last rows of the dataset counting as one.
+    const auto wholeOf = [&](hsize_t first, hsize_t count) {
+        return first + count == m_rows ? count : count / m_chunkRows * m_chunkRows;
+    };
+    if (!m_held.empty() && firstRow != m_heldFrom + heldRows()) { // out of order: the held rows as they are
+        write(m_heldFrom, heldRows(), memType, m_held.data());
+        m_held.clear();
+    }
+    const auto *from = static_cast<const unsigned char *>(values);
+    if (m_held.empty()) {
+        if (firstRow % m_chunkRows != 0) { // not where a chunk begins: as given
+            write(firstRow, rows, memType, from);
+            return;
+        }
+        m_heldFrom = firstRow;
+        if (rows >= m_batchRows) { // enough whole chunks to keep every core busy, as they come
+            const auto whole = wholeOf(firstRow, rows);
+            write(firstRow, whole, memType, from);
+            from += whole * m_rowBytes;
+            m_heldFrom += whole;
+            rows -= whole;
+        }
+    }
+    m_held.insert(m_held.end(), from, from + rows * m_rowBytes);
+    if (heldRows() >= m_batchRows || m_heldFrom + heldRows() == m_rows) {
+        const auto whole = wholeOf(m_heldFrom, heldRows());
+        write(m_heldFrom, whole, memType, m_held.data());
+        m_held.erase(m_held.begin(), m_held.begin() + static_cast<std::ptrdiff_t>(whole * m_rowBytes));
+        m_heldFrom += whole;
+    }
+}
+
 SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, RowCounts storedPerRow)
 {
     SparseRowCounts counts;
@@ -464,6 +535,8 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
         break;
     }
     }
+    m_valueRows = AppendedRows(file, m_path + (layout == Layout::Coo ? "/values" : "/data"), m_values.id());
+    m_indexRows = AppendedRows(file, m_path + "/indices", m_indices.id());
 }
 
 void SparseRowStreamWriter::writeIndptr(hid_t dataset)
@@ -624,11 +697,11 @@ void SparseRowStreamWriter::writeStoredRows()
     const auto *values = scratch<T>().data();
     if (m_layout == Layout::Coo) {
         writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, start[0]}, {1, n}, stored.data());
-        writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, start, extent, values);
+        m_valueRows.append(start[0], n, valueType<T>().memory, values);
         return;
     }
-    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {start[0]}, {n}, stored.data());
-    writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, start, extent, values);
+    m_indexRows.append(start[0], n, H5T_NATIVE_INT64, stored.data());
+    m_valueRows.append(start[0], n, valueType<T>().memory, values);
 }
 
 template <class T>
@@ -653,11 +726,11 @@ void SparseRowStreamWriter::writeEntriesGathered(std::int64_t firstRow, const T 
         rowsOf[static_cast<std::size_t>(k)] = row;
     }
     if (m_layout == Layout::Csr) {
-        writeBox(m_file, m_path + "/data", m_values.id(), valueType<T>().memory, {offset}, {n}, kept);
+        m_valueRows.append(offset, n, valueType<T>().memory, kept);
         if (m_wideIndices)
-            writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {offset}, {n}, positions.data());
+            m_indexRows.append(offset, n, H5T_NATIVE_INT64, positions.data());
         else
-            writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT32, {offset}, {n}, narrowed(positions).data());
+            m_indexRows.append(offset, n, H5T_NATIVE_INT32, narrowed(positions).data());
         return;
     }
     // coo: indices [rank, nnz], one coordinate row per dim.
@@ -676,7 +749,7 @@ void SparseRowStreamWriter::writeEntriesGathered(std::int64_t firstRow, const T 
     }
     writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, offset}, {static_cast<hsize_t>(rank), n},
              coordinates.data());
-    writeBox(m_file, m_path + "/values", m_values.id(), valueType<T>().memory, {offset}, {n}, kept);
+    m_valueRows.append(offset, n, valueType<T>().memory, kept);
 }
 
 template void SparseRowStreamWriter::writeRows<float>(std::int64_t, std::int64_t, const float *);

@@ -9,6 +9,7 @@
 #include "core/tensor/tensor.h"
 
 #include <span>
+#include <string>
 #include <vector>
 
 namespace sparsity::core {
@@ -44,6 +45,35 @@ private:
     Shape m_shape;
     DType m_type;
     H5Handle m_dataset;
+};
+
+// Rows appended in order to a dataset (along its first dim, every other dim whole), written so
+// that the chunks of a compressed dataset go out whole, several at once: rows are held until
+// they fill as many chunks as parallel_deflate filters at once (about 8 MiB) or the dataset's
+// last row comes. Whole chunks are filtered on every core (core/io/parallel_deflate.h); a chunk
+// that a write cuts would go through HDF5's filter on one thread, and a sparse element's entries
+// are written a block's at a time, at offsets that do not fall on its chunks, often less than a
+// chunk a block. Another dataset, or one of a shared file, is written as given.
+class AppendedRows {
+public:
+    AppendedRows() = default;
+    AppendedRows(const H5File &file, std::string path, hid_t dataset);
+    // Rows [firstRow, firstRow + rows) from `values`, in `memType`; rows come in order.
+    void append(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values);
+
+private:
+    void write(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values) const;
+
+    const H5File *m_file = nullptr;
+    std::string m_path;
+    hid_t m_dataset = -1;
+    bool m_probed = false;
+    hsize_t m_chunkRows = 0; // 0: written as given
+    hsize_t m_batchRows = 0; // the rows written at once
+    hsize_t m_rows = 0, m_rowBytes = 0;
+    std::vector<hsize_t> m_otherDims;
+    std::vector<unsigned char> m_held; // rows [m_heldFrom, ...), not yet written
+    hsize_t m_heldFrom = 0;
 };
 
 // What one rank writes of a sparse element streamed by rows, and where: storedPerRow.of(i) is
@@ -121,6 +151,8 @@ private:
     SparseRowCounts m_counts;
     std::int64_t m_endRow = 0; // past this rank's rows
     H5Handle m_values, m_indices;
+    // Their rows (entries, stored rows) as written, but a coo's indices [rank, nnz]
+    AppendedRows m_valueRows, m_indexRows;
     // writeRows()'s and writeEntries()'s gathered entries, kept between calls: a fresh buffer of a few MiB per block
     // was faulted in and zeroed again each time (9% of a streamed convert to coo).
     Buffer<std::int64_t> m_positions, m_coordinates, m_rowsOf;

@@ -179,14 +179,12 @@ filterChunk(const DeflatedChunks &layout, const unsigned char *gathered, std::ve
     return out;
 }
 
-// How many chunks are filtered at once, between HDF5's calls: every thread busy, and the chunks
-// held no more than about 8 MiB, or one per thread.
+} // namespace
+
 hsize_t chunksAtOnce(hsize_t chunkBytes)
 {
     return std::max<hsize_t>(static_cast<hsize_t>(omp_get_max_threads()), std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes));
 }
-
-} // namespace
 
 std::optional<DeflatedChunks> deflatedChunksOf(hid_t dataset, hid_t memType)
 {

@@ -25,6 +25,10 @@ struct DeflatedChunks {
     unsigned deflateBit = 0; // the deflate filter's
 };
 
+// How many chunks of `chunkBytes` are filtered at once, between HDF5's calls: one per thread,
+// or as many as about 8 MiB holds.
+hsize_t chunksAtOnce(hsize_t chunkBytes);
+
 // The dataset's layout if its values, in `memType`, may be written chunk by chunk here: a
 // chunked dataset whose filters are deflate alone or after shuffle, whose file type is
 // `memType` (no conversion on write). Nothing otherwise.
