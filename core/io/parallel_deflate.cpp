@@ -179,12 +179,15 @@ filterChunk(const DeflatedChunks &layout, const unsigned char *gathered, std::ve
     return out;
 }
 
+// A team no larger than the chunks it filters: each thread holds a chunk or two of scratch.
+int threadsFor(hsize_t chunks)
+{
+    return static_cast<int>(std::min<hsize_t>(chunks, static_cast<hsize_t>(omp_get_max_threads())));
+}
+
 } // namespace
 
-hsize_t chunksAtOnce(hsize_t chunkBytes)
-{
-    return std::max<hsize_t>(static_cast<hsize_t>(omp_get_max_threads()), std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes));
-}
+hsize_t chunksAtOnce(hsize_t chunkBytes) { return std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes); }
 
 std::optional<DeflatedChunks> deflatedChunksOf(hid_t dataset, hid_t memType)
 {
@@ -257,7 +260,7 @@ void writeDeflatedRows(hid_t dataset,
         const hsize_t count = std::min(group, chunks - first);
         filtered.assign(count, {});
         std::exception_ptr failure;
-#pragma omp parallel if (count > 1)
+#pragma omp parallel if (count > 1) num_threads(threadsFor(count))
         {
             std::vector<unsigned char> gathered, shuffled;
             try {
@@ -326,7 +329,7 @@ bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin
         }
         bool inflated = true;
         std::exception_ptr failure;
-#pragma omp parallel if (count > 1) reduction(&& : inflated)
+#pragma omp parallel if (count > 1) num_threads(threadsFor(count)) reduction(&& : inflated)
         {
             std::vector<unsigned char> scratch, plain;
             try {
