@@ -4,6 +4,7 @@
 #include "core/util/errors.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -185,6 +186,54 @@ int threadsFor(hsize_t chunks)
     return static_cast<int>(std::min<hsize_t>(chunks, static_cast<hsize_t>(omp_get_max_threads())));
 }
 
+// The chunks that rows [begin, end) touch, numbered as chunkOrigin() numbers them.
+struct ChunksOfRows {
+    hsize_t firstRowChunk = 0, count = 0;
+};
+ChunksOfRows chunksOfRows(const DeflatedChunks &layout, hsize_t begin, hsize_t end)
+{
+    const auto c = layout.chunk[0];
+    hsize_t perRowChunk = 1;
+    for (std::size_t d = 1; d < layout.dims.size(); ++d)
+        perRowChunk *= (layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d];
+    return {begin / c, ((end + c - 1) / c - begin / c) * perRowChunk};
+}
+
+// work(i, scratch, more) for i in [0, count) on a team of threads, each with two scratch buffers
+// of `bytes`; the first exception any of them throws is thrown here, after the team ends.
+template <class Work>
+void onThreads(hsize_t count, std::size_t bytes, Work work)
+{
+    std::exception_ptr failure;
+    const auto keep = [&failure] {
+#pragma omp critical(sparsity_parallel_deflate)
+        if (!failure)
+            failure = std::current_exception();
+    };
+#pragma omp parallel if (count > 1) num_threads(threadsFor(count))
+    {
+        std::vector<unsigned char> scratch, more;
+        try {
+            scratch.resize(bytes);
+            more.resize(bytes);
+        } catch (...) {
+            keep();
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (hsize_t i = 0; i < count; ++i) {
+            if (more.size() != bytes)
+                continue;
+            try {
+                work(i, scratch, more);
+            } catch (...) {
+                keep();
+            }
+        }
+    }
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
 } // namespace
 
 hsize_t chunksAtOnce(hsize_t chunkBytes) { return std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes); }
@@ -246,51 +295,22 @@ void writeDeflatedRows(hid_t dataset,
 {
     if (range.end <= range.begin)
         return;
-    const auto c = layout.chunk[0];
-    const hsize_t firstRowChunk = range.begin / c, rowChunks = (range.end + c - 1) / c - firstRowChunk;
-    hsize_t perRowChunk = 1;
-    for (std::size_t d = 1; d < layout.dims.size(); ++d)
-        perRowChunk *= (layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d];
-    const hsize_t chunks = rowChunks * perRowChunk;
+    const auto run = chunksOfRows(layout, range.begin, range.end);
     const auto chunkBytes = product(layout.chunk) * layout.elementSize;
     const hsize_t group = chunksAtOnce(chunkBytes);
     const auto *source = static_cast<const unsigned char *>(values);
     std::vector<std::vector<unsigned char>> filtered;
-    for (hsize_t first = 0; first < chunks; first += group) {
-        const hsize_t count = std::min(group, chunks - first);
+    for (hsize_t first = 0; first < run.count; first += group) {
+        const hsize_t count = std::min(group, run.count - first);
         filtered.assign(count, {});
-        std::exception_ptr failure;
-#pragma omp parallel if (count > 1) num_threads(threadsFor(count))
-        {
-            std::vector<unsigned char> gathered, shuffled;
-            try {
-                gathered.resize(chunkBytes);
-                shuffled.resize(layout.shuffleBit != 0 ? chunkBytes : 0);
-            } catch (...) {
-#pragma omp critical(sparsity_parallel_deflate)
-                if (!failure)
-                    failure = std::current_exception();
-            }
-#pragma omp for schedule(dynamic, 1)
-            for (hsize_t i = 0; i < count; ++i) {
-                if (gathered.size() != chunkBytes)
-                    continue;
-                try {
-                    gatherChunk(layout, chunkOrigin(layout, firstRowChunk, first + i), firstRow, source, gathered.data());
-                    filtered[i] = filterChunk(layout, gathered.data(), shuffled);
-                } catch (...) {
-#pragma omp critical(sparsity_parallel_deflate)
-                    if (!failure)
-                        failure = std::current_exception();
-                }
-            }
-        }
-        if (failure)
-            std::rethrow_exception(failure);
+        onThreads(count, chunkBytes, [&](hsize_t i, std::vector<unsigned char> &gathered, std::vector<unsigned char> &shuffled) {
+            gatherChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), firstRow, source, gathered.data());
+            filtered[i] = filterChunk(layout, gathered.data(), shuffled);
+        });
         // In order, on this thread: HDF5 is called from one thread, and the file's layout is the
         // same from run to run.
         for (hsize_t i = 0; i < count; ++i) {
-            const auto origin = chunkOrigin(layout, firstRowChunk, first + i);
+            const auto origin = chunkOrigin(layout, run.firstRowChunk, first + i);
             if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, origin.data(), filtered[i].size(), filtered[i].data()) < 0)
                 throw IoError(where + ": cannot write " + what + " (disk full?)");
             filtered[i] = {};
@@ -302,24 +322,19 @@ bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin
 {
     if (end <= begin)
         return true;
-    const auto c = layout.chunk[0];
-    const hsize_t firstRowChunk = begin / c, rowChunks = (end - 1) / c + 1 - firstRowChunk;
-    hsize_t perRowChunk = 1;
-    for (std::size_t d = 1; d < layout.dims.size(); ++d)
-        perRowChunk *= (layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d];
-    const hsize_t chunks = rowChunks * perRowChunk;
+    const auto run = chunksOfRows(layout, begin, end);
     const auto chunkBytes = product(layout.chunk) * layout.elementSize;
     const hsize_t group = chunksAtOnce(chunkBytes);
     auto *target = static_cast<unsigned char *>(into);
     std::vector<std::vector<unsigned char>> stored;
     std::vector<std::uint32_t> masks;
-    for (hsize_t first = 0; first < chunks; first += group) {
-        const hsize_t count = std::min(group, chunks - first);
+    for (hsize_t first = 0; first < run.count; first += group) {
+        const hsize_t count = std::min(group, run.count - first);
         stored.assign(count, {});
         masks.assign(count, 0);
         // Read as stored, in order, on this thread: the one that calls HDF5.
         for (hsize_t i = 0; i < count; ++i) {
-            const auto origin = chunkOrigin(layout, firstRowChunk, first + i);
+            const auto origin = chunkOrigin(layout, run.firstRowChunk, first + i);
             hsize_t size = 0;
             if (H5Dget_chunk_storage_size(dataset, origin.data(), &size) < 0 || size == 0)
                 return false; // never written: its fill value is H5Dread's to give
@@ -327,38 +342,13 @@ bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin
             if (H5Dread_chunk(dataset, H5P_DEFAULT, origin.data(), &masks[i], stored[i].data()) < 0)
                 return false;
         }
-        bool inflated = true;
-        std::exception_ptr failure;
-#pragma omp parallel if (count > 1) num_threads(threadsFor(count)) reduction(&& : inflated)
-        {
-            std::vector<unsigned char> scratch, plain;
-            try {
-                scratch.resize(chunkBytes);
-                plain.resize(chunkBytes);
-            } catch (...) {
-#pragma omp critical(sparsity_parallel_deflate)
-                if (!failure)
-                    failure = std::current_exception();
-            }
-#pragma omp for schedule(dynamic, 1)
-            for (hsize_t i = 0; i < count; ++i) {
-                if (plain.size() != chunkBytes)
-                    continue;
-                try {
-                    const auto origin = chunkOrigin(layout, firstRowChunk, first + i);
-                    if (unfilterChunk(layout, stored[i], masks[i], scratch, plain))
-                        scatterChunk(layout, origin, begin, end, plain.data(), target);
-                    else
-                        inflated = false;
-                } catch (...) {
-#pragma omp critical(sparsity_parallel_deflate)
-                    if (!failure)
-                        failure = std::current_exception();
-                }
-            }
-        }
-        if (failure)
-            std::rethrow_exception(failure);
+        std::atomic<bool> inflated = true;
+        onThreads(count, chunkBytes, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
+            if (unfilterChunk(layout, stored[i], masks[i], scratch, plain))
+                scatterChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), begin, end, plain.data(), target);
+            else
+                inflated = false;
+        });
         if (!inflated)
             return false;
     }

@@ -32,10 +32,13 @@ import numpy as np
 
 from bench_common import dd_wall, huge_pages, interleaved_best_runs, print_rounds, timed
 
+# SRC DST THRESHOLD THREADS [GZIP]: GZIP "1" writes with gzip level 4 and shuffle
+# (bench_gzip_command.py).
 TORCH_SCRIPT = r"""
 import json, resource, sys, time
 import h5py, torch
 src, dst, t, threads = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+gzip = len(sys.argv) > 5 and sys.argv[5] == "1"
 torch.set_num_threads(threads)
 start = time.perf_counter()
 with h5py.File(src, "r") as f:
@@ -44,7 +47,10 @@ op = time.perf_counter()
 y = x * (x.abs() >= t)
 op = time.perf_counter() - op
 with h5py.File(dst, "w") as f:
-    f["x"] = y.numpy()
+    if gzip:
+        f.create_dataset("x", data=y.numpy(), compression="gzip", compression_opts=4, shuffle=True)
+    else:
+        f["x"] = y.numpy()
 wall = time.perf_counter() - start
 print(json.dumps({"wall": wall, "op": op, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
