@@ -687,21 +687,17 @@ void SparseRowStreamWriter::writeStoredRows()
 {
     const auto &stored = m_positions;
     const auto n = static_cast<hsize_t>(stored.size());
-    // The box of rows [m_nextStoredRow, + n) of the stored rows' data (the shape has rank >= 1).
-    std::vector<hsize_t> start{static_cast<hsize_t>(m_nextStoredRow)}, extent{n};
-    for (std::size_t d = 1; d < m_shape.size(); ++d) {
-        start.push_back(0);
-        extent.push_back(static_cast<hsize_t>(m_shape[d]));
-    }
+    // Rows [first, first + n) of the stored rows' data, each whole.
+    const auto first = static_cast<hsize_t>(m_nextStoredRow);
     m_nextStoredRow += static_cast<std::int64_t>(n);
     const auto *values = scratch<T>().data();
     if (m_layout == Layout::Coo) {
-        writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, start[0]}, {1, n}, stored.data());
-        m_valueRows.append(start[0], n, valueType<T>().memory, values);
+        writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, first}, {1, n}, stored.data());
+        m_valueRows.append(first, n, valueType<T>().memory, values);
         return;
     }
-    m_indexRows.append(start[0], n, H5T_NATIVE_INT64, stored.data());
-    m_valueRows.append(start[0], n, valueType<T>().memory, values);
+    m_indexRows.append(first, n, H5T_NATIVE_INT64, stored.data());
+    m_valueRows.append(first, n, valueType<T>().memory, values);
 }
 
 template <class T>
