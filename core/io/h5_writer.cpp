@@ -406,9 +406,7 @@ void AppendedRows::append(hsize_t firstRow, hsize_t rows, hid_t memType, const v
             m_chunkRows = layout->chunk[0];
             m_rowBytes =
                 std::accumulate(m_otherDims.begin(), m_otherDims.end(), hsize_t{layout->elementSize}, std::multiplies<>());
-            const auto chunkBytes =
-                std::accumulate(layout->chunk.begin(), layout->chunk.end(), hsize_t{layout->elementSize}, std::multiplies<>());
-            m_batchRows = m_chunkRows * chunksAtOnce(chunkBytes);
+            m_batchRows = m_chunkRows * chunksAtOnce(*layout);
         }
     }
     if (m_chunkRows == 0 || rows == 0) {

@@ -1,12 +1,12 @@
 #include "core/io/parallel_deflate.h"
 
 #include "core/io/h5_handle.h"
+#include "core/parallel/first_exception.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <exception>
 #include <functional>
 #include <new>
 #include <numeric>
@@ -16,10 +16,10 @@
 namespace sparsity::core {
 namespace {
 
-hsize_t product(const std::vector<hsize_t> &v, std::size_t from = 0)
-{
-    return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(from), v.end(), hsize_t{1}, std::multiplies<>());
-}
+hsize_t product(const std::vector<hsize_t> &v) { return std::accumulate(v.begin(), v.end(), hsize_t{1}, std::multiplies<>()); }
+
+// A chunk's bytes in memory: its full shape, an edge chunk's too.
+hsize_t chunkBytes(const DeflatedChunks &layout) { return product(layout.chunk) * layout.elementSize; }
 
 // Chunk `index` of the rows written (row chunks first, then the chunk grid of the other dims in
 // row-major order): its origin in the dataset.
@@ -95,7 +95,7 @@ void gatherChunk(const DeflatedChunks &layout,
     for (std::size_t d = 0; d < layout.dims.size(); ++d)
         edge |= origin[d] + layout.chunk[d] > layout.dims[d];
     if (edge)
-        std::memset(chunk, 0, product(layout.chunk) * size);
+        std::memset(chunk, 0, chunkBytes(layout));
     forEachLine(layout, origin, origin[0], layout.dims[0], firstRow, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
         std::memcpy(chunk + inChunk * size, values + inData * size, n * size);
     });
@@ -204,39 +204,25 @@ ChunksOfRows chunksOfRows(const DeflatedChunks &layout, hsize_t begin, hsize_t e
 template <class Work>
 void onThreads(hsize_t count, std::size_t bytes, Work work)
 {
-    std::exception_ptr failure;
-    const auto keep = [&failure] {
-#pragma omp critical(sparsity_parallel_deflate)
-        if (!failure)
-            failure = std::current_exception();
-    };
+    FirstException failure;
 #pragma omp parallel if (count > 1) num_threads(threadsFor(count))
     {
         std::vector<unsigned char> scratch, more;
-        try {
+        failure.guard([&] {
             scratch.resize(bytes);
             more.resize(bytes);
-        } catch (...) {
-            keep();
-        }
+        });
 #pragma omp for schedule(dynamic, 1)
-        for (hsize_t i = 0; i < count; ++i) {
-            if (more.size() != bytes)
-                continue;
-            try {
-                work(i, scratch, more);
-            } catch (...) {
-                keep();
-            }
-        }
+        for (hsize_t i = 0; i < count; ++i)
+            if (more.size() == bytes)
+                failure.guard([&] { work(i, scratch, more); });
     }
-    if (failure)
-        std::rethrow_exception(failure);
+    failure.rethrow();
 }
 
 } // namespace
 
-hsize_t chunksAtOnce(hsize_t chunkBytes) { return std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes); }
+hsize_t chunksAtOnce(const DeflatedChunks &layout) { return std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes(layout)); }
 
 std::optional<DeflatedChunks> deflatedChunksOf(hid_t dataset, hid_t memType)
 {
@@ -296,14 +282,14 @@ void writeDeflatedRows(hid_t dataset,
     if (range.end <= range.begin)
         return;
     const auto run = chunksOfRows(layout, range.begin, range.end);
-    const auto chunkBytes = product(layout.chunk) * layout.elementSize;
-    const hsize_t group = chunksAtOnce(chunkBytes);
+    const auto bytes = chunkBytes(layout);
+    const hsize_t group = chunksAtOnce(layout);
     const auto *source = static_cast<const unsigned char *>(values);
     std::vector<std::vector<unsigned char>> filtered;
     for (hsize_t first = 0; first < run.count; first += group) {
         const hsize_t count = std::min(group, run.count - first);
         filtered.assign(count, {});
-        onThreads(count, chunkBytes, [&](hsize_t i, std::vector<unsigned char> &gathered, std::vector<unsigned char> &shuffled) {
+        onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &gathered, std::vector<unsigned char> &shuffled) {
             gatherChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), firstRow, source, gathered.data());
             filtered[i] = filterChunk(layout, gathered.data(), shuffled);
         });
@@ -323,8 +309,8 @@ bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin
     if (end <= begin)
         return true;
     const auto run = chunksOfRows(layout, begin, end);
-    const auto chunkBytes = product(layout.chunk) * layout.elementSize;
-    const hsize_t group = chunksAtOnce(chunkBytes);
+    const auto bytes = chunkBytes(layout);
+    const hsize_t group = chunksAtOnce(layout);
     auto *target = static_cast<unsigned char *>(into);
     std::vector<std::vector<unsigned char>> stored;
     std::vector<std::uint32_t> masks;
@@ -343,7 +329,7 @@ bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin
                 return false;
         }
         std::atomic<bool> inflated = true;
-        onThreads(count, chunkBytes, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
+        onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
             if (unfilterChunk(layout, stored[i], masks[i], scratch, plain))
                 scatterChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), begin, end, plain.data(), target);
             else

@@ -25,10 +25,10 @@ struct DeflatedChunks {
     unsigned deflateBit = 0; // the deflate filter's
 };
 
-// How many chunks of `chunkBytes` are filtered at once, between HDF5's calls: as many as 8 MiB
+// How many of the dataset's chunks are filtered at once, between HDF5's calls: as many as 8 MiB
 // holds (8 of h5_writer's 1 MiB chunks), one at least; a thread each, at most. The chunks held
 // and the threads' scratch stay within the 64 MiB a command may take beyond its budget.
-hsize_t chunksAtOnce(hsize_t chunkBytes);
+hsize_t chunksAtOnce(const DeflatedChunks &layout);
 
 // The dataset's layout if its values, in `memType`, may be written chunk by chunk here: a
 // chunked dataset whose filters are deflate alone or after shuffle, whose file type is

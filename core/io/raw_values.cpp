@@ -2,10 +2,10 @@
 
 #include "core/io/h5_handle.h"
 #include "core/io/positioned_io.h"
+#include "core/parallel/first_exception.h"
 #include "core/util/errors.h"
 
 #include <algorithm>
-#include <exception>
 #include <omp.h>
 
 namespace sparsity::core {
@@ -45,22 +45,16 @@ void readRawValues(const RawValues &raw, std::int64_t first, std::int64_t count,
     constexpr std::int64_t kPiece = std::int64_t{1} << 20;
     const auto pieces = (count + kPiece - 1) / kPiece;
     auto *out = static_cast<char *>(into);
-    std::exception_ptr failure;
+    FirstException failure;
 #pragma omp parallel for schedule(dynamic, 1) if (pieces > 1 && !omp_in_parallel())
-    for (std::int64_t p = 0; p < pieces; ++p) {
-        try {
+    for (std::int64_t p = 0; p < pieces; ++p)
+        failure.guard([&] {
             if (const auto problem =
                     readAtOffset(raw.fd, raw.offset + first + p * kPiece, out + p * kPiece, std::min(kPiece, count - p * kPiece),
                                  "the file ends before them (truncated while read?)"))
                 throw IoError(where + ": cannot read values: " + *problem);
-        } catch (...) {
-#pragma omp critical(sparsity_raw_values)
-            if (!failure)
-                failure = std::current_exception();
-        }
-    }
-    if (failure)
-        std::rethrow_exception(failure);
+        });
+    failure.rethrow();
 }
 
 } // namespace sparsity::core
