@@ -5,38 +5,38 @@
 #include <unistd.h>
 
 namespace sparsity::core {
+namespace {
+
+// `bytes` bytes at `offset` through `call` (pread or pwrite) on `buffer`: interrupted calls made
+// again, short ones continued; what failed, or `noProgress` where a call moved nothing.
+template <class Call, class Byte>
+std::optional<std::string>
+wholeRange(Call call, int fd, std::int64_t offset, Byte *buffer, std::int64_t bytes, const char *noProgress)
+{
+    while (bytes > 0) {
+        const auto moved = call(fd, buffer, static_cast<std::size_t>(bytes), static_cast<off_t>(offset));
+        if (moved < 0 && errno == EINTR)
+            continue;
+        if (moved <= 0)
+            return moved < 0 ? std::string(std::strerror(errno)) : std::string(noProgress);
+        buffer += moved;
+        offset += moved;
+        bytes -= moved;
+    }
+    return std::nullopt;
+}
+
+} // namespace
 
 std::optional<std::string> readAtOffset(int fd, std::int64_t offset, void *into, std::int64_t bytes, const char *endedEarly)
 {
-    auto *out = static_cast<char *>(into);
-    while (bytes > 0) {
-        const auto got = ::pread(fd, out, static_cast<std::size_t>(bytes), static_cast<off_t>(offset));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return got < 0 ? std::string(std::strerror(errno)) : std::string(endedEarly);
-        out += got;
-        offset += got;
-        bytes -= got;
-    }
-    return std::nullopt;
+    return wholeRange(::pread, fd, offset, static_cast<char *>(into), bytes, endedEarly);
 }
 
 std::optional<std::string>
 writeAtOffset(int fd, std::int64_t offset, const void *from, std::int64_t bytes, const char *nothingWritten)
 {
-    const auto *in = static_cast<const char *>(from);
-    while (bytes > 0) {
-        const auto put = ::pwrite(fd, in, static_cast<std::size_t>(bytes), static_cast<off_t>(offset));
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0)
-            return put < 0 ? std::string(std::strerror(errno)) : std::string(nothingWritten);
-        in += put;
-        offset += put;
-        bytes -= put;
-    }
-    return std::nullopt;
+    return wholeRange(::pwrite, fd, offset, static_cast<const char *>(from), bytes, nothingWritten);
 }
 
 } // namespace sparsity::core
