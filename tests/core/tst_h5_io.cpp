@@ -259,7 +259,7 @@ void TestH5Io::rawRowsReadWhatHdf5Reads()
             });
             QCOMPARE(got.size(), want.size());
             for (std::size_t i = 0; i < got.size(); ++i)
-                QCOMPARE(static_cast<double>(got[i]), static_cast<T>(want[i]) + 0.0);
+                QCOMPARE(static_cast<double>(got[i]), static_cast<double>(static_cast<T>(want[i])));
         };
         compare(float{});
         compare(double{});
@@ -475,7 +475,7 @@ void TestH5Io::sparseRowStreamsWriteWhatWriteTensorWrites()
     auto dense = test::randomTensor(DType::Float32, {rows, columns}, rows > 100 ? 0.5 : 0.15, 4);
     auto &values = std::get<core::DenseTensor<float>>(dense.storage()).values;
     std::fill(values.begin() + 7 * columns, values.begin() + 9 * columns, 0.0f); // rows with nothing stored
-    std::vector<std::int64_t> stored(rows);
+    std::vector<std::int64_t> stored(static_cast<std::size_t>(rows));
     for (std::int64_t i = 0; i < rows * columns; ++i)
         stored[static_cast<std::size_t>(i / columns)] += values[static_cast<std::size_t>(i)] != 0.0f;
     const auto writeInBlocks = [&](core::H5File &file, const std::string &path, std::vector<std::int64_t> counted) {
