@@ -253,8 +253,9 @@ std::int64_t cooEntriesPerRead(std::int64_t bytesPerEntry)
 
 std::int64_t CooRowReader::entriesPerRead() const
 {
-    return cooEntriesPerRead(
-        static_cast<std::int64_t>(m_coo.sparseDims * sizeof(std::int64_t) + m_coo.valuesPerEntry() * sizeof(double)));
+    constexpr auto kIndexBytes = static_cast<std::int64_t>(sizeof(std::int64_t));
+    constexpr auto kValueBytes = static_cast<std::int64_t>(sizeof(double));
+    return cooEntriesPerRead(m_coo.sparseDims * kIndexBytes + m_coo.valuesPerEntry() * kValueBytes);
 }
 
 Tensor CooRowReader::readRows(RowRange rows) const

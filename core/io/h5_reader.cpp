@@ -1,8 +1,10 @@
 #include "core/io/h5_reader.h"
 
+#include "core/io/exact_reading.h"
 #include "core/io/h5_attributes.h"
 #include "core/io/h5_filters.h"
 #include "core/io/h5_types.h"
+#include "core/io/parallel_deflate.h"
 #include "core/tensor/conversions.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
@@ -55,6 +57,22 @@ void requireNumeric(std::optional<DType> dtype, const std::string &where)
         throw errors::mustBe(where, "be a numeric dataset", "a non-numeric type");
 }
 
+// Rows [begin, end) of a compressed dataset inflated on every core (core/io/parallel_deflate.h)
+// and converted there, chunk by chunk. False where H5Dread is to read them: another layout or
+// filter, a file the ranks share, a conversion HDF5 makes its own way, a chunk that does not
+// read, or rows within one chunk (no second thread to share it; a dataset kept open keeps it
+// in HDF5's chunk cache for the next read).
+template <class T>
+bool readInflated(hid_t dataset, DType stored, hsize_t begin, hsize_t end, T *out)
+{
+    if (!plainFileDescriptor(dataset))
+        return false;
+    const auto reading = exactReadingOf<T>(stored);
+    const auto layout = reading ? deflatedChunksOf(dataset, reading->fileType) : std::nullopt;
+    return layout && chunksTouched(*layout, begin, end) >= 2
+           && readDeflatedRows(dataset, *layout, begin, end, out, reading->conversion ? &*reading->conversion : nullptr);
+}
+
 // Reads the whole dataset, or rows [begin, end) of dim 0 (with `columns`, only those of dim 1:
 // a 2-d box, row-major), into `out` (numel of the selection), converting to T; HDF5 reads
 // straight into `out` when the stored type is T.
@@ -87,6 +105,10 @@ void readValuesInto(hid_t dataset,
         H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr);
         memSpace = H5Handle(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), H5Sclose);
     }
+    if (!columns && !shape.empty()
+        && readInflated(dataset, *dtype, rows ? static_cast<hsize_t>(rows->begin) : 0,
+                        static_cast<hsize_t>(rows ? rows->end : shape[0]), out))
+        return;
     const hid_t mem = rows ? memSpace.id() : H5S_ALL;
     const hid_t fileSel = rows ? fileSpace.id() : H5S_ALL;
     herr_t status = 0;
@@ -758,9 +780,6 @@ DenseRowReader::DenseRowReader(const H5File &file, const std::string &path)
     if (m_shape.empty())
         throw errors::mustBe(m_where, "have rank >= 1 to be read by rows", "a 0-d dataset");
     m_raw = rawValuesOf(m_dataset.id());
-    // One process: a shared file's ranks read through MPI-IO.
-    if (!file.isShared() && (m_dtype == DType::Float32 || m_dtype == DType::Float64))
-        m_deflated = deflatedChunksOf(m_dataset.id(), m_dtype == DType::Float32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
 }
 
 template <class T>
@@ -775,10 +794,6 @@ void DenseRowReader::readRows(std::int64_t begin, std::int64_t end, T *into) con
         readRawValues(*m_raw, begin * rowBytes, rows.count() * rowBytes, into, m_where);
         return;
     }
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-        if (m_deflated && m_dtype == dtypeOf<T>()
-            && readDeflatedRows(m_dataset.id(), *m_deflated, static_cast<hsize_t>(begin), static_cast<hsize_t>(end), into))
-            return;
     readValuesInto(m_dataset.id(), m_shape, m_dtype, m_where, rows, into);
 }
 

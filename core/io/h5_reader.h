@@ -5,7 +5,6 @@
 // that converts. Every sparse element is validated against its layout's invariants; an error
 // names "file:/dataset" and the invariant.
 #include "core/io/h5_catalog.h"
-#include "core/io/parallel_deflate.h"
 #include "core/io/raw_values.h"
 #include "core/tensor/compressed_tensor.h"
 #include "core/tensor/row_range.h"
@@ -141,8 +140,6 @@ private:
     std::optional<DType> m_dtype;
     std::string m_where;
     std::optional<RawValues> m_raw; // where the values can be read without HDF5
-    // Where the values are deflated chunks of the type read (core/io/parallel_deflate.h)
-    std::optional<DeflatedChunks> m_deflated;
 };
 
 // Whether MaskedBoxReader reads `element`: a masked_tensor of 2-d dense data whose mask is a

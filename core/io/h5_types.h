@@ -41,6 +41,31 @@ inline hid_t nativeH5Type<std::uint8_t>()
 {
     return H5T_NATIVE_UINT8;
 }
+template <>
+inline hid_t nativeH5Type<std::int8_t>()
+{
+    return H5T_NATIVE_INT8;
+}
+template <>
+inline hid_t nativeH5Type<std::int16_t>()
+{
+    return H5T_NATIVE_INT16;
+}
+template <>
+inline hid_t nativeH5Type<std::uint16_t>()
+{
+    return H5T_NATIVE_UINT16;
+}
+template <>
+inline hid_t nativeH5Type<std::uint32_t>()
+{
+    return H5T_NATIVE_UINT32;
+}
+template <>
+inline hid_t nativeH5Type<std::uint64_t>()
+{
+    return H5T_NATIVE_UINT64;
+}
 
 // h5py's bool type; the caller owns the handle.
 H5Handle makeBoolType();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <new>
 #include <numeric>
 #include <omp.h>
@@ -102,17 +103,21 @@ void gatherChunk(const DeflatedChunks &layout,
 }
 
 // The rows [begin, end) of the chunk at `origin` (its full shape in `chunk`) into `values`,
-// which hold rows [begin, ...).
+// which hold rows [begin, ...), converted on the way when `conversion` is given.
 void scatterChunk(const DeflatedChunks &layout,
                   const std::vector<hsize_t> &origin,
                   hsize_t begin,
                   hsize_t end,
                   const unsigned char *chunk,
-                  unsigned char *values)
+                  unsigned char *values,
+                  const ValueConversion *conversion)
 {
     const auto size = layout.elementSize;
     forEachLine(layout, origin, begin, end, begin, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
-        std::memcpy(values + inData * size, chunk + inChunk * size, n * size);
+        if (conversion)
+            conversion->convert(chunk + inChunk * size, values + inData * conversion->size, n);
+        else
+            std::memcpy(values + inData * size, chunk + inChunk * size, n * size);
     });
 }
 
@@ -220,6 +225,74 @@ void onThreads(hsize_t count, std::size_t bytes, Work work)
     failure.rethrow();
 }
 
+// A chunk's stored bytes, told apart from every other's while its file stays open: the file's
+// number, and the chunk's address, size and filter mask there.
+struct StoredChunkKey {
+    unsigned long file = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t size = 0;
+    unsigned mask = 0;
+    bool operator==(const StoredChunkKey &) const = default;
+};
+
+// The last chunk each of the few datasets read lately inflated where a read ended inside it:
+// the next read of those rows (a pipeline's next block, through a dataset opened again, whose
+// HDF5 chunk cache starts empty) begins in it, and would inflate it a second time. Kept for
+// files opened read-only, of chunks of at most 4 MiB: at most kKept of them are held.
+class InflatedTails {
+public:
+    static constexpr std::size_t kKept = 3; // a csr's data, indices and indptr
+    static constexpr hsize_t kLargest = hsize_t{4} << 20;
+
+    // The chunk's plain bytes, taken out of the cache; empty when it holds none.
+    std::vector<unsigned char> take(const StoredChunkKey &key)
+    {
+        const std::lock_guard lock(m_mutex);
+        const auto found = std::find_if(m_tails.begin(), m_tails.end(), [&](const auto &tail) { return tail.first == key; });
+        if (found == m_tails.end())
+            return {};
+        auto plain = std::move(found->second);
+        m_tails.erase(found);
+        return plain;
+    }
+    void keep(const StoredChunkKey &key, std::vector<unsigned char> plain)
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_tails.size() == kKept)
+            m_tails.erase(m_tails.begin());
+        m_tails.emplace_back(key, std::move(plain));
+    }
+
+private:
+    std::mutex m_mutex;
+    std::vector<std::pair<StoredChunkKey, std::vector<unsigned char>>> m_tails; // oldest first
+};
+
+InflatedTails &inflatedTails()
+{
+    static InflatedTails tails;
+    return tails;
+}
+
+// The file number under which the dataset's chunks are kept in InflatedTails, when they may be:
+// its file is open read-only (no chunk of it changes while it stays open), each row-chunk is
+// one chunk (the rows' other dims within one), and a chunk is small enough to keep.
+std::optional<unsigned long> tailFileOf(hid_t dataset, const DeflatedChunks &layout)
+{
+    for (std::size_t d = 1; d < layout.dims.size(); ++d)
+        if (layout.chunk[d] < layout.dims[d])
+            return std::nullopt;
+    if (chunkBytes(layout) > InflatedTails::kLargest)
+        return std::nullopt;
+    const H5Handle file(H5Iget_file_id(dataset), H5Fclose);
+    unsigned intent = 0;
+    H5O_info_t info{};
+    if (!file.isValid() || H5Fget_intent(file.id(), &intent) < 0 || (intent & H5F_ACC_RDWR) != 0
+        || H5Oget_info2(dataset, &info, H5O_INFO_BASIC) < 0)
+        return std::nullopt;
+    return info.fileno;
+}
+
 } // namespace
 
 hsize_t chunksAtOnce(const DeflatedChunks &layout) { return std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes(layout)); }
@@ -264,6 +337,11 @@ std::optional<DeflatedChunks> deflatedChunksOf(hid_t dataset, hid_t memType)
     return layout;
 }
 
+hsize_t chunksTouched(const DeflatedChunks &layout, hsize_t begin, hsize_t end)
+{
+    return end > begin ? chunksOfRows(layout, begin, end).count : 0;
+}
+
 ChunkRowSpan wholeChunkRows(const DeflatedChunks &layout, hsize_t firstRow, hsize_t rows)
 {
     const auto c = layout.chunk[0], end = firstRow + rows;
@@ -304,40 +382,60 @@ void writeDeflatedRows(hid_t dataset,
     }
 }
 
-bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin, hsize_t end, void *into)
+bool readDeflatedRows(
+    hid_t dataset, const DeflatedChunks &layout, hsize_t begin, hsize_t end, void *into, const ValueConversion *conversion)
 {
     if (end <= begin)
         return true;
     const auto run = chunksOfRows(layout, begin, end);
     const auto bytes = chunkBytes(layout);
     const hsize_t group = chunksAtOnce(layout);
+    const auto tailFile = tailFileOf(dataset, layout);
+    // The read ends inside its last chunk: that chunk is kept for the read that goes on from it.
+    const bool keepsTail = tailFile && end % layout.chunk[0] != 0 && end < layout.dims[0];
     auto *target = static_cast<unsigned char *>(into);
-    std::vector<std::vector<unsigned char>> stored;
-    std::vector<std::uint32_t> masks;
+    std::vector<std::vector<unsigned char>> stored, kept;
+    std::vector<StoredChunkKey> keys;
+    std::vector<unsigned char> tail;
     for (hsize_t first = 0; first < run.count; first += group) {
         const hsize_t count = std::min(group, run.count - first);
         stored.assign(count, {});
-        masks.assign(count, 0);
+        kept.assign(count, {});
+        keys.assign(count, {});
         // Read as stored, in order, on this thread: the one that calls HDF5.
         for (hsize_t i = 0; i < count; ++i) {
             const auto origin = chunkOrigin(layout, run.firstRowChunk, first + i);
-            hsize_t size = 0;
-            if (H5Dget_chunk_storage_size(dataset, origin.data(), &size) < 0 || size == 0)
+            auto &key = keys[i];
+            if (H5Dget_chunk_info_by_coord(dataset, origin.data(), &key.mask, &key.address, &key.size) < 0 || key.size == 0)
                 return false; // never written: its fill value is H5Dread's to give
-            stored[i].resize(size);
-            if (H5Dread_chunk(dataset, H5P_DEFAULT, origin.data(), &masks[i], stored[i].data()) < 0)
+            if (tailFile && first + i == 0) {
+                key.file = *tailFile;
+                kept[i] = inflatedTails().take(key);
+                if (!kept[i].empty())
+                    continue;
+            }
+            stored[i].resize(key.size);
+            std::uint32_t mask = 0;
+            if (H5Dread_chunk(dataset, H5P_DEFAULT, origin.data(), &mask, stored[i].data()) < 0 || mask != key.mask)
                 return false;
         }
         std::atomic<bool> inflated = true;
         onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
-            if (unfilterChunk(layout, stored[i], masks[i], scratch, plain))
-                scatterChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), begin, end, plain.data(), target);
-            else
+            const bool last = first + i + 1 == run.count;
+            if (kept[i].empty() && !unfilterChunk(layout, stored[i], keys[i].mask, scratch, plain)) {
                 inflated = false;
+                return;
+            }
+            const auto &chunk = kept[i].empty() ? plain : kept[i];
+            scatterChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), begin, end, chunk.data(), target, conversion);
+            if (last && keepsTail)
+                tail = chunk;
         });
         if (!inflated)
             return false;
     }
+    if (!tail.empty())
+        inflatedTails().keep({*tailFile, keys.back().address, keys.back().size, keys.back().mask}, std::move(tail));
     return true;
 }
 

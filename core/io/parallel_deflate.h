@@ -54,12 +54,27 @@ void writeDeflatedRows(hid_t dataset,
                        const std::string &where,
                        const char *what);
 
+// How many chunks rows [begin, end) of the dataset touch (every other dim whole).
+hsize_t chunksTouched(const DeflatedChunks &layout, hsize_t begin, hsize_t end);
+
+// How a chunk's values are copied out when memory holds them in another type than the file:
+// `size` bytes each in memory, `convert` making `count` of them from as many stored values.
+struct ValueConversion {
+    std::size_t size = 0;
+    void (*convert)(const unsigned char *stored, unsigned char *into, std::size_t count) = nullptr;
+};
+
 // Rows [begin, end) of the dataset (every other dim whole, row-major) into `into`: each chunk
 // they touch read as stored with H5Dread_chunk, in order on this thread, then inflated and
 // unshuffled (as its filter mask says) on the OpenMP threads, which copy out its rows in the
-// range. False, with `into` partly written, where a chunk was never written (its fill value is
-// H5Dread's to give) or does not inflate to its size: the caller reads with H5Dread then, which
-// says what is wrong.
-bool readDeflatedRows(hid_t dataset, const DeflatedChunks &layout, hsize_t begin, hsize_t end, void *into);
+// range, through `conversion` when one is given (else as stored). False, with `into` partly
+// written, where a chunk was never written (its fill value is H5Dread's to give) or does not
+// inflate to its size: the caller reads with H5Dread then, which says what is wrong.
+bool readDeflatedRows(hid_t dataset,
+                      const DeflatedChunks &layout,
+                      hsize_t begin,
+                      hsize_t end,
+                      void *into,
+                      const ValueConversion *conversion = nullptr);
 
 } // namespace sparsity::core

@@ -28,14 +28,22 @@ std::optional<RawValues> rawValuesOf(hid_t dataset)
     const hsize_t bytes = H5Dget_storage_size(dataset);
     if (offset == HADDR_UNDEF || bytes == 0)
         return std::nullopt;
-    const H5Handle file(H5Iget_file_id(dataset), H5Fclose);
-    const H5Handle fapl(H5Fget_access_plist(file.id()), H5Pclose);
+    const auto fd = plainFileDescriptor(dataset);
+    if (!fd)
+        return std::nullopt;
+    return RawValues{*fd, static_cast<std::int64_t>(offset), static_cast<std::int64_t>(bytes), *dtype};
+}
+
+std::optional<int> plainFileDescriptor(hid_t object)
+{
+    const H5Handle file(H5Iget_file_id(object), H5Fclose);
+    const H5Handle fapl(file.isValid() ? H5Fget_access_plist(file.id()) : H5I_INVALID_HID, H5Pclose);
     if (!fapl.isValid() || H5Pget_driver(fapl.id()) != H5FD_SEC2)
         return std::nullopt;
     void *handle = nullptr;
     if (H5Fget_vfd_handle(file.id(), fapl.id(), &handle) < 0 || handle == nullptr)
         return std::nullopt;
-    return RawValues{*static_cast<int *>(handle), static_cast<std::int64_t>(offset), static_cast<std::int64_t>(bytes), *dtype};
+    return *static_cast<int *>(handle);
 }
 
 void readRawValues(const RawValues &raw, std::int64_t first, std::int64_t count, void *into, const std::string &where)

@@ -25,6 +25,11 @@ struct RawValues {
 // The dataset's raw values, if it is such a dataset (nothing otherwise: read it with H5Dread).
 std::optional<RawValues> rawValuesOf(hid_t dataset);
 
+// HDF5's descriptor of the file that holds `object`, when HDF5 opened it with its default (sec2)
+// driver: a file of this process alone, not one the ranks of `sparsity-mpi` share through
+// MPI-IO. Nothing otherwise.
+std::optional<int> plainFileDescriptor(hid_t object);
+
 // Bytes [first, first + count) of the values into `into`, from any thread, in pieces of 1 MiB
 // on the OpenMP threads (one thread's copies out of the page cache were the bottleneck of a
 // pass that only reads). A read that ends early (the file cut short underneath) or fails is an

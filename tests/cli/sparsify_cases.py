@@ -598,16 +598,62 @@ def check_stored_values(cli, work, rng, report_keys):
           f"T=0 keeps every zero: {d}")
 
 
+def recompressed(plain, out, rows=4):
+    """`plain` copied into `out` with each array chunked by `rows` of dim 0 (other dims whole),
+    shuffled and deflated, as h5py writes a compressed file: most arrays then span many chunks,
+    whose inflating our readers share among the threads (core/io/exact_reading.h)."""
+    with h5py.File(plain) as fp, h5py.File(out, "w") as fo:
+        fo.attrs.update(fp.attrs)
+
+        def copy(name, node):
+            if isinstance(node, h5py.Group):
+                fo.require_group(name).attrs.update(node.attrs)
+                return
+            data = node[()]
+            packed = {}
+            if data.ndim >= 1 and data.size:
+                packed = dict(compression="gzip", compression_opts=4, shuffle=True,
+                              chunks=(min(rows, data.shape[0]),) + data.shape[1:])
+            fo.create_dataset(name, data=data, **packed).attrs.update(node.attrs)
+        fp.visititems(copy)
+
+
+def check_gzip_inputs(cli, work, plain, layout):
+    """A compressed input of every layout (int32 indices widened to int64, a bool mask, values
+    read into their compute type) converts to the dense file its uncompressed copy converts
+    to, by default and under 64K (blocks of a few rows; a coo's indices are read whole, and
+    need more than 3K)."""
+    packed = os.path.join(work, "gzip_input.h5")
+    recompressed(plain, packed)
+    for extra in ([], ["--memory-limit", "64K"]):
+        outs = []
+        for source in (plain, packed):
+            out = os.path.join(work, f"gzip_input_dense_{len(outs)}.h5")
+            if os.path.exists(out):
+                os.remove(out)
+            r = subprocess.run([cli, "convert", source, out, "--layout", "dense", *extra], capture_output=True, text=True)
+            check(r.returncode == 0, f"convert {source} {extra}: {r.stderr}")
+            outs.append(out)
+        with h5py.File(outs[0]) as fp, h5py.File(outs[1]) as fg:
+            names = []
+            fp.visititems(lambda name, node: names.append(name) if isinstance(node, h5py.Dataset) else None)
+            check(names, f"gzip input {layout} {extra}: nothing converted")
+            for name in names:
+                same_bytes(fp[name][()], fg[name][()], f"gzip input {layout} {extra} {name}")
+
+
 def check_gzip_outputs(cli, work, src):
     """--gzip: the compressed output's whole chunks are filtered on every core
     (core/io/parallel_deflate.h), the chunks that a block cuts by HDF5. Whole (--save-state),
     by default and under 3K (blocks of a few rows, most chunks cut), every layout holds the
-    uncompressed run's arrays, value for value, each a shuffled, deflated dataset of level 4."""
+    uncompressed run's arrays, value for value, each a shuffled, deflated dataset of level 4.
+    Each uncompressed output, compressed by h5py, is then read back (check_gzip_inputs)."""
     picks = ["--dataset", "/table", "--dataset", "/odd", "--dataset", "/counts"]
     method = ["--method", "threshold", "--threshold", "0.7"]
     for layout in ["dense", "masked", "csr", "coo", "row_sparse"]:
         plain = os.path.join(work, "gzip_plain.h5")
         run(cli, src, "-o", plain, *method, "--layout", layout, *picks)
+        check_gzip_inputs(cli, work, plain, layout)
         for extra in (["--save-state"], [], ["--memory-limit", "3K"]):
             out = os.path.join(work, "gzip_run.h5")
             run(cli, src, "-o", out, *method, "--layout", layout, *picks, "--gzip", "4", *extra)

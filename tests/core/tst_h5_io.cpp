@@ -3,6 +3,7 @@
 #include "core/io/atomic_output.h"
 #include "core/io/element_count.h"
 #include "core/io/element_rows.h"
+#include "core/io/exact_reading.h"
 #include "core/io/file_identity.h"
 #include "core/io/h5_attributes.h"
 #include "core/io/h5_catalog.h"
@@ -61,6 +62,8 @@ private slots:
     void compressedRowsHoldTheChunksHdf5Writes_data();
     void compressedRowsHoldTheChunksHdf5Writes();
     void deflatedRowsReadWhatHdf5Reads();
+    void exactReadingsInflateAsHdf5Converts();
+    void keptTailsNeverOutliveTheirFile();
     void atomicOutputLeavesNothingOnFailure();
     void refusesOutputEqualToInput();
     void fileErrors();
@@ -847,6 +850,201 @@ void TestH5Io::deflatedRowsReadWhatHdf5Reads()
     const core::DenseRowReader reader(broken, "/gzip");
     std::vector<float> rows(301 * 50);
     QVERIFY_THROWS_EXCEPTION(core::IoError, reader.readRows(0, 301, rows.data()));
+}
+
+namespace {
+
+// A chunked, shuffled and deflated dataset `name` of `type` in `file`, holding `values`.
+void writeDeflated(hid_t file,
+                   const char *name,
+                   hid_t type,
+                   const std::vector<hsize_t> &dims,
+                   const std::vector<hsize_t> &chunk,
+                   const std::vector<double> &values,
+                   unsigned level = 5)
+{
+    const core::H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    QVERIFY(H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data()) >= 0);
+    QVERIFY(H5Pset_shuffle(dcpl.id()) >= 0);
+    QVERIFY(H5Pset_deflate(dcpl.id(), level) >= 0);
+    const core::H5Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+    const core::H5Handle dataset(H5Dcreate2(file, name, type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT), H5Dclose);
+    QVERIFY(dataset.isValid());
+    if (core::isH5Bool(type)) {
+        // Bytes 0, 1 and 2: a byte other than 0 or 1 reads as 1.
+        std::vector<std::uint8_t> bits(values.size());
+        std::transform(values.begin(), values.end(), bits.begin(), [](double v) { return static_cast<std::uint8_t>(v); });
+        QVERIFY(H5Dwrite(dataset.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bits.data()) >= 0);
+    } else {
+        QVERIFY(H5Dwrite(dataset.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    }
+}
+
+// Rows [begin, end) of `dataset` into T as H5Dread gives them (a bool's bytes as 0 or 1).
+template <class T>
+std::vector<T> hdf5Rows(hid_t dataset, hsize_t begin, hsize_t end, bool isBool)
+{
+    const core::H5Handle space(H5Dget_space(dataset), H5Sclose);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.id())));
+    H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
+    std::vector<hsize_t> start(dims.size(), 0), count = dims;
+    start[0] = begin;
+    count[0] = end - begin;
+    H5Sselect_hyperslab(space.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    const core::H5Handle memory(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    const auto n = std::accumulate(count.begin(), count.end(), hsize_t{1}, std::multiplies<>());
+    std::vector<T> out(n);
+    if (isBool) {
+        const auto boolType = core::makeBoolType();
+        std::vector<std::uint8_t> bits(n);
+        H5Dread(dataset, boolType.id(), memory.id(), space.id(), H5P_DEFAULT, bits.data());
+        std::transform(bits.begin(), bits.end(), out.begin(), [](std::uint8_t b) { return static_cast<T>(b != 0); });
+    } else {
+        H5Dread(dataset, core::nativeH5Type<T>(), memory.id(), space.id(), H5P_DEFAULT, out.data());
+    }
+    return out;
+}
+
+} // namespace
+
+// A compressed dataset read into another type than stored (a csr's int32 indices into int64, an
+// int32 tensor into its float64 compute type, a bool mask into bytes or floats) is inflated on
+// every core where the conversion is exact, and reads what H5Dread's conversion gives. Read in
+// consecutive blocks that cut chunks, so each block begins in the chunk the last one kept
+// (InflatedTails), in 1-d and in 2-d.
+void TestH5Io::exactReadingsInflateAsHdf5Converts()
+{
+    // Which conversions are made here, and which stay HDF5's.
+    static_assert(core::convertsExactly<std::int32_t, std::int64_t>() && core::convertsExactly<std::uint32_t, std::int64_t>());
+    static_assert(core::convertsExactly<std::int32_t, double>() && core::convertsExactly<std::uint16_t, float>());
+    static_assert(core::convertsExactly<float, double>() && core::convertsExactly<std::uint8_t, std::uint8_t>());
+    static_assert(!core::convertsExactly<std::int64_t, double>() && !core::convertsExactly<std::int32_t, float>());
+    static_assert(!core::convertsExactly<std::uint64_t, std::int64_t>() && !core::convertsExactly<std::int8_t, std::uint8_t>());
+    static_assert(!core::convertsExactly<double, float>() && !core::convertsExactly<float, std::int64_t>());
+
+    const auto name = path("exact_readings.h5");
+    const auto boolType = core::makeBoolType();
+    struct Stored {
+        const char *name;
+        hid_t type;
+        DType dtype;
+        double low, high; // the values' range
+    };
+    const Stored stored[] = {
+        {"int8", H5T_NATIVE_INT8, DType::Int8, -128, 127},
+        {"int16", H5T_NATIVE_INT16, DType::Int16, -32768, 32767},
+        {"uint16", H5T_NATIVE_UINT16, DType::UInt16, 0, 65535},
+        {"int32", H5T_NATIVE_INT32, DType::Int32, -2147483648.0, 2147483647.0},
+        {"uint32", H5T_NATIVE_UINT32, DType::UInt32, 0, 4294967295.0},
+        {"int64", H5T_NATIVE_INT64, DType::Int64, -1e15, 1e15},
+        {"float", H5T_NATIVE_FLOAT, DType::Float32, -1e3, 1e3},
+        {"double", H5T_NATIVE_DOUBLE, DType::Float64, -1e3, 1e3},
+        {"bool", boolType.id(), DType::Bool, 0, 2},
+    };
+    struct Shape2 {
+        const char *name;
+        std::vector<hsize_t> dims, chunk;
+    };
+    const Shape2 shapes[] = {{"line", {1000}, {64}}, {"rows", {90, 7}, {8, 7}}};
+    std::mt19937 random(11);
+    {
+        const core::H5Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        for (const auto &s : stored)
+            for (const auto &shape : shapes) {
+                const auto n = std::accumulate(shape.dims.begin(), shape.dims.end(), hsize_t{1}, std::multiplies<>());
+                std::uniform_real_distribution<double> uniform(s.low, s.high);
+                std::vector<double> values(n);
+                for (auto &v : values)
+                    v = core::isFloatingPoint(s.dtype) ? uniform(random) : std::round(uniform(random));
+                const auto dataset = std::string(s.name) + "_" + shape.name;
+                writeDeflated(file.id(), dataset.c_str(), s.type, shape.dims, shape.chunk, values);
+            }
+    }
+    const auto file = core::H5File::openRead(name);
+    int parallelReads = 0;
+    const auto readAs = [&](auto zero, const Stored &s, const Shape2 &shape) {
+        using T = decltype(zero);
+        const auto dataset = std::string(s.name) + "_" + shape.name;
+        const auto reading = core::exactReadingOf<T>(s.dtype);
+        if (!reading)
+            return;
+        const core::H5Handle d(H5Dopen2(file.id(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
+        const auto layout = core::deflatedChunksOf(d.id(), reading->fileType);
+        QVERIFY2(layout.has_value(), dataset.c_str());
+        const auto rows = shape.dims[0];
+        const auto width = layout->chunk.size() > 1 ? shape.dims[1] : 1;
+        for (const hsize_t block : {hsize_t{1}, hsize_t{3}, hsize_t{13}, shape.chunk[0] + 5, rows}) {
+            for (hsize_t begin = 0; begin < rows; begin += block) {
+                const auto end = std::min(rows, begin + block);
+                std::vector<T> got((end - begin) * width);
+                QVERIFY(core::readDeflatedRows(d.id(), *layout, begin, end, got.data(),
+                                               reading->conversion ? &*reading->conversion : nullptr));
+                ++parallelReads;
+                const auto want = hdf5Rows<T>(d.id(), begin, end, s.dtype == DType::Bool);
+                QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0,
+                         (dataset + " as " + std::to_string(sizeof(T)) + "-byte values, rows " + std::to_string(begin) + "-"
+                          + std::to_string(end))
+                             .c_str());
+            }
+        }
+    };
+    for (const auto &s : stored)
+        for (const auto &shape : shapes) {
+            readAs(float{}, s, shape);
+            readAs(double{}, s, shape);
+            readAs(std::int64_t{}, s, shape);
+            readAs(std::uint8_t{}, s, shape);
+        }
+    // float: int8, int16, uint16, float, bool; double: those and int32, uint32, double; int64:
+    // every integer but uint64 (none here); uint8: bool alone. Each in 2 shapes.
+    QVERIFY(!core::exactReadingOf<double>(DType::Int64) && !core::exactReadingOf<float>(DType::Int32));
+    QVERIFY(!core::exactReadingOf<double>(DType::Float16) && !core::exactReadingOf<std::uint8_t>(DType::Int8));
+    QVERIFY(parallelReads > 0);
+
+    // Through the readers: an int32 tensor read whole as float64, in blocks by DenseRowReader as
+    // float64 (its compute type), the same values as HDF5's conversion.
+    const core::DenseRowReader reader(file, "/int32_rows");
+    const core::H5Handle d(H5Dopen2(file.id(), "int32_rows", H5P_DEFAULT), H5Dclose);
+    const auto all = hdf5Rows<double>(d.id(), 0, 90, false);
+    for (std::int64_t begin = 0; begin < 90; begin += 20) {
+        const auto end = std::min<std::int64_t>(90, begin + 20);
+        std::vector<double> got(static_cast<std::size_t>((end - begin) * 7));
+        reader.readRows(begin, end, got.data());
+        QVERIFY(std::equal(got.begin(), got.end(), all.begin() + begin * 7));
+    }
+    const auto whole = core::readTensor(file, "/int32_rows");
+    QCOMPARE(whole.dtype(), DType::Float64);
+    const auto &values = std::get<core::DenseTensor<double>>(whole.storage()).values;
+    QVERIFY(std::equal(values.begin(), values.end(), all.begin(), all.end()));
+}
+
+// A chunk kept at the end of one read is used by the next only while its file stays open: a
+// file closed, written again with other values whose chunks lie where the old ones lay (deflate
+// level 0 stores every chunk at the same size), and opened again reads the new values.
+void TestH5Io::keptTailsNeverOutliveTheirFile()
+{
+    const auto name = path("kept_tails.h5");
+    const std::vector<hsize_t> dims{100}, chunk{10};
+    for (const double offset : {0.0, 1000.0}) {
+        {
+            const core::H5Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+            std::vector<double> values(100);
+            std::iota(values.begin(), values.end(), offset);
+            writeDeflated(file.id(), "x", H5T_NATIVE_FLOAT, dims, chunk, values, 0);
+        }
+        const auto file = core::H5File::openRead(name);
+        const core::H5Handle d(H5Dopen2(file.id(), "x", H5P_DEFAULT), H5Dclose);
+        const auto layout = core::deflatedChunksOf(d.id(), H5T_NATIVE_FLOAT);
+        QVERIFY(layout.has_value());
+        // [0, 25) keeps chunk [20, 30), and [25, 45) begins in it and keeps [40, 50): what the
+        // first file's last read kept is where the second file's first read begins.
+        for (const auto &[begin, end] : {std::pair<hsize_t, hsize_t>{45, 60}, {0, 25}, {25, 45}}) {
+            std::vector<float> got(end - begin);
+            QVERIFY(core::readDeflatedRows(d.id(), *layout, begin, end, got.data()));
+            for (hsize_t i = 0; i < got.size(); ++i)
+                QCOMPARE(got[i], static_cast<float>(offset + static_cast<double>(begin + i)));
+        }
+    }
 }
 
 void TestH5Io::atomicOutputLeavesNothingOnFailure()
