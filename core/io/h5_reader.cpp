@@ -57,20 +57,20 @@ void requireNumeric(std::optional<DType> dtype, const std::string &where)
         throw errors::mustBe(where, "be a numeric dataset", "a non-numeric type");
 }
 
-// Rows [begin, end) of a compressed dataset inflated on every core (core/io/parallel_deflate.h)
-// and converted there, chunk by chunk. False where H5Dread is to read them: another layout or
-// filter, a file the ranks share, a conversion HDF5 makes its own way, a chunk that does not
-// read, or rows within one chunk (no second thread to share it; a dataset kept open keeps it
-// in HDF5's chunk cache for the next read).
+// A box of a compressed dataset inflated on every core (core/io/parallel_deflate.h) and
+// converted there, chunk by chunk. False where H5Dread is to read it: another layout or filter,
+// a file the ranks share, a conversion HDF5 makes its own way, a chunk that does not read, or a
+// box within one chunk (no second thread to share it; a dataset kept open keeps it in HDF5's
+// chunk cache for the next read).
 template <class T>
-bool readInflated(hid_t dataset, DType stored, hsize_t begin, hsize_t end, T *out)
+bool readInflated(hid_t dataset, DType stored, const DatasetBox &box, T *out)
 {
     if (!plainFileDescriptor(dataset))
         return false;
     const auto reading = exactReadingOf<T>(stored);
     const auto layout = reading ? deflatedChunksOf(dataset, reading->fileType) : std::nullopt;
-    return layout && chunksTouched(*layout, begin, end) >= 2
-           && readDeflatedRows(dataset, *layout, begin, end, out, reading->conversion ? &*reading->conversion : nullptr);
+    return layout && chunksTouched(*layout, box) >= 2
+           && readDeflatedBox(dataset, *layout, box, out, reading->conversion ? &*reading->conversion : nullptr);
 }
 
 // Reads the whole dataset, or rows [begin, end) of dim 0 (with `columns`, only those of dim 1:
@@ -94,21 +94,19 @@ void readValuesInto(hid_t dataset,
     const auto count = numel(selected);
     if (count == 0)
         return;
+    DatasetBox box{std::vector<hsize_t>(shape.size(), 0), std::vector<hsize_t>(selected.begin(), selected.end())};
+    if (rows)
+        box.start[0] = static_cast<hsize_t>(rows->begin);
+    if (columns)
+        box.start[1] = static_cast<hsize_t>(columns->begin);
+    if (!shape.empty() && readInflated(dataset, *dtype, box, out))
+        return;
     H5Handle fileSpace = datasetSpace(dataset);
     H5Handle memSpace;
     if (rows) {
-        std::vector<hsize_t> start(shape.size(), 0);
-        std::vector<hsize_t> extent(selected.begin(), selected.end());
-        start[0] = static_cast<hsize_t>(rows->begin);
-        if (columns)
-            start[1] = static_cast<hsize_t>(columns->begin);
-        H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr);
-        memSpace = H5Handle(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), H5Sclose);
+        H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, box.start.data(), nullptr, box.count.data(), nullptr);
+        memSpace = H5Handle(H5Screate_simple(static_cast<int>(box.count.size()), box.count.data(), nullptr), H5Sclose);
     }
-    if (!columns && !shape.empty()
-        && readInflated(dataset, *dtype, rows ? static_cast<hsize_t>(rows->begin) : 0,
-                        static_cast<hsize_t>(rows ? rows->end : shape[0]), out))
-        return;
     const hid_t mem = rows ? memSpace.id() : H5S_ALL;
     const hid_t fileSel = rows ? fileSpace.id() : H5S_ALL;
     herr_t status = 0;
@@ -283,15 +281,7 @@ Buffer<std::int64_t> readIndexColumns(const DatasetView &view, RowRange columns,
     const auto dims = firstDims.value_or(view.shape[0]);
     requireAllocatable(dims * columns.count(), sizeof(std::int64_t), view.where, "a read of");
     Buffer<std::int64_t> out(at(dims * columns.count()));
-    if (out.empty())
-        return out;
-    H5Handle fileSpace = datasetSpace(view.dataset.id());
-    const hsize_t start[] = {0, static_cast<hsize_t>(columns.begin)};
-    const hsize_t count[] = {static_cast<hsize_t>(dims), static_cast<hsize_t>(columns.count())};
-    H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start, nullptr, count, nullptr);
-    H5Handle memSpace(H5Screate_simple(2, count, nullptr), H5Sclose);
-    if (H5Dread(view.dataset.id(), H5T_NATIVE_INT64, memSpace.id(), fileSpace.id(), H5P_DEFAULT, out.data()) < 0)
-        throw valuesUnreadable(view.dataset.id(), view.where);
+    readValuesInto(view.dataset.id(), view.shape, view.dtype, view.where, RowRange{0, dims}, out.data(), columns);
     return out;
 }
 

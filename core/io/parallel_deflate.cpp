@@ -22,55 +22,67 @@ hsize_t product(const std::vector<hsize_t> &v) { return std::accumulate(v.begin(
 // A chunk's bytes in memory: its full shape, an edge chunk's too.
 hsize_t chunkBytes(const DeflatedChunks &layout) { return product(layout.chunk) * layout.elementSize; }
 
-// Chunk `index` of the rows written (row chunks first, then the chunk grid of the other dims in
-// row-major order): its origin in the dataset.
-std::vector<hsize_t> chunkOrigin(const DeflatedChunks &layout, hsize_t firstRowChunk, hsize_t index)
-{
-    const auto rank = layout.dims.size();
-    std::vector<hsize_t> origin(rank);
-    if (rank == 0 || layout.chunk.size() != rank)
-        throw InternalError("chunkOrigin: a chunked dataset of rank >= 1 expected");
-    for (std::size_t d = rank; d-- > 1;) {
-        const hsize_t across = (layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d];
-        origin[d] = (index % across) * layout.chunk[d];
-        index /= across;
+// The chunks a box touches, in row-major order of the chunk grid: chunk `index` of them and
+// its origin in the dataset.
+class ChunkGrid {
+public:
+    ChunkGrid(const DeflatedChunks &layout, const DatasetBox &box) : m_chunk(layout.chunk)
+    {
+        const auto rank = layout.dims.size();
+        if (rank == 0 || layout.chunk.size() != rank || box.start.size() != rank || box.count.size() != rank)
+            throw InternalError("ChunkGrid: a box of the chunked dataset's rank expected");
+        m_first.resize(rank);
+        m_across.resize(rank);
+        for (std::size_t d = 0; d < rank; ++d) {
+            m_first[d] = box.start[d] / m_chunk[d];
+            m_across[d] = box.count[d] == 0 ? 0 : (box.start[d] + box.count[d] - 1) / m_chunk[d] - m_first[d] + 1;
+        }
+        m_count = product(m_across);
     }
-    origin[0] = (firstRowChunk + index) * layout.chunk[0];
-    return origin;
-}
+    hsize_t count() const { return m_count; }
+    std::vector<hsize_t> origin(hsize_t index) const
+    {
+        std::vector<hsize_t> origin(m_chunk.size());
+        for (std::size_t d = m_chunk.size(); d-- > 0;) {
+            origin[d] = (m_first[d] + index % m_across[d]) * m_chunk[d];
+            index /= m_across[d];
+        }
+        return origin;
+    }
 
-// Each line along the last dim of the chunk at `origin` whose row lies in [rowBegin, rowEnd)
-// (clipped to the dataset): line(chunk offset, offset from row `firstRow` of the rows held in
-// memory, every other dim whole, elements), in elements. An odometer walks the dims before the
-// last.
+private:
+    std::vector<hsize_t> m_chunk, m_first, m_across;
+    hsize_t m_count = 0;
+};
+
+// Each line along the last dim of the chunk at `origin` that lies inside `box` (clipped to the
+// dataset): line(chunk offset, offset in the box's values, row-major, elements), in elements.
+// An odometer walks the dims before the last.
 template <class Line>
-void forEachLine(const DeflatedChunks &layout,
-                 const std::vector<hsize_t> &origin,
-                 hsize_t rowBegin,
-                 hsize_t rowEnd,
-                 hsize_t firstRow,
-                 Line line)
+void forEachLine(const DeflatedChunks &layout, const std::vector<hsize_t> &origin, const DatasetBox &box, Line line)
 {
     const auto rank = layout.dims.size();
-    std::vector<hsize_t> begin(rank, 0), extent(rank), chunkStride(rank, 1), dataStride(rank, 1);
-    for (std::size_t d = 0; d < rank; ++d)
-        extent[d] = std::min(layout.chunk[d], layout.dims[d] - origin[d]);
-    begin[0] = rowBegin > origin[0] ? rowBegin - origin[0] : 0;
-    extent[0] = std::min(extent[0], rowEnd - origin[0]);
-    if (begin[0] >= extent[0])
-        return;
+    std::vector<hsize_t> begin(rank), extent(rank), chunkStride(rank, 1), boxStride(rank, 1);
+    for (std::size_t d = 0; d < rank; ++d) {
+        const hsize_t lo = std::max(origin[d], box.start[d]);
+        const hsize_t hi = std::min({origin[d] + layout.chunk[d], box.start[d] + box.count[d], layout.dims[d]});
+        if (hi <= lo)
+            return;
+        begin[d] = lo - origin[d];
+        extent[d] = hi - origin[d];
+    }
     for (std::size_t d = rank - 1; d-- > 0;) {
         chunkStride[d] = chunkStride[d + 1] * layout.chunk[d + 1];
-        dataStride[d] = dataStride[d + 1] * layout.dims[d + 1];
+        boxStride[d] = boxStride[d + 1] * box.count[d + 1];
     }
     std::vector<hsize_t> at = begin;
     while (true) {
-        hsize_t inChunk = 0, inData = (origin[0] + at[0] - firstRow) * dataStride[0];
-        for (std::size_t d = 0; d < rank; ++d)
+        hsize_t inChunk = 0, inBox = 0;
+        for (std::size_t d = 0; d < rank; ++d) {
             inChunk += at[d] * chunkStride[d];
-        for (std::size_t d = 1; d < rank; ++d)
-            inData += (origin[d] + at[d]) * dataStride[d];
-        line(inChunk, inData, extent[rank - 1] - begin[rank - 1]);
+            inBox += (origin[d] + at[d] - box.start[d]) * boxStride[d];
+        }
+        line(inChunk, inBox, extent[rank - 1] - begin[rank - 1]);
         std::size_t d = rank - 1;
         while (d-- > 0) {
             if (++at[d] < extent[d])
@@ -82,9 +94,18 @@ void forEachLine(const DeflatedChunks &layout,
     }
 }
 
-// The chunk at `origin` copied out of `values` (rows [firstRow, ...)) into `chunk`, laid out as
-// the chunk's full shape; the part past the dataset's edge is zero, as HDF5 fills an edge
-// chunk (the default fill value) before filtering it.
+// Rows [begin, end) of the dataset, every other dim whole.
+DatasetBox rowsBox(const DeflatedChunks &layout, hsize_t begin, hsize_t end)
+{
+    DatasetBox box{std::vector<hsize_t>(layout.dims.size(), 0), layout.dims};
+    box.start[0] = begin;
+    box.count[0] = end - begin;
+    return box;
+}
+
+// The chunk at `origin` copied out of `values` (rows [firstRow, ...), every other dim whole)
+// into `chunk`, laid out as the chunk's full shape; the part past the dataset's edge is zero,
+// as HDF5 fills an edge chunk (the default fill value) before filtering it.
 void gatherChunk(const DeflatedChunks &layout,
                  const std::vector<hsize_t> &origin,
                  hsize_t firstRow,
@@ -97,23 +118,22 @@ void gatherChunk(const DeflatedChunks &layout,
         edge |= origin[d] + layout.chunk[d] > layout.dims[d];
     if (edge)
         std::memset(chunk, 0, chunkBytes(layout));
-    forEachLine(layout, origin, origin[0], layout.dims[0], firstRow, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
+    forEachLine(layout, origin, rowsBox(layout, firstRow, layout.dims[0]), [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
         std::memcpy(chunk + inChunk * size, values + inData * size, n * size);
     });
 }
 
-// The rows [begin, end) of the chunk at `origin` (its full shape in `chunk`) into `values`,
-// which hold rows [begin, ...), converted on the way when `conversion` is given.
+// The part of the chunk at `origin` (its full shape in `chunk`) inside `box` into `values`,
+// which hold the box, converted on the way when `conversion` is given.
 void scatterChunk(const DeflatedChunks &layout,
                   const std::vector<hsize_t> &origin,
-                  hsize_t begin,
-                  hsize_t end,
+                  const DatasetBox &box,
                   const unsigned char *chunk,
                   unsigned char *values,
                   const ValueConversion *conversion)
 {
     const auto size = layout.elementSize;
-    forEachLine(layout, origin, begin, end, begin, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
+    forEachLine(layout, origin, box, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
         if (conversion)
             conversion->convert(chunk + inChunk * size, values + inData * conversion->size, n);
         else
@@ -191,19 +211,6 @@ int threadsFor(hsize_t chunks)
     return static_cast<int>(std::min<hsize_t>(chunks, static_cast<hsize_t>(omp_get_max_threads())));
 }
 
-// The chunks that rows [begin, end) touch, numbered as chunkOrigin() numbers them.
-struct ChunksOfRows {
-    hsize_t firstRowChunk = 0, count = 0;
-};
-ChunksOfRows chunksOfRows(const DeflatedChunks &layout, hsize_t begin, hsize_t end)
-{
-    const auto c = layout.chunk[0];
-    hsize_t perRowChunk = 1;
-    for (std::size_t d = 1; d < layout.dims.size(); ++d)
-        perRowChunk *= (layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d];
-    return {begin / c, ((end + c - 1) / c - begin / c) * perRowChunk};
-}
-
 // work(i, scratch, more) for i in [0, count) on a team of threads, each with two scratch buffers
 // of `bytes`; the first exception any of them throws is thrown here, after the team ends.
 template <class Work>
@@ -235,13 +242,13 @@ struct StoredChunkKey {
     bool operator==(const StoredChunkKey &) const = default;
 };
 
-// The last chunk each of the few datasets read lately inflated where a read ended inside it:
-// the next read of those rows (a pipeline's next block, through a dataset opened again, whose
-// HDF5 chunk cache starts empty) begins in it, and would inflate it a second time. Kept for
-// files opened read-only, of chunks of at most 4 MiB: at most kKept of them are held.
+// The chunks that reads lately inflated where the read ended inside them: the next read (a
+// pipeline's next block, through a dataset opened again, whose HDF5 chunk cache starts empty)
+// begins in them, and would inflate them a second time. Kept for files opened read-only, of
+// chunks of at most 4 MiB: at most kKept, the latest.
 class InflatedTails {
 public:
-    static constexpr std::size_t kKept = 3; // a csr's data, indices and indptr
+    static constexpr std::size_t kKept = 4; // a csr's data and indices, or a coo's values and 2-d indices
     static constexpr hsize_t kLargest = hsize_t{4} << 20;
 
     // The chunk's plain bytes, taken out of the cache; empty when it holds none.
@@ -275,13 +282,10 @@ InflatedTails &inflatedTails()
 }
 
 // The file number under which the dataset's chunks are kept in InflatedTails, when they may be:
-// its file is open read-only (no chunk of it changes while it stays open), each row-chunk is
-// one chunk (the rows' other dims within one), and a chunk is small enough to keep.
+// its file is open read-only (no chunk of it changes while it stays open) and a chunk is small
+// enough to keep.
 std::optional<unsigned long> tailFileOf(hid_t dataset, const DeflatedChunks &layout)
 {
-    for (std::size_t d = 1; d < layout.dims.size(); ++d)
-        if (layout.chunk[d] < layout.dims[d])
-            return std::nullopt;
     if (chunkBytes(layout) > InflatedTails::kLargest)
         return std::nullopt;
     const H5Handle file(H5Iget_file_id(dataset), H5Fclose);
@@ -291,6 +295,26 @@ std::optional<unsigned long> tailFileOf(hid_t dataset, const DeflatedChunks &lay
         || H5Oget_info2(dataset, &info, H5O_INFO_BASIC) < 0)
         return std::nullopt;
     return info.fileno;
+}
+
+// Whether the chunk at `origin` reaches past the box's end in a dim where the dataset goes on
+// (the next read of the next block begins in it), or begins before the box's start (the last
+// read may have kept it).
+bool cutAtEnd(const DeflatedChunks &layout, const std::vector<hsize_t> &origin, const DatasetBox &box)
+{
+    for (std::size_t d = 0; d < origin.size(); ++d) {
+        const hsize_t end = box.start[d] + box.count[d];
+        if (origin[d] + layout.chunk[d] > end && end < layout.dims[d])
+            return true;
+    }
+    return false;
+}
+bool cutAtStart(const std::vector<hsize_t> &origin, const DatasetBox &box)
+{
+    for (std::size_t d = 0; d < origin.size(); ++d)
+        if (origin[d] < box.start[d])
+            return true;
+    return false;
 }
 
 } // namespace
@@ -337,10 +361,7 @@ std::optional<DeflatedChunks> deflatedChunksOf(hid_t dataset, hid_t memType)
     return layout;
 }
 
-hsize_t chunksTouched(const DeflatedChunks &layout, hsize_t begin, hsize_t end)
-{
-    return end > begin ? chunksOfRows(layout, begin, end).count : 0;
-}
+hsize_t chunksTouched(const DeflatedChunks &layout, const DatasetBox &box) { return ChunkGrid(layout, box).count(); }
 
 ChunkRowSpan wholeChunkRows(const DeflatedChunks &layout, hsize_t firstRow, hsize_t rows)
 {
@@ -359,22 +380,22 @@ void writeDeflatedRows(hid_t dataset,
 {
     if (range.end <= range.begin)
         return;
-    const auto run = chunksOfRows(layout, range.begin, range.end);
+    const ChunkGrid run(layout, rowsBox(layout, range.begin, range.end));
     const auto bytes = chunkBytes(layout);
     const hsize_t group = chunksAtOnce(layout);
     const auto *source = static_cast<const unsigned char *>(values);
     std::vector<std::vector<unsigned char>> filtered;
-    for (hsize_t first = 0; first < run.count; first += group) {
-        const hsize_t count = std::min(group, run.count - first);
+    for (hsize_t first = 0; first < run.count(); first += group) {
+        const hsize_t count = std::min(group, run.count() - first);
         filtered.assign(count, {});
         onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &gathered, std::vector<unsigned char> &shuffled) {
-            gatherChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), firstRow, source, gathered.data());
+            gatherChunk(layout, run.origin(first + i), firstRow, source, gathered.data());
             filtered[i] = filterChunk(layout, gathered.data(), shuffled);
         });
         // In order, on this thread: HDF5 is called from one thread, and the file's layout is the
         // same from run to run.
         for (hsize_t i = 0; i < count; ++i) {
-            const auto origin = chunkOrigin(layout, run.firstRowChunk, first + i);
+            const auto origin = run.origin(first + i);
             if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, origin.data(), filtered[i].size(), filtered[i].data()) < 0)
                 throw IoError(where + ": cannot write " + what + " (disk full?)");
             filtered[i] = {};
@@ -382,61 +403,70 @@ void writeDeflatedRows(hid_t dataset,
     }
 }
 
-bool readDeflatedRows(
-    hid_t dataset, const DeflatedChunks &layout, hsize_t begin, hsize_t end, void *into, const ValueConversion *conversion)
+bool readDeflatedBox(
+    hid_t dataset, const DeflatedChunks &layout, const DatasetBox &box, void *into, const ValueConversion *conversion)
 {
-    if (end <= begin)
+    const ChunkGrid run(layout, box);
+    if (run.count() == 0)
         return true;
-    const auto run = chunksOfRows(layout, begin, end);
     const auto bytes = chunkBytes(layout);
     const hsize_t group = chunksAtOnce(layout);
     const auto tailFile = tailFileOf(dataset, layout);
-    // The read ends inside its last chunk: that chunk is kept for the read that goes on from it.
-    const bool keepsTail = tailFile && end % layout.chunk[0] != 0 && end < layout.dims[0];
     auto *target = static_cast<unsigned char *>(into);
     std::vector<std::vector<unsigned char>> stored, kept;
     std::vector<StoredChunkKey> keys;
-    std::vector<unsigned char> tail;
-    for (hsize_t first = 0; first < run.count; first += group) {
-        const hsize_t count = std::min(group, run.count - first);
+    std::vector<std::vector<hsize_t>> origins;
+    std::vector<std::pair<StoredChunkKey, std::vector<unsigned char>>> tails; // for the next read
+    std::mutex tailsMutex;
+    for (hsize_t first = 0; first < run.count(); first += group) {
+        const hsize_t count = std::min(group, run.count() - first);
         stored.assign(count, {});
         kept.assign(count, {});
         keys.assign(count, {});
+        origins.assign(count, {});
         // Read as stored, in order, on this thread: the one that calls HDF5.
         for (hsize_t i = 0; i < count; ++i) {
-            const auto origin = chunkOrigin(layout, run.firstRowChunk, first + i);
+            origins[i] = run.origin(first + i);
             auto &key = keys[i];
-            if (H5Dget_chunk_info_by_coord(dataset, origin.data(), &key.mask, &key.address, &key.size) < 0 || key.size == 0)
+            if (H5Dget_chunk_info_by_coord(dataset, origins[i].data(), &key.mask, &key.address, &key.size) < 0 || key.size == 0)
                 return false; // never written: its fill value is H5Dread's to give
-            if (tailFile && first + i == 0) {
+            if (tailFile) {
                 key.file = *tailFile;
-                kept[i] = inflatedTails().take(key);
-                if (!kept[i].empty())
+                if (cutAtStart(origins[i], box) && !(kept[i] = inflatedTails().take(key)).empty())
                     continue;
             }
             stored[i].resize(key.size);
             std::uint32_t mask = 0;
-            if (H5Dread_chunk(dataset, H5P_DEFAULT, origin.data(), &mask, stored[i].data()) < 0 || mask != key.mask)
+            if (H5Dread_chunk(dataset, H5P_DEFAULT, origins[i].data(), &mask, stored[i].data()) < 0 || mask != key.mask)
                 return false;
         }
         std::atomic<bool> inflated = true;
         onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
-            const bool last = first + i + 1 == run.count;
             if (kept[i].empty() && !unfilterChunk(layout, stored[i], keys[i].mask, scratch, plain)) {
                 inflated = false;
                 return;
             }
             const auto &chunk = kept[i].empty() ? plain : kept[i];
-            scatterChunk(layout, chunkOrigin(layout, run.firstRowChunk, first + i), begin, end, chunk.data(), target, conversion);
-            if (last && keepsTail)
-                tail = chunk;
+            scatterChunk(layout, origins[i], box, chunk.data(), target, conversion);
+            if (tailFile && cutAtEnd(layout, origins[i], box)) {
+                const std::lock_guard lock(tailsMutex);
+                tails.emplace_back(keys[i], chunk);
+            }
         });
         if (!inflated)
             return false;
     }
-    if (!tail.empty())
-        inflatedTails().keep({*tailFile, keys.back().address, keys.back().size, keys.back().mask}, std::move(tail));
+    // More than the cache holds (a box across many chunks of a wide grid): none kept.
+    if (tails.size() <= InflatedTails::kKept)
+        for (auto &[key, plain] : tails)
+            inflatedTails().keep(key, std::move(plain));
     return true;
+}
+
+bool readDeflatedRows(
+    hid_t dataset, const DeflatedChunks &layout, hsize_t begin, hsize_t end, void *into, const ValueConversion *conversion)
+{
+    return readDeflatedBox(dataset, layout, rowsBox(layout, begin, end), into, conversion);
 }
 
 } // namespace sparsity::core

@@ -54,8 +54,13 @@ void writeDeflatedRows(hid_t dataset,
                        const std::string &where,
                        const char *what);
 
-// How many chunks rows [begin, end) of the dataset touch (every other dim whole).
-hsize_t chunksTouched(const DeflatedChunks &layout, hsize_t begin, hsize_t end);
+// A box of a dataset: its first element and its extent in each dim.
+struct DatasetBox {
+    std::vector<hsize_t> start, count;
+};
+
+// How many chunks of the dataset the box touches.
+hsize_t chunksTouched(const DeflatedChunks &layout, const DatasetBox &box);
 
 // How a chunk's values are copied out when memory holds them in another type than the file:
 // `size` bytes each in memory, `convert` making `count` of them from as many stored values.
@@ -76,5 +81,8 @@ bool readDeflatedRows(hid_t dataset,
                       hsize_t end,
                       void *into,
                       const ValueConversion *conversion = nullptr);
+// The same of any box within the dataset, into `into` row-major in the box's shape.
+bool readDeflatedBox(
+    hid_t dataset, const DeflatedChunks &layout, const DatasetBox &box, void *into, const ValueConversion *conversion = nullptr);
 
 } // namespace sparsity::core

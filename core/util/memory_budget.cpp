@@ -99,14 +99,19 @@ AvailableMemory availableMemory()
     return result;
 }
 
-std::int64_t autoMemoryBudget() { return std::max(kMinimumAutoBudget, availableMemory().bytes / 2); }
+namespace {
+std::int64_t autoBudgetOf(const AvailableMemory &available) { return std::max(kMinimumAutoBudget, available.bytes / 2); }
+} // namespace
+
+std::int64_t autoMemoryBudget() { return autoBudgetOf(availableMemory()); }
 
 std::string autoMemoryBudgetDescription()
 {
+    // One reading of /proc/meminfo and the cgroup files for both figures: they agree.
     const auto available = availableMemory();
     return "auto = half of the memory available to the process (the least of MemAvailable and its cgroup v1/v2 "
            "limit; here "
-           + available.source + "): " + formatBytes(static_cast<double>(autoMemoryBudget()));
+           + available.source + "): " + formatBytes(static_cast<double>(autoBudgetOf(available)));
 }
 
 std::int64_t parseMemorySize(const std::string &text, const std::string &option)

@@ -880,16 +880,12 @@ void writeDeflated(hid_t file,
     }
 }
 
-// Rows [begin, end) of `dataset` into T as H5Dread gives them (a bool's bytes as 0 or 1).
+// Rows [begin, end) of `dataset`, or the box `start`, `count`, into T as H5Dread gives them (a
+// bool's bytes as 0 or 1).
 template <class T>
-std::vector<T> hdf5Rows(hid_t dataset, hsize_t begin, hsize_t end, bool isBool)
+std::vector<T> hdf5Box(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count, bool isBool)
 {
     const core::H5Handle space(H5Dget_space(dataset), H5Sclose);
-    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.id())));
-    H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
-    std::vector<hsize_t> start(dims.size(), 0), count = dims;
-    start[0] = begin;
-    count[0] = end - begin;
     H5Sselect_hyperslab(space.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
     const core::H5Handle memory(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
     const auto n = std::accumulate(count.begin(), count.end(), hsize_t{1}, std::multiplies<>());
@@ -903,6 +899,18 @@ std::vector<T> hdf5Rows(hid_t dataset, hsize_t begin, hsize_t end, bool isBool)
         H5Dread(dataset, core::nativeH5Type<T>(), memory.id(), space.id(), H5P_DEFAULT, out.data());
     }
     return out;
+}
+
+template <class T>
+std::vector<T> hdf5Rows(hid_t dataset, hsize_t begin, hsize_t end, bool isBool)
+{
+    const core::H5Handle space(H5Dget_space(dataset), H5Sclose);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.id())));
+    H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
+    std::vector<hsize_t> start(dims.size(), 0), count = dims;
+    start[0] = begin;
+    count[0] = end - begin;
+    return hdf5Box<T>(dataset, start, count, isBool);
 }
 
 } // namespace
@@ -995,6 +1003,27 @@ void TestH5Io::exactReadingsInflateAsHdf5Converts()
             readAs(std::int64_t{}, s, shape);
             readAs(std::uint8_t{}, s, shape);
         }
+    // Boxes of rows and columns (csc panels, a coo's index columns): consecutive column ranges
+    // of a few rows each, so boxes begin in the chunks the last one kept, in both dims.
+    for (const auto &s : stored) {
+        const auto dataset = std::string(s.name) + "_rows";
+        const auto reading = core::exactReadingOf<double>(s.dtype);
+        if (!reading)
+            continue;
+        const core::H5Handle d(H5Dopen2(file.id(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
+        const auto layout = core::deflatedChunksOf(d.id(), reading->fileType);
+        QVERIFY(layout.has_value());
+        for (const auto &[rowsStart, rowsCount] : {std::pair<hsize_t, hsize_t>{0, 90}, {5, 20}, {89, 1}})
+            for (hsize_t column = 0; column < 7; column += 2) {
+                const core::DatasetBox box{{rowsStart, column}, {rowsCount, std::min<hsize_t>(2, 7 - column)}};
+                std::vector<double> got(box.count[0] * box.count[1]);
+                QVERIFY(core::readDeflatedBox(d.id(), *layout, box, got.data(),
+                                              reading->conversion ? &*reading->conversion : nullptr));
+                const auto want = hdf5Box<double>(d.id(), box.start, box.count, s.dtype == DType::Bool);
+                QVERIFY2(got == want,
+                         (dataset + " box at row " + std::to_string(rowsStart) + ", column " + std::to_string(column)).c_str());
+            }
+    }
     // float: int8, int16, uint16, float, bool; double: those and int32, uint32, double; int64:
     // every integer but uint64 (none here); uint8: bool alone. Each in 2 shapes.
     QVERIFY(!core::exactReadingOf<double>(DType::Int64) && !core::exactReadingOf<float>(DType::Int32));
