@@ -232,13 +232,16 @@ void onThreads(hsize_t count, std::size_t bytes, Work work)
     failure.rethrow();
 }
 
-// A chunk's stored bytes, told apart from every other's while its file stays open: the file's
-// number, and the chunk's address, size and filter mask there.
+// A chunk of a dataset of a file opened read-only, told apart from every other's while the
+// file stays open: the file's number, the dataset's address in it, the chunk's place in the
+// chunk grid and its stored size. (Not the chunk's address: HDF5 1.10's
+// H5Dget_chunk_info_by_coord walks every chunk of the dataset to find one, so a read of
+// many small chunks took time squared in their number.)
 struct StoredChunkKey {
     unsigned long file = 0;
-    haddr_t address = HADDR_UNDEF;
+    haddr_t dataset = HADDR_UNDEF;
+    hsize_t chunk = 0;
     hsize_t size = 0;
-    unsigned mask = 0;
     bool operator==(const StoredChunkKey &) const = default;
 };
 
@@ -281,10 +284,14 @@ InflatedTails &inflatedTails()
     return tails;
 }
 
-// The file number under which the dataset's chunks are kept in InflatedTails, when they may be:
-// its file is open read-only (no chunk of it changes while it stays open) and a chunk is small
-// enough to keep.
-std::optional<unsigned long> tailFileOf(hid_t dataset, const DeflatedChunks &layout)
+// Where the dataset lies (its file's number and its address there), under which its chunks are
+// kept in InflatedTails, when they may be: its file is open read-only (no chunk of it changes
+// while it stays open) and a chunk is small enough to keep.
+struct TailOwner {
+    unsigned long file = 0;
+    haddr_t dataset = HADDR_UNDEF;
+};
+std::optional<TailOwner> tailOwnerOf(hid_t dataset, const DeflatedChunks &layout)
 {
     if (chunkBytes(layout) > InflatedTails::kLargest)
         return std::nullopt;
@@ -294,7 +301,16 @@ std::optional<unsigned long> tailFileOf(hid_t dataset, const DeflatedChunks &lay
     if (!file.isValid() || H5Fget_intent(file.id(), &intent) < 0 || (intent & H5F_ACC_RDWR) != 0
         || H5Oget_info2(dataset, &info, H5O_INFO_BASIC) < 0)
         return std::nullopt;
-    return info.fileno;
+    return TailOwner{info.fileno, info.addr};
+}
+
+// The place of the chunk at `origin` in the dataset's chunk grid, row-major.
+hsize_t chunkIndex(const DeflatedChunks &layout, const std::vector<hsize_t> &origin)
+{
+    hsize_t index = 0;
+    for (std::size_t d = 0; d < origin.size(); ++d)
+        index = index * ((layout.dims[d] + layout.chunk[d] - 1) / layout.chunk[d]) + origin[d] / layout.chunk[d];
+    return index;
 }
 
 // Whether the chunk at `origin` reaches past the box's end in a dim where the dataset goes on
@@ -411,10 +427,21 @@ bool readDeflatedBox(
         return true;
     const auto bytes = chunkBytes(layout);
     const hsize_t group = chunksAtOnce(layout);
-    const auto tailFile = tailFileOf(dataset, layout);
+    // The chunks the read ends inside are kept for the next where the cache holds them all (not
+    // the chunks of a column panel's whole height, each cut by the panel's last column).
+    auto tailOwner = tailOwnerOf(dataset, layout);
+    if (tailOwner) {
+        std::size_t cut = 0;
+        for (hsize_t i = 0; i < run.count() && cut <= InflatedTails::kKept; ++i)
+            if (cutAtEnd(layout, run.origin(i), box))
+                ++cut;
+        if (cut > InflatedTails::kKept)
+            tailOwner.reset();
+    }
     auto *target = static_cast<unsigned char *>(into);
     std::vector<std::vector<unsigned char>> stored, kept;
     std::vector<StoredChunkKey> keys;
+    std::vector<std::uint32_t> masks;
     std::vector<std::vector<hsize_t>> origins;
     std::vector<std::pair<StoredChunkKey, std::vector<unsigned char>>> tails; // for the next read
     std::mutex tailsMutex;
@@ -423,32 +450,34 @@ bool readDeflatedBox(
         stored.assign(count, {});
         kept.assign(count, {});
         keys.assign(count, {});
+        masks.assign(count, 0);
         origins.assign(count, {});
         // Read as stored, in order, on this thread: the one that calls HDF5.
         for (hsize_t i = 0; i < count; ++i) {
             origins[i] = run.origin(first + i);
             auto &key = keys[i];
-            if (H5Dget_chunk_info_by_coord(dataset, origins[i].data(), &key.mask, &key.address, &key.size) < 0 || key.size == 0)
+            if (H5Dget_chunk_storage_size(dataset, origins[i].data(), &key.size) < 0 || key.size == 0)
                 return false; // never written: its fill value is H5Dread's to give
-            if (tailFile) {
-                key.file = *tailFile;
+            if (tailOwner) {
+                key.file = tailOwner->file;
+                key.dataset = tailOwner->dataset;
+                key.chunk = chunkIndex(layout, origins[i]);
                 if (cutAtStart(origins[i], box) && !(kept[i] = inflatedTails().take(key)).empty())
                     continue;
             }
             stored[i].resize(key.size);
-            std::uint32_t mask = 0;
-            if (H5Dread_chunk(dataset, H5P_DEFAULT, origins[i].data(), &mask, stored[i].data()) < 0 || mask != key.mask)
+            if (H5Dread_chunk(dataset, H5P_DEFAULT, origins[i].data(), &masks[i], stored[i].data()) < 0)
                 return false;
         }
         std::atomic<bool> inflated = true;
         onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
-            if (kept[i].empty() && !unfilterChunk(layout, stored[i], keys[i].mask, scratch, plain)) {
+            if (kept[i].empty() && !unfilterChunk(layout, stored[i], masks[i], scratch, plain)) {
                 inflated = false;
                 return;
             }
             const auto &chunk = kept[i].empty() ? plain : kept[i];
             scatterChunk(layout, origins[i], box, chunk.data(), target, conversion);
-            if (tailFile && cutAtEnd(layout, origins[i], box)) {
+            if (tailOwner && cutAtEnd(layout, origins[i], box)) {
                 const std::lock_guard lock(tailsMutex);
                 tails.emplace_back(keys[i], chunk);
             }
@@ -456,10 +485,8 @@ bool readDeflatedBox(
         if (!inflated)
             return false;
     }
-    // More than the cache holds (a box across many chunks of a wide grid): none kept.
-    if (tails.size() <= InflatedTails::kKept)
-        for (auto &[key, plain] : tails)
-            inflatedTails().keep(key, std::move(plain));
+    for (auto &[key, plain] : tails)
+        inflatedTails().keep(key, std::move(plain));
     return true;
 }
 

@@ -620,26 +620,31 @@ def recompressed(plain, out, rows=4):
 
 def check_gzip_inputs(cli, work, plain, layout):
     """A compressed input of every layout (int32 indices widened to int64, a bool mask, values
-    read into their compute type) converts to the dense file its uncompressed copy converts
-    to, by default and under 64K (blocks of a few rows; a coo's indices are read whole, and
-    need more than 3K)."""
+    read into their compute type) converts to the dense file, and to the csc file (read in
+    column panels: boxes of rows and columns), that its uncompressed copy converts to, by
+    default and under a small budget: 64K for dense (blocks of a few rows; a coo's indices are
+    read whole, and need more than 3K), 1M for csc (a few panels; under 64K, dozens, each
+    reading the whole input again: 12 s)."""
     packed = os.path.join(work, "gzip_input.h5")
     recompressed(plain, packed)
-    for extra in ([], ["--memory-limit", "64K"]):
-        outs = []
-        for source in (plain, packed):
-            out = os.path.join(work, f"gzip_input_dense_{len(outs)}.h5")
-            if os.path.exists(out):
-                os.remove(out)
-            r = subprocess.run([cli, "convert", source, out, "--layout", "dense", *extra], capture_output=True, text=True)
-            check(r.returncode == 0, f"convert {source} {extra}: {r.stderr}")
-            outs.append(out)
-        with h5py.File(outs[0]) as fp, h5py.File(outs[1]) as fg:
-            names = []
-            fp.visititems(lambda name, node: names.append(name) if isinstance(node, h5py.Dataset) else None)
-            check(names, f"gzip input {layout} {extra}: nothing converted")
-            for name in names:
-                same_bytes(fp[name][()], fg[name][()], f"gzip input {layout} {extra} {name}")
+    for target, limit in (("dense", "64K"), ("csc", "1M")):
+        for extra in ([], ["--memory-limit", limit]):
+            outs = []
+            for source in (plain, packed):
+                out = os.path.join(work, f"gzip_input_{target}_{len(outs)}.h5")
+                if os.path.exists(out):
+                    os.remove(out)
+                r = subprocess.run([cli, "convert", source, out, "--layout", target, *extra], capture_output=True,
+                                   text=True)
+                check(r.returncode == 0, f"convert {source} to {target} {extra}: {r.stderr}")
+                outs.append(out)
+            what = f"gzip input {layout} to {target} {extra}"
+            with h5py.File(outs[0]) as fp, h5py.File(outs[1]) as fg:
+                names = []
+                fp.visititems(lambda name, node: names.append(name) if isinstance(node, h5py.Dataset) else None)
+                check(names, f"{what}: nothing converted")
+                for name in names:
+                    same_bytes(fp[name][()], fg[name][()], f"{what} {name}")
 
 
 def check_gzip_outputs(cli, work, src):
