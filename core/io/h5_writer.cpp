@@ -92,6 +92,10 @@ void writeBox(const H5File &file,
     // through H5Dwrite. One process: a shared file's ranks write collectively.
     if (!empty && !count.empty() && !file.isShared())
         if (const auto layout = deflatedChunksOf(dataset, memType)) {
+            if (const DatasetBox box{start, count}; holdsWholeChunks(*layout, box)) { // in any dim
+                writeDeflatedBox(dataset, *layout, box, values, file.where(path), what);
+                return;
+            }
             const bool wholeRows = std::equal(count.begin() + 1, count.end(), layout->dims.begin() + 1)
                                    && std::all_of(start.begin() + 1, start.end(), [](hsize_t s) { return s == 0; });
             const auto whole = wholeRows ? wholeChunkRows(*layout, start[0], count[0]) : ChunkRowSpan{};
@@ -377,17 +381,34 @@ void RowStreamWriter::writeRows(std::int64_t firstRow, std::int64_t rows, const 
     writeBox(m_file, m_path, m_dataset.id(), memType, start, count, values, "rows");
 }
 
-AppendedRows::AppendedRows(const H5File &file, std::string path, hid_t dataset)
-    : m_file(&file), m_path(std::move(path)), m_dataset(dataset)
+AppendedRows::AppendedRows(const H5File &file, std::string path, hid_t dataset, std::size_t axis)
+    : m_file(&file), m_path(std::move(path)), m_dataset(dataset), m_axis(axis)
 {
 }
 
 void AppendedRows::write(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values) const
 {
-    std::vector<hsize_t> start{firstRow}, count{rows};
-    start.resize(1 + m_otherDims.size(), 0);
-    count.insert(count.end(), m_otherDims.begin(), m_otherDims.end());
+    std::vector<hsize_t> start(m_dims.size(), 0), count = m_dims;
+    start[m_axis] = firstRow;
+    count[m_axis] = rows;
     writeBox(*m_file, m_path, m_dataset, memType, start, count, values);
+}
+
+void AppendedRows::writeHeld(hsize_t rows, hid_t memType)
+{
+    const auto bytes = static_cast<std::ptrdiff_t>(rows * m_rowBytes);
+    if (m_lines == 1) {
+        write(m_heldFrom, rows, memType, m_held.front().data());
+    } else { // the lines side by side: the box's row-major order
+        std::vector<unsigned char> box;
+        box.reserve(static_cast<std::size_t>(bytes) * m_lines);
+        for (const auto &line : m_held)
+            box.insert(box.end(), line.begin(), line.begin() + bytes);
+        write(m_heldFrom, rows, memType, box.data());
+    }
+    for (auto &line : m_held)
+        line.erase(line.begin(), line.begin() + bytes);
+    m_heldFrom += rows;
 }
 
 void AppendedRows::append(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values)
@@ -396,40 +417,46 @@ void AppendedRows::append(hsize_t firstRow, hsize_t rows, hid_t memType, const v
         m_probed = true;
         const H5Handle space = datasetSpace(m_dataset);
         const int rank = H5Sget_simple_extent_ndims(space.id());
-        std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
-        H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
-        if (!dims.empty()) {
-            m_rows = dims[0];
-            m_otherDims.assign(dims.begin() + 1, dims.end());
-        }
+        m_dims.resize(static_cast<std::size_t>(std::max(rank, 0)));
+        H5Sget_simple_extent_dims(space.id(), m_dims.data(), nullptr);
+        if (m_axis >= m_dims.size())
+            throw InternalError(m_file->where(m_path) + ": rows appended along a dim the dataset lacks");
         if (const auto layout = m_file->isShared() ? std::nullopt : deflatedChunksOf(m_dataset, memType)) {
-            m_chunkRows = layout->chunk[0];
-            m_rowBytes =
-                std::accumulate(m_otherDims.begin(), m_otherDims.end(), hsize_t{layout->elementSize}, std::multiplies<>());
-            m_batchRows = m_chunkRows * chunksAtOnce(*layout);
+            m_chunkRows = layout->chunk[m_axis];
+            m_lines = std::accumulate(m_dims.begin(), m_dims.begin() + static_cast<std::ptrdiff_t>(m_axis), hsize_t{1},
+                                      std::multiplies<>());
+            m_rowBytes = std::accumulate(m_dims.begin() + static_cast<std::ptrdiff_t>(m_axis) + 1, m_dims.end(),
+                                         hsize_t{layout->elementSize}, std::multiplies<>());
+            // The chunks across the other dims that each step of chunks along the axis holds.
+            hsize_t across = 1;
+            for (std::size_t d = 0; d < m_dims.size(); ++d)
+                if (d != m_axis)
+                    across *= (m_dims[d] + layout->chunk[d] - 1) / layout->chunk[d];
+            m_batchRows = m_chunkRows * std::max<hsize_t>(1, chunksAtOnce(*layout) / across);
+            m_held.resize(m_lines);
         }
     }
     if (m_chunkRows == 0 || rows == 0) {
         write(firstRow, rows, memType, values);
         return;
     }
-    const auto heldRows = [&] { return static_cast<hsize_t>(m_held.size()) / m_rowBytes; };
+    const auto rowsTo = m_dims[m_axis];
     // The whole chunks of rows [first, first + count), the last rows of the dataset counting as one.
     const auto wholeOf = [&](hsize_t first, hsize_t count) {
-        return first + count == m_rows ? count : count / m_chunkRows * m_chunkRows;
+        return first + count == rowsTo ? count : count / m_chunkRows * m_chunkRows;
     };
-    if (!m_held.empty() && firstRow != m_heldFrom + heldRows()) { // out of order: the held rows as they are
-        write(m_heldFrom, heldRows(), memType, m_held.data());
-        m_held.clear();
-    }
+    if (heldRows() != 0 && firstRow != m_heldFrom + heldRows()) // out of order: the held rows as they are
+        writeHeld(heldRows(), memType);
     const auto *from = static_cast<const unsigned char *>(values);
-    if (m_held.empty()) {
+    const auto lineBytes = rows * m_rowBytes; // of `values`' lines
+    if (heldRows() == 0) {
         if (firstRow % m_chunkRows != 0) { // not where a chunk begins: as given
             write(firstRow, rows, memType, from);
             return;
         }
         m_heldFrom = firstRow;
-        if (rows >= m_batchRows) { // enough whole chunks to keep every core busy, as they come
+        // Enough whole chunks to keep every core busy, as they come (one line: the box is theirs).
+        if (rows >= m_batchRows && m_lines == 1) {
             const auto whole = wholeOf(firstRow, rows);
             write(firstRow, whole, memType, from);
             from += whole * m_rowBytes;
@@ -437,13 +464,12 @@ void AppendedRows::append(hsize_t firstRow, hsize_t rows, hid_t memType, const v
             rows -= whole;
         }
     }
-    m_held.insert(m_held.end(), from, from + rows * m_rowBytes);
-    if (heldRows() >= m_batchRows || m_heldFrom + heldRows() == m_rows) {
-        const auto whole = wholeOf(m_heldFrom, heldRows());
-        write(m_heldFrom, whole, memType, m_held.data());
-        m_held.erase(m_held.begin(), m_held.begin() + static_cast<std::ptrdiff_t>(whole * m_rowBytes));
-        m_heldFrom += whole;
+    for (hsize_t line = 0; line < m_lines; ++line) {
+        const auto *part = from + line * lineBytes;
+        m_held[line].insert(m_held[line].end(), part, part + rows * m_rowBytes);
     }
+    if (heldRows() >= m_batchRows || m_heldFrom + heldRows() == rowsTo)
+        writeHeld(wholeOf(m_heldFrom, heldRows()), memType);
 }
 
 SparseRowCounts sparseRowCountsAcrossRanks(std::int64_t firstRow, RowCounts storedPerRow)
@@ -534,7 +560,8 @@ SparseRowStreamWriter::SparseRowStreamWriter(H5File &file,
     }
     }
     m_valueRows = AppendedRows(file, m_path + (layout == Layout::Coo ? "/values" : "/data"), m_values.id());
-    m_indexRows = AppendedRows(file, m_path + "/indices", m_indices.id());
+    // A coo's indices [rank, n]: its entries are the columns.
+    m_indexRows = AppendedRows(file, m_path + "/indices", m_indices.id(), layout == Layout::Coo ? 1 : 0);
 }
 
 void SparseRowStreamWriter::writeIndptr(hid_t dataset)
@@ -690,7 +717,7 @@ void SparseRowStreamWriter::writeStoredRows()
     m_nextStoredRow += static_cast<std::int64_t>(n);
     const auto *values = scratch<T>().data();
     if (m_layout == Layout::Coo) {
-        writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, first}, {1, n}, stored.data());
+        m_indexRows.append(first, n, H5T_NATIVE_INT64, stored.data());
         m_valueRows.append(first, n, valueType<T>().memory, values);
         return;
     }
@@ -741,8 +768,7 @@ void SparseRowStreamWriter::writeEntriesGathered(std::int64_t firstRow, const T 
             coordinates[n + k] = rest;
         coordinates[k] = firstRow + rowsOf[k];
     }
-    writeBox(m_file, m_path + "/indices", m_indices.id(), H5T_NATIVE_INT64, {0, offset}, {static_cast<hsize_t>(rank), n},
-             coordinates.data());
+    m_indexRows.append(offset, n, H5T_NATIVE_INT64, coordinates.data());
     m_valueRows.append(offset, n, valueType<T>().memory, kept);
 }
 

@@ -47,32 +47,39 @@ private:
     H5Handle m_dataset;
 };
 
-// Rows appended in order to a dataset (along its first dim, every other dim whole), written so
-// that the chunks of a compressed dataset go out whole, several at once: rows are held until
-// they fill as many chunks as parallel_deflate filters at once (about 8 MiB) or the dataset's
-// last row comes. Whole chunks are filtered on every core (core/io/parallel_deflate.h); a chunk
-// that a write cuts would go through HDF5's filter on one thread, and a sparse element's entries
-// are written a block's at a time, at offsets that do not fall on its chunks, often less than a
-// chunk a block. Another dataset, or one of a shared file, is written as given.
+// Rows appended in order to a dataset, written so that the chunks of a compressed dataset go out
+// whole, several at once: rows are held until they fill as many chunks as parallel_deflate
+// filters at once (about 8 MiB) or the dataset's last row comes. A row is a step along `axis`,
+// every other dim whole: dim 0 for most arrays, dim 1 for a coo's indices [rank, nnz], whose
+// entries are its columns. Whole chunks are filtered on every core (core/io/parallel_deflate.h);
+// a chunk that a write cuts would go through HDF5's filter on one thread, and a sparse element's
+// entries are written a block's at a time, at offsets that do not fall on its chunks, often
+// less than a chunk a block. Another dataset, or one of a shared file, is written as given.
 class AppendedRows {
 public:
     AppendedRows() = default;
-    AppendedRows(const H5File &file, std::string path, hid_t dataset);
-    // Rows [firstRow, firstRow + rows) from `values`, in `memType`; rows come in order.
+    AppendedRows(const H5File &file, std::string path, hid_t dataset, std::size_t axis = 0);
+    // Rows [firstRow, firstRow + rows) from `values` (that box of the dataset, row-major), in
+    // `memType`; rows come in order.
     void append(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values);
 
 private:
     void write(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values) const;
+    // The held rows [m_heldFrom, m_heldFrom + rows) written, and dropped from what is held.
+    void writeHeld(hsize_t rows, hid_t memType);
+    hsize_t heldRows() const { return m_held.empty() ? 0 : static_cast<hsize_t>(m_held.front().size()) / m_rowBytes; }
 
     const H5File *m_file = nullptr;
     std::string m_path;
     hid_t m_dataset = -1;
+    std::size_t m_axis = 0;
     bool m_probed = false;
-    hsize_t m_chunkRows = 0; // 0: written as given
-    hsize_t m_batchRows = 0; // the rows written at once
-    hsize_t m_rows = 0, m_rowBytes = 0;
-    std::vector<hsize_t> m_otherDims;
-    std::vector<unsigned char> m_held; // rows [m_heldFrom, ...), not yet written
+    std::vector<hsize_t> m_dims;
+    hsize_t m_chunkRows = 0;                        // 0: written as given
+    hsize_t m_batchRows = 0;                        // the rows written at once
+    hsize_t m_lines = 1;                            // the dims before the axis, as one: a coo's rank
+    hsize_t m_rowBytes = 0;                         // of one line's row: the dims after the axis
+    std::vector<std::vector<unsigned char>> m_held; // each line's rows [m_heldFrom, ...), not yet written
     hsize_t m_heldFrom = 0;
 };
 

@@ -103,12 +103,12 @@ DatasetBox rowsBox(const DeflatedChunks &layout, hsize_t begin, hsize_t end)
     return box;
 }
 
-// The chunk at `origin` copied out of `values` (rows [firstRow, ...), every other dim whole)
-// into `chunk`, laid out as the chunk's full shape; the part past the dataset's edge is zero,
-// as HDF5 fills an edge chunk (the default fill value) before filtering it.
+// The chunk at `origin` copied out of `values`, which hold `box` row-major, into `chunk`, laid
+// out as the chunk's full shape; the part past the dataset's edge is zero, as HDF5 fills an
+// edge chunk (the default fill value) before filtering it.
 void gatherChunk(const DeflatedChunks &layout,
                  const std::vector<hsize_t> &origin,
-                 hsize_t firstRow,
+                 const DatasetBox &box,
                  const unsigned char *values,
                  unsigned char *chunk)
 {
@@ -118,7 +118,7 @@ void gatherChunk(const DeflatedChunks &layout,
         edge |= origin[d] + layout.chunk[d] > layout.dims[d];
     if (edge)
         std::memset(chunk, 0, chunkBytes(layout));
-    forEachLine(layout, origin, rowsBox(layout, firstRow, layout.dims[0]), [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
+    forEachLine(layout, origin, box, [&](hsize_t inChunk, hsize_t inData, hsize_t n) {
         std::memcpy(chunk + inChunk * size, values + inData * size, n * size);
     });
 }
@@ -386,17 +386,26 @@ ChunkRowSpan wholeChunkRows(const DeflatedChunks &layout, hsize_t firstRow, hsiz
     return last > begin ? ChunkRowSpan{begin, last} : ChunkRowSpan{};
 }
 
-void writeDeflatedRows(hid_t dataset,
-                       const DeflatedChunks &layout,
-                       ChunkRowSpan range,
-                       hsize_t firstRow,
-                       const void *values,
-                       const std::string &where,
-                       const char *what)
+bool holdsWholeChunks(const DeflatedChunks &layout, const DatasetBox &box)
 {
-    if (range.end <= range.begin)
-        return;
-    const ChunkGrid run(layout, rowsBox(layout, range.begin, range.end));
+    for (std::size_t d = 0; d < layout.dims.size(); ++d) {
+        const hsize_t end = box.start[d] + box.count[d];
+        if (box.count[d] == 0 || box.start[d] % layout.chunk[d] != 0 || (end % layout.chunk[d] != 0 && end != layout.dims[d]))
+            return false;
+    }
+    return true;
+}
+
+void writeDeflatedBox(hid_t dataset,
+                      const DeflatedChunks &layout,
+                      const DatasetBox &box,
+                      const void *values,
+                      const std::string &where,
+                      const char *what)
+{
+    if (!holdsWholeChunks(layout, box))
+        throw InternalError("writeDeflatedBox: a box of whole chunks expected");
+    const ChunkGrid run(layout, box);
     const auto bytes = chunkBytes(layout);
     const hsize_t group = chunksAtOnce(layout);
     const auto *source = static_cast<const unsigned char *>(values);
@@ -405,7 +414,7 @@ void writeDeflatedRows(hid_t dataset,
         const hsize_t count = std::min(group, run.count() - first);
         filtered.assign(count, {});
         onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &gathered, std::vector<unsigned char> &shuffled) {
-            gatherChunk(layout, run.origin(first + i), firstRow, source, gathered.data());
+            gatherChunk(layout, run.origin(first + i), box, source, gathered.data());
             filtered[i] = filterChunk(layout, gathered.data(), shuffled);
         });
         // In order, on this thread: HDF5 is called from one thread, and the file's layout is the
@@ -417,6 +426,21 @@ void writeDeflatedRows(hid_t dataset,
             filtered[i] = {};
         }
     }
+}
+
+void writeDeflatedRows(hid_t dataset,
+                       const DeflatedChunks &layout,
+                       ChunkRowSpan range,
+                       hsize_t firstRow,
+                       const void *values,
+                       const std::string &where,
+                       const char *what)
+{
+    if (range.end <= range.begin)
+        return;
+    const auto rowBytes = product(std::vector<hsize_t>(layout.dims.begin() + 1, layout.dims.end())) * layout.elementSize;
+    writeDeflatedBox(dataset, layout, rowsBox(layout, range.begin, range.end),
+                     static_cast<const unsigned char *>(values) + (range.begin - firstRow) * rowBytes, where, what);
 }
 
 bool readDeflatedBox(

@@ -25,6 +25,11 @@ struct DeflatedChunks {
     unsigned deflateBit = 0; // the deflate filter's
 };
 
+// A box of a dataset: its first element and its extent in each dim.
+struct DatasetBox {
+    std::vector<hsize_t> start, count;
+};
+
 // How many of the dataset's chunks are filtered at once, between HDF5's calls: as many as 8 MiB
 // holds (8 of h5_writer's 1 MiB chunks), one at least; a thread each, at most. The chunks held
 // and the threads' scratch stay within the 64 MiB a command may take beyond its budget.
@@ -43,6 +48,19 @@ struct ChunkRowSpan {
 };
 ChunkRowSpan wholeChunkRows(const DeflatedChunks &layout, hsize_t firstRow, hsize_t rows);
 
+// Whether `box` is made of whole chunks: in each dim it begins where a chunk begins and ends
+// where one ends or where the dataset does.
+bool holdsWholeChunks(const DeflatedChunks &layout, const DatasetBox &box);
+
+// Writes `box`, a box of whole chunks, from `values`, which hold it row-major. A failed write is
+// an IoError naming `where` and `what`.
+void writeDeflatedBox(hid_t dataset,
+                      const DeflatedChunks &layout,
+                      const DatasetBox &box,
+                      const void *values,
+                      const std::string &where,
+                      const char *what);
+
 // Writes rows [range.begin, range.end) of the dataset from `values`, which hold rows
 // [firstRow, ...) of it (every other dim whole, row-major). A failed write is an IoError
 // naming `where` and `what`.
@@ -53,11 +71,6 @@ void writeDeflatedRows(hid_t dataset,
                        const void *values,
                        const std::string &where,
                        const char *what);
-
-// A box of a dataset: its first element and its extent in each dim.
-struct DatasetBox {
-    std::vector<hsize_t> start, count;
-};
 
 // How many chunks of the dataset the box touches.
 hsize_t chunksTouched(const DeflatedChunks &layout, const DatasetBox &box);

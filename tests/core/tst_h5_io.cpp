@@ -61,6 +61,7 @@ private slots:
     void gzipWritesChunkedCompressed();
     void compressedRowsHoldTheChunksHdf5Writes_data();
     void compressedRowsHoldTheChunksHdf5Writes();
+    void appendedColumnsHoldTheChunksHdf5Writes();
     void deflatedRowsReadWhatHdf5Reads();
     void exactReadingsInflateAsHdf5Converts();
     void keptTailsNeverOutliveTheirFile();
@@ -629,6 +630,39 @@ void TestH5Io::gzipWritesChunkedCompressed()
     test::compareDense(core::readTensor(core::H5File::openRead(path("gz.h5")), "/z"), zeros);
 }
 
+namespace {
+
+// Chunk for chunk, `ours` holds the stored bytes and filter mask that `theirs` (a dataset of the
+// same shape and creation properties) does; each(offset, stored size) for every chunk.
+template <class Each>
+void sameStoredChunks(hid_t ours, hid_t theirs, Each each)
+{
+    hsize_t chunks = 0, theirChunks = 0;
+    const core::H5Handle ourSpace(H5Dget_space(ours), H5Sclose), theirSpace(H5Dget_space(theirs), H5Sclose);
+    QVERIFY(H5Dget_num_chunks(ours, ourSpace.id(), &chunks) >= 0);
+    QVERIFY(H5Dget_num_chunks(theirs, theirSpace.id(), &theirChunks) >= 0);
+    QCOMPARE(chunks, theirChunks);
+    for (hsize_t i = 0; i < chunks; ++i) {
+        std::vector<hsize_t> offset(static_cast<std::size_t>(H5Sget_simple_extent_ndims(ourSpace.id())));
+        unsigned mask = 0;
+        haddr_t address = 0;
+        hsize_t stored = 0;
+        QVERIFY(H5Dget_chunk_info(ours, ourSpace.id(), i, offset.data(), &mask, &address, &stored) >= 0);
+        hsize_t theirStored = 0;
+        QVERIFY(H5Dget_chunk_storage_size(theirs, offset.data(), &theirStored) >= 0);
+        QCOMPARE(stored, theirStored);
+        std::vector<unsigned char> mine(stored), theirBytes(theirStored);
+        std::uint32_t myMask = 0, theirMask = 0;
+        QVERIFY(H5Dread_chunk(ours, H5P_DEFAULT, offset.data(), &myMask, mine.data()) >= 0);
+        QVERIFY(H5Dread_chunk(theirs, H5P_DEFAULT, offset.data(), &theirMask, theirBytes.data()) >= 0);
+        QCOMPARE(myMask, theirMask);
+        QVERIFY2(mine == theirBytes, ("chunk " + std::to_string(i) + " differs").c_str());
+        each(offset, stored);
+    }
+}
+
+} // namespace
+
 void TestH5Io::compressedRowsHoldTheChunksHdf5Writes_data()
 {
     QTest::addColumn<DType>("dtype");
@@ -710,33 +744,67 @@ void TestH5Io::compressedRowsHoldTheChunksHdf5Writes()
     std::vector<unsigned char> back(values.size());
     QVERIFY(H5Dread(ours.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, back.data()) >= 0);
     QVERIFY(back == values);
-    hsize_t chunks = 0, theirChunks = 0;
-    const core::H5Handle ourSpace(H5Dget_space(ours.id()), H5Sclose);
-    QVERIFY(H5Dget_num_chunks(ours.id(), ourSpace.id(), &chunks) >= 0);
-    QVERIFY(H5Dget_num_chunks(theirs.id(), space.id(), &theirChunks) >= 0);
-    QCOMPARE(chunks, theirChunks);
     std::vector<hsize_t> chunk(dims.size());
     QCOMPARE(H5Pget_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data()), static_cast<int>(chunk.size()));
     const auto chunkBytes = std::accumulate(chunk.begin(), chunk.end(), hsize_t(size), std::multiplies<>());
-    for (hsize_t i = 0; i < chunks; ++i) {
-        std::vector<hsize_t> offset(dims.size());
-        unsigned mask = 0;
-        haddr_t address = 0;
-        hsize_t stored = 0;
-        QVERIFY(H5Dget_chunk_info(ours.id(), ourSpace.id(), i, offset.data(), &mask, &address, &stored) >= 0);
-        hsize_t theirStored = 0;
-        QVERIFY(H5Dget_chunk_storage_size(theirs.id(), offset.data(), &theirStored) >= 0);
-        QCOMPARE(stored, theirStored);
-        std::vector<unsigned char> mine(stored), theirBytes(theirStored);
-        std::uint32_t myMask = 0, theirMask = 0;
-        QVERIFY(H5Dread_chunk(ours.id(), H5P_DEFAULT, offset.data(), &myMask, mine.data()) >= 0);
-        QVERIFY(H5Dread_chunk(theirs.id(), H5P_DEFAULT, offset.data(), &theirMask, theirBytes.data()) >= 0);
-        QCOMPARE(myMask, theirMask);
-        QVERIFY2(mine == theirBytes, ("chunk " + std::to_string(i) + " differs").c_str());
+    sameStoredChunks(ours.id(), theirs.id(), [&](const std::vector<hsize_t> &offset, hsize_t stored) {
         // Random bits do not deflate: stored larger than they are, as HDF5 stores them (but the
         // edge chunk, whose rows past the end are zeros).
         if (dtype == DType::Int64 && offset[0] + chunk[0] <= dims[0])
             QVERIFY(stored > static_cast<hsize_t>(chunkBytes));
+    });
+}
+
+// A coo's indices [rank, nnz] appended a block of entries (columns) at a time, at offsets that
+// fall on no chunk, are held until they fill whole chunks along dim 1 and written by
+// parallel_deflate: chunk for chunk what HDF5's filters store for one write of the whole array.
+// Also one line [1, n] (a coo of whole rows) and the same along dim 0 of a 1-d array.
+void TestH5Io::appendedColumnsHoldTheChunksHdf5Writes()
+{
+    struct Case {
+        std::vector<hsize_t> dims, chunk;
+        std::size_t axis;
+    };
+    const Case cases[] = {{{2, 1000003}, {1, 65536}, 1}, {{1, 300001}, {1, 16384}, 1}, {{500000}, {32768}, 0}};
+    std::mt19937_64 random(5);
+    for (const auto &c : cases) {
+        const auto count = std::accumulate(c.dims.begin(), c.dims.end(), hsize_t{1}, std::multiplies<>());
+        const auto steps = c.dims[c.axis], lines = count / steps;
+        std::vector<std::int64_t> values(count); // ascending, as coordinates of sorted entries are
+        for (hsize_t i = 0; i < count; ++i)
+            values[i] = static_cast<std::int64_t>(i / 3 + random() % 5);
+        const core::H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        H5Pset_chunk(dcpl.id(), static_cast<int>(c.chunk.size()), c.chunk.data());
+        H5Pset_shuffle(dcpl.id());
+        H5Pset_deflate(dcpl.id(), 4);
+        const core::H5Handle space(H5Screate_simple(static_cast<int>(c.dims.size()), c.dims.data(), nullptr), H5Sclose);
+        {
+            auto file = core::H5File::create(path("appended.h5"));
+            const core::H5Handle dataset(
+                H5Dcreate2(file.id(), "x", H5T_STD_I64LE, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT), H5Dclose);
+            core::AppendedRows rows(file, "/x", dataset.id(), c.axis);
+            std::vector<std::int64_t> block;
+            for (hsize_t first = 0, n = 1000; first < steps; first += n, n = n * 3 + 7) {
+                n = std::min(n, steps - first);
+                block.clear(); // the box [lines, n] of the block's steps, row-major
+                for (hsize_t line = 0; line < lines; ++line)
+                    block.insert(block.end(), values.begin() + static_cast<std::ptrdiff_t>(line * steps + first),
+                                 values.begin() + static_cast<std::ptrdiff_t>(line * steps + first + n));
+                rows.append(first, n, H5T_NATIVE_INT64, block.data());
+            }
+        }
+        const core::H5Handle written(H5Fopen(path("appended.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+        const core::H5Handle ours(H5Dopen2(written.id(), "x", H5P_DEFAULT), H5Dclose);
+        std::vector<std::int64_t> back(count);
+        QVERIFY(H5Dread(ours.id(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, back.data()) >= 0);
+        QVERIFY(back == values);
+        const core::H5Handle reference(H5Fcreate(path("appended_hdf5.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                                       H5Fclose);
+        const core::H5Handle theirs(
+            H5Dcreate2(reference.id(), "x", H5T_STD_I64LE, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT), H5Dclose);
+        QVERIFY(H5Dwrite(theirs.id(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+        QVERIFY(H5Fflush(reference.id(), H5F_SCOPE_GLOBAL) >= 0);
+        sameStoredChunks(ours.id(), theirs.id(), [](const std::vector<hsize_t> &, hsize_t) {});
     }
 }
 
