@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 namespace sparsity::core {
 
@@ -15,56 +16,30 @@ bool isH5Bool(hid_t type);
 
 // The native memory type used to read into or write from T.
 template <class T>
-hid_t nativeH5Type();
-template <>
-inline hid_t nativeH5Type<float>()
+hid_t nativeH5Type()
 {
-    return H5T_NATIVE_FLOAT;
-}
-template <>
-inline hid_t nativeH5Type<double>()
-{
-    return H5T_NATIVE_DOUBLE;
-}
-template <>
-inline hid_t nativeH5Type<std::int64_t>()
-{
-    return H5T_NATIVE_INT64;
-}
-template <>
-inline hid_t nativeH5Type<std::int32_t>()
-{
-    return H5T_NATIVE_INT32;
-}
-template <>
-inline hid_t nativeH5Type<std::uint8_t>()
-{
-    return H5T_NATIVE_UINT8;
-}
-template <>
-inline hid_t nativeH5Type<std::int8_t>()
-{
-    return H5T_NATIVE_INT8;
-}
-template <>
-inline hid_t nativeH5Type<std::int16_t>()
-{
-    return H5T_NATIVE_INT16;
-}
-template <>
-inline hid_t nativeH5Type<std::uint16_t>()
-{
-    return H5T_NATIVE_UINT16;
-}
-template <>
-inline hid_t nativeH5Type<std::uint32_t>()
-{
-    return H5T_NATIVE_UINT32;
-}
-template <>
-inline hid_t nativeH5Type<std::uint64_t>()
-{
-    return H5T_NATIVE_UINT64;
+    if constexpr (std::is_same_v<T, float>)
+        return H5T_NATIVE_FLOAT;
+    else if constexpr (std::is_same_v<T, double>)
+        return H5T_NATIVE_DOUBLE;
+    else if constexpr (std::is_same_v<T, std::int8_t>)
+        return H5T_NATIVE_INT8;
+    else if constexpr (std::is_same_v<T, std::int16_t>)
+        return H5T_NATIVE_INT16;
+    else if constexpr (std::is_same_v<T, std::int32_t>)
+        return H5T_NATIVE_INT32;
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+        return H5T_NATIVE_INT64;
+    else if constexpr (std::is_same_v<T, std::uint8_t>)
+        return H5T_NATIVE_UINT8;
+    else if constexpr (std::is_same_v<T, std::uint16_t>)
+        return H5T_NATIVE_UINT16;
+    else if constexpr (std::is_same_v<T, std::uint32_t>)
+        return H5T_NATIVE_UINT32;
+    else {
+        static_assert(std::is_same_v<T, std::uint64_t>, "nativeH5Type: a number type expected");
+        return H5T_NATIVE_UINT64;
+    }
 }
 
 // h5py's bool type; the caller owns the handle.
