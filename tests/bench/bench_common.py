@@ -23,20 +23,22 @@ def write_coo(group, name, rows, values, shape):
     g["values"] = values
 
 
-def write_csr_input(path, rows, columns, density, seed=0, layout="csr"):
+def write_csr_input(path, rows, columns, density, seed=0, layout="csr", gzip=0):
     """/x: a rows x columns float32 csr_matrix with round(columns * density) values a row, at
     random sorted columns (int64 indices); or (layout "coo") the same entries as a coo_tensor,
     in row-major order, as torch's coalesce() and scipy's sum_duplicates() leave them; or (layout
     "coo_shuffled") those entries in a random order, rows going back (a coo_matrix as built,
-    before sum_duplicates()); or (layout "csc") a csc_matrix of round(rows * density) values a column, at random sorted rows. Written
+    before sum_duplicates()); or (layout "csc") a csc_matrix of round(rows * density) values a column, at random sorted rows.
+    With `gzip` (a level), every array is compressed as h5py compresses it: gzip at that level
+    after shuffle, in h5py's own chunks. Written
     by a child process: a later child's rusage (a script's peak memory) starts from a fork of
     this process, which must stay small; the slabs keep the child small too. Returns the values
     a row."""
     per_row = max(1, int(round((rows if layout == "csc" else columns) * density)))
     subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import bench_common; "
-                    "bench_common.write_csr_slabs(sys.argv[2], *map(int, sys.argv[3:7]), sys.argv[7])",
+                    "bench_common.write_csr_slabs(sys.argv[2], *map(int, sys.argv[3:7]), sys.argv[7], int(sys.argv[8]))",
                     os.path.dirname(os.path.abspath(__file__)), path, str(rows), str(columns), str(per_row), str(seed),
-                    layout], check=True)
+                    layout, str(gzip)], check=True)
     return per_row
 
 
@@ -52,24 +54,27 @@ def csr_command_bench():
                         help="the input's layout (coo_shuffled: a coo whose entries' rows go back)")
     parser.add_argument("--limits", default="64M", help="the budgets the command runs under besides the default "
                         "(comma-separated --memory-limit values)")
+    parser.add_argument("--gzip", type=int, default=0, metavar="LEVEL",
+                        help="the input's arrays compressed by h5py: gzip LEVEL after shuffle (default: none)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     src = os.path.join(args.workdir, "sparse.h5")
-    return args, src, write_csr_input(src, args.rows, args.columns, args.density, layout=args.input)
+    return args, src, write_csr_input(src, args.rows, args.columns, args.density, layout=args.input, gzip=args.gzip)
 
 
-def write_csr_slabs(path, rows, columns, per_row, seed, layout="csr"):
+def write_csr_slabs(path, rows, columns, per_row, seed, layout="csr", gzip=0):
     """write_csr_input's child: the matrix written 10,000 rows at a time (a csc: 64 columns at a
     time, `per_row` values each)."""
     rng = np.random.default_rng(seed)
+    packed = dict(compression="gzip", compression_opts=gzip, shuffle=True) if gzip else {}
     if layout == "csc":
         with h5py.File(path, "w") as f:
             g = f.create_group("x")
             g.attrs["encoding-type"], g.attrs["encoding-version"] = "csc_matrix", "0.1.0"
             g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
-            g["indptr"] = (np.arange(columns + 1) * per_row).astype(np.int64)
-            indices = g.create_dataset("indices", (columns * per_row,), dtype="int64")
-            data = g.create_dataset("data", (columns * per_row,), dtype="float32")
+            g.create_dataset("indptr", data=(np.arange(columns + 1) * per_row).astype(np.int64), **packed)
+            indices = g.create_dataset("indices", (columns * per_row,), dtype="int64", **packed)
+            data = g.create_dataset("data", (columns * per_row,), dtype="float32", **packed)
             for first in range(0, columns, 64):
                 n = min(64, columns - first)
                 picked = np.sort(rng.random((n, rows)).argpartition(per_row, axis=1)[:, :per_row], axis=1)
@@ -90,12 +95,12 @@ def write_csr_slabs(path, rows, columns, per_row, seed, layout="csr"):
         g.attrs["encoding-version"] = "0.1.0"
         g.attrs["shape"] = np.array([rows, columns], dtype=np.int64)
         if layout == "csr":
-            g["indptr"] = (np.arange(rows + 1) * per_row).astype(np.int64)
-            indices = g.create_dataset("indices", (nnz,), dtype="int64")
-            data = g.create_dataset("data", (nnz,), dtype="float32")
+            g.create_dataset("indptr", data=(np.arange(rows + 1) * per_row).astype(np.int64), **packed)
+            indices = g.create_dataset("indices", (nnz,), dtype="int64", **packed)
+            data = g.create_dataset("data", (nnz,), dtype="float32", **packed)
         else:
-            indices = g.create_dataset("indices", (2, nnz), dtype="int64")
-            data = g.create_dataset("values", (nnz,), dtype="float32")
+            indices = g.create_dataset("indices", (2, nnz), dtype="int64", **packed)
+            data = g.create_dataset("values", (nnz,), dtype="float32", **packed)
         for first in range(0, rows, 10_000):
             n = min(10_000, rows - first)
             picked = np.sort(rng.random((n, columns)).argpartition(per_row, axis=1)[:, :per_row], axis=1)

@@ -6,10 +6,11 @@ same bytes, in one run.
 
     bench_sparse_convert_command.py SPARSITY WORKDIR [--runs N] [--rows N] [--columns N]
                                     [--density F] [--input csr|coo|coo_shuffled|csc] [--threads N]
-                                    [--limits 64M,16M] [--previous OLD_SPARSITY]
+                                    [--limits 64M,16M] [--gzip LEVEL] [--previous OLD_SPARSITY]
 
 Workload: one ROWS x COLUMNS float32 csr_matrix (default 100,000 x 4,096, 1% filled: 1.5 GiB
-dense, 47 MiB stored), converted file to file into coo (what a torch.sparse_coo_tensor is
+dense, 47 MiB stored; with --gzip, its arrays compressed by h5py, gzip LEVEL after shuffle, in
+h5py's own chunks), converted file to file into coo (what a torch.sparse_coo_tensor is
 built from), into csr (a copy: the floor of reading and writing it through our reader and
 writer) and into csc (in column panels). With --input coo, the same entries as a coo_tensor in
 row-major order (torch's coalesced order), converted into coo (a copy of its entries, a run at a
@@ -181,7 +182,8 @@ def main():
             return {"wall": r["wall"], "compute": r["op"], "peak": r["peak"]}
         return once
 
-    print(f"convert of a {args.rows} x {args.columns} float32 {args.input} ({per_row} values a row: "
+    print(f"convert of a {args.rows} x {args.columns} float32 {args.input}{f' (gzip {args.gzip})' if args.gzip else ''} "
+          f"({per_row} values a row: "
           f"{args.rows * args.columns * 4 / 2**30:.2f} GiB dense, {os.path.getsize(src) / 2**20:.0f} MiB stored), "
           f"file to file; threads {args.threads}; best of {args.runs}; {huge_pages()}")
     floor = best_run(args.runs, lambda: {"wall": dd_wall(src, out("dd.bin")), "compute": None, "peak": None})
