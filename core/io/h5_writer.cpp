@@ -394,20 +394,29 @@ void AppendedRows::write(hsize_t firstRow, hsize_t rows, hid_t memType, const vo
     writeBox(*m_file, m_path, m_dataset, memType, start, count, values);
 }
 
+void AppendedRows::writeLine(hsize_t line, hsize_t firstRow, hsize_t rows, hid_t memType, const void *values) const
+{
+    if (m_lines == 1) {
+        write(firstRow, rows, memType, values);
+        return;
+    }
+    std::vector<hsize_t> start(m_dims.size(), 0), count = m_dims;
+    start[0] = line; // axis 1: a line is a row of dim 0
+    count[0] = 1;
+    start[1] = firstRow;
+    count[1] = rows;
+    writeBox(*m_file, m_path, m_dataset, memType, start, count, values);
+}
+
 void AppendedRows::writeHeld(hsize_t rows, hid_t memType)
 {
+    // Line after line: with a chunk a line high, the chunks go out in the order one write of the
+    // box would write them, and no copy of the box is made.
     const auto bytes = static_cast<std::ptrdiff_t>(rows * m_rowBytes);
-    if (m_lines == 1) {
-        write(m_heldFrom, rows, memType, m_held.front().data());
-    } else { // the lines side by side: the box's row-major order
-        std::vector<unsigned char> box;
-        box.reserve(static_cast<std::size_t>(bytes) * m_lines);
-        for (const auto &line : m_held)
-            box.insert(box.end(), line.begin(), line.begin() + bytes);
-        write(m_heldFrom, rows, memType, box.data());
+    for (hsize_t line = 0; line < m_lines; ++line) {
+        writeLine(line, m_heldFrom, rows, memType, m_held[line].data());
+        m_held[line].erase(m_held[line].begin(), m_held[line].begin() + bytes);
     }
-    for (auto &line : m_held)
-        line.erase(line.begin(), line.begin() + bytes);
     m_heldFrom += rows;
 }
 
@@ -419,9 +428,11 @@ void AppendedRows::append(hsize_t firstRow, hsize_t rows, hid_t memType, const v
         const int rank = H5Sget_simple_extent_ndims(space.id());
         m_dims.resize(static_cast<std::size_t>(std::max(rank, 0)));
         H5Sget_simple_extent_dims(space.id(), m_dims.data(), nullptr);
-        if (m_axis >= m_dims.size())
-            throw InternalError(m_file->where(m_path) + ": rows appended along a dim the dataset lacks");
-        if (const auto layout = m_file->isShared() ? std::nullopt : deflatedChunksOf(m_dataset, memType)) {
+        if (m_axis >= m_dims.size() || m_axis > 1)
+            throw InternalError(m_file->where(m_path) + ": rows appended along dim 0 or 1 of the dataset expected");
+        const auto layout = m_file->isShared() ? std::nullopt : deflatedChunksOf(m_dataset, memType);
+        // Along dim 1, held line by line where a chunk is one line high (a coo's indices).
+        if (layout && (m_axis == 0 || layout->chunk[0] == 1)) {
             m_chunkRows = layout->chunk[m_axis];
             m_lines = std::accumulate(m_dims.begin(), m_dims.begin() + static_cast<std::ptrdiff_t>(m_axis), hsize_t{1},
                                       std::multiplies<>());
@@ -455,10 +466,10 @@ void AppendedRows::append(hsize_t firstRow, hsize_t rows, hid_t memType, const v
             return;
         }
         m_heldFrom = firstRow;
-        // Enough whole chunks to keep every core busy, as they come (one line: the box is theirs).
-        if (rows >= m_batchRows && m_lines == 1) {
+        if (rows >= m_batchRows) { // enough whole chunks to keep every core busy, as they come
             const auto whole = wholeOf(firstRow, rows);
-            write(firstRow, whole, memType, from);
+            for (hsize_t line = 0; line < m_lines; ++line)
+                writeLine(line, firstRow, whole, memType, from + line * lineBytes);
             from += whole * m_rowBytes;
             m_heldFrom += whole;
             rows -= whole;

@@ -51,7 +51,8 @@ private:
 // whole, several at once: rows are held until they fill as many chunks as parallel_deflate
 // filters at once (about 8 MiB) or the dataset's last row comes. A row is a step along `axis`,
 // every other dim whole: dim 0 for most arrays, dim 1 for a coo's indices [rank, nnz], whose
-// entries are its columns. Whole chunks are filtered on every core (core/io/parallel_deflate.h);
+// entries are its columns (held line by line where a chunk is one line high, as h5_writer
+// makes them; written as given otherwise). Whole chunks are filtered on every core (core/io/parallel_deflate.h);
 // a chunk that a write cuts would go through HDF5's filter on one thread, and a sparse element's
 // entries are written a block's at a time, at offsets that do not fall on its chunks, often
 // less than a chunk a block. Another dataset, or one of a shared file, is written as given.
@@ -65,6 +66,9 @@ public:
 
 private:
     void write(hsize_t firstRow, hsize_t rows, hid_t memType, const void *values) const;
+    // Rows [firstRow, firstRow + rows) of one line (of dim 0, appended along dim 1; the only one
+    // when along dim 0) from `values`.
+    void writeLine(hsize_t line, hsize_t firstRow, hsize_t rows, hid_t memType, const void *values) const;
     // The held rows [m_heldFrom, m_heldFrom + rows) written, and dropped from what is held.
     void writeHeld(hsize_t rows, hid_t memType);
     hsize_t heldRows() const { return m_held.empty() ? 0 : static_cast<hsize_t>(m_held.front().size()) / m_rowBytes; }
