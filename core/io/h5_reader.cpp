@@ -65,11 +65,11 @@ void requireNumeric(std::optional<DType> dtype, const std::string &where)
 template <class T>
 bool readInflated(hid_t dataset, DType stored, const DatasetBox &box, T *out)
 {
-    if (!plainFileDescriptor(dataset))
-        return false;
     const auto reading = exactReadingOf<T>(stored);
     const auto layout = reading ? deflatedChunksOf(dataset, reading->fileType) : std::nullopt;
-    return layout && chunksTouched(*layout, box) >= 2
+    // The dataset's own layout first: most are not compressed, and the file's driver is asked of
+    // those that are.
+    return layout && chunksTouched(*layout, box) >= 2 && plainFileDescriptor(dataset)
            && readDeflatedBox(dataset, *layout, box, out, reading->conversion ? &*reading->conversion : nullptr);
 }
 

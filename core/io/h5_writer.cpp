@@ -112,7 +112,7 @@ void writeBox(const H5File &file,
                     writeBox(file, path, dataset, memType, from, rows, rowsFrom(first), what);
                 };
                 plainRows(start[0], whole.begin);
-                writeDeflatedRows(dataset, *layout, whole, start[0], values, file.where(path), what);
+                plainRows(whole.begin, whole.end); // whole chunks: writeDeflatedBox, above
                 plainRows(whole.end, start[0] + count[0]);
                 return;
             }
@@ -727,11 +727,8 @@ void SparseRowStreamWriter::writeStoredRows()
     const auto first = static_cast<hsize_t>(m_nextStoredRow);
     m_nextStoredRow += static_cast<std::int64_t>(n);
     const auto *values = scratch<T>().data();
-    if (m_layout == Layout::Coo) {
-        m_indexRows.append(first, n, H5T_NATIVE_INT64, stored.data());
-        m_valueRows.append(first, n, valueType<T>().memory, values);
-        return;
-    }
+    // A coo's indices [1, rows] take them along dim 1, a row_sparse's [rows] along dim 0
+    // (m_indexRows' axis).
     m_indexRows.append(first, n, H5T_NATIVE_INT64, stored.data());
     m_valueRows.append(first, n, valueType<T>().memory, values);
 }

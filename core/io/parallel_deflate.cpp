@@ -428,21 +428,6 @@ void writeDeflatedBox(hid_t dataset,
     }
 }
 
-void writeDeflatedRows(hid_t dataset,
-                       const DeflatedChunks &layout,
-                       ChunkRowSpan range,
-                       hsize_t firstRow,
-                       const void *values,
-                       const std::string &where,
-                       const char *what)
-{
-    if (range.end <= range.begin)
-        return;
-    const auto rowBytes = product(std::vector<hsize_t>(layout.dims.begin() + 1, layout.dims.end())) * layout.elementSize;
-    writeDeflatedBox(dataset, layout, rowsBox(layout, range.begin, range.end),
-                     static_cast<const unsigned char *>(values) + (range.begin - firstRow) * rowBytes, where, what);
-}
-
 bool readDeflatedBox(
     hid_t dataset, const DeflatedChunks &layout, const DatasetBox &box, void *into, const ValueConversion *conversion)
 {

@@ -40,9 +40,9 @@ hsize_t chunksAtOnce(const DeflatedChunks &layout);
 // `memType` (no conversion on write). Nothing otherwise.
 std::optional<DeflatedChunks> deflatedChunksOf(hid_t dataset, hid_t memType);
 
-// The rows [begin, end) of a box whose other dims are whole that go through
-// writeDeflatedRows(): the whole chunks of rows inside it (the rows up to the end of the dataset
-// count as whole); begin == end when there are none. The rest is H5Dwrite's.
+// The rows [begin, end) of a box whose other dims are whole that writeDeflatedBox() can write:
+// the whole chunks of rows inside it (the rows up to the end of the dataset count as whole);
+// begin == end when there are none. The rest is H5Dwrite's.
 struct ChunkRowSpan {
     hsize_t begin = 0, end = 0;
 };
@@ -60,17 +60,6 @@ void writeDeflatedBox(hid_t dataset,
                       const void *values,
                       const std::string &where,
                       const char *what);
-
-// Writes rows [range.begin, range.end) of the dataset from `values`, which hold rows
-// [firstRow, ...) of it (every other dim whole, row-major). A failed write is an IoError
-// naming `where` and `what`.
-void writeDeflatedRows(hid_t dataset,
-                       const DeflatedChunks &layout,
-                       ChunkRowSpan range,
-                       hsize_t firstRow,
-                       const void *values,
-                       const std::string &where,
-                       const char *what);
 
 // How many chunks of the dataset the box touches.
 hsize_t chunksTouched(const DeflatedChunks &layout, const DatasetBox &box);
