@@ -17,6 +17,11 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // Entries' rows read at a time while the rows are scanned.
 std::int64_t scanWindow() { return std::max<std::int64_t>(64, cooEntriesPerRead(sizeof(std::int64_t))); }
 
+// One entry's row in this many is sampled: a block's first entry is then found by one read of
+// as many rows (32 KiB; fewer under a smaller budget), and a billion entries' samples take
+// 2 MiB.
+std::int64_t sampleStride() { return std::min<std::int64_t>(4096, scanWindow()); }
+
 // Calls `visit(firstEntry, rows)` for the rows of the entries of element `path`, a window at a
 // time, in entry order; stops early when it returns false.
 template <class Visit>
@@ -28,6 +33,55 @@ void scanRows(const H5File &file, const std::string &path, std::int64_t entries,
         if (!visit(first, std::span<const std::int64_t>(rows.data(), rows.size())))
             return;
     }
+}
+
+// Every entry's row of `coo` read once, a window at a time: whether they never decrease and lie
+// in dim 0 (C4's check of dim 0, which a rising run passes when its first and last rows do), and
+// the sampled rows where they rise.
+std::shared_ptr<const CooRowScan> scanCooRows(const H5File &file, const CooParts &coo)
+{
+    auto scan = std::make_shared<CooRowScan>();
+    scan->sampleStride = sampleStride();
+    scan->ascending = true;
+    std::int64_t firstRow = 0, last = 0;
+    scanRows(file, coo.path, coo.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
+        if (first == 0)
+            firstRow = last = rows.front();
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const auto entry = first + static_cast<std::int64_t>(k);
+            if (rows[k] < last) {
+                scan->ascending = false;
+                return false;
+            }
+            last = rows[k];
+            if (entry % scan->sampleStride == 0)
+                scan->sampledRows.push_back(last);
+        }
+        return true;
+    });
+    scan->rowsWithin = scan->ascending && (coo.entries == 0 || (firstRow >= 0 && last < coo.shape[0]));
+    if (!scan->ascending)
+        scan->sampledRows = {};
+    return scan;
+}
+
+// The scan of `coo`'s rows its file keeps, made and kept where it keeps none (or one sampled
+// under another budget).
+std::shared_ptr<const CooRowScan> cooRowScanOf(const H5File &file, const CooParts &coo)
+{
+    auto scan = file.cooRowScan(coo.path);
+    if (!scan || (scan->ascending && scan->sampleStride != sampleStride())) {
+        scan = scanCooRows(file, coo);
+        file.keepCooRowScan(coo.path, scan);
+    }
+    return scan;
+}
+
+// The file changed under a reader that scanned it: entry `entry`'s row, `row`, lies `where`.
+InputError rowsChanged(const CooParts &coo, std::int64_t entry, std::int64_t row, const std::string &where)
+{
+    return InputError(coo.where + ": the rows of its entries changed while it was read (indices[0, " + std::to_string(entry)
+                      + "]=" + std::to_string(row) + " " + where + ")");
 }
 
 } // namespace
@@ -73,18 +127,7 @@ std::optional<CooParts> rowsAscendingParts(const H5File &file, const ElementInfo
         auto parts = openCooParts(file, element.path, nullptr);
         if (parts.sparseDims < 1)
             return std::nullopt;
-        if (const auto known = file.scanVerdict(element.path))
-            return *known ? std::optional(std::move(parts)) : std::nullopt;
-        bool ascending = true;
-        std::int64_t last = 0;
-        scanRows(file, element.path, parts.entries, [&](std::int64_t first, std::span<const std::int64_t> rows) {
-            ascending = first == 0 || rows.front() >= last;
-            ascending = ascending && std::is_sorted(rows.begin(), rows.end());
-            last = rows.back();
-            return ascending;
-        });
-        file.keepScanVerdict(element.path, ascending);
-        return ascending ? std::optional(std::move(parts)) : std::nullopt;
+        return cooRowScanOf(file, parts)->ascending ? std::optional(std::move(parts)) : std::nullopt;
     } catch (const Error &) {
         return std::nullopt;
     }
@@ -149,10 +192,16 @@ std::optional<CooParts> maskComparableWith(const H5File &file, const std::string
 } // namespace
 
 CooRowReader::CooRowReader(const H5File &file, const std::string &path, ValidationReport *report)
-    : m_file(file), m_coo(openCooParts(file, entriesPathOf(file, path), report)),
-      m_sampleStride(std::min<std::int64_t>(4096, scanWindow()))
+    : m_file(file), m_coo(openCooParts(file, entriesPathOf(file, path), report))
 {
-    m_sampledRows.reserve(at(m_coo.entries / m_sampleStride + 1));
+    if (m_coo.path == path) {
+        openRows();
+        return;
+    }
+    auto scan = std::make_shared<CooRowScan>();
+    scan->sampleStride = sampleStride();
+    scan->ascending = scan->rowsWithin = true;
+    scan->sampledRows.reserve(at(m_coo.entries / scan->sampleStride + 1));
     // A masked_tensor's mask is compared with the data (M2) in the scan that checks the data's
     // indices: its indices are read once, the data's not again.
     auto sameMask = maskComparableWith(file, path, m_coo);
@@ -173,17 +222,27 @@ CooRowReader::CooRowReader(const H5File &file, const std::string &path, Validati
                 const auto entry = first + static_cast<std::int64_t>(k), row = rows[k];
                 // Read again after cooReadableByRows said they ascend: the file changed since.
                 if (row < last)
-                    throw InputError(m_coo.where + ": the rows of its entries changed while it was read (indices[0, "
-                                     + std::to_string(entry) + "]=" + std::to_string(row) + " after " + std::to_string(last)
-                                     + ")");
+                    throw rowsChanged(m_coo, entry, row, "after " + std::to_string(last));
                 last = row;
-                if (entry % m_sampleStride == 0)
-                    m_sampledRows.push_back(row);
+                if (entry % scan->sampleStride == 0)
+                    scan->sampledRows.push_back(row);
             }
         },
         sets);
-    if (m_coo.path != path)
-        openMask(path, sameMask);
+    m_scan = std::move(scan);
+    openMask(path, sameMask);
+}
+
+void CooRowReader::openRows()
+{
+    // Its entries' rows as cooReadableByRows scanned them (kept by the file), checked in that
+    // scan. The other dims' indices are checked as each block reads them (readRows): a pass over
+    // every index fewer, which inflates them again where the file compresses them.
+    m_scan = cooRowScanOf(m_file, m_coo);
+    if (!m_scan->rowsWithin)
+        checkCooIndices(m_file, m_coo, [](std::int64_t, std::span<const std::int64_t>) {}); // C4's report
+    if (!m_scan->ascending || !m_scan->rowsWithin)
+        throw InputError(m_coo.where + ": the rows of its entries changed while it was read (they no longer ascend)");
 }
 
 void CooRowReader::openMask(const std::string &path, const std::optional<CooParts> &same)
@@ -197,7 +256,7 @@ void CooRowReader::openMask(const std::string &path, const std::optional<CooPart
     }
     const auto maskInfo = requireMaskOf(m_file, requireElement(m_file, path), false);
     auto mask = openCooParts(m_file, maskInfo.path, nullptr); // C1 to C3, named by its path
-    const CooRowReader maskReader(m_file, maskInfo.path);
+    checkCooIndices(m_file, mask, [](std::int64_t, std::span<const std::int64_t>) {});
     try {
         if (mask.shape != m_coo.shape) // what a whole read's alignMask says of the whole tensors
             throw maskShapeMisfit(m_coo.shape, mask.shape);
@@ -215,11 +274,13 @@ std::int64_t CooRowReader::rowOfEntry(std::int64_t entry) const
 std::int64_t CooRowReader::firstEntryOf(std::int64_t row) const
 {
     // The first sample at `row` or past it: the entry sought lies after the sample before it.
-    const auto sample = std::lower_bound(m_sampledRows.begin(), m_sampledRows.end(), row) - m_sampledRows.begin();
-    const auto upTo = std::min(m_coo.entries, static_cast<std::int64_t>(sample) * m_sampleStride);
+    const auto &samples = m_scan->sampledRows;
+    const auto stride = m_scan->sampleStride;
+    const auto sample = std::lower_bound(samples.begin(), samples.end(), row) - samples.begin();
+    const auto upTo = std::min(m_coo.entries, static_cast<std::int64_t>(sample) * stride);
     if (sample == 0)
         return 0;
-    const auto from = (static_cast<std::int64_t>(sample) - 1) * m_sampleStride + 1;
+    const auto from = (static_cast<std::int64_t>(sample) - 1) * stride + 1;
     if (from >= upTo)
         return upTo;
     const auto rows = readCooIndices(m_file, m_coo.path, {from, upTo}, 1);
@@ -258,6 +319,22 @@ std::int64_t CooRowReader::entriesPerRead() const
     return cooEntriesPerRead(m_coo.sparseDims * kIndexBytes + m_coo.valuesPerEntry() * kValueBytes);
 }
 
+template <class T>
+void CooRowReader::requireIndicesOf(const CooTensor<T> &part, std::int64_t firstEntry, RowRange rows) const
+{
+    const auto n = part.nnz;
+    for (std::int64_t k = 0; k < n; ++k)
+        if (const auto row = part.indices[at(k)]; row < rows.begin || row >= rows.end || (k > 0 && row < part.indices[at(k - 1)]))
+            throw rowsChanged(m_coo, firstEntry + k, row, "outside rows " + rows.text() + " or below the row before it");
+    for (int d = 1; d < part.sparseDims; ++d)
+        for (std::int64_t k = 0; k < n; ++k)
+            if (const auto i = part.indices[at(d * n + k)]; i < 0 || i >= m_coo.shape[at(d)]) {
+                // C4's report is a whole read's: the first offender of the lowest dim of all.
+                checkCooIndices(m_file, m_coo, [](std::int64_t, std::span<const std::int64_t>) {});
+                throw rowsChanged(m_coo, firstEntry + k, part.indices[at(k)], "with an index out of range");
+            }
+}
+
 Tensor CooRowReader::readRows(RowRange rows) const
 {
     if (!rows.within(m_coo.shape[0]))
@@ -267,7 +344,7 @@ Tensor CooRowReader::readRows(RowRange rows) const
     std::visit(
         [&](auto &t) {
             if constexpr (requires { t.sparseDims; }) {
-                // Its indices were checked when it opened: only whether it is coalesced is left.
+                requireIndicesOf(t, entries.begin, rows);
                 t.coalesced = cooIsSortedUnique(t);
                 for (std::int64_t k = 0; k < t.nnz; ++k)
                     t.indices[at(k)] -= rows.begin; // dim 0's, first in the dim-major indices

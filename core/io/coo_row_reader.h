@@ -14,6 +14,7 @@
 #include "core/util/validation_report.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,13 +56,25 @@ void checkCooIndices(const H5File &file,
                      const std::function<void(std::int64_t, std::span<const std::int64_t>)> &window,
                      int indexSetsHeld = 1);
 
+// What one scan of every entry's row of a coo element found, kept by its file
+// (H5File::cooRowScan): whether they never decrease, whether they then lie within dim 0 (C4 of
+// dim 0), and the row of every sampleStride-th entry where they rise (a block's first entry is
+// then found by one read of as many rows).
+struct CooRowScan {
+    bool ascending = false;
+    bool rowsWithin = false;
+    std::int64_t sampleStride = 1;
+    std::vector<std::int64_t> sampledRows;
+};
+
 class CooRowReader {
 public:
     // Checks what a whole read checks before the rows are read (the parts' shapes and types,
-    // and every index: checkCooIndices), and notes the conversion of its values as a whole
-    // read notes it. Of a masked_tensor, its data's, then the mask's own checks, then the
-    // mask against the data (M1, and M2: the same indices, compared a window at a time), in a
-    // whole read's order.
+    // and the entries' rows), and notes the conversion of its values as a whole read notes it;
+    // the other dims' indices are checked as readRows reads them, and one out of range is
+    // reported as a whole read reports it (checkCooIndices). Of a masked_tensor, every index of
+    // its data, then the mask's own checks, then the mask against the data (M1, and M2: the
+    // same indices, compared a window at a time), in a whole read's order.
     CooRowReader(const H5File &file, const std::string &path, ValidationReport *report = nullptr);
     const CooParts &parts() const { return m_coo; }
     // The first entry of row `row` or a later one: the entries of rows [a, b) are
@@ -73,8 +86,8 @@ public:
     // The entries a read of rows may hold with their coordinates (cooEntriesPerRead).
     std::int64_t entriesPerRead() const;
     // Rows `rows` as a coo tensor of those rows alone, numbered from the first: their entries
-    // in stored order (every index was checked when it opened), with the mask's values of the
-    // same entries, a byte each (0 or 1), of a masked_tensor.
+    // in stored order, their indices checked (C4), with the mask's values of the same entries,
+    // a byte each (0 or 1), of a masked_tensor.
     Tensor readRows(RowRange rows) const;
 
 private:
@@ -88,11 +101,13 @@ private:
     // Of a masked_tensor, its mask's values (its indices are the data's, checked once): read
     // alone, a run of entries at a time, as bytes.
     std::optional<DenseRowReader> m_maskValues;
-    // One entry's row in this many is kept: a block's first entry is then found by one read of
-    // as many rows (32 KiB; fewer under a smaller budget), and a billion entries' samples take
-    // 2 MiB.
-    std::int64_t m_sampleStride = 4096;
-    std::vector<std::int64_t> m_sampledRows; // the row of every m_sampleStride-th entry
+    std::shared_ptr<const CooRowScan> m_scan; // of its entries' rows
+    // Of an element of coo data alone: its rows' scan taken, or made, and checked.
+    void openRows();
+    // The indices of `part`, read from entry `firstEntry` on as rows `rows`: its rows within
+    // them and rising (as the scan found them), and every other dim's index within its dim.
+    template <class T>
+    void requireIndicesOf(const CooTensor<T> &part, std::int64_t firstEntry, RowRange rows) const;
     std::int64_t rowOfEntry(std::int64_t entry) const;
 };
 

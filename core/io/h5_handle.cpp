@@ -135,9 +135,9 @@ void silenceHdf5Errors()
     silenced = true;
 }
 
-struct H5File::ScanVerdicts {
+struct H5File::CooRowScans {
     std::mutex lock;
-    std::map<std::string, bool> verdicts;
+    std::map<std::string, std::shared_ptr<const CooRowScan>> scans;
 };
 
 H5File::H5File(H5Handle handle, std::string path, H5Handle transfer)
@@ -145,21 +145,21 @@ H5File::H5File(H5Handle handle, std::string path, H5Handle transfer)
 {
 }
 
-std::optional<bool> H5File::scanVerdict(const std::string &element) const
+std::shared_ptr<const CooRowScan> H5File::cooRowScan(const std::string &element) const
 {
-    if (!m_scanVerdicts)
-        return std::nullopt;
-    const std::lock_guard held(m_scanVerdicts->lock);
-    const auto found = m_scanVerdicts->verdicts.find(element);
-    return found == m_scanVerdicts->verdicts.end() ? std::nullopt : std::optional(found->second);
+    if (!m_cooRowScans)
+        return nullptr;
+    const std::lock_guard held(m_cooRowScans->lock);
+    const auto found = m_cooRowScans->scans.find(element);
+    return found == m_cooRowScans->scans.end() ? nullptr : found->second;
 }
 
-void H5File::keepScanVerdict(const std::string &element, bool verdict) const
+void H5File::keepCooRowScan(const std::string &element, std::shared_ptr<const CooRowScan> scan) const
 {
-    if (!m_scanVerdicts)
+    if (!m_cooRowScans)
         return;
-    const std::lock_guard held(m_scanVerdicts->lock);
-    m_scanVerdicts->verdicts[element] = verdict;
+    const std::lock_guard held(m_cooRowScans->lock);
+    m_cooRowScans->scans[element] = std::move(scan);
 }
 
 H5File H5File::openRead(const std::string &path)
@@ -181,7 +181,7 @@ H5File H5File::openRead(const std::string &path)
     if (id < 0)
         throw IoError(path + ": cannot open: HDF5 file is truncated or corrupt");
     H5File file(H5Handle(id, H5Fclose), path);
-    file.m_scanVerdicts = std::make_shared<ScanVerdicts>();
+    file.m_cooRowScans = std::make_shared<CooRowScans>();
     return file;
 }
 
@@ -200,7 +200,7 @@ H5File H5File::openImage(std::span<const std::byte> image, const std::string &na
     if (id < 0)
         throw IoError(name + ": cannot open: HDF5 file is truncated or corrupt");
     H5File file(H5Handle(id, H5Fclose), name);
-    file.m_scanVerdicts = std::make_shared<ScanVerdicts>();
+    file.m_cooRowScans = std::make_shared<CooRowScans>();
     return file;
 }
 

@@ -57,6 +57,8 @@ bool hdf5HoldsAHalfClosedFile();
 // to report (H5File::close, lostWrite).
 herr_t closeWrittenDataset(hid_t dataset);
 
+struct CooRowScan;
+
 class H5File {
 public:
     // Throws IoError (exit 3): "<path>: no such file", "<path>: not an HDF5 file or truncated".
@@ -98,24 +100,24 @@ public:
     // The transfer property list of writes: collective on a shared file, else the default.
     hid_t transferList() const { return isShared() ? m_transfer.id() : H5P_DEFAULT; }
 
-    // What a scan of all of element `element` found (whether a coo's entries' rows never
-    // decrease: core/io/coo_row_reader.h), kept while a file opened for reading stays open. A
-    // command asks it of an input several times (which read to take, then each reader as it
-    // opens), and each asking read every entry's row again: four times a sparsify. Whoever
-    // relies on a verdict checks it again as it reads, since the file can change under it.
-    // None kept of a file opened for writing. Safe from any thread.
-    std::optional<bool> scanVerdict(const std::string &element) const;
-    void keepScanVerdict(const std::string &element, bool verdict) const;
+    // What a scan of every entry's row of coo element `element` found (core/io/coo_row_reader.h:
+    // whether they never decrease, and where its blocks of rows begin), kept while a file opened
+    // for reading stays open. A command asks it of an input several times (which read to take,
+    // then each reader as it opens), and each asking read every entry's row again: four times a
+    // sparsify. Whoever relies on a scan checks it again as it reads, since the file can change
+    // under it. None kept of a file opened for writing. Safe from any thread.
+    std::shared_ptr<const CooRowScan> cooRowScan(const std::string &element) const;
+    void keepCooRowScan(const std::string &element, std::shared_ptr<const CooRowScan> scan) const;
 
 private:
-    struct ScanVerdicts;
+    struct CooRowScans;
     H5File(H5Handle handle, std::string path, H5Handle transfer = {});
 
     H5Handle m_handle;
     std::string m_path;
     H5Handle m_transfer; // valid only on a shared file
     std::string m_lostWrite;
-    std::shared_ptr<ScanVerdicts> m_scanVerdicts; // of a file opened for reading
+    std::shared_ptr<CooRowScans> m_cooRowScans; // of a file opened for reading
 };
 
 // Opening children; each throws InputError "<file>:<path>: dataset not found" when absent.

@@ -60,8 +60,9 @@ void requireNumeric(std::optional<DType> dtype, const std::string &where)
 // A box of a compressed dataset inflated on every core (core/io/parallel_deflate.h) and
 // converted there, chunk by chunk. False where H5Dread is to read it: another layout or filter,
 // a file the ranks share, a conversion HDF5 makes its own way, a chunk that does not read, or a
-// box within one chunk (no second thread to share it; a dataset kept open keeps it in HDF5's
-// chunk cache for the next read).
+// box within one chunk that is not kept for the next read (no second thread to share it; a
+// dataset kept open keeps it in HDF5's chunk cache). A kept one is worth it: a coo's block
+// bounds, found by small reads of its rows, inflated a chunk each time (a fifth of a convert).
 template <class T>
 bool readInflated(hid_t dataset, DType stored, const DatasetBox &box, T *out)
 {
@@ -69,7 +70,8 @@ bool readInflated(hid_t dataset, DType stored, const DatasetBox &box, T *out)
     const auto layout = reading ? deflatedChunksOf(dataset, reading->fileType) : std::nullopt;
     // The dataset's own layout first: most are not compressed, and the file's driver is asked of
     // those that are.
-    return layout && chunksTouched(*layout, box) >= 2 && plainFileDescriptor(dataset)
+    return layout && plainFileDescriptor(dataset)
+           && (chunksTouched(*layout, box) >= 2 || keepsInflatedChunks(dataset, *layout))
            && readDeflatedBox(dataset, *layout, box, out, reading->conversion ? &*reading->conversion : nullptr);
 }
 

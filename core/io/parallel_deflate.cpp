@@ -167,7 +167,9 @@ bool unfilterChunk(const DeflatedChunks &layout,
 {
     const auto n = product(layout.chunk), bytes = n * layout.elementSize;
     const unsigned char *unpacked = stored.data();
+    plain.resize(bytes);
     if ((mask & layout.deflateBit) == 0) {
+        inflated.resize(bytes);
         uLongf length = static_cast<uLongf>(bytes);
         if (uncompress(inflated.data(), &length, stored.data(), static_cast<uLong>(stored.size())) != Z_OK || length != bytes)
             return false;
@@ -191,6 +193,7 @@ filterChunk(const DeflatedChunks &layout, const unsigned char *gathered, std::ve
     const auto n = product(layout.chunk), bytes = n * layout.elementSize;
     const unsigned char *input = gathered;
     if (layout.shuffleBit != 0 && layout.elementSize > 1 && n > 1) {
+        shuffled.resize(bytes);
         shuffle(gathered, shuffled.data(), n, layout.elementSize);
         input = shuffled.data();
     }
@@ -212,22 +215,19 @@ int threadsFor(hsize_t chunks)
 }
 
 // work(i, scratch, more) for i in [0, count) on a team of threads, each with two scratch buffers
-// of `bytes`; the first exception any of them throws is thrown here, after the team ends.
+// it sizes when it needs them (a chunk a read finds kept needs none, and a 1 MiB buffer costs
+// its page faults each time); the first exception any of them throws is thrown here, after the
+// team ends.
 template <class Work>
-void onThreads(hsize_t count, std::size_t bytes, Work work)
+void onThreads(hsize_t count, Work work)
 {
     FirstException failure;
 #pragma omp parallel if (count > 1) num_threads(threadsFor(count))
     {
         std::vector<unsigned char> scratch, more;
-        failure.guard([&] {
-            scratch.resize(bytes);
-            more.resize(bytes);
-        });
 #pragma omp for schedule(dynamic, 1)
         for (hsize_t i = 0; i < count; ++i)
-            if (more.size() == bytes)
-                failure.guard([&] { work(i, scratch, more); });
+            failure.guard([&] { work(i, scratch, more); });
     }
     failure.rethrow();
 }
@@ -268,6 +268,7 @@ public:
     void keep(const StoredChunkKey &key, std::vector<unsigned char> plain)
     {
         const std::lock_guard lock(m_mutex);
+        std::erase_if(m_tails, [&](const auto &tail) { return tail.first == key; });
         if (m_tails.size() == kKept)
             m_tails.erase(m_tails.begin());
         m_tails.emplace_back(key, std::move(plain));
@@ -313,9 +314,8 @@ hsize_t chunkIndex(const DeflatedChunks &layout, const std::vector<hsize_t> &ori
     return index;
 }
 
-// Whether the chunk at `origin` reaches past the box's end in a dim where the dataset goes on
-// (the next read of the next block begins in it), or begins before the box's start (the last
-// read may have kept it).
+// Whether the chunk at `origin` reaches past the box's end in a dim where the dataset goes on:
+// the next read of the next block begins in it.
 bool cutAtEnd(const DeflatedChunks &layout, const std::vector<hsize_t> &origin, const DatasetBox &box)
 {
     for (std::size_t d = 0; d < origin.size(); ++d) {
@@ -325,15 +325,10 @@ bool cutAtEnd(const DeflatedChunks &layout, const std::vector<hsize_t> &origin, 
     }
     return false;
 }
-bool cutAtStart(const std::vector<hsize_t> &origin, const DatasetBox &box)
-{
-    for (std::size_t d = 0; d < origin.size(); ++d)
-        if (origin[d] < box.start[d])
-            return true;
-    return false;
-}
 
 } // namespace
+
+bool keepsInflatedChunks(hid_t dataset, const DeflatedChunks &layout) { return tailOwnerOf(dataset, layout).has_value(); }
 
 hsize_t chunksAtOnce(const DeflatedChunks &layout) { return std::max<hsize_t>(1, (hsize_t{8} << 20) / chunkBytes(layout)); }
 
@@ -413,7 +408,8 @@ void writeDeflatedBox(hid_t dataset,
     for (hsize_t first = 0; first < run.count(); first += group) {
         const hsize_t count = std::min(group, run.count() - first);
         filtered.assign(count, {});
-        onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &gathered, std::vector<unsigned char> &shuffled) {
+        onThreads(count, [&](hsize_t i, std::vector<unsigned char> &gathered, std::vector<unsigned char> &shuffled) {
+            gathered.resize(bytes);
             gatherChunk(layout, run.origin(first + i), box, source, gathered.data());
             filtered[i] = filterChunk(layout, gathered.data(), shuffled);
         });
@@ -434,7 +430,6 @@ bool readDeflatedBox(
     const ChunkGrid run(layout, box);
     if (run.count() == 0)
         return true;
-    const auto bytes = chunkBytes(layout);
     const hsize_t group = chunksAtOnce(layout);
     // The chunks the read ends inside are kept for the next where the cache holds them all (not
     // the chunks of a column panel's whole height, each cut by the panel's last column).
@@ -471,7 +466,7 @@ bool readDeflatedBox(
                 key.file = tailOwner->file;
                 key.dataset = tailOwner->dataset;
                 key.chunk = chunkIndex(layout, origins[i]);
-                if (cutAtStart(origins[i], box) && !(kept[i] = inflatedTails().take(key)).empty())
+                if (!(kept[i] = inflatedTails().take(key)).empty())
                     continue;
             }
             stored[i].resize(key.size);
@@ -479,7 +474,7 @@ bool readDeflatedBox(
                 return false;
         }
         std::atomic<bool> inflated = true;
-        onThreads(count, bytes, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
+        onThreads(count, [&](hsize_t i, std::vector<unsigned char> &scratch, std::vector<unsigned char> &plain) {
             if (kept[i].empty() && !unfilterChunk(layout, stored[i], masks[i], scratch, plain)) {
                 inflated = false;
                 return;
@@ -488,7 +483,11 @@ bool readDeflatedBox(
             scatterChunk(layout, origins[i], box, chunk.data(), target, conversion);
             if (tailOwner && cutAtEnd(layout, origins[i], box)) {
                 const std::lock_guard lock(tailsMutex);
-                tails.emplace_back(keys[i], chunk);
+                // A kept chunk goes back as it is; one inflated here is copied out of the scratch.
+                if (kept[i].empty())
+                    tails.emplace_back(keys[i], plain);
+                else
+                    tails.emplace_back(keys[i], std::move(kept[i]));
             }
         });
         if (!inflated)

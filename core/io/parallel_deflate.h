@@ -71,6 +71,12 @@ struct ValueConversion {
     void (*convert)(const unsigned char *stored, unsigned char *into, std::size_t count) = nullptr;
 };
 
+// Whether a read of the dataset keeps the chunks it ends inside for the next read, which begins
+// in them (a pipeline's next block, or a reader's next small read, through a dataset opened
+// again, whose HDF5 chunk cache starts empty): its file is open read-only, so no chunk changes
+// while it stays open, and a chunk holds at most 4 MiB. Four chunks are kept, the latest.
+bool keepsInflatedChunks(hid_t dataset, const DeflatedChunks &layout);
+
 // Rows [begin, end) of the dataset (every other dim whole, row-major) into `into`: each chunk
 // they touch read as stored with H5Dread_chunk, in order on this thread, then inflated and
 // unshuffled (as its filter mask says) on the OpenMP threads, which copy out its rows in the

@@ -20,8 +20,8 @@
   input itself as the result), it is evaluated whole: within the budget the same file, over it
   refused (exit 2, no output);
 * the whole evaluation (--print) refuses inputs whose dense forms exceed the budget;
-* a bad index in a later block (of a csr) or column (of a csc) is refused with the whole read's
-  message, and no output."""
+* a bad index in a later block (of a csr or a coo whose rows ascend) or column (of a csc) is
+  refused with the whole read's message, and no output."""
 import json
 import os
 import shutil
@@ -110,6 +110,16 @@ def write_inputs(path, rng):
         bad_indices = bad["indices"][()]
         bad_indices[-3] = cols  # out of range, in the last rows
         bad["indices"][...] = bad_indices
+        # A coo whose rows ascend, with columns out of range in two late blocks (the first is
+        # the whole read's to name), and one whose last row is out of range.
+        late = np.stack([r, c]).astype(np.int64)
+        late[1, -9], late[1, -2] = cols + 3, -1
+        coo_bad = sparse_group(f, "cbad", "coo_tensor", table.shape)
+        coo_bad["indices"], coo_bad["values"] = late, v
+        past = np.stack([r, c]).astype(np.int64)
+        past[0, -1] = rows
+        coo_bad_row = sparse_group(f, "cbadrow", "coo_tensor", table.shape)
+        coo_bad_row["indices"], coo_bad_row["values"] = past, v
 
 
 STREAMED = [
@@ -211,7 +221,8 @@ def check_whole_within_budget(cli, work, path):
 
 
 def check_bad_index(cli, work, path):
-    for name, budgets in (("sbad", ([], ["--memory-limit", "4K"])), ("ccbad", ([], ["--memory-limit", "64K"]))):
+    for name, budgets in (("sbad", ([], ["--memory-limit", "4K"])), ("ccbad", ([], ["--memory-limit", "64K"])),
+                          ("cbad", ([], ["--memory-limit", "4K"])), ("cbadrow", ([], ["--memory-limit", "4K"]))):
         messages = []
         for extra in (["--print"], *budgets):
             r, _, _ = evaluated(cli, work, f"{name} * 2", name, path, extra, code=2)
@@ -221,6 +232,10 @@ def check_bad_index(cli, work, path):
                   f"a bad index of {name} {extra}: a temporary file")
         check(messages[0].startswith("error: ") and name in messages[0] and messages.count(messages[0]) == 3,
               f"a bad index of {name} in a late block: {messages}")
+        if name == "cbad":  # the first offender, of dim 1, at entry nnz - 9
+            with h5py.File(path, "r") as f:
+                first = f["cbad/indices"].shape[1] - 9
+            check(f"indices[1, {first}]" in messages[0], f"the first bad index of cbad: {messages[0]}")
 
 
 def main(cli, work):
