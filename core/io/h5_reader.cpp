@@ -70,8 +70,7 @@ bool readInflated(hid_t dataset, DType stored, const DatasetBox &box, T *out)
     const auto layout = reading ? deflatedChunksOf(dataset, reading->fileType) : std::nullopt;
     // The dataset's own layout first: most are not compressed, and the file's driver is asked of
     // those that are.
-    return layout && plainFileDescriptor(dataset)
-           && (chunksTouched(*layout, box) >= 2 || keepsInflatedChunks(dataset, *layout))
+    return layout && plainFileDescriptor(dataset) && (chunksTouched(*layout, box) >= 2 || keepsInflatedChunks(dataset, *layout))
            && readDeflatedBox(dataset, *layout, box, out, reading->conversion ? &*reading->conversion : nullptr);
 }
 
