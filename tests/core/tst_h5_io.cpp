@@ -1109,6 +1109,22 @@ void TestH5Io::exactReadingsInflateAsHdf5Converts()
         reader.readRows(begin, end, got.data());
         QVERIFY(std::equal(got.begin(), got.end(), all.begin() + begin * 7));
     }
+    // Small reads in any order, as a coo's block bounds are found: within one chunk (read here,
+    // the chunk kept), again where an earlier read began or ended, between reads of another
+    // dataset; each the same values as HDF5's.
+    const core::DenseRowReader other(file, "/int16_rows");
+    const core::H5Handle o(H5Dopen2(file.id(), "int16_rows", H5P_DEFAULT), H5Dclose);
+    const auto otherAll = hdf5Rows<double>(o.id(), 0, 90, false);
+    std::uniform_int_distribution<std::int64_t> firstRow(0, 89), rowCount(1, 3);
+    for (int k = 0; k < 300; ++k) {
+        const auto begin = firstRow(random), end = std::min<std::int64_t>(90, begin + rowCount(random));
+        const bool fromOther = k % 3 == 0;
+        std::vector<double> got(static_cast<std::size_t>((end - begin) * 7));
+        (fromOther ? other : reader).readRows(begin, end, got.data());
+        QVERIFY2(std::equal(got.begin(), got.end(), (fromOther ? otherAll : all).begin() + begin * 7),
+                 (std::string(fromOther ? "int16" : "int32") + " rows " + std::to_string(begin) + "-" + std::to_string(end))
+                     .c_str());
+    }
     const auto whole = core::readTensor(file, "/int32_rows");
     QCOMPARE(whole.dtype(), DType::Float64);
     const auto &values = std::get<core::DenseTensor<double>>(whole.storage()).values;
