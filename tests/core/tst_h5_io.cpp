@@ -1121,9 +1121,9 @@ void TestH5Io::exactReadingsInflateAsHdf5Converts()
         const bool fromOther = k % 3 == 0;
         std::vector<double> got(static_cast<std::size_t>((end - begin) * 7));
         (fromOther ? other : reader).readRows(begin, end, got.data());
-        QVERIFY2(std::equal(got.begin(), got.end(), (fromOther ? otherAll : all).begin() + begin * 7),
-                 (std::string(fromOther ? "int16" : "int32") + " rows " + std::to_string(begin) + "-" + std::to_string(end))
-                     .c_str());
+        QVERIFY2(
+            std::equal(got.begin(), got.end(), (fromOther ? otherAll : all).begin() + begin * 7),
+            (std::string(fromOther ? "int16" : "int32") + " rows " + std::to_string(begin) + "-" + std::to_string(end)).c_str());
     }
     const auto whole = core::readTensor(file, "/int32_rows");
     QCOMPARE(whole.dtype(), DType::Float64);
