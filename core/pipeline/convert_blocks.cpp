@@ -75,9 +75,10 @@ ConvertedElement convert(const ConvertRequest &request,
         group.sum(storedPerColumn); // each rank counted its rows
         block = Buffer<T>();        // the panels take the budget
         CscStreamWriter writer(output, e.path, e.shape, dtypeOf<T>(), storedPerColumn, request.writeOptions);
+        CscPanels panels{rows, width};
+        panels.costlyRereads = reader.rereadsCostly();
         writeCscInPanels<T>(
-            writer, {rows, width}, budget, [&](RowRange box, RowRange columns, T *tile) { reader.readBox(box, columns, tile); },
-            group);
+            writer, panels, budget, [&](RowRange box, RowRange columns, T *tile) { reader.readBox(box, columns, tile); }, group);
         converted.storedAfter = writer.columnStart(width);
         return converted;
     }

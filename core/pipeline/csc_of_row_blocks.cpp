@@ -81,7 +81,8 @@ ConvertedElement writeCscOfRowBlocks(H5File &output,
     // A value and its row (and its mask's byte).
     const auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)) + (masked ? 1 : 0);
     const auto panelBytes =
-        std::max(entryBytes, cscPanelBytes(writer.columnStart(columns) * entryBytes, static_cast<std::int64_t>(smallest[0])));
+        std::max(entryBytes, cscPanelBytes(writer.columnStart(columns) * entryBytes, static_cast<std::int64_t>(smallest[0]),
+                                           /*costlyRereads=*/true)); // each block's rows converted again
     const auto panels = cscColumnPanels(writer.columnStarts(), {0, columns}, panelBytes / entryBytes);
     const auto gathered = [&](RowRange panel) {
         return (writer.columnStart(panel.end) - writer.columnStart(panel.begin)) * entryBytes <= panelBytes;

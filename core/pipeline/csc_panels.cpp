@@ -16,6 +16,7 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // entries, took 1.7-2.6 s whether its panels held 8, 64 or 128 MiB, where the whole-tensor
 // path took 1.4-4.5 s and 1.8 GB); from disk or gzip, each read is paid in full.
 constexpr std::int64_t kPanelBytes = std::int64_t{64} << 20;
+constexpr std::int64_t kCostlyPanelBytes = std::int64_t{256} << 20;
 constexpr int kReadsOfInput = 4;
 constexpr std::int64_t kTileBytes = std::int64_t{16} << 20;
 
@@ -36,7 +37,7 @@ template <class T>
 std::vector<Panel> planPanels(const CscStreamWriter &writer, const CscPanels &shape, std::int64_t budgetBytes)
 {
     constexpr auto entryBytes = static_cast<std::int64_t>(sizeof(T) + sizeof(std::int64_t)); // a value and its row
-    const auto panelBudget = cscPanelBytes(writer.columnStart(shape.columns) * entryBytes, budgetBytes);
+    const auto panelBudget = cscPanelBytes(writer.columnStart(shape.columns) * entryBytes, budgetBytes, shape.costlyRereads);
     const auto tileBudget = std::clamp<std::int64_t>(budgetBytes / 4, 1, kTileBytes);
     const auto columnStep = std::max<std::int64_t>(1, shape.columnAlignment);
     const auto rowStep = std::max<std::int64_t>(1, shape.rowAlignment);
@@ -117,9 +118,9 @@ cscColumnPanels(std::span<const std::int64_t> columnStart, RowRange span, std::i
     return panels;
 }
 
-std::int64_t cscPanelBytes(std::int64_t outputBytes, std::int64_t budgetBytes)
+std::int64_t cscPanelBytes(std::int64_t outputBytes, std::int64_t budgetBytes, bool costlyRereads)
 {
-    return std::clamp<std::int64_t>(std::max(kPanelBytes, outputBytes / kReadsOfInput), 1,
+    return std::clamp<std::int64_t>(std::max(costlyRereads ? kCostlyPanelBytes : kPanelBytes, outputBytes / kReadsOfInput), 1,
                                     std::max<std::int64_t>(1, budgetBytes / 2));
 }
 

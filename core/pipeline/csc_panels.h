@@ -3,7 +3,8 @@
 // before the next column, so rows read in blocks cannot be written as they come. The columns are
 // taken in panels instead: a panel is as many columns as their entries (counted by a first pass,
 // `CscStreamWriter`) fit a panel's share (a quarter of the output, or 64 MiB if more, within
-// half the budget), gathered in memory from tiles of rows
+// half the budget; 256 MiB if more where a panel's read costs a whole read: cscPanelBytes),
+// gathered in memory from tiles of rows
 // read across the panel and written as one run. A column with more entries than that is a panel
 // of its own, each tile's entries written straight to their place. The input is read once per
 // panel (docs/KNOWN_LIMITS.md: a strided read, and a chunked input's chunks are read by every
@@ -28,6 +29,10 @@ struct CscPanels {
     // A tile's first row is a multiple of rowAlignment, a panel's first column of
     // columnAlignment: data-norm's blocks and n-m's groups are never split.
     std::int64_t rowAlignment = 1, columnAlignment = 1;
+    // Whether a panel's read of the input costs about what a whole read does: a compressed
+    // dataset's chunks inflated again (its boxes are whole chunks), rows densified whole to keep
+    // a box of them. Not a plain dataset's boxes, read alone from the page cache.
+    bool costlyRereads = false;
 };
 
 // The element's final values in the box rows x columns, row-major, into `tile`. Each box of
@@ -58,7 +63,11 @@ cscColumnPanels(std::span<const std::int64_t> columnStart, RowRange span, std::i
 // The bytes a panel's gathered entries may take, for an output of `outputBytes` (values and
 // row indices): a quarter of it, or 64 MiB if more, within half the budget (one at least).
 // Each panel reads the input once: panels of a quarter of the output read it about four times.
-std::int64_t cscPanelBytes(std::int64_t outputBytes, std::int64_t budgetBytes);
+// With `costlyRereads` (each read of the input costs about a whole read: a sparse element's rows
+// converted again, a compressed one's chunks inflated again) 256 MiB if more: an output of up to
+// 256 MiB is then one panel, one read, where the budget holds it (a gzip coo of 21 M entries
+// into csc took 9.2 s in 5 panels, docs/PERFORMANCE.md, stop 64).
+std::int64_t cscPanelBytes(std::int64_t outputBytes, std::int64_t budgetBytes, bool costlyRereads);
 
 // The counting pass's step: adds to counts[j], for each column j of the row-major block
 // rows x width, how many of its entries `stored(i)` says are stored (i: the entry's position in

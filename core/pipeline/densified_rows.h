@@ -181,6 +181,10 @@ public:
     // Whether readBox reads the box's columns alone, not its rows' whole width (a masked_tensor's
     // once its notes are told: before, it densifies whole rows and keeps the box of them).
     bool readsBoxAlone() const { return m_dense.has_value() || m_maskedBoxes; }
+    // Whether a read of a box of it costs about what the box's whole rows do (CscPanels): read
+    // other than as a plain dataset's box alone, from the page cache (a compressed dataset's
+    // whole chunks inflated, rows densified whole).
+    bool rereadsCostly() const { return !readsBoxAlone() || !readsWithoutHdf5(); }
     // The bytes held from one block to the next: the coalesced element read whole, or the band
     // held (at most holdBands' bytes) with its band reader's rows' counts or spill offsets (a
     // twin's: counted by the reader it shares them with).

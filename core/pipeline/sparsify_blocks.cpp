@@ -448,6 +448,7 @@ private:
             m_cscFlags = flagsOfEveryRank(m_group, m_cscFlags);
         CscStreamWriter writer(*m_output, m_path, m_shape, m_type, m_storedPerColumn, m_writeOptions);
         CscPanels panels{m_rows, m_width};
+        panels.costlyRereads = m_reader->rereadsCostly();
         if (m_config.method == SparsifierMethod::NM)
             panels.columnAlignment = m_config.m;
         if (m_config.method == SparsifierMethod::DataNorm) {
