@@ -389,6 +389,19 @@ def repair_notice_cases(cli, cli_mpi, mpi, work):
         r = run(mpirun(mpi, 3, cli_mpi, *command), code=2)
         check("MPI_ABORT" not in r.stderr and r.stderr.count("error:") == 1 and "R4" in r.stderr
               and not os.path.exists(out), f"a malformed row_sparse across ranks, {command}: {r.stderr!r}")
+    # A coo whose rows ascend, columns out of range in its last rows: a block's indices are
+    # checked as it is read, so the rank that reads them finds it, and tells the whole read's
+    # first offender (entry 57), as one process does.
+    late = os.path.join(work, "late_bad_coo.h5")
+    with h5py.File(late, "w") as f:
+        columns = np.tile([1, 4], 30)
+        columns[-3], columns[-1] = 9, 7
+        write_coo(f, "C", (30, 6), np.stack([np.repeat(np.arange(30), 2), columns]), np.ones(60, np.float32))
+    serial = run([cli, "convert", late, out, "--layout", "dense", "--memory-limit", "4K"], code=2).stderr
+    check("indices[1, 57]=9" in serial, f"a late bad coo column, one process: {serial!r}")
+    r = run(mpirun(mpi, 3, cli_mpi, "convert", late, out, "--layout", "dense", "--memory-limit", "4K"), code=2)
+    check("MPI_ABORT" not in r.stderr and r.stderr.count("error:") == 1 and serial.strip() in r.stderr
+          and not os.path.exists(out), f"a late bad coo column across ranks: {r.stderr!r}")
 
 
 def eval_cases(cli, cli_mpi, mpi, work, source):
