@@ -14,7 +14,10 @@ inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 // input is read about four times, or at least 64 MiB of them, whichever is more, within half
 // the budget. From the page cache more reads cost little (a 256 MiB float32 table to csc, 41M
 // entries, took 1.7-2.6 s whether its panels held 8, 64 or 128 MiB, where the whole-tensor
-// path took 1.4-4.5 s and 1.8 GB); from disk or gzip, each read is paid in full.
+// path took 1.4-4.5 s and 1.8 GB); from disk or gzip, each read is paid in full. Where each
+// read costs a whole read (CscPanels::costlyRereads), panels hold at least 256 MiB: an output
+// up to that size is one read of its input (a gzip csr of 21 M entries into csc: 1.7 s in
+// 352 MiB, where five panels of 64 MiB took 8.2 s in 136 MiB).
 constexpr std::int64_t kPanelBytes = std::int64_t{64} << 20;
 constexpr std::int64_t kCostlyPanelBytes = std::int64_t{256} << 20;
 constexpr int kReadsOfInput = 4;

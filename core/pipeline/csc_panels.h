@@ -4,8 +4,7 @@
 // taken in panels instead: a panel is as many columns as their entries (counted by a first pass,
 // `CscStreamWriter`) fit a panel's share (a quarter of the output, or 64 MiB if more, within
 // half the budget; 256 MiB if more where a panel's read costs a whole read: cscPanelBytes),
-// gathered in memory from tiles of rows
-// read across the panel and written as one run. A column with more entries than that is a panel
+// gathered in memory from tiles of rows read across the panel and written as one run. A column with more entries than that is a panel
 // of its own, each tile's entries written straight to their place. The input is read once per
 // panel (docs/KNOWN_LIMITS.md: a strided read, and a chunked input's chunks are read by every
 // panel).
@@ -31,7 +30,8 @@ struct CscPanels {
     std::int64_t rowAlignment = 1, columnAlignment = 1;
     // Whether a panel's read of the input costs about what a whole read does: a compressed
     // dataset's chunks inflated again (its boxes are whole chunks), rows densified whole to keep
-    // a box of them. Not a plain dataset's boxes, read alone from the page cache.
+    // a box of them, values converted by HDF5. Not a plain float or double dataset's boxes, read
+    // alone from the page cache (DensifiedRows::rereadsCostly).
     bool costlyRereads = false;
 };
 
