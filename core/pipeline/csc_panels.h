@@ -4,9 +4,10 @@
 // taken in panels instead: a panel is as many columns as their entries (counted by a first pass,
 // `CscStreamWriter`) fit a panel's share (a quarter of the output, or 64 MiB if more, within
 // half the budget; 256 MiB if more where a panel's read costs a whole read: cscPanelBytes),
-// gathered in memory from tiles of rows read across the panel and written as one run. A column with more entries than that is a
-// panel of its own, each tile's entries written straight to their place. The input is read once per panel (docs/KNOWN_LIMITS.md:
-// a strided read, and a chunked input's chunks are read by every panel).
+// gathered in memory from tiles of rows read across the panel and written as one run. A
+// column with more entries than that is a panel of its own, each tile's entries written
+// straight to their place. The input is read once per panel (docs/KNOWN_LIMITS.md: a strided
+// read, and a chunked input's chunks are read by every panel).
 //
 // Across ranks the panels are dealt out in turn (panel i to rank i mod size); each rank reads
 // every row of its panels. Writes to a shared file are collective, so every rank makes as many
