@@ -77,11 +77,15 @@ std::shared_ptr<const CooRowScan> cooRowScanOf(const H5File &file, const CooPart
     return scan;
 }
 
-// The file changed under a reader that scanned it: entry `entry`'s row, `row`, lies `where`.
-InputError rowsChanged(const CooParts &coo, std::int64_t entry, std::int64_t row, const std::string &where)
+// The file changed under a reader that scanned it, as `what` shows.
+InputError rowsChanged(const CooParts &coo, const std::string &what)
 {
-    return InputError(coo.where + ": the rows of its entries changed while it was read (indices[0, " + std::to_string(entry)
-                      + "]=" + std::to_string(row) + " " + where + ")");
+    return InputError(coo.where + ": the rows of its entries changed while it was read (" + what + ")");
+}
+// Entry `entry`'s row, `row`, lies `where`.
+std::string rowOfEntryText(std::int64_t entry, std::int64_t row, const std::string &where)
+{
+    return "indices[0, " + std::to_string(entry) + "]=" + std::to_string(row) + " " + where;
 }
 
 } // namespace
@@ -101,7 +105,8 @@ void checkCooIndices(const H5File &file,
             for (std::int64_t k = 0; k < n && !firstBad[at(d)]; ++k)
                 if (const auto i = indices[at(d * n + k)]; i < 0 || i >= coo.shape[at(d)])
                     firstBad[at(d)] = first + k;
-        window(first, indices);
+        if (window)
+            window(first, indices);
     }
     for (int d = 0; d < coo.sparseDims; ++d)
         if (const auto bad = firstBad[at(d)]) {
@@ -222,7 +227,7 @@ CooRowReader::CooRowReader(const H5File &file, const std::string &path, Validati
                 const auto entry = first + static_cast<std::int64_t>(k), row = rows[k];
                 // Read again after cooReadableByRows said they ascend: the file changed since.
                 if (row < last)
-                    throw rowsChanged(m_coo, entry, row, "after " + std::to_string(last));
+                    throw rowsChanged(m_coo, rowOfEntryText(entry, row, "after " + std::to_string(last)));
                 last = row;
                 if (entry % scan->sampleStride == 0)
                     scan->sampledRows.push_back(row);
@@ -240,9 +245,9 @@ void CooRowReader::openRows()
     // every index fewer, which inflates them again where the file compresses them.
     m_scan = cooRowScanOf(m_file, m_coo);
     if (!m_scan->rowsWithin)
-        checkCooIndices(m_file, m_coo, [](std::int64_t, std::span<const std::int64_t>) {}); // C4's report
+        checkCooIndices(m_file, m_coo); // C4's report
     if (!m_scan->ascending || !m_scan->rowsWithin)
-        throw InputError(m_coo.where + ": the rows of its entries changed while it was read (they no longer ascend)");
+        throw rowsChanged(m_coo, "they no longer ascend");
 }
 
 void CooRowReader::openMask(const std::string &path, const std::optional<CooParts> &same)
@@ -256,7 +261,7 @@ void CooRowReader::openMask(const std::string &path, const std::optional<CooPart
     }
     const auto maskInfo = requireMaskOf(m_file, requireElement(m_file, path), false);
     auto mask = openCooParts(m_file, maskInfo.path, nullptr); // C1 to C3, named by its path
-    checkCooIndices(m_file, mask, [](std::int64_t, std::span<const std::int64_t>) {});
+    checkCooIndices(m_file, mask);
     try {
         if (mask.shape != m_coo.shape) // what a whole read's alignMask says of the whole tensors
             throw maskShapeMisfit(m_coo.shape, mask.shape);
@@ -325,13 +330,15 @@ void CooRowReader::requireIndicesOf(const CooTensor<T> &part, std::int64_t first
     const auto n = part.nnz;
     for (std::int64_t k = 0; k < n; ++k)
         if (const auto row = part.indices[at(k)]; row < rows.begin || row >= rows.end || (k > 0 && row < part.indices[at(k - 1)]))
-            throw rowsChanged(m_coo, firstEntry + k, row, "outside rows " + rows.text() + " or below the row before it");
+            throw rowsChanged(m_coo,
+                              rowOfEntryText(firstEntry + k, row, "outside rows " + rows.text() + " or below the row before it"));
     for (int d = 1; d < part.sparseDims; ++d)
         for (std::int64_t k = 0; k < n; ++k)
             if (const auto i = part.indices[at(d * n + k)]; i < 0 || i >= m_coo.shape[at(d)]) {
                 // C4's report is a whole read's: the first offender of the lowest dim of all.
-                checkCooIndices(m_file, m_coo, [](std::int64_t, std::span<const std::int64_t>) {});
-                throw rowsChanged(m_coo, firstEntry + k, part.indices[at(k)], "with an index out of range");
+                checkCooIndices(m_file, m_coo);
+                throw rowsChanged(m_coo, "indices[" + std::to_string(d) + ", " + std::to_string(firstEntry + k)
+                                             + "]=" + std::to_string(i) + " out of range as read, not as scanned again");
             }
 }
 

@@ -48,12 +48,12 @@ CooParts openCooParts(const H5File &file, const std::string &path, ValidationRep
 
 // Checks every index of `coo` as a whole read checks them (C4: dim by dim, each in entry order,
 // the first offender reported), in one scan a window at a time, calling `window(firstEntry,
-// indices)` with each window's indices before the report: dim-major, its entries' rows (dim
-// 0's) first. Windows are sized for `indexSetsHeld` such sets at once (a caller that reads
-// another coo's window beside each, to compare them, holds two).
+// indices)`, where one is given, with each window's indices before the report: dim-major, its
+// entries' rows (dim 0's) first. Windows are sized for `indexSetsHeld` such sets at once (a
+// caller that reads another coo's window beside each, to compare them, holds two).
 void checkCooIndices(const H5File &file,
                      const CooParts &coo,
-                     const std::function<void(std::int64_t, std::span<const std::int64_t>)> &window,
+                     const std::function<void(std::int64_t, std::span<const std::int64_t>)> &window = {},
                      int indexSetsHeld = 1);
 
 // What one scan of every entry's row of a coo element found, kept by its file

@@ -31,7 +31,7 @@ ConvertedElement copyEntries(const ConvertRequest &request,
         } catch (const Error &error) {
             rethrowWithContext(error, opened->where);
         }
-        checkCooIndices(input, *opened, [](std::int64_t, std::span<const std::int64_t>) {});
+        checkCooIndices(input, *opened);
     });
     const auto &coo = *opened;
     // A run holds its indices and values as read (readCooEntries) and nothing else.
