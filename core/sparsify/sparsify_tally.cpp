@@ -228,9 +228,10 @@ SPARSITY_ALWAYS_INLINE void tallyChunk(T *chunk,
             chunk[k] = keeps[static_cast<std::size_t>(k)] ? chunk[k] : T(0);
 }
 
-// The chunks of each kind of pass, compiled for AVX2 and for baseline x86-64 (a quarter less
-// time for the pass where AVX2 exists, docs/PERFORMANCE.md): non-template functions, as
-// core/util/cpu_clones.h asks. `mask`: the chunk's decisions made before (n-m, row-norm,
+// The chunks of each kind of pass, compiled for AVX-512, AVX2 and baseline x86-64 (a quarter
+// less time for the pass where AVX2 exists, docs/PERFORMANCE.md; every step is a compare, a
+// select, an integer count or a minimum or maximum, the same at any width): non-template
+// functions, as core/util/cpu_clones.h asks. `mask`: the chunk's decisions made before (n-m, row-norm,
 // data-norm).
 template <class T>
 SPARSITY_ALWAYS_INLINE void thresholdChunkOf(T *chunk,
@@ -286,18 +287,19 @@ SPARSITY_ALWAYS_INLINE void finiteRangeChunkOf(const T *chunk, std::int64_t n, T
 }
 // The three entry points of one element type. The range's AVX2 clone takes 0.040 s where the
 // baseline took 0.068 s to read and range 256 MiB from the page cache (docs/PERFORMANCE.md,
-// stop 62).
+// stop 62); its AVX-512 clone ranges 256 MiB in memory in two thirds of the AVX2 clone's time
+// (stop 65).
 #define SPARSITY_CHUNK_CLONES(T)                                                                                                 \
-    SPARSITY_CPU_CLONES void finiteRangeChunk(const T *chunk, std::int64_t n, T &lo, T &hi)                                      \
+    SPARSITY_CPU_CLONES_ANY_WIDTH void finiteRangeChunk(const T *chunk, std::int64_t n, T &lo, T &hi)                                      \
     {                                                                                                                            \
         finiteRangeChunkOf(chunk, n, lo, hi);                                                                                    \
     }                                                                                                                            \
-    SPARSITY_CPU_CLONES void thresholdChunk(T *chunk, std::uint8_t *maskOut, const std::uint8_t *gate, std::int64_t n,           \
+    SPARSITY_CPU_CLONES_ANY_WIDTH void thresholdChunk(T *chunk, std::uint8_t *maskOut, const std::uint8_t *gate, std::int64_t n,           \
                                             T threshold, bool squash, const Binning<T> &binning, LocalTally &local)              \
     {                                                                                                                            \
         thresholdChunkOf(chunk, maskOut, gate, n, threshold, squash, binning, local);                                            \
     }                                                                                                                            \
-    SPARSITY_CPU_CLONES void maskChunk(T *chunk, const std::uint8_t *mask, const std::uint8_t *gate, std::int64_t n,             \
+    SPARSITY_CPU_CLONES_ANY_WIDTH void maskChunk(T *chunk, const std::uint8_t *mask, const std::uint8_t *gate, std::int64_t n,             \
                                        bool squash, const Binning<T> &binning, LocalTally &local)                                \
     {                                                                                                                            \
         maskChunkOf(chunk, mask, gate, n, squash, binning, local);                                                               \
