@@ -290,17 +290,17 @@ SPARSITY_ALWAYS_INLINE void finiteRangeChunkOf(const T *chunk, std::int64_t n, T
 // stop 62); its AVX-512 clone ranges 256 MiB in memory in two thirds of the AVX2 clone's time
 // (stop 65).
 #define SPARSITY_CHUNK_CLONES(T)                                                                                                 \
-    SPARSITY_CPU_CLONES_ANY_WIDTH void finiteRangeChunk(const T *chunk, std::int64_t n, T &lo, T &hi)                                      \
+    SPARSITY_CPU_CLONES_ANY_WIDTH void finiteRangeChunk(const T *chunk, std::int64_t n, T &lo, T &hi)                            \
     {                                                                                                                            \
         finiteRangeChunkOf(chunk, n, lo, hi);                                                                                    \
     }                                                                                                                            \
-    SPARSITY_CPU_CLONES_ANY_WIDTH void thresholdChunk(T *chunk, std::uint8_t *maskOut, const std::uint8_t *gate, std::int64_t n,           \
-                                            T threshold, bool squash, const Binning<T> &binning, LocalTally &local)              \
+    SPARSITY_CPU_CLONES_ANY_WIDTH void thresholdChunk(T *chunk, std::uint8_t *maskOut, const std::uint8_t *gate, std::int64_t n, \
+                                                      T threshold, bool squash, const Binning<T> &binning, LocalTally &local)    \
     {                                                                                                                            \
         thresholdChunkOf(chunk, maskOut, gate, n, threshold, squash, binning, local);                                            \
     }                                                                                                                            \
-    SPARSITY_CPU_CLONES_ANY_WIDTH void maskChunk(T *chunk, const std::uint8_t *mask, const std::uint8_t *gate, std::int64_t n,             \
-                                       bool squash, const Binning<T> &binning, LocalTally &local)                                \
+    SPARSITY_CPU_CLONES_ANY_WIDTH void maskChunk(T *chunk, const std::uint8_t *mask, const std::uint8_t *gate, std::int64_t n,   \
+                                                 bool squash, const Binning<T> &binning, LocalTally &local)                      \
     {                                                                                                                            \
         maskChunkOf(chunk, mask, gate, n, squash, binning, local);                                                               \
     }
