@@ -7,26 +7,28 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 namespace sparsity::core {
 namespace {
 
-// histogram()'s bin of v, refBin(v) = min(floor((v - lo) / width), bins - 1), without the
-// division. refBin is non-decreasing in v, so over T's values in the order of their bit
-// patterns (key()) bin k starts at the key of edge[k], the smallest value whose refBin is k or
-// more, found once by bisection. The keys are then cut into regions of their top bits: a
-// table gives each region's bin when all its keys share one (or none is counted), so almost
-// every value is binned by a shift and a table load. The few values in a region an edge cuts
-// are binned exactly (a guess from a multiplication by 1 / width, settled on the edges). The
-// bins are histogram()'s, value for value.
+// histogram()'s bin of v, refBin(v) = min(floor((v - lo) / width), bins - 1)
+// (HistogramBins::binOf, at its scale), without the division. refBin is non-decreasing in v, so over T's values in the order of
+// their bit patterns (key()) bin k starts at the key of edge[k], the smallest value whose refBin is k or more, found once by
+// bisection. The keys are then cut into regions of their top bits: a table gives each region's bin when all its keys share one
+// (or none is counted), so almost every value is binned by a shift and a table load. The few values in a region an edge cuts are
+// binned exactly (a guess from a multiplication by 1 / width, settled on the edges). The bins are histogram()'s, value for value.
+// A threshold's pass gives its threshold: the table then holds each region's slot, 2 * bin + keep, where every key of the region
+// is kept or none is, and cuts the regions in which |v| reaches the threshold, so the count reads no decision.
 template <class T>
 class Binning {
 public:
     using Bits = OrderedBits<T>;
     static constexpr int kBins = SparsifyTally::kBins;
-    static constexpr std::uint8_t kNotCounted = kBins;      // NaN, +-inf: outside [lo, hi]
-    static constexpr std::uint8_t kCutByAnEdge = kBins + 1; // binned exactly
+    // A region's entry: 2 * bin (+ keep, of a threshold's table), or one of these.
+    static constexpr std::uint8_t kNotCounted = 2 * kBins;      // NaN, +-inf: outside [lo, hi]
+    static constexpr std::uint8_t kCutByAnEdge = 2 * kBins + 2; // binned exactly (so even)
     // 64 KiB of table for float (regions of 1/128 of a binade), 256 KiB for double.
     static constexpr int kRegionBits = sizeof(T) == 4 ? 16 : 18;
     static constexpr int kRegionShift = 8 * sizeof(T) - kRegionBits;
@@ -39,17 +41,19 @@ public:
     static constexpr std::size_t kRegions = std::size_t{1} << kRegionBits;
 
     // The table costs a walk over its regions: a pass over fewer `values` than four times as
-    // many bins every value exactly instead.
-    Binning(const SparsifyTally &t, std::int64_t values)
-        : m_lo(t.lo), m_hi(t.hi), m_width(t.hi > t.lo ? (t.hi - t.lo) / kBins : 1.0), m_inverse(1.0 / m_width)
+    // many bins every value exactly instead. `threshold`: a threshold pass's (keep = !(|v| <
+    // threshold)), whose keeps the table then holds.
+    Binning(const SparsifyTally &t, std::int64_t values, std::optional<T> threshold)
+        : m_lo(t.lo), m_hi(t.hi), m_bins(t.lo, t.hi, kBins), m_inverse(1.0 / m_bins.width())
     {
         for (int k = 0; k <= kBins; ++k)
             m_edge[static_cast<std::size_t>(k)] = edge(k);
         if (values >= static_cast<std::int64_t>(4 * kRegions))
-            fillRegions();
+            fillRegions(threshold);
     }
-    // The region's bin, kNotCounted, or kCutByAnEdge.
-    std::uint8_t binOfRegion(Region region) const
+    // The region's entry: 2 * bin (+ keep, of a threshold's table), kNotCounted, or
+    // kCutByAnEdge.
+    std::uint8_t slotOfRegion(Region region) const
     {
         return m_region.empty() ? kCutByAnEdge : m_region[static_cast<std::size_t>(region)];
     }
@@ -59,7 +63,7 @@ public:
         const auto v = static_cast<double>(value);
         if (!(v >= m_lo && v <= m_hi))
             return kNotCounted;
-        const int guess = static_cast<int>(std::min((v - m_lo) * m_inverse, double(kBins - 1)));
+        const int guess = static_cast<int>(std::min(m_bins.offset(v) * m_inverse, double(kBins - 1)));
         // A guess within one of the bin: the exact edges settle which.
         if (v < m_edge[static_cast<std::size_t>(guess)])
             return static_cast<std::uint8_t>(guess - 1);
@@ -71,10 +75,7 @@ public:
 private:
     static T value(Bits k) { return fromOrderedBits<T>(k); }
 
-    int referenceBin(double v) const
-    {
-        return static_cast<int>(std::min(static_cast<std::size_t>((v - m_lo) / m_width), static_cast<std::size_t>(kBins - 1)));
-    }
+    int referenceBin(double v) const { return m_bins.binOf(v); }
     // The smallest T in [lo, hi] whose bin is k or more; +inf when there is none.
     double edge(int k) const
     {
@@ -92,8 +93,9 @@ private:
         return static_cast<double>(value(first));
     }
     // A region's keys are [r << shift, (r + 1) << shift); the counted keys [key(lo), key(hi)].
-    // One walk up the regions and the edges together.
-    void fillRegions()
+    // One walk up the regions and the edges together. A threshold's pruned keys are those
+    // strictly between key(-threshold) and key(threshold).
+    void fillRegions(std::optional<T> threshold)
     {
         m_region.assign(kRegions, kNotCounted);
         const Bits lo = key(static_cast<T>(m_lo)), hi = key(static_cast<T>(m_hi));
@@ -106,8 +108,16 @@ private:
             const Bits first = static_cast<Bits>(r) << kRegionShift, last = first | ((Bits{1} << kRegionShift) - 1);
             while (bin + 1 < kBins && first >= edgeKey[bin + 1])
                 ++bin;
-            const bool cut = first < lo || last > hi || (bin + 1 < kBins && last >= edgeKey[bin + 1]);
-            m_region[r] = cut ? kCutByAnEdge : static_cast<std::uint8_t>(bin);
+            bool cut = first < lo || last > hi || (bin + 1 < kBins && last >= edgeKey[bin + 1]);
+            std::uint8_t keep = 0;
+            if (threshold) {
+                const Bits lowKept = key(-*threshold), highKept = key(*threshold);
+                const bool pruned = first > lowKept && last < highKept;
+                const bool kept = last <= lowKept || first >= highKept;
+                cut = cut || !(pruned || kept);
+                keep = kept ? 1 : 0;
+            }
+            m_region[r] = cut ? kCutByAnEdge : static_cast<std::uint8_t>(2 * bin + keep);
         }
         // -0 equals a least bound of +0 but its key lies just below, in the region before lo's:
         // binned exactly there, it is counted (as histogram() counts it) and the region's
@@ -116,7 +126,9 @@ private:
             m_region[static_cast<std::size_t>(regionOf(T(-0.0)))] = kCutByAnEdge;
     }
 
-    double m_lo, m_hi, m_width, m_inverse;
+    double m_lo, m_hi;
+    HistogramBins m_bins;
+    double m_inverse;
     std::array<double, kBins + 1> m_edge{};
     std::vector<std::uint8_t> m_region;
 };
@@ -153,7 +165,9 @@ struct LocalTally {
 // (the compiler vectorises it), then a loop that looks the regions' bins up and counts them; a
 // third, vectorised, squashes. `Gated`: `gate` says which elements are tallied and may be kept
 // (a masked input's); a template argument, so the plain pass keeps its loops as they were.
-template <bool Gated, class T, class KeepOf>
+// `KeepInTable`: the binning's table holds the decisions (a threshold's), so the count does not
+// read them.
+template <bool Gated, bool KeepInTable, class T, class KeepOf>
 SPARSITY_ALWAYS_INLINE void tallyChunk(T *chunk,
                                        std::uint8_t *maskOut,
                                        const std::uint8_t *gate,
@@ -196,15 +210,17 @@ SPARSITY_ALWAYS_INLINE void tallyChunk(T *chunk,
     std::uint32_t counts[4][LocalTally::kUncounted + 1] = {};
     const auto count = [&](std::int64_t i, std::uint32_t *copy) {
         const auto at = static_cast<std::size_t>(i);
-        std::uint8_t bin = binning.binOfRegion(regions[at]);
-        if (bin >= Binner::kNotCounted) [[unlikely]] {
+        std::size_t slot = binning.slotOfRegion(regions[at]);
+        if (slot >= Binner::kNotCounted) [[unlikely]] {
+            if (slot == Binner::kNotCounted)
+                return;
+            const auto bin = binning.exactBin(chunk[i]);
             if (bin == Binner::kNotCounted)
                 return;
-            bin = binning.exactBin(chunk[i]);
-            if (bin == Binner::kNotCounted)
-                return;
+            slot = 2 * std::size_t{bin} + keeps[at];
+        } else if constexpr (!KeepInTable) {
+            slot += keeps[at];
         }
-        auto slot = 2 * std::size_t{bin} + keeps[at];
         if constexpr (Gated)
             slot = gate[i] != 0 ? slot : LocalTally::kUncounted;
         ++copy[slot];
@@ -246,9 +262,9 @@ SPARSITY_ALWAYS_INLINE void thresholdChunkOf(T *chunk,
     // NaN compares false: kept.
     const auto keepOf = [threshold](std::int64_t, T x) { return !(std::abs(x) < threshold); };
     if (gate)
-        tallyChunk<true>(chunk, maskOut, gate, n, squash, binning, local, keepOf);
+        tallyChunk<true, true>(chunk, maskOut, gate, n, squash, binning, local, keepOf);
     else
-        tallyChunk<false>(chunk, maskOut, gate, n, squash, binning, local, keepOf);
+        tallyChunk<false, true>(chunk, maskOut, gate, n, squash, binning, local, keepOf);
 }
 template <class T>
 SPARSITY_ALWAYS_INLINE void maskChunkOf(T *chunk,
@@ -261,9 +277,9 @@ SPARSITY_ALWAYS_INLINE void maskChunkOf(T *chunk,
 {
     const auto keepOf = [mask](std::int64_t i, T) { return mask[i] != 0; };
     if (gate)
-        tallyChunk<true>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
+        tallyChunk<true, false>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
     else
-        tallyChunk<false>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
+        tallyChunk<false, false>(chunk, nullptr, gate, n, squash, binning, local, keepOf);
 }
 // The finite minimum and maximum of a chunk, folded into lo and hi. In T and branch-free: a
 // value that is not finite (NaN compares false) stands in as +inf for the minimum and -inf for
@@ -316,11 +332,11 @@ P *from(P *array, std::int64_t first)
 }
 
 // One pass over `count` values in chunks: chunkAt(first, n, binning, local) tallies the chunk
-// of n values from `first` into this thread's `local`.
+// of n values from `first` into this thread's `local`. `threshold`: a threshold's pass's.
 template <class T, class ChunkAt>
-void tallyPass(std::int64_t count, SparsifyTally &tally, ChunkAt chunkAt)
+void tallyPass(std::int64_t count, SparsifyTally &tally, std::optional<T> threshold, ChunkAt chunkAt)
 {
-    const Binning<T> binning(tally, count);
+    const Binning<T> binning(tally, count, threshold);
     const std::int64_t chunks = (count + kChunk - 1) / kChunk;
 #pragma omp parallel if (count >= kParallelFrom)
     {
@@ -363,7 +379,7 @@ void thresholdAndTally(T *values,
                        SparsifyTally &tally,
                        const std::uint8_t *specified)
 {
-    tallyPass<T>(count, tally, [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
+    tallyPass<T>(count, tally, threshold, [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
         thresholdChunk(values + first, from(mask, first), from(specified, first), n, threshold, squash, binning, local);
     });
 }
@@ -386,9 +402,10 @@ template <class T>
 void applyMaskAndTally(
     T *values, const std::uint8_t *mask, std::int64_t count, bool squash, SparsifyTally &tally, const std::uint8_t *specified)
 {
-    tallyPass<T>(count, tally, [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
-        maskChunk(values + first, mask + first, from(specified, first), n, squash, binning, local);
-    });
+    tallyPass<T>(count, tally, std::nullopt,
+                 [&](std::int64_t first, std::int64_t n, const Binning<T> &binning, LocalTally &local) {
+                     maskChunk(values + first, mask + first, from(specified, first), n, squash, binning, local);
+                 });
 }
 
 #define SPARSITY_INSTANTIATE(T)                                                                                                  \

@@ -10,15 +10,27 @@ template <class T>
 Histogram histogram(const T *values, std::int64_t count, int bins, double lo, double hi, const std::uint8_t *mask)
 {
     Histogram h{lo, hi, std::vector<std::int64_t>(static_cast<std::size_t>(std::max(bins, 1)), 0)};
-    const double width = hi > lo ? (hi - lo) / static_cast<double>(h.counts.size()) : 1.0;
+    const HistogramBins binning(lo, hi, static_cast<int>(h.counts.size()));
     for (std::int64_t i = 0; i < count; ++i) {
         const double v = static_cast<double>(values[i]);
         if ((mask && !mask[i]) || !(v >= lo && v <= hi))
             continue;
-        const auto bin = std::min(static_cast<std::size_t>((v - lo) / width), h.counts.size() - 1);
-        ++h.counts[bin];
+        ++h.counts[static_cast<std::size_t>(binning.binOf(v))];
     }
     return h;
+}
+
+HistogramBins::HistogramBins(double lo, double hi, int bins) : m_lo(lo), m_bins(std::max(bins, 1))
+{
+    if (!(hi > lo))
+        return;
+    const auto widthAt = [&](double scale) { return (hi * scale - lo * scale) / static_cast<double>(m_bins); };
+    m_width = widthAt(1.0);
+    if (std::isinf(m_width)) // |hi|, |lo| <= DBL_MAX: their halves' difference is finite
+        m_scale = 0.5;
+    else if (m_width < std::numeric_limits<double>::min()) // hi and lo within 2^-960 of 0: scaled exactly
+        m_scale = 0x1p64;
+    m_width = widthAt(m_scale);
 }
 
 template <class T>

@@ -789,6 +789,7 @@ def main(cli, work):
         odd = rng.standard_normal((333, 12))
         odd[::7, 3] = np.nan
         odd[5, :4] = [np.inf, -np.inf, 0.0, -0.0]
+        odd[9, 5], odd[300, 2] = 1e308, -np.finfo(np.float64).max           # a range wider than a double
         f["odd"] = odd                                                      # float64 with specials
         f["counts"] = rng.integers(-3, 4, (500, 12)).astype(np.int32)       # converted to float64
     report_keys = ["nnz_before", "nnz_after", "pruned", "sparsity", "blocks_removed", "histogram_before",

@@ -32,6 +32,7 @@ private slots:
     void zerosTalliedAsOneValue();
     void specifiedElementsAloneFloat();
     void specifiedElementsAloneDouble();
+    void rangesWhoseWidthIsNotANormalDouble();
 };
 
 namespace {
@@ -215,26 +216,36 @@ void specifiedElementsAlone()
 
 // Large enough for the pass's region table (core/sparsify/sparsify_tally.cpp): most values
 // are binned by their key's region, the rest exactly. Ranges wide and narrow, so that regions
-// are whole bins, cut by edges, by lo or hi, or hold the whole range.
+// are whole bins, cut by edges, by lo or hi, or hold the whole range. A threshold's table holds
+// its decisions too: thresholds that cut a region, that begin one (1 is a region's first key),
+// that keep every value (0) and that prune every finite one (inf), each with values on it and one
+// ulp either side.
 template <class T>
 void regionTableMatchesWholeTensor()
 {
     const std::size_t count = (std::size_t{1} << 20) + 4099; // 4x the double table, and a ragged tail
     for (const double scale : {1.0, 1e-3, 1e30, 1e-40}) {
-        auto original = awkwardValues<T>(count, 5);
+        auto scaled = awkwardValues<T>(count, 5);
         for (std::size_t i = 100; i < count; ++i) // the awkward values stay; the rest are scaled
-            original[i] = static_cast<T>(static_cast<double>(original[i]) * scale);
-        const auto n = static_cast<std::int64_t>(original.size());
-        std::vector<std::uint8_t> mask(original.size());
-        std::vector<T> squashed(original.size());
-        const auto threshold = static_cast<T>(0.5 * scale);
-        core::thresholdSquash(original.data(), squashed.data(), mask.data(), n, threshold);
-        for (const std::int64_t block : {n, std::int64_t{300007}}) {
-            auto values = original;
-            const auto tally = inBlocks(values, block, [&](std::int64_t b, std::int64_t c, core::SparsifyTally &t) {
-                core::thresholdAndTally(values.data() + b, static_cast<std::uint8_t *>(nullptr), c, threshold, true, t);
-            });
-            compareWithWholeTensor(original, mask, squashed, values, tally);
+            scaled[i] = static_cast<T>(static_cast<double>(scaled[i]) * scale);
+        for (const double factor : {0.5, 1.0, 0.0, std::numeric_limits<double>::infinity()}) {
+            const auto threshold = static_cast<T>(factor * scale);
+            auto original = scaled;
+            std::size_t at = 100;
+            for (const T edge : {threshold, -threshold})
+                for (const T v : {edge, std::nextafter(edge, T(0)), std::nextafter(edge, edge < 0 ? T(-1e30) : T(1e30))})
+                    original[at++] = std::isinf(v) ? T(0) : v;
+            const auto n = static_cast<std::int64_t>(original.size());
+            std::vector<std::uint8_t> mask(original.size());
+            std::vector<T> squashed(original.size());
+            core::thresholdSquash(original.data(), squashed.data(), mask.data(), n, threshold);
+            for (const std::int64_t block : {n, std::int64_t{300007}}) {
+                auto values = original;
+                const auto tally = inBlocks(values, block, [&](std::int64_t b, std::int64_t c, core::SparsifyTally &t) {
+                    core::thresholdAndTally(values.data() + b, static_cast<std::uint8_t *>(nullptr), c, threshold, true, t);
+                });
+                compareWithWholeTensor(original, mask, squashed, values, tally);
+            }
         }
     }
 }
@@ -288,6 +299,52 @@ void TestSparsifyTally::zerosTalliedAsOneValue()
         core::thresholdAndTallyZeros(zeros, threshold, tally);
         values.resize(whole.size(), 0.0f);
         compareWithWholeTensor(whole, mask, squashed, values, tally);
+    }
+}
+
+// Doubles whose range is wider than the largest double (hi - lo overflows: its bins were NaN,
+// and the command crashed) or so narrow that its width is subnormal: binned at a scale
+// (core/tensor/histogram.h's HistogramBins), the bins as counted here by hand. Each set alone
+// (binned exactly) and repeated past the region table's size, thresholds that keep all, some
+// and none.
+void TestSparsifyTally::rangesWhoseWidthIsNotANormalDouble()
+{
+    constexpr double kMax = std::numeric_limits<double>::max(), kLeast = std::numeric_limits<double>::denorm_min();
+    // Across +-DBL_MAX, the bins are DBL_MAX / 16 wide: 0 opens bin 16, and DBL_MAX, the top
+    // edge, is in the last bin.
+    const std::vector<double> wide = {-kMax, -1e300, 0.0, 1e300, kMax};
+    const std::vector<std::int64_t> wideBins = {0, 15, 16, 16, 31};
+    // k * 4.9e-324 for k in [0, 40]: bins 1.25 of them wide, so k lies in bin floor(4k / 5).
+    std::vector<double> narrow;
+    std::vector<std::int64_t> narrowBins;
+    for (int k = 0; k <= 40; ++k) {
+        narrow.push_back(k * kLeast);
+        narrowBins.push_back(std::min(4 * k / 5, 31));
+    }
+    for (const auto &[set, bins] : {std::pair{wide, wideBins}, std::pair{narrow, narrowBins}}) {
+        std::vector<std::int64_t> expected(32, 0);
+        for (const auto bin : bins)
+            ++expected[static_cast<std::size_t>(bin)];
+        for (const std::size_t copies : {std::size_t{1}, (std::size_t{1} << 20) / set.size() + 1}) {
+            std::vector<double> original;
+            for (std::size_t c = 0; c < copies; ++c)
+                original.insert(original.end(), set.begin(), set.end());
+            const auto n = static_cast<std::int64_t>(original.size());
+            for (const double threshold : {0.0, set[set.size() / 2 + 1], std::numeric_limits<double>::infinity()}) {
+                std::vector<std::uint8_t> mask(original.size());
+                std::vector<double> squashed(original.size());
+                core::thresholdSquash(original.data(), squashed.data(), mask.data(), n, threshold);
+                auto values = original;
+                const auto tally = inBlocks(values, n, [&](std::int64_t b, std::int64_t c, core::SparsifyTally &t) {
+                    core::thresholdAndTally(values.data() + b, static_cast<std::uint8_t *>(nullptr), c, threshold, true, t);
+                });
+                compareWithWholeTensor(original, mask, squashed, values, tally);
+                auto counted = expected;
+                for (auto &count : counted)
+                    count *= static_cast<std::int64_t>(copies);
+                QCOMPARE(tally.before, counted);
+            }
+        }
     }
 }
 
