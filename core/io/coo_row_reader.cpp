@@ -324,17 +324,18 @@ std::int64_t CooRowReader::entriesPerRead() const
     return cooEntriesPerRead(m_coo.sparseDims * kIndexBytes + m_coo.valuesPerEntry() * kValueBytes);
 }
 
-template <class T>
-void CooRowReader::requireIndicesOf(const CooTensor<T> &part, std::int64_t firstEntry, RowRange rows) const
+void CooRowReader::requireIndicesOf(std::span<const std::int64_t> indices,
+                                    std::int64_t n,
+                                    std::int64_t firstEntry,
+                                    RowRange rows) const
 {
-    const auto n = part.nnz;
     for (std::int64_t k = 0; k < n; ++k)
-        if (const auto row = part.indices[at(k)]; row < rows.begin || row >= rows.end || (k > 0 && row < part.indices[at(k - 1)]))
+        if (const auto row = indices[at(k)]; row < rows.begin || row >= rows.end || (k > 0 && row < indices[at(k - 1)]))
             throw rowsChanged(m_coo,
                               rowOfEntryText(firstEntry + k, row, "outside rows " + rows.text() + " or below the row before it"));
-    for (int d = 1; d < part.sparseDims; ++d)
+    for (int d = 1; d < m_coo.sparseDims; ++d)
         for (std::int64_t k = 0; k < n; ++k)
-            if (const auto i = part.indices[at(d * n + k)]; i < 0 || i >= m_coo.shape[at(d)]) {
+            if (const auto i = indices[at(d * n + k)]; i < 0 || i >= m_coo.shape[at(d)]) {
                 // C4's report is a whole read's: the first offender of the lowest dim of all.
                 checkCooIndices(m_file, m_coo);
                 throw rowsChanged(m_coo, "indices[" + std::to_string(d) + ", " + std::to_string(firstEntry + k)
@@ -351,7 +352,7 @@ Tensor CooRowReader::readRows(RowRange rows) const
     std::visit(
         [&](auto &t) {
             if constexpr (requires { t.sparseDims; }) {
-                requireIndicesOf(t, entries.begin, rows);
+                requireIndicesOf(t.indices, t.nnz, entries.begin, rows);
                 t.coalesced = cooIsSortedUnique(t);
                 for (std::int64_t k = 0; k < t.nnz; ++k)
                     t.indices[at(k)] -= rows.begin; // dim 0's, first in the dim-major indices
@@ -370,6 +371,18 @@ Tensor CooRowReader::readRows(RowRange rows) const
     for (auto &bit : specified)
         bit = bit != 0;
     return Tensor(std::move(part.storage()), std::move(specified));
+}
+
+Buffer<std::int64_t> CooRowReader::readRowIndices(RowRange rows) const
+{
+    if (!rows.within(m_coo.shape[0]))
+        throw InternalError("CooRowReader::readRowIndices: rows within the element's");
+    const RowRange entries{firstEntryOf(rows.begin), firstEntryOf(rows.end)};
+    auto indices = readCooIndices(m_file, m_coo.path, entries, m_coo.sparseDims);
+    requireIndicesOf(indices, entries.count(), entries.begin, rows);
+    for (std::int64_t k = 0; k < entries.count(); ++k)
+        indices[at(k)] -= rows.begin;
+    return indices;
 }
 
 } // namespace sparsity::core

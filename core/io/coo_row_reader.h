@@ -89,6 +89,10 @@ public:
     // in stored order, their indices checked (C4), with the mask's values of the same entries,
     // a byte each (0 or 1), of a masked_tensor.
     Tensor readRows(RowRange rows) const;
+    // The indices alone of rows `rows`' entries, dim-major, of every sparse dim, dim 0's numbered
+    // from the first of the rows: checked as readRows checks them, without reading the values.
+    // What counting a block's entries needs (core/pipeline/convert_stored.cpp).
+    Buffer<std::int64_t> readRowIndices(RowRange rows) const;
 
 private:
     // Of a masked_tensor at `path`: the mask checked against the data, where the scan that
@@ -104,10 +108,10 @@ private:
     std::shared_ptr<const CooRowScan> m_scan; // of its entries' rows
     // Of an element of coo data alone: its rows' scan taken, or made, and checked.
     void openRows();
-    // The indices of `part`, read from entry `firstEntry` on as rows `rows`: its rows within
-    // them and rising (as the scan found them), and every other dim's index within its dim.
-    template <class T>
-    void requireIndicesOf(const CooTensor<T> &part, std::int64_t firstEntry, RowRange rows) const;
+    // The indices (dim-major) of `n` entries, read from entry `firstEntry` on as rows `rows`:
+    // their rows within them and rising (as the scan found them), and every other dim's index
+    // within its dim.
+    void requireIndicesOf(std::span<const std::int64_t> indices, std::int64_t n, std::int64_t firstEntry, RowRange rows) const;
     std::int64_t rowOfEntry(std::int64_t entry) const;
 };
 

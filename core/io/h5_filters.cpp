@@ -67,4 +67,33 @@ IoError valuesUnreadable(hid_t dataset, const std::string &where)
     return IoError(where + ": cannot read values (file truncated or corrupt)");
 }
 
+namespace {
+
+bool datasetFiltered(hid_t dataset)
+{
+    H5Handle plist(H5Dget_create_plist(dataset), H5Pclose);
+    return plist.id() >= 0 && H5Pget_nfilters(plist.id()) > 0;
+}
+
+bool objectFiltered(hid_t object)
+{
+    if (H5Iget_type(object) == H5I_DATASET)
+        return datasetFiltered(object);
+    if (H5Iget_type(object) != H5I_GROUP)
+        return false;
+    bool any = false;
+    const auto visit = [](hid_t group, const char *name, const H5L_info_t *, void *found) -> herr_t {
+        H5Handle child(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
+        if (child.id() >= 0 && H5Iget_type(child.id()) == H5I_DATASET && datasetFiltered(child.id()))
+            *static_cast<bool *>(found) = true;
+        return *static_cast<bool *>(found) ? 1 : 0; // 1 stops the walk
+    };
+    H5Literate(object, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, visit, &any);
+    return any;
+}
+
+} // namespace
+
+bool storedThroughFilters(const H5File &file, const std::string &path) { return objectFiltered(openObject(file, path).id()); }
+
 } // namespace sparsity::core

@@ -1,5 +1,6 @@
 #include "core/pipeline/convert_stored.h"
 
+#include "core/io/h5_filters.h"
 #include "core/io/h5_reader.h"
 #include "core/io/h5_writer.h"
 #include "core/io/row_band_reader.h"
@@ -7,6 +8,7 @@
 #include "core/pipeline/csc_of_row_blocks.h"
 #include "core/pipeline/densified_rows.h"
 #include "core/tensor/conversions.h"
+#include "core/tensor/sorting.h"
 #include "core/tensor/tensor_ops.h"
 #include "core/util/errors.h"
 #include "core/util/memory_budget.h"
@@ -105,6 +107,26 @@ void countCooRows(const Tensor &part, Layout target, std::int64_t width, std::in
     });
 }
 
+// What each of rows `rows` of a coo element read by rows keeps converted into `target` (csr or
+// row_sparse), into `counts` as countCooRows counts it, from the entries' indices alone where
+// they tell it: a row_sparse output every value of each row an entry lies in, a csr output each
+// entry's values when the entries are coalesced. Returns the values the rows store; none, and
+// `counts` untouched, where the entries are not coalesced and the output is csr (their duplicates
+// are summed by the conversion, which the caller then makes). The values are not read: a count
+// pass over a compressed coo inflated them for nothing.
+std::optional<std::int64_t>
+countCooRowsByIndices(const CooRowReader &coo, RowRange rows, Layout target, std::int64_t width, std::int64_t *counts)
+{
+    const auto &parts = coo.parts();
+    const auto indices = coo.readRowIndices(rows);
+    const auto nnz = static_cast<std::int64_t>(indices.size()) / parts.sparseDims;
+    if (target != Layout::RowSparse && !cooIndicesSortedUnique(indices, nnz, parts.shape, parts.sparseDims))
+        return std::nullopt;
+    for (std::int64_t k = 0; k < nnz; ++k) // dim 0's indices: the rows
+        counts[indices[at(k)]] = target == Layout::RowSparse ? width : counts[indices[at(k)]] + parts.valuesPerEntry();
+    return nnz * parts.valuesPerEntry();
+}
+
 // The blocks of a csr, coo or row_sparse element's rows `span` (a csc's: its bands): each holds about
 // min(budget, 8 MiB) of stored values at kBytesPerStoredValue each (a row_sparse row, or one a
 // row_sparse output keeps, held whole; one row at least); a band `bandBytes` (convertBandBytes's).
@@ -163,13 +185,20 @@ ConvertedElement convertByRows(const ConvertRequest &request,
     std::vector<RowRange> blocks;
     RowCounts storedPerRow(mine.count());
     ConvertedElement result{e.path, 0, 0};
+    // Blocks the first pass read whole, kept for the second where reading the element again
+    // runs its filters again (a compressed element): the first blocks, as many as half the budget
+    // holds. A coo's others are counted from their indices alone.
+    const std::int64_t holdBytes = storedThroughFilters(input, e.path) ? budget / 2 : 0;
+    std::vector<std::optional<Tensor>> held; // of each block
     // What each row's conversion stores, from what the element stores in it: a csr row its
     // entries (duplicates summed), a row_sparse row every value; a row stored whole (row_sparse
     // either side) every value. Counted from the rows' structure, before any conversion; a coo
-    // block's from its conversion (its duplicates are summed there).
+    // block's from its indices alone where they tell it (countCooRowsByIndices), else from its
+    // conversion (its duplicates are summed there).
     agreeOn(group, [&] {
         blocks = blocksOf(input, e, reader, request.layout, mine, budget, bandBytes);
         reader.planBandReads(blocks, bandBytes); // a band's share, held by nothing yet
+        held.resize(blocks.size());
         if (e.layout == Layout::RowSparse) {
             for (const auto row : reader.storedRowNumbers())
                 if (row >= mine.begin && row < mine.end) {
@@ -178,11 +207,21 @@ ConvertedElement convertByRows(const ConvertRequest &request,
                 }
             return;
         }
+        std::int64_t heldTotal = 0;
+        bool holding = holdBytes > 0;     // until a block does not fit
         std::vector<std::int64_t> counts; // the block's rows'
-        for (const auto &block : blocks) {
-            const auto part = reader.storedRows(block);
-            result.storedBefore += part.storedCount();
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+            const auto &block = blocks[b];
             counts.assign(at(block.count()), 0);
+            const auto *coo = reader.cooReader();
+            if (const auto stored =
+                    coo && !holding ? countCooRowsByIndices(*coo, block, request.layout, width, counts.data()) : std::nullopt) {
+                result.storedBefore += *stored;
+                storedPerRow.setRows(block.begin - mine.begin, counts);
+                continue;
+            }
+            auto part = reader.storedRows(block);
+            result.storedBefore += part.storedCount();
             if (e.layout == Layout::Coo) {
                 countCooRows(part, request.layout, width, counts.data());
             } else {
@@ -197,6 +236,12 @@ ConvertedElement convertByRows(const ConvertRequest &request,
                 });
             }
             storedPerRow.setRows(block.begin - mine.begin, counts);
+            if (holding) {
+                heldTotal += heldBytes(part);
+                holding = heldTotal <= holdBytes;
+                if (holding)
+                    held[b] = std::move(part);
+            }
         }
     });
     result.storedBefore = group.sum(result.storedBefore);
@@ -220,7 +265,8 @@ ConvertedElement convertByRows(const ConvertRequest &request,
         std::optional<Tensor> part;
         agreeOn(group, [&] {
             if (k < blocks.size()) {
-                part = reader.storedRows(blocks[k]);
+                part = held[k] ? std::move(held[k]) : reader.storedRows(blocks[k]);
+                held[k].reset();
                 if (!asRead(*part))
                     part = toLayout(*part, request.layout);
             }

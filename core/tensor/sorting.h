@@ -21,18 +21,27 @@ std::int64_t cooLinearIndex(const CooTensor<T> &tensor, std::int64_t entry)
     return linear;
 }
 
-template <class T>
-bool cooIsSortedUnique(const CooTensor<T> &tensor)
+// Whether `nnz` coo entries, their indices dim-major over the first `sparseDims` dims of
+// `shape`, are in strictly rising row-major order (sorted, no duplicates: coalesced).
+inline bool cooIndicesSortedUnique(std::span<const std::int64_t> indices, std::int64_t nnz, const Shape &shape, int sparseDims)
 {
     // Each entry's linear index computed once (a fifth of a coo block's read went here).
     std::int64_t previous = 0;
-    for (std::int64_t k = 0; k < tensor.nnz; ++k) {
-        const auto linear = cooLinearIndex(tensor, k);
+    for (std::int64_t k = 0; k < nnz; ++k) {
+        std::int64_t linear = 0;
+        for (int d = 0; d < sparseDims; ++d)
+            linear = linear * shape[static_cast<std::size_t>(d)] + indices[static_cast<std::size_t>(d * nnz + k)];
         if (k > 0 && previous >= linear)
             return false;
         previous = linear;
     }
-    return tensor.sparseDims > 0 || tensor.nnz <= 1;
+    return sparseDims > 0 || nnz <= 1;
+}
+
+template <class T>
+bool cooIsSortedUnique(const CooTensor<T> &tensor)
+{
+    return cooIndicesSortedUnique(tensor.indices, tensor.nnz, tensor.shape, tensor.sparseDims);
 }
 
 // The order that sorts `keys` ascending, equal keys in the order given: what a stable sort of

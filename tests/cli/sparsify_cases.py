@@ -620,14 +620,16 @@ def recompressed(plain, out, rows=4):
 
 def check_gzip_inputs(cli, work, plain, layout):
     """A compressed input of every layout (int32 indices widened to int64, a bool mask, values
-    read into their compute type) converts to the dense file, and to the csc file (read in
-    column panels: boxes of rows and columns), that its uncompressed copy converts to, by
-    default and under a small budget: 64K for dense (blocks of a few rows; a coo's indices are
-    read whole, and need more than 3K), 1M for csc (a few panels; under 64K, dozens, each
+    read into their compute type) converts to the dense file, to the csc file (read in column
+    panels: boxes of rows and columns), and to the csr, coo and row_sparse files (a compressed
+    sparse element's blocks kept from the counting pass for the writing one, as many as half
+    the budget holds: all by default, a few under 64K) that its uncompressed copy converts to,
+    by default and under a small budget: 64K for dense (blocks of a few rows; a coo's indices
+    are read whole, and need more than 3K), 1M for csc (a few panels; under 64K, dozens, each
     reading the whole input again: 12 s)."""
     packed = os.path.join(work, "gzip_input.h5")
     recompressed(plain, packed)
-    for target, limit in (("dense", "64K"), ("csc", "1M")):
+    for target, limit in (("dense", "64K"), ("csc", "1M"), ("csr", "64K"), ("coo", "64K"), ("row_sparse", "64K")):
         for extra in ([], ["--memory-limit", limit]):
             outs = []
             for source in (plain, packed):
