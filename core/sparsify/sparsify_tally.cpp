@@ -14,13 +14,16 @@ namespace sparsity::core {
 namespace {
 
 // histogram()'s bin of v, refBin(v) = min(floor((v - lo) / width), bins - 1)
-// (HistogramBins::binOf, at its scale), without the division. refBin is non-decreasing in v, so over T's values in the order of
-// their bit patterns (key()) bin k starts at the key of edge[k], the smallest value whose refBin is k or more, found once by
-// bisection. The keys are then cut into regions of their top bits: a table gives each region's bin when all its keys share one
-// (or none is counted), so almost every value is binned by a shift and a table load. The few values in a region an edge cuts are
-// binned exactly (a guess from a multiplication by 1 / width, settled on the edges). The bins are histogram()'s, value for value.
-// A threshold's pass gives its threshold: the table then holds each region's slot, 2 * bin + keep, where every key of the region
-// is kept or none is, and cuts the regions in which |v| reaches the threshold, so the count reads no decision.
+// (HistogramBins::binOf, at its scale), without the division. refBin is non-decreasing in v,
+// so over T's values in the order of their bit patterns (key()) bin k starts at the key of
+// edge[k], the smallest value whose refBin is k or more, found once by bisection. The keys are
+// then cut into regions of their top bits: a table gives each region's bin when all its keys
+// share one (or none is counted), so almost every value is binned by a shift and a table load.
+// The few values in a region an edge cuts are binned exactly (a guess from a multiplication by
+// 1 / width, settled on the edges). The bins are histogram()'s, value for value. A threshold's
+// pass gives its threshold: the table then holds each region's slot, 2 * bin + keep, where
+// every key of the region is kept or none is, and cuts the regions in which |v| reaches the
+// threshold, so the count reads no decision.
 template <class T>
 class Binning {
 public:
@@ -103,6 +106,8 @@ private:
         for (std::size_t j = 1; j < kBins; ++j)
             edgeKey[j] = std::isinf(m_edge[j]) ? ~Bits{0} : key(static_cast<T>(m_edge[j]));
         edgeKey[kBins] = ~Bits{0};
+        // A threshold's kept keys: up to key(-threshold), and from key(threshold) on.
+        const Bits lowKept = threshold ? key(-*threshold) : Bits{0}, highKept = threshold ? key(*threshold) : Bits{0};
         std::size_t bin = 0; // the bin of the region's first key
         for (std::size_t r = lo >> kRegionShift; r <= (hi >> kRegionShift); ++r) {
             const Bits first = static_cast<Bits>(r) << kRegionShift, last = first | ((Bits{1} << kRegionShift) - 1);
@@ -111,7 +116,6 @@ private:
             bool cut = first < lo || last > hi || (bin + 1 < kBins && last >= edgeKey[bin + 1]);
             std::uint8_t keep = 0;
             if (threshold) {
-                const Bits lowKept = key(-*threshold), highKept = key(*threshold);
                 const bool pruned = first > lowKept && last < highKept;
                 const bool kept = last <= lowKept || first >= highKept;
                 cut = cut || !(pruned || kept);
@@ -247,8 +251,8 @@ SPARSITY_ALWAYS_INLINE void tallyChunk(T *chunk,
 // The chunks of each kind of pass, compiled for AVX-512, AVX2 and baseline x86-64 (a quarter
 // less time for the pass where AVX2 exists, docs/PERFORMANCE.md; every step is a compare, a
 // select, an integer count or a minimum or maximum, the same at any width): non-template
-// functions, as core/util/cpu_clones.h asks. `mask`: the chunk's decisions made before (n-m, row-norm,
-// data-norm).
+// functions, as core/util/cpu_clones.h asks. `mask`: the chunk's decisions made before (n-m,
+// row-norm, data-norm).
 template <class T>
 SPARSITY_ALWAYS_INLINE void thresholdChunkOf(T *chunk,
                                              std::uint8_t *maskOut,
