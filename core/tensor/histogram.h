@@ -23,7 +23,6 @@ struct Histogram {
 class HistogramBins {
 public:
     HistogramBins(double lo, double hi, int bins);
-    int bins() const { return m_bins; }
     // (v - lo) at the scale, and the width at the same scale.
     double offset(double v) const { return v * m_scale - m_lo * m_scale; }
     double width() const { return m_width; }
