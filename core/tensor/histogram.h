@@ -26,6 +26,8 @@ public:
     // (v - lo) at the scale, and the width at the same scale.
     double offset(double v) const { return v * m_scale - m_lo * m_scale; }
     double width() const { return m_width; }
+    // Where bin b begins (b = bins: hi), taken at the scale so that it is finite.
+    double edge(int b) const { return (m_lo * m_scale + b * m_width) / m_scale; }
     // Of a value in [lo, hi].
     int binOf(double v) const
     {

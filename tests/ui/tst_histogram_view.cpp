@@ -33,6 +33,7 @@ private slots:
     void countAxisTicksAtDecades();
     void darkPaletteDarkensTheChart();
     void seriesContrastOnBothPalettes();
+    void rangeWiderThanADouble();
 
 private:
     QPoint positionOf(double value) const;
@@ -296,4 +297,31 @@ void TestHistogramView::seriesContrastOnBothPalettes()
 }
 
 QTEST_MAIN(TestHistogramView)
+// float64 values across +-DBL_MAX: the range's width overflows a double, so the view bins at a
+// scale as the sparsify report does (core::HistogramBins). Every point is finite, and the values
+// lie in the bins counted here by hand (64 bins, each DBL_MAX / 32 wide: 0 opens bin 32). A
+// constant beyond 2^53, where +-0.5 is lost, gets a bin of one ulp either side.
+void TestHistogramView::rangeWiderThanADouble()
+{
+    constexpr double kMax = std::numeric_limits<double>::max();
+    const auto binsHeld = [this] {
+        auto *area = qobject_cast<QAreaSeries *>(m_histogram->chart()->series().first());
+        std::vector<int> held;
+        const auto points = area->upperSeries()->points();
+        for (qsizetype k = 0; k < points.size(); ++k) {
+            if (!std::isfinite(points[k].x()) || !std::isfinite(points[k].y()))
+                return std::vector<int>{-1};
+            if (k % 2 == 0 && points[k].y() > 0.0)
+                held.push_back(static_cast<int>(k / 2));
+        }
+        return held;
+    };
+    m_document->setTensor(QStringLiteral("wide"),
+                          core::Tensor(core::Storage{core::DenseTensor<double>{{5}, {-kMax, -1e300, 0.0, 1e300, kMax}}}), 5);
+    QCOMPARE(binsHeld(), (std::vector<int>{0, 31, 32, 63}));
+    m_document->setTensor(QStringLiteral("constant"),
+                          core::Tensor(core::Storage{core::DenseTensor<double>{{4}, {1e300, 1e300, 1e300, 1e300}}}), 4);
+    QCOMPARE(binsHeld().size(), std::size_t{1});
+}
+
 #include "tst_histogram_view.moc"

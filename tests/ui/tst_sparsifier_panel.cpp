@@ -305,6 +305,16 @@ void TestSparsifierPanel::valuesTheBoxCannotShowAreKept()
     QCOMPARE(m_document->sparsifier()->sparsityLevel, 0.123456789);
     level->setValue(0.5);
     QCOMPARE(m_document->sparsifier()->sparsityLevel, 0.5);
+
+    // A threshold beyond the box's range is shown at its bound (it showed 0), and kept exact.
+    core::SparsifierConfig huge;
+    huge.method = core::SparsifierMethod::Threshold;
+    huge.threshold = 1e300;
+    m_document->changeSparsifier(huge);
+    auto *threshold = child<QDoubleSpinBox>("sparsifier.threshold");
+    QCOMPARE(threshold->value(), threshold->maximum());
+    QVERIFY(threshold->toolTip().contains(QStringLiteral("1e+300")));
+    QCOMPARE(m_document->sparsifier()->threshold, 1e300);
 }
 
 // Typed a key at a time, as a user types: each key's value goes to the document and comes

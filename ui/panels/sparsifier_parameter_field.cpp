@@ -103,7 +103,10 @@ void SparsifierParameterField::showValue(const std::optional<core::ParameterValu
     // keystroke's value coming back from the document turned "0" into "0.0000" under the
     // cursor, and the next keys were lost ("0.25" became 0).
     if (auto *number = qobject_cast<QDoubleSpinBox *>(m_editor)) {
-        const double shown = value ? std::get<double>(*value) : number->minimum();
+        // Beyond the box's range it shows the bound: the box's parse of a longer text (a
+        // threshold of 1e300) gave 0, which was left on show.
+        const double shown =
+            std::clamp(value ? std::get<double>(*value) : number->minimum(), number->minimum(), number->maximum());
         if (number->value() != number->valueFromText(number->textFromValue(shown)))
             number->setValue(shown);
         if (value && number->value() != std::get<double>(*value))

@@ -63,15 +63,14 @@ void HistogramView::rebuildHistogram()
             hi = std::max(hi, values[i]);
         }
     double maxCount = 0.0;
-    m_binWidth = 0.0;
+    m_bins.reset();
     QList<QPointF> points;
     if (lo <= hi) {
-        if (lo == hi) {
-            lo -= 0.5;
-            hi += 0.5;
+        if (lo == hi) { // a bin around the value; past 2^53, one ulp either side of it
+            lo = std::min(lo - 0.5, std::nextafter(lo, -std::numeric_limits<double>::infinity()));
+            hi = std::max(hi + 0.5, std::nextafter(hi, std::numeric_limits<double>::infinity()));
         }
-        m_lo = lo;
-        m_binWidth = (hi - lo) / kBins;
+        m_bins.emplace(lo, hi, kBins); // the report's bins (at a scale where hi - lo overflows)
         points = binPoints([](std::size_t) { return true; });
         for (const auto &point : points) // heights are LogCountAxis::position(count)
             maxCount = std::max(maxCount, std::round(std::pow(10.0, point.y()) - 1.0));
@@ -89,19 +88,23 @@ void HistogramView::rebuildHistogram()
 
 void HistogramView::fitValueTicks()
 {
-    if (m_binWidth <= 0.0)
+    if (!m_bins)
         return;
-    const double lo = m_lo, hi = m_lo + kBins * m_binWidth;
+    const double lo = m_bins->edge(0), hi = m_bins->edge(kBins);
     // The plot area is known once the chart is laid out; before, the view less its y axis.
     const QRectF plot = chart()->plotArea();
     const double available = plot.width() > 1.0 ? plot.width() : std::max(width() - 80, 40);
     const QFontMetrics metrics(m_axisX->labelsFont());
+    // A range wider than the largest double (hi - lo overflows) keeps its ends: nice numbers
+    // round them outwards, past the largest double.
+    const bool wide = !std::isfinite(hi - lo);
     for (int ticks = 7;; --ticks) {
         m_axisX->setTickCount(ticks);
         m_axisX->setRange(lo, hi);
-        m_axisX->applyNiceNumbers();
+        if (!wide)
+            m_axisX->applyNiceNumbers();
         const int count = m_axisX->tickCount();
-        const double step = (m_axisX->max() - m_axisX->min()) / std::max(count - 1, 1);
+        const double step = m_axisX->max() / std::max(count - 1, 1) - m_axisX->min() / std::max(count - 1, 1);
         const double largest = std::max(std::abs(m_axisX->min()), std::abs(m_axisX->max()));
         // Enough significant digits to tell the ticks apart, and to write the largest without
         // an exponent ("%.2g" wrote 100 as 1e+02).
@@ -111,7 +114,9 @@ void HistogramView::fitValueTicks()
         m_axisX->setLabelFormat(format);
         int widest = 0;
         for (int k = 0; k < count; ++k)
-            widest = std::max(widest, metrics.horizontalAdvance(QString::asprintf("%.*g", digits, m_axisX->min() + k * step)));
+            widest =
+                std::max(widest, metrics.horizontalAdvance(QString::asprintf(
+                                     "%.*g", digits, std::lerp(m_axisX->min(), m_axisX->max(), k / std::max(count - 1.0, 1.0)))));
         if (ticks <= 3 || (widest + metrics.averageCharWidth()) * (count - 1) <= available)
             return;
     }
@@ -145,11 +150,11 @@ QList<QPointF> HistogramView::binPoints(const std::function<bool(std::size_t)> &
     std::vector<std::int64_t> counts(kBins, 0);
     for (std::size_t i = 0; i < values.size(); ++i)
         if ((!specified || (*specified)[i]) && std::isfinite(values[i]) && include(i))
-            ++counts[static_cast<std::size_t>(std::clamp(static_cast<int>((values[i] - m_lo) / m_binWidth), 0, kBins - 1))];
+            ++counts[static_cast<std::size_t>(m_bins->binOf(values[i]))]; // within [lo, hi]
     QList<QPointF> points;
     for (int b = 0; b < kBins; ++b) {
         const double height = LogCountAxis::position(static_cast<double>(counts[static_cast<std::size_t>(b)]));
-        points << QPointF(m_lo + b * m_binWidth, height) << QPointF(m_lo + (b + 1) * m_binWidth, height);
+        points << QPointF(m_bins->edge(b), height) << QPointF(m_bins->edge(b + 1), height);
     }
     return points;
 }
@@ -159,7 +164,7 @@ void HistogramView::updateSelection()
     const auto &selected = m_document->selected();
     // Hidden without a selection: an area series whose points were cleared still draws its
     // outline up the chart's left edge.
-    m_selectedArea->setVisible(!selected.empty() && m_binWidth > 0.0);
+    m_selectedArea->setVisible(!selected.empty() && m_bins);
     if (!m_selectedArea->isVisible()) {
         m_selectedCounts->clear();
         return;

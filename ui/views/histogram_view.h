@@ -5,6 +5,8 @@
 // per drag); a double click clears it. The title shows the resulting sparsity live.
 // Shift+drag selects a value range in the document; whatever is selected (here or in another
 // view) is drawn as a second distribution in front of the first.
+#include "core/tensor/histogram.h"
+
 #include <QChartView>
 #include <functional>
 #include <optional>
@@ -58,8 +60,8 @@ private:
     QAreaSeries *m_area = nullptr;
     QLineSeries *m_selectedCounts = nullptr;
     QAreaSeries *m_selectedArea = nullptr;
-    double m_lo = 0.0, m_binWidth = 0.0; // bins of the current histogram; m_binWidth 0: none
-    std::optional<double> m_rangeStart;  // value where a Shift+drag started
+    std::optional<core::HistogramBins> m_bins; // of the current histogram; none without values
+    std::optional<double> m_rangeStart;        // value where a Shift+drag started
     QLineSeries *m_lower = nullptr;
     QLineSeries *m_upper = nullptr;
     QValueAxis *m_axisX = nullptr;
