@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 
 namespace sparsity::core {
 namespace {
@@ -84,6 +85,17 @@ bool coalescedCoo(const Tensor &part)
     });
 }
 
+// Adds to `counts` what the rows of a coo block's entries keep converted into `target`, where
+// the entries alone tell it: a row_sparse output every value of each row an entry lies in, a
+// csr output each entry's `perEntry` values (the entries coalesced). `rows`: the entries'
+// dim-0 indices, numbered from the block's first row.
+void countRowsOfEntries(
+    std::span<const std::int64_t> rows, Layout target, std::int64_t width, std::int64_t perEntry, std::int64_t *counts)
+{
+    for (const auto row : rows)
+        counts[row] = target == Layout::RowSparse ? width : counts[row] + perEntry;
+}
+
 // What each of a coo block's rows keeps converted into `target` (csr or row_sparse), into
 // `counts` (one per row of the block, zero before): a row_sparse output every value of each
 // row an entry lies in, a csr output each entry's values of a coalesced block, or else what
@@ -98,12 +110,10 @@ void countCooRows(const Tensor &part, Layout target, std::int64_t width, std::in
         return;
     }
     part.visit([&](const auto &t) {
-        if constexpr (requires { t.sparseDims; }) {
-            for (std::int64_t k = 0; k < t.nnz; ++k) // dim 0's indices: the rows
-                counts[t.indices[at(k)]] = target == Layout::RowSparse ? width : counts[t.indices[at(k)]] + t.denseSize();
-        } else {
+        if constexpr (requires { t.sparseDims; }) // dim 0's indices come first: the rows
+            countRowsOfEntries(std::span(t.indices).first(at(t.nnz)), target, width, t.denseSize(), counts);
+        else
             throw InternalError("countCooRows: a coo block");
-        }
     });
 }
 
@@ -122,8 +132,7 @@ countCooRowsByIndices(const CooRowReader &coo, RowRange rows, Layout target, std
     const auto nnz = static_cast<std::int64_t>(indices.size()) / parts.sparseDims;
     if (target != Layout::RowSparse && !cooIndicesSortedUnique(indices, nnz, parts.shape, parts.sparseDims))
         return std::nullopt;
-    for (std::int64_t k = 0; k < nnz; ++k) // dim 0's indices: the rows
-        counts[indices[at(k)]] = target == Layout::RowSparse ? width : counts[indices[at(k)]] + parts.valuesPerEntry();
+    countRowsOfEntries(std::span(indices).first(at(nnz)), target, width, parts.valuesPerEntry(), counts);
     return nnz * parts.valuesPerEntry();
 }
 

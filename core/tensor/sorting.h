@@ -10,15 +10,21 @@
 
 namespace sparsity::core {
 
-// Linear index of COO entry k over the sparse dims (row-major). Fits int64 because the
-// shape's numel does (checked at validation).
+// Linear index of COO entry `entry` of `nnz`, their indices dim-major over the first
+// `sparseDims` dims of `shape` (row-major). Fits int64 because the shape's numel does (checked
+// at validation).
+inline std::int64_t
+cooLinearIndex(std::span<const std::int64_t> indices, std::int64_t nnz, const Shape &shape, int sparseDims, std::int64_t entry)
+{
+    std::int64_t linear = 0;
+    for (int d = 0; d < sparseDims; ++d)
+        linear = linear * shape[static_cast<std::size_t>(d)] + indices[static_cast<std::size_t>(d * nnz + entry)];
+    return linear;
+}
 template <class T>
 std::int64_t cooLinearIndex(const CooTensor<T> &tensor, std::int64_t entry)
 {
-    std::int64_t linear = 0;
-    for (int d = 0; d < tensor.sparseDims; ++d)
-        linear = linear * tensor.shape[static_cast<std::size_t>(d)] + tensor.index(d, entry);
-    return linear;
+    return cooLinearIndex(tensor.indices, tensor.nnz, tensor.shape, tensor.sparseDims, entry);
 }
 
 // Whether `nnz` coo entries, their indices dim-major over the first `sparseDims` dims of
@@ -28,9 +34,7 @@ inline bool cooIndicesSortedUnique(std::span<const std::int64_t> indices, std::i
     // Each entry's linear index computed once (a fifth of a coo block's read went here).
     std::int64_t previous = 0;
     for (std::int64_t k = 0; k < nnz; ++k) {
-        std::int64_t linear = 0;
-        for (int d = 0; d < sparseDims; ++d)
-            linear = linear * shape[static_cast<std::size_t>(d)] + indices[static_cast<std::size_t>(d * nnz + k)];
+        const auto linear = cooLinearIndex(indices, nnz, shape, sparseDims, k);
         if (k > 0 && previous >= linear)
             return false;
         previous = linear;
